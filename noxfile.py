@@ -1,0 +1,56 @@
+"""Developer sessions: ``nox -s tests``, ``nox -s lint``, ``nox -s bench``."""
+
+from __future__ import annotations
+
+import shutil
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests", "lint"]
+
+PYTHON = None  # the interpreter nox runs on; CI pins it through the machine
+
+
+def _install(session: nox.Session, extras: str) -> None:
+    session.install("-e", f".[{extras}]")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite (doctests included).
+
+    Installs the R backend's rpy2 when R is on the PATH, so that the tests
+    comparing the native LMM with lme4 run; they skip cleanly otherwise.
+    Exit code 5 (no tests collected) is treated as a failure by .ci/run, not here.
+    """
+    extras = "test,example"
+    if shutil.which("R"):
+        extras += ",lme4"
+    _install(session, extras)
+    session.run(
+        "pytest",
+        "--doctest-modules",
+        "src/benchverdict",
+        "tests",
+        *session.posargs,
+        success_codes=[0, 5],
+    )
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """Ruff: lint and format check."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "analyses", "noxfile.py")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Speed and memory benchmarks against the anchors, in one process each."""
+    extras = "test,example"
+    if shutil.which("R"):
+        extras += ",lme4"
+    _install(session, extras)
+    session.run("python", "benchmarks/run_all.py", *session.posargs)

@@ -1,0 +1,892 @@
+"""The unified results schema: one validated, immutable long table.
+
+A :class:`Results` holds benchmark results in long format with canonical
+roles:
+
+========== ==========================================================
+role       meaning
+========== ==========================================================
+algorithm  the method being compared (category)
+benchmark  the problem instance (category; a constant if there is one)
+seed       the replicate: an HPO run's seed or a random-search run (category)
+budget     optional tuning effort or fidelity (float64)
+score      the measured outcome (float64, in the user's direction)
+========== ==========================================================
+
+plus any metafeature columns, and ``objective`` (``"maximize"`` or
+``"minimize"``), which every analysis honours.
+
+Two kinds of data fit the schema (``Results.kind``):
+
+* ``"trials"``: every row is an independent random-search draw (a
+  configuration trained and scored once). ``budget``, if given, is the trial
+  order within a seed's search. Tuning curves and DSE use these rows
+  directly; the incumbent of a seed's search after ``b`` trials is the best
+  score among its first ``b`` trials.
+* ``"runs"``: every row is the incumbent of an HPO run at a budget, so scores
+  never get worse along the budget within a run. Rank tests and LMEMs use
+  these; they are not IID draws and tuning curves refuse them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from benchverdict._validation import (
+    Problem,
+    ValidationError,
+    duplicated_keys,
+    format_rows,
+    missing_columns,
+    missing_ids,
+    mixed_types,
+    numeric_column,
+)
+
+if TYPE_CHECKING:
+    from benchverdict.describe import Description
+
+Objective = Literal["maximize", "minimize"]
+Kind = Literal["trials", "runs"]
+ID_ROLES = ("algorithm", "benchmark", "seed")
+#: The benchmark label given to data sets with a single benchmark.
+SINGLE_BENCHMARK = "all"
+
+_PANDAS_COW = int(pd.__version__.split(".")[0]) >= 3
+
+
+def check_objective(objective: object) -> Objective:
+    """Return ``objective`` if it is ``"maximize"`` or ``"minimize"``, else raise.
+
+    Examples
+    --------
+    >>> check_objective("minimize")
+    'minimize'
+    """
+    if objective not in ("maximize", "minimize"):
+        raise ValueError(
+            f"objective must be 'maximize' or 'minimize', got {objective!r}. It is required "
+            "because benchverdict never guesses whether larger scores are better."
+        )
+    return objective  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class BlockMatrix:
+    """A block x algorithm matrix of scores, for rank tests.
+
+    Attributes
+    ----------
+    matrix : pandas.DataFrame
+        Rows are blocks, columns are algorithms, values are scores in the
+        user's direction.
+    unit : str
+        The replication unit: ``"benchmark"`` (seeds aggregated) or
+        ``"benchmark_seed"`` (each benchmark x seed is a block).
+    aggregate : str or None
+        How seeds were aggregated within a benchmark (``None`` for
+        ``unit="benchmark_seed"``).
+    budget : float or None
+        The budget the incumbents were taken at (``None``: each run's final).
+    objective : str
+        ``"maximize"`` or ``"minimize"``.
+    exclusions : pandas.DataFrame
+        Blocks dropped because a cell was missing (block, algorithm, reason).
+    """
+
+    matrix: pd.DataFrame
+    unit: str
+    aggregate: str | None
+    budget: float | None
+    objective: Objective
+    exclusions: pd.DataFrame
+
+    def describe_unit(self) -> str:
+        """A one-line statement of the replication unit, printed in every output."""
+        if self.unit == "benchmark":
+            how = f"{self.aggregate} over seeds"
+        else:
+            how = "each benchmark x seed run is its own block"
+        at = "final budget" if self.budget is None else f"budget {self.budget:g}"
+        return f"{self.matrix.shape[0]} blocks (unit: {self.unit}; {how}; {at})"
+
+
+class Results:
+    """Validated benchmark results in the unified long-format schema.
+
+    Build one with :meth:`from_frame` or :func:`benchverdict.read`. The object
+    is immutable: views return new frames (cheap copy-on-write copies), and
+    nothing an analysis does can change it.
+
+    Attributes
+    ----------
+    objective : {"maximize", "minimize"}
+        Whether larger or smaller scores are better. Scores are always stored
+        in the user's direction.
+    kind : {"trials", "runs"}
+        Whether rows are IID random-search draws or HPO-run incumbents (see
+        the module docstring).
+    kind_reason : str
+        Why ``kind`` has its value (given, or how it was inferred).
+    roles : dict
+        The user's column for each role.
+    metafeatures : tuple of str
+        Metafeature column names (kept under their own names).
+    exclusions : pandas.DataFrame
+        Every row dropped during validation: ``row`` (the input's index
+        label), ``column`` and ``reason``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1],
+    ...                    "acc": [0.8, 0.82, 0.7, 0.75]})
+    >>> res = Results.from_frame(df, algorithm="model", seed="seed", score="acc",
+    ...                          objective="maximize")
+    >>> res.algorithms
+    ['a', 'b']
+    >>> res.draws("b", "all")
+    array([0.7 , 0.75])
+    """
+
+    __slots__ = (
+        "_frame",
+        "exclusions",
+        "kind",
+        "kind_reason",
+        "metafeatures",
+        "objective",
+        "roles",
+    )
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        *,
+        objective: Objective,
+        kind: Kind,
+        kind_reason: str,
+        roles: dict[str, str],
+        metafeatures: tuple[str, ...],
+        exclusions: pd.DataFrame,
+    ):
+        # Private constructor: use from_frame. No validation happens here.
+        object.__setattr__(self, "_frame", frame)
+        object.__setattr__(self, "objective", objective)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "kind_reason", kind_reason)
+        object.__setattr__(self, "roles", dict(roles))
+        object.__setattr__(self, "metafeatures", tuple(metafeatures))
+        object.__setattr__(self, "exclusions", exclusions)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Results is immutable; build a new one with from_frame().")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Results is immutable.")
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame,
+        *,
+        algorithm: str,
+        seed: str,
+        score: str,
+        objective: Objective,
+        benchmark: str | None = None,
+        budget: str | None = None,
+        metafeatures: Sequence[str] = (),
+        on_invalid: Literal["raise", "drop"] = "raise",
+        kind: Kind | None = None,
+    ) -> Results:
+        """Validate a long-format frame and map its columns onto the schema's roles.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One row per observation.
+        algorithm, seed, score : str
+            The user's columns for these roles.
+        objective : {"maximize", "minimize"}
+            Required: whether larger scores are better.
+        benchmark : str, optional
+            The benchmark column. Without one, every row gets the constant
+            benchmark ``"all"``.
+        budget : str, optional
+            The budget (trial number, epochs, fidelity, seconds) column.
+        metafeatures : sequence of str
+            Other columns to keep, under their own names.
+        on_invalid : {"raise", "drop"}
+            ``"raise"`` (default) raises :class:`ValidationError` listing every
+            problem. ``"drop"`` drops rows with row-level problems (missing
+            ids, non-numeric or non-finite scores or budgets, duplicated keys)
+            and records each in ``results.exclusions``. Frame-level problems
+            (missing columns, empty frame, mixed id types, fewer than two
+            algorithms) always raise.
+        kind : {"trials", "runs"}, optional
+            Whether rows are IID random-search draws or HPO-run incumbents.
+            If omitted it is inferred: with a budget column, data whose scores
+            never get worse along the budget within every run are ``"runs"``;
+            anything else is ``"trials"``. The reason is kept in
+            ``kind_reason`` and printed by :meth:`describe`.
+
+        Returns
+        -------
+        Results
+
+        Raises
+        ------
+        ValidationError
+            With every problem found, each naming the column, the first
+            offending rows, and the fix.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["rs", "rs", "bo", "bo"], "seed": [1, 2, 1, 2],
+        ...                    "loss": [0.3, float("nan"), 0.2, 0.25]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
+        ...                          objective="minimize", on_invalid="drop")
+        >>> res.exclusions
+           row column                              reason
+        0    1   loss  missing score (NaN): dropped
+        """
+        check_objective(objective)
+        if on_invalid not in ("raise", "drop"):
+            raise ValueError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}.")
+        if kind is not None and kind not in ("trials", "runs"):
+            raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
+        frame, problems, exclusions = _validate(
+            df,
+            algorithm=algorithm,
+            benchmark=benchmark,
+            seed=seed,
+            budget=budget,
+            score=score,
+            metafeatures=tuple(metafeatures),
+            on_invalid=on_invalid,
+        )
+        if problems:
+            raise ValidationError(problems)
+        roles = {"algorithm": algorithm, "seed": seed, "score": score}
+        if benchmark is not None:
+            roles["benchmark"] = benchmark
+        if budget is not None:
+            roles["budget"] = budget
+        if kind is None:
+            kind, kind_reason = _infer_kind(frame, objective)
+        else:
+            kind_reason = "given by the caller"
+        return cls(
+            frame,
+            objective=objective,
+            kind=kind,
+            kind_reason=kind_reason,
+            roles=roles,
+            metafeatures=tuple(metafeatures),
+            exclusions=exclusions,
+        )
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def table(self) -> pd.DataFrame:
+        """The long table with canonical column names (a cheap copy).
+
+        Columns: ``algorithm``, ``benchmark``, ``seed``, [``budget``], ``score``
+        and the metafeatures. The index holds the input's row labels. Scores
+        are in the user's direction; see ``objective``. This is the view the
+        LMEM module fits.
+        """
+        return self._frame.copy(deep=not _PANDAS_COW)
+
+    def long(self) -> pd.DataFrame:
+        """The long table, for LMEMs (same as :attr:`table`)."""
+        return self.table
+
+    @property
+    def has_budget(self) -> bool:
+        """Whether a budget column was mapped."""
+        return "budget" in self._frame.columns
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Algorithm names, in sorted order."""
+        return [str(c) for c in self._frame["algorithm"].cat.categories]
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Benchmark names, in sorted order."""
+        return [str(c) for c in self._frame["benchmark"].cat.categories]
+
+    @property
+    def seeds(self) -> list:
+        """Seed labels, in sorted order."""
+        return list(self._frame["seed"].cat.categories)
+
+    @property
+    def budgets(self) -> np.ndarray:
+        """The sorted distinct budgets (empty without a budget column)."""
+        if not self.has_budget:
+            return np.array([], dtype=float)
+        return np.unique(self._frame["budget"].to_numpy())
+
+    @property
+    def sign(self) -> float:
+        """``+1.0`` when maximising, ``-1.0`` when minimising.
+
+        Multiplying scores by ``sign`` gives values where larger is better.
+        """
+        return 1.0 if self.objective == "maximize" else -1.0
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __repr__(self) -> str:
+        f = self._frame
+        budget = f", {f['budget'].nunique()} budgets" if self.has_budget else ""
+        return (
+            f"Results({len(f)} rows, kind={self.kind!r}, objective={self.objective!r}: "
+            f"{len(self.algorithms)} algorithms x {len(self.benchmarks)} benchmarks x "
+            f"{len(self.seeds)} seeds{budget}; {len(self.exclusions)} rows excluded)"
+        )
+
+    def copy(self) -> Results:
+        """Return a cheap copy (the data are shared copy-on-write)."""
+        return Results(
+            self._frame.copy(deep=not _PANDAS_COW),
+            objective=self.objective,
+            kind=self.kind,
+            kind_reason=self.kind_reason,
+            roles=self.roles,
+            metafeatures=self.metafeatures,
+            exclusions=self.exclusions.copy(),
+        )
+
+    def subset(
+        self,
+        *,
+        algorithms: Sequence[str] | None = None,
+        benchmarks: Sequence[str] | None = None,
+    ) -> Results:
+        """Restrict to some algorithms and/or benchmarks.
+
+        Unknown names raise. The exclusions are kept (rows left out by the
+        subset are a choice, not an exclusion).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().subset(algorithms=["a", "b"]).algorithms
+        ['a', 'b']
+        """
+        frame = self._frame
+        mask = np.ones(len(frame), dtype=bool)
+        for role, names in (("algorithm", algorithms), ("benchmark", benchmarks)):
+            if names is None:
+                continue
+            known = set(map(str, frame[role].cat.categories))
+            unknown = [n for n in names if str(n) not in known]
+            if unknown:
+                raise KeyError(f"unknown {role}(s) {unknown}; known: {sorted(known)}.")
+            mask &= frame[role].astype(str).isin([str(n) for n in names]).to_numpy()
+        sub = frame[mask].copy()
+        for role in ("algorithm", "benchmark"):
+            sub[role] = sub[role].cat.remove_unused_categories()
+        return Results(
+            sub,
+            objective=self.objective,
+            kind=self.kind,
+            kind_reason=self.kind_reason,
+            roles=self.roles,
+            metafeatures=self.metafeatures,
+            exclusions=self.exclusions,
+        )
+
+    # ------------------------------------------------------------------ views
+    def draws(self, algorithm: str, benchmark: str | None = None) -> np.ndarray:
+        """The IID scores of one algorithm on one benchmark.
+
+        For ``kind="trials"`` every row is an independent random-search draw,
+        so the draws are all rows of the (algorithm, benchmark) cell, pooled
+        over seeds and trials. Scores keep the user's direction: a tuning
+        curve or CDF built from them must be told ``objective``.
+
+        Parameters
+        ----------
+        algorithm : str
+        benchmark : str, optional
+            May be omitted when there is a single benchmark.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 scores in row order.
+
+        Raises
+        ------
+        ValueError
+            For ``kind="runs"``: incumbents of HPO runs are not IID draws.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().draws("a", "p")
+        array([0.1, 0.5, 0.2, 0.6])
+        """
+        self.require_kind("trials", "draws()")
+        if benchmark is None:
+            if len(self.benchmarks) != 1:
+                raise ValueError(
+                    f"benchmark is required: there are {len(self.benchmarks)} benchmarks "
+                    f"({self.benchmarks[:5]}...)."
+                )
+            benchmark = self.benchmarks[0]
+        self._check_name("algorithm", algorithm)
+        self._check_name("benchmark", benchmark)
+        f = self._frame
+        mask = (f["algorithm"] == algorithm).to_numpy() & (f["benchmark"] == benchmark).to_numpy()
+        return f["score"].to_numpy()[mask].copy()
+
+    def iter_draws(self) -> Iterator[tuple[str, str, np.ndarray]]:
+        """Yield ``(algorithm, benchmark, draws)`` for every non-empty cell."""
+        self.require_kind("trials", "iter_draws()")
+        f = self._frame
+        for (alg, bench), group in f.groupby(["algorithm", "benchmark"], observed=True, sort=True):
+            yield str(alg), str(bench), group["score"].to_numpy().copy()
+
+    def at_budget(self, budget: float) -> pd.DataFrame:
+        """The incumbent of every run after ``budget``.
+
+        A run is one (algorithm, benchmark, seed). For ``kind="runs"`` the
+        incumbent is the score of the last row with ``budget <= b`` (the
+        incumbent is carried forward between observations). For
+        ``kind="trials"`` it is the best score (by ``objective``) among the
+        run's trials with ``budget <= b``.
+
+        Runs with no observation at or below ``b`` cannot have an incumbent;
+        they are left out and listed in ``frame.attrs["excluded_runs"]``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``algorithm, benchmark, seed, budget, score`` and the
+            metafeatures (their values at the incumbent's row).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().at_budget(1)["score"].tolist()
+        [0.1, 0.5, 0.3, 0.4, 0.9, 0.2, 0.7, 0.8]
+        """
+        if not self.has_budget:
+            raise ValueError(
+                "at_budget() needs a budget column; pass budget=<column> to from_frame, or "
+                "use final()."
+            )
+        budget = float(budget)
+        f = self._frame
+        eligible = f[f["budget"].to_numpy() <= budget]
+        picked = self._incumbents(eligible)
+        picked["budget"] = budget
+        runs = f[["algorithm", "benchmark", "seed"]].drop_duplicates()
+        merged = runs.merge(
+            picked[["algorithm", "benchmark", "seed"]], how="left", indicator=True
+        )
+        excluded = merged.loc[merged["_merge"] == "left_only", ["algorithm", "benchmark", "seed"]]
+        picked.attrs["excluded_runs"] = excluded.reset_index(drop=True)
+        picked.attrs["budget"] = budget
+        return picked
+
+    def final(self) -> pd.DataFrame:
+        """The final incumbent of every run (algorithm, benchmark, seed).
+
+        Without a budget column every row is already one run's result (a
+        ``kind="trials"`` row is a run of one trial). With one, this is the
+        incumbent at each run's own largest budget (see :meth:`at_budget`).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().final()["score"].tolist()
+        [0.5, 0.6, 0.3, 0.4, 0.9, 0.8, 0.7, 0.8]
+        """
+        picked = self._incumbents(self._frame)
+        picked.attrs["excluded_runs"] = picked.iloc[:0][["algorithm", "benchmark", "seed"]]
+        picked.attrs["budget"] = None
+        return picked
+
+    def _incumbents(self, frame: pd.DataFrame) -> pd.DataFrame:
+        keys = ["algorithm", "benchmark", "seed"]
+        if "budget" not in frame.columns:
+            return frame.reset_index(drop=True)
+        if self.kind == "runs":
+            order = frame.sort_values([*keys, "budget"], kind="stable")
+            picked = order.drop_duplicates(keys, keep="last")
+        else:
+            oriented = frame["score"] * self.sign
+            # Best trial per run; ties go to the earliest trial.
+            order = frame.assign(_o=-oriented).sort_values([*keys, "_o", "budget"], kind="stable")
+            picked = order.drop_duplicates(keys, keep="first").drop(columns="_o")
+        return picked.sort_values(keys, kind="stable").reset_index(drop=True)
+
+    def blocks(
+        self,
+        unit: Literal["benchmark", "benchmark_seed"] = "benchmark",
+        aggregate: Literal["mean", "median"] = "mean",
+        *,
+        budget: float | None = None,
+        missing: Literal["raise", "drop"] = "raise",
+    ) -> BlockMatrix:
+        """A block x algorithm score matrix for rank tests.
+
+        Parameters
+        ----------
+        unit : {"benchmark", "benchmark_seed"}
+            The replication unit. ``"benchmark"``: one block per benchmark,
+            seeds aggregated by ``aggregate`` (Demšar's setting: benchmarks
+            are the independent units). ``"benchmark_seed"``: every
+            benchmark x seed is a block (seeds are treated as independent
+            replicates, which inflates the sample size when seeds share a
+            benchmark; say so when you use it).
+        aggregate : {"mean", "median"}
+            How seeds are combined for ``unit="benchmark"``.
+        budget : float, optional
+            Use the incumbents at this budget (:meth:`at_budget`); default
+            each run's final incumbent (:meth:`final`).
+        missing : {"raise", "drop"}
+            A block with a missing algorithm cannot be ranked. ``"raise"``
+            lists the missing cells; ``"drop"`` drops those blocks and records
+            them in ``BlockMatrix.exclusions``.
+
+        Returns
+        -------
+        BlockMatrix
+            Scores in the user's direction; ``objective`` says how to rank.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().blocks().matrix
+        algorithm     a     b
+        benchmark
+        p          0.55  0.35
+        q          0.85  0.75
+        """
+        if unit not in ("benchmark", "benchmark_seed"):
+            raise ValueError(f"unit must be 'benchmark' or 'benchmark_seed', got {unit!r}.")
+        if aggregate not in ("mean", "median"):
+            raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}.")
+        if missing not in ("raise", "drop"):
+            raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}.")
+        runs = self.final() if budget is None else self.at_budget(budget)
+        if unit == "benchmark":
+            matrix = runs.pivot_table(
+                index="benchmark", columns="algorithm", values="score", aggfunc=aggregate,
+                observed=False,
+            )
+        else:
+            matrix = runs.pivot_table(
+                index=["benchmark", "seed"], columns="algorithm", values="score",
+                aggfunc="first", observed=True,
+            )
+        matrix = matrix.reindex(columns=self._frame["algorithm"].cat.categories)
+        matrix.columns = pd.Index([str(c) for c in matrix.columns], name="algorithm")
+        holes = matrix.isna()
+        records = []
+        if holes.to_numpy().any():
+            stacked = holes.stack()
+            for (block, alg) in stacked[stacked].index.map(lambda t: (t[:-1], t[-1])):
+                label = block[0] if len(block) == 1 else block
+                records.append({"block": label, "algorithm": alg, "reason": "missing cell"})
+            if missing == "raise":
+                cells = ", ".join(f"({r['block']}, {r['algorithm']})" for r in records[:8])
+                raise ValueError(
+                    f"{len(records)} block x algorithm cell(s) have no score, e.g. {cells}"
+                    f"{' ...' if len(records) > 8 else ''}. A rank test needs every algorithm "
+                    f"on every block. Fix: pass missing='drop' to drop these blocks (they are "
+                    f"recorded), or choose a budget every run reached."
+                )
+            matrix = matrix[~holes.any(axis=1)]
+        exclusions = pd.DataFrame(records, columns=["block", "algorithm", "reason"])
+        return BlockMatrix(
+            matrix=matrix,
+            unit=unit,
+            aggregate=aggregate if unit == "benchmark" else None,
+            budget=None if budget is None else float(budget),
+            objective=self.objective,
+            exclusions=exclusions,
+        )
+
+    def describe(self) -> Description:
+        """Summarise the data: counts, design balance, budgets, metafeatures.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> d = _example_small().describe()
+        >>> d.counts.loc["algorithm", "distinct"]
+        2
+        """
+        from benchverdict.describe import describe_results
+
+        return describe_results(self)
+
+    # ------------------------------------------------------------------ helpers
+    def require_kind(self, kind: Kind, what: str) -> None:
+        """Raise a clear error if the data are not of ``kind``."""
+        if self.kind == kind:
+            return
+        if kind == "trials":
+            raise ValueError(
+                f"{what} needs IID random-search draws (kind='trials'), but these results are "
+                f"HPO-run incumbents (kind='runs': {self.kind_reason}). Incumbents along a "
+                f"budget are running maxima, not independent draws, so tuning curves and score "
+                f"distributions built from them would be wrong. Use the rank or LMEM analyses, "
+                f"or, if every row really is an independent draw, pass kind='trials'."
+            )
+        raise ValueError(
+            f"{what} needs HPO-run incumbents (kind='runs'), but these results are random-search "
+            f"draws (kind='trials': {self.kind_reason})."
+        )
+
+    def _check_name(self, role: str, name: str) -> None:
+        known = self._frame[role].cat.categories
+        if name not in known:
+            raise KeyError(f"unknown {role} {name!r}; known: {[str(k) for k in known][:20]}.")
+
+
+# ---------------------------------------------------------------------- validation
+def _validate(
+    df: pd.DataFrame,
+    *,
+    algorithm: str,
+    benchmark: str | None,
+    seed: str,
+    budget: str | None,
+    score: str,
+    metafeatures: tuple[str, ...],
+    on_invalid: str,
+) -> tuple[pd.DataFrame, list[Problem], pd.DataFrame]:
+    """Check ``df`` and build the canonical frame.
+
+    Returns the frame, the problems that must raise, and the exclusions.
+    """
+    role_columns = {"algorithm": algorithm, "seed": seed, "score": score}
+    if benchmark is not None:
+        role_columns["benchmark"] = benchmark
+    if budget is not None:
+        role_columns["budget"] = budget
+    used = list(role_columns.values())
+    duplicates = sorted({c for c in used if used.count(c) > 1})
+    if duplicates:
+        raise ValueError(f"column(s) {duplicates} are mapped to more than one role.")
+    for name in metafeatures:
+        if name in role_columns.values():
+            raise ValueError(f"metafeature {name!r} is already mapped to a role.")
+        if name in ("algorithm", "benchmark", "seed", "budget", "score"):
+            raise ValueError(
+                f"metafeature {name!r} clashes with a canonical role name; rename the column."
+            )
+    all_columns = dict(role_columns)
+    all_columns.update({f"metafeature {m}": m for m in metafeatures})
+    problems = missing_columns(df, all_columns)
+    if problems:
+        return df, problems, _empty_exclusions()
+    if len(df) == 0:
+        return df, [
+            Problem(
+                column="(table)",
+                reason="empty",
+                message="the table has no rows. Fix: check the file or the filter that made it.",
+            )
+        ], _empty_exclusions()
+    if not df.index.is_unique:
+        raise ValueError(
+            "the frame's index has duplicated labels, so rows could not be reported "
+            "unambiguously. Fix: df = df.reset_index(drop=True)."
+        )
+
+    frame_problems: list[Problem] = []
+    row_problems: list[Problem] = []
+    id_columns = {"algorithm": algorithm, "seed": seed}
+    if benchmark is not None:
+        id_columns["benchmark"] = benchmark
+    for role, column in id_columns.items():
+        row_problems += missing_ids(df, column, role)
+        frame_problems += mixed_types(df, column, role)
+    score_values, score_problems = numeric_column(df, score, "score")
+    row_problems += score_problems
+    budget_values = None
+    if budget is not None:
+        budget_values, budget_problems = numeric_column(df, budget, "budget")
+        row_problems += budget_problems
+    for p in row_problems:
+        if not p.droppable:
+            frame_problems.append(p)
+    row_problems = [p for p in row_problems if p.droppable]
+    if frame_problems:
+        return df, frame_problems + row_problems, _empty_exclusions()
+
+    bad = np.zeros(len(df), dtype=bool)
+    position = pd.Series(np.arange(len(df)), index=df.index)
+    for p in row_problems:
+        bad[position.loc[list(p.rows)].to_numpy()] = True
+    # Duplicated keys among the rows that are otherwise fine.
+    key_frame = pd.DataFrame(
+        {"algorithm": df[algorithm], "seed": df[seed]}, index=df.index
+    )
+    if benchmark is not None:
+        key_frame.insert(1, "benchmark", df[benchmark])
+    if budget is not None:
+        key_frame["budget"] = budget_values
+    dup_problems = duplicated_keys(key_frame[~bad], role_columns)
+    row_problems += dup_problems
+    if row_problems and on_invalid == "raise":
+        return df, row_problems, _empty_exclusions()
+
+    records = []
+    for p in row_problems:
+        reason = _short_reason(p)
+        for r in p.rows:
+            records.append((r, p.column, reason))
+        bad[position.loc[list(p.rows)].to_numpy()] = True
+    exclusions = pd.DataFrame(records, columns=["row", "column", "reason"])
+    keep = ~bad
+
+    out = {
+        "algorithm": _as_category(df[algorithm], keep),
+        "benchmark": (
+            _as_category(df[benchmark], keep)
+            if benchmark is not None
+            else pd.Categorical.from_codes(
+                np.zeros(int(keep.sum()), dtype=np.int8), categories=[SINGLE_BENCHMARK]
+            )
+        ),
+        "seed": _as_category(df[seed], keep),
+    }
+    if budget_values is not None:
+        out["budget"] = budget_values[keep]
+    out["score"] = score_values[keep]
+    index = df.index[keep]
+    frame = pd.DataFrame(out, index=index)
+    for m in metafeatures:
+        frame[m] = df[m].to_numpy()[keep]
+    n_alg = frame["algorithm"].nunique()
+    if n_alg < 2:
+        names = list(frame["algorithm"].cat.categories)
+        return df, [
+            Problem(
+                column=algorithm,
+                reason="too_few_algorithms",
+                message=(
+                    f"column {algorithm!r} (algorithm) has {n_alg} distinct value(s) {names}"
+                    f"{' after dropping invalid rows' if len(exclusions) else ''}; a comparison "
+                    f"needs at least 2 algorithms. Fix: check that you mapped the right column "
+                    f"and did not filter the others away."
+                ),
+            )
+        ], exclusions
+    return frame, [], exclusions
+
+
+def _short_reason(p: Problem) -> str:
+    return {
+        "missing_score": "missing score (NaN): dropped",
+        "non_finite_score": "infinite score: dropped",
+        "non_numeric_score": "non-numeric score: dropped",
+        "missing_budget": "missing budget (NaN): dropped",
+        "non_finite_budget": "infinite budget: dropped",
+        "non_numeric_budget": "non-numeric budget: dropped",
+        "duplicate_key": "duplicated key: every row of the key dropped",
+        "missing_algorithm": "missing algorithm: dropped",
+        "missing_benchmark": "missing benchmark: dropped",
+        "missing_seed": "missing seed: dropped",
+    }.get(p.reason, p.reason)
+
+
+def _as_category(values: pd.Series, keep: np.ndarray) -> pd.Categorical:
+    """Categorical of the kept values with sorted categories and no unused ones."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cat = values.array[keep] if not keep.all() else values.array
+        cat = cat.remove_unused_categories()
+        if not cat.ordered:
+            cat = cat.reorder_categories(sorted(cat.categories))
+        return cat
+    codes, uniques = pd.factorize(values.to_numpy()[keep] if not keep.all() else values,
+                                  sort=True)
+    return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(uniques))
+
+
+def _empty_exclusions() -> pd.DataFrame:
+    return pd.DataFrame({"row": [], "column": [], "reason": []}).astype(
+        {"row": object, "column": object, "reason": object}
+    )
+
+
+def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
+    """Decide whether rows are random-search draws or run incumbents.
+
+    With a budget, rows whose score never gets worse along the budget within
+    every run are incumbent series ("runs"). Anything else is "trials".
+    """
+    if "budget" not in frame.columns:
+        return "trials", (
+            "inferred: no budget column, so each row is taken as one independent draw "
+            "(pass kind='runs' if these are final results of HPO runs)"
+        )
+    sign = 1.0 if objective == "maximize" else -1.0
+    codes = (
+        frame["algorithm"].cat.codes.to_numpy().astype(np.int64),
+        frame["benchmark"].cat.codes.to_numpy().astype(np.int64),
+        frame["seed"].cat.codes.to_numpy().astype(np.int64),
+    )
+    order = np.lexsort((frame["budget"].to_numpy(), codes[2], codes[1], codes[0]))
+    same_run = np.ones(len(order) - 1, dtype=bool) if len(order) > 1 else np.zeros(0, bool)
+    for c in codes:
+        cs = c[order]
+        same_run &= cs[1:] == cs[:-1]
+    if not same_run.any():
+        return "trials", "inferred: every run has a single row, so rows are taken as draws"
+    oriented = frame["score"].to_numpy()[order] * sign
+    worse = (oriented[1:] < oriented[:-1]) & same_run
+    if worse.any():
+        return "trials", (
+            f"inferred: scores get worse along the budget within {int(worse.sum())} step(s) "
+            f"of some runs, so rows are independent trials, not incumbents"
+        )
+    return "runs", (
+        "inferred: scores never get worse along the budget within any run, so rows are "
+        "incumbents of HPO runs"
+    )
+
+
+def _example_small() -> Results:
+    """A tiny trials data set used in docstring examples."""
+    df = pd.DataFrame(
+        {
+            "alg": ["a"] * 8 + ["b"] * 8,
+            "task": (["p"] * 4 + ["q"] * 4) * 2,
+            "seed": [0, 0, 1, 1] * 4,
+            "trial": [1, 2] * 8,
+            "acc": [0.1, 0.5, 0.2, 0.6, 0.9, 0.8, 0.7, 0.8,
+                    0.3, 0.2, 0.4, 0.1, 0.2, 0.8, 0.7, 0.6],
+        }
+    )
+    return Results.from_frame(
+        df, algorithm="alg", benchmark="task", seed="seed", budget="trial", score="acc",
+        objective="maximize",
+    )
+
+
+__all__ = ["BlockMatrix", "Objective", "Results", "ValidationError", "check_objective",
+           "format_rows"]
+

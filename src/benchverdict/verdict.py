@@ -1,0 +1,387 @@
+"""``Verdict``: one shape for every module's conclusions.
+
+A verdict says "A beats B on scope S, with this evidence". Every analysis
+module (tuning curves, ranks, LMEM, DSE) emits them, and the report
+reconciles them. Verdicts are frozen dataclasses, flatten to a tidy frame
+with :func:`verdicts_to_frame`, and round-trip losslessly through JSON
+(including ``inf`` and ``nan``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import pandas as pd
+
+Outcome = Literal["a", "b", "tie", "inconclusive"]
+OUTCOMES = ("a", "b", "tie", "inconclusive")
+EvidenceKind = Literal["p_value", "confidence", "band", "posterior", "descriptive"]
+EVIDENCE_KINDS = ("p_value", "confidence", "band", "posterior", "descriptive")
+Strength = Literal["weak", "fair", "strong"]
+#: Version of the JSON layout written by :func:`verdicts_to_json`.
+JSON_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a verdict holds.
+
+    Attributes
+    ----------
+    benchmark : str or None
+        One benchmark, or ``None`` for all benchmarks together.
+    budget_low, budget_high : float or None
+        The budget range (equal for a single budget; both ``None`` for the
+        final budget or when budget plays no role).
+    metafeature : tuple of (str, str) pairs
+        Metafeature levels the verdict is restricted to, e.g.
+        ``(("prior", "good"),)``.
+    """
+
+    benchmark: str | None = None
+    budget_low: float | None = None
+    budget_high: float | None = None
+    metafeature: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        lo, hi = self.budget_low, self.budget_high
+        if (lo is None) != (hi is None):
+            raise ValueError("give both budget_low and budget_high, or neither.")
+        if lo is not None and hi is not None and lo > hi:
+            raise ValueError(f"budget_low {lo} > budget_high {hi}.")
+        object.__setattr__(
+            self, "metafeature", tuple((str(k), str(v)) for k, v in self.metafeature)
+        )
+
+    def __str__(self) -> str:
+        parts = [f"benchmark {self.benchmark}" if self.benchmark is not None else "all benchmarks"]
+        if self.budget_low is not None:
+            if self.budget_low == self.budget_high:
+                parts.append(f"budget {self.budget_low:g}")
+            else:
+                parts.append(f"budgets {self.budget_low:g}-{self.budget_high:g}")
+        parts += [f"{k}={v}" for k, v in self.metafeature]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How strongly the data support the outcome.
+
+    Attributes
+    ----------
+    kind : {"p_value", "confidence", "band", "posterior", "descriptive"}
+        ``p_value``: a test's (adjusted) p-value in ``value`` against
+        ``level`` (alpha). ``confidence``: a confidence interval at
+        ``level`` excluded (or did not) the null. ``band``: Lourie et al.'s
+        simultaneous-band evidence, with ``strength``. ``descriptive``: no
+        inferential guarantee (say so in the explanation).
+    value : float or None
+        The p-value, posterior probability, etc.
+    level : float or None
+        Alpha for p-values, the confidence level for intervals and bands.
+    strength : {"weak", "fair", "strong"} or None
+        Band evidence strength (Lourie et al. §2).
+    """
+
+    kind: EvidenceKind
+    value: float | None = None
+    level: float | None = None
+    strength: Strength | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in EVIDENCE_KINDS:
+            raise ValueError(f"evidence kind must be one of {EVIDENCE_KINDS}, got {self.kind!r}.")
+        if self.strength is not None and self.strength not in ("weak", "fair", "strong"):
+            raise ValueError(f"strength must be weak, fair or strong, got {self.strength!r}.")
+
+    def __str__(self) -> str:
+        if self.kind == "p_value":
+            return f"p = {_fmt(self.value)} (alpha = {_fmt(self.level)})"
+        if self.kind == "band":
+            return f"{self.strength or 'no'} evidence at {_fmt(self.level)} confidence"
+        if self.kind == "confidence":
+            return f"{_fmt(self.level)} confidence interval"
+        if self.kind == "posterior":
+            return f"posterior probability {_fmt(self.value)}"
+        return "descriptive (no inferential guarantee)"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An effect size with its interval, oriented so that positive favours ``a``.
+
+    Attributes
+    ----------
+    name : str
+        What it measures, e.g. ``"mean difference"``, ``"Cliff's delta"``.
+    estimate : float
+    low, high : float or None
+        Interval bounds (``None`` if there is none).
+    level : float or None
+        The interval's confidence level.
+    """
+
+    name: str
+    estimate: float
+    low: float | None = None
+    high: float | None = None
+    level: float | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One comparison's conclusion: does ``a`` beat ``b`` on ``scope``?
+
+    Attributes
+    ----------
+    a, b : str
+        The two algorithms.
+    outcome : {"a", "b", "tie", "inconclusive"}
+        ``"a"``/``"b"``: that algorithm is better (in the objective's
+        direction). ``"tie"``: the method positively supports equivalence
+        (rare). ``"inconclusive"``: the data do not separate them.
+    method : str
+        The method, ``"module.method"``, e.g. ``"ranks.nemenyi"``.
+    scope : Scope
+    evidence : Evidence
+    effect : Effect or None
+    objective : {"maximize", "minimize"}
+    unit : str
+        The replication unit the method treats as independent, e.g.
+        ``"benchmark (mean over seeds)"`` or ``"random-search draw"``.
+    n : int or None
+        How many independent units the method saw.
+    explanation : str
+        One line a reader can check.
+    details : mapping
+        Anything else, JSON-serialisable (kept in the JSON round trip).
+
+    Examples
+    --------
+    >>> v = Verdict(a="PB", b="RS", outcome="a", method="ranks.nemenyi",
+    ...             scope=Scope(), evidence=Evidence("p_value", 0.003, 0.05),
+    ...             objective="minimize", unit="benchmark", n=12,
+    ...             explanation="PB ranks 1.2 better on average (CD 0.96).")
+    >>> v.winner
+    'PB'
+    >>> verdicts_from_json(verdicts_to_json([v]))[0] == v
+    True
+    """
+
+    a: str
+    b: str
+    outcome: Outcome
+    method: str
+    scope: Scope
+    evidence: Evidence
+    objective: str
+    explanation: str
+    effect: Effect | None = None
+    unit: str = ""
+    n: int | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}.")
+        if self.objective not in ("maximize", "minimize"):
+            raise ValueError(f"objective must be maximize or minimize, got {self.objective!r}.")
+        if self.a == self.b:
+            raise ValueError(f"a verdict compares two different algorithms, got {self.a!r} twice.")
+        object.__setattr__(self, "a", str(self.a))
+        object.__setattr__(self, "b", str(self.b))
+        object.__setattr__(self, "details", dict(self.details))
+
+    def __hash__(self) -> int:
+        return hash((self.a, self.b, self.outcome, self.method, self.scope, self.evidence))
+
+    @property
+    def winner(self) -> str | None:
+        """The better algorithm's name, or ``None`` for a tie or no decision."""
+        return {"a": self.a, "b": self.b}.get(self.outcome)
+
+    @property
+    def module(self) -> str:
+        """The analysis module, e.g. ``"ranks"``."""
+        return self.method.split(".", 1)[0]
+
+    def swapped(self) -> Verdict:
+        """The same verdict with ``a`` and ``b`` exchanged (effect negated)."""
+        outcome = {"a": "b", "b": "a"}.get(self.outcome, self.outcome)
+        effect = self.effect
+        if effect is not None:
+            effect = Effect(
+                effect.name,
+                -effect.estimate,
+                None if effect.high is None else -effect.high,
+                None if effect.low is None else -effect.low,
+                effect.level,
+            )
+        return Verdict(
+            a=self.b, b=self.a, outcome=outcome, method=self.method, scope=self.scope,
+            evidence=self.evidence, objective=self.objective, explanation=self.explanation,
+            effect=effect, unit=self.unit, n=self.n, details=self.details,
+        )
+
+    def __str__(self) -> str:
+        head = {
+            "a": f"{self.a} beats {self.b}",
+            "b": f"{self.b} beats {self.a}",
+            "tie": f"{self.a} and {self.b} tie",
+            "inconclusive": f"{self.a} vs {self.b}: inconclusive",
+        }[self.outcome]
+        return f"{head} on {self.scope} [{self.method}; {self.evidence}]: {self.explanation}"
+
+
+VERDICT_COLUMNS = [
+    "a", "b", "outcome", "winner", "method", "module", "benchmark", "budget_low", "budget_high",
+    "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
+    "effect_name", "effect", "effect_low", "effect_high", "effect_level", "objective", "unit",
+    "n", "explanation",
+]
+
+
+def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
+    """Flatten verdicts into a tidy frame, one row per verdict.
+
+    Examples
+    --------
+    >>> v = Verdict("A", "B", "a", "dse.dominance", Scope(benchmark="moons"),
+    ...             Evidence("confidence", level=0.95), "maximize", "A's CDF band lies right of B's")
+    >>> verdicts_to_frame([v])[["a", "b", "winner", "benchmark"]]
+       a  b winner benchmark
+    0  A  B      A     moons
+    """
+    rows = []
+    for v in verdicts:
+        e = v.effect
+        rows.append(
+            {
+                "a": v.a,
+                "b": v.b,
+                "outcome": v.outcome,
+                "winner": v.winner,
+                "method": v.method,
+                "module": v.module,
+                "benchmark": v.scope.benchmark,
+                "budget_low": v.scope.budget_low,
+                "budget_high": v.scope.budget_high,
+                "metafeature": ";".join(f"{k}={val}" for k, val in v.scope.metafeature) or None,
+                "evidence_kind": v.evidence.kind,
+                "evidence_value": v.evidence.value,
+                "evidence_level": v.evidence.level,
+                "strength": v.evidence.strength,
+                "effect_name": None if e is None else e.name,
+                "effect": None if e is None else e.estimate,
+                "effect_low": None if e is None else e.low,
+                "effect_high": None if e is None else e.high,
+                "effect_level": None if e is None else e.level,
+                "objective": v.objective,
+                "unit": v.unit,
+                "n": v.n,
+                "explanation": v.explanation,
+            }
+        )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def _encode(value: Any) -> Any:
+    """Make floats JSON-safe: inf and nan become tagged strings."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return {"$float": "nan"}
+        if math.isinf(value):
+            return {"$float": "inf" if value > 0 else "-inf"}
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return _encode(value.item())
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$float"}:
+            return float(value["$float"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def verdict_to_dict(verdict: Verdict) -> dict[str, Any]:
+    """A JSON-safe dict of one verdict (see :func:`verdicts_to_json`)."""
+    return _encode(asdict(verdict))
+
+
+def verdict_from_dict(data: Mapping[str, Any]) -> Verdict:
+    """Rebuild a verdict from :func:`verdict_to_dict`'s output."""
+    d = _decode(dict(data))
+    scope = d["scope"]
+    scope = Scope(
+        benchmark=scope["benchmark"],
+        budget_low=scope["budget_low"],
+        budget_high=scope["budget_high"],
+        metafeature=tuple(tuple(p) for p in scope["metafeature"]),
+    )
+    effect = None if d.get("effect") is None else Effect(**d["effect"])
+    return Verdict(
+        a=d["a"],
+        b=d["b"],
+        outcome=d["outcome"],
+        method=d["method"],
+        scope=scope,
+        evidence=Evidence(**d["evidence"]),
+        objective=d["objective"],
+        explanation=d["explanation"],
+        effect=effect,
+        unit=d.get("unit", ""),
+        n=d.get("n"),
+        details=d.get("details", {}),
+    )
+
+
+def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> str:
+    """Serialise verdicts to a versioned JSON document (lossless, inf/nan safe).
+
+    Examples
+    --------
+    >>> doc = verdicts_to_json([])
+    >>> json.loads(doc)["schema_version"]
+    1
+    """
+    doc = {
+        "schema": "benchverdict.verdicts",
+        "schema_version": JSON_SCHEMA_VERSION,
+        "verdicts": [verdict_to_dict(v) for v in verdicts],
+    }
+    return json.dumps(doc, indent=indent, allow_nan=False)
+
+
+def verdicts_from_json(text: str) -> list[Verdict]:
+    """Parse :func:`verdicts_to_json`'s output back into verdicts."""
+    doc = json.loads(text)
+    if doc.get("schema") != "benchverdict.verdicts":
+        raise ValueError("not a benchverdict verdicts document (missing 'schema').")
+    if doc.get("schema_version") != JSON_SCHEMA_VERSION:
+        raise ValueError(
+            f"unsupported verdicts schema_version {doc.get('schema_version')!r}; this version of "
+            f"benchverdict reads version {JSON_SCHEMA_VERSION}."
+        )
+    return [verdict_from_dict(v) for v in doc["verdicts"]]
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    if x != 0 and abs(x) < 1e-3:
+        return f"{x:.2e}"
+    return f"{x:.3g}"
