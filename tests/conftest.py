@@ -1,0 +1,35 @@
+"""Shared fixtures: the real benchmark data in ../shared/data, skipped when absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+#: Where the shared reference data live (override with BENCHVERDICT_SHARED_DATA).
+SHARED_DATA = Path(
+    os.environ.get(
+        "BENCHVERDICT_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
+)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The ../shared/data folder; skips the test when it is absent (a user's fresh clone)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared reference data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every matplotlib figure a test opened."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
