@@ -1,0 +1,610 @@
+"""Critical-difference diagrams, their groups, and compact letter displays.
+
+Shared by every module that ranks algorithms on one axis and knows which
+pairs are *not* significantly different: the rank tests (average ranks,
+Nemenyi or Wilcoxon–Holm) and the LMEM module (estimated marginal means,
+Tukey HSD). The inputs are always the same two things:
+
+``positions``
+    A :class:`pandas.Series` indexed by algorithm name: average ranks, or
+    marginal means.
+``not_different``
+    A square boolean :class:`pandas.DataFrame` over the same names: ``True``
+    where a pair is *not* significantly different (build it from adjusted
+    p-values with :func:`not_different_from_pvalues`).
+
+The grouping math
+-----------------
+Let ``G`` be the graph whose edges join not-significantly-different pairs.
+A *group* (the bar of a Demšar (2006) diagram) is a set of algorithms that
+are pairwise not different, i.e. a clique of ``G``, and only *maximal*
+cliques are shown (a bar inside a longer bar says nothing new).
+
+* With a single critical difference (Nemenyi), ``G`` is an interval graph:
+  the maximal cliques are runs of consecutive algorithms, and the diagram is
+  exactly Demšar's.
+* With pairwise tests (Wilcoxon–Holm, LMEM contrasts), ``G`` need not be an
+  interval graph: ``A ~ B``, ``B ~ C`` but ``A`` differs from ``C`` (a
+  chain), or a maximal clique can skip an algorithm placed between its
+  members. Drawing a bar over the whole span would then claim that the
+  skipped algorithm belongs to the group. Other tools do exactly that, or
+  draw one bar when every pair differs, or merge crossing bars onto one
+  level (autorank, Orange, scikit-posthocs issues #82 and #86). Here every
+  bar marks its members with a dot; a bar whose span contains a
+  non-member is drawn dashed, and that non-member gets no dot. Bars never
+  share a level when their spans touch or cross.
+
+:func:`cliques` returns these groups (``contiguous=True`` gives the
+classical reading instead: maximal runs of consecutive algorithms that are
+pairwise not different). :func:`compact_letter_display` gives the same
+information as letters, by Piepho's (2004) insert-absorb algorithm with its
+sweep step.
+
+References
+----------
+Demšar, J. (2006). Statistical comparisons of classifiers over multiple data
+sets. JMLR 7, 1–30.
+Piepho, H.-P. (2004). An algorithm for a letter-based representation of
+all-pairwise comparisons. J. Comput. Graph. Stat. 13(2), 456–466.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
+
+__all__ = [
+    "cliques",
+    "compact_letter_display",
+    "draw_cd_diagram",
+    "is_contiguous",
+    "not_different_from_pvalues",
+    "order_positions",
+]
+
+
+# ---------------------------------------------------------------------- validation
+def _check_inputs(positions: pd.Series, not_different: pd.DataFrame) -> tuple[
+    pd.Series, np.ndarray
+]:
+    """Validate and align; return positions (str index) and the boolean matrix."""
+    if not isinstance(positions, pd.Series):
+        raise TypeError(f"positions must be a pandas Series, got {type(positions).__name__}.")
+    if not isinstance(not_different, pd.DataFrame):
+        raise TypeError(
+            f"not_different must be a pandas DataFrame, got {type(not_different).__name__}."
+        )
+    pos = positions.astype(float)
+    pos.index = pd.Index([str(i) for i in pos.index])
+    if pos.index.has_duplicates:
+        dup = sorted(set(pos.index[pos.index.duplicated()]))
+        raise ValueError(f"positions has duplicated algorithm names {dup}.")
+    if len(pos) == 0:
+        raise ValueError("positions is empty: nothing to draw or group.")
+    bad = pos.index[~np.isfinite(pos.to_numpy())]
+    if len(bad):
+        raise ValueError(f"positions must be finite; not for {list(bad)}.")
+    nd = not_different.copy()
+    nd.index = pd.Index([str(i) for i in nd.index])
+    nd.columns = pd.Index([str(c) for c in nd.columns])
+    names = set(pos.index)
+    for label, axis in (("rows", nd.index), ("columns", nd.columns)):
+        if set(axis) != names:
+            missing = sorted(names - set(axis))
+            extra = sorted(set(axis) - names)
+            raise ValueError(
+                f"not_different {label} must be the algorithms in positions; missing {missing}, "
+                f"unexpected {extra}."
+            )
+    nd = nd.loc[pos.index, pos.index]
+    values = nd.to_numpy()
+    if values.dtype != bool:
+        if not np.isin(values, [0, 1, True, False]).all():
+            raise ValueError(
+                "not_different must be boolean (True = not significantly different); to use "
+                "p-values call not_different_from_pvalues(pvalues, alpha) first."
+            )
+        values = values.astype(bool)
+    if not (values == values.T).all():
+        i, j = np.argwhere(values != values.T)[0]
+        raise ValueError(
+            f"not_different must be symmetric; ({pos.index[i]}, {pos.index[j]}) is "
+            f"{values[i, j]} but ({pos.index[j]}, {pos.index[i]}) is {values[j, i]}."
+        )
+    values = values.copy()
+    np.fill_diagonal(values, True)
+    return pos, values
+
+
+def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Turn a square matrix of (adjusted) pairwise p-values into ``not_different``.
+
+    A pair is not different when its p-value is at least ``alpha`` (or NaN,
+    as on the diagonal). The matrix must be symmetric.
+
+    Examples
+    --------
+    >>> p = pd.DataFrame([[1, .01, .2], [.01, 1, .04], [.2, .04, 1]],
+    ...                  index=list("ABC"), columns=list("ABC"))
+    >>> not_different_from_pvalues(p)
+           A      B      C
+    A   True  False   True
+    B  False   True  False
+    C   True  False   True
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
+    p = pvalues.astype(float)
+    out = ~(p < alpha)
+    return out.astype(bool)
+
+
+def order_positions(positions: pd.Series, *, lower_is_better: bool = True) -> list[str]:
+    """Algorithm names from best to worst (ties broken by name, for stable output).
+
+    Examples
+    --------
+    >>> order_positions(pd.Series({"B": 2.0, "A": 2.0, "C": 1.5}))
+    ['C', 'A', 'B']
+    >>> order_positions(pd.Series({"B": 0.7, "A": 0.9}), lower_is_better=False)
+    ['A', 'B']
+    """
+    sign = 1.0 if lower_is_better else -1.0
+    frame = pd.DataFrame({"key": sign * positions.astype(float).to_numpy(),
+                          "name": [str(i) for i in positions.index]})
+    return frame.sort_values(["key", "name"], kind="stable")["name"].tolist()
+
+
+# ---------------------------------------------------------------------- grouping
+def _maximal_cliques(adj: np.ndarray) -> list[frozenset[int]]:
+    """All maximal cliques of an undirected graph (Bron–Kerbosch with pivoting).
+
+    ``adj`` is a boolean matrix with a True diagonal; the diagonal is ignored.
+    """
+    n = len(adj)
+    nbrs = [set(np.flatnonzero(adj[i])) - {i} for i in range(n)]
+    found: list[frozenset[int]] = []
+
+    def expand(r: set[int], p: set[int], x: set[int]) -> None:
+        if not p and not x:
+            found.append(frozenset(r))
+            return
+        pivot = max(p | x, key=lambda u: len(nbrs[u] & p))
+        for v in list(p - nbrs[pivot]):
+            expand(r | {v}, p & nbrs[v], x & nbrs[v])
+            p = p - {v}
+            x = x | {v}
+
+    expand(set(), set(range(n)), set())
+    return found
+
+
+def _contiguous_cliques(pos: np.ndarray, adj: np.ndarray) -> list[frozenset[int]]:
+    """Maximal sets ``{k : lo <= pos_k <= hi}`` that are cliques (closed position intervals)."""
+    values = np.unique(pos)
+    candidates: set[frozenset[int]] = set()
+    for i, lo in enumerate(values):
+        for hi in values[i:]:
+            members = np.flatnonzero((pos >= lo) & (pos <= hi))
+            if not adj[np.ix_(members, members)].all():
+                break  # a wider interval contains this one, so it is no clique either
+            candidates.add(frozenset(int(m) for m in members))
+    return [c for c in candidates if not any(c < other for other in candidates)]
+
+
+def cliques(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    contiguous: bool = False,
+    lower_is_better: bool = True,
+) -> list[frozenset[str]]:
+    """Find the groups of algorithms that are pairwise not significantly different.
+
+    Parameters
+    ----------
+    positions : pandas.Series
+        Average rank or marginal mean per algorithm (index = names).
+    not_different : pandas.DataFrame
+        Square boolean matrix, ``True`` where a pair is not significantly
+        different. Must be symmetric; the diagonal is ignored.
+    contiguous : bool
+        ``False`` (default): every maximal clique of the not-different graph,
+        so every not-different pair shares at least one group and no group
+        holds a significant pair. ``True``: the classical diagram's reading,
+        maximal sets of algorithms whose positions fill a closed interval
+        (no outsider at or between their positions) and that are pairwise
+        not different. Not-different pairs separated by a significantly
+        different algorithm then share no group.
+    lower_is_better : bool
+        Orders the output from the best group (only the order depends on it).
+
+    Returns
+    -------
+    list of frozenset of str
+        Groups with at least two members, ordered by their best member's
+        position, then by their worst member's. Algorithms that differ from
+        every other appear in no group; if every pair differs the list is
+        empty.
+
+    Notes
+    -----
+    With a single critical difference (Nemenyi) both readings agree: the
+    not-different graph of points on a line joined when closer than CD is an
+    interval graph whose maximal cliques are runs. With pairwise tests
+    they can differ (see the module docstring).
+
+    Examples
+    --------
+    A chain: A ~ B and B ~ C, but A and C differ.
+
+    >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+    >>> nd = pd.DataFrame([[1, 1, 0], [1, 1, 1], [0, 1, 1]], index=list("ABC"),
+    ...                   columns=list("ABC")).astype(bool)
+    >>> [sorted(c) for c in cliques(pos, nd)]
+    [['A', 'B'], ['B', 'C']]
+
+    A group that skips a member: A ~ C, but B (between them) differs from both.
+
+    >>> nd = pd.DataFrame([[1, 0, 1], [0, 1, 0], [1, 0, 1]], index=list("ABC"),
+    ...                   columns=list("ABC")).astype(bool)
+    >>> [sorted(c) for c in cliques(pos, nd)]
+    [['A', 'C']]
+    >>> cliques(pos, nd, contiguous=True)
+    []
+    """
+    pos, adj = _check_inputs(positions, not_different)
+    names = list(pos.index)
+    values = pos.to_numpy()
+    found = _contiguous_cliques(values, adj) if contiguous else _maximal_cliques(adj)
+    sign = 1.0 if lower_is_better else -1.0
+    groups = [c for c in found if len(c) >= 2]
+
+    def key(c: frozenset[int]) -> tuple[float, float, list[str]]:
+        v = sign * values[list(c)]
+        return (float(v.min()), float(v.max()), sorted(names[i] for i in c))
+
+    groups.sort(key=key)
+    return [frozenset(names[i] for i in c) for c in groups]
+
+
+def is_contiguous(group: frozenset[str], positions: pd.Series) -> bool:
+    """Whether no algorithm outside ``group`` lies at or between its members' positions.
+
+    Examples
+    --------
+    >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+    >>> is_contiguous(frozenset({"A", "C"}), pos), is_contiguous(frozenset({"B", "C"}), pos)
+    (False, True)
+    """
+    pos = positions.astype(float)
+    pos.index = pd.Index([str(i) for i in pos.index])
+    inside = pos[list(group)]
+    lo, hi = inside.min(), inside.max()
+    outsiders = pos.drop(index=list(group))
+    return not ((outsiders >= lo) & (outsiders <= hi)).any()
+
+
+# ---------------------------------------------------------------------- letters
+def _letter(i: int) -> str:
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    if i < len(alphabet):
+        return alphabet[i]
+    return f"{alphabet[i % len(alphabet)]}{i // len(alphabet)}"
+
+
+def compact_letter_display(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    lower_is_better: bool = True,
+) -> pd.Series:
+    """Letters such that two algorithms share a letter iff they are not significantly different.
+
+    Piepho's (2004) insert-absorb algorithm: start with one letter shared
+    by all; for every significant pair, split each letter held by both into
+    two copies, dropping one algorithm from each (insert), then delete
+    letters whose holders are a subset of another letter's (absorb). A
+    sweep then removes a letter from an algorithm when every pair it
+    witnesses is witnessed by another letter. Letters are assigned in order
+    of each group's best member, so ``"a"`` goes with the best algorithm.
+
+    Parameters
+    ----------
+    positions, not_different
+        As for :func:`cliques`.
+    lower_is_better : bool
+        Which end of ``positions`` is best (``True`` for ranks).
+
+    Returns
+    -------
+    pandas.Series
+        Letter strings indexed by algorithm, ordered from best to worst.
+
+    Examples
+    --------
+    >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0, "D": 3.5})
+    >>> p = pd.DataFrame(1.0, index=list("ABCD"), columns=list("ABCD"))
+    >>> p.loc["A", "C"] = p.loc["C", "A"] = p.loc["A", "D"] = p.loc["D", "A"] = 0.01
+    >>> compact_letter_display(pos, not_different_from_pvalues(p)).to_dict()
+    {'A': 'a', 'B': 'ab', 'C': 'b', 'D': 'b'}
+    """
+    pos, adj = _check_inputs(positions, not_different)
+    n = len(pos)
+    columns: list[set[int]] = [set(range(n))]
+    significant = [(i, j) for i in range(n) for j in range(i + 1, n) if not adj[i, j]]
+    for i, j in significant:
+        new_columns: list[set[int]] = []
+        for col in columns:
+            if i in col and j in col:
+                new_columns.append(col - {i})
+                new_columns.append(col - {j})
+            else:
+                new_columns.append(col)
+        # absorb: drop duplicates and columns contained in another
+        unique: list[set[int]] = []
+        for col in new_columns:
+            if col not in unique:
+                unique.append(col)
+        columns = [c for c in unique if not any(c < other for other in unique)]
+    # sweep: drop a letter from an algorithm when it witnesses nothing unique
+    for col in columns:
+        for t in sorted(col):
+            others = [c for c in columns if c is not col and t in c]
+            if not others:
+                continue
+            if all(any(u in c for c in others) for u in col if u != t):
+                col.discard(t)
+    columns = [c for c in columns if c]
+    columns = [c for idx, c in enumerate(columns)
+               if not any(c < o or (c == o and k < idx) for k, o in enumerate(columns) if k != idx)]
+    order = order_positions(pos, lower_is_better=lower_is_better)
+    rank_of = {name: r for r, name in enumerate(order)}
+    names = list(pos.index)
+    columns.sort(key=lambda c: sorted(rank_of[names[i]] for i in c))
+    letters = {name: "" for name in names}
+    for k, col in enumerate(columns):
+        for i in col:
+            letters[names[i]] += _letter(k)
+    out = pd.Series({name: "".join(sorted(letters[name], key=_letter_key)) for name in order},
+                    name="letters")
+    out.index.name = "algorithm"
+    return out
+
+
+def _letter_key(ch: str) -> int:
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    return alphabet.index(ch) if ch in alphabet else len(alphabet)
+
+
+# ---------------------------------------------------------------------- drawing
+def _assign_levels(spans: Sequence[tuple[float, float]], gap: float) -> list[int]:
+    """Lowest free level for each span (first-fit on sorted starts); touching spans never share."""
+    level_ends: list[float] = []
+    levels = []
+    for lo, hi in spans:
+        for k, end in enumerate(level_ends):
+            if lo > end + gap:
+                level_ends[k] = hi
+                levels.append(k)
+                break
+        else:
+            level_ends.append(hi)
+            levels.append(len(level_ends) - 1)
+    return levels
+
+
+def draw_cd_diagram(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    lower_is_better: bool = True,
+    critical_difference: float | None = None,
+    critical_difference_range: tuple[float, float] | None = None,
+    axis_label: str = "average rank",
+    limits: tuple[float, float] | None = None,
+    contiguous: bool = False,
+    label_width: int = 24,
+    value_format: str = "{:.2f}",
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Draw a critical-difference diagram.
+
+    The best algorithm is on the left. Algorithms hang from their position
+    on the axis, the better half labelled on the left, the rest on the
+    right, each label with its value. Bars under the axis join algorithms
+    that are not significantly different (the maximal groups of
+    :func:`cliques`; a dot marks each member, and a bar whose span holds a
+    non-member is dashed). A critical-difference bar above the axis shows
+    the Nemenyi CD, or the range of per-pair CDs.
+
+    Parameters
+    ----------
+    positions : pandas.Series
+        Average ranks or marginal means, indexed by algorithm.
+    not_different : pandas.DataFrame
+        Square boolean matrix, ``True`` where a pair is not significantly
+        different (see :func:`not_different_from_pvalues`).
+    lower_is_better : bool
+        ``True`` for ranks (1 = best); for marginal means of a score to
+        maximise pass ``False`` (the axis is then reversed so that the best
+        is still on the left).
+    critical_difference : float, optional
+        One CD (Nemenyi), drawn as a bar of that length.
+    critical_difference_range : (float, float), optional
+        The smallest and largest per-pair CD (e.g. LMEM contrasts with
+        different standard errors), drawn as a bar with a thin extension.
+    axis_label : str
+        Text under the axis title, e.g. ``"average rank"`` or ``"marginal
+        mean of loss"``.
+    limits : (float, float), optional
+        Axis limits in position units (for ranks ``(1, k)``); default the
+        data range, padded.
+    contiguous : bool
+        Draw the classical contiguous groups instead of all maximal cliques.
+    label_width : int
+        Longer names are shortened in the middle (the full name stays in the
+        data).
+    value_format : str
+        Format of the value printed next to each name.
+    title : str, optional
+    ax : matplotlib.axes.Axes, optional
+        Draw into this axes; default a new double-column figure sized to fit.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> pos = pd.Series({"PB": 1.3, "HB": 2.1, "RS": 2.6})
+    >>> nd = pd.DataFrame(True, index=pos.index, columns=pos.index)
+    >>> nd.loc["PB", "RS"] = nd.loc["RS", "PB"] = False
+    >>> ax = draw_cd_diagram(pos, nd, critical_difference=0.96, limits=(1, 3))
+    >>> sorted(t.get_text() for t in ax.texts if t.get_text().startswith("CD"))
+    ['CD = 0.96']
+    """
+    if critical_difference is not None and critical_difference_range is not None:
+        raise ValueError("give critical_difference or critical_difference_range, not both.")
+    if critical_difference is not None and not critical_difference > 0:
+        raise ValueError(f"critical_difference must be positive, got {critical_difference}.")
+    if critical_difference_range is not None:
+        lo_cd, hi_cd = map(float, critical_difference_range)
+        if not 0 < lo_cd <= hi_cd:
+            raise ValueError(
+                f"critical_difference_range must be (low, high) with 0 < low <= high, got "
+                f"{critical_difference_range}."
+            )
+    pos, _ = _check_inputs(positions, not_different)
+    groups = cliques(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    order = order_positions(pos, lower_is_better=lower_is_better)
+    k = len(order)
+    values = pos[order].to_numpy()
+
+    if limits is None:
+        span = float(values.max() - values.min()) or 1.0
+        lo_lim, hi_lim = values.min() - 0.05 * span, values.max() + 0.05 * span
+    else:
+        lo_lim, hi_lim = float(min(limits)), float(max(limits))
+        outside = [n for n, v in zip(order, values) if not lo_lim <= v <= hi_lim]
+        if outside:
+            raise ValueError(f"limits {limits} exclude the positions of {outside}.")
+    width_units = hi_lim - lo_lim
+
+    # x in drawing units: 0 (left) .. 1 (right), best on the left.
+    def x_of(v: float | np.ndarray) -> float | np.ndarray:
+        frac = (np.asarray(v, dtype=float) - lo_lim) / width_units
+        return frac if lower_is_better else 1.0 - frac
+
+    n_left = (k + 1) // 2
+    bar_gap = 0.012
+    spans = []
+    for g in groups:
+        xs = x_of(pos[list(g)].to_numpy())
+        spans.append((float(np.min(xs)), float(np.max(xs))))
+    order_idx = sorted(range(len(groups)), key=lambda i: spans[i])
+    levels_sorted = _assign_levels([spans[i] for i in order_idx], bar_gap)
+    levels = [0] * len(groups)
+    for i, lev in zip(order_idx, levels_sorted):
+        levels[i] = lev
+    n_levels = max(levels, default=-1) + 1
+
+    # vertical layout in "line" units; y grows downwards from the axis at 0.
+    row = 1.0
+    bar_top = 0.9
+    bar_step = 0.55
+    first_label = bar_top + n_levels * bar_step + 0.5
+    n_rows = max(n_left, k - n_left)
+    dashed = [not is_contiguous(g, pos) for g in groups]
+    bottom = first_label + (n_rows - 1) * row + (1.3 if any(dashed) else 0.6)
+    top = -2.6 if (critical_difference or critical_difference_range) else -1.6
+
+    if ax is None:
+        height = 0.22 * (bottom - top) + 0.3
+        ax = new_axes(width=DOUBLE_COLUMN, height=height)
+    with theme():
+        ax.set_xlim(-0.42, 1.42)
+        ax.set_ylim(bottom, top)
+        ax.set_axis_off()
+        line_kw = {"color": "0.15", "lw": 0.9, "solid_capstyle": "butt"}
+        ax.plot([0, 1], [0, 0], **line_kw)
+        ticks = _ticks(lo_lim, hi_lim, integer=limits is not None and _is_rank_scale(limits))
+        for t in ticks:
+            ax.plot([x_of(t)] * 2, [0, -0.25], **line_kw)
+            ax.text(x_of(t), -0.35, _tick_text(t), ha="center", va="bottom", fontsize=8)
+        ax.text(0.5, -1.05 if not (critical_difference or critical_difference_range) else -1.0,
+                axis_label + " (best on the left)", ha="center", va="bottom", fontsize=8,
+                color="0.3")
+
+        # the CD bar, top left
+        if critical_difference is not None or critical_difference_range is not None:
+            y_cd = -1.9
+            if critical_difference is not None:
+                length = critical_difference / width_units
+                ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
+                for xe in (0, length):
+                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
+                ax.text(length + 0.01, y_cd, f"CD = {critical_difference:.3g}", va="center",
+                        ha="left", fontsize=8)
+            else:
+                lo_cd, hi_cd = critical_difference_range  # type: ignore[misc]
+                ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
+                ax.plot([lo_cd / width_units, hi_cd / width_units], [y_cd, y_cd],
+                        color="0.15", lw=0.8, ls=(0, (2, 1.5)))
+                for xe in (0, lo_cd / width_units, hi_cd / width_units):
+                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
+                ax.text(hi_cd / width_units + 0.01, y_cd,
+                        f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)", va="center", ha="left",
+                        fontsize=8)
+
+        # names with elbows
+        for r, name in enumerate(order):
+            x = float(x_of(pos[name]))
+            label = f"{shorten(name, label_width)} ({value_format.format(pos[name])})"
+            if r < n_left:
+                y = first_label + r * row
+                ax.plot([x, x, -0.03], [0, y, y], **line_kw)
+                ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
+            else:
+                y = first_label + (k - 1 - r) * row
+                ax.plot([x, x, 1.03], [0, y, y], **line_kw)
+                ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
+
+        # group bars
+        for g, (lo, hi), lev, skip in zip(groups, spans, levels, dashed):
+            y = bar_top + lev * bar_step
+            ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
+                    ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
+            xs = x_of(pos[sorted(g)].to_numpy())
+            ax.plot(xs, [y] * len(xs), "o", color="0.1", ms=3.2)
+        if any(dashed):
+            ax.text(0.5, bottom - 0.15, "dashed bar: only dotted algorithms belong to the group",
+                    ha="center", va="bottom", fontsize=7, color="0.3")
+        if title:
+            ax.set_title(title)
+    return ax
+
+
+def _is_rank_scale(limits: tuple[float, float]) -> bool:
+    lo, hi = limits
+    return float(lo).is_integer() and float(hi).is_integer() and hi - lo <= 30
+
+
+def _ticks(lo: float, hi: float, *, integer: bool) -> np.ndarray:
+    if integer:
+        step = max(1, int(np.ceil((hi - lo) / 12)))
+        return np.arange(lo, hi + 1e-9, step)
+    ticks = MaxNLocator(nbins=7).tick_values(lo, hi)
+    return ticks[(ticks >= lo - 1e-12) & (ticks <= hi + 1e-12)]
+
+
+def _tick_text(t: float) -> str:
+    return f"{t:g}"
