@@ -1,0 +1,26 @@
+"""The comparison report: run every analysis that applies, reconcile the verdicts, render.
+
+:func:`reconcile` works on any list of verdicts; :func:`compare` runs the
+analysis modules on a :class:`~benchverdict.Results` and returns a
+:class:`Comparison` that renders to HTML, Markdown, LaTeX and JSON.
+"""
+
+from benchverdict.report.explain import (
+    EXPLANATION_RULES,
+    Explanation,
+    MethodTraits,
+    explain_disagreement,
+    method_traits,
+)
+from benchverdict.report.reconcile import Ranking, Reconciliation, reconcile
+
+__all__ = [
+    "EXPLANATION_RULES",
+    "Explanation",
+    "MethodTraits",
+    "Ranking",
+    "Reconciliation",
+    "explain_disagreement",
+    "method_traits",
+    "reconcile",
+]

@@ -1,0 +1,479 @@
+"""Why two methods disagree: small, named rules over what each method assumes and sees.
+
+Two verdicts on the same pair of algorithms can differ for reasons that have
+nothing to do with which algorithm is "really" better: one method looks at a
+different budget, treats a different unit as independent, pairs observations
+the other does not, summarises another part of the score distribution, has
+fewer units (less power), holds a different error-rate standard, or rests on
+an assumption the data violate. Each rule below checks one such reason from
+the verdicts' own fields (``method``, ``scope``, ``unit``, ``n``,
+``evidence``, ``details``) and returns one sentence, or ``None`` when the
+reason does not apply. :func:`explain_disagreement` runs them all; when none
+applies it says so instead of inventing a cause.
+
+The rules expect both verdicts oriented to the same ``(a, b)`` pair (see
+:func:`orient`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from benchverdict.verdict import Verdict
+
+#: Region of the score distribution a method's statistic summarises.
+CENTRE = "centre"
+UPPER_TAIL = "upper tail"
+LOWER_TAIL = "lower tail"
+WHOLE = "whole distribution"
+
+
+@dataclass(frozen=True)
+class MethodTraits:
+    """What a method assumes and what it looks at.
+
+    Attributes
+    ----------
+    region : str
+        ``"centre"``, ``"upper tail"``, ``"lower tail"`` or
+        ``"whole distribution"``: which part of the score distribution the
+        method's statistic summarises.
+    looks_at : str
+        The statistic in words.
+    paired : bool or None
+        Whether the test pairs the two algorithms' observations by block
+        (benchmark, seed), or ``None`` if unknown.
+    iid_draws : bool
+        Whether the method assumes IID random-search draws.
+    """
+
+    region: str
+    looks_at: str
+    paired: bool | None
+    iid_draws: bool = False
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One reason for a disagreement: the rule's name and its sentence."""
+
+    rule: str
+    text: str
+
+
+def orient(verdict: Verdict, first: str) -> Verdict:
+    """Return ``verdict`` with ``a == first`` (swapping if needed).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("B", "A", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
+    ...             "maximize", "B ranks better")
+    >>> orient(v, "A").outcome
+    'b'
+    """
+    if verdict.a == first:
+        return verdict
+    if verdict.b == first:
+        return verdict.swapped()
+    raise ValueError(
+        f"{first!r} is not one of the verdict's algorithms ({verdict.a}, {verdict.b})."
+    )
+
+
+def disagreement_kind(first: str, second: str) -> str | None:
+    """Classify two outcomes of the same pair.
+
+    Returns ``None`` when they are equal, ``"contradiction"`` when they name
+    different winners, ``"power"`` when one decides and the other is
+    inconclusive, and ``"tie"`` when one decides and the other finds a tie
+    (or a tie meets an inconclusive verdict).
+
+    Examples
+    --------
+    >>> disagreement_kind("a", "b"), disagreement_kind("a", "inconclusive")
+    ('contradiction', 'power')
+    """
+    if first == second:
+        return None
+    decided = {"a", "b"}
+    if first in decided and second in decided:
+        return "contradiction"
+    if "inconclusive" in (first, second) and (first in decided or second in decided):
+        return "power"
+    return "tie"
+
+
+def pair_agreement(first: str, second: str) -> float:
+    """Agreement credit of two outcomes: 1 equal, 0 opposite winners, 0.5 otherwise.
+
+    A decided verdict against an inconclusive one (or a tie) does not
+    contradict it, so it earns half credit.
+
+    Examples
+    --------
+    >>> pair_agreement("a", "a"), pair_agreement("a", "b"), pair_agreement("a", "inconclusive")
+    (1.0, 0.0, 0.5)
+    """
+    kind = disagreement_kind(first, second)
+    if kind is None:
+        return 1.0
+    if kind == "contradiction":
+        return 0.0
+    return 0.5
+
+
+# ---------------------------------------------------------------------------- method traits
+def method_traits(verdict: Verdict) -> MethodTraits:
+    """Describe what ``verdict.method`` assumes and looks at.
+
+    Read from the method name (``"module.method"``), the budget scope, and
+    overrides in ``verdict.details``: ``paired`` (bool), ``region`` and
+    ``statistic`` (str).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "a", "dse.cvar_difference", Scope(),
+    ...             Evidence("confidence", level=0.95), "maximize", "A has the higher CVaR")
+    >>> method_traits(v).region
+    'upper tail'
+    """
+    method = verdict.method.lower()
+    module = verdict.module.lower()
+    details = verdict.details
+    tail = str(details.get("tail", "")).lower()
+    if module == "tuning":
+        k_high = verdict.scope.budget_high
+        kind = "mean" if ("mean" in method or "expected" in method) else "median"
+        what = (
+            "the expected best score of k random-search draws"
+            if kind == "mean"
+            else "the median best score of k draws (the 0.5^(1/k) quantile)"
+        )
+        region = CENTRE if (k_high is not None and k_high <= 1) else UPPER_TAIL
+        traits = MethodTraits(region, what, paired=False, iid_draws=True)
+    elif module == "dse":
+        if "cvar" in method:
+            region = LOWER_TAIL if tail == "lower" else UPPER_TAIL
+            traits = MethodTraits(region, "the mean of the best scores (CVaR)", False, True)
+        elif "threshold" in method or "exceed" in method:
+            traits = MethodTraits(UPPER_TAIL, "the mass above a threshold", False, True)
+        elif "dominance" in method or "ks" in method.split(".")[-1]:
+            traits = MethodTraits(WHOLE, "the whole score CDF (stochastic dominance)", False, True)
+        elif any(s in method for s in ("iqm", "mean", "median", "quantile", "gap")):
+            traits = MethodTraits(CENTRE, "a central statistic of the score distribution",
+                                  False, True)
+        else:
+            traits = MethodTraits(WHOLE, "the score distribution", False, True)
+    elif module == "ranks":
+        unpaired = any(s in method for s in ("win", "mann", "tukey"))
+        traits = MethodTraits(
+            CENTRE,
+            "per-benchmark outcomes" if "win" in method else "ranks of per-block aggregates",
+            paired=not unpaired,
+        )
+    elif module == "lmem":
+        traits = MethodTraits(CENTRE, "model-based marginal means", paired=True)
+    else:
+        traits = MethodTraits(CENTRE, "a summary of the scores", paired=None)
+    paired = details.get("paired", traits.paired)
+    region = details.get("region", traits.region)
+    looks_at = details.get("statistic", traits.looks_at)
+    return MethodTraits(str(region), str(looks_at), None if paired is None else bool(paired),
+                        traits.iid_draws)
+
+
+# ---------------------------------------------------------------------------- helpers
+def budget_interval(verdict: Verdict, final_budget: float | None) -> tuple[float, float] | None:
+    """Return the verdict's budget range; a scope without budget means the final budget.
+
+    Returns ``None`` when the budget is unknown (no budget in the scope and
+    no ``final_budget``).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
+    ...             "maximize", "x")
+    >>> budget_interval(v, 24.0)
+    (24.0, 24.0)
+    """
+    s = verdict.scope
+    if s.budget_low is None or s.budget_high is None:
+        return None if final_budget is None else (float(final_budget), float(final_budget))
+    return float(s.budget_low), float(s.budget_high)
+
+
+def budgets_overlap(first: tuple[float, float] | None, second: tuple[float, float] | None) -> bool:
+    """Whether two budget intervals share a point (unknown overlaps everything)."""
+    if first is None or second is None:
+        return True
+    return first[0] <= second[1] and second[0] <= first[1]
+
+
+def error_rate(verdict: Verdict) -> float | None:
+    """Return the error rate the evidence is held to (alpha, or 1 - confidence)."""
+    ev = verdict.evidence
+    if ev.level is None or not math.isfinite(ev.level):
+        return None
+    if ev.kind == "p_value":
+        return float(ev.level)
+    if ev.kind in ("confidence", "band"):
+        return 1.0 - float(ev.level)
+    return None
+
+
+def _outcome_words(v: Verdict) -> str:
+    return {
+        "a": f"{v.a} better",
+        "b": f"{v.b} better",
+        "tie": "a tie",
+        "inconclusive": "no decision",
+    }[v.outcome]
+
+
+def _interval_text(interval: tuple[float, float] | None) -> str:
+    if interval is None:
+        return "an unstated budget"
+    lo, hi = interval
+    return f"budget {lo:g}" if lo == hi else f"budgets {lo:g}-{hi:g}"
+
+
+def _n_text(v: Verdict) -> str:
+    return "an unstated number of" if v.n is None else f"{v.n:,}"
+
+
+def _flagged_assumptions(v: Verdict) -> list[str]:
+    """Assumption problems the method reported about itself (from ``details``)."""
+    d = v.details
+    found = []
+    if d.get("singular") or d.get("singular_fit") or d.get("is_singular"):
+        found.append("its mixed-model fit is singular (a variance component at zero)")
+    if d.get("non_iid") or d.get("iid") is False:
+        found.append("its draws are not IID")
+    if d.get("ties"):
+        found.append("the scores have ties, so the band's exact coverage does not hold")
+    for key in ("violated_assumptions", "assumption_violations", "assumptions_violated"):
+        value = d.get(key)
+        if isinstance(value, str) and value:
+            found.append(value)
+        elif isinstance(value, Sequence) and not isinstance(value, str):
+            found += [str(x) for x in value]
+    if d.get("normality") is False:
+        found.append("the normality assumption was rejected")
+    if d.get("homoscedasticity") is False:
+        found.append("the equal-variance assumption was rejected")
+    if v.evidence.kind == "descriptive":
+        found.append("it is descriptive, with no inferential guarantee")
+    return found
+
+
+# ---------------------------------------------------------------------------- the rules
+Context = Mapping[str, object]
+Rule = Callable[[Verdict, Verdict, Context], "str | None"]
+
+
+def explain_budget(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Different budgets: the ranking of two algorithms can change with tuning effort."""
+    final = context.get("final_budget")
+    i1 = budget_interval(v1, final)  # type: ignore[arg-type]
+    i2 = budget_interval(v2, final)  # type: ignore[arg-type]
+    if i1 is None or i2 is None or budgets_overlap(i1, i2):
+        return None
+    return (
+        f"{v1.method} judges at {_interval_text(i1)} and {v2.method} at {_interval_text(i2)}; "
+        f"which algorithm is better can change with the tuning budget (their curves may cross)."
+    )
+
+
+def explain_replication_unit(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Different replication units: what is treated as an independent observation."""
+    u1, u2 = v1.unit.strip(), v2.unit.strip()
+    if not u1 or not u2 or u1.lower() == u2.lower():
+        return None
+    return (
+        f"{v1.method} treats '{u1}' as the independent unit ({_n_text(v1)} of them), "
+        f"{v2.method} treats '{u2}' ({_n_text(v2)}); more units give more power, and units "
+        f"that are not really independent (seeds sharing a benchmark) overstate it."
+    )
+
+
+def explain_sample_size(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Power: the undecided method saw fewer units than the decided one."""
+    if disagreement_kind(v1.outcome, v2.outcome) != "power":
+        return None
+    decided, undecided = (v1, v2) if v2.outcome == "inconclusive" else (v2, v1)
+    if decided.n is None or undecided.n is None:
+        return (
+            f"{undecided.method} reached no decision where {decided.method} did; one method has "
+            f"less power here (sample sizes not stated)."
+        )
+    if undecided.n >= decided.n:
+        return None
+    return (
+        f"{undecided.method} had only {undecided.n:,} units against {decided.n:,} for "
+        f"{decided.method}, so it has less power to separate the algorithms."
+    )
+
+
+def explain_pairing(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Paired against unpaired: pairing removes the between-benchmark (or seed) variance."""
+    p1, p2 = method_traits(v1).paired, method_traits(v2).paired
+    if p1 is None or p2 is None or p1 == p2:
+        return None
+    paired, unpaired = (v1, v2) if p1 else (v2, v1)
+    return (
+        f"{paired.method} pairs the two algorithms' results on the same blocks, removing the "
+        f"variation between blocks; {unpaired.method} compares them as unpaired samples, which "
+        f"is less powerful when blocks differ a lot."
+    )
+
+
+def explain_distribution_region(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Tail against centre: the methods summarise different parts of the score distribution."""
+    t1, t2 = method_traits(v1), method_traits(v2)
+    if t1.region == t2.region:
+        return None
+    return (
+        f"{v1.method} looks at the {t1.region} ({t1.looks_at}) and {v2.method} at the "
+        f"{t2.region} ({t2.looks_at}); when the score distributions cross, one algorithm can "
+        f"be better in the {t1.region} and the other in the {t2.region}."
+    )
+
+
+def explain_violated_assumption(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Flag a method that reported one of its assumptions failing on these data."""
+    parts = []
+    for v in (v1, v2):
+        flags = _flagged_assumptions(v)
+        if flags:
+            parts.append(f"{v.method}: {'; '.join(flags)}")
+    if not parts:
+        return None
+    return "An assumption is in doubt, so that verdict is less trustworthy: " + " | ".join(
+        parts
+    ) + "."
+
+
+def explain_error_standard(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Different error-rate standards (e.g. alpha 0.05 against an 80% band)."""
+    e1, e2 = error_rate(v1), error_rate(v2)
+    if e1 is None or e2 is None or math.isclose(e1, e2, rel_tol=1e-9, abs_tol=1e-12):
+        return None
+    lax, strict = (v1, v2) if e1 > e2 else (v2, v1)
+    return (
+        f"{lax.method} accepts an error rate of {max(e1, e2):.3g} and {strict.method} only "
+        f"{min(e1, e2):.3g}; the stricter standard needs stronger evidence to decide."
+    )
+
+
+def _adjustment(v: Verdict) -> str | None:
+    """Return the multiple-comparison adjustment a verdict used, if known."""
+    adjust = v.details.get("adjust", v.details.get("correction"))
+    if adjust:
+        return str(adjust).lower()
+    method = v.method.lower()
+    for name in ("nemenyi", "holm", "bonferroni", "tukey", "conover"):
+        if name in method:
+            return name
+    return None
+
+
+def explain_multiplicity(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Different multiple-comparison adjustments (Nemenyi's CD is the most conservative)."""
+    a1, a2 = _adjustment(v1), _adjustment(v2)
+    if a1 is None or a2 is None or a1 == a2:
+        return None
+    return (
+        f"{v1.method} adjusts for multiple comparisons with {a1} and {v2.method} with {a2}; "
+        f"the adjustments differ in power (Nemenyi's critical difference is the most "
+        f"conservative, Holm's step-down the least)."
+    )
+
+
+def explain_borderline(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Borderline evidence: a p-value near alpha, or only weak band evidence."""
+    notes = []
+    for v in (v1, v2):
+        ev = v.evidence
+        if ev.kind == "p_value" and ev.value is not None and ev.level:
+            if ev.level / 2 <= ev.value <= ev.level * 2:
+                notes.append(f"{v.method} has p = {ev.value:.3g}, close to alpha = {ev.level:g}")
+        elif ev.kind == "band" and ev.strength == "weak" and v.outcome in ("a", "b"):
+            notes.append(f"{v.method} has only weak band evidence")
+    if not notes:
+        return None
+    return "The evidence is borderline: " + "; ".join(notes) + "."
+
+
+#: The rules, in the order their sentences are reported.
+EXPLANATION_RULES: tuple[Rule, ...] = (
+    explain_budget,
+    explain_replication_unit,
+    explain_pairing,
+    explain_distribution_region,
+    explain_sample_size,
+    explain_violated_assumption,
+    explain_error_standard,
+    explain_multiplicity,
+    explain_borderline,
+)
+
+
+def explain_disagreement(
+    v1: Verdict,
+    v2: Verdict,
+    *,
+    final_budget: float | None = None,
+    rules: Sequence[Rule] = EXPLANATION_RULES,
+) -> list[Explanation]:
+    """Every reason the rules find for ``v1`` and ``v2`` to differ.
+
+    Parameters
+    ----------
+    v1, v2 : Verdict
+        Two verdicts on the same pair (either orientation).
+    final_budget : float, optional
+        The budget a scope without budget refers to (the largest budget).
+    rules : sequence of callables
+        ``rule(v1, v2, context) -> str | None``.
+
+    Returns
+    -------
+    list of Explanation
+        Never empty for differing outcomes: when no rule applies, one
+        ``"unexplained"`` entry says that the methods see the same data in
+        the same way and the difference is within their sampling noise.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> med = Verdict("MLP", "LSTM", "a", "dse.median_difference", Scope(),
+    ...               Evidence("confidence", level=0.95), "maximize", "MLP has the higher median")
+    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_difference", Scope(),
+    ...                Evidence("confidence", level=0.95), "maximize", "LSTM has the higher CVaR")
+    >>> [e.rule for e in explain_disagreement(med, tail)]
+    ['distribution_region']
+    """
+    v2 = orient(v2, v1.a)
+    if disagreement_kind(v1.outcome, v2.outcome) is None:
+        return []
+    context = {"final_budget": final_budget}
+    found = []
+    for rule in rules:
+        text = rule(v1, v2, context)
+        if text:
+            found.append(Explanation(rule.__name__.removeprefix("explain_"), text))
+    if not found:
+        found.append(
+            Explanation(
+                "unexplained",
+                f"{v1.method} finds {_outcome_words(v1)} and {v2.method} finds "
+                f"{_outcome_words(v2)} on the same scope, unit and budget; no structural "
+                f"difference between the methods explains it, so treat the pair as unsettled.",
+            )
+        )
+    return found

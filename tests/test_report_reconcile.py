@@ -1,0 +1,348 @@
+"""Reconciliation of hand-made verdicts: rules, agreement, conflicts, consensus."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchverdict.report import explain as ex
+from benchverdict.report.reconcile import (
+    INCONCLUSIVE_MESSAGE,
+    pair_consensus,
+    reconcile,
+    representative,
+)
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+P = Evidence("p_value", 0.01, 0.05)
+BAND = Evidence("band", level=0.8, strength="strong")
+
+
+def V(a="A", b="B", outcome="a", method="ranks.wilcoxon_holm", scope=None, evidence=P,
+      unit="benchmark", n=12, details=None, effect=None):
+    return Verdict(a, b, outcome, method, scope or Scope(), evidence, "maximize",
+                   f"{method} says {outcome}", effect=effect, unit=unit, n=n,
+                   details=details or {})
+
+
+# ----------------------------------------------------------------------------- small functions
+def test_disagreement_kind_is_symmetric_and_complete():
+    outcomes = ["a", "b", "tie", "inconclusive"]
+    for x in outcomes:
+        for y in outcomes:
+            assert ex.disagreement_kind(x, y) == ex.disagreement_kind(y, x)
+            assert (ex.disagreement_kind(x, y) is None) == (x == y)
+    assert ex.disagreement_kind("tie", "inconclusive") == "tie"
+
+
+def test_orient_swaps_outcome_and_effect():
+    v = V(a="B", b="A", outcome="a", effect=Effect("diff", 2.0, 1.0, 3.0, 0.95))
+    o = ex.orient(v, "A")
+    assert (o.a, o.b, o.outcome) == ("A", "B", "b")
+    assert (o.effect.estimate, o.effect.low, o.effect.high) == (-2.0, -3.0, -1.0)
+    with pytest.raises(ValueError, match="not one of"):
+        ex.orient(v, "C")
+
+
+@pytest.mark.parametrize(
+    ("method", "scope", "region", "paired"),
+    [
+        ("tuning.median_band", Scope(None, 1, 1), ex.CENTRE, False),
+        ("tuning.median_band", Scope(None, 5, 50), ex.UPPER_TAIL, False),
+        ("dse.cvar", Scope(), ex.UPPER_TAIL, False),
+        ("dse.dominance", Scope(), ex.WHOLE, False),
+        ("dse.median_difference", Scope(), ex.CENTRE, False),
+        ("ranks.nemenyi", Scope(), ex.CENTRE, True),
+        ("ranks.win_tie_loss", Scope(), ex.CENTRE, False),
+        ("ranks.autorank_tukey", Scope(), ex.CENTRE, False),
+        ("lmem.tukey", Scope(), ex.CENTRE, True),
+    ],
+)
+def test_method_traits(method, scope, region, paired):
+    t = ex.method_traits(V(method=method, scope=scope))
+    assert t.region == region
+    assert t.paired is paired
+
+
+def test_method_traits_details_override():
+    t = ex.method_traits(V(method="dse.cvar", details={"tail": "lower", "paired": True}))
+    assert t.region == ex.LOWER_TAIL
+    assert t.paired is True
+
+
+# ----------------------------------------------------------------------------- each rule
+def test_rule_budget_fires_only_without_overlap():
+    early = V(method="tuning.median", scope=Scope(None, 1, 5), evidence=BAND)
+    late = V(outcome="b", method="tuning.mean", scope=Scope(None, 10, 20), evidence=BAND)
+    assert "budgets 1-5" in ex.explain_budget(early, late, {})
+    overlapping = V(outcome="b", scope=Scope(None, 4, 8))
+    assert ex.explain_budget(early, overlapping, {}) is None
+    # Without a budget scope, the verdict refers to the final budget.
+    final = V(outcome="b")
+    assert ex.explain_budget(early, final, {"final_budget": 50.0}) is not None
+    assert ex.explain_budget(early, final, {"final_budget": None}) is None
+
+
+def test_rule_replication_unit():
+    v1 = V(unit="benchmark (mean over seeds)", n=12)
+    v2 = V(outcome="b", unit="benchmark x seed", n=600)
+    text = ex.explain_replication_unit(v1, v2, {})
+    assert "600" in text and "benchmark x seed" in text
+    assert ex.explain_replication_unit(v1, V(unit="Benchmark (mean over seeds)"), {}) is None
+    assert ex.explain_replication_unit(v1, V(unit=""), {}) is None
+
+
+def test_rule_sample_size_only_for_power_disagreements():
+    decided = V(n=600)
+    undecided = V(outcome="inconclusive", n=12, method="lmem.tukey")
+    assert "only 12" in ex.explain_sample_size(decided, undecided, {})
+    assert "only 12" in ex.explain_sample_size(undecided, decided, {})
+    assert ex.explain_sample_size(V(n=12), V(outcome="inconclusive", n=600), {}) is None
+    assert ex.explain_sample_size(V(n=5), V(outcome="b", n=600), {}) is None
+    assert "not stated" in ex.explain_sample_size(V(n=None), V(outcome="inconclusive"), {})
+
+
+def test_rule_pairing():
+    paired = V(method="ranks.wilcoxon_holm")
+    unpaired = V(outcome="inconclusive", method="ranks.win_tie_loss")
+    text = ex.explain_pairing(paired, unpaired, {})
+    assert text.startswith("ranks.wilcoxon_holm pairs")
+    assert ex.explain_pairing(paired, V(method="lmem.tukey"), {}) is None
+    assert ex.explain_pairing(paired, V(method="other.thing"), {}) is None  # unknown pairing
+
+
+def test_rule_distribution_region():
+    centre = V(method="dse.median_difference")
+    tail = V(outcome="b", method="dse.cvar")
+    assert "upper tail" in ex.explain_distribution_region(centre, tail, {})
+    assert ex.explain_distribution_region(centre, V(method="lmem.tukey"), {}) is None
+
+
+def test_rule_violated_assumption():
+    singular = V(method="lmem.tukey", details={"singular": True})
+    text = ex.explain_violated_assumption(singular, V(outcome="b"), {})
+    assert "singular" in text
+    listed = V(details={"violated_assumptions": ["normality of residuals"]})
+    assert "normality of residuals" in ex.explain_violated_assumption(listed, V(), {})
+    descriptive = V(evidence=Evidence("descriptive"))
+    assert "descriptive" in ex.explain_violated_assumption(V(), descriptive, {})
+    assert ex.explain_violated_assumption(V(), V(outcome="b"), {}) is None
+
+
+def test_rule_error_standard():
+    band80 = V(method="tuning.median", evidence=Evidence("band", level=0.8, strength="fair"))
+    text = ex.explain_error_standard(band80, V(outcome="b"), {})
+    assert "0.2" in text and "0.05" in text
+    assert ex.explain_error_standard(V(), V(outcome="b"), {}) is None
+    assert ex.explain_error_standard(V(evidence=Evidence("descriptive")), V(), {}) is None
+
+
+def test_rule_multiplicity():
+    nemenyi = V(method="ranks.nemenyi", outcome="inconclusive")
+    holm = V(method="ranks.wilcoxon_holm")
+    assert "nemenyi" in ex.explain_multiplicity(nemenyi, holm, {})
+    assert ex.explain_multiplicity(holm, V(method="ranks.wilcoxon_holm"), {}) is None
+    assert ex.explain_multiplicity(holm, V(method="dse.cvar"), {}) is None
+
+
+def test_rule_borderline():
+    near = V(evidence=Evidence("p_value", 0.04, 0.05))
+    assert "p = 0.04" in ex.explain_borderline(near, V(outcome="inconclusive"), {})
+    assert ex.explain_borderline(V(evidence=Evidence("p_value", 1e-6, 0.05)), V(), {}) is None
+    weak = V(evidence=Evidence("band", level=0.8, strength="weak"), method="tuning.median")
+    assert "weak" in ex.explain_borderline(weak, V(outcome="inconclusive"), {})
+
+
+def test_explain_disagreement_falls_back_to_unexplained():
+    v1, v2 = V(), V(outcome="b", method="ranks.sign_test")
+    found = ex.explain_disagreement(v1, v2)
+    assert [e.rule for e in found] == ["unexplained"]
+    assert ex.explain_disagreement(v1, V(method="ranks.sign_test")) == []
+
+
+def test_explain_disagreement_orients_the_second_verdict():
+    v1 = V(a="A", b="B", outcome="a")
+    same_claim_swapped = V(a="B", b="A", outcome="b", method="ranks.sign_test")
+    assert ex.explain_disagreement(v1, same_claim_swapped) == []
+
+
+# ----------------------------------------------------------------------------- reconcile
+def test_representative_prefers_the_final_budget_then_a_decision():
+    k1 = V(method="tuning.median", scope=Scope(None, 1, 10), outcome="b", evidence=BAND)
+    k2 = V(method="tuning.median", scope=Scope(None, 11, 40), outcome="inconclusive",
+           evidence=BAND)
+    assert representative([k1, k2], 40.0) is k2
+    assert representative([k1, k2], None) is k2  # the highest budget
+    nb = V(method="x.y", outcome="inconclusive")
+    nb2 = V(method="x.y", outcome="a", scope=Scope(benchmark=None))
+    assert representative([nb, nb2], None) is nb2
+
+
+def test_pair_consensus_rules():
+    assert pair_consensus([])[0] == "inconclusive"
+    assert pair_consensus([V(), V(outcome="b", method="m.x")])[0] == "conflict"
+    assert pair_consensus([V(), V(outcome="inconclusive", method="m.x")])[0] == "a"
+    two_undecided = [V(), V(outcome="inconclusive", method="m.x"),
+                     V(outcome="inconclusive", method="m.y")]
+    assert pair_consensus(two_undecided)[0] == "inconclusive"
+    assert pair_consensus([V(evidence=Evidence("descriptive"))])[0] == "inconclusive"
+    assert pair_consensus([V(outcome="tie"), V(outcome="tie", method="m.x")])[0] == "tie"
+
+
+def _three_way(outcomes_by_pair, methods=("ranks.wilcoxon_holm", "lmem.tukey")):
+    out = []
+    for (a, b), outcome in outcomes_by_pair.items():
+        for m in methods:
+            out.append(V(a=a, b=b, outcome=outcome, method=m))
+    return out
+
+
+def test_consensus_ranking_total_order():
+    vs = _three_way({("A", "B"): "a", ("B", "C"): "a", ("A", "C"): "a"})
+    rec = reconcile(vs)
+    head = rec.headline
+    assert head.status == "ranked"
+    assert head.tiers == [["A"], ["B"], ["C"]]
+    assert (rec.agreement["agreement"] == 1.0).all()
+    assert rec.conflicts.empty
+
+
+def test_consensus_ranking_with_a_tie_tier():
+    vs = _three_way({("A", "B"): "a", ("A", "C"): "a", ("B", "C"): "tie"})
+    assert reconcile(vs).headline.tiers == [["A"], ["B", "C"]]
+
+
+def test_cycle_gives_no_ranking():
+    vs = _three_way({("A", "B"): "a", ("B", "C"): "a", ("A", "C"): "b"})
+    head = reconcile(vs).headline
+    assert head.status == "inconclusive"
+    assert head.message.startswith(INCONCLUSIVE_MESSAGE)
+    assert any("cyclic" in why for _, _, why in head.unsettled)
+
+
+def test_unsettled_pair_gives_inconclusive_with_guidance():
+    vs = _three_way({("A", "B"): "a", ("B", "C"): "inconclusive", ("A", "C"): "a"})
+
+    def guidance(a, b, key):
+        return f"{a} vs {b}: about 300 draws each would settle it"
+
+    head = reconcile(vs, guidance=guidance).headline
+    assert head.status == "inconclusive"
+    assert head.tiers == []
+    assert head.unsettled[0][:2] == ("B", "C")
+    assert head.guidance == ["B vs C: about 300 draws each would settle it"]
+    assert ("A", "B") in head.settled
+
+
+def test_missing_pair_is_unsettled():
+    vs = [V(a="A", b="B"), V(a="B", b="C")]
+    head = reconcile(vs, algorithms=["A", "B", "C"]).headline
+    assert head.status == "inconclusive"
+    assert ("A", "C", "no method judged this pair") in head.unsettled
+
+
+def test_meanmax_like_conflict_is_explained_by_the_distribution_region():
+    median = V(a="MLP", b="LSTM", outcome="a", method="dse.median_difference",
+               evidence=Evidence("confidence", level=0.95), unit="random-search draw", n=297)
+    cvar = V(a="LSTM", b="MLP", outcome="a", method="dse.cvar",
+             evidence=Evidence("confidence", level=0.95), unit="random-search draw", n=297)
+    rec = reconcile([median, cvar], algorithms=["LSTM", "MLP"])
+    assert len(rec.conflicts) == 1
+    row = rec.conflicts.iloc[0]
+    assert row["kind"] == "contradiction"
+    assert row["rules"] == "distribution_region"
+    assert rec.headline.status == "inconclusive"
+    assert rec.agreement.loc[0, "consensus"] == "conflict"
+    assert rec.method_agreement.loc["dse.cvar", "dse.median_difference"] == 0.0
+
+
+def test_budget_matching_compares_nearest_budgets():
+    tuning = [
+        V(method="tuning.median", scope=Scope(None, 1, 4), outcome="b", evidence=BAND),
+        V(method="tuning.median", scope=Scope(None, 5, 50), outcome="a", evidence=BAND),
+    ]
+    ranks = V(method="ranks.wilcoxon_holm", outcome="a")
+    rec = reconcile([*tuning, ranks], final_budget=50.0)
+    # The final-budget rank verdict meets only the k = 5-50 tuning verdict: they agree.
+    assert rec.conflicts.empty
+    assert len(rec.comparisons) == 1  # the 1-4 verdict shares no budget with it
+    # Methods that share no budget at all are compared at their nearest budgets.
+    apart = reconcile([tuning[0], ranks], final_budget=50.0)
+    assert apart.conflicts.loc[0, "rules"].startswith("budget")
+    assert rec.agreement.loc[0, "agreement"] == 1.0
+
+
+def test_groups_by_benchmark_and_metafeature():
+    vs = [
+        V(scope=Scope(benchmark="x")),
+        V(scope=Scope(benchmark="x"), method="lmem.tukey", outcome="b"),
+        V(scope=Scope(benchmark="y"), method="lmem.tukey", outcome="b"),
+        V(scope=Scope(metafeature=(("prior", "good"),)), method="lmem.tukey"),
+    ]
+    rec = reconcile(vs)
+    assert len(rec.agreement) == 3
+    assert len(rec.conflicts) == 1
+    assert rec.conflicts.loc[0, "benchmark"] == "x"
+    assert [r.scope_label for r in rec.rankings] == [
+        "all benchmarks, prior=good", "benchmark x", "benchmark y"]
+    assert rec.headline is None
+    assert rec.coverage.loc["lmem.tukey"].sum() == 3
+
+
+def test_empty_input():
+    rec = reconcile([])
+    assert rec.table.empty and rec.agreement.empty and rec.conflicts.empty
+    assert rec.rankings == []
+
+
+# ----------------------------------------------------------------------------- properties
+outcome_st = st.sampled_from(["a", "b", "tie", "inconclusive"])
+verdict_st = st.builds(
+    lambda a_first, outcome, method, bench, lo, width, n, unit: V(
+        a="A" if a_first else "B", b="B" if a_first else "A", outcome=outcome, method=method,
+        scope=Scope(bench, lo, lo + width) if lo is not None else Scope(bench), n=n, unit=unit,
+    ),
+    st.booleans(), outcome_st,
+    st.sampled_from(["ranks.nemenyi", "lmem.tukey", "dse.cvar", "tuning.median"]),
+    st.sampled_from([None, "x"]),
+    st.one_of(st.none(), st.integers(1, 30)), st.integers(0, 10),
+    st.one_of(st.none(), st.integers(1, 500)),
+    st.sampled_from(["benchmark", "draw", ""]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(verdict_st, max_size=8))
+def test_reconcile_properties(verdicts):
+    rec = reconcile(verdicts, final_budget=40.0)
+    scores = rec.agreement["agreement"].dropna()
+    assert ((scores >= 0) & (scores <= 1)).all()
+    # Every disagreement has a non-empty explanation, and agreeing pairs are not conflicts.
+    assert (rec.conflicts["explanation"].str.len() > 0).all()
+    assert (rec.conflicts["outcome_1"] != rec.conflicts["outcome_2"]).all()
+    # The matrix is symmetric, and the consensus never contradicts a unanimous decision.
+    m = rec.method_agreement
+    assert ((m.fillna(-1) - m.T.fillna(-1)).abs() < 1e-12).all().all()
+    for _, row in rec.agreement.iterrows():
+        if row["consensus"] in ("a", "b"):
+            assert row["n_conflicts"] == 0 or row["n_methods"] > 1
+    # Swapping every verdict's orientation changes nothing.
+    swapped = reconcile([v.swapped() for v in verdicts], final_budget=40.0)
+    assert swapped.agreement.equals(rec.agreement)
+    assert len(swapped.conflicts) == len(rec.conflicts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(["A", "B", "C", "D"]))
+def test_ranking_recovers_any_total_order(order):
+    rank = {a: i for i, a in enumerate(order)}
+    vs = []
+    for a, b in [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]:
+        vs.append(V(a=a, b=b, outcome="a" if rank[a] < rank[b] else "b"))
+    head = reconcile(vs).headline
+    assert head.status == "ranked"
+    assert [t[0] for t in head.tiers] == list(order)
+    assert not math.isnan(reconcile([*vs, V(method="lmem.tukey")]).agreement["agreement"].iloc[0])
