@@ -1,0 +1,24 @@
+"""Linear mixed-effects models for benchmark results (Geburek et al. 2024).
+
+``fit`` a model with an lme4-style formula over the schema's role names
+(``score ~ algorithm + (1|benchmark)``), compare nested models with
+:func:`glrt`, get marginal means and Tukey-adjusted pairwise contrasts from
+the fitted model, and run the paper's sanity checks and metafeature analysis.
+
+Two backends: ``"native"`` (default), an exact Gaussian LMM fitted from
+cross-product sufficient statistics in one pass over the rows (lme4's
+penalised least-squares formulation), and ``"lme4"``, R's lme4 and emmeans
+through rpy2 (optional).
+"""
+
+from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
+from benchverdict.lmem.model import MixedModel, compact_letters, fit
+
+__all__ = [
+    "Formula",
+    "FormulaError",
+    "MixedModel",
+    "compact_letters",
+    "fit",
+    "parse_formula",
+]
