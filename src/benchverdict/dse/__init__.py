@@ -1,0 +1,1 @@
+"""DSE: performance distributions after Jordan, Cohen & Thomas (2018)."""

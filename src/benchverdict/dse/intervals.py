@@ -1,0 +1,290 @@
+"""Confidence intervals for statistics of a performance distribution.
+
+Two kinds:
+
+* **Band intervals** (distribution-free, finite-sample). A simultaneous
+  confidence band ``L(z) <= F(z) <= U(z)`` (for all ``z`` at once, with
+  probability at least ``confidence``) contains the true CDF, so any
+  statistic that can only grow when the distribution moves up in first-order
+  stochastic dominance (the mean, quantiles, CVaR in either tail, threshold
+  areas, exceedance probabilities) lies between its values at the band's two
+  extreme distributions: the *pessimistic* one with CDF ``U`` (the mass the
+  band cannot place goes to the lower support bound) and the *optimistic*
+  one with CDF ``L`` (the rest goes to the upper bound). The interval holds
+  with the band's confidence, for every such statistic simultaneously. Means,
+  CVaR and areas need support bounds (``low``/``high``), as the mean tuning
+  curve does: without them the band leaves mass at infinity and the interval
+  is infinite on that side.
+* **Bootstrap intervals** (percentile, vectorised): no support bounds,
+  asymptotic only; their coverage is measured in the tests and the README.
+
+Bands come from the shared module :mod:`benchverdict.stats.cdf_bands` (DKW,
+KS and Learned-Miller-DeStefano bands) when it is installed; the DKW band,
+which has a closed form, is also available here on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchverdict.dse.statistics import DiscreteLaw, Statistic, as_sample
+
+#: Band methods; all but "dkw" need benchverdict.stats.cdf_bands.
+BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
+
+
+@dataclass(frozen=True)
+class StepBand:
+    """A simultaneous CDF band as step functions on the sample's distinct values.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        The sorted distinct draws ``u_1 < ... < u_m`` (oriented).
+    lower, upper : numpy.ndarray
+        Bounds on ``F`` on ``[u_k, u_{k+1})`` (non-decreasing, in [0, 1]).
+    upper_below : float
+        The bound on ``F`` below ``u_1`` (the lower bound there is 0).
+    low, high : float
+        The support bounds (may be infinite).
+    confidence : float
+    method : str
+    """
+
+    values: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    upper_below: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+
+    def pessimistic(self) -> DiscreteLaw:
+        """The stochastically smallest distribution in the band (CDF = upper bound)."""
+        cdf = np.concatenate([[self.upper_below], self.upper, [1.0]])
+        return self._law(cdf)
+
+    def optimistic(self) -> DiscreteLaw:
+        """The stochastically largest distribution in the band (CDF = lower bound)."""
+        cdf = np.concatenate([[0.0], self.lower, [1.0]])
+        return self._law(cdf)
+
+    def _law(self, cdf: np.ndarray) -> DiscreteLaw:
+        cdf = np.clip(np.maximum.accumulate(cdf), 0.0, 1.0)
+        probs = np.diff(np.concatenate([[0.0], cdf]))
+        atoms = np.concatenate([[self.low], self.values, [self.high]])
+        return DiscreteLaw(atoms, probs)
+
+
+def dkw_epsilon(n: int, confidence: float) -> float:
+    """Half-width of the DKW band with Massart's constant: ``sqrt(log(2/(1-c)) / (2n))``.
+
+    Examples
+    --------
+    >>> round(dkw_epsilon(100, 0.95), 4)
+    0.1358
+    """
+    return float(np.sqrt(np.log(2.0 / (1.0 - confidence)) / (2.0 * n)))
+
+
+def step_band(
+    z: np.ndarray,
+    confidence: float = 0.95,
+    *,
+    method: str = "dkw",
+    low: float = -np.inf,
+    high: float = np.inf,
+) -> StepBand:
+    """A simultaneous CDF band for the oriented sample ``z``.
+
+    ``"dkw"`` is computed here in closed form (Dvoretzky-Kiefer-Wolfowitz
+    with Massart's tight constant: ``F_n -/+ epsilon``). The other methods
+    come from :func:`benchverdict.stats.cdf_bands.cdf_band`.
+
+    Examples
+    --------
+    >>> b = step_band(np.array([1.0, 2.0, 3.0]), 0.5)
+    >>> b.values
+    array([1., 2., 3.])
+    """
+    z = as_sample(z)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
+    if not low < high:
+        raise ValueError(f"need low < high, got low={low}, high={high}.")
+    if np.any(z < low) or np.any(z > high):
+        raise ValueError(
+            f"some draws lie outside the support bounds [{low}, {high}]; the bounds must hold "
+            f"for every possible score."
+        )
+    values, counts = np.unique(z, return_counts=True)
+    if method == "dkw":
+        eps = dkw_epsilon(z.size, confidence)
+        ecdf = np.cumsum(counts) / z.size
+        lower = np.clip(ecdf - eps, 0.0, 1.0)
+        upper = np.clip(ecdf + eps, 0.0, 1.0)
+        return StepBand(values, lower, upper, min(eps, 1.0), low, high, confidence, method)
+    if method not in BAND_METHODS:
+        raise ValueError(f"unknown band method {method!r}; use one of {BAND_METHODS}.")
+    try:
+        from benchverdict.stats.cdf_bands import cdf_band
+    except ImportError as err:  # pragma: no cover - depends on the installed version
+        raise ImportError(
+            f"band method {method!r} needs benchverdict.stats.cdf_bands, which is not "
+            f"available; use method='dkw'."
+        ) from err
+    band = cdf_band(z, confidence, method=method, a=low, b=high)
+    lower = np.asarray(band.lower_cdf(values), dtype=float)
+    upper = np.asarray(band.upper_cdf(values), dtype=float)
+    below = float(np.asarray(band.upper_cdf(np.nextafter(values[0], -np.inf))))
+    return StepBand(values, lower, upper, below, low, high, confidence, method)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a confidence interval, in the user's units.
+
+    Attributes
+    ----------
+    statistic : str
+    estimate, low, high : float
+    confidence : float
+    method : str
+        ``"band:<method>"`` or ``"bootstrap:percentile"``.
+    """
+
+    statistic: str
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    method: str
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the closed interval."""
+        return self.low <= value <= self.high
+
+
+def band_interval(
+    scores: object,
+    stat: Statistic,
+    *,
+    sign: float = 1.0,
+    confidence: float = 0.95,
+    method: str = "dkw",
+    low: float = -np.inf,
+    high: float = np.inf,
+) -> Interval:
+    """A distribution-free interval for ``stat`` from a simultaneous CDF band.
+
+    Parameters
+    ----------
+    scores : array_like
+        Draws in the user's units.
+    stat : Statistic
+        From :func:`benchverdict.dse.statistics.statistic` (oriented).
+    sign : float
+        ``+1`` (maximize) or ``-1`` (minimize).
+    confidence : float
+        The band's simultaneous confidence.
+    method : str
+        One of :data:`BAND_METHODS`.
+    low, high : float
+        Support bounds of the *score* (user units, any order for a loss:
+        they are oriented here). Needed for finite intervals of means, CVaR
+        and areas.
+
+    Examples
+    --------
+    >>> from benchverdict.dse.statistics import statistic
+    >>> x = np.linspace(0.01, 0.99, 99)
+    >>> iv = band_interval(x, statistic("quantile", q=0.5), low=0.0, high=1.0)
+    >>> iv.low < 0.5 < iv.high
+    True
+    """
+    x = as_sample(scores)
+    z = sign * x
+    lo, hi = sorted((sign * low, sign * high))
+    band = step_band(z, confidence, method=method, low=lo, high=hi)
+    a = stat.to_user(stat.of_law(band.pessimistic()), sign)
+    b = stat.to_user(stat.of_law(band.optimistic()), sign)
+    est = stat.to_user(stat.of_sample(z), sign)
+    return Interval(stat.name, est, min(a, b), max(a, b), confidence, f"band:{method}")
+
+
+def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
+    """``reps`` IID resamples of ``z`` as a ``(reps, n)`` array."""
+    idx = rng.integers(0, z.size, size=(reps, z.size))
+    return z[idx]
+
+
+def bootstrap_interval(
+    scores: object,
+    stat: Statistic,
+    *,
+    sign: float = 1.0,
+    confidence: float = 0.95,
+    reps: int = 10_000,
+    seed: int | np.random.Generator | None = 0,
+    chunk: int = 5_000,
+) -> Interval:
+    """A percentile-bootstrap interval for ``stat`` (vectorised over resamples).
+
+    Asymptotic: no finite-sample guarantee, and poor for extreme tails
+    (a CVaR near ``alpha = 1`` depends on a handful of draws). Its coverage
+    is measured in ``tests/test_dse_intervals.py``.
+
+    Examples
+    --------
+    >>> from benchverdict.dse.statistics import statistic
+    >>> x = np.random.default_rng(0).normal(size=200)
+    >>> iv = bootstrap_interval(x, statistic("mean"), reps=2000)
+    >>> iv.low < 0 < iv.high
+    True
+    """
+    x = as_sample(scores)
+    z = sign * x
+    rng = np.random.default_rng(seed)
+    values = np.concatenate(
+        [stat.of_rows(bootstrap_rows(z, min(chunk, reps - start), rng))
+         for start in range(0, reps, chunk)]
+    )
+    tail = (1.0 - confidence) / 2.0
+    q = np.percentile(values, [100 * tail, 100 * (1 - tail)])
+    a, b = stat.to_user(float(q[0]), sign), stat.to_user(float(q[1]), sign)
+    est = stat.to_user(stat.of_sample(z), sign)
+    return Interval(stat.name, est, min(a, b), max(a, b), confidence, "bootstrap:percentile")
+
+
+def coverage(hits: Sequence[bool]) -> tuple[float, float, float]:
+    """Observed coverage with its 95% Clopper-Pearson interval.
+
+    Examples
+    --------
+    >>> est, lo, hi = coverage([True] * 95 + [False] * 5)
+    >>> est, round(lo, 3), round(hi, 3)
+    (0.95, 0.887, 0.984)
+    """
+    from scipy.stats import binomtest
+
+    hits = np.asarray(hits, dtype=bool)
+    k, n = int(hits.sum()), hits.size
+    ci = binomtest(k, n).proportion_ci(0.95, method="exact")
+    return k / n, float(ci.low), float(ci.high)
+
+
+__all__ = [
+    "BAND_METHODS",
+    "Interval",
+    "StepBand",
+    "band_interval",
+    "bootstrap_interval",
+    "bootstrap_rows",
+    "coverage",
+    "dkw_epsilon",
+    "step_band",
+]
