@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"benchverdict {args.command}: {err}", file=sys.stderr)
         return 2
-    except Exception as err:  # noqa: BLE001 - the CLI turns every error into a message
+    except Exception as err:
         if args.debug:
             raise
         print(f"benchverdict {args.command}: error: {err}", file=sys.stderr)

@@ -45,6 +45,13 @@ class Description:
     exclusions : pandas.DataFrame
         Rows dropped in validation, counted by column and reason.
     objective, kind, kind_reason, n_rows : str, str, str, int
+    paired : bool
+        Whether algorithms share seed labels within a benchmark (a paired
+        design). When no seed is shared (every draw has its own seed), the
+        balance is judged on algorithm x benchmark cells only.
+    warnings : tuple of str
+        Design problems an analysis should know about (missing cells,
+        algorithms that stop at different budgets).
     """
 
     counts: pd.DataFrame
@@ -58,6 +65,8 @@ class Description:
     kind: str
     kind_reason: str
     n_rows: int
+    warnings: tuple[str, ...] = ()
+    paired: bool = True
 
     @property
     def balanced(self) -> bool:
@@ -74,8 +83,14 @@ class Description:
         for role, row in self.counts.iterrows():
             lines.append(f"  {role:<10} {row['column']!s:<24} {row['distinct']:>10,} distinct")
         lines.append("")
+        if not self.paired:
+            lines.append(
+                "Seeds: no seed is shared by two algorithms within a benchmark (unpaired "
+                "design: each row its own draw)."
+            )
         if self.balanced:
-            lines.append("Design: balanced (every algorithm x benchmark x seed cell has data).")
+            cell = "algorithm x benchmark x seed" if self.paired else "algorithm x benchmark"
+            lines.append(f"Design: balanced (every {cell} cell has data).")
         else:
             lines.append(
                 f"Design: UNBALANCED, {self.n_missing_cells:,} algorithm x benchmark x seed "
@@ -98,6 +113,10 @@ class Description:
             lines.append("Metafeatures:")
             lines.append(_indent(self.metafeatures.to_string()))
         lines.append("")
+        for w in self.warnings:
+            lines.append(f"WARNING: {w}")
+        if self.warnings:
+            lines.append("")
         if len(self.exclusions):
             total = int(self.exclusions["rows"].sum())
             lines.append(f"Excluded in validation: {total:,} row(s)")
@@ -162,7 +181,17 @@ def describe_results(results: Results) -> Description:
         index=pd.Index([str(c) for c in alg.categories], name="algorithm"),
         columns=pd.Index([str(c) for c in bench.categories], name="benchmark"),
     )
-    if present is not None:
+    paired = True
+    if present is not None and na > 1:
+        # Seeds that no two algorithms share (e.g. every random-search draw has its own
+        # seed) make an unpaired design: balance is then about algorithm x benchmark cells.
+        paired = bool((present.reshape(na, nb, ns).sum(axis=0) > 1).any())
+    if present is not None and not paired:
+        has_cell = present.reshape(na, nb, ns).any(axis=2).ravel()
+        missing_ab = np.flatnonzero(~has_cell)
+        n_missing = len(missing_ab)
+        missing_idx = missing_ab * ns  # seed index 0 marks "any seed"
+    elif present is not None:
         missing_idx = np.flatnonzero(~present)
         n_missing = len(missing_idx)
     else:
@@ -179,24 +208,40 @@ def describe_results(results: Results) -> Description:
         {
             "algorithm": np.asarray(alg.categories.astype(str))[ai] if len(ai) else [],
             "benchmark": np.asarray(bench.categories.astype(str))[bi] if len(bi) else [],
-            "seed": np.asarray(seed.categories)[si] if len(si) else [],
+            "seed": (np.asarray(seed.categories)[si] if paired else ["(any)"] * len(si))
+            if len(si) else [],
         }
     )
 
+    warnings: list[str] = []
+    if not balanced_check(n_missing):
+        cell = "algorithm x benchmark x seed" if paired else "algorithm x benchmark"
+        warnings.append(
+            f"{n_missing:,} {cell} cell(s) have no data: rank tests need complete blocks "
+            f"and paired comparisons lose those cells."
+        )
     if results.has_budget:
         budget = f["budget"].to_numpy()
-        rows_per_run = np.bincount(run_key)
-        rows_per_run = rows_per_run[rows_per_run > 0]
-        per_alg = pd.DataFrame({"algorithm": alg.categories.astype(str)[a_codes], "b": budget})
+        per_alg = pd.DataFrame({"algorithm": alg.codes, "b": budget})
         grouped = per_alg.groupby("algorithm", sort=True)["b"]
         budgets = pd.DataFrame(
-            {
-                "min": grouped.min(),
-                "max": grouped.max(),
-                "distinct": grouped.nunique(),
-            }
+            {"min": grouped.min(), "max": grouped.max(), "distinct": grouped.nunique()}
         )
-        budgets["median_rows_per_run"] = float(np.median(rows_per_run))
+        if present is not None:
+            rows_per_run = np.bincount(run_key, minlength=n_cells).reshape(na, nb * ns)
+            budgets["median_rows_per_run"] = [
+                float(np.median(r[r > 0])) if (r > 0).any() else 0.0 for r in rows_per_run
+            ]
+        budgets.index = pd.Index([str(c) for c in alg.categories[budgets.index]],
+                                 name="algorithm")
+        if budgets["max"].nunique() > 1:
+            top = budgets["max"].max()
+            short = budgets.index[budgets["max"] < top].tolist()
+            warnings.append(
+                f"algorithms {short} stop at a smaller largest budget than the others "
+                f"({budgets.loc[short, 'max'].min():g} vs {top:g}): comparisons of final "
+                f"incumbents mix budgets; compare at a common budget (at_budget)."
+            )
     else:
         budgets = pd.DataFrame(columns=["min", "max", "distinct", "median_rows_per_run"])
 
@@ -237,5 +282,12 @@ def describe_results(results: Results) -> Description:
         kind=results.kind,
         kind_reason=results.kind_reason,
         n_rows=len(f),
+        warnings=tuple(warnings),
+        paired=paired,
     )
+
+
+def balanced_check(n_missing: int) -> bool:
+    """Whether no cell is missing."""
+    return n_missing == 0
 

@@ -81,14 +81,14 @@ def new_axes(ax: plt.Axes | None = None, *, width: float = SINGLE_COLUMN,
     Examples
     --------
     >>> ax = new_axes()
-    >>> round(ax.figure.get_figwidth(), 1)
+    >>> float(round(ax.figure.get_figwidth(), 1))
     3.5
     >>> plt.close(ax.figure)
     """
     if ax is not None:
         return ax
     with theme():
-        fig, ax = plt.subplots(figsize=(width, height or width * 0.75))
+        _, ax = plt.subplots(figsize=(width, height or width * 0.75))
     return ax
 
 

@@ -485,7 +485,7 @@ class Results:
         --------
         >>> from benchverdict.results import _example_small
         >>> _example_small().at_budget(1)["score"].tolist()
-        [0.1, 0.5, 0.3, 0.4, 0.9, 0.2, 0.7, 0.8]
+        [0.1, 0.2, 0.9, 0.7, 0.3, 0.4, 0.2, 0.7]
         """
         if not self.has_budget:
             raise ValueError(
@@ -511,15 +511,27 @@ class Results:
 
         Without a budget column every row is already one run's result (a
         ``kind="trials"`` row is a run of one trial). With one, this is the
-        incumbent at each run's own largest budget (see :meth:`at_budget`).
+        incumbent at each run's own largest budget (see :meth:`at_budget`),
+        and the ``budget`` column holds that largest budget.
 
         Examples
         --------
         >>> from benchverdict.results import _example_small
         >>> _example_small().final()["score"].tolist()
-        [0.5, 0.6, 0.3, 0.4, 0.9, 0.8, 0.7, 0.8]
+        [0.5, 0.6, 0.9, 0.8, 0.3, 0.4, 0.8, 0.7]
         """
         picked = self._incumbents(self._frame)
+        if self.has_budget and self.kind == "trials":
+            # The incumbent of a search is reported at the search's length, not at the
+            # trial that found it.
+            last = (
+                self._frame.groupby(["algorithm", "benchmark", "seed"], observed=True)["budget"]
+                .max()
+                .rename("_last")
+                .reset_index()
+            )
+            picked = picked.merge(last, on=["algorithm", "benchmark", "seed"], how="left")
+            picked["budget"] = picked.pop("_last")
         picked.attrs["excluded_runs"] = picked.iloc[:0][["algorithm", "benchmark", "seed"]]
         picked.attrs["budget"] = None
         return picked
@@ -633,7 +645,7 @@ class Results:
         --------
         >>> from benchverdict.results import _example_small
         >>> d = _example_small().describe()
-        >>> d.counts.loc["algorithm", "distinct"]
+        >>> int(d.counts.loc["algorithm", "distinct"])
         2
         """
         from benchverdict.describe import describe_results

@@ -135,7 +135,7 @@ class Effect:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One comparison's conclusion: does ``a`` beat ``b`` on ``scope``?
+    """One comparison's conclusion: whether ``a`` beats ``b`` on ``scope``.
 
     Attributes
     ----------
@@ -252,7 +252,7 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     Examples
     --------
     >>> v = Verdict("A", "B", "a", "dse.dominance", Scope(benchmark="moons"),
-    ...             Evidence("confidence", level=0.95), "maximize", "A's CDF band lies right of B's")
+    ...             Evidence("confidence", level=0.95), "maximize", "A's band lies right of B's")
     >>> verdicts_to_frame([v])[["a", "b", "winner", "benchmark"]]
        a  b winner benchmark
     0  A  B      A     moons

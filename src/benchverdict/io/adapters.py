@@ -1,0 +1,460 @@
+"""Adapters for published benchmark-result formats.
+
+Each adapter reads one format, maps it onto the schema's roles explicitly,
+and returns a :class:`~benchverdict.results.Results`. Nothing is guessed: the
+docstring of each adapter says which column becomes which role, what the
+objective is, and whether rows are random-search draws (``kind="trials"``)
+or HPO-run incumbents (``kind="runs"``).
+
+========================= ================================ ======= ======
+format                    source                           kind    objective
+========================= ================================ ======= ======
+:func:`read_deberta`      opda / Lourie et al. JSON Lines  trials  maximize
+:func:`read_meanmax`      Tang et al. meanmax TSV          trials  maximize
+:func:`read_priorband`    lmem-significance / PriorBand    runs    minimize
+:func:`read_hpob`         HPO-B long table                 runs    maximize
+:func:`from_autorank_wide` autorank's wide table           runs    given
+========================= ================================ ======= ======
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from benchverdict.io import read_frame
+from benchverdict.results import Objective, Results
+
+OnInvalid = Literal["raise", "drop"]
+HYPERPARAMETERS_DEBERTA = (
+    "num_train_epochs",
+    "train_batch_size",
+    "learning_rate",
+    "warmup_steps",
+    "cls_drop_out",
+)
+
+
+def _deberta_files(path: str | Path | Sequence[str | Path]) -> list[Path]:
+    if isinstance(path, (str, Path)):
+        path = Path(path)
+        if path.is_dir():
+            files = sorted(path.glob("*.results.jsonl"))
+            if not files:
+                raise ValueError(f"no *.results.jsonl files in {str(path)!r}.")
+            return files
+        return [path]
+    return [Path(p) for p in path]
+
+
+def read_deberta(
+    path: str | Path | Sequence[str | Path],
+    *,
+    validation: Literal["matched", "mismatched"] = "matched",
+    score: Literal["final", "best"] = "final",
+    learning_curve: bool = False,
+    on_invalid: OnInvalid = "raise",
+) -> Results:
+    """Read opda's DeBERTa random-search results (Lourie, Cho & He).
+
+    One file per model (``deberta-base.results.jsonl``,
+    ``deberta-v3-base.results.jsonl``); each line is one random-search
+    configuration with its learning curves on MultiNLI's matched and
+    mismatched validation sets.
+
+    Roles: ``algorithm`` = the file name before ``.results.jsonl``;
+    ``benchmark`` = ``"MultiNLI-<validation>"``; ``seed`` = ``iteration``
+    (the position in the random search); ``score`` = accuracy (maximize);
+    the hyperparameters are kept as metafeatures.
+
+    Parameters
+    ----------
+    path : path, directory or list of paths
+        A ``*.results.jsonl`` file, several, or a directory holding them.
+    validation : {"matched", "mismatched"}
+        Which validation set's learning curve to score.
+    score : {"final", "best"}
+        ``"final"``: the last point of the learning curve (the trial's score,
+        as in the paper). ``"best"``: the best point (early stopping with
+        the validation set, which is optimistic).
+    learning_curve : bool
+        If true, every learning-curve point becomes a row with ``budget`` =
+        training step. Rows are then a configuration's score at each step,
+        not IID draws, so ``kind="runs"``: use :meth:`Results.at_budget` for
+        the scores at one step (which are IID across configurations).
+    on_invalid : {"raise", "drop"}
+
+    Returns
+    -------
+    Results
+        ``kind="trials"`` (``"runs"`` with ``learning_curve=True``).
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> for name, acc in [("m1", 0.8), ("m2", 0.9)]:
+    ...     with open(os.path.join(d, f"{name}.results.jsonl"), "w") as fh:
+    ...         for i in (1, 2):
+    ...             curve = [[1000, acc - 0.1], [2000, acc + i / 100]]
+    ...             row = {"iteration": i, "learning_curves": {"matched": curve}}
+    ...             _ = fh.write(json.dumps(row) + "\\n")
+    >>> read_deberta(d).draws("m2")
+    array([0.91, 0.92])
+    """
+    if validation not in ("matched", "mismatched"):
+        raise ValueError(f"validation must be 'matched' or 'mismatched', got {validation!r}.")
+    if score not in ("final", "best"):
+        raise ValueError(f"score must be 'final' or 'best', got {score!r}.")
+    rows = []
+    for file in _deberta_files(path):
+        model = file.name.removesuffix(".jsonl").removesuffix(".results")
+        with open(file, encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                curves = record.get("learning_curves", {})
+                if validation not in curves:
+                    raise ValueError(
+                        f"{file.name}, line {line_no}: no {validation!r} learning curve "
+                        f"(found {sorted(curves)}). Fix: pass validation=<one of these>."
+                    )
+                curve = curves[validation]
+                hyper = {h: record.get(h, np.nan) for h in HYPERPARAMETERS_DEBERTA}
+                base = {
+                    "algorithm": model,
+                    "benchmark": f"MultiNLI-{validation}",
+                    "iteration": record["iteration"],
+                    **hyper,
+                }
+                if learning_curve:
+                    for step, acc in curve:
+                        rows.append({**base, "step": float(step), "accuracy": acc})
+                else:
+                    accs = [acc for _, acc in curve]
+                    value = (accs[-1] if score == "final" else max(accs)) if accs else np.nan
+                    rows.append({**base, "accuracy": value})
+    frame = pd.DataFrame(rows)
+    meta = [h for h in HYPERPARAMETERS_DEBERTA if frame[h].notna().any()]
+    return Results.from_frame(
+        frame,
+        algorithm="algorithm",
+        benchmark="benchmark",
+        seed="iteration",
+        score="accuracy",
+        budget="step" if learning_curve else None,
+        objective="maximize",
+        metafeatures=meta,
+        on_invalid=on_invalid,
+        kind="runs" if learning_curve else "trials",
+    )
+
+
+def read_meanmax(
+    path: str | Path, *, set_type: str = "dev", on_invalid: OnInvalid = "raise"
+) -> Results:
+    """Read Tang et al.'s meanmax TSV (castorini/meanmax, e.g. ``hedwig.tsv``).
+
+    Each row is one random-search draw. Roles: ``algorithm`` =
+    ``model_name``, ``benchmark`` = ``dataset_name``, ``seed`` = ``--seed``,
+    ``score`` = ``f1`` (maximize). Only rows of ``set_type`` are read; the
+    count of the others is in the exclusions.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.tsv")
+    >>> pd.DataFrame({"model_name": ["mlp", "lstm"], "dataset_name": ["R", "R"],
+    ...               "--seed": [1, 2], "set_type": ["dev", "dev"], "f1": [0.5, 0.6]}
+    ...              ).to_csv(p, sep="\\t", index=False)
+    >>> read_meanmax(p).algorithms
+    ['lstm', 'mlp']
+    """
+    frame = read_frame(path, format="tsv")
+    needed = ["model_name", "dataset_name", "--seed", "set_type", "f1"]
+    absent = [c for c in needed if c not in frame.columns]
+    if absent:
+        raise ValueError(
+            f"{str(path)!r} lacks the meanmax column(s) {absent}; found {list(frame.columns)}."
+        )
+    keep = frame["set_type"] == set_type
+    if not keep.any():
+        raise ValueError(
+            f"no rows with set_type == {set_type!r}; found {sorted(frame['set_type'].unique())}."
+        )
+    results = Results.from_frame(
+        frame[keep],
+        algorithm="model_name",
+        benchmark="dataset_name",
+        seed="--seed",
+        score="f1",
+        objective="maximize",
+        on_invalid=on_invalid,
+        kind="trials",
+    )
+    return _with_filtered(results, frame.index[~keep], "set_type", f"set_type != {set_type!r}")
+
+
+def read_priorband(
+    path: str | Path,
+    *,
+    score: str = "value",
+    benchmark: Literal["bench_prior", "benchmark"] = "bench_prior",
+    priors: Sequence[str] | None = None,
+    on_invalid: OnInvalid = "raise",
+) -> Results:
+    """Read lmem-significance's PriorBand frames (Geburek et al.).
+
+    Works for ``priorband_data.parquet`` (24 integer budget steps) and
+    ``priorband_anytime_full.parquet`` (every incumbent change). Each row is
+    the incumbent of one HPO run at ``used_fidelity``: ``kind="runs"``.
+
+    Roles: ``algorithm``; ``seed`` (cast to int); ``budget`` =
+    ``used_fidelity``; ``score`` = ``value`` (incumbent loss, minimize) or
+    another loss column (``normalized_regret``, ``simple_regret``: minimize).
+    The same benchmark is run under several prior qualities, so the default
+    benchmark role is ``bench_prior`` (benchmark x prior); the metafeatures
+    ``task`` (the benchmark) and ``prior`` keep both parts. With
+    ``benchmark="benchmark"`` pass a single prior in ``priors``, or the keys
+    would be duplicated.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"benchmark": ["LC"] * 4, "prior": ["bad"] * 4,
+    ...     "algorithm": ["PB", "PB", "RS", "RS"], "used_fidelity": [1.0, 2.0] * 2,
+    ...     "value": [0.5, 0.4, 0.6, 0.6], "seed": [0] * 4, "bench_prior": ["LC_bad"] * 4})
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "pb.parquet")
+    >>> df.to_parquet(p)
+    >>> read_priorband(p).kind
+    'runs'
+    """
+    frame = read_frame(path, format="parquet")
+    if score not in frame.columns:
+        raise ValueError(f"score column {score!r} not in {list(frame.columns)}.")
+    if score == "rel_rank":
+        raise ValueError("rel_rank is a rank, not a score; use value or a regret column.")
+    frame = frame.rename(columns={"benchmark": "task"})
+    dropped_prior = pd.Index([])
+    if priors is not None:
+        keep = frame["prior"].isin(list(priors))
+        dropped_prior = frame.index[~keep]
+        frame = frame[keep]
+    bench_col = "bench_prior" if benchmark == "bench_prior" else "task"
+    if bench_col == "task" and frame["prior"].nunique() > 1:
+        raise ValueError(
+            "benchmark='benchmark' with several prior qualities would duplicate every key "
+            f"(priors: {sorted(frame['prior'].unique())}). Fix: pass priors=[one prior], or use "
+            "benchmark='bench_prior'."
+        )
+    frame = frame.assign(seed=_integral_seed(frame["seed"]))
+    results = Results.from_frame(
+        frame,
+        algorithm="algorithm",
+        benchmark=bench_col,
+        seed="seed",
+        budget="used_fidelity",
+        score=score,
+        objective="minimize",
+        metafeatures=["task", "prior"] if bench_col == "bench_prior" else ["prior"],
+        on_invalid=on_invalid,
+        kind="runs",
+    )
+    if len(dropped_prior):
+        results = _with_filtered(results, dropped_prior, "prior", f"prior not in {list(priors)}")
+    return results
+
+
+def read_hpob(
+    path: str | Path,
+    *,
+    descriptors: str | Path | None = None,
+    algorithms: Sequence[str] | None = None,
+    on_invalid: OnInvalid = "raise",
+) -> Results:
+    """Read the HPO-B long table of baseline results.
+
+    Each row is the incumbent (best normalised accuracy so far) of one run
+    after ``trial`` evaluations: ``kind="runs"``, objective maximize.
+    Roles: ``algorithm``; ``benchmark`` = ``"<search_space>/<dataset>"``;
+    ``seed``; ``budget`` = ``trial``; ``score`` = ``incumbent_accuracy``.
+    Metafeatures: ``search_space`` and ``dataset``, plus
+    ``n_hyperparameters`` (the search space's dimension) when the
+    ``meta-dataset-descriptors.json`` file is given (or found beside
+    ``path``).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"algorithm": ["GP", "GP", "RS", "RS"], "search_space": ["1"] * 4,
+    ...     "dataset": ["9"] * 4, "seed": ["test0"] * 4, "trial": [0, 1, 0, 1],
+    ...     "incumbent_accuracy": [0.5, 0.7, 0.4, 0.4]})
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "h.parquet")
+    >>> df.to_parquet(p)
+    >>> read_hpob(p).benchmarks
+    ['1/9']
+    """
+    frame = read_frame(path, format=None)
+    dropped = pd.Index([])
+    if algorithms is not None:
+        keep = frame["algorithm"].isin(list(algorithms))
+        dropped = frame.index[~keep]
+        frame = frame[keep]
+    frame = frame.assign(
+        benchmark=frame["search_space"].astype(str) + "/" + frame["dataset"].astype(str),
+        search_space=frame["search_space"].astype(str),
+        dataset=frame["dataset"].astype(str),
+    )
+    meta = ["search_space", "dataset"]
+    if descriptors is None:
+        candidate = Path(path).with_name("meta-dataset-descriptors.json")
+        descriptors = candidate if candidate.exists() else None
+    if descriptors is not None:
+        with open(descriptors, encoding="utf-8") as fh:
+            spaces = json.load(fh)
+        dims = {str(k): len(v.get("variables_order", v.get("variables", {})))
+                for k, v in spaces.items()}
+        frame["n_hyperparameters"] = frame["search_space"].map(dims).astype("Int64")
+        meta.append("n_hyperparameters")
+    results = Results.from_frame(
+        frame,
+        algorithm="algorithm",
+        benchmark="benchmark",
+        seed="seed",
+        budget="trial",
+        score="incumbent_accuracy",
+        objective="maximize",
+        metafeatures=meta,
+        on_invalid=on_invalid,
+        kind="runs",
+    )
+    if len(dropped):
+        results = _with_filtered(results, dropped, "algorithm",
+                                 f"algorithm not in {list(algorithms)}")
+    return results
+
+
+def from_autorank_wide(
+    data: pd.DataFrame | str | Path,
+    *,
+    objective: Objective,
+    benchmark_column: str | None = None,
+    on_invalid: OnInvalid = "raise",
+) -> Results:
+    """Read autorank's wide table: rows are blocks, columns are algorithms.
+
+    Every cell is one algorithm's (final) score on one block, so
+    ``kind="runs"`` with a single constant seed ``0``. Block labels come from
+    ``benchmark_column`` if given, else from the index.
+
+    Examples
+    --------
+    >>> wide = pd.DataFrame({"A": [0.9, 0.8], "B": [0.7, 0.85]}, index=["d1", "d2"])
+    >>> from_autorank_wide(wide, objective="maximize").blocks().matrix
+    algorithm     A     B
+    benchmark
+    d1         0.90  0.70
+    d2         0.80  0.85
+    """
+    frame = read_frame(data) if isinstance(data, (str, Path)) else data.copy()
+    if benchmark_column is not None:
+        if benchmark_column not in frame.columns:
+            raise ValueError(f"benchmark_column {benchmark_column!r} not in {list(frame.columns)}.")
+        frame = frame.set_index(benchmark_column)
+    frame.index = frame.index.astype(str)
+    frame.index.name = "benchmark"
+    non_numeric = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if non_numeric:
+        raise ValueError(
+            f"autorank's wide table has one numeric column per algorithm; columns {non_numeric} "
+            f"are not numeric. Fix: pass benchmark_column=<the block label column> or drop them."
+        )
+    long = frame.reset_index().melt(id_vars="benchmark", var_name="algorithm", value_name="score")
+    long["seed"] = 0
+    return Results.from_frame(
+        long,
+        algorithm="algorithm",
+        benchmark="benchmark",
+        seed="seed",
+        score="score",
+        objective=objective,
+        on_invalid=on_invalid,
+        kind="runs",
+    )
+
+
+ADAPTERS = {
+    "deberta": read_deberta,
+    "meanmax": read_meanmax,
+    "priorband": read_priorband,
+    "hpob": read_hpob,
+}
+
+
+def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
+                 objective: Objective | None = None) -> Results:
+    """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
+
+    Examples
+    --------
+    >>> sorted(ADAPTERS)
+    ['deberta', 'hpob', 'meanmax', 'priorband']
+    """
+    if name == "autorank-wide":
+        if objective is None:
+            raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
+        return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
+    if name not in ADAPTERS:
+        known = [*sorted(ADAPTERS), "autorank-wide"]
+        raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    return ADAPTERS[name](path, on_invalid=on_invalid)
+
+
+def _integral_seed(seed: pd.Series) -> pd.Series:
+    """Cast float seeds (0.0, 1.0, ...) to int, refusing non-integral values."""
+    if pd.api.types.is_float_dtype(seed.dtype):
+        values = seed.to_numpy()
+        finite = np.isfinite(values)
+        if (values[finite] != np.round(values[finite])).any():
+            bad = seed.index[finite & (values != np.round(values))]
+            raise ValueError(
+                f"column 'seed' has non-integral values at rows {list(bad[:5])}. Fix: check the "
+                f"file; seeds identify runs."
+            )
+        if finite.all():
+            return seed.astype(np.int64)
+    return seed
+
+
+def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -> Results:
+    """Record rows an adapter filtered out on purpose in ``results.exclusions``."""
+    if len(rows) == 0:
+        return results
+    extra = pd.DataFrame({"row": list(rows), "column": column, "reason": f"filtered: {reason}"})
+    exclusions = pd.concat([results.exclusions, extra], ignore_index=True)
+    return Results(
+        results._frame,
+        objective=results.objective,
+        kind=results.kind,
+        kind_reason=results.kind_reason,
+        roles=results.roles,
+        metafeatures=results.metafeatures,
+        exclusions=exclusions,
+    )
+
+
+__all__ = [
+    "ADAPTERS",
+    "from_autorank_wide",
+    "read_adapter",
+    "read_deberta",
+    "read_hpob",
+    "read_meanmax",
+    "read_priorband",
+]

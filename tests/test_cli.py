@@ -1,0 +1,75 @@
+"""The command line: validate, version, errors without tracebacks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict import __version__
+from benchverdict.cli import main
+
+
+@pytest.fixture()
+def results_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"m": np.repeat(["a", "b"], 4), "s": np.tile([0, 1, 2, 3], 2),
+                       "acc": rng.uniform(size=8)})
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize"]
+
+
+def test_validate_clean_file_exits_zero(results_csv, capsys):
+    path, _ = results_csv
+    assert main(["validate", str(path), *ROLE_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert "OK: no problems found" in out and "8 rows" in out
+
+
+def test_validate_bad_file_exits_one_and_lists_problems(tmp_path, results_csv, capsys):
+    _, df = results_csv
+    df.loc[2, "acc"] = np.nan
+    df = pd.concat([df, df.iloc[[0]]])
+    path = tmp_path / "bad.csv"
+    df.to_csv(path, index=False)
+    assert main(["validate", str(path), *ROLE_ARGS]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID: 2 problem(s)" in out and "'acc'" in out and "share their key" in out
+    assert main(["validate", str(path), *ROLE_ARGS, "--on-invalid", "drop"]) == 1
+    out = capsys.readouterr().out
+    assert "PROBLEMS: 3 row(s) were dropped" in out
+
+
+def test_missing_role_option_is_a_usage_error(results_csv, capsys):
+    path, _ = results_csv
+    assert main(["validate", str(path), "--algorithm", "m"]) == 2
+    err = capsys.readouterr().err
+    assert "--seed" in err and "--score" in err and "Traceback" not in err
+
+
+def test_errors_have_no_traceback_unless_debug(tmp_path, capsys):
+    missing = tmp_path / "nope.csv"
+    assert main(["validate", str(missing), *ROLE_ARGS]) == 1
+    err = capsys.readouterr().err
+    assert "no such file" in err and "Traceback" not in err and "--debug" in err
+    with pytest.raises(FileNotFoundError):
+        main(["--debug", "validate", str(missing), *ROLE_ARGS])
+
+
+def test_version_console_script():
+    out = subprocess.run([sys.executable, "-m", "benchverdict.cli", "--version"],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"benchverdict {__version__}"
+
+
+def test_adapter_option(shared_data, capsys):
+    code = main(["validate", str(shared_data / "meanmax" / "hedwig.tsv"), "--adapter", "meanmax"])
+    assert code == 0
+    assert "297 rows" in capsys.readouterr().out

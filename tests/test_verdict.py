@@ -1,0 +1,115 @@
+"""Verdict: validation, flattening, and the lossless JSON round trip."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchverdict.verdict import (
+    VERDICT_COLUMNS,
+    Effect,
+    Evidence,
+    Scope,
+    Verdict,
+    verdicts_from_json,
+    verdicts_to_frame,
+    verdicts_to_json,
+)
+
+names = st.text(min_size=1, max_size=12)
+floats = st.floats(allow_nan=True, allow_infinity=True)
+maybe_float = st.none() | floats
+
+
+@st.composite
+def verdicts(draw):
+    a = draw(names)
+    b = draw(names.filter(lambda s: s != a))
+    lo = draw(st.none() | st.floats(-1e6, 1e6))
+    scope = Scope(
+        benchmark=draw(st.none() | names),
+        budget_low=lo,
+        budget_high=None if lo is None else lo + draw(st.floats(0, 1e6)),
+        metafeature=tuple(draw(st.lists(st.tuples(names, names), max_size=2))),
+    )
+    evidence = Evidence(
+        kind=draw(st.sampled_from(["p_value", "confidence", "band", "posterior", "descriptive"])),
+        value=draw(maybe_float),
+        level=draw(maybe_float),
+        strength=draw(st.none() | st.sampled_from(["weak", "fair", "strong"])),
+    )
+    effect = draw(st.none() | st.builds(Effect, names, floats, maybe_float, maybe_float,
+                                        maybe_float))
+    return Verdict(
+        a=a, b=b, outcome=draw(st.sampled_from(["a", "b", "tie", "inconclusive"])),
+        method=draw(st.sampled_from(["ranks.nemenyi", "tuning.median_band", "dse.cvar"])),
+        scope=scope, evidence=evidence, objective=draw(st.sampled_from(["maximize", "minimize"])),
+        explanation=draw(st.text(max_size=40)), effect=effect,
+        unit=draw(st.text(max_size=10)), n=draw(st.none() | st.integers(0, 10**6)),
+        details={"p": draw(floats), "names": draw(st.lists(names, max_size=3))},
+    )
+
+
+def _same(x, y):
+    """Equality that treats nan as equal to nan, recursively."""
+    if isinstance(x, float) and isinstance(y, float):
+        return (math.isnan(x) and math.isnan(y)) or x == y
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(_same(x[k], y[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y))
+    if hasattr(x, "__dataclass_fields__"):
+        return type(x) is type(y) and all(
+            _same(getattr(x, f), getattr(y, f)) for f in x.__dataclass_fields__)
+    return x == y
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(verdicts(), max_size=4))
+def test_json_round_trip_is_lossless(vs):
+    text = verdicts_to_json(vs)
+
+    def refuse(constant):
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    json.loads(text, parse_constant=refuse)  # strict JSON: no bare NaN/Infinity
+    back = verdicts_from_json(text)
+    assert len(back) == len(vs)
+    assert all(_same(x, y) for x, y in zip(vs, back))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(verdicts())
+def test_frame_has_one_row_per_verdict_and_winner(v):
+    frame = verdicts_to_frame([v, v.swapped()])
+    assert list(frame.columns) == VERDICT_COLUMNS
+    assert frame.loc[0, "winner"] == frame.loc[1, "winner"] or v.outcome in ("tie",
+                                                                            "inconclusive")
+
+
+def test_validation():
+    ev = Evidence("p_value", 0.01, 0.05)
+    with pytest.raises(ValueError, match="outcome"):
+        Verdict("a", "b", "win", "x.y", Scope(), ev, "maximize", "")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="two different"):
+        Verdict("a", "a", "a", "x.y", Scope(), ev, "maximize", "")
+    with pytest.raises(ValueError, match="budget_low"):
+        Scope(budget_low=1.0)
+    with pytest.raises(ValueError, match="kind"):
+        Evidence("bayes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="schema_version"):
+        verdicts_from_json('{"schema": "benchverdict.verdicts", "schema_version": 99}')
+
+
+def test_str_and_swap():
+    v = Verdict("PB", "RS", "a", "ranks.nemenyi", Scope(benchmark="LC", budget_low=5.0,
+                budget_high=5.0), Evidence("p_value", 0.001, 0.05), "minimize", "fewer ranks",
+                effect=Effect("rank difference", 1.2, 0.4, 2.0, 0.95))
+    assert str(v).startswith("PB beats RS on benchmark LC, budget 5")
+    s = v.swapped()
+    assert s.winner == "PB" and s.a == "RS" and s.effect.estimate == -1.2
+    assert (s.effect.low, s.effect.high) == (-2.0, -0.4)
