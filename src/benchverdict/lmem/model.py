@@ -179,6 +179,9 @@ class MixedModel:
         return L, frame
 
     def _df_for(self, C: np.ndarray, df: str) -> np.ndarray:
+        if self._deviance is not None and self._deviance.q == 0:
+            # A linear model: exact t inference with n - p residual df.
+            return np.full(C.shape[0], float(self.nobs - len(self.fixef)))
         if df == "auto":
             df = "asymptotic" if self.nobs > ASYMPTOTIC_ROWS else "satterthwaite"
         if df == "asymptotic":
@@ -501,7 +504,11 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     sol = dev.solve(theta)
     sigma = dev.sigma_of(sol)
     names = design.fixed_names
-    vcov = dev.vcov_beta(theta, sigma)
+    if dev.q == 0:
+        # No random effects: inference with the unbiased residual variance (as lm/emmeans).
+        vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (design.n - design.p))))
+    else:
+        vcov = dev.vcov_beta(theta, sigma)
     varcomp, singular = _varcomp(design, dev, sol, sigma)
     n_theta = dev.layout.n_theta
     return MixedModel(
