@@ -1,0 +1,441 @@
+"""Per-algorithm performance distributions from a :class:`~benchverdict.Results`.
+
+Jordan et al. (2018) evaluate an algorithm by the distribution of its
+performance over all sources of variation (hyperparameter draws, data,
+seeds): every random-search trial is one draw. :func:`distribution` builds
+these distributions per benchmark, or pooled over benchmarks after
+per-benchmark normalisation, and summarises, compares and plots them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from benchverdict.dse.aggregate import normalize_frame
+from benchverdict.dse.compare import cvar_difference, dominance_test
+from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
+from benchverdict.dse.statistics import statistic
+from benchverdict.results import Results
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+#: The benchmark label of pooled distributions.
+POOLED = "pooled"
+
+
+@dataclass(frozen=True)
+class DistributionResult:
+    """Performance distributions per (benchmark, algorithm) with statistics and intervals.
+
+    Attributes
+    ----------
+    draws : dict
+        ``(benchmark, algorithm) -> scores`` (user units; oriented
+        normalised performance when ``normalize`` is set, then
+        ``objective`` is ``"maximize"``).
+    table : pandas.DataFrame
+        One row per benchmark x algorithm: ``n``, ``mean``, quartiles,
+        ``cvar`` (upper tail at ``alpha``) with ``cvar_low``/``cvar_high``,
+        ``cvar_lower`` (mean of the worst ``lower_alpha``), ``median_low``/
+        ``median_high`` (band interval), and threshold statistics when a
+        threshold was given.
+    objective : str
+        The direction of the values in ``draws``.
+    source_objective : str
+        The objective of the input results.
+    alpha, lower_alpha, confidence : float
+    band : str
+        The CDF band method.
+    interval : str
+        ``"band"`` or ``"bootstrap"``: how the CVaR intervals were made.
+    low, high : float
+        Support bounds used by band intervals (in ``draws`` units).
+    normalize, reference : str or None
+    threshold : float or None
+    excluded : pandas.DataFrame
+        Rows the input excluded (``results.exclusions``), shown in outputs.
+    """
+
+    draws: dict
+    table: pd.DataFrame
+    objective: str
+    source_objective: str
+    alpha: float
+    lower_alpha: float
+    confidence: float
+    band: str
+    interval: str
+    low: float
+    high: float
+    normalize: str | None
+    reference: str | None
+    threshold: float | None
+    excluded: pd.DataFrame = field(repr=False)
+    reps: int = 10_000
+    seed: int | None = 0
+
+    @property
+    def sign(self) -> float:
+        """``+1`` when larger values in ``draws`` are better."""
+        return 1.0 if self.objective == "maximize" else -1.0
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """The scopes, in order."""
+        return list(dict.fromkeys(b for b, _ in self.draws))
+
+    @property
+    def algorithms(self) -> list[str]:
+        """The algorithms, in order."""
+        return list(dict.fromkeys(a for _, a in self.draws))
+
+    # ------------------------------------------------------------------ comparisons
+    def dominance(self, *, alpha: float = 0.05) -> pd.DataFrame:
+        """Pairwise first-order dominance tests per benchmark (see :func:`dominance_test`).
+
+        Columns: ``benchmark, a, b, outcome, p_a_better, p_b_better,
+        d_a_better, d_b_better, p_adjusted, crossings`` (the scores where the
+        empirical CDFs cross, as text).
+        """
+        rows = []
+        for bench, a, b, xa, xb in self._pairs():
+            t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
+            rows.append(
+                {
+                    "benchmark": bench, "a": a, "b": b, "outcome": t.outcome,
+                    "p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
+                    "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
+                    "p_adjusted": t.p_adjusted, "n_crossings": len(t.crossings),
+                    "crossings": "; ".join(
+                        f"{c['score']:.4g} ({c['before']}->{c['after']})" for c in t.crossings
+                    ),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def cvar_differences(self) -> pd.DataFrame:
+        """Pairwise CVaR advantages (positive favours ``a``) with intervals, per benchmark."""
+        rows = []
+        for bench, a, b, xa, xb in self._pairs():
+            iv = self._cvar_diff(xa, xb)
+            rows.append({"benchmark": bench, "a": a, "b": b, "estimate": iv.estimate,
+                         "low": iv.low, "high": iv.high, "confidence": iv.confidence,
+                         "method": iv.method})
+        return pd.DataFrame(rows)
+
+    def _cvar_diff(self, xa: np.ndarray, xb: np.ndarray) -> Interval:
+        return cvar_difference(
+            xa, xb, self.alpha, objective=self.objective, confidence=self.confidence,
+            interval=self.interval, band=self.band, low=self.low, high=self.high,
+            reps=self.reps, seed=self.seed,
+        )
+
+    def _pairs(self):
+        algs = self.algorithms
+        for bench in self.benchmarks:
+            for i, a in enumerate(algs):
+                for b in algs[i + 1:]:
+                    if (bench, a) in self.draws and (bench, b) in self.draws:
+                        yield bench, a, b, self.draws[bench, a], self.draws[bench, b]
+
+    def verdicts(self, *, alpha: float = 0.05) -> list[Verdict]:
+        """Two verdicts per pair and scope: stochastic dominance and the CVaR difference.
+
+        ``dse.dominance``: the two one-sided KS tests at ``alpha / 2`` each
+        (``"a"`` when only A is significantly better somewhere; a significant
+        crossing or no difference is ``"inconclusive"``, with the crossing
+        points in the explanation and ``details``). ``dse.cvar``: ``"a"`` or
+        ``"b"`` when the CVaR-difference interval excludes 0.
+        """
+        out: list[Verdict] = []
+        unit = "random-search draw (trial)"
+        for bench, a, b, xa, xb in self._pairs():
+            scope = Scope(benchmark=None if bench == POOLED else bench)
+            t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
+            cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
+            more = " ..." if len(t.crossings) > 4 else ""
+            if t.outcome in ("a", "b"):
+                win, lose = (a, b) if t.outcome == "a" else (b, a)
+                text = (
+                    f"{win}'s performance CDF is significantly below {lose}'s somewhere and "
+                    f"nowhere significantly above: consistent with {win} dominating {lose}"
+                )
+                if t.crossings:
+                    text += (f"; the empirical CDFs still cross at {cross}{more} (too few "
+                             f"draws there to tell)")
+                outcome = t.outcome
+            elif t.outcome == "crossing":
+                text = (f"the CDFs cross significantly (each is better somewhere; crossings at "
+                        f"{cross}{more}): neither dominates")
+                outcome = "inconclusive"
+            else:
+                text = "no significant difference between the CDFs"
+                outcome = "inconclusive"
+            out.append(
+                Verdict(
+                    a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
+                    evidence=Evidence("p_value", t.p_adjusted, alpha), objective=self.objective,
+                    explanation=text + ".", unit=unit, n=t.n_a + t.n_b,
+                    details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
+                             "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
+                             "crossings": t.crossings, "test": "one-sided two-sample KS x2",
+                             "normalize": self.normalize},
+                )
+            )
+            iv = self._cvar_diff(xa, xb)
+            outcome = "a" if iv.low > 0 else "b" if iv.high < 0 else "inconclusive"
+            out.append(
+                Verdict(
+                    a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
+                    evidence=Evidence("confidence", level=self.confidence),
+                    objective=self.objective,
+                    explanation=(
+                        f"CVaR_{self.alpha:g} (mean of the best {1 - self.alpha:.0%}) advantage "
+                        f"of {a}: {iv.estimate:.4g} [{iv.low:.4g}, {iv.high:.4g}] "
+                        f"({iv.method})."
+                    ),
+                    effect=Effect(f"CVaR_{self.alpha:g} advantage", iv.estimate, iv.low,
+                                  iv.high, self.confidence),
+                    unit=unit, n=int(xa.size + xb.size),
+                    details={"interval": iv.method, "normalize": self.normalize},
+                )
+            )
+        return out
+
+    # ------------------------------------------------------------------ plots
+    def plot(self, kind: str = "cdf", *, benchmark: str | None = None, ax=None,
+             bands: bool = True):
+        """The performance CDFs (``kind="cdf"``) or inverse CDFs (``"quantile"``).
+
+        As in Jordan et al.'s Figures 1 and 2: one curve per algorithm, with
+        its simultaneous confidence band shaded. The inverse-CDF plot puts
+        the quantile level on the x-axis, so a curve that is higher
+        everywhere dominates. Several benchmarks give one panel each
+        (returns the Figure); one benchmark returns the Axes.
+        """
+        import matplotlib.pyplot as plt
+
+        from benchverdict.plotting import algorithm_colors, new_axes, shorten, theme
+
+        if kind not in ("cdf", "quantile"):
+            raise ValueError(f"kind must be 'cdf' or 'quantile', got {kind!r}.")
+        benches = [benchmark] if benchmark is not None else self.benchmarks
+        unknown = [b for b in benches if b not in self.benchmarks]
+        if unknown:
+            raise KeyError(f"unknown benchmark(s) {unknown}; known: {self.benchmarks}.")
+        colors = algorithm_colors(self.algorithms)
+        with theme():
+            if len(benches) == 1:
+                ax = new_axes(ax)
+                axes, fig = [ax], None
+            else:
+                cols = min(3, len(benches))
+                rows = int(np.ceil(len(benches) / cols))
+                fig, grid = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.2 * rows),
+                                         squeeze=False)
+                axes = list(grid.ravel())
+                for extra in axes[len(benches):]:
+                    extra.set_visible(False)
+            for axis, bench in zip(axes, benches):
+                for alg in self.algorithms:
+                    x = self.draws.get((bench, alg))
+                    if x is None:
+                        continue
+                    self._draw(axis, np.sort(x), colors[alg], shorten(alg), kind, bands)
+                axis.set_title(shorten(bench))
+                what = ("normalised performance" if self.normalize
+                        else f"score ({'higher' if self.sign > 0 else 'lower'} is better)")
+                if kind == "cdf":
+                    axis.set_xlabel(what)
+                    axis.set_ylabel("P(score <= x)")
+                else:
+                    axis.set_xlabel("quantile level")
+                    axis.set_ylabel(what)
+            axes[0].legend(loc="best")
+        return ax if fig is None else fig
+
+    def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:
+        n = xs.size
+        ecdf = np.arange(1, n + 1) / n
+        if kind == "cdf":
+            axis.step(xs, ecdf, where="post", color=color, label=label, lw=1.4)
+        else:
+            axis.step(np.concatenate([[0], ecdf]), np.concatenate([[xs[0]], xs]), where="pre",
+                      color=color, label=label, lw=1.4)
+        if not bands or n < 2:
+            return
+        b = step_band(xs, self.confidence, method=self.band, low=self.low, high=self.high)
+        if kind == "cdf":
+            axis.fill_between(b.values, b.lower, b.upper, step="post", color=color, alpha=0.18,
+                              lw=0)
+        else:
+            # The band on F turns into bounds on the quantile function at each level.
+            levels = np.linspace(0.0, 1.0, 201)
+            lo = np.array([b.pessimistic().quantile(q) for q in levels])
+            hi = np.array([b.optimistic().quantile(q) for q in levels])
+            finite = np.isfinite(lo) & np.isfinite(hi)
+            axis.fill_between(levels[finite], lo[finite], hi[finite], color=color, alpha=0.18,
+                              lw=0, step="mid")
+
+
+def _auto_interval(interval: str, low: float, high: float) -> str:
+    if interval == "auto":
+        return "band" if np.isfinite(low) and np.isfinite(high) else "bootstrap"
+    if interval not in ("band", "bootstrap"):
+        raise ValueError(f"interval must be 'auto', 'band' or 'bootstrap', got {interval!r}.")
+    return interval
+
+
+def distribution(
+    results: Results,
+    *,
+    pooled: bool = False,
+    normalize: str | None = None,
+    reference: str | None = None,
+    alpha: float = 0.5,
+    lower_alpha: float = 0.1,
+    threshold: float | None = None,
+    confidence: float = 0.95,
+    band: str = "dkw",
+    interval: str = "auto",
+    low: float | None = None,
+    high: float | None = None,
+    reps: int = 10_000,
+    seed: int | None = 0,
+) -> DistributionResult:
+    """Build per-algorithm performance distributions and summarise them.
+
+    Parameters
+    ----------
+    results : Results
+        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused.
+    pooled : bool
+        Pool each algorithm's draws over benchmarks (one distribution per
+        algorithm, the paper's distribution over data sets too). Use with
+        ``normalize`` when benchmarks have different scales.
+    normalize : {None, "minmax", "reference"}
+        Per-benchmark normalisation (see :mod:`benchverdict.dse.aggregate`);
+        normalised values are oriented performance (larger is better).
+    reference : str, optional
+        Reference algorithm for ``normalize="reference"``.
+    alpha : float
+        The upper-tail CVaR level (Jordan et al. report ``CVaR_0.5``).
+    lower_alpha : float
+        The lower-tail (risk) CVaR: the mean of the worst ``lower_alpha``.
+    threshold : float, optional
+        Adds the threshold area and the probability of exceeding it.
+    confidence : float
+        Level of every interval and band.
+    band : {"dkw", "ks", "ld_equal_tailed", "ld_highest_density"}
+        CDF band for the band intervals and plots.
+    interval : {"auto", "band", "bootstrap"}
+        How CVaR intervals are made; ``"auto"`` uses the band when both
+        support bounds are given, else the bootstrap.
+    low, high : float, optional
+        Support bounds of the score (e.g. 0 and 1 for accuracy), needed for
+        finite band intervals of CVaR and areas.
+    reps : int
+        Bootstrap replicates.
+    seed : int, optional
+
+    Returns
+    -------
+    DistributionResult
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> d = distribution(_example_small(), low=0, high=1)
+    >>> d.table[["benchmark", "algorithm", "n", "median"]]
+      benchmark algorithm  n  median
+    0         p         a  4   0.350
+    1         p         b  4   0.250
+    2         q         a  4   0.800
+    3         q         b  4   0.650
+    """
+    results.require_kind("trials", "dse.distribution()")
+    frame = normalize_frame(results.table, sign=results.sign, method=normalize,
+                            reference=reference)
+    if normalize is None:
+        frame["value"] = frame["score"].to_numpy(dtype=float)
+        objective = results.objective
+        lo = -np.inf if low is None else float(low)
+        hi = np.inf if high is None else float(high)
+    else:
+        frame["value"] = frame["performance"]
+        objective = "maximize"
+        if low is not None or high is not None:
+            raise ValueError(
+                "low/high are score bounds; with normalize they do not carry over to the "
+                "normalised scale (min-max uses the observed range, which future draws can "
+                "leave). Use interval='bootstrap' or normalize=None."
+            )
+        lo, hi = -np.inf, np.inf
+    if pooled:
+        frame["scope"] = POOLED
+    else:
+        frame["scope"] = frame["benchmark"].astype(str)
+    how = _auto_interval(interval, lo, hi)
+    sign = 1.0 if objective == "maximize" else -1.0
+    draws: dict = {}
+    rows = []
+    algs = results.algorithms
+    for scope in pd.unique(frame["scope"]):
+        for alg in algs:
+            sel = (frame["scope"] == scope).to_numpy() & (
+                frame["algorithm"].astype(str) == alg
+            ).to_numpy()
+            if not sel.any():
+                continue
+            x = frame.loc[sel, "value"].to_numpy(dtype=float)
+            draws[str(scope), alg] = x
+            rows.append(_summary(str(scope), alg, x, sign, alpha, lower_alpha, threshold,
+                                 confidence, band, how, lo, hi, reps, seed))
+    return DistributionResult(
+        draws=draws, table=pd.DataFrame(rows), objective=objective,
+        source_objective=results.objective, alpha=alpha, lower_alpha=lower_alpha,
+        confidence=confidence, band=band, interval=how, low=lo, high=hi,
+        normalize=normalize, reference=reference, threshold=threshold,
+        excluded=results.exclusions, reps=reps, seed=seed,
+    )
+
+
+def _summary(scope, alg, x, sign, alpha, lower_alpha, threshold, confidence, band, how, lo,
+             hi, reps, seed) -> dict:
+    z = sign * x
+    up = statistic("cvar", alpha=alpha, tail="upper")
+    down = statistic("cvar", alpha=lower_alpha, tail="lower")
+    row = {
+        "benchmark": scope,
+        "algorithm": alg,
+        "n": int(x.size),
+        "mean": float(x.mean()),
+        "q25": float(sign * np.quantile(z, 0.25)),
+        "median": float(np.median(x)),
+        "q75": float(sign * np.quantile(z, 0.75)),
+        "cvar": up.to_user(up.of_sample(z), sign),
+    }
+    if how == "band":
+        iv = band_interval(x, up, sign=sign, confidence=confidence, method=band, low=lo, high=hi)
+    else:
+        iv = bootstrap_interval(x, up, sign=sign, confidence=confidence, reps=reps, seed=seed)
+    row["cvar_low"], row["cvar_high"] = iv.low, iv.high
+    row["cvar_lower"] = down.to_user(down.of_sample(z), sign)
+    med = band_interval(x, statistic("quantile", q=0.5), sign=sign, confidence=confidence,
+                        method=band, low=lo, high=hi)
+    row["median_low"], row["median_high"] = med.low, med.high
+    if threshold is not None:
+        tau = sign * float(threshold)
+        area = statistic("threshold_area", threshold=tau)
+        exc = statistic("exceedance", threshold=tau)
+        row["threshold_area"] = area.of_sample(z)
+        row["exceedance"] = exc.of_sample(z)
+        ei = band_interval(x, exc, sign=sign, confidence=confidence, method=band, low=lo,
+                           high=hi)
+        row["exceedance_low"], row["exceedance_high"] = ei.low, ei.high
+    return row
+
+
+__all__ = ["POOLED", "DistributionResult", "distribution"]
