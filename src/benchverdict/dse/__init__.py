@@ -1,1 +1,65 @@
-"""DSE: performance distributions after Jordan, Cohen & Thomas (2018)."""
+"""DSE: performance distributions after Jordan, Cohen & Thomas (2018).
+
+Jordan et al. describe an algorithm by the distribution of its performance
+over every source of variation (hyperparameters drawn from a fixed
+distribution, data, seeds) and compare algorithms by that distribution: its
+CDF and inverse CDF, its CVaR (the mean of the best share of draws), and the
+area above a threshold. One idea per module:
+
+* :mod:`~benchverdict.dse.statistics`: mean, quantiles, CVaR (both tails),
+  threshold area, AU-CDF, exceedance probability, all honouring ``objective``;
+* :mod:`~benchverdict.dse.intervals`: distribution-free band intervals (from
+  the shared CDF bands) and bootstrap intervals;
+* :mod:`~benchverdict.dse.compare`: first-order dominance test, CDF
+  crossings, CVaR differences;
+* :mod:`~benchverdict.dse.distribution`: :func:`distribution`, the result
+  object with ``.table``, ``.plot()`` and ``.verdicts()``;
+* :mod:`~benchverdict.dse.aggregate`: per-benchmark normalisation and
+  rliable's robust aggregates with a vectorised stratified bootstrap;
+* :mod:`~benchverdict.dse.protocol`: :func:`run_protocol`, the paper's
+  Algorithm 1 and its DSE-Tuning variant.
+
+Examples
+--------
+>>> from benchverdict.dse import cvar
+>>> round(cvar([0.6, 0.7, 0.8, 0.9], 0.5), 12)
+0.85
+"""
+
+from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_frame
+from benchverdict.dse.compare import DominanceTest, crossings, cvar_difference, dominance_test
+from benchverdict.dse.distribution import DistributionResult, distribution
+from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval
+from benchverdict.dse.protocol import run_protocol
+from benchverdict.dse.statistics import (
+    au_cdf,
+    cvar,
+    exceedance_probability,
+    mean,
+    quantile,
+    statistic,
+    threshold_area,
+)
+
+__all__ = [
+    "AggregateResult",
+    "DistributionResult",
+    "DominanceTest",
+    "Interval",
+    "aggregate",
+    "au_cdf",
+    "band_interval",
+    "bootstrap_interval",
+    "crossings",
+    "cvar",
+    "cvar_difference",
+    "distribution",
+    "dominance_test",
+    "exceedance_probability",
+    "mean",
+    "normalize_frame",
+    "quantile",
+    "run_protocol",
+    "statistic",
+    "threshold_area",
+]

@@ -18,7 +18,7 @@ from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.compare import cvar_difference, dominance_test
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
 from benchverdict.dse.statistics import statistic
-from benchverdict.results import Results
+from benchverdict.results import SINGLE_BENCHMARK, Results
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 #: The benchmark label of pooled distributions.
@@ -152,7 +152,7 @@ class DistributionResult:
         out: list[Verdict] = []
         unit = "random-search draw (trial)"
         for bench, a, b, xa, xb in self._pairs():
-            scope = Scope(benchmark=None if bench == POOLED else bench)
+            scope = Scope(benchmark=None if bench in (POOLED, SINGLE_BENCHMARK) else bench)
             t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
             cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
             more = " ..." if len(t.crossings) > 4 else ""

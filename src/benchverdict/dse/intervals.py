@@ -19,8 +19,7 @@ Two kinds:
   asymptotic only; their coverage is measured in the tests and the README.
 
 Bands come from the shared module :mod:`benchverdict.stats.cdf_bands` (DKW,
-KS and Learned-Miller-DeStefano bands) when it is installed; the DKW band,
-which has a closed form, is also available here on its own.
+KS and Learned-Miller-DeStefano bands).
 """
 
 from __future__ import annotations
@@ -28,9 +27,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import warnings
+
 import numpy as np
 
 from benchverdict.dse.statistics import DiscreteLaw, Statistic, as_sample
+
+try:  # the shared CDF-band module (tuning-curve issue)
+    from benchverdict.stats.cdf_bands import cdf_band
+except ImportError:  # pragma: no cover - only in a build without benchverdict.stats
+    cdf_band = None
 
 #: Band methods; all but "dkw" need benchverdict.stats.cdf_bands.
 BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
@@ -101,9 +107,11 @@ def step_band(
 ) -> StepBand:
     """A simultaneous CDF band for the oriented sample ``z``.
 
-    ``"dkw"`` is computed here in closed form (Dvoretzky-Kiefer-Wolfowitz
-    with Massart's tight constant: ``F_n -/+ epsilon``). The other methods
-    come from :func:`benchverdict.stats.cdf_bands.cdf_band`.
+    Every method comes from :func:`benchverdict.stats.cdf_bands.cdf_band`,
+    evaluated at the distinct draws. Ties make the ``ks`` and ``ld_*`` bands
+    conservative (coverage at least ``confidence``), which is still valid.
+    Only if the shared module is missing is ``"dkw"`` computed here in closed
+    form (Dvoretzky-Kiefer-Wolfowitz with Massart's constant).
 
     Examples
     --------
@@ -121,23 +129,25 @@ def step_band(
             f"some draws lie outside the support bounds [{low}, {high}]; the bounds must hold "
             f"for every possible score."
         )
+    if method not in BAND_METHODS:
+        raise ValueError(f"unknown band method {method!r}; use one of {BAND_METHODS}.")
     values, counts = np.unique(z, return_counts=True)
-    if method == "dkw":
+    if cdf_band is None:
+        if method != "dkw":
+            raise ImportError(
+                f"band method {method!r} needs benchverdict.stats.cdf_bands, which is not "
+                f"available; use method='dkw'."
+            )
+        # Fallback (only without the shared module): the DKW band in closed form.
         eps = dkw_epsilon(z.size, confidence)
         ecdf = np.cumsum(counts) / z.size
         lower = np.clip(ecdf - eps, 0.0, 1.0)
         upper = np.clip(ecdf + eps, 0.0, 1.0)
         return StepBand(values, lower, upper, min(eps, 1.0), low, high, confidence, method)
-    if method not in BAND_METHODS:
-        raise ValueError(f"unknown band method {method!r}; use one of {BAND_METHODS}.")
-    try:
-        from benchverdict.stats.cdf_bands import cdf_band
-    except ImportError as err:  # pragma: no cover - depends on the installed version
-        raise ImportError(
-            f"band method {method!r} needs benchverdict.stats.cdf_bands, which is not "
-            f"available; use method='dkw'."
-        ) from err
-    band = cdf_band(z, confidence, method=method, a=low, b=high)
+    with warnings.catch_warnings():
+        # Ties make the exact bands conservative; the caller's docs say so already.
+        warnings.simplefilter("ignore", UserWarning)
+        band = cdf_band(z, confidence, method=method, a=low, b=high)
     lower = np.asarray(band.lower_cdf(values), dtype=float)
     upper = np.asarray(band.upper_cdf(values), dtype=float)
     below = float(np.asarray(band.upper_cdf(np.nextafter(values[0], -np.inf))))

@@ -1,0 +1,112 @@
+"""``benchverdict dse``: performance distributions, CVaR, dominance (Jordan et al. 2018)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
+    """Add the ``dse`` sub-command."""
+    p = subparsers.add_parser(
+        "dse", parents=parents,
+        help="performance distributions: CDFs, CVaR, threshold areas, dominance",
+        description=(
+            "Jordan et al. (2018): each random-search draw is one sample of an algorithm's "
+            "performance distribution. Prints per-benchmark statistics (mean, quartiles, "
+            "CVaR with intervals), pairwise stochastic-dominance tests with CDF crossings, "
+            "and the verdicts; -o writes CSV, JSON and figures."
+        ),
+    )
+    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    p.add_argument("--example", action="store_true", help="use the built-in example")
+    p.add_argument("--alpha", type=float, default=0.5,
+                   help="CVaR level: the mean of the best 1 - alpha share (default 0.5)")
+    p.add_argument("--lower-alpha", type=float, default=0.1,
+                   help="lower-tail CVaR: the mean of the worst share (default 0.1)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
+    p.add_argument("--band", default="dkw",
+                   choices=["dkw", "ks", "ld_equal_tailed", "ld_highest_density"],
+                   help="CDF band for band intervals and plots (default dkw)")
+    p.add_argument("--interval", default="auto", choices=["auto", "band", "bootstrap"],
+                   help="CVaR intervals: band (needs --low/--high) or bootstrap (auto)")
+    p.add_argument("--low", type=float, help="lowest possible score (support bound)")
+    p.add_argument("--high", type=float, help="highest possible score (support bound)")
+    p.add_argument("--threshold", type=float,
+                   help="also report the area above and the probability of exceeding it")
+    p.add_argument("--pooled", action="store_true",
+                   help="pool each algorithm's draws over benchmarks (use with --normalize)")
+    p.add_argument("--normalize", choices=["minmax", "reference"],
+                   help="per-benchmark normalisation")
+    p.add_argument("--reference", help="reference algorithm for --normalize reference")
+    p.add_argument("--aggregate", action="store_true",
+                   help="also print IQM/mean/median/optimality gap with stratified-bootstrap "
+                        "intervals (min-max normalised unless --normalize says otherwise)")
+    p.add_argument("--reps", type=int, default=10_000, help="bootstrap replicates (10000)")
+    p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``benchverdict dse``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from benchverdict.cli import load_results
+    from benchverdict.dse.aggregate import aggregate
+    from benchverdict.dse.distribution import distribution
+    from benchverdict.plotting import save_figure
+    from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
+
+    results = load_results(args)
+    res = distribution(
+        results, pooled=args.pooled, normalize=args.normalize, reference=args.reference,
+        alpha=args.alpha, lower_alpha=args.lower_alpha, threshold=args.threshold,
+        confidence=args.confidence, band=args.band, interval=args.interval, low=args.low,
+        high=args.high, reps=args.reps,
+    )
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_columns", 30)
+    scale = f"normalised ({args.normalize})" if args.normalize else f"score ({results.objective})"
+    print(f"DSE performance distributions: {results!r}")
+    print(f"values: {scale}; CVaR_{args.alpha:g} = mean of the best {1 - args.alpha:.0%} of "
+          f"draws; intervals: {res.interval} at {args.confidence:g}")
+    if len(results.exclusions):
+        print(f"excluded rows: {len(results.exclusions)} (see `benchverdict validate`)")
+    print()
+    print(res.table.round(4).to_string(index=False))
+    dom = res.dominance()
+    if len(dom):
+        print("\nfirst-order dominance (two one-sided KS tests, Bonferroni):")
+        cols = ["benchmark", "a", "b", "outcome", "p_adjusted", "crossings"]
+        print(dom[cols].to_string(index=False))
+    verdicts = res.verdicts()
+    print("\nverdicts:")
+    for v in verdicts:
+        print(f"  {v}")
+    agg = None
+    if args.aggregate:
+        agg = aggregate(results, normalize=args.normalize or "minmax",
+                        reference=args.reference, reps=args.reps)
+        print(f"\naggregates over {agg.n_benchmarks} benchmarks ({agg._scale()}, stratified "
+              f"bootstrap, {agg.reps} replicates):")
+        print(agg.table.round(4).to_string(index=False))
+    if args.out is not None:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        res.table.to_csv(out / "dse_table.csv", index=False)
+        dom.to_csv(out / "dse_dominance.csv", index=False)
+        res.cvar_differences().to_csv(out / "dse_cvar_differences.csv", index=False)
+        verdicts_to_frame(verdicts).to_csv(out / "dse_verdicts.csv", index=False)
+        (out / "dse_verdicts.json").write_text(verdicts_to_json(verdicts))
+        for kind in ("cdf", "quantile"):
+            drawn = res.plot(kind)
+            save_figure(drawn if isinstance(drawn, Figure) else drawn.figure, out / f"dse_{kind}")
+        if agg is not None:
+            agg.table.to_csv(out / "dse_aggregate.csv", index=False)
+            save_figure(agg.plot(), out / "dse_aggregate")
+        print(f"\nwrote tables, verdicts and figures to {out}/")
+    return 0
