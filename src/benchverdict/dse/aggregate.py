@@ -94,7 +94,9 @@ def normalize_frame(
                 raise ValueError("normalize='reference' needs reference=<algorithm name>.")
             ref = m & (out["algorithm"].astype(str).to_numpy() == str(reference))
             if not ref.any():
-                raise ValueError(f"reference algorithm {reference!r} has no draws on benchmark {b!r}.")
+                raise ValueError(
+                    f"reference algorithm {reference!r} has no draws on benchmark {b!r}."
+                )
             top = float(np.median(z[ref]))
             what = f"the reference {reference!r}'s median equals the worst draw"
         if not top > lo:
@@ -251,7 +253,7 @@ class AggregateResult:
     n_benchmarks: int
 
     def verdicts(self, metric: str = "iqm") -> list[Verdict]:
-        """One verdict per pair: does the ``metric`` difference interval exclude 0?"""
+        """One verdict per pair: whether the ``metric`` difference interval excludes 0."""
         rows = self.differences[self.differences["metric"] == metric]
         out = []
         for r in rows.itertuples(index=False):
@@ -282,7 +284,7 @@ class AggregateResult:
         return "raw scores"
 
     def plot(self, ax=None):
-        """rliable-style interval plot: one panel per metric, one bar per algorithm."""
+        """Plot rliable-style intervals: one panel per metric, one bar per algorithm."""
         import matplotlib.pyplot as plt
 
         from benchverdict.plotting import algorithm_colors, theme

@@ -24,10 +24,9 @@ KS and Learned-Miller-DeStefano bands).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import warnings
 
 import numpy as np
 
