@@ -121,6 +121,17 @@ def test_rule_distribution_region():
     assert ex.explain_distribution_region(centre, V(method="lmem.tukey"), {}) is None
 
 
+def test_rule_score_scale():
+    ranks = V(method="ranks.nemenyi")
+    lmem = V(outcome="b", method="lmem.tukey")
+    assert "weighs every benchmark equally" in ex.explain_score_scale(lmem, ranks, {})
+    assert ex.explain_score_scale(ranks, V(method="ranks.wilcoxon_holm"), {}) is None
+    one_benchmark = V(outcome="b", method="lmem.tukey", scope=Scope(benchmark="x"))
+    assert ex.explain_score_scale(ranks, one_benchmark, {}) is None
+    normalised = V(method="dse.iqm", details={"normalization": "minmax"})
+    assert "normalised" in ex.explain_score_scale(normalised, ranks, {})
+
+
 def test_rule_violated_assumption():
     singular = V(method="lmem.tukey", details={"singular": True})
     text = ex.explain_violated_assumption(singular, V(outcome="b"), {})

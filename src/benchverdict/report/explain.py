@@ -47,12 +47,16 @@ class MethodTraits:
         (benchmark, seed), or ``None`` if unknown.
     iid_draws : bool
         Whether the method assumes IID random-search draws.
+    scale : {"raw", "ranks", "normalised"} or None
+        Whether score differences enter on their own scale (means, marginal
+        means), only through ranks, or after per-benchmark normalisation.
     """
 
     region: str
     looks_at: str
     paired: bool | None
     iid_draws: bool = False
+    scale: str | None = None
 
 
 @dataclass(frozen=True)
@@ -130,8 +134,8 @@ def method_traits(verdict: Verdict) -> MethodTraits:
     """Describe what ``verdict.method`` assumes and looks at.
 
     Read from the method name (``"module.method"``), the budget scope, and
-    overrides in ``verdict.details``: ``paired`` (bool), ``region`` and
-    ``statistic`` (str).
+    overrides in ``verdict.details``: ``paired`` (bool), ``region`` (one of
+    the region constants) and ``looks_at`` (str).
 
     Examples
     --------
@@ -154,7 +158,7 @@ def method_traits(verdict: Verdict) -> MethodTraits:
             else "the median best score of k draws (the 0.5^(1/k) quantile)"
         )
         region = CENTRE if (k_high is not None and k_high <= 1) else UPPER_TAIL
-        traits = MethodTraits(region, what, paired=False, iid_draws=True)
+        traits = MethodTraits(region, what, paired=False, iid_draws=True, scale="raw")
     elif module == "dse":
         if "cvar" in method:
             region = LOWER_TAIL if tail == "lower" else UPPER_TAIL
@@ -174,16 +178,22 @@ def method_traits(verdict: Verdict) -> MethodTraits:
             CENTRE,
             "per-benchmark outcomes" if "win" in method else "ranks of per-block aggregates",
             paired=not unpaired,
+            scale="ranks",
         )
     elif module == "lmem":
-        traits = MethodTraits(CENTRE, "model-based marginal means", paired=True)
+        traits = MethodTraits(CENTRE, "model-based marginal means", paired=True, scale="raw")
     else:
         traits = MethodTraits(CENTRE, "a summary of the scores", paired=None)
     paired = details.get("paired", traits.paired)
     region = details.get("region", traits.region)
-    looks_at = details.get("statistic", traits.looks_at)
+    if region not in (CENTRE, UPPER_TAIL, LOWER_TAIL, WHOLE):
+        region = traits.region
+    looks_at = details.get("looks_at", traits.looks_at)
+    scale = details.get("scale", traits.scale)
+    if module == "dse" and details.get("normalization", details.get("normalisation")):
+        scale = "normalised"
     return MethodTraits(str(region), str(looks_at), None if paired is None else bool(paired),
-                        traits.iid_draws)
+                        traits.iid_draws, None if scale is None else str(scale))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -301,6 +311,27 @@ def explain_replication_unit(v1: Verdict, v2: Verdict, context: Context) -> str 
     )
 
 
+def explain_score_scale(v1: Verdict, v2: Verdict, context: Context) -> str | None:
+    """Raw score differences against ranks, when pooling over benchmarks."""
+    if v1.scope.benchmark is not None or v2.scope.benchmark is not None:
+        return None
+    s1, s2 = method_traits(v1).scale, method_traits(v2).scale
+    if s1 is None or s2 is None or s1 == s2:
+        return None
+    raw = [v.method for v, sc in ((v1, s1), (v2, s2)) if sc == "raw"]
+    ranked = [v.method for v, sc in ((v1, s1), (v2, s2)) if sc == "ranks"]
+    if raw and ranked:
+        return (
+            f"{raw[0]} averages raw score differences over benchmarks, so benchmarks with a "
+            f"large score range dominate it; {ranked[0]} uses only ranks within each benchmark "
+            f"and weighs every benchmark equally."
+        )
+    return (
+        f"{v1.method} compares scores on a {s1} scale and {v2.method} on a {s2} scale, so "
+        f"benchmarks weigh differently in each."
+    )
+
+
 def explain_sample_size(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     """Power: the undecided method saw fewer units than the decided one."""
     if disagreement_kind(v1.outcome, v2.outcome) != "power":
@@ -372,14 +403,12 @@ def explain_error_standard(v1: Verdict, v2: Verdict, context: Context) -> str | 
 
 def _adjustment(v: Verdict) -> str | None:
     """Return the multiple-comparison adjustment a verdict used, if known."""
-    adjust = v.details.get("adjust", v.details.get("correction"))
-    if adjust:
-        return str(adjust).lower()
     method = v.method.lower()
     for name in ("nemenyi", "holm", "bonferroni", "tukey", "conover"):
         if name in method:
             return name
-    return None
+    adjust = v.details.get("adjust", v.details.get("correction"))
+    return str(adjust).lower() if adjust else None
 
 
 def explain_multiplicity(v1: Verdict, v2: Verdict, context: Context) -> str | None:
@@ -415,6 +444,7 @@ EXPLANATION_RULES: tuple[Rule, ...] = (
     explain_replication_unit,
     explain_pairing,
     explain_distribution_region,
+    explain_score_scale,
     explain_sample_size,
     explain_violated_assumption,
     explain_error_standard,

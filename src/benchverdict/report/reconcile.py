@@ -116,6 +116,11 @@ class Reconciliation:
         One per scope group.
     coverage : pandas.DataFrame
         Method x scope group: how many verdicts each method gave.
+    representatives : pandas.DataFrame
+        Per pair, scope group and method: the representative verdict's
+        outcome and winner (what the agreement score compares).
+    final_budget : float or None
+        The budget a scope without budget was taken to mean.
     """
 
     verdicts: list[Verdict]
@@ -126,6 +131,8 @@ class Reconciliation:
     method_agreement: pd.DataFrame
     rankings: list[Ranking]
     coverage: pd.DataFrame
+    representatives: pd.DataFrame = field(default_factory=pd.DataFrame)
+    final_budget: float | None = None
 
     @property
     def headline(self) -> Ranking | None:
@@ -460,7 +467,7 @@ def reconcile(
     for v in verdicts:
         nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
 
-    agreement_rows, comparison_rows = [], []
+    agreement_rows, comparison_rows, rep_rows = [], [], []
     group_consensus: dict[GroupKey, dict[tuple[str, str], tuple[str, str]]] = defaultdict(dict)
     group_algorithms: dict[GroupKey, set[str]] = defaultdict(set)
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
@@ -468,6 +475,13 @@ def reconcile(
             by_method = nested[pair][key]
             methods = sorted(by_method)
             reps = [representative(by_method[m], final_budget) for m in methods]
+            for v in reps:
+                rep_rows.append({
+                    "a": pair[0], "b": pair[1], "benchmark": key[0],
+                    "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
+                    "method": v.method, "outcome": v.outcome, "winner": v.winner,
+                    "budget": _budget_text(v), "evidence": str(v.evidence),
+                })
             credits = [
                 pair_agreement(x.outcome, y.outcome) for x, y in itertools.combinations(reps, 2)
             ]
@@ -550,4 +564,8 @@ def reconcile(
         method_agreement=matrix,
         rankings=rankings,
         coverage=coverage,
+        representatives=pd.DataFrame(
+            rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome",
+                               "winner", "budget", "evidence"]),
+        final_budget=final_budget,
     )

@@ -1,0 +1,345 @@
+"""How the report runs each analysis module through its public API.
+
+One runner per module: ``runner(results, options) -> AnalysisRun``. Each
+imports its module lazily; a module that is not installed gives an
+``"unavailable"`` record (never a crash), and anything a module raises is
+caught by :func:`~benchverdict.report.runner.run_analysis` and reported.
+The runners choose the view of the data each method is meant for and say
+which one in the run's ``reason`` and ``notes``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from benchverdict.report.runner import AnalysisRun, Options, ReportFigure, incumbent_results
+from benchverdict.verdict import Scope, Verdict
+
+if TYPE_CHECKING:
+    from benchverdict.results import Results
+
+#: At most this many per-benchmark figures per analysis (the rest are in the tables).
+MAX_FIGURES_PER_ANALYSIS = 8
+#: The LMEM's default formula (Geburek et al.'s drop-in replacement for Autorank).
+DEFAULT_FORMULA = "score ~ algorithm + (1|benchmark)"
+
+
+def _import(name: str) -> Any | None:
+    """Import ``benchverdict.<name>`` or return None if it is not installed."""
+    try:
+        return importlib.import_module(f"benchverdict.{name}")
+    except ModuleNotFoundError as err:
+        if err.name in (f"benchverdict.{name}",):
+            return None
+        raise
+
+
+def _unavailable(name: str, what: str) -> AnalysisRun:
+    return AnalysisRun(name, "unavailable", reason=what)
+
+
+def _figure(name: str, title: str, obj: Any, caption: str = "") -> ReportFigure:
+    """Wrap the Axes/Figure a ``.plot()`` returned; close it in pyplot (it stays renderable)."""
+    fig = obj if isinstance(obj, plt.Figure) else obj.figure
+    plt.close(fig)
+    return ReportFigure(name, title, fig, caption)
+
+
+#: Metafeatures with at most this many levels get their own scope (e.g. prior quality).
+MAX_METAFEATURE_LEVELS = 6
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def level_metafeatures(results: Results) -> dict[str, list[str]]:
+    """Metafeatures that split the benchmarks into a few groups, with their levels.
+
+    A metafeature qualifies when it is constant within every benchmark, has
+    2 to ``MAX_METAFEATURE_LEVELS`` levels, and every level holds at least 2
+    benchmarks (e.g. PriorBand's prior quality). Each level becomes a scope
+    of its own in the rank and LMEM analyses.
+    """
+    out: dict[str, list[str]] = {}
+    if not results.metafeatures:
+        return out
+    table = results.table
+    desc = results.describe().metafeatures
+    for name in results.metafeatures:
+        if not bool(desc.loc[name, "constant_within_benchmark"]):
+            continue
+        per_bench = table.groupby("benchmark", observed=True)[name].first().dropna()
+        counts = per_bench.astype(str).value_counts()
+        if 2 <= len(counts) <= MAX_METAFEATURE_LEVELS and (counts >= 2).all():
+            out[name] = sorted(counts.index)
+    return out
+
+
+def _benchmarks_at(results: Results, name: str, level: str) -> list[str]:
+    table = results.table
+    per_bench = table.groupby("benchmark", observed=True)[name].first().astype(str)
+    return sorted(per_bench.index[per_bench == level].astype(str))
+
+
+def _with_scope(verdicts: list[Verdict], scope: Scope) -> list[Verdict]:
+    return [dataclasses.replace(v, scope=scope) for v in verdicts]
+
+
+def _budget_scope(budget: float | None) -> Scope:
+    return Scope() if budget is None else Scope(budget_low=budget, budget_high=budget)
+
+
+# ----------------------------------------------------------------------------- ranks
+def run_ranks(results: Results, options: Options) -> AnalysisRun:
+    """Friedman with Nemenyi and with Wilcoxon–Holm post-hoc tests, and Autorank if present."""
+    ranks = _import("ranks")
+    if ranks is None or not hasattr(ranks, "friedman"):
+        return _unavailable("ranks", "benchverdict.ranks is not installed")
+    run = AnalysisRun("ranks", "ok")
+    if len(results.benchmarks) < 2:
+        return AnalysisRun(
+            "ranks", "not applicable",
+            reason=f"rank tests over benchmarks need at least 2 benchmarks, got "
+                   f"{len(results.benchmarks)}")
+    for posthoc in ("nemenyi", "wilcoxon"):
+        res = ranks.friedman(results, budget=options.budget, unit="benchmark",
+                             aggregate="mean", missing="drop", alpha=options.alpha,
+                             posthoc=posthoc)
+        run.verdicts += res.verdicts()
+        if posthoc == "nemenyi":
+            run.notes.append(
+                f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.pvalue:.3g}; "
+                f"Kendall's W = {res.kendall_w:.3g}; replication unit: {res.unit}."
+            )
+            run.notes += [str(n) for n in res.notes]
+            excluded = res.blocks.exclusions
+            if len(excluded):
+                run.warnings.append(
+                    f"{excluded['block'].nunique()} block(s) were dropped because an algorithm "
+                    f"had no result there: {sorted(map(str, excluded['block'].unique()))[:8]}")
+            run.tables["average ranks and pairwise tests (Nemenyi)"] = res.table
+            run.figures.append(_figure(
+                "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot(),
+                f"Average ranks over {res.n_blocks} blocks (1 = best); algorithms joined by a "
+                f"bar are not significantly different at alpha = {options.alpha:g}."))
+        else:
+            run.tables["pairwise Wilcoxon signed-rank tests (Holm)"] = res.pairwise
+    for name, levels in level_metafeatures(results).items():
+        for level in levels:
+            subset = results.subset(benchmarks=_benchmarks_at(results, name, level))
+            base = _budget_scope(options.budget)
+            scope = Scope(budget_low=base.budget_low, budget_high=base.budget_high,
+                          metafeature=((name, level),))
+            for posthoc in ("nemenyi", "wilcoxon"):
+                res = ranks.friedman(subset, budget=options.budget, unit="benchmark",
+                                     aggregate="mean", missing="drop", alpha=options.alpha,
+                                     posthoc=posthoc, n_bootstrap=200)
+                run.verdicts += _with_scope(res.verdicts(), scope)
+            run.notes.append(
+                f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
+                f"p = {res.pvalue:.3g}.")
+    if hasattr(ranks, "autorank"):
+        try:
+            ar = ranks.autorank(results, alpha=options.alpha, budget=options.budget)
+        except TypeError:
+            ar = ranks.autorank(results, alpha=options.alpha)
+        if hasattr(ar, "verdicts"):
+            run.verdicts += ar.verdicts()
+        for attr in ("decision_path", "explanation", "summary"):
+            value = getattr(ar, attr, None)
+            if callable(value):
+                value = value()
+            if isinstance(value, str) and value:
+                run.notes.append(f"Autorank: {value}")
+                break
+        if hasattr(ar, "plot"):
+            run.figures.append(_figure("ranks-autorank", "Autorank's result", ar.plot(),
+                                       "Autorank's own decision path and ranking."))
+    return run
+
+
+# ----------------------------------------------------------------------------- lmem
+def run_lmem(results: Results, options: Options) -> AnalysisRun:
+    """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks."""
+    lmem = _import("lmem")
+    if lmem is None or not hasattr(lmem, "fit"):
+        return _unavailable("lmem", "benchverdict.lmem is not installed")
+    run = AnalysisRun("lmem", "ok")
+    formula = options.formula or DEFAULT_FORMULA
+    data = incumbent_results(results, options.budget)
+    at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
+    run.reason = (
+        f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
+        f"benchmark x seed)"
+    )
+    if len(data.benchmarks) < 2 and "benchmark" in formula:
+        return AnalysisRun(
+            "lmem", "not applicable",
+            reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
+    model = lmem.fit(data, formula)
+    run.notes.append(
+        f"Model {formula} fitted by maximum likelihood ({model.backend} backend) on "
+        f"{model.nobs:,} rows; log-likelihood {model.loglik:.6g}"
+        + ("; the fit is SINGULAR (a variance component is at zero)" if model.singular else "")
+        + ("" if getattr(model, "converged", True) else "; the optimiser did NOT converge")
+        + "."
+    )
+    if model.singular:
+        run.warnings.append(f"singular fit of {formula}: a variance component is (near) zero.")
+    if not getattr(model, "converged", True):
+        run.warnings.append(
+            f"the optimiser did not report convergence for {formula}"
+            + (f" ({model.message})" if getattr(model, "message", "") else "") + ".")
+    scope = _budget_scope(options.budget)
+    for v in model.verdicts(alpha=options.alpha, scope=scope):
+        details = {**v.details, "singular": bool(model.singular)}
+        run.verdicts.append(dataclasses.replace(v, details=details))
+    run.tables["pairwise contrasts (Tukey)"] = model.pairwise()
+    if options.formula is None:
+        for name, levels in level_metafeatures(data).items():
+            if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
+                run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
+                                 f"are not modelled.")
+                continue
+            by_formula = f"score ~ algorithm * {name} + (1|benchmark)"
+            by_model = lmem.fit(data, by_formula)
+            for v in by_model.verdicts(alpha=options.alpha, by=name):
+                scope = Scope(budget_low=scope.budget_low, budget_high=scope.budget_high,
+                              metafeature=v.scope.metafeature)
+                details = {**v.details, "singular": bool(by_model.singular)}
+                run.verdicts.append(dataclasses.replace(v, scope=scope, details=details))
+            run.notes.append(
+                f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
+                f"each level.")
+    if hasattr(model, "emmeans"):
+        run.tables["estimated marginal means"] = model.emmeans()
+    run.tables["variance components"] = model.varcomp
+    try:
+        run.figures.append(_figure(
+            "lmem-cd", "LMEM critical-difference diagram", model.plot(alpha=options.alpha),
+            "Algorithms at their estimated marginal means; a bar joins algorithms whose "
+            "Tukey-adjusted difference is not significant."))
+    except Exception as err:
+        run.warnings.append(f"the LMEM CD diagram failed: {type(err).__name__}: {err}")
+    if hasattr(lmem, "sanity_checks"):
+        _lmem_sanity(lmem, results, options, run)
+    else:
+        run.notes.append("The LMEM sanity checks are not available in this version.")
+    return run
+
+
+def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun) -> None:
+    """Run ``lmem.sanity_checks`` and turn each check into a row of the sanity section."""
+    checks = lmem.sanity_checks(results)
+    items = checks.values() if isinstance(checks, dict) else (
+        checks if isinstance(checks, (list, tuple)) else getattr(checks, "checks", [checks]))
+    for check in items:
+        name = str(getattr(check, "name", type(check).__name__))
+        conclusion = getattr(check, "conclusion", None) or getattr(check, "verdict", None)
+        if conclusion is None:
+            conclusion = str(check)
+        run.sanity.append({"name": name, "conclusion": str(conclusion)})
+        table = getattr(check, "table", None)
+        if table is not None and hasattr(table, "columns"):
+            run.tables[f"sanity check: {name}"] = table
+
+
+# ----------------------------------------------------------------------------- tuning
+def run_tuning(results: Results, options: Options) -> AnalysisRun:
+    """Median tuning curves with simultaneous bands and their comparison, per benchmark."""
+    tuning = _import("tuning")
+    if tuning is None or not hasattr(tuning, "from_results"):
+        return _unavailable("tuning", "benchverdict.tuning is not installed")
+    run = AnalysisRun("tuning", "ok")
+    res = tuning.from_results(results, confidence=options.confidence)
+    _collect(run, res, "tuning", "Median tuning curves",
+             "Median tuning curves with simultaneous confidence bands "
+             f"(confidence {options.confidence:g}).")
+    return run
+
+
+# ----------------------------------------------------------------------------- dse
+def run_dse(results: Results, options: Options) -> AnalysisRun:
+    """Score distributions per benchmark, CVaR and dominance comparisons."""
+    dse = _import("dse")
+    if dse is None or not hasattr(dse, "distribution"):
+        return _unavailable("dse", "benchverdict.dse.distribution is not available")
+    run = AnalysisRun("dse", "ok")
+    res = dse.distribution(results, confidence=options.confidence, alpha=options.alpha)
+    _collect(run, res, "dse", "Performance distributions",
+             "Empirical CDFs of the scores over all sources of variation.")
+    return run
+
+
+def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) -> None:
+    """Take verdicts, tables, figures and notes from a module result (or a dict of them)."""
+    parts = res.items() if isinstance(res, dict) else [(None, res)]
+    for key, part in parts:
+        if hasattr(part, "verdicts"):
+            run.verdicts += list(part.verdicts())
+        table = getattr(part, "table", None)
+        if table is not None and hasattr(table, "columns"):
+            run.tables[f"{title}" + (f": {key}" if key is not None else "")] = table
+        for note in getattr(part, "notes", ()) or ():
+            run.notes.append(str(note))
+        if hasattr(part, "plot") and len(run.figures) < MAX_FIGURES_PER_ANALYSIS:
+            suffix = "" if key is None else f"-{key}"
+            run.figures.append(_figure(f"{prefix}{suffix}", title + (
+                f": {key}" if key is not None else ""), part.plot(), caption))
+
+
+# ----------------------------------------------------------------------------- guidance
+def sample_size_guidance(
+    results: Results, options: Options, runs: list[AnalysisRun]
+) -> Callable[[str, str, tuple], str | None] | None:
+    """A function giving sample-size guidance for an unsettled pair, or None.
+
+    For random-search draws it uses the tuning-curve module's guidance when
+    it exists; for HPO runs it states how many independent units the rank
+    tests had, because only more benchmarks (not more seeds) add power there.
+    """
+    tuning = _import("tuning") if results.kind == "trials" else None
+    guide = None
+    if tuning is not None:
+        for name in ("sample_size_guidance", "guidance", "required_sample_size"):
+            if hasattr(tuning, name):
+                guide = getattr(tuning, name)
+                break
+    n_bench = len(results.benchmarks)
+    counts = results.table.groupby(["algorithm", "benchmark"], observed=True).size()
+
+    def guidance(a: str, b: str, key: tuple) -> str | None:
+        bench = key[0]
+        if results.kind == "trials":
+            sel = counts.loc[[a, b]] if bench is None else counts.loc[
+                [(a, bench), (b, bench)]]
+            n = int(np.min(sel.to_numpy())) if len(sel) else 0
+            if guide is not None:
+                try:
+                    return f"{a} vs {b}: {guide(n, confidence=options.confidence)}"
+                except Exception as err:
+                    return f"{a} vs {b}: tuning-curve guidance failed ({err})."
+            where = "" if bench is None else f" on {bench}"
+            return (f"{a} vs {b}: {n:,} draws per algorithm{where} were not enough; the "
+                    f"tuning-curve module's sample-size guidance is not available in this "
+                    f"version.")
+        return (
+            f"{a} vs {b}: the rank tests had {n_bench} benchmark(s) as independent units; "
+            f"more benchmarks (not more seeds per benchmark) would add power to them."
+        )
+
+    return guidance
+
+
+#: The runners, by analysis name.
+RUNNERS: dict[str, Callable[[Results, Options], AnalysisRun]] = {
+    "tuning": run_tuning,
+    "dse": run_dse,
+    "ranks": run_ranks,
+    "lmem": run_lmem,
+}

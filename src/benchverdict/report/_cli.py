@@ -1,0 +1,147 @@
+"""``benchverdict report``: run every analysis that applies and write the comparison report.
+
+Exit codes: 0 when every analysis that ran succeeded; 1 when an analysis
+raised (or one asked for by name is unavailable), or the data are invalid;
+2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchverdict.report.runner import ANALYSES
+
+
+def _analyses(text: str) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in ANALYSES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown analysis {unknown or text!r}; choose from {','.join(ANALYSES)}."
+        )
+    return names
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from err
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {value:g}")
+    return value
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from err
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value:g}")
+    return value
+
+
+def register(subparsers, parents) -> None:
+    """Add the ``report`` sub-command."""
+    parser = subparsers.add_parser(
+        "report",
+        parents=parents,
+        help="run every analysis that applies and reconcile their verdicts",
+        description=(
+            "Run the tuning-curve, DSE, rank and LMEM analyses that apply to the data, "
+            "reconcile their verdicts (agreement, explained disagreements, consensus ranking) "
+            "and write report.html, report.md, report.json and a LaTeX folder. Exit code 0: "
+            "all analyses ran; 1: an analysis failed or the data are invalid; 2: usage error."
+        ),
+    )
+    parser.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    parser.add_argument("--example", action="store_true",
+                        help="use the built-in example (random-search trials, Jordan et al.)")
+    parser.add_argument("--analyses", type=_analyses, default=None, metavar="LIST",
+                        help=f"comma-separated subset of {','.join(ANALYSES)} "
+                             f"(default: every analysis that applies)")
+    parser.add_argument("--confidence", type=_probability, default=0.8,
+                        help="confidence of bands and intervals (default 0.8)")
+    parser.add_argument("--alpha", type=_probability, default=0.05,
+                        help="significance level of tests (default 0.05)")
+    parser.add_argument("--at-budget", dest="at_budget", type=_positive, default=None,
+                        metavar="B",
+                        help="compare incumbents at this budget (default: final). The role "
+                             "option --budget names the budget COLUMN.")
+    parser.add_argument("--formula", default=None,
+                        help="LMEM formula over role names, e.g. "
+                             "'score ~ algorithm + (1|benchmark)'")
+    parser.add_argument("-o", "--out", type=Path, default=Path("benchverdict-report"),
+                        help="output directory (default ./benchverdict-report)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the JSON document to stdout (files are still written)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.set_defaults(handler=_cmd_report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from benchverdict._validation import ValidationError
+    from benchverdict.cli import load_results
+    from benchverdict.report.runner import compare
+
+    try:
+        results = load_results(args)
+    except ValidationError as err:
+        print(f"INVALID: {len(err.problems)} problem(s):", file=sys.stderr)
+        for p in err.problems:
+            print(f"  - {p.message}", file=sys.stderr)
+        return 1
+    comparison = compare(
+        results,
+        analyses=args.analyses,
+        confidence=args.confidence,
+        alpha=args.alpha,
+        budget=args.at_budget,
+        formula=args.formula,
+        progress=not args.no_progress,
+    )
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    comparison.to_html(out / "report.html")
+    comparison.to_markdown(out / "report.md")
+    json_text = comparison.to_json(out / "report.json")
+    comparison.to_latex(out / "latex")
+    comparison.verdicts.to_csv(out / "verdicts.csv", index=False)
+    comparison.agreement.to_csv(out / "agreement.csv", index=False)
+    comparison.conflicts.to_csv(out / "conflicts.csv", index=False)
+    if args.json:
+        print(json_text)
+    else:
+        _print_summary(comparison, out)
+    for w in comparison.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    errors = comparison.errors
+    for run in errors:
+        print(f"error: analysis {run.name} {run.status}: {run.reason}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _print_summary(comparison, out: Path) -> None:
+    print(repr(comparison).replace("Comparison(", "benchverdict report (", 1))
+    for run in comparison.runs:
+        print(f"  {run.name:<7} {run.status:<15} {len(run.verdicts):>4} verdicts  "
+              f"{run.seconds:6.1f} s  {run.reason}")
+    head = comparison.reconciliation.headline
+    print()
+    if head is not None:
+        print(head.message)
+        for g in head.guidance[:5]:
+            print(f"  guidance: {g}")
+    else:
+        for r in comparison.rankings[:8]:
+            print(r.message)
+    if len(comparison.conflicts):
+        print(f"\n{len(comparison.conflicts)} disagreement(s) between methods, e.g.:")
+        for row in comparison.conflicts.head(3).itertuples(index=False):
+            print(f"  {row.a} vs {row.b}: {row.method_1} -> {row.outcome_1}, "
+                  f"{row.method_2} -> {row.outcome_2}: {row.explanation}")
+    print(f"\nWrote {out / 'report.html'}, report.md, report.json, verdicts.csv and "
+          f"{out / 'latex'}/.")

@@ -1,0 +1,658 @@
+"""Renderers: one JSON document, rendered as JSON, HTML, Markdown and LaTeX.
+
+Every renderer starts from :func:`report_document`, so the formats say the
+same thing. User-supplied strings (algorithm, benchmark, metafeature and
+column names, and anything derived from them) are escaped for each target:
+Jinja2's autoescape for HTML, entities and backslashes for Markdown, the
+LaTeX specials for LaTeX, and ``json.dumps`` for JSON.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from benchverdict._version import __version__
+from benchverdict.verdict import verdict_to_dict
+
+if TYPE_CHECKING:
+    from benchverdict.report.runner import Comparison
+
+#: Name and version of the report JSON layout (``report.schema.json``).
+REPORT_SCHEMA = "benchverdict.report"
+REPORT_SCHEMA_VERSION = 1
+#: The committed JSON Schema of the report document.
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+#: At most this many rows of a module's table are shown in HTML/Markdown/LaTeX.
+MAX_TABLE_ROWS = 40
+
+
+# ----------------------------------------------------------------------------- plain values
+def _plain(value: Any) -> Any:
+    """JSON-safe plain value: numpy scalars unwrapped, NaN/inf -> None."""
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _split(text: Any, sep: str) -> list[str]:
+    if text is None or (isinstance(text, float) and math.isnan(text)) or text == "":
+        return []
+    return [t.strip() for t in str(text).split(sep) if t.strip()]
+
+
+def _meta_pairs(text: Any) -> list[list[str]]:
+    return [list(p.split("=", 1)) for p in _split(text, ";")]
+
+
+# ----------------------------------------------------------------------------- the document
+def report_document(comparison: Comparison) -> dict[str, Any]:
+    """The report as one JSON-safe dict (layout: ``report.schema.json``, version 1).
+
+    Verdicts use :func:`benchverdict.verdict.verdict_to_dict` (lossless:
+    non-finite floats are tagged ``{"$float": "nan"|"inf"|"-inf"}``); every
+    other number is finite or ``null``.
+    """
+    c = comparison
+    rec = c.reconciliation
+    d = c.description
+    budgets = None
+    if len(d.budgets):
+        budgets = {
+            "min": _plain(float(d.budgets["min"].min())),
+            "max": _plain(float(d.budgets["max"].max())),
+            "distinct": int(d.counts.loc["budget", "distinct"]) if "budget" in d.counts.index
+            else None,
+        }
+    balance = d.balance
+    data = {
+        "n_rows": int(d.n_rows),
+        "kind": d.kind,
+        "kind_reason": d.kind_reason,
+        "algorithms": list(c.algorithms),
+        "benchmarks": list(c.benchmarks),
+        "n_seeds": int(c.n_seeds),
+        "metafeatures": list(c.metafeatures),
+        "budgets": budgets,
+        "balanced": bool(d.balanced),
+        "n_missing_cells": int(d.n_missing_cells),
+        "seeds_per_cell": {"min": int(balance.to_numpy().min()),
+                           "max": int(balance.to_numpy().max())},
+        "n_excluded_rows": int(d.exclusions["rows"].sum()) if len(d.exclusions) else 0,
+        "exclusions": [
+            {"column": str(r["column"]), "reason": str(r["reason"]), "rows": int(r["rows"])}
+            for r in d.exclusions.to_dict("records")
+        ],
+    }
+    analyses = [
+        {
+            "name": r.name,
+            "title": r.title,
+            "status": r.status,
+            "reason": r.reason,
+            "n_verdicts": len(r.verdicts),
+            "seconds": round(float(r.seconds), 3),
+            "notes": [str(n) for n in r.notes],
+            "warnings": [str(w) for w in r.warnings],
+            "figures": [{"name": f.name, "title": f.title, "caption": f.caption}
+                        for f in r.figures],
+            "tables": sorted(r.tables),
+        }
+        for r in c.runs
+    ]
+    agreement = []
+    for row in _records(rec.agreement):
+        agreement.append({
+            "a": row["a"], "b": row["b"], "benchmark": row["benchmark"],
+            "metafeature": _meta_pairs(row["metafeature"]),
+            "n_methods": int(row["n_methods"]),
+            "methods": _split(row["methods"], ","),
+            "outcomes": [
+                {"method": m, "outcome": o}
+                for m, o in (
+                    (r.method, r.outcome)
+                    for r in rec.representatives.itertuples(index=False)
+                    if (r.a, r.b) == (row["a"], row["b"])
+                    and _plain(r.benchmark) == row["benchmark"]
+                    and (_plain(r.metafeature) or None) == row["metafeature"]
+                )
+            ],
+            "agreement": row["agreement"],
+            "consensus": row["consensus"],
+            "consensus_winner": row["consensus_winner"],
+            "reason": row["reason"],
+            "n_conflicts": int(row["n_conflicts"]),
+        })
+    conflicts = []
+    for row in _records(rec.conflicts):
+        conflicts.append({
+            "a": row["a"], "b": row["b"], "benchmark": row["benchmark"],
+            "metafeature": _meta_pairs(row["metafeature"]),
+            "method_1": row["method_1"], "budget_1": row["budget_1"],
+            "outcome_1": row["outcome_1"],
+            "method_2": row["method_2"], "budget_2": row["budget_2"],
+            "outcome_2": row["outcome_2"],
+            "kind": row["kind"],
+            "rules": _split(row["rules"], ","),
+            "explanation": row["explanation"],
+        })
+    m = rec.method_agreement
+    method_agreement = {
+        "methods": [str(x) for x in m.index],
+        "matrix": [[_plain(float(v)) for v in row] for row in m.to_numpy()],
+    }
+    rankings = [
+        {
+            "benchmark": r.benchmark,
+            "metafeature": [list(p) for p in r.metafeature],
+            "status": r.status,
+            "tiers": [list(t) for t in r.tiers],
+            "settled": [list(p) for p in r.settled],
+            "unsettled": [{"a": a, "b": b, "why": why} for a, b, why in r.unsettled],
+            "message": r.message,
+            "guidance": list(r.guidance),
+        }
+        for r in rec.rankings
+    ]
+    sanity = [
+        {"analysis": r.name, **{k: _plain(v) for k, v in check.items()}}
+        for r in c.runs for check in r.sanity
+    ]
+    return {
+        "schema": REPORT_SCHEMA,
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "benchverdict_version": __version__,
+        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "objective": c.objective,
+        "options": {
+            "analyses": [r.name for r in c.runs],
+            "confidence": c.options.confidence,
+            "alpha": c.options.alpha,
+            "budget": c.options.budget,
+            "formula": c.options.formula,
+            "final_budget": _plain(rec.final_budget),
+        },
+        "data": data,
+        "analyses": analyses,
+        "verdicts": [verdict_to_dict(v) for v in rec.verdicts],
+        "agreement": agreement,
+        "conflicts": conflicts,
+        "method_agreement": method_agreement,
+        "rankings": rankings,
+        "sanity": sanity,
+        "warnings": [str(w) for w in c.warnings],
+    }
+
+
+def render_json(comparison: Comparison, *, indent: int | None = 2) -> str:
+    """The report document as JSON text (strict: no NaN literals)."""
+    return json.dumps(report_document(comparison), indent=indent, allow_nan=False,
+                      ensure_ascii=False)
+
+
+def load_schema() -> dict[str, Any]:
+    """The committed JSON Schema of the report document.
+
+    Examples
+    --------
+    >>> load_schema()["properties"]["schema_version"]["const"]
+    1
+    """
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+# ----------------------------------------------------------------------------- shared prose
+def _title(c: Comparison) -> str:
+    return (
+        f"Comparison of {len(c.algorithms)} algorithms on {len(c.benchmarks)} "
+        f"benchmark{'s' if len(c.benchmarks) != 1 else ''}"
+    )
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    value = _plain(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _scope_text(benchmark: Any, metafeature: Any) -> str:
+    bench = _plain(benchmark)
+    parts = ["all benchmarks" if bench is None else str(bench)]
+    if isinstance(metafeature, list):
+        parts += [f"{k}={v}" for k, v in metafeature]
+    elif _plain(metafeature):
+        parts.append(str(metafeature))
+    return ", ".join(parts)
+
+
+def _outcome_text(a: str, b: str, outcome: str) -> str:
+    return {"a": f"{a} better", "b": f"{b} better", "tie": "tie",
+            "inconclusive": "no decision", "conflict": "conflict"}.get(outcome, outcome)
+
+
+def _table_rows(frame: pd.DataFrame, limit: int = MAX_TABLE_ROWS) -> tuple[list[str], list[
+        list[str]], int]:
+    """Header, formatted rows (at most ``limit``) and the number of rows left out."""
+    shown = frame.head(limit)
+    if not isinstance(shown.index, pd.RangeIndex):
+        shown = shown.reset_index()
+    header = [str(c) for c in shown.columns]
+    rows = [[_fmt(v) for v in row] for row in shown.itertuples(index=False, name=None)]
+    return header, rows, max(len(frame) - limit, 0)
+
+
+def _data_sections(c: Comparison) -> dict[str, Any]:
+    """Prose and tables shared by the HTML, Markdown and LaTeX renderers."""
+    rec = c.reconciliation
+    agreement_rows = []
+    for r in rec.agreement.itertuples(index=False):
+        agreement_rows.append([
+            f"{r.a} vs {r.b}",
+            _scope_text(r.benchmark, r.metafeature),
+            "; ".join(
+                f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)}"
+                for x in rec.representatives.itertuples(index=False)
+                if (x.a, x.b) == (r.a, r.b) and _plain(x.benchmark) == _plain(r.benchmark)
+                and _plain(x.metafeature) == _plain(r.metafeature)
+            ),
+            _fmt(r.agreement, 2) or "n/a (one method)",
+            _outcome_text(r.a, r.b, r.consensus),
+            r.reason,
+        ])
+    conflict_rows = [
+        [
+            f"{r.a} vs {r.b}",
+            _scope_text(r.benchmark, r.metafeature),
+            f"{r.method_1} (budget {r.budget_1}): {_outcome_text(r.a, r.b, r.outcome_1)}",
+            f"{r.method_2} (budget {r.budget_2}): {_outcome_text(r.a, r.b, r.outcome_2)}",
+            r.kind,
+            r.explanation,
+        ]
+        for r in rec.conflicts.itertuples(index=False)
+    ]
+    verdict_rows = [
+        [
+            f"{v.a} vs {v.b}",
+            str(v.scope),
+            v.method,
+            _outcome_text(v.a, v.b, v.outcome),
+            str(v.evidence),
+            "" if v.effect is None else (
+                f"{v.effect.name} {_fmt(v.effect.estimate)}"
+                + ("" if v.effect.low is None else
+                   f" [{_fmt(v.effect.low)}, {_fmt(v.effect.high)}]")
+            ),
+            f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
+            v.explanation,
+        ]
+        for v in rec.verdicts
+    ]
+    head = rec.headline
+    if head is not None:
+        headline = head.message
+    elif rec.rankings:
+        ranked = [r for r in rec.rankings if r.status == "ranked"]
+        headline = (
+            f"No method judged all benchmarks together; {len(ranked)} of "
+            f"{len(rec.rankings)} scope(s) have a consensus ranking (below)."
+        )
+    else:
+        headline = "No analysis produced verdicts, so there is nothing to reconcile."
+    d = c.description
+    data_rows = [
+        ["rows", f"{d.n_rows:,}"],
+        ["kind", f"{d.kind} ({d.kind_reason})"],
+        ["objective", c.objective],
+        ["algorithms", ", ".join(c.algorithms)],
+        ["benchmarks", f"{len(c.benchmarks)}: " + ", ".join(c.benchmarks[:12])
+         + (" ..." if len(c.benchmarks) > 12 else "")],
+        ["seeds", f"{c.n_seeds:,}"],
+        ["design", "balanced" if d.balanced else
+         f"UNBALANCED: {d.n_missing_cells:,} algorithm x benchmark x seed cell(s) missing"],
+        ["excluded rows", f"{int(d.exclusions['rows'].sum()) if len(d.exclusions) else 0:,}"],
+    ]
+    if c.metafeatures:
+        data_rows.append(["metafeatures", ", ".join(c.metafeatures)])
+    if len(d.budgets):
+        data_rows.append(["budgets", f"{_fmt(d.budgets['min'].min())} to "
+                                     f"{_fmt(d.budgets['max'].max())}"])
+    options = (
+        f"confidence {c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
+        f"{'final' if c.options.budget is None else f'{c.options.budget:g}'}; formula "
+        f"{c.options.formula or 'module default'}"
+    )
+    return {
+        "title": _title(c),
+        "objective": c.objective,
+        "headline": headline,
+        "rankings": rec.rankings,
+        "agreement_header": ["pair", "scope", "verdicts (at the final or highest budget)",
+                             "agreement", "consensus", "why"],
+        "agreement_rows": agreement_rows,
+        "conflict_header": ["pair", "scope", "method 1", "method 2", "kind", "explanation"],
+        "conflict_rows": conflict_rows,
+        "verdict_header": ["pair", "scope", "method", "outcome", "evidence", "effect",
+                           "unit (n)", "explanation"],
+        "verdict_rows": verdict_rows,
+        "data_rows": data_rows,
+        "description": str(d),
+        "balance": _table_rows(d.balance),
+        "exclusions": _table_rows(d.exclusions) if len(d.exclusions) else None,
+        "warnings": c.warnings,
+        "options": options,
+        "version": __version__,
+    }
+
+
+# ----------------------------------------------------------------------------- HTML
+def render_html(comparison: Comparison) -> str:
+    """A self-contained HTML page (Jinja2 with autoescape; figures as SVG data URIs).
+
+    A Content-Security-Policy forbids scripts and network access, so the
+    page works offline and nothing in it can run.
+    """
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("benchverdict.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    template = env.get_template("report.html.j2")
+    c = comparison
+    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
+    analyses = []
+    for r in c.runs:
+        tables = []
+        for name, frame in r.tables.items():
+            header, rows, more = _table_rows(frame)
+            tables.append({"name": name, "header": header, "rows": rows, "more": more})
+        analyses.append({"run": r, "tables": tables,
+                         "figures": [{"fig": f, "uri": f.data_uri()} for f in r.figures]})
+    sanity = [(r.name, check) for r in c.runs for check in r.sanity]
+    return template.render(
+        s=_data_sections(c),
+        own_figures=[{"fig": f, "uri": f.data_uri()} for f in own],
+        analyses=analyses,
+        sanity=sanity,
+        outcome_text=_outcome_text,
+    )
+
+
+# ----------------------------------------------------------------------------- Markdown
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+
+
+def md_escape(text: Any) -> str:
+    """Escape a string for Markdown (CommonMark/GFM), including inside table cells.
+
+    ``&``, ``<`` and ``>`` become entities (so no HTML can be injected),
+    Markdown punctuation is backslash-escaped, and newlines become spaces.
+
+    Examples
+    --------
+    >>> md_escape("<script>a|b*</script>")
+    '&lt;script&gt;a\\\\|b\\\\*&lt;/script&gt;'
+    """
+    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return re.sub(r"\s*[\r\n]+\s*", " ", s)
+
+
+def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md_escape(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(comparison: Comparison) -> str:
+    """The report as Markdown: headline, agreement, conflicts, analyses, verdicts, sanity.
+
+    Figures are not embedded (Markdown viewers differ); use
+    :meth:`~benchverdict.report.runner.Comparison.to_latex` or ``to_html``
+    for figures.
+    """
+    c = comparison
+    s = _data_sections(c)
+    out = [f"# {md_escape(s['title'])}", "",
+           f"Objective: **{md_escape(s['objective'])}**. Options: {md_escape(s['options'])}.", "",
+           "## Consensus", "", md_escape(s["headline"]), ""]
+    for r in s["rankings"]:
+        out.append(f"- **{md_escape(r.scope_label)}**: {md_escape(r.message)}")
+        for a, b, why in r.unsettled[:10]:
+            out.append(f"  - {md_escape(a)} vs {md_escape(b)}: {md_escape(why)}")
+        for g in r.guidance:
+            out.append(f"  - guidance: {md_escape(g)}")
+    out += ["", "## Agreement between methods", ""]
+    if s["agreement_rows"]:
+        out += _md_table(s["agreement_header"], s["agreement_rows"])
+    else:
+        out.append("No verdicts.")
+    out += ["", "## Disagreements, explained", ""]
+    if s["conflict_rows"]:
+        out += _md_table(s["conflict_header"], s["conflict_rows"])
+    else:
+        out.append("No two methods disagree.")
+    out += ["", "## Analyses", ""]
+    for r in c.runs:
+        out += [f"### {md_escape(r.title)}", "",
+                f"Status: **{md_escape(r.status)}**"
+                + (f": {md_escape(r.reason)}" if r.reason else "")
+                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).", ""]
+        for note in r.notes:
+            out.append(f"- {md_escape(note)}")
+        if r.notes:
+            out.append("")
+        for name, frame in r.tables.items():
+            header, rows, more = _table_rows(frame)
+            out += [f"**{md_escape(name)}**", ""]
+            out += _md_table(header, rows)
+            if more:
+                out.append(f"\n({more} more rows not shown.)")
+            out.append("")
+        for f in r.figures:
+            out.append(f"- Figure *{md_escape(f.title)}*: {md_escape(f.caption)}")
+        if r.figures:
+            out.append("")
+    out += ["## All verdicts", ""]
+    out += _md_table(s["verdict_header"], s["verdict_rows"]) if s["verdict_rows"] else [
+        "No verdicts."]
+    out += ["", "## Sanity", "", "### Data", ""]
+    out += _md_table(["", "value"], s["data_rows"])
+    out += ["", "### Design balance (seeds per algorithm x benchmark)", ""]
+    header, rows, more = s["balance"]
+    out += _md_table(header, rows)
+    if more:
+        out.append(f"\n({more} more rows not shown.)")
+    if s["exclusions"] is not None:
+        out += ["", "### Exclusions", ""]
+        out += _md_table(s["exclusions"][0], s["exclusions"][1])
+    checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
+    if checks:
+        out += ["", "### Sanity checks", ""]
+        out += _md_table(["analysis", "check", "conclusion"],
+                         [[n, ch.get("name", ""), ch.get("conclusion", "")] for n, ch in checks])
+    out += ["", "### Warnings", ""]
+    out += [f"- {md_escape(w)}" for w in s["warnings"]] or ["None."]
+    out += ["", f"*benchverdict {md_escape(s['version'])}*", ""]
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- LaTeX
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    '"': r"\textquotedbl{}",
+    "|": r"\textbar{}",
+}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+
+
+def latex_escape(text: Any) -> str:
+    r"""Escape a string for LaTeX text (every special character, newlines as spaces).
+
+    Unicode is kept as is: compile with LuaLaTeX or XeLaTeX (or pdfLaTeX with
+    ``inputenc`` for Latin scripts).
+
+    Examples
+    --------
+    >>> latex_escape("50% of a_b & {c} $")
+    '50\\% of a\\_b \\& \\{c\\} \\$'
+    """
+    s = _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], str(text))
+    return re.sub(r"\s*[\r\n]+\s*", " ", s)
+
+
+def _latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str,
+                 label: str, spec: str, long: bool = False) -> str:
+    head = " & ".join(rf"\textbf{{{latex_escape(h)}}}" for h in header) + r" \\"
+    body = "\n".join(" & ".join(latex_escape(v) for v in row) + r" \\" for row in rows)
+    if long:
+        return "\n".join([
+            rf"\begin{{longtable}}{{{spec}}}",
+            rf"\caption{{{latex_escape(caption)}}}\label{{{label}}} \\",
+            r"\toprule", head, r"\midrule", r"\endfirsthead",
+            r"\toprule", head, r"\midrule", r"\endhead",
+            r"\bottomrule", r"\endlastfoot",
+            body,
+            r"\end{longtable}", ""])
+    return "\n".join([
+        r"\begin{table}[htbp]", r"\centering", r"\small",
+        rf"\caption{{{latex_escape(caption)}}}\label{{{label}}}",
+        rf"\begin{{tabular}}{{{spec}}}", r"\toprule", head, r"\midrule", body,
+        r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
+
+
+def render_latex(comparison: Comparison, directory: Path) -> Path:
+    """Write ``report.tex``, ``tables/*.tex`` (booktabs) and ``figures/*.pdf``.
+
+    Returns the path of ``report.tex``, a standalone document (``article``
+    with booktabs, longtable, graphicx) that ``\\input``s every table file.
+    Each table file is a complete ``table``/``longtable`` for a paper.
+    """
+    c = comparison
+    s = _data_sections(c)
+    directory = Path(directory)
+    (directory / "tables").mkdir(parents=True, exist_ok=True)
+    (directory / "figures").mkdir(parents=True, exist_ok=True)
+    tables: list[str] = []
+
+    def write_table(name: str, text: str) -> None:
+        (directory / "tables" / f"{name}.tex").write_text(text, encoding="utf-8")
+        tables.append(name)
+
+    if s["agreement_rows"]:
+        write_table("agreement", _latex_table(
+            s["agreement_header"], s["agreement_rows"],
+            caption="Each method's verdict per pair and scope, their agreement (1: same "
+                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus.",
+            label="tab:agreement", spec="p{2.2cm}p{2.0cm}p{4.6cm}rp{1.6cm}p{3.2cm}", long=True))
+    if s["conflict_rows"]:
+        write_table("conflicts", _latex_table(
+            s["conflict_header"], s["conflict_rows"],
+            caption="Disagreements between methods and what explains them.",
+            label="tab:conflicts", spec="p{2.0cm}p{1.6cm}p{2.6cm}p{2.6cm}p{1.4cm}p{5.0cm}",
+            long=True))
+    if s["verdict_rows"]:
+        write_table("verdicts", _latex_table(
+            s["verdict_header"], s["verdict_rows"], caption="Every verdict of every method.",
+            label="tab:verdicts",
+            spec="p{1.8cm}p{1.8cm}p{1.8cm}p{1.4cm}p{2.0cm}p{2.0cm}p{1.6cm}p{3.6cm}", long=True))
+    write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
+                                     label="tab:data", spec="lp{11cm}"))
+    for r in c.runs:
+        for i, (name, frame) in enumerate(r.tables.items()):
+            header, rows, more = _table_rows(frame)
+            caption = f"{r.title}: {name}." + (f" ({more} more rows not shown.)" if more else "")
+            write_table(f"{r.name}-table{i + 1}", _latex_table(
+                header, rows, caption=caption, label=f"tab:{r.name}-{i + 1}",
+                spec="l" * len(header), long=True))
+    figure_blocks = []
+    for f in c.figures:
+        name = f.file_name
+        f.save(directory / "figures", formats=("pdf",))
+        figure_blocks.append("\n".join([
+            r"\begin{figure}[htbp]", r"\centering",
+            rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]"
+            rf"{{figures/{name}.pdf}}",
+            rf"\caption{{{latex_escape(f.title)}. {latex_escape(f.caption)}}}",
+            rf"\label{{fig:{name}}}", r"\end{figure}", ""]))
+    rankings = "\n".join(
+        rf"\item \textbf{{{latex_escape(r.scope_label)}}}: {latex_escape(r.message)}"
+        + "".join(rf" Guidance: {latex_escape(g)}" for g in r.guidance)
+        for r in s["rankings"]
+    )
+    warnings_tex = "\n".join(rf"\item {latex_escape(w)}" for w in s["warnings"])
+    doc = "\n".join([
+        "% benchverdict comparison report. Compile with lualatex or xelatex (unicode names),",
+        "% or pdflatex for Latin-script names. Tables need booktabs and longtable.",
+        r"\documentclass[10pt]{article}",
+        r"\usepackage[margin=2cm,landscape]{geometry}",
+        r"\usepackage{iftex}",
+        r"\ifPDFTeX\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\else"
+        r"\usepackage{fontspec}\fi",
+        r"\usepackage{booktabs,longtable,graphicx,array}",
+        rf"\title{{{latex_escape(s['title'])}}}",
+        rf"\date{{benchverdict {latex_escape(s['version'])}}}",
+        r"\begin{document}", r"\maketitle",
+        rf"Objective: \textbf{{{latex_escape(s['objective'])}}}. "
+        rf"Options: {latex_escape(s['options'])}.",
+        r"\section*{Consensus}", latex_escape(s["headline"]),
+        r"\begin{itemize}" if rankings else "", rankings, r"\end{itemize}" if rankings else "",
+        r"\section*{Tables}",
+        *[rf"\input{{tables/{t}.tex}}" for t in tables],
+        r"\section*{Figures}", *figure_blocks,
+        r"\section*{Warnings}",
+        (r"\begin{itemize}" + "\n" + warnings_tex + "\n" + r"\end{itemize}")
+        if warnings_tex else "None.",
+        r"\end{document}", ""])
+    path = directory / "report.tex"
+    path.write_text(doc, encoding="utf-8")
+    return path

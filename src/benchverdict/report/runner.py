@@ -1,0 +1,597 @@
+"""``compare``: run every analysis that applies, collect verdicts, reconcile, render.
+
+Which analyses apply depends on what the rows are (``Results.kind``):
+
+* ``"trials"`` (IID random-search draws): tuning curves and DSE read the
+  draws directly. With a budget column (the trial order) every seed's search
+  also has an incumbent after each trial, so rank tests and the LMEM apply to
+  those incumbents as well;
+* ``"runs"`` (HPO-run incumbents): rank tests and the LMEM. Tuning curves and
+  DSE refuse them (incumbents are running maxima, not draws).
+
+Each module is imported lazily and run through its public API. A module
+that is missing or raises is recorded in the report's warnings with the
+error, never hidden, and the other analyses still run.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import re
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from benchverdict.report.reconcile import Reconciliation, reconcile
+from benchverdict.verdict import Verdict, verdicts_to_frame
+
+if TYPE_CHECKING:
+    import matplotlib.figure
+
+    from benchverdict.describe import Description
+    from benchverdict.results import Results
+
+#: The analyses, in the order they run and appear in the report.
+ANALYSES = ("tuning", "dse", "ranks", "lmem")
+#: What each analysis is, for headings.
+ANALYSIS_TITLES = {
+    "tuning": "Tuning curves (Dodge et al. 2019; Lourie et al. 2024)",
+    "dse": "Performance distributions (Jordan et al. 2018)",
+    "ranks": "Rank tests (Demšar 2006; Autorank)",
+    "lmem": "Linear mixed-effects models (Geburek et al. 2024)",
+}
+#: Status values of an analysis run.
+STATUSES = ("ok", "not applicable", "unavailable", "error")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings every analysis receives.
+
+    Attributes
+    ----------
+    confidence : float
+        Confidence level of bands and intervals (tuning curves, DSE).
+    alpha : float
+        Significance level of tests (rank tests, LMEM).
+    budget : float or None
+        The budget at which incumbents are compared (rank tests, LMEM) and
+        the largest budget tuning curves are drawn to; ``None``: the final
+        (largest) budget.
+    formula : str or None
+        The LMEM's formula; ``None``: the module's default.
+    """
+
+    confidence: float = 0.8
+    alpha: float = 0.05
+    budget: float | None = None
+    formula: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}.")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
+        if self.budget is not None and not (
+            isinstance(self.budget, (int, float)) and math.isfinite(self.budget)
+            and self.budget > 0
+        ):
+            raise ValueError(f"budget must be a positive finite number, got {self.budget!r}.")
+
+
+@dataclass
+class ReportFigure:
+    """A figure of the report, kept as a matplotlib figure until rendered.
+
+    Attributes
+    ----------
+    name : str
+        A file-name-safe identifier (``analysis-what``).
+    title : str
+        The caption's first sentence.
+    figure : matplotlib.figure.Figure
+    caption : str
+        What the figure shows and how to read it.
+    """
+
+    name: str
+    title: str
+    figure: matplotlib.figure.Figure
+    caption: str = ""
+    _svg: bytes | None = field(default=None, repr=False)
+
+    def svg(self) -> bytes:
+        """The figure as SVG bytes (rendered once, then cached)."""
+        if self._svg is None:
+            buffer = io.BytesIO()
+            self.figure.savefig(buffer, format="svg", bbox_inches="tight")
+            self._svg = buffer.getvalue()
+        return self._svg
+
+    def data_uri(self) -> str:
+        """A ``data:`` URI of the SVG, for an ``<img>`` in a self-contained page.
+
+        An SVG loaded through ``<img>`` cannot run scripts, so whatever text
+        it contains stays inert.
+        """
+        return "data:image/svg+xml;base64," + base64.b64encode(self.svg()).decode("ascii")
+
+    @property
+    def file_name(self) -> str:
+        """``name`` reduced to characters that are safe in file names and LaTeX labels."""
+        return re.sub(r"[^A-Za-z0-9_-]+", "_", self.name).strip("_") or "figure"
+
+    def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
+        """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
+        from benchverdict.plotting import save_figure
+
+        return save_figure(self.figure, Path(directory) / self.file_name, formats=formats)
+
+
+@dataclass
+class AnalysisRun:
+    """What one analysis module produced (or why it did not run).
+
+    Attributes
+    ----------
+    name : str
+        ``"tuning"``, ``"dse"``, ``"ranks"`` or ``"lmem"``.
+    status : {"ok", "not applicable", "unavailable", "error"}
+    reason : str
+        Why it did not run, or which view of the data it ran on.
+    verdicts : list of Verdict
+    figures : list of ReportFigure
+    tables : dict of str to DataFrame
+        Tidy tables, by title.
+    notes : list of str
+        Statements the module makes about the data (replication unit, test
+        chosen, sanity checks).
+    warnings : list of str
+        Warnings raised while it ran, and errors.
+    seconds : float
+        Wall-clock time.
+    """
+
+    name: str
+    status: str
+    reason: str = ""
+    verdicts: list[Verdict] = field(default_factory=list)
+    figures: list[ReportFigure] = field(default_factory=list)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    sanity: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """The analysis's heading."""
+        return ANALYSIS_TITLES.get(self.name, self.name)
+
+
+#: ``runner(results, options) -> AnalysisRun`` for each analysis (filled in _analyses).
+Runner = Callable[["Results", Options], AnalysisRun]
+
+
+def applicability(results: Results, name: str) -> tuple[bool, str]:
+    """Whether analysis ``name`` applies to ``results``, and why.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> applicability(_example_small(), "ranks")[0]
+    True
+    >>> applicability(_example_small(), "tuning")[1]
+    'on the IID random-search draws'
+    """
+    if name in ("tuning", "dse"):
+        if results.kind == "trials":
+            return True, "on the IID random-search draws"
+        return False, (
+            "the rows are HPO-run incumbents (kind 'runs'), not IID random-search draws; "
+            "tuning curves and score distributions need draws"
+        )
+    if name in ("ranks", "lmem"):
+        if results.kind == "runs":
+            return True, "on the HPO-run incumbents"
+        if results.has_budget:
+            return True, "on the incumbent of each seed's search (best of its trials so far)"
+        return False, (
+            "the rows are random-search draws without a trial order (no budget column), so "
+            "there are no HPO runs to compare; give the trial number as budget to compare the "
+            "searches' incumbents"
+        )
+    raise ValueError(f"unknown analysis {name!r}; known: {list(ANALYSES)}.")
+
+
+def incumbent_results(results: Results, budget: float | None = None) -> Results:
+    """The runs' incumbents at ``budget`` (default: final) as a ``kind="runs"`` Results.
+
+    For random-search trials this is the best score of each seed's search
+    after ``budget`` trials, one row per (algorithm, benchmark, seed): the
+    view under which rank tests and the LMEM compare the searches.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> incumbent_results(_example_small()).kind
+    'runs'
+    """
+    from benchverdict.results import Results
+
+    picked = results.final() if budget is None else results.at_budget(budget)
+    frame = picked.drop(columns=["budget"], errors="ignore").reset_index(drop=True)
+    for role in ("algorithm", "benchmark", "seed"):
+        frame[role] = frame[role].astype(str) if role != "seed" else frame[role]
+    return Results.from_frame(
+        frame,
+        algorithm="algorithm",
+        benchmark="benchmark",
+        seed="seed",
+        score="score",
+        objective=results.objective,
+        metafeatures=list(results.metafeatures),
+        kind="runs",
+    )
+
+
+def _format_warning(w: warnings.WarningMessage) -> str:
+    return f"{w.category.__name__}: {w.message}"
+
+
+def run_analysis(name: str, runner: Runner, results: Results, options: Options) -> AnalysisRun:
+    """Run one analysis, capturing its warnings and turning an exception into a record."""
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run = runner(results, options)
+        except Exception as err:
+            tb = traceback.format_exception_only(type(err), err)[-1].strip()
+            run = AnalysisRun(name, "error", reason=tb)
+            run.warnings.append(f"{name} failed: {tb}")
+    seen = set(run.warnings)
+    for w in caught:
+        text = _format_warning(w)
+        if text not in seen:
+            seen.add(text)
+            run.warnings.append(text)
+    run.seconds = time.perf_counter() - start
+    return run
+
+
+class Comparison:
+    """The comparison report: every analysis's verdicts, reconciled.
+
+    Built by :func:`compare`. Render with :meth:`to_html`, :meth:`to_markdown`,
+    :meth:`to_latex` and :meth:`to_json`.
+
+    Attributes
+    ----------
+    runs : list of AnalysisRun
+        One per analysis, including those that did not run (with the reason).
+    reconciliation : Reconciliation
+    description : Description
+        ``results.describe()``: counts, design balance, exclusions.
+    options : Options
+    objective : str
+    """
+
+    def __init__(
+        self,
+        *,
+        runs: list[AnalysisRun],
+        reconciliation: Reconciliation,
+        description: Description,
+        options: Options,
+        objective: str,
+        algorithms: Sequence[str],
+        benchmarks: Sequence[str],
+        n_seeds: int,
+        metafeatures: Sequence[str],
+        requested: Sequence[str],
+        figures: list[ReportFigure] | None = None,
+    ):
+        self.runs = runs
+        self.reconciliation = reconciliation
+        self.description = description
+        self.options = options
+        self.objective = objective
+        self.algorithms = list(algorithms)
+        self.benchmarks = list(benchmarks)
+        self.n_seeds = int(n_seeds)
+        self.metafeatures = list(metafeatures)
+        self.requested = list(requested)
+        self._figures = figures
+
+    # ----------------------------------------------------------------- tables
+    @property
+    def verdicts(self) -> pd.DataFrame:
+        """Every verdict of every analysis, one row each (see ``verdicts_to_frame``)."""
+        return verdicts_to_frame(self.reconciliation.verdicts)
+
+    @property
+    def verdict_list(self) -> list[Verdict]:
+        """The verdicts as objects, oriented by the algorithm order."""
+        return list(self.reconciliation.verdicts)
+
+    @property
+    def agreement(self) -> pd.DataFrame:
+        """Per pair and scope group: methods, outcomes, agreement score, consensus."""
+        return self.reconciliation.agreement
+
+    @property
+    def conflicts(self) -> pd.DataFrame:
+        """Every disagreement between two methods, with its explanation."""
+        return self.reconciliation.conflicts
+
+    @property
+    def rankings(self):
+        """The consensus ranking (or "inconclusive") of each scope group."""
+        return self.reconciliation.rankings
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The report's main tidy table: the agreement table (one row per pair and scope)."""
+        return self.agreement
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning and error of every analysis, prefixed by the analysis."""
+        out = []
+        for run in self.runs:
+            if run.status == "unavailable":
+                out.append(f"[{run.name}] not run: {run.reason}")
+            out += [f"[{run.name}] {w}" for w in run.warnings]
+        if not self.description.balanced:
+            out.append(
+                f"[data] the design is unbalanced: {self.description.n_missing_cells:,} "
+                f"algorithm x benchmark x seed cell(s) have no data."
+            )
+        n_excl = int(self.description.exclusions["rows"].sum()) if len(
+            self.description.exclusions) else 0
+        if n_excl:
+            out.append(f"[data] {n_excl:,} row(s) were excluded in validation (see the table).")
+        return out
+
+    @property
+    def errors(self) -> list[AnalysisRun]:
+        """The analyses that raised, or that were requested by name but are unavailable."""
+        return [
+            r for r in self.runs
+            if r.status == "error" or (r.status == "unavailable" and r.name in self.requested)
+        ]
+
+    @property
+    def figures(self) -> list[ReportFigure]:
+        """The report's own figures, then every analysis's figures."""
+        if self._figures is None:
+            self._figures = self._own_figures()
+        return [*self._figures, *(f for r in self.runs for f in r.figures)]
+
+    def _own_figures(self) -> list[ReportFigure]:
+        from benchverdict.report.figures import agreement_heatmap, outcome_grid
+
+        out = []
+        if len(self.reconciliation.verdicts):
+            ax = outcome_grid(self.reconciliation)
+            out.append(ReportFigure(
+                "report-outcomes", "Every method's verdict on every pair", ax.figure,
+                "Rows: pairs of algorithms (and scope); columns: methods. The colour says which "
+                "algorithm the method finds better; grey: no decision."))
+        if self.reconciliation.method_agreement.shape[0] >= 2:
+            ax = agreement_heatmap(self.reconciliation)
+            out.append(ReportFigure(
+                "report-agreement", "How often the methods agree", ax.figure,
+                "Mean agreement credit over the pairs and scopes both methods judged: 1 same "
+                "outcome, 0.5 one decides and the other does not, 0 opposite winners. Blank: "
+                "the methods never judged the same pair and scope."))
+        return out
+
+    # ----------------------------------------------------------------- plots
+    def plot(self, kind: str = "agreement", ax=None):
+        """Plot the method x method agreement matrix or the verdict grid.
+
+        Parameters
+        ----------
+        kind : {"agreement", "outcomes"}
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from benchverdict.report.figures import agreement_heatmap, outcome_grid
+
+        if kind == "agreement":
+            return agreement_heatmap(self.reconciliation, ax=ax)
+        if kind == "outcomes":
+            return outcome_grid(self.reconciliation, ax=ax)
+        raise ValueError(f"kind must be 'agreement' or 'outcomes', got {kind!r}.")
+
+    # ----------------------------------------------------------------- renderers
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document as a dict (see :meth:`to_json`)."""
+        from benchverdict.report.render import report_document
+
+        return report_document(self)
+
+    def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
+        """A versioned JSON document (schema ``benchverdict.report`` v1) for leaderboards.
+
+        The schema is committed as ``benchverdict/report/report.schema.json``.
+        """
+        from benchverdict.report.render import render_json
+
+        text = render_json(self, indent=indent)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """A self-contained HTML page (figures embedded, no network access, names escaped)."""
+        from benchverdict.report.render import render_html
+
+        text = render_html(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def to_markdown(self, path: str | Path | None = None) -> str:
+        """The report as Markdown (tables as pipe tables, names escaped)."""
+        from benchverdict.report.render import render_markdown
+
+        text = render_markdown(self)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def to_latex(self, directory: str | Path) -> Path:
+        """Write ``report.tex``, booktabs tables and PDF figures into ``directory``.
+
+        Returns the path of ``report.tex`` (a standalone document that
+        ``\\input``s the tables; each table file can also be used alone).
+        """
+        from benchverdict.report.render import render_latex
+
+        return render_latex(self, Path(directory))
+
+    def __repr__(self) -> str:
+        ok = [r.name for r in self.runs if r.status == "ok"]
+        head = self.reconciliation.headline
+        status = head.status if head is not None else "no pooled verdicts"
+        return (
+            f"Comparison({len(self.reconciliation.verdicts)} verdicts from {ok}; "
+            f"{len(self.conflicts)} conflict(s); consensus: {status})"
+        )
+
+
+def _default_runners() -> dict[str, Runner]:
+    from benchverdict.report import _analyses
+
+    return dict(_analyses.RUNNERS)
+
+
+def compare(
+    results: Results,
+    *,
+    analyses: Sequence[str] | None = None,
+    confidence: float = 0.8,
+    alpha: float = 0.05,
+    budget: float | None = None,
+    formula: str | None = None,
+    progress: bool = True,
+    runners: Mapping[str, Runner] | None = None,
+) -> Comparison:
+    """Run every analysis that applies to ``results`` and reconcile their verdicts.
+
+    Parameters
+    ----------
+    results : Results
+    analyses : sequence of str, optional
+        Any of ``"tuning"``, ``"dse"``, ``"ranks"``, ``"lmem"``. Default:
+        every analysis that applies (see :func:`applicability`). An analysis
+        asked for by name that does not apply is reported as not applicable.
+    confidence : float
+        Confidence level of bands and intervals (tuning curves, DSE).
+        Default 0.8, as in Lourie et al.
+    alpha : float
+        Significance level of the tests (rank tests, LMEM).
+    budget : float, optional
+        Compare incumbents at this budget (default: each run's final one);
+        tuning curves are drawn up to it.
+    formula : str, optional
+        The LMEM's formula (role names, e.g. ``"score ~ algorithm + (1|benchmark)"``).
+    progress : bool
+        Show a tqdm progress bar.
+    runners : mapping, optional
+        Replace the analysis runners (for testing).
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> comp = compare(_example_small(), analyses=["ranks"], progress=False)
+    >>> comp.runs[0].name
+    'ranks'
+    """
+    from tqdm.auto import tqdm
+
+    options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula)
+    requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
+    unknown = [a for a in requested if a not in ANALYSES]
+    if unknown:
+        raise ValueError(f"unknown analysis {unknown}; choose from {list(ANALYSES)}.")
+    if budget is not None and not results.has_budget:
+        raise ValueError("budget= needs results with a budget column.")
+    names = [a for a in ANALYSES if not requested or a in requested]
+    runners = dict(_default_runners() if runners is None else runners)
+    runs: list[AnalysisRun] = []
+    bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
+               unit="step", leave=False)
+    try:
+        bar.set_postfix_str("describing the data")
+        description = results.describe()
+        bar.update()
+        for name in names:
+            bar.set_postfix_str(name)
+            ok, why = applicability(results, name)
+            if not ok:
+                runs.append(AnalysisRun(name, "not applicable", reason=why))
+            elif name not in runners:
+                runs.append(AnalysisRun(name, "unavailable", reason="no runner registered"))
+            else:
+                run = run_analysis(name, runners[name], results, options)
+                if run.status == "ok" and not run.reason:
+                    run.reason = why
+                runs.append(run)
+            bar.update()
+        bar.set_postfix_str("reconciling")
+        verdicts = [v for r in runs for v in r.verdicts]
+        final_budget = _final_budget(results, options)
+        guidance = _guidance(results, options, runs)
+        reconciliation = reconcile(
+            verdicts, algorithms=results.algorithms, final_budget=final_budget,
+            guidance=guidance,
+        )
+        bar.update()
+    finally:
+        bar.close()
+    return Comparison(
+        runs=runs,
+        reconciliation=reconciliation,
+        description=description,
+        options=options,
+        objective=results.objective,
+        algorithms=results.algorithms,
+        benchmarks=results.benchmarks,
+        n_seeds=len(results.seeds),
+        metafeatures=results.metafeatures,
+        requested=requested,
+    )
+
+
+def _final_budget(results: Results, options: Options) -> float | None:
+    if options.budget is not None:
+        return float(options.budget)
+    if results.has_budget:
+        return float(np.max(results.budgets))
+    return None
+
+
+def _guidance(results: Results, options: Options, runs: list[AnalysisRun]):
+    from benchverdict.report import _analyses
+
+    return _analyses.sample_size_guidance(results, options, runs)
