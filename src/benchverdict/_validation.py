@@ -231,25 +231,30 @@ def numeric_column(
     return values, problems
 
 
-def duplicated_keys(keys: pd.DataFrame, role_columns: dict[str, str]) -> list[Problem]:
-    """Rows that share their (algorithm, benchmark, seed[, budget]) key."""
-    dup = keys.duplicated(keep=False).to_numpy()
-    if not dup.any():
+def duplicated_keys(
+    duplicated: np.ndarray, frame: pd.DataFrame, key_columns: dict[str, str]
+) -> list[Problem]:
+    """Rows that share their (algorithm, benchmark, seed[, budget]) key.
+
+    ``duplicated`` is the mask of such rows; ``key_columns`` maps the key's
+    roles to the user's columns.
+    """
+    if not duplicated.any():
         return []
-    rows = tuple(keys.index[dup])
-    first = keys[dup].iloc[0]
-    key_text = ", ".join(f"{role_columns.get(c, c)}={first[c]!r}" for c in keys.columns)
-    key_cols = [role_columns.get(c, c) for c in keys.columns]
+    rows = tuple(frame.index[duplicated])
+    first = frame.loc[rows[0]]
+    key_text = ", ".join(f"{c}={first[c]!r}" for c in key_columns.values())
+    key_cols = list(key_columns.values())
+    roles = ", ".join(key_columns)
     return [
         Problem(
             column=", ".join(key_cols),
             reason="duplicate_key",
             message=(
                 f"{len(rows)} rows share their key ({', '.join(key_cols)}) with another row, "
-                f"e.g. {key_text}, at {format_rows(rows)}. Each (algorithm, benchmark, seed"
-                f"{', budget' if 'budget' in keys.columns else ''}) must appear once. Fix: "
-                f"add the column that tells them apart (a benchmark, seed or budget role you "
-                f"have not mapped), aggregate them, or pass on_invalid='drop' to drop and "
+                f"e.g. {key_text}, at {format_rows(rows)}. Each ({roles}) must appear once. "
+                f"Fix: add the column that tells them apart (a benchmark, seed or budget role "
+                f"you have not mapped), aggregate them, or pass on_invalid='drop' to drop and "
                 f"record every row of each duplicated key."
             ),
             rows=rows,

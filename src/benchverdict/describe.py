@@ -162,8 +162,9 @@ def describe_results(results: Results) -> Description:
         index=pd.Index(["algorithm", "benchmark", "seed"], name="role"),
     )
     if results.has_budget:
-        counts.loc["budget"] = [results.roles["budget"], int(f["budget"].nunique())]
-    counts.loc["score"] = [results.roles["score"], int(f["score"].nunique())]
+        budget = f["budget"].to_numpy()
+        budget_codes, budget_levels = pd.factorize(budget, sort=True)
+        counts.loc["budget"] = [results.roles["budget"], len(budget_levels)]
 
     run_key = (a_codes * nb + b_codes) * ns + s_codes
     n_cells = na * nb * ns
@@ -221,12 +222,11 @@ def describe_results(results: Results) -> Description:
             f"and paired comparisons lose those cells."
         )
     if results.has_budget:
-        budget = f["budget"].to_numpy()
-        per_alg = pd.DataFrame({"algorithm": alg.codes, "b": budget})
-        grouped = per_alg.groupby("algorithm", sort=True)["b"]
-        budgets = pd.DataFrame(
-            {"min": grouped.min(), "max": grouped.max(), "distinct": grouped.nunique()}
-        )
+        per_alg = pd.Series(budget).groupby(a_codes, sort=True)
+        budgets = per_alg.agg(["min", "max"])
+        budgets["distinct"] = _distinct_per_group(a_codes, na, budget_codes, len(budget_levels))[
+            budgets.index
+        ]
         if present is not None:
             rows_per_run = np.bincount(run_key, minlength=n_cells).reshape(na, nb * ns)
             budgets["median_rows_per_run"] = [
@@ -248,13 +248,15 @@ def describe_results(results: Results) -> Description:
     meta_rows = []
     for m in results.metafeatures:
         col = f[m]
-        per_bench = pd.DataFrame({"b": b_codes, "v": col.to_numpy()}).groupby("b")["v"].nunique()
+        m_codes, m_levels = pd.factorize(col)
+        present_m = m_codes >= 0
+        per_bench = _distinct_per_group(b_codes[present_m], nb, m_codes[present_m], len(m_levels))
         meta_rows.append(
             {
                 "metafeature": m,
                 "dtype": str(col.dtype),
-                "distinct": int(col.nunique()),
-                "missing": int(col.isna().sum()),
+                "distinct": len(m_levels),
+                "missing": int((~present_m).sum()),
                 "constant_within_benchmark": bool((per_bench <= 1).all()),
             }
         )
@@ -285,6 +287,17 @@ def describe_results(results: Results) -> Description:
         warnings=tuple(warnings),
         paired=paired,
     )
+
+
+def _distinct_per_group(
+    group_codes: np.ndarray, n_groups: int, value_codes: np.ndarray, n_values: int
+) -> np.ndarray:
+    """Number of distinct values in each group, from integer codes (no hashing)."""
+    pair = group_codes.astype(np.int64) * max(n_values, 1) + value_codes
+    if n_groups * n_values <= 50_000_000:
+        seen = np.bincount(pair, minlength=n_groups * max(n_values, 1)) > 0
+        return seen.reshape(n_groups, max(n_values, 1)).sum(axis=1)
+    return np.bincount(np.unique(pair) // max(n_values, 1), minlength=n_groups)
 
 
 def balanced_check(n_missing: int) -> bool:

@@ -752,16 +752,16 @@ def _validate(
     position = pd.Series(np.arange(len(df)), index=df.index)
     for p in row_problems:
         bad[position.loc[list(p.rows)].to_numpy()] = True
-    # Duplicated keys among the rows that are otherwise fine.
-    key_frame = pd.DataFrame(
-        {"algorithm": df[algorithm], "seed": df[seed]}, index=df.index
-    )
-    if benchmark is not None:
-        key_frame.insert(1, "benchmark", df[benchmark])
-    if budget is not None:
-        key_frame["budget"] = budget_values
-    dup_problems = duplicated_keys(key_frame[~bad], role_columns)
-    row_problems += dup_problems
+    # Factorise each key column once: the codes serve both the duplicate check and the
+    # categoricals of the canonical frame (hashing 10^7 strings twice would dominate).
+    codes = {role: _factorize(df[column]) for role, column in id_columns.items()}
+    key_parts = [codes[r] for r in ("algorithm", "benchmark", "seed") if r in codes]
+    if budget_values is not None:
+        b_codes, b_levels = pd.factorize(budget_values, sort=True)
+        key_parts.append((b_codes, b_levels))
+    dup = _duplicated_rows(key_parts, ~bad)
+    key_columns = {r: c for r, c in role_columns.items() if r != "score"}
+    row_problems += duplicated_keys(dup, df, key_columns)
     if row_problems and on_invalid == "raise":
         return df, row_problems, _empty_exclusions()
 
@@ -773,26 +773,27 @@ def _validate(
         bad[position.loc[list(p.rows)].to_numpy()] = True
     exclusions = pd.DataFrame(records, columns=["row", "column", "reason"])
     keep = ~bad
+    all_kept = bool(keep.all())
 
     out = {
-        "algorithm": _as_category(df[algorithm], keep),
+        "algorithm": _kept_categorical(*codes["algorithm"], keep, all_kept),
         "benchmark": (
-            _as_category(df[benchmark], keep)
+            _kept_categorical(*codes["benchmark"], keep, all_kept)
             if benchmark is not None
             else pd.Categorical.from_codes(
                 np.zeros(int(keep.sum()), dtype=np.int8), categories=[SINGLE_BENCHMARK]
             )
         ),
-        "seed": _as_category(df[seed], keep),
+        "seed": _kept_categorical(*codes["seed"], keep, all_kept),
     }
     if budget_values is not None:
-        out["budget"] = budget_values[keep]
-    out["score"] = score_values[keep]
-    index = df.index[keep]
+        out["budget"] = budget_values if all_kept else budget_values[keep]
+    out["score"] = score_values if all_kept else score_values[keep]
+    index = df.index if all_kept else df.index[keep]
     frame = pd.DataFrame(out, index=index)
     for m in metafeatures:
-        frame[m] = df[m].to_numpy()[keep]
-    n_alg = frame["algorithm"].nunique()
+        frame[m] = df[m].to_numpy() if all_kept else df[m].to_numpy()[keep]
+    n_alg = len(frame["algorithm"].cat.categories)
     if n_alg < 2:
         names = list(frame["algorithm"].cat.categories)
         return df, [
@@ -825,17 +826,56 @@ def _short_reason(p: Problem) -> str:
     }.get(p.reason, p.reason)
 
 
-def _as_category(values: pd.Series, keep: np.ndarray) -> pd.Categorical:
-    """Categorical of the kept values with sorted categories and no unused ones."""
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (-1 for missing) and sorted categories of an id column."""
     if isinstance(values.dtype, pd.CategoricalDtype):
-        cat = values.array[keep] if not keep.all() else values.array
-        cat = cat.remove_unused_categories()
+        cat = values.array
         if not cat.ordered:
             cat = cat.reorder_categories(sorted(cat.categories))
-        return cat
-    codes, uniques = pd.factorize(values.to_numpy()[keep] if not keep.all() else values,
-                                  sort=True)
-    return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(uniques))
+        return np.asarray(cat.codes, dtype=np.int64), cat.categories
+    codes, uniques = pd.factorize(values, sort=True)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def _kept_categorical(
+    codes: np.ndarray, categories: pd.Index, keep: np.ndarray, all_kept: bool
+) -> pd.Categorical:
+    """The categorical of the kept rows, without unused categories."""
+    kept = codes if all_kept else codes[keep]
+    used = np.bincount(kept, minlength=len(categories)) > 0
+    if not used.all():
+        remap = np.cumsum(used) - 1
+        kept = remap[kept]
+        categories = categories[used]
+    small = np.int8 if len(categories) < 127 else np.int32
+    return pd.Categorical.from_codes(kept.astype(small), categories=categories, validate=False)
+
+
+def _duplicated_rows(parts: list[tuple[np.ndarray, pd.Index]], valid: np.ndarray) -> np.ndarray:
+    """Mask of valid rows whose combined key occurs more than once among valid rows."""
+    cards = [max(len(levels), 1) for _, levels in parts]
+    total = 1
+    for c in cards:
+        total *= c
+    dup = np.zeros(len(valid), dtype=bool)
+    if total >= 2**62:  # too many combinations for one int64 key: let pandas hash tuples
+        frame = pd.DataFrame({i: c for i, (c, _) in enumerate(parts)})[valid]
+        dup[valid] = frame.duplicated(keep=False).to_numpy()
+        return dup
+    all_valid = bool(valid.all())
+    key = np.zeros(len(valid) if all_valid else int(valid.sum()), dtype=np.int64)
+    for (codes, _), card in zip(parts, cards):
+        key *= card
+        key += codes if all_valid else codes[valid]
+    if total <= 4 * len(key) + 1_000_000:
+        counts = np.bincount(key, minlength=total)
+        found = counts[key] > 1
+    else:
+        found = pd.Series(key).duplicated(keep=False).to_numpy()
+    if all_valid:
+        return found
+    dup[valid] = found
+    return dup
 
 
 def _empty_exclusions() -> pd.DataFrame:
@@ -856,16 +896,18 @@ def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
             "(pass kind='runs' if these are final results of HPO runs)"
         )
     sign = 1.0 if objective == "maximize" else -1.0
-    codes = (
-        frame["algorithm"].cat.codes.to_numpy().astype(np.int64),
-        frame["benchmark"].cat.codes.to_numpy().astype(np.int64),
-        frame["seed"].cat.codes.to_numpy().astype(np.int64),
-    )
-    order = np.lexsort((frame["budget"].to_numpy(), codes[2], codes[1], codes[0]))
-    same_run = np.ones(len(order) - 1, dtype=bool) if len(order) > 1 else np.zeros(0, bool)
-    for c in codes:
-        cs = c[order]
-        same_run &= cs[1:] == cs[:-1]
+    cats = [frame[c].cat for c in ("algorithm", "benchmark", "seed")]
+    run = np.zeros(len(frame), dtype=np.int64)
+    for cat in cats:
+        run = run * len(cat.categories) + cat.codes.to_numpy()
+    budget = frame["budget"].to_numpy()
+    # Most files are already sorted by run and budget: check in O(n) before sorting.
+    in_order = bool(
+        np.all((run[1:] > run[:-1]) | ((run[1:] == run[:-1]) & (budget[1:] >= budget[:-1])))
+    ) if len(run) > 1 else True
+    order = np.arange(len(run)) if in_order else np.lexsort((budget, run))
+    run_sorted = run[order]
+    same_run = run_sorted[1:] == run_sorted[:-1]
     if not same_run.any():
         return "trials", "inferred: every run has a single row, so rows are taken as draws"
     oriented = frame["score"].to_numpy()[order] * sign
