@@ -1,0 +1,495 @@
+"""Friedman's test with Nemenyi, Wilcoxon–Holm or Conover post-hoc tests (Demšar 2006).
+
+The classic multi-benchmark comparison: rank the algorithms within every
+block (a benchmark, with seeds aggregated, or a benchmark x seed run), test
+whether the average ranks differ (Friedman; Iman–Davenport), then compare
+pairs. The replication unit is an explicit argument and is printed with
+every output, because it decides what the p-values mean: with
+``unit="benchmark"`` the benchmarks are the independent units (Demšar's
+setting); with ``unit="benchmark_seed"`` every run counts as a block, which
+treats seeds of one benchmark as independent benchmarks.
+
+Assumptions: blocks are independent; within a block, only the order of the
+algorithms matters (magnitudes are discarded). Friedman's p-value uses the
+chi-square approximation (rough for fewer than about 10 blocks; Iman–Davenport's
+F is then preferable). Nemenyi's test is a test on average ranks, so its
+verdict on a pair depends on which other algorithms are compared (Benavoli
+et al. 2016); pairwise Wilcoxon signed-rank tests with Holm's correction do
+not have that defect and are offered as ``posthoc="wilcoxon"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+from benchverdict import critical_difference as cdd
+from benchverdict.ranks import _stats
+from benchverdict.results import BlockMatrix, Results
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+Posthoc = Literal["nemenyi", "wilcoxon", "conover"]
+Adjust = Literal["holm", "bonferroni"]
+POSTHOCS = ("nemenyi", "wilcoxon", "conover")
+METHOD_NAMES = {
+    "nemenyi": "ranks.nemenyi",
+    "wilcoxon": "ranks.wilcoxon_holm",
+    "conover": "ranks.conover",
+}
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman's test, average ranks and a post-hoc family.
+
+    Attributes
+    ----------
+    statistic : float
+        Friedman's tie-corrected chi-square ``Q``.
+    df : int
+        ``k - 1``.
+    pvalue : float
+        ``P(chi2_df > Q)``.
+    kendall_w : float
+        Kendall's coefficient of concordance ``Q / (n (k - 1))`` in [0, 1].
+    iman_davenport : float
+        Iman–Davenport's ``F``; ``iman_davenport_df`` its degrees of freedom
+        and ``iman_davenport_pvalue`` its p-value.
+    average_ranks : pandas.Series
+        Average rank per algorithm (1 = best; ties averaged), best first.
+    critical_difference : float
+        Nemenyi's CD at ``alpha`` (reported whatever the post-hoc test).
+    posthoc : {"nemenyi", "wilcoxon", "conover"}
+    adjust : str
+        The multiplicity adjustment (``"studentized range"`` for Nemenyi).
+    pairwise : pandas.DataFrame
+        One row per pair: average ranks, the test's statistic, raw and
+        adjusted p-values, the decision, and effect sizes with bootstrap
+        intervals (positive favours ``a``).
+    pvalues : pandas.DataFrame
+        Square matrix of adjusted pairwise p-values.
+    blocks : BlockMatrix
+        The data the test saw.
+    unit : str
+        The replication unit, in words.
+    alpha : float
+    objective : str
+    notes : tuple of str
+        Caveats found in these data (few blocks, pseudo-replication, ...).
+    """
+
+    statistic: float
+    df: int
+    pvalue: float
+    kendall_w: float
+    iman_davenport: float
+    iman_davenport_df: tuple[int, int]
+    iman_davenport_pvalue: float
+    average_ranks: pd.Series
+    critical_difference: float
+    posthoc: str
+    adjust: str
+    pairwise: pd.DataFrame
+    pvalues: pd.DataFrame
+    blocks: BlockMatrix
+    unit: str
+    alpha: float
+    objective: str
+    effect_level: float
+    notes: tuple[str, ...] = field(default=())
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n_blocks(self) -> int:
+        """How many blocks (independent units) were ranked."""
+        return int(self.blocks.matrix.shape[0])
+
+    @property
+    def algorithms(self) -> list[str]:
+        """Algorithm names, best average rank first."""
+        return list(self.average_ranks.index)
+
+    @property
+    def omnibus_significant(self) -> bool:
+        """Whether Friedman's test rejects equal average ranks at ``alpha``."""
+        return bool(self.pvalue < self.alpha)
+
+    def not_different(self) -> pd.DataFrame:
+        """Square boolean matrix: ``True`` where a pair is not significantly different.
+
+        With Nemenyi or Conover, no pair differs unless Friedman's test
+        rejects first (Demšar's protocol); Wilcoxon–Holm stands alone.
+        """
+        nd = cdd.not_different_from_pvalues(self.pvalues, self.alpha)
+        if self.posthoc in ("nemenyi", "conover") and not self.omnibus_significant:
+            nd.loc[:, :] = True
+        return nd
+
+    def cliques(self) -> list[frozenset[str]]:
+        """Maximal groups of algorithms that are pairwise not significantly different."""
+        return cdd.cliques(self.average_ranks, self.not_different())
+
+    def letters(self) -> pd.Series:
+        """Compact letter display: algorithms sharing a letter are not significantly different."""
+        return cdd.compact_letter_display(self.average_ranks, self.not_different())
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per algorithm: average rank, mean and median score, letters.
+
+        ``attrs["unit"]`` holds the replication unit.
+        """
+        m = self.blocks.matrix
+        out = pd.DataFrame(
+            {
+                "algorithm": self.algorithms,
+                "average_rank": self.average_ranks.to_numpy(),
+                "mean_score": m[self.algorithms].mean().to_numpy(),
+                "median_score": m[self.algorithms].median().to_numpy(),
+                "letters": self.letters().reindex(self.algorithms).to_numpy(),
+            }
+        )
+        out.attrs["unit"] = self.unit
+        out.attrs["objective"] = self.objective
+        return out
+
+    def summary(self) -> str:
+        """A plain-text report of the test, the unit and the post-hoc results."""
+        lines = [
+            f"Friedman test on {self.unit}; {len(self.algorithms)} algorithms; "
+            f"objective: {self.objective}",
+            f"  Q = {self.statistic:.4g}, df = {self.df}, p = {_p(self.pvalue)}; "
+            f"Kendall's W = {self.kendall_w:.3f}; Iman-Davenport F = {self.iman_davenport:.4g} "
+            f"(df {self.iman_davenport_df[0]}, {self.iman_davenport_df[1]}), "
+            f"p = {_p(self.iman_davenport_pvalue)}",
+            f"  Nemenyi CD (alpha = {self.alpha:g}) = {self.critical_difference:.3f}; "
+            f"post-hoc: {self.posthoc} ({self.adjust})",
+            "  average ranks (1 = best): "
+            + ", ".join(f"{a} {r:.3f}" for a, r in self.average_ranks.items()),
+        ]
+        groups = self.cliques()
+        lines.append(
+            "  not significantly different groups: "
+            + ("; ".join("{" + ", ".join(sorted(g, key=self.algorithms.index)) + "}"
+                         for g in groups) or "none (every pair differs)")
+        )
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    # ------------------------------------------------------------------ verdicts
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per pair of algorithms (``a`` before ``b`` in input order)."""
+        budget = self.blocks.budget
+        scope = Scope(budget_low=budget, budget_high=budget) if budget is not None else Scope()
+        method = METHOD_NAMES[self.posthoc]
+        gated = self.posthoc in ("nemenyi", "conover")
+        out = []
+        for row in self.pairwise.itertuples(index=False):
+            significant = bool(row.significant)
+            if significant:
+                outcome = "a" if row.better == row.a else "b"
+            else:
+                outcome = "inconclusive"
+            if gated and not self.omnibus_significant:
+                why = (f"Friedman p = {_p(self.pvalue)} >= {self.alpha:g}, so no pair is "
+                       f"declared different")
+            elif self.posthoc == "nemenyi":
+                why = (f"|rank difference| {abs(row.rank_a - row.rank_b):.3f} "
+                       f"{'>' if significant else '<='} CD {self.critical_difference:.3f}")
+            else:
+                why = f"{self.adjust}-adjusted p = {_p(row.pvalue_adjusted)}"
+            explanation = (
+                f"average rank {row.a} {row.rank_a:.3f} vs {row.b} {row.rank_b:.3f} over "
+                f"{self.n_blocks} blocks; {why}"
+            )
+            effect = Effect(
+                "Cliff's delta", float(row.cliffs_delta), _none(row.cliffs_delta_low),
+                _none(row.cliffs_delta_high), self.effect_level,
+            )
+            out.append(
+                Verdict(
+                    a=row.a, b=row.b, outcome=outcome, method=method, scope=scope,
+                    evidence=Evidence("p_value", float(row.pvalue_adjusted), self.alpha),
+                    objective=self.objective, explanation=explanation, effect=effect,
+                    unit=self.unit, n=self.n_blocks,
+                    details={
+                        "omnibus": "friedman",
+                        "omnibus_pvalue": self.pvalue,
+                        "iman_davenport_pvalue": self.iman_davenport_pvalue,
+                        "posthoc": self.posthoc,
+                        "adjust": self.adjust,
+                        "pvalue_raw": float(row.pvalue_raw),
+                        "rank_a": float(row.rank_a),
+                        "rank_b": float(row.rank_b),
+                        "critical_difference": self.critical_difference,
+                        "akinshin_gamma": float(row.akinshin_gamma),
+                    },
+                )
+            )
+        return out
+
+    # ------------------------------------------------------------------ figure
+    def plot(self, ax: Axes | None = None, *, contiguous: bool = False) -> Axes:
+        """The critical-difference diagram of the average ranks.
+
+        The CD bar is drawn for Nemenyi; for the other post-hoc tests the
+        groups come from their adjusted p-values and no single CD exists.
+        """
+        k = len(self.algorithms)
+        title = (f"Friedman p = {_p(self.pvalue)}, {self.posthoc}"
+                 f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; {self.unit}")
+        return cdd.draw_cd_diagram(
+            self.average_ranks,
+            self.not_different(),
+            lower_is_better=True,
+            critical_difference=self.critical_difference if self.posthoc == "nemenyi" else None,
+            axis_label="average rank",
+            limits=(1, k),
+            contiguous=contiguous,
+            title=title,
+            ax=ax,
+        )
+
+
+# ---------------------------------------------------------------------- entry point
+def friedman(
+    results: Results | BlockMatrix,
+    *,
+    budget: float | None = None,
+    unit: Literal["benchmark", "benchmark_seed"] = "benchmark",
+    aggregate: Literal["mean", "median"] = "mean",
+    missing: Literal["raise", "drop"] = "raise",
+    alpha: float = 0.05,
+    posthoc: Posthoc = "nemenyi",
+    adjust: Adjust = "holm",
+    n_bootstrap: int = 1000,
+    effect_level: float = 0.95,
+    random_state: int | None = 0,
+) -> FriedmanResult:
+    """Friedman's test on a block x algorithm matrix, with a post-hoc family and verdicts.
+
+    Parameters
+    ----------
+    results : Results or BlockMatrix
+        Benchmark results (incumbents are taken with ``results.blocks``), or
+        a block matrix you built yourself.
+    budget : float, optional
+        Compare the incumbents at this budget; default each run's final one.
+    unit : {"benchmark", "benchmark_seed"}
+        The replication unit (see the module docstring).
+    aggregate : {"mean", "median"}
+        How seeds are combined within a benchmark (``unit="benchmark"``).
+    missing : {"raise", "drop"}
+        Blocks with a missing algorithm: refuse with the list of missing
+        cells, or drop them (recorded in ``result.blocks.exclusions``).
+    alpha : float
+        Family-wise significance level.
+    posthoc : {"nemenyi", "wilcoxon", "conover"}
+        Nemenyi's test on average ranks (with its critical difference);
+        pairwise Wilcoxon signed-rank tests; or Conover's test on rank sums.
+    adjust : {"holm", "bonferroni"}
+        Multiplicity adjustment for Wilcoxon and Conover (Nemenyi's
+        studentized range is family-wise already).
+    n_bootstrap : int
+        Bootstrap resamples of the blocks for the effect-size intervals
+        (0: no intervals).
+    effect_level : float
+        Confidence level of those intervals.
+    random_state : int, optional
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    FriedmanResult
+
+    Notes
+    -----
+    With exactly two algorithms, Friedman's test reduces to a sign test; the
+    post-hoc family is then the single paired Wilcoxon signed-rank test,
+    which uses the magnitudes of the differences and is more powerful
+    (``posthoc`` is set to ``"wilcoxon"`` and a note says so).
+
+    Examples
+    --------
+    >>> from benchverdict.ranks._examples import small_runs
+    >>> res = friedman(small_runs(), posthoc="nemenyi")
+    >>> round(res.statistic, 2), res.df, round(res.critical_difference, 3)
+    (12.29, 2, 1.253)
+    >>> res.average_ranks.round(2).to_dict()
+    {'PB': 1.0, 'HB': 2.14, 'RS': 2.86}
+    >>> [v.winner for v in res.verdicts()]
+    [None, None, 'PB']
+    """
+    if posthoc not in POSTHOCS:
+        raise ValueError(f"posthoc must be one of {POSTHOCS}, got {posthoc!r}.")
+    if adjust not in ("holm", "bonferroni"):
+        raise ValueError(f"adjust must be 'holm' or 'bonferroni', got {adjust!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
+    if not 0 < effect_level < 1:
+        raise ValueError(f"effect_level must be in (0, 1), got {effect_level}.")
+    blocks = _as_blocks(results, budget=budget, unit=unit, aggregate=aggregate, missing=missing)
+    matrix = blocks.matrix
+    n, k = matrix.shape
+    unit_text = blocks.describe_unit()
+    if n < 2:
+        raise ValueError(
+            f"a rank test needs at least 2 blocks, but there is {n} ({unit_text}). Fix: use "
+            f"unit='benchmark_seed' to treat each seed as a block (say so when you report it), "
+            f"or compare the algorithms on this benchmark with win_tie_loss(), which tests "
+            f"over seeds."
+        )
+    notes = []
+    if k == 2 and posthoc != "wilcoxon":
+        notes.append(
+            "two algorithms: Friedman's test is a sign test here; the pair is decided by the "
+            "paired Wilcoxon signed-rank test over blocks instead of " + posthoc
+        )
+        posthoc = "wilcoxon"
+    if n < 10:
+        notes.append(
+            f"only {n} blocks: Friedman's chi-square approximation is rough; prefer the "
+            f"Iman-Davenport p-value, and read non-significance as lack of power"
+        )
+    if blocks.unit == "benchmark_seed":
+        notes.append(
+            "each benchmark x seed run is a block: seeds of one benchmark are treated as "
+            "independent benchmarks, so the p-values overstate the evidence about new "
+            "benchmarks"
+        )
+    if len(blocks.exclusions):
+        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+
+    names = [str(c) for c in matrix.columns]
+    sign = 1.0 if blocks.objective == "maximize" else -1.0
+    oriented = matrix.to_numpy(dtype=float) * sign
+    ranks = _stats.block_ranks(oriented)
+    fs = _stats.friedman_statistic(ranks)
+    if fs.tie_correction <= 0:
+        notes.append("every block is a complete tie: there is nothing to rank")
+    mean_ranks = ranks.mean(axis=0)
+    cd = _stats.nemenyi_critical_difference(k, n, alpha)
+
+    pairs = list(itertools.combinations(range(k), 2))
+    direction = np.zeros((k, k))
+    statistic = np.full((k, k), np.nan)
+    if posthoc == "nemenyi":
+        raw = _stats.nemenyi_pvalues(mean_ranks, n)
+        adjusted = raw.copy()
+        adjust_text = "studentized range"
+        statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
+    else:
+        if posthoc == "wilcoxon":
+            raw, statistic, direction = _stats.wilcoxon_pvalues(oriented)
+        else:
+            raw = _stats.conover_pvalues(ranks)
+            statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
+        adjusted = np.ones((k, k))
+        if pairs:
+            flat = _stats.adjust_pvalues(np.array([raw[i, j] for i, j in pairs]), adjust)
+            for (i, j), value in zip(pairs, flat):
+                adjusted[i, j] = adjusted[j, i] = value
+        adjust_text = adjust
+
+    gate = posthoc in ("nemenyi", "conover")
+    omnibus_ok = fs.pvalue < alpha
+    rng = np.random.default_rng(random_state)
+    intervals_by_pair = _stats.bootstrap_effect_intervals(
+        oriented, pairs, n_bootstrap=n_bootstrap, level=effect_level, rng=rng
+    )
+    rows = []
+    for i, j in pairs:
+        significant = bool(adjusted[i, j] < alpha and (omnibus_ok or not gate))
+        if posthoc == "wilcoxon":
+            better = names[i] if direction[i, j] > 0 else names[j] if direction[i, j] < 0 else None
+        else:
+            better = (names[i] if mean_ranks[i] < mean_ranks[j]
+                      else names[j] if mean_ranks[j] < mean_ranks[i] else None)
+        if better is None:
+            significant = False
+        x, y = oriented[:, i], oriented[:, j]
+        intervals = intervals_by_pair[(i, j)]
+        rows.append(
+            {
+                "a": names[i],
+                "b": names[j],
+                "rank_a": mean_ranks[i],
+                "rank_b": mean_ranks[j],
+                "statistic": statistic[i, j],
+                "pvalue_raw": raw[i, j],
+                "pvalue_adjusted": adjusted[i, j],
+                "significant": significant,
+                "better": better if significant else None,
+                "cliffs_delta": _stats.cliffs_delta(x, y),
+                "cliffs_delta_low": intervals["cliffs_delta"][0],
+                "cliffs_delta_high": intervals["cliffs_delta"][1],
+                "akinshin_gamma": _stats.akinshin_gamma(x, y),
+                "akinshin_gamma_low": intervals["akinshin_gamma"][0],
+                "akinshin_gamma_high": intervals["akinshin_gamma"][1],
+            }
+        )
+    pairwise = pd.DataFrame(rows)
+    pairwise.attrs["unit"] = unit_text
+    order = cdd.order_positions(pd.Series(mean_ranks, index=names))
+    average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
+    average_ranks.index.name = "algorithm"
+    pvalues = pd.DataFrame(adjusted, index=names, columns=names).loc[order, order]
+    return FriedmanResult(
+        statistic=fs.statistic,
+        df=fs.df,
+        pvalue=fs.pvalue,
+        kendall_w=fs.kendall_w,
+        iman_davenport=fs.iman_davenport,
+        iman_davenport_df=fs.iman_davenport_df,
+        iman_davenport_pvalue=fs.iman_davenport_pvalue,
+        average_ranks=average_ranks,
+        critical_difference=cd,
+        posthoc=posthoc,
+        adjust=adjust_text,
+        pairwise=pairwise,
+        pvalues=pvalues,
+        blocks=blocks,
+        unit=unit_text,
+        alpha=alpha,
+        objective=blocks.objective,
+        effect_level=effect_level,
+        notes=tuple(notes),
+    )
+
+
+def _as_blocks(
+    results: Results | BlockMatrix,
+    *,
+    budget: float | None,
+    unit: str,
+    aggregate: str,
+    missing: str,
+) -> BlockMatrix:
+    if isinstance(results, BlockMatrix):
+        return results
+    if not isinstance(results, Results):
+        raise TypeError(
+            f"expected a benchverdict Results or BlockMatrix, got {type(results).__name__}. "
+            f"Build one with Results.from_frame(df, algorithm=..., seed=..., score=..., "
+            f"objective=...)."
+        )
+    return results.blocks(unit=unit, aggregate=aggregate, budget=budget,  # type: ignore[arg-type]
+                          missing=missing)  # type: ignore[arg-type]
+
+
+def _p(p: float) -> str:
+    if p != p:  # nan
+        return "nan"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
+
+
+def _none(x: float) -> float | None:
+    return None if x != x else float(x)
