@@ -1,0 +1,108 @@
+"""DSE distribution(): tables, pooling, verdicts, plots, and the trials/runs contract."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict import Results
+from benchverdict.dse import cvar, distribution
+from benchverdict.dse.distribution import POOLED
+
+
+def _results(objective="maximize", n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for bench, scale in (("p", 1.0), ("q", 10.0)):
+        for alg, shift in (("A", 0.3), ("B", 0.0), ("C", 0.15)):
+            for s in range(n):
+                rows.append((alg, bench, s, scale * (rng.uniform() * 0.7 + shift)))
+    df = pd.DataFrame(rows, columns=["alg", "task", "seed", "acc"])
+    if objective == "minimize":
+        df["acc"] = 10.0 - df["acc"]
+    return Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed", score="acc",
+                              objective=objective)
+
+
+def test_table_matches_the_statistics():
+    res = _results()
+    d = distribution(res, alpha=0.5, lower_alpha=0.2, threshold=0.5)
+    row = d.table.set_index(["benchmark", "algorithm"]).loc[("p", "A")]
+    x = res.draws("A", "p")
+    assert row["n"] == x.size
+    assert row["cvar"] == pytest.approx(cvar(x, 0.5))
+    assert row["cvar_lower"] == pytest.approx(cvar(x, 0.2, tail="lower"))
+    assert row["median"] == pytest.approx(np.median(x))
+    assert row["cvar_low"] <= row["cvar"] <= row["cvar_high"]
+    assert row["median_low"] <= row["median"] <= row["median_high"]
+    assert row["exceedance"] == pytest.approx(np.mean(x > 0.5))
+    assert d.interval == "bootstrap"  # no support bounds given
+    assert distribution(res, low=0, high=10).interval == "band"
+
+
+def test_minimize_orients_every_statistic():
+    d = distribution(_results("minimize"))
+    t = d.table.set_index(["benchmark", "algorithm"])
+    # As a loss, A is best: its upper-tail CVaR (mean of best half) is the smallest.
+    assert t.loc[("p", "A"), "cvar"] < t.loc[("p", "B"), "cvar"]
+    assert t.loc[("p", "A"), "cvar"] <= t.loc[("p", "A"), "median"]
+    wins = {(v.a, v.b): v.winner for v in d.verdicts() if v.scope.benchmark == "q"
+            and v.method == "dse.dominance"}
+    assert wins[("A", "B")] == "A"
+
+
+def test_pooled_normalised_distribution_and_verdicts():
+    d = distribution(_results(), pooled=True, normalize="minmax")
+    assert d.benchmarks == [POOLED]
+    assert d.objective == "maximize"
+    assert set(d.table["n"]) == {120}
+    v = d.verdicts()
+    assert len(v) == 2 * 3  # dominance + CVaR for each of 3 pairs
+    assert all(x.scope.benchmark is None for x in v)
+    dom = {(x.a, x.b): x for x in v if x.method == "dse.dominance"}
+    assert dom[("A", "B")].winner == "A"
+    cv = {(x.a, x.b): x for x in v if x.method == "dse.cvar"}
+    assert cv[("A", "B")].effect.estimate > 0 and cv[("A", "B")].winner == "A"
+    with pytest.raises(ValueError, match="normalised scale"):
+        distribution(_results(), normalize="minmax", low=0, high=1)
+
+
+def test_dominance_and_cvar_difference_tables():
+    d = distribution(_results(), low=0, high=10)
+    dom = d.dominance()
+    assert len(dom) == 2 * 3 and set(dom["outcome"]) <= {"a", "b", "crossing", "none"}
+    diff = d.cvar_differences()
+    assert (diff["low"] <= diff["estimate"]).all() and (diff["estimate"] <= diff["high"]).all()
+    assert diff["method"].iloc[0] == "band:dkw"
+
+
+def test_refuses_runs():
+    df = pd.DataFrame({"alg": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0], "b": [1, 2, 1, 2],
+                       "acc": [0.5, 0.6, 0.4, 0.7]})
+    runs = Results.from_frame(df, algorithm="alg", seed="seed", budget="b", score="acc",
+                              objective="maximize")
+    assert runs.kind == "runs"
+    with pytest.raises(ValueError, match="kind='trials'"):
+        distribution(runs)
+
+
+@pytest.mark.parametrize("kind", ["cdf", "quantile"])
+def test_plots(kind):
+    d = distribution(_results(), low=0, high=10, band="ld_highest_density")
+    fig = d.plot(kind)
+    assert isinstance(fig, plt.Figure) and len([a for a in fig.axes if a.get_visible()]) == 2
+    ax = d.plot(kind, benchmark="p")
+    assert len(ax.get_lines()) == 3
+    with pytest.raises(KeyError):
+        d.plot(kind, benchmark="nope")
+
+
+def test_example_data_runs_end_to_end():
+    from benchverdict.examples import load_example
+
+    res = load_example()
+    d = distribution(res, pooled=True, normalize="minmax", reps=500)
+    assert set(d.table["algorithm"]) == set(res.algorithms)
+    assert len(d.verdicts()) == 2 * 10
