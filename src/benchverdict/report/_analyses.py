@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
 MAX_FIGURES_PER_ANALYSIS = 8
+#: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
+DSE_BOOTSTRAP_REPS = 2000
 #: The LMEM's default formula (Geburek et al.'s drop-in replacement for Autorank).
 DEFAULT_FORMULA = "score ~ algorithm + (1|benchmark)"
 
@@ -265,14 +267,55 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
 
 # ----------------------------------------------------------------------------- dse
 def run_dse(results: Results, options: Options) -> AnalysisRun:
-    """Score distributions per benchmark, CVaR and dominance comparisons."""
+    """Score distributions: dominance and CVaR differences per benchmark (and pooled).
+
+    DSE describes the distribution of a single random-search draw, so when
+    the data have a trial order its verdicts are placed at budget 1 (where
+    the tuning curve also describes one draw). One ``dse.cvar_<level>``
+    method per CVaR level in ``options.cvar_levels``.
+    """
     dse = _import("dse")
     if dse is None or not hasattr(dse, "distribution"):
         return _unavailable("dse", "benchverdict.dse.distribution is not available")
     run = AnalysisRun("dse", "ok")
-    res = dse.distribution(results, confidence=options.confidence, alpha=options.alpha)
-    _collect(run, res, "dse", "Performance distributions",
-             "Empirical CDFs of the scores over all sources of variation.")
+    one_draw = results.has_budget
+
+    def place(v: Verdict, method: str | None = None) -> Verdict:
+        scope = v.scope
+        if one_draw:
+            scope = Scope(benchmark=scope.benchmark, budget_low=1.0, budget_high=1.0,
+                          metafeature=scope.metafeature)
+        return dataclasses.replace(v, scope=scope, method=method or v.method)
+
+    configs: list[tuple[str, dict[str, Any]]] = [("per benchmark", {})]
+    if len(results.benchmarks) > 1:
+        configs.append(("pooled over benchmarks (min-max normalised)",
+                        {"pooled": True, "normalize": "minmax"}))
+    for label, kwargs in configs:
+        for i, level in enumerate(options.cvar_levels):
+            res = dse.distribution(results, alpha=level, confidence=options.confidence,
+                                   reps=DSE_BOOTSTRAP_REPS, **kwargs)
+            for v in res.verdicts(alpha=options.alpha):
+                if v.method == "dse.cvar":
+                    run.verdicts.append(place(v, f"dse.cvar_{level:g}"))
+                elif i == 0:  # dominance does not depend on the CVaR level
+                    run.verdicts.append(place(v))
+            run.tables[f"distributions {label}, CVaR_{level:g}"] = res.table
+            if i == 0:
+                try:
+                    run.figures.append(_figure(
+                        "dse-cdf" + ("-pooled" if kwargs else ""),
+                        f"Performance distributions, {label}", res.plot(kind="cdf"),
+                        f"Empirical CDFs with simultaneous {options.confidence:g} bands "
+                        f"({res.band}); a curve to the "
+                        f"{'right' if res.objective == 'maximize' else 'left'} is better."))
+                except Exception as err:
+                    run.warnings.append(f"the DSE plot failed: {type(err).__name__}: {err}")
+    run.notes.append(
+        f"CVaR levels {', '.join(f'{a:g}' for a in options.cvar_levels)} (CVaR_a is the mean "
+        f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws); "
+        f"dominance: two one-sided KS tests at alpha/2 each."
+        + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
 
 

@@ -18,6 +18,7 @@ The rules expect both verdicts oriented to the same ``(a, b)`` pair (see
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,11 @@ CENTRE = "centre"
 UPPER_TAIL = "upper tail"
 LOWER_TAIL = "lower tail"
 WHOLE = "whole distribution"
+#: Statistics focused above this quantile count as "upper tail" (k >= 2.4 for the median curve).
+TAIL_QUANTILE = 0.75
+#: Fewer tail draws than this make a bootstrap interval of a tail statistic unreliable.
+MIN_TAIL_DRAWS = 10
+_CVAR_RE = re.compile(r"cvar_?([01](?:\.\d+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,9 @@ class MethodTraits:
     scale : {"raw", "ranks", "normalised"} or None
         Whether score differences enter on their own scale (means, marginal
         means), only through ranks, or after per-benchmark normalisation.
+    quantile : float or None
+        For tail statistics, the quantile level they focus on (``a`` for
+        CVaR_a, ``0.5**(1/k)`` for the median tuning curve at ``k``).
     """
 
     region: str
@@ -57,6 +66,7 @@ class MethodTraits:
     paired: bool | None
     iid_draws: bool = False
     scale: str | None = None
+    quantile: float | None = None
 
 
 @dataclass(frozen=True)
@@ -150,19 +160,36 @@ def method_traits(verdict: Verdict) -> MethodTraits:
     details = verdict.details
     tail = str(details.get("tail", "")).lower()
     if module == "tuning":
-        k_high = verdict.scope.budget_high
+        k_low, k_high = verdict.scope.budget_low, verdict.scope.budget_high
         kind = "mean" if ("mean" in method or "expected" in method) else "median"
         what = (
             "the expected best score of k random-search draws"
             if kind == "mean"
             else "the median best score of k draws (the 0.5^(1/k) quantile)"
         )
-        region = CENTRE if (k_high is not None and k_high <= 1) else UPPER_TAIL
-        traits = MethodTraits(region, what, paired=False, iid_draws=True, scale="raw")
+        q = None
+        if k_low is not None and k_low >= 1:
+            q = 0.5 ** (1.0 / k_low)
+            if k_high is not None:
+                what += f", k = {k_low:g}-{k_high:g}" if k_high != k_low else f", k = {k_low:g}"
+        # The median tuning curve sits in the centre up to about k = 2.4 (quantile 0.75).
+        if q is not None:
+            region = CENTRE if q < TAIL_QUANTILE else UPPER_TAIL
+        else:
+            region = CENTRE if (k_high is not None and k_high <= 1) else UPPER_TAIL
+        traits = MethodTraits(region, what, paired=False, iid_draws=True, scale="raw",
+                              quantile=q)
     elif module == "dse":
         if "cvar" in method:
-            region = LOWER_TAIL if tail == "lower" else UPPER_TAIL
-            traits = MethodTraits(region, "the mean of the best scores (CVaR)", False, True)
+            level = cvar_level(verdict)
+            if tail == "lower":
+                region, what = LOWER_TAIL, "the mean of the worst scores (lower-tail CVaR)"
+            elif level is not None:
+                region = UPPER_TAIL if level >= TAIL_QUANTILE else CENTRE
+                what = f"the mean of the best {1 - level:.0%} of draws (CVaR_{level:g})"
+            else:
+                region, what = UPPER_TAIL, "the mean of the best scores (CVaR)"
+            traits = MethodTraits(region, what, False, True, quantile=level)
         elif "threshold" in method or "exceed" in method:
             traits = MethodTraits(UPPER_TAIL, "the mass above a threshold", False, True)
         elif "dominance" in method or "ks" in method.split(".")[-1]:
@@ -190,10 +217,34 @@ def method_traits(verdict: Verdict) -> MethodTraits:
         region = traits.region
     looks_at = details.get("looks_at", traits.looks_at)
     scale = details.get("scale", traits.scale)
-    if module == "dse" and details.get("normalization", details.get("normalisation")):
+    if module == "dse" and any(details.get(k) for k in ("normalize", "normalization",
+                                                         "normalisation")):
         scale = "normalised"
     return MethodTraits(str(region), str(looks_at), None if paired is None else bool(paired),
-                        traits.iid_draws, None if scale is None else str(scale))
+                        traits.iid_draws, None if scale is None else str(scale),
+                        traits.quantile)
+
+
+def cvar_level(verdict: Verdict) -> float | None:
+    """Return the CVaR level of a CVaR verdict (from ``details``, the method or the effect).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "a", "dse.cvar_0.99", Scope(), Evidence("confidence", level=0.8),
+    ...             "maximize", "x")
+    >>> cvar_level(v)
+    0.99
+    """
+    for key in ("cvar_level", "cvar_alpha"):
+        if isinstance(verdict.details.get(key), (int, float)):
+            return float(verdict.details[key])
+    texts = [verdict.method] + ([verdict.effect.name] if verdict.effect is not None else [])
+    for text in texts:
+        m = _CVAR_RE.search(text)
+        if m:
+            return float(m.group(1))
+    return None
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -278,6 +329,17 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
         found.append("the equal-variance assumption was rejected")
     if v.evidence.kind == "descriptive":
         found.append("it is descriptive, with no inferential guarantee")
+    interval = str(d.get("interval", ""))
+    level = cvar_level(v) if "cvar" in v.method.lower() else None
+    if interval.startswith("bootstrap") and level is not None and v.n:
+        # n counts both samples; each algorithm has about n/2 draws.
+        tail_draws = v.n / 2 * (1 - level)
+        if tail_draws < MIN_TAIL_DRAWS:
+            found.append(
+                f"its bootstrap interval rests on about {tail_draws:.1f} tail draws per "
+                f"algorithm, too few for the bootstrap of a tail statistic to hold its "
+                f"coverage (Tang et al. 2020)"
+            )
     return found
 
 
@@ -366,13 +428,22 @@ def explain_pairing(v1: Verdict, v2: Verdict, context: Context) -> str | None:
 def explain_distribution_region(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     """Tail against centre: the methods summarise different parts of the score distribution."""
     t1, t2 = method_traits(v1), method_traits(v2)
-    if t1.region == t2.region:
-        return None
-    return (
-        f"{v1.method} looks at the {t1.region} ({t1.looks_at}) and {v2.method} at the "
-        f"{t2.region} ({t2.looks_at}); when the score distributions cross, one algorithm can "
-        f"be better in the {t1.region} and the other in the {t2.region}."
-    )
+    if t1.region != t2.region:
+        return (
+            f"{v1.method} looks at the {t1.region} ({t1.looks_at}) and {v2.method} at the "
+            f"{t2.region} ({t2.looks_at}); when the score distributions cross, one algorithm "
+            f"can be better in the {t1.region} and the other in the {t2.region}."
+        )
+    q1, q2 = t1.quantile, t2.quantile
+    if q1 is not None and q2 is not None and abs(q1 - q2) >= 0.1:
+        deep, shallow = (v1, v2) if q1 > q2 else (v2, v1)
+        return (
+            f"{deep.method} looks further into the upper tail (around the "
+            f"{max(q1, q2):.2f} quantile) than {shallow.method} (around {min(q1, q2):.2f}); "
+            f"the algorithm with the better best-case scores need not have the better typical "
+            f"ones."
+        )
+    return None
 
 
 def explain_violated_assumption(v1: Verdict, v2: Verdict, context: Context) -> str | None:

@@ -75,7 +75,8 @@ def outcome_grid(reconciliation: Reconciliation, ax: plt.Axes | None = None) -> 
             continue
         j = methods.index(r.method)
         grid[i, j] = codes[r.outcome]
-        labels[i][j] = shorten(r.winner, 12) if r.winner else (
+        winner = _text(r.winner)
+        labels[i][j] = shorten(winner, 12) if winner else (
             "tie" if r.outcome == "tie" else "–")
     height = max(1.6, 0.32 * len(keys) + 1.2)
     width = max(3.5, 1.1 * len(methods) + 2.5)

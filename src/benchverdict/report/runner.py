@@ -69,12 +69,15 @@ class Options:
         (largest) budget.
     formula : str or None
         The LMEM's formula; ``None``: the module's default.
+    cvar_levels : tuple of float
+        The DSE's CVaR levels: Jordan et al.'s 0.5 and a tail level.
     """
 
     confidence: float = 0.8
     alpha: float = 0.05
     budget: float | None = None
     formula: str | None = None
+    cvar_levels: tuple[float, ...] = (0.5, 0.95)
 
     def __post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -86,6 +89,10 @@ class Options:
             and self.budget > 0
         ):
             raise ValueError(f"budget must be a positive finite number, got {self.budget!r}.")
+        levels = tuple(float(a) for a in self.cvar_levels)
+        if not levels or not all(0 <= a < 1 for a in levels):
+            raise ValueError(f"cvar_levels must be in [0, 1), got {self.cvar_levels!r}.")
+        object.__setattr__(self, "cvar_levels", levels)
 
 
 @dataclass
@@ -490,6 +497,7 @@ def compare(
     budget: float | None = None,
     formula: str | None = None,
     progress: bool = True,
+    cvar_levels: Sequence[float] = (0.5, 0.95),
     runners: Mapping[str, Runner] | None = None,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
@@ -513,6 +521,9 @@ def compare(
         The LMEM's formula (role names, e.g. ``"score ~ algorithm + (1|benchmark)"``).
     progress : bool
         Show a tqdm progress bar.
+    cvar_levels : sequence of float
+        CVaR levels of the DSE comparison (``CVaR_a`` = mean of the best
+        ``1 - a`` share of draws).
     runners : mapping, optional
         Replace the analysis runners (for testing).
 
@@ -529,7 +540,8 @@ def compare(
     """
     from tqdm.auto import tqdm
 
-    options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula)
+    options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
+                      cvar_levels=tuple(cvar_levels))
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     unknown = [a for a in requested if a not in ANALYSES]
     if unknown:
