@@ -1,0 +1,43 @@
+"""Shared statistics: exact order-statistic probabilities and simultaneous CDF bands.
+
+Used by :mod:`benchverdict.tuning` (tuning-curve bands) and
+:mod:`benchverdict.dse` (confidence bands on performance CDFs).
+
+* :func:`order_statistics_band_probability` -- exact
+  ``P(l_i <= U_(i) <= u_i for all i)`` for uniform order statistics.
+* :func:`cdf_band` -> :class:`CDFBand` -- DKW, exact KS, and
+  Learned-Miller-DeStefano (equal-tailed / highest-density) bands.
+* :func:`ld_critical_value`, :func:`ks_critical_value`, :func:`dkw_epsilon`.
+"""
+
+from benchverdict.stats.beta_intervals import (
+    beta_equal_tailed_interval,
+    beta_highest_density_interval,
+    order_statistic_intervals,
+)
+from benchverdict.stats.cdf_bands import (
+    METHODS,
+    CDFBand,
+    cdf_band,
+    dkw_epsilon,
+    ks_critical_value,
+    ld_band_probability,
+    ld_critical_value,
+    order_statistic_bounds,
+)
+from benchverdict.stats.order_statistics import order_statistics_band_probability
+
+__all__ = [
+    "METHODS",
+    "CDFBand",
+    "beta_equal_tailed_interval",
+    "beta_highest_density_interval",
+    "cdf_band",
+    "dkw_epsilon",
+    "ks_critical_value",
+    "ld_band_probability",
+    "ld_critical_value",
+    "order_statistic_bounds",
+    "order_statistic_intervals",
+    "order_statistics_band_probability",
+]

@@ -1,0 +1,254 @@
+"""Exact probabilities that uniform order statistics stay inside given bounds.
+
+Let :math:`U_{(1)} \\le \\dots \\le U_{(n)}` be the order statistics of
+:math:`n` IID Uniform(0, 1) variables and let :math:`l_i \\le u_i` be bounds.
+:func:`order_statistics_band_probability` computes, exactly up to floating
+point,
+
+.. math::
+
+   P\\bigl(l_i \\le U_{(i)} \\le u_i \\text{ for all } i = 1, \\dots, n\\bigr).
+
+This one number drives every simultaneous distribution-free CDF band: the
+Kolmogorov-Smirnov band is the case :math:`l_i = i/n - d`,
+:math:`u_i = (i-1)/n + d`, and the Learned-Miller-DeStefano band takes
+:math:`[l_i, u_i]` to be the interval of coverage :math:`c` of the
+Beta(:math:`i`, :math:`n+1-i`) distribution of :math:`U_{(i)}`.
+
+Method (Moscovich & Nadler 2017; the idea goes back to Noé 1972 and Steck
+1971). Let :math:`N(t) = \\#\\{j : U_j \\le t\\}` count the sample points up
+to :math:`t`. Because the bounds may be replaced by their running maximum
+(lower) and reverse running minimum (upper) without changing the event, they
+can be taken non-decreasing, and then
+
+.. math::
+
+   U_{(i)} \\ge l_i \\;\\forall i \\iff N(t) \\le \\#\\{i : l_i \\le t\\}, \\qquad
+   U_{(i)} \\le u_i \\;\\forall i \\iff N(t) \\ge \\#\\{i : u_i \\le t\\}
+
+for all :math:`t`, so the event says that the counting path stays inside a
+staircase corridor. Replace the uniform sample by a Poisson process of rate
+:math:`n` on [0, 1]; conditionally on :math:`N(1) = n` its points are a
+uniform sample, so the probability is
+:math:`P_{\\text{Poisson}}(\\text{path in corridor}, N(1) = n) / P(N(1) = n)`.
+Between consecutive corridor corners the Poisson path makes independent
+Poisson(:math:`n \\Delta t`) increments, so the distribution of
+:math:`N(t)` restricted to the corridor is pushed forward by one truncated
+convolution per corner (``2n`` of them), each over only the counts the
+corridor allows at that time. For the bands used here the corridor is
+:math:`O(\\sqrt n)` counts wide and each step's increment is
+:math:`O(1)`, so the whole computation costs about
+:math:`O(n^{3/2})` operations and :math:`O(n)` memory.
+
+Numerics. The Poisson kernels are computed in log space; each is truncated
+where its pmf drops below ``1e-30`` (the mass dropped over all ``2n`` steps
+is below ``1e-24``, far under double-precision rounding of the result), and
+the state vector is rescaled whenever it gets small, so nothing underflows
+for ``n`` in the millions.
+
+References
+----------
+Moscovich, A. and Nadler, B. (2017). Fast calculation of boundary crossing
+probabilities for Poisson processes. Statistics & Probability Letters 123.
+Noé, M. (1972). The calculation of distributions of two-sided
+Kolmogorov-Smirnov type statistics. Annals of Mathematical Statistics 43(1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+__all__ = ["order_statistics_band_probability"]
+
+#: Kernel entries below this are dropped (see the module docstring).
+_KERNEL_TOL = 1e-30
+_LOG_KERNEL_TOL = math.log(_KERNEL_TOL)
+#: Steps whose kernels are computed together (bounds temporary memory).
+_CHUNK = 2048
+
+
+def _normalise_bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Monotone bounds describing the same event (see the module docstring)."""
+    lower = np.maximum.accumulate(np.clip(lower, 0.0, 1.0))
+    upper = np.minimum.accumulate(np.clip(upper, 0.0, 1.0)[::-1])[::-1]
+    return lower, upper
+
+
+def _kernel_lengths(lam: np.ndarray) -> np.ndarray:
+    """How many Poisson(lam) pmf terms to keep so the dropped tail is < ~1e-30.
+
+    Uses Bernstein's bound P(X >= lam + x) <= exp(-x^2 / (2 (lam + x / 3))),
+    then :func:`_kernels` trims trailing terms that are below the tolerance.
+    """
+    t = -_LOG_KERNEL_TOL
+    x = (2.0 * t / 3.0 + np.sqrt((2.0 * t / 3.0) ** 2 + 8.0 * t * lam)) / 2.0
+    return np.ceil(lam + x).astype(np.int64) + 2
+
+
+def _kernels(lam: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Poisson pmfs (rows) for each rate in ``lam``, and each row's useful length."""
+    d = np.arange(length, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logk = special.xlogy(d[None, :], lam[:, None]) - lam[:, None] - special.gammaln(d + 1)
+    kernels = np.exp(logk)
+    keep = logk >= _LOG_KERNEL_TOL
+    # Trailing entries below the tolerance are dropped; the pmf is unimodal, so
+    # the last kept index bounds the useful length (leading tiny entries stay).
+    last = length - np.argmax(keep[:, ::-1], axis=1)
+    last[~keep.any(axis=1)] = 1
+    return kernels, last
+
+
+def order_statistics_band_probability(lower, upper) -> float:
+    """Exact P(lower[i] <= U_(i) <= upper[i] for all i) for uniform order statistics.
+
+    Parameters
+    ----------
+    lower, upper : array_like of float, shape (n,)
+        Bounds on the order statistics :math:`U_{(1)} \\le \\dots \\le U_{(n)}`
+        of ``n`` IID Uniform(0, 1) variables. Values are clipped to [0, 1].
+        They need not be monotone: ``lower`` is replaced by its running
+        maximum and ``upper`` by its reverse running minimum, which describe
+        the same event.
+
+    Returns
+    -------
+    float
+        The probability, in [0, 1]. Relative error is at the level of double
+        precision rounding accumulated over ``2n`` steps (about ``1e-12``
+        for ``n = 10**4``; checked against :class:`scipy.stats.kstwo`).
+
+    Notes
+    -----
+    See the module docstring for the method (Poisson-process convolution
+    restricted to the corridor of feasible counts). Time is
+    :math:`O(\\sum_t w_t \\cdot m_t)` for corridor widths :math:`w_t` and
+    kernel lengths :math:`m_t`; memory is :math:`O(n)`.
+
+    Examples
+    --------
+    The Kolmogorov-Smirnov distribution is a special case:
+
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> n, d = 20, 0.25
+    >>> i = np.arange(1, n + 1)
+    >>> p = order_statistics_band_probability(i / n - d, (i - 1) / n + d)
+    >>> bool(np.isclose(p, stats.kstwo(n).cdf(d), rtol=1e-12))
+    True
+
+    One uniform variable lies in [0.2, 0.7] with probability 0.5:
+
+    >>> round(order_statistics_band_probability([0.2], [0.7]), 12)
+    0.5
+    """
+    lower = np.asarray(lower, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    if lower.ndim != 1 or lower.shape != upper.shape:
+        raise ValueError(
+            f"lower and upper must be 1-D arrays of the same length, got shapes "
+            f"{lower.shape} and {upper.shape}."
+        )
+    n = lower.size
+    if n == 0:
+        raise ValueError("lower and upper must be non-empty.")
+    if np.isnan(lower).any() or np.isnan(upper).any():
+        raise ValueError("lower and upper must not contain NaN.")
+    lower, upper = _normalise_bounds(lower, upper)
+    if np.any(lower > upper):
+        return 0.0
+
+    # Corridors symmetric under t -> 1 - t (LD, KS and DKW bands all are) need
+    # only the first half: by the reflection U -> 1 - U the second half of the
+    # path is an independent copy of the first, read backwards, so
+    # P(path in corridor, N(1) = n) = sum_k A(k) A(n - k) with A(k) the
+    # probability of a valid path on [0, 1/2] ending at count k.
+    symmetric = np.allclose(lower, 1.0 - upper[::-1], rtol=0.0, atol=4e-16)
+    t_end = 0.5 if symmetric else 1.0
+    result = _forward(lower, upper, t_end)
+    if result is None:
+        return 0.0
+    state, lo, log_scale = result
+    if symmetric:
+        ks = np.arange(lo, lo + state.size)
+        mirror = n - ks
+        inside = (mirror >= lo) & (mirror < lo + state.size)
+        total = float(np.dot(state[inside], state[mirror[inside] - lo]))
+        log_scale *= 2.0
+    else:
+        total = float(state[n - lo]) if lo <= n < lo + state.size else 0.0
+    if total <= 0.0:
+        return 0.0
+    # Divide by the Poisson(n) pmf at n, in log space.
+    log_pois = n * math.log(n) - n - math.lgamma(n + 1)
+    prob = math.exp(math.log(total) + log_scale - log_pois)
+    return float(min(max(prob, 0.0), 1.0))
+
+
+def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float):
+    """Push the Poisson(n) count through the corridor up to ``t_end``.
+
+    Returns ``(state, lo, log_scale)``: ``state[k - lo]`` times
+    ``exp(log_scale)`` is P(path in corridor on [0, t_end], N(t_end) = k), or
+    ``None`` if the corridor is empty.
+    """
+    n = lower.size
+    # Corridor corners: at lower[i] the count may rise to i + 1 ("up" events,
+    # kind 0); at upper[i] it must have reached i + 1 ("down" events, kind 1).
+    # At equal times the corridor widens before it narrows (measure-zero ties).
+    times = np.concatenate([lower, upper])
+    kinds = np.concatenate([np.zeros(n, dtype=np.int8), np.ones(n, dtype=np.int8)])
+    order = np.lexsort((kinds, times))
+    times = times[order]
+    kinds = kinds[order]
+    n_events = int(np.searchsorted(times, t_end, side="left"))
+    times = times[:n_events]
+    kinds = kinds[:n_events]
+    lam = n * np.diff(np.concatenate([[0.0], times, [t_end]]))
+    lam = np.maximum(lam, 0.0)
+    n_steps = lam.size  # n_events + 1 advances; advance j is followed by event j
+
+    buf = np.zeros(n + 1)
+    buf[0] = 1.0
+    lo, hi = 0, 0
+    log_scale = 0.0
+    convolve = np.convolve
+    for start in range(0, n_steps, _CHUNK):
+        stop = min(start + _CHUNK, n_steps)
+        lam_chunk = lam[start:stop]
+        # Kernels longer than the corridor are useless (the corridor is at most
+        # n + 1 wide), so cap the length.
+        length = int(min(_kernel_lengths(lam_chunk).max(), n + 1))
+        kernels, useful = _kernels(lam_chunk, length)
+        useful = useful.tolist()
+        positive = (lam_chunk > 0.0).tolist()
+        kinds_chunk = kinds[start:min(stop, n_events)].tolist()
+        for jj in range(stop - start):
+            if positive[jj]:
+                width = hi - lo + 1
+                m = useful[jj]
+                if m > width:
+                    m = width
+                if m == 1:
+                    buf[lo:hi + 1] *= kernels[jj, 0]
+                else:
+                    buf[lo:hi + 1] = convolve(buf[lo:hi + 1], kernels[jj, :m])[:width]
+            if jj < len(kinds_chunk):
+                if kinds_chunk[jj] == 0:
+                    hi += 1
+                else:
+                    buf[lo] = 0.0
+                    lo += 1
+                    if lo > hi:
+                        return None
+            if (jj & 63) == 0:
+                peak = buf[lo:hi + 1].max()
+                if peak == 0.0:
+                    return None
+                if peak < 1e-150:
+                    buf[lo:hi + 1] /= peak
+                    log_scale += math.log(peak)
+    return buf[lo:hi + 1].copy(), lo, log_scale
