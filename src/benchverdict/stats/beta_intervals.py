@@ -114,8 +114,8 @@ def beta_highest_density_interval(
     True
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    shape = a.shape
     a, b = a.astype(float).ravel(), b.astype(float).ravel()
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
     alpha = float(_check_alpha(alpha))
     if np.any((a <= 0) | (b <= 0)):
         raise ValueError("beta shape parameters must be positive.")
