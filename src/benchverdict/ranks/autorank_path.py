@@ -1,0 +1,402 @@
+"""Autorank's own decision path, run through the autorank package and explained.
+
+Autorank (Herbold 2020) picks the test for you: Shapiro–Wilk normality
+tests on every algorithm's column (Bonferroni, ``alpha / k``), then Bartlett's
+(all normal) or Levene's test for equal variances, then
+
+* two algorithms: the paired t-test (all normal) or Wilcoxon's signed-rank
+  test;
+* more: repeated-measures ANOVA with Tukey's HSD (all normal and
+  homoscedastic), otherwise Friedman's test with Nemenyi's critical
+  difference.
+
+:func:`autorank` runs exactly that code on the block matrix built from
+:class:`~benchverdict.Results` (so its numbers are autorank's), and reports
+which test was chosen and why, with the caveats autorank does not print:
+
+* its Tukey HSD step calls statsmodels' ``MultiComparison`` on the stacked
+  data, which treats the algorithms' samples as independent groups and
+  ignores the pairing by block (statsmodels issue #7566), so the intervals
+  ignore the block effects the repeated-measures ANOVA removed;
+* its effect sizes (Cohen's d, Cliff's delta, Akinshin's gamma) also treat
+  the blocks' values as two unpaired samples;
+* its post-hoc results are computed whatever the omnibus test says.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from scipy import stats
+
+from benchverdict import critical_difference as cdd
+from benchverdict.ranks import _stats
+from benchverdict.ranks.friedman import _as_blocks, _p
+from benchverdict.results import BlockMatrix, Results
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+TUKEY_FLAG = (
+    "autorank's Tukey HSD step (statsmodels MultiComparison) treats the algorithms' samples "
+    "as independent groups and ignores the pairing by block (statsmodels issue #7566): its "
+    "confidence intervals do not remove the between-block variance that the repeated-measures "
+    "ANOVA removed, so they are too wide when blocks differ (and are not the paired "
+    "comparison the ANOVA tested). Use friedman(..., posthoc='wilcoxon') or the LMEM module "
+    "for paired pairwise comparisons."
+)
+
+
+@dataclass(frozen=True)
+class AutorankResult:
+    """Autorank's result, with the path it took and why.
+
+    Attributes
+    ----------
+    raw : autorank.RankResult
+        Autorank's own result object, untouched.
+    omnibus, posthoc : str
+        Autorank's names: ``"friedman"``/``"nemenyi"``, ``"anova"``/
+        ``"tukeyhsd"``, ``"ttest"`` or ``"wilcoxon"`` (no post-hoc).
+    reasons : tuple of str
+        Why each step chose what it chose (normality, homoscedasticity).
+    flags : tuple of str
+        Caveats of this path on these data.
+    log : str
+        Everything autorank printed (its verbose decision log).
+    blocks : BlockMatrix
+    unit : str
+        The replication unit, in words.
+    alpha : float
+    objective : str
+    """
+
+    raw: Any
+    omnibus: str
+    posthoc: str | None
+    reasons: tuple[str, ...]
+    flags: tuple[str, ...]
+    log: str
+    blocks: BlockMatrix
+    unit: str
+    alpha: float
+    objective: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def pvalue(self) -> float:
+        """The omnibus test's p-value."""
+        return float(self.raw.pvalue)
+
+    @property
+    def critical_difference(self) -> float | None:
+        """Nemenyi's CD when autorank used it, else ``None``."""
+        return None if self.raw.cd is None else float(self.raw.cd)
+
+    @property
+    def rankdf(self) -> pd.DataFrame:
+        """Autorank's ranking table (a copy)."""
+        return self.raw.rankdf.copy()
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Autorank's ranking table as a tidy frame (``algorithm`` column; unit in attrs)."""
+        out = self.raw.rankdf.copy()
+        out.index.name = "algorithm"
+        out = out.reset_index()
+        for col in out.columns:
+            if col not in ("algorithm", "magnitude", "magnitude_above"):
+                out[col] = pd.to_numeric(out[col])
+        out.attrs["unit"] = self.unit
+        out.attrs["omnibus"] = self.omnibus
+        out.attrs["posthoc"] = self.posthoc
+        return out
+
+    def summary(self) -> str:
+        """What autorank did and why, its result, and the caveats."""
+        lines = [f"Autorank on {self.unit}; objective: {self.objective}; alpha = {self.alpha:g}"]
+        lines += [f"  {r}" for r in self.reasons]
+        lines.append(
+            f"  result: {self.omnibus} p = {_p(self.pvalue)}"
+            + (f"; Nemenyi CD = {self.critical_difference:.3f}"
+               if self.critical_difference is not None else "")
+        )
+        ranking = self.raw.rankdf.sort_values("meanrank")
+        lines.append("  ranking (1 = best): " + ", ".join(
+            f"{name} {row['meanrank']:.3f}" for name, row in ranking.iterrows()))
+        lines += [f"  flag: {f}" for f in self.flags]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    # ------------------------------------------------------------------ decisions
+    def not_different(self) -> pd.DataFrame:
+        """Autorank's pairwise decisions as a boolean matrix (``True``: not different)."""
+        ranking = self.raw.rankdf
+        names = list(ranking.index)
+        nd = pd.DataFrame(True, index=names, columns=names)
+        if self.pvalue >= self.alpha:
+            return nd
+        for a, b in itertools.combinations(names, 2):
+            nd.loc[a, b] = nd.loc[b, a] = not self._differ(a, b)
+        return nd
+
+    def _differ(self, a: str, b: str) -> bool:
+        ranking = self.raw.rankdf
+        if self.posthoc == "nemenyi":
+            gap = abs(ranking.loc[a, "meanrank"] - ranking.loc[b, "meanrank"])
+            return bool(gap > self.raw.cd)
+        if self.posthoc == "tukeyhsd":
+            lo_a, hi_a = ranking.loc[a, "ci_lower"], ranking.loc[a, "ci_upper"]
+            lo_b, hi_b = ranking.loc[b, "ci_lower"], ranking.loc[b, "ci_upper"]
+            return bool(hi_a < lo_b or hi_b < lo_a)
+        return True  # two algorithms: the omnibus test is the pairwise test
+
+    def _better(self, a: str, b: str) -> str:
+        ranking = self.raw.rankdf
+        if self.posthoc == "tukeyhsd":
+            ma, mb = ranking.loc[a, "mean"], ranking.loc[b, "mean"]
+        elif self.posthoc == "nemenyi":
+            return a if ranking.loc[a, "meanrank"] < ranking.loc[b, "meanrank"] else b
+        else:
+            column = "mean" if "mean" in ranking.columns else "median"
+            ma, mb = ranking.loc[a, column], ranking.loc[b, column]
+        if self.objective == "maximize":
+            return a if ma > mb else b
+        return a if ma < mb else b
+
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per pair, following autorank's own decision rule."""
+        budget = self.blocks.budget
+        scope = Scope(budget_low=budget, budget_high=budget) if budget is not None else Scope()
+        ranking = self.raw.rankdf
+        names = sorted(ranking.index)
+        n = int(self.blocks.matrix.shape[0])
+        k = len(names)
+        out = []
+        for a, b in itertools.combinations(names, 2):
+            differ = self.pvalue < self.alpha and self._differ(a, b)
+            winner = self._better(a, b)
+            outcome = ("a" if winner == a else "b") if differ else "inconclusive"
+            ra, rb = ranking.loc[a, "meanrank"], ranking.loc[b, "meanrank"]
+            if self.posthoc == "nemenyi":
+                pair_p = float(_stats.nemenyi_pvalues(np.array([ra, rb]), n)[0, 1]) if k == 2 \
+                    else float(_stats.nemenyi_pvalues(ranking["meanrank"].to_numpy(), n)[
+                        list(ranking.index).index(a), list(ranking.index).index(b)])
+                evidence = Evidence("p_value", pair_p, self.alpha)
+                why = (f"|mean rank difference| {abs(ra - rb):.3f} "
+                       f"{'>' if abs(ra - rb) > self.raw.cd else '<='} CD {self.raw.cd:.3f}")
+            elif self.posthoc == "tukeyhsd":
+                evidence = Evidence("confidence", None, 1 - self.alpha)
+                why = ("Tukey HSD intervals " + ("do not overlap" if self._differ(a, b)
+                                                 else "overlap") + " (unpaired; see flags)")
+            else:
+                evidence = Evidence("p_value", self.pvalue, self.alpha)
+                why = f"{self.omnibus} p = {_p(self.pvalue)}"
+            if self.pvalue >= self.alpha and self.posthoc is not None:
+                why = f"omnibus {self.omnibus} p = {_p(self.pvalue)} >= {self.alpha:g}"
+            method = {"nemenyi": "ranks.autorank_nemenyi", "tukeyhsd": "ranks.autorank_tukey"
+                      }.get(self.posthoc or "", f"ranks.autorank_{self.omnibus}")
+            out.append(
+                Verdict(
+                    a=a, b=b, outcome=outcome, method=method, scope=scope, evidence=evidence,
+                    objective=self.objective, unit=self.unit, n=n,
+                    explanation=f"autorank chose {self.omnibus}"
+                    f"{'+' + self.posthoc if self.posthoc else ''}; {why}",
+                    effect=_effect(self.raw, a, b, self.objective),
+                    details={"omnibus": self.omnibus, "posthoc": self.posthoc,
+                             "omnibus_pvalue": self.pvalue, "all_normal": bool(self.raw.all_normal),
+                             "homoscedastic": _maybe_bool(self.raw.homoscedastic),
+                             "flags": list(self.flags)},
+                )
+            )
+        return out
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """A critical-difference diagram of autorank's decisions.
+
+        Nemenyi: average ranks with autorank's CD. ANOVA/Tukey: the means,
+        grouped by autorank's interval-overlap rule. Two algorithms: their
+        mean ranks, joined when the test does not reject.
+        """
+        ranking = self.raw.rankdf
+        nd = self.not_different()
+        if self.posthoc == "tukeyhsd":
+            return cdd.draw_cd_diagram(
+                ranking["mean"].astype(float), nd,
+                lower_is_better=self.objective == "minimize",
+                axis_label="mean score", title=f"autorank: {self.omnibus}+tukeyhsd; {self.unit}",
+                ax=ax,
+            )
+        return cdd.draw_cd_diagram(
+            ranking["meanrank"].astype(float), nd, lower_is_better=True,
+            critical_difference=self.critical_difference, axis_label="mean rank",
+            limits=(1, len(ranking)),
+            title=f"autorank: {self.omnibus}{'+' + self.posthoc if self.posthoc else ''}; "
+                  f"{self.unit}",
+            ax=ax,
+        )
+
+
+def _maybe_bool(x: object) -> bool | None:
+    return None if x is None else bool(x)
+
+
+def _effect(raw: Any, a: str, b: str, objective: str) -> Effect | None:
+    """Autorank's effect sizes are against the first row of its table; give the pair's if one is it.
+
+    (With ``order="descending"`` autorank lists the *worst* mean rank first.)
+    """
+    ranking = raw.rankdf
+    best = ranking.index[0]
+    if best not in (a, b):
+        return None
+    other = b if best == a else a
+    value = float(ranking.loc[other, "effect_size"])
+    # autorank: effect of the best minus the other, on raw values. Orient: positive favours a.
+    raw_direction = value if best == a else -value
+    if objective == "minimize":
+        raw_direction = -raw_direction
+    names = {"cohen_d": "Cohen's d", "cliff_delta": "Cliff's delta",
+             "akinshin_gamma": "Akinshin's gamma"}
+    return Effect(names.get(raw.effect_size or "", str(raw.effect_size)), raw_direction)
+
+
+def autorank(
+    results: Results | BlockMatrix,
+    *,
+    budget: float | None = None,
+    unit: Literal["benchmark", "benchmark_seed"] = "benchmark",
+    aggregate: Literal["mean", "median"] = "mean",
+    missing: Literal["raise", "drop"] = "raise",
+    alpha: float = 0.05,
+    effect_size: Literal["cohen_d", "cliff_delta", "akinshin_gamma"] | None = None,
+    force_mode: Literal["parametric", "nonparametric"] | None = None,
+) -> AutorankResult:
+    """Run autorank's frequentist decision path on the block matrix and explain it.
+
+    Parameters
+    ----------
+    results : Results or BlockMatrix
+    budget, unit, aggregate, missing
+        How blocks are built (see :meth:`Results.blocks`); the unit is
+        printed in every output.
+    alpha : float
+        Autorank's family-wise significance level.
+    effect_size, force_mode
+        Passed to autorank unchanged.
+
+    Returns
+    -------
+    AutorankResult
+
+    Raises
+    ------
+    ValueError
+        With fewer than 5 blocks (autorank's own minimum).
+
+    Examples
+    --------
+    >>> from benchverdict.ranks._examples import small_runs
+    >>> res = autorank(small_runs(n_benchmarks=8))
+    >>> res.omnibus, res.posthoc
+    ('anova', 'tukeyhsd')
+    >>> print(res.reasons[0][:46])
+    normality: Shapiro-Wilk test on each algorithm
+    """
+    import autorank as autorank_package
+
+    blocks = _as_blocks(results, budget=budget, unit=unit, aggregate=aggregate, missing=missing)
+    matrix = blocks.matrix
+    n = matrix.shape[0]
+    unit_text = blocks.describe_unit()
+    if n < 5:
+        raise ValueError(
+            f"autorank needs at least 5 blocks, but there are {n} ({unit_text}). Fix: add "
+            f"benchmarks, or use unit='benchmark_seed' (seeds as blocks; say so when you report)."
+        )
+    data = matrix.reset_index(drop=True)
+    data.columns = [str(c) for c in data.columns]
+    order = "descending" if blocks.objective == "maximize" else "ascending"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raw = autorank_package.autorank(
+            data, alpha=alpha, verbose=True, order=order, effect_size=effect_size,
+            force_mode=force_mode,
+        )
+    shapiro = {c: float(stats.shapiro(data[c]).pvalue) for c in data.columns}
+    reasons, flags = _explain(raw, shapiro, alpha, force_mode)
+    notes = []
+    if blocks.unit == "benchmark_seed":
+        notes.append("each benchmark x seed run is a block: seeds are treated as independent "
+                     "benchmarks (pseudo-replication)")
+    if len(blocks.exclusions):
+        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+    return AutorankResult(
+        raw=raw, omnibus=raw.omnibus, posthoc=raw.posthoc, reasons=tuple(reasons),
+        flags=tuple(flags), log=buffer.getvalue(), blocks=blocks, unit=unit_text, alpha=alpha,
+        objective=blocks.objective, notes=tuple(notes),
+    )
+
+
+def _explain(
+    raw: Any, shapiro: dict[str, float], alpha: float, force_mode: str | None
+) -> tuple[list[str], list[str]]:
+    k = len(shapiro)
+    # Shapiro-Wilk p-values recomputed per named column (the same scipy call autorank makes):
+    # autorank's own list is permuted and carries no names (see the flag below).
+    shapiro_text = ", ".join(f"{name} p = {_p(p)}" for name, p in shapiro.items())
+    reasons = [
+        f"normality: Shapiro-Wilk test on each algorithm at Bonferroni alpha = "
+        f"{raw.alpha_normality:.4g} ({shapiro_text}); all normal: {bool(raw.all_normal)}",
+    ]
+    if raw.homogeneity_test is not None:
+        test = "Bartlett" if raw.homogeneity_test == "bartlett" else "Levene"
+        why = "the data look normal" if raw.all_normal else "some data are not normal"
+        reasons.append(
+            f"equal variances: {test}'s test (because {why}) p = {_p(raw.pval_homogeneity)}; "
+            f"homoscedastic: {bool(raw.homoscedastic)}"
+        )
+    if force_mode is not None:
+        chosen = f"forced {force_mode} mode"
+    elif k == 2:
+        chosen = ("paired t-test, because both algorithms look normal" if raw.all_normal
+                  else "Wilcoxon signed-rank test (one-sided, larger median vs smaller), because "
+                  "not all algorithms look normal")
+    elif raw.omnibus == "anova":
+        chosen = ("repeated-measures ANOVA with Tukey HSD, because all algorithms look normal "
+                  "with equal variances")
+    else:
+        why = "not all algorithms look normal" if not raw.all_normal else "variances differ"
+        chosen = f"Friedman test with Nemenyi's critical difference, because {why}"
+    reasons.append(f"test: {chosen}")
+    flags = []
+    in_ranking_order = [shapiro[str(name)] for name in raw.rankdf.index]
+    if not np.allclose(in_ranking_order, raw.pvals_shapiro, rtol=1e-9, atol=0):
+        flags.append(
+            "autorank's pvals_shapiro list is in neither the input nor the ranking order for "
+            "this ranking (it applies the inverse of the reordering permutation); the named "
+            "p-values above are recomputed per column"
+        )
+    if raw.posthoc == "tukeyhsd":
+        flags.append(TUKEY_FLAG)
+    flags.append(
+        f"effect sizes ({raw.effect_size}) treat each algorithm's blocks as an unpaired sample"
+    )
+    if raw.posthoc is not None and raw.pvalue >= alpha:
+        flags.append(
+            f"the omnibus test is not significant (p = {_p(raw.pvalue)}); autorank still "
+            f"computes its post-hoc results, which should not be read as differences"
+        )
+    if raw.omnibus == "wilcoxon":
+        flags.append("autorank's two-sample Wilcoxon test is one-sided (larger median greater)")
+    return reasons, flags
