@@ -1,0 +1,382 @@
+"""compare() with stand-in analyses, and every renderer: schema, escaping, errors, CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict.report import render
+from benchverdict.report.runner import (
+    AnalysisRun,
+    ReportFigure,
+    applicability,
+    compare,
+    incumbent_results,
+)
+from benchverdict.results import Results, _example_small
+from benchverdict.verdict import (
+    Effect,
+    Evidence,
+    Scope,
+    Verdict,
+    verdict_from_dict,
+    verdict_to_dict,
+)
+
+# CJK glyphs are missing from matplotlib's default font; the SVG keeps them as text.
+pytestmark = pytest.mark.filterwarnings("ignore:Glyph:UserWarning")
+
+#: Names built to break every renderer that forgets to escape.
+EVIL = '<script>alert("x")</script>'
+QUOTES = "O'Brien \"quoted\" & $x_1$ {50%} #1 ~^\\"
+UNICODE = "Ünïcødé-算法 |pipe| *star* `tick`"
+NAMES = [EVIL, QUOTES, UNICODE]
+
+
+def evil_results(kind: str = "trials") -> Results:
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, alg in enumerate(NAMES):
+        for bench in ["b<1>", "b&2", "b_3"]:
+            for seed in range(4):
+                for trial in (1, 2, 3):
+                    rows.append({"alg": alg, "task": bench, "seed": seed, "trial": trial,
+                                 "acc": 0.5 + 0.1 * i + rng.normal(0, 0.05)})
+    df = pd.DataFrame(rows)
+    if kind == "runs":
+        df["acc"] = df.groupby(["alg", "task", "seed"])["acc"].cummax()
+    return Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed",
+                              budget="trial", score="acc", objective="maximize", kind=kind)
+
+
+def fake_runner(name: str, outcomes=("a", "b", "inconclusive")):
+    """A stand-in analysis: one verdict per pair, a figure and a table, all with the names."""
+
+    def run(results: Results, options) -> AnalysisRun:
+        algs = results.algorithms
+        pairs = [(algs[i], algs[j]) for i in range(len(algs)) for j in range(i + 1, len(algs))]
+        out = AnalysisRun(name, "ok")
+        for (a, b), outcome in zip(pairs, outcomes):
+            out.verdicts.append(Verdict(
+                a, b, outcome, f"{name}.fake", Scope(), Evidence("p_value", 0.01, options.alpha),
+                results.objective, f"{a} vs {b} <b>bold</b>",
+                effect=Effect("diff", 0.1, float("nan"), float("inf")), unit="benchmark",
+                n=3, details={"note": EVIL, "x": float("nan")}))
+        fig, ax = plt.subplots()
+        ax.bar(range(len(algs)), np.arange(len(algs)) + 1.0)
+        ax.set_xticks(range(len(algs)), [a.replace("$", r"\$") for a in algs])
+        out.figures.append(ReportFigure(f"{name}-bars <&>", f"Bars of {EVIL}", fig, QUOTES))
+        out.tables[f"table {EVIL}"] = pd.DataFrame({"algorithm": algs, "value": [1.0, 2.0, 3.0]})
+        out.notes.append(f"note about {EVIL}")
+        out.sanity.append({"name": f"check {QUOTES}", "conclusion": f"fine for {UNICODE}"})
+        warnings_module = __import__("warnings")
+        warnings_module.warn(f"careful with {EVIL}", UserWarning, stacklevel=1)
+        return out
+
+    return run
+
+
+def failing_runner(results, options):
+    raise RuntimeError("the module broke")
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    runners = {"ranks": fake_runner("ranks"), "lmem": fake_runner("lmem", ("a", "a", "a")),
+               "tuning": fake_runner("tuning"), "dse": failing_runner}
+    return compare(evil_results(), runners=runners, progress=False)
+
+
+# ----------------------------------------------------------------------------- runner
+def test_applicability_by_kind():
+    trials = evil_results("trials")
+    runs = evil_results("runs")
+    assert all(applicability(trials, a)[0] for a in ("tuning", "dse", "ranks", "lmem"))
+    assert [applicability(runs, a)[0] for a in ("tuning", "dse", "ranks", "lmem")] == [
+        False, False, True, True]
+    no_budget = Results.from_frame(
+        pd.DataFrame({"a": ["x", "y"] * 3, "s": range(6), "v": np.arange(6.0)}),
+        algorithm="a", seed="s", score="v", objective="minimize")
+    ok, why = applicability(no_budget, "ranks")
+    assert not ok and "no budget column" in why
+    with pytest.raises(ValueError, match="unknown analysis"):
+        applicability(trials, "magic")
+
+
+def test_incumbent_results_is_one_best_row_per_run():
+    res = _example_small()
+    inc = incumbent_results(res)
+    assert inc.kind == "runs" and len(inc) == 8 and not inc.has_budget
+    assert inc.table["score"].tolist() == res.final()["score"].tolist()
+    assert incumbent_results(res, 1).table["score"].tolist() == res.at_budget(1)[
+        "score"].tolist()
+
+
+def test_errors_and_warnings_are_recorded_not_hidden(comparison):
+    status = {r.name: r.status for r in comparison.runs}
+    assert status == {"tuning": "ok", "dse": "error", "ranks": "ok", "lmem": "ok"}
+    dse = next(r for r in comparison.runs if r.name == "dse")
+    assert "the module broke" in dse.reason
+    assert any("the module broke" in w for w in comparison.warnings)
+    assert any("careful with" in w for w in comparison.warnings)
+    assert [r.name for r in comparison.errors] == ["dse"]
+
+
+def test_comparison_tables(comparison):
+    assert len(comparison.verdicts) == 9
+    assert set(comparison.verdicts["module"]) == {"ranks", "lmem", "tuning"}
+    assert comparison.table is comparison.agreement
+    assert len(comparison.agreement) == 3
+    assert (comparison.conflicts["explanation"].str.len() > 0).all()
+    assert comparison.rankings[0].status in ("ranked", "inconclusive")
+    ax = comparison.plot()
+    assert ax.get_title() == "Agreement between methods"
+    assert comparison.plot("outcomes").get_title().startswith("Verdicts by method")
+    with pytest.raises(ValueError):
+        comparison.plot("pie")
+
+
+def test_compare_validates_its_options():
+    res = _example_small()
+    with pytest.raises(ValueError, match="unknown analysis"):
+        compare(res, analyses=["magic"], progress=False)
+    with pytest.raises(ValueError, match="confidence"):
+        compare(res, confidence=1.5, progress=False)
+    with pytest.raises(ValueError, match="alpha"):
+        compare(res, alpha=0, progress=False)
+    with pytest.raises(ValueError, match="budget"):
+        compare(res, budget=-1, progress=False)
+
+
+def test_requested_analysis_that_does_not_apply_is_reported():
+    res = evil_results("runs")
+    comp = compare(res, analyses=["tuning"], runners={"tuning": fake_runner("tuning")},
+                   progress=False)
+    assert [(r.name, r.status) for r in comp.runs] == [("tuning", "not applicable")]
+    assert comp.verdicts.empty
+    doc = comp.to_dict()
+    assert doc["verdicts"] == [] and doc["rankings"] == []
+
+
+def test_missing_runner_is_unavailable_and_an_error_only_when_requested():
+    res = evil_results()
+    comp = compare(res, analyses=["ranks"], runners={}, progress=False)
+    assert comp.runs[0].status == "unavailable"
+    assert comp.errors and "not run" in comp.warnings[0]
+    comp = compare(res, runners={"ranks": fake_runner("ranks")}, progress=False)
+    assert not comp.errors
+
+
+# ----------------------------------------------------------------------------- JSON
+def test_json_matches_the_golden_schema(comparison):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = render.load_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    text = comparison.to_json()
+    doc = json.loads(text)  # strict: no NaN/Infinity literals
+    assert "NaN" not in text and "Infinity" not in text
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 1
+    # Verdicts round-trip losslessly, including nan and inf.
+    back = [verdict_from_dict(v) for v in doc["verdicts"]]
+    assert [verdict_to_dict(v) for v in back] == [
+        verdict_to_dict(v) for v in comparison.verdict_list]  # (nan != nan, so compare encoded)
+    assert [(v.a, v.b, v.outcome) for v in back] == [
+        (v.a, v.b, v.outcome) for v in comparison.verdict_list]
+    assert np.isinf(back[0].effect.high) and np.isnan(back[0].effect.low)
+    # Names survive exactly.
+    assert set(doc["data"]["algorithms"]) == set(NAMES)
+
+
+def test_schema_rejects_broken_documents(comparison):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = render.load_schema()
+    doc = comparison.to_dict()
+    for mutate in (
+        lambda d: d.pop("verdicts"),
+        lambda d: d.__setitem__("schema_version", 2),
+        lambda d: d["verdicts"][0].__setitem__("outcome", "maybe"),
+        lambda d: d["agreement"][0].__setitem__("agreement", 1.5),
+        lambda d: d["conflicts"][0].__setitem__("rules", []),
+        lambda d: d.__setitem__("surprise", 1),
+    ):
+        broken = json.loads(json.dumps(doc))
+        mutate(broken)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
+
+
+# ----------------------------------------------------------------------------- HTML
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.imgs: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "img":
+            self.imgs.append(dict(attrs)["src"])
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_html_is_self_contained_and_names_stay_inert(comparison, tmp_path):
+    page = comparison.to_html(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == page
+    parser = _Tags()
+    parser.feed(page)
+    assert "script" not in parser.tags
+    assert "b" not in parser.tags  # the verdict's "<b>bold</b>" stays text
+    assert "&lt;script&gt;" in page
+    text = "".join(parser.text)
+    for name in NAMES:
+        assert name in text  # shown, as text
+    # Offline: no external references; figures are data URIs.
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert parser.imgs and all(s.startswith("data:image/svg+xml;base64,") for s in parser.imgs)
+    assert "Content-Security-Policy" in page
+    assert len(parser.imgs) == 2 + 3  # two report figures, one per successful analysis
+
+
+def test_svg_figures_escape_names(comparison):
+    import base64
+
+    fig = next(f for r in comparison.runs for f in r.figures)
+    svg = base64.b64decode(fig.data_uri().split(",", 1)[1]).decode("utf-8")
+    assert "<script" not in svg.lower()
+
+
+# ----------------------------------------------------------------------------- Markdown
+def test_markdown_escapes_names(comparison):
+    md = comparison.to_markdown()
+    assert "<script>" not in md and "&lt;script&gt;" in md
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(md)
+    parser = _Tags()
+    parser.feed(html)
+    assert "script" not in parser.tags and "b" not in parser.tags
+    text = "".join(parser.text)
+    for name in NAMES:
+        assert name in text
+    # Pipes in names do not break the tables: every agreement row keeps its 6 cells.
+    section = md.split("## Agreement between methods")[1].split("##")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    cells = [len(re.split(r"(?<!\\)\|", row)) - 2 for row in rows]
+    assert set(cells) == {6}
+
+
+def test_md_escape_examples():
+    assert render.md_escape("a|b") == "a\\|b"
+    assert render.md_escape("x\ny") == "x y"
+    assert render.md_escape("<i>&") == "&lt;i&gt;&amp;"
+
+
+# ----------------------------------------------------------------------------- LaTeX
+def test_latex_escapes_every_special(comparison, tmp_path):
+    path = comparison.to_latex(tmp_path / "tex")
+    doc = path.read_text(encoding="utf-8")
+    tables = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "tex" / "tables").glob(
+        "*.tex")}
+    assert {"agreement.tex", "verdicts.tex", "data.tex"} <= set(tables)
+    figures = sorted(p.name for p in (tmp_path / "tex" / "figures").glob("*.pdf"))
+    assert len(figures) == 5 and all(re.fullmatch(r"[A-Za-z0-9_-]+\.pdf", f) for f in figures)
+    for name in figures:
+        assert f"figures/{name}" in doc
+    body = "\n".join([doc, *tables.values()])
+    assert "<script>" not in body and r"\textless{}script\textgreater{}" in body
+    assert r"\toprule" in tables["agreement.tex"] and r"\bottomrule" in tables["agreement.tex"]
+    # Escaped text has balanced braces and no bare specials.
+    for text in tables.values():
+        stripped = re.sub(r"\\[{}%$&#_]", "", text)
+        assert stripped.count("{") == stripped.count("}")
+        assert not re.search(r"(?<!\\)[%$#]", stripped)
+
+
+@pytest.mark.parametrize("text", [*NAMES, "50% & more", "a\\b", "~^_"])
+def test_latex_escape_leaves_no_command_or_group(text):
+    out = render.latex_escape(text)
+    # Undo the escapes we emit; what remains must be the original text.
+    undo = out
+    for raw, esc in render._LATEX_SPECIAL.items():
+        undo = undo.replace(esc, "\0" + raw)
+    assert undo.replace("\0", "") == text
+    assert not re.search(r"\\(?!textbackslash|textasciitilde|textasciicircum|textless|"
+                         r"textgreater|textquotedbl|textbar|[&%$#_{}])", out)
+
+
+# ----------------------------------------------------------------------------- CLI
+def _write_csv(tmp_path):
+    res = evil_results()
+    frame = res.table.reset_index(drop=True)
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _cli(monkeypatch, runners, argv):
+    from benchverdict import cli
+    from benchverdict.report import _analyses
+
+    monkeypatch.setattr(_analyses, "RUNNERS", runners)
+    return cli.main(argv)
+
+
+ROLE_ARGS = ["--algorithm", "algorithm", "--seed", "seed", "--score", "score", "--objective",
+             "maximize", "--benchmark", "benchmark", "--budget", "budget"]
+
+
+def test_cli_writes_every_format_and_exit_codes(tmp_path, monkeypatch, capsys):
+    path = _write_csv(tmp_path)
+    out = tmp_path / "out"
+    runners = {"ranks": fake_runner("ranks"), "lmem": fake_runner("lmem", ("a", "a", "a"))}
+    code = _cli(monkeypatch, runners, ["report", str(path), *ROLE_ARGS, "-o", str(out),
+                                       "--analyses", "ranks,lmem", "--no-progress"])
+    assert code == 0
+    for name in ("report.html", "report.md", "report.json", "verdicts.csv", "latex/report.tex"):
+        assert (out / name).is_file()
+    captured = capsys.readouterr()
+    assert "Wrote" in captured.out
+    # --json prints the document.
+    code = _cli(monkeypatch, runners, ["report", str(path), *ROLE_ARGS, "-o", str(out),
+                                       "--analyses", "ranks", "--json", "--no-progress"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["schema"] == "benchverdict.report"
+    # An analysis that raises: exit code 1, the other analyses still reported.
+    runners["lmem"] = failing_runner
+    code = _cli(monkeypatch, runners, ["report", str(path), *ROLE_ARGS, "-o", str(out),
+                                       "--analyses", "ranks,lmem", "--no-progress"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "the module broke" in err
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert {a["name"]: a["status"] for a in doc["analyses"]} == {"ranks": "ok", "lmem": "error"}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--alpha", "2"], ["--confidence", "x"], ["--analyses", "magic"], ["--at-budget", "-1"]],
+)
+def test_cli_usage_errors_exit_2(tmp_path, extra):
+    from benchverdict import cli
+
+    path = _write_csv(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["report", str(path), *ROLE_ARGS, *extra])
+    assert info.value.code == 2
+
+
+def test_cli_missing_roles_exit_2(tmp_path, capsys):
+    from benchverdict import cli
+
+    path = _write_csv(tmp_path)
+    assert cli.main(["report", str(path), "--no-progress"]) == 2
+    assert "missing --algorithm" in capsys.readouterr().err
