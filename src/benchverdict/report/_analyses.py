@@ -147,21 +147,18 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                 f"p = {res.pvalue:.3g}.")
     if hasattr(ranks, "autorank"):
         try:
-            ar = ranks.autorank(results, alpha=options.alpha, budget=options.budget)
-        except TypeError:
-            ar = ranks.autorank(results, alpha=options.alpha)
-        if hasattr(ar, "verdicts"):
+            ar = ranks.autorank(results, budget=options.budget, unit="benchmark",
+                                aggregate="mean", missing="drop", alpha=options.alpha)
+        except ValueError as err:
+            run.warnings.append(f"autorank was not run: {err}")
+        else:
             run.verdicts += ar.verdicts()
-        for attr in ("decision_path", "explanation", "summary"):
-            value = getattr(ar, attr, None)
-            if callable(value):
-                value = value()
-            if isinstance(value, str) and value:
-                run.notes.append(f"Autorank: {value}")
-                break
-        if hasattr(ar, "plot"):
-            run.figures.append(_figure("ranks-autorank", "Autorank's result", ar.plot(),
-                                       "Autorank's own decision path and ranking."))
+            run.notes.append(ar.summary())
+            run.tables["Autorank's ranking"] = ar.table
+            run.figures.append(_figure(
+                "ranks-autorank", f"Autorank ({ar.omnibus}"
+                + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot(),
+                "Autorank's own decision path: " + "; ".join(ar.reasons)))
     return run
 
 

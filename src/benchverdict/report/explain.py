@@ -201,12 +201,15 @@ def method_traits(verdict: Verdict) -> MethodTraits:
             traits = MethodTraits(WHOLE, "the score distribution", False, True)
     elif module == "ranks":
         unpaired = any(s in method for s in ("win", "mann", "tukey"))
-        traits = MethodTraits(
-            CENTRE,
-            "per-benchmark outcomes" if "win" in method else "ranks of per-block aggregates",
-            paired=not unpaired,
-            scale="ranks",
-        )
+        parametric = any(s in method for s in ("tukey", "anova", "ttest"))
+        if parametric:
+            looks_at = "means of per-block aggregates (parametric)"
+        elif "win" in method:
+            looks_at = "per-benchmark outcomes"
+        else:
+            looks_at = "ranks of per-block aggregates"
+        traits = MethodTraits(CENTRE, looks_at, paired=not unpaired,
+                              scale="raw" if parametric else "ranks")
     elif module == "lmem":
         traits = MethodTraits(CENTRE, "model-based marginal means", paired=True, scale="raw")
     else:
@@ -323,6 +326,9 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
             found.append(value)
         elif isinstance(value, Sequence) and not isinstance(value, str):
             found += [str(x) for x in value]
+    flags = d.get("flags")
+    if isinstance(flags, Sequence) and not isinstance(flags, str):
+        found += [str(f) for f in flags]
     if d.get("normality") is False:
         found.append("the normality assumption was rejected")
     if d.get("homoscedasticity") is False:
@@ -455,8 +461,8 @@ def explain_violated_assumption(v1: Verdict, v2: Verdict, context: Context) -> s
             parts.append(f"{v.method}: {'; '.join(flags)}")
     if not parts:
         return None
-    return "An assumption is in doubt, so that verdict is less trustworthy: " + " | ".join(
-        parts
+    return "A method reports a caveat or a violated assumption that bears on its verdict: " + (
+        " | ".join(parts)
     ) + "."
 
 
