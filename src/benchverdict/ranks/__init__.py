@@ -7,9 +7,32 @@
   critical-difference diagram.
 * :func:`autorank`: autorank's own decision path (through the autorank
   package), with the reasons for each choice and its caveats.
+* :func:`win_tie_loss`: per-benchmark tests over seeds, counts, and a sign
+  test across benchmarks.
+* :func:`anytime_ranks`: average rank against budget with bootstrap bands
+  over seeds.
+* :func:`cd_diagram`: a critical-difference diagram in one call (the drawing
+  and grouping code is shared with the LMEM module, in
+  :mod:`benchverdict.critical_difference`).
+
+Every result states its replication unit, has a tidy ``.table``, a
+``.plot()`` and ``.verdicts()``.
 """
 
+from benchverdict.ranks.anytime import AnytimeRanks, anytime_ranks
 from benchverdict.ranks.autorank_path import AutorankResult, autorank
+from benchverdict.ranks.diagram import cd_diagram
 from benchverdict.ranks.friedman import FriedmanResult, friedman
+from benchverdict.ranks.win_tie_loss import WinTieLossResult, win_tie_loss
 
-__all__ = ["AutorankResult", "FriedmanResult", "autorank", "friedman"]
+__all__ = [
+    "AnytimeRanks",
+    "AutorankResult",
+    "FriedmanResult",
+    "WinTieLossResult",
+    "anytime_ranks",
+    "autorank",
+    "cd_diagram",
+    "friedman",
+    "win_tie_loss",
+]

@@ -1,0 +1,127 @@
+"""Win/tie/loss with sign tests, anytime ranks with seed-bootstrap bands, cd_diagram."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from benchverdict.ranks import anytime_ranks, cd_diagram, friedman, win_tie_loss
+from benchverdict.ranks._examples import small_runs
+from benchverdict.results import Results
+
+
+def runs_frame(means, n_seeds, rng, budgets=(1,)):
+    rows = []
+    for b, row in enumerate(means):
+        for alg, mu in zip("ABC", row):
+            for s in range(n_seeds):
+                value = mu + rng.normal()
+                for budget in budgets:
+                    rows.append((alg, f"b{b}", s, budget, value - 0.01 * budget))
+    return pd.DataFrame(rows, columns=["alg", "bench", "seed", "budget", "score"])
+
+
+def as_results(df, objective="maximize"):
+    return Results.from_frame(df, algorithm="alg", benchmark="bench", seed="seed",
+                              budget="budget", score="score", objective=objective, kind="runs")
+
+
+def test_win_tie_loss_counts_match_scipy_per_benchmark():
+    rng = np.random.default_rng(0)
+    means = rng.normal(size=(12, 3)) * 0.8
+    res = as_results(runs_frame(means, 10, rng))
+    wtl = win_tie_loss(res)
+    final = res.final()
+    for row in wtl.per_benchmark.itertuples():
+        x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
+        y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]
+        ref = stats.mannwhitneyu(x, y, alternative="two-sided")
+        assert row.pvalue == pytest.approx(ref.pvalue)
+        expected = "tie" if ref.pvalue >= 0.05 else ("win" if x.mean() > y.mean() else "loss")
+        assert row.outcome == expected
+    for row in wtl.table.itertuples():
+        assert row.wins + row.ties + row.losses == 12
+        decided = row.wins + row.losses
+        p = stats.binomtest(row.wins, decided).pvalue if decided else 1.0
+        assert row.sign_test_pvalue == pytest.approx(p)
+    assert len(wtl.verdicts()) == 3
+
+
+def test_objective_flips_wins_and_losses():
+    rng = np.random.default_rng(1)
+    df = runs_frame(np.tile([0.0, 2.0, 4.0], (8, 1)), 6, rng)
+    up = win_tie_loss(as_results(df, "maximize")).table.set_index(["a", "b"])
+    down = win_tie_loss(as_results(df, "minimize")).table.set_index(["a", "b"])
+    assert up.loc[("A", "C"), "losses"] == 8 and down.loc[("A", "C"), "wins"] == 8
+    v = {(x.a, x.b): x for x in win_tie_loss(as_results(df, "minimize")).verdicts()}
+    assert v[("A", "C")].winner == "A"
+
+
+def test_permutation_variant_and_sign_test_type_one_error():
+    rng = np.random.default_rng(2)
+    df = runs_frame(np.zeros((6, 3)), 8, rng)
+    perm = win_tie_loss(as_results(df), test="permutation", n_resamples=999)
+    assert set(perm.per_benchmark["outcome"]) <= {"win", "tie", "loss"}
+    # Under H0 each per-benchmark test rejects with probability <= alpha, so ties dominate
+    assert (perm.per_benchmark["outcome"] == "tie").mean() > 0.7
+
+
+def test_win_tie_loss_needs_seeds():
+    df = runs_frame(np.zeros((3, 3)), 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        win_tie_loss(as_results(df))
+
+
+def test_anytime_ranks_point_matches_friedman_at_each_budget():
+    res = small_runs()
+    ar = anytime_ranks(res, n_bootstrap=100)
+    for b in (1.0, 2.0, 3.0):
+        f = friedman(res, budget=b, n_bootstrap=0)
+        pd.testing.assert_series_equal(ar.at(b).sort_index(), f.average_ranks.sort_index(),
+                                       check_names=False)
+    t = ar.table
+    assert ((t["low"] <= t["average_rank"] + 1e-9) & (t["average_rank"] <= t["high"] + 1e-9)).all()
+    assert len(ar.verdicts([3.0])) == 3
+    assert ar.plot() is not None
+
+
+def test_anytime_bands_cover_under_seed_resampling():
+    """The band at a budget should contain the true average rank of the cell means
+    in most repetitions when the seeds are redrawn (coverage check, loose)."""
+    rng = np.random.default_rng(5)
+    means = np.array([[0.0, 0.3, 0.6]] * 6) + rng.normal(size=(6, 1))
+    truth = stats.rankdata(-means, axis=1).mean(axis=0)
+    hits = 0
+    reps = 40
+    for _ in range(reps):
+        ar = anytime_ranks(as_results(runs_frame(means, 30, rng)), n_bootstrap=200,
+                           level=0.9)
+        t = ar.table.set_index("algorithm")
+        hits += all(t.loc[a, "low"] - 1e-9 <= truth[i] <= t.loc[a, "high"] + 1e-9
+                    for i, a in enumerate("ABC"))
+    # percentile bootstrap of a discrete statistic: only require it is not badly off
+    lo = stats.beta.ppf(0.0005, hits, reps - hits + 1) if hits else 0.0
+    assert lo <= 0.9 and hits / reps >= 0.6, hits / reps
+
+
+def test_anytime_excludes_benchmarks_without_incumbent():
+    rng = np.random.default_rng(0)
+    df = runs_frame(np.zeros((3, 3)), 3, rng, budgets=(1, 2))
+    df = df[~((df["alg"] == "C") & (df["bench"] == "b0") & (df["budget"] == 1))]
+    ar = anytime_ranks(as_results(df), n_bootstrap=20)
+    ex = ar.exclusions
+    assert list(ex["benchmark"]) == ["b0"] and list(ex["budget"]) == [1.0]
+    assert ar.table.query("budget == 1")["n_benchmarks"].iloc[0] == 2
+
+
+def test_cd_diagram_entry_points():
+    res = small_runs()
+    assert cd_diagram(res, n_bootstrap=0).get_title().startswith("Friedman")
+    result = friedman(res, n_bootstrap=0)
+    assert cd_diagram(result) is not None
+    nd = result.not_different()
+    assert cd_diagram(result.average_ranks, nd, critical_difference=1.0) is not None
+    with pytest.raises(TypeError):
+        cd_diagram(result.average_ranks)
