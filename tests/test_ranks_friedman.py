@@ -137,6 +137,14 @@ def test_posthocs_match_scikit_posthocs():
                        atol=1e-8)
 
 
+def test_cliffs_delta_interval_covers_estimate_with_block_effects():
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(24, 3)) * 0.1 + np.array([0, 0.1, 0.2]) + 10 * rng.normal(size=(24, 1))
+    res = friedman(block_matrix(x), n_bootstrap=2000)
+    for row in res.pairwise.itertuples():
+        assert row.cliffs_delta_low <= row.cliffs_delta <= row.cliffs_delta_high
+
+
 def test_effect_sizes_match_autorank_definitions():
     from autorank import _util
 
@@ -152,11 +160,19 @@ def test_effect_sizes_match_autorank_definitions():
 
 def test_bootstrap_interval_equals_brute_force():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(30, 2)) + np.array([0, 0.3])
+    # strong block effects: the case where naive resampling of Cliff's delta is biased
+    x = rng.normal(size=(30, 2)) + np.array([0, 0.3]) + 5 * rng.normal(size=(30, 1))
     got = _stats.bootstrap_effect_intervals(x, [(0, 1)], n_bootstrap=500, level=0.9,
                                             rng=np.random.default_rng(1))[(0, 1)]
     idx = np.random.default_rng(1).integers(0, 30, size=(500, 30))
-    d = [_stats.cliffs_delta(x[i, 0], x[i, 1]) for i in idx]
+
+    def resampled_delta(i):
+        # all position pairs, except distinct positions holding the same block
+        s = np.sign(x[i, 0][:, None] - x[i, 1][None, :])
+        keep = (i[:, None] != i[None, :]) | np.eye(len(i), dtype=bool)
+        return s[keep].mean()
+
+    d = [resampled_delta(i) for i in idx]
     g = [_stats.akinshin_gamma(x[i, 0], x[i, 1]) for i in idx]
     assert np.allclose(got["cliffs_delta"], np.quantile(d, [0.05, 0.95], method="inverted_cdf"))
     assert np.allclose(got["akinshin_gamma"],

@@ -309,7 +309,10 @@ def bootstrap_effect_intervals(
 
     Blocks (rows of ``oriented``) are resampled with replacement, keeping
     each block's values together: the blocks, not the values, are the
-    independent units. The same resamples serve every pair. Returns, per
+    independent units. The same resamples serve every pair. For Cliff's
+    delta, a resampled block is compared with itself once per position,
+    as in the original statistic; the extra same-block pairs that
+    duplicated blocks would add are left out. Returns, per
     pair ``(i, j)``, ``{"cliffs_delta": (low, high), "akinshin_gamma": (low, high)}``
     for column ``i`` against column ``j``.
     """
@@ -346,7 +349,15 @@ def bootstrap_effect_intervals(
         y_sorted = y[orders[:, j]]
         below = cum[:, np.searchsorted(y_sorted, x, side="left")]
         above = cum[:, [n]] - cum[:, np.searchsorted(y_sorted, x, side="right")]
-        deltas = np.sum(counts * (below - above), axis=1) / n**2
+        cross = np.sum(counts * (below - above), axis=1)
+        # A resample holding block i w_i times would compare x_i with y_i w_i^2 times, but
+        # the statistic pairs a block with itself only once per position (n of the n^2
+        # pairs). Keep those n self-pairs and drop the copies' same-block pairs, else the
+        # bootstrap is biased towards the within-block comparison.
+        same = np.sign(x - y)
+        numerator = cross - (counts**2) @ same + counts @ same
+        denominator = n + n**2 - np.sum(counts**2, axis=1)
+        deltas = numerator / denominator
         pooled = np.sqrt((mads[:, i] ** 2 + mads[:, j] ** 2) / 2.0)
         diff = medians[:, i] - medians[:, j]
         with np.errstate(divide="ignore", invalid="ignore"):
