@@ -1,0 +1,242 @@
+"""Comparing two tuning curves with their bands (Lourie, Cho & He 2024, §2).
+
+At each budget ``k`` the evidence that ``a`` beats ``b`` (in the
+objective's direction) is rated
+
+* **weak**: one band excludes the other curve's point estimate (``a``'s band
+  lies entirely above ``b``'s point, or ``b``'s band entirely below ``a``'s);
+* **fair**: each band excludes the other's point estimate;
+* **strong**: the bands do not overlap.
+
+Consecutive budgets with the same winner and strength form one
+:class:`~benchverdict.verdict.Verdict` whose scope is that budget range;
+budgets without any such evidence form ``"inconclusive"`` verdicts.
+
+What the ratings guarantee: each band covers its own curve at every budget
+with probability ``confidence`` (simultaneously over budgets), so when the
+two samples are independent both hold together with probability
+``confidence ** 2``; on that event a *strong* rating cannot point the wrong
+way. Weak and fair ratings compare a band with a point estimate and carry
+no such guarantee; they are descriptive grades, as in the paper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchverdict.tuning.curves import TuningCurve
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, verdicts_to_frame
+
+__all__ = ["TuningComparison", "compare"]
+
+STRENGTHS = ("weak", "fair", "strong")
+
+
+@dataclass(frozen=True, eq=False)
+class TuningComparison:
+    """Per-budget evidence between two tuning curves, and the verdicts it implies.
+
+    Attributes
+    ----------
+    a, b : TuningCurve
+    names : (str, str)
+    per_budget : pandas.DataFrame
+        One row per budget: the two curves, ``winner`` (``"a"``, ``"b"`` or
+        ``None``) and ``strength``.
+    verdicts : list of Verdict
+        One per run of equal (winner, strength) budgets.
+    """
+
+    a: TuningCurve
+    b: TuningCurve
+    names: tuple[str, str]
+    per_budget: pd.DataFrame
+    verdicts: list[Verdict]
+
+    def __iter__(self) -> Iterator[Verdict]:
+        return iter(self.verdicts)
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The verdicts as a tidy frame (see :func:`benchverdict.verdicts_to_frame`)."""
+        return verdicts_to_frame(self.verdicts)
+
+    def plot(self, ax=None):
+        """Both curves with their bands; budgets with evidence are shaded by strength."""
+        from benchverdict.plotting import algorithm_colors, new_axes, theme
+
+        ax = new_axes(ax)
+        colors = algorithm_colors(list(self.names))
+        self.a.plot(ax, color=colors[self.names[0]], label=self.names[0])
+        self.b.plot(ax, color=colors[self.names[1]], label=self.names[1])
+        shade = {"weak": 0.06, "fair": 0.12, "strong": 0.2}
+        with theme():
+            for v in self.verdicts:
+                if v.outcome in ("a", "b") and v.evidence.strength:
+                    winner = v.winner
+                    ax.axvspan(
+                        v.scope.budget_low, v.scope.budget_high,
+                        color=colors[winner], alpha=shade[v.evidence.strength], linewidth=0,
+                    )
+        return ax
+
+
+def _evidence(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool):
+    """Winner ('a', 'b' or None) and strength at one budget."""
+    if not maximize:
+        # Mirror so that larger is better.
+        a_pt, a_lo, a_hi = -a_pt, -a_hi, -a_lo
+        b_pt, b_lo, b_hi = -b_pt, -b_hi, -b_lo
+    for winner, (w_pt, w_lo, _), (l_pt, _, l_hi) in (
+        ("a", (a_pt, a_lo, a_hi), (b_pt, b_lo, b_hi)),
+        ("b", (b_pt, b_lo, b_hi), (a_pt, a_lo, a_hi)),
+    ):
+        if w_lo > l_hi:
+            return winner, "strong"
+        above = w_lo > l_pt  # the winner's band excludes the loser's point
+        below = l_hi < w_pt  # the loser's band excludes the winner's point
+        if above and below:
+            return winner, "fair"
+        if above or below:
+            return winner, "weak"
+    return None, None
+
+
+def compare(
+    a: TuningCurve,
+    b: TuningCurve,
+    *,
+    names: tuple[str, str] | None = None,
+    benchmark: str | None = None,
+) -> TuningComparison:
+    """Compare two tuning curves budget by budget and state verdicts over budget ranges.
+
+    Parameters
+    ----------
+    a, b : TuningCurve
+        Curves of the same kind and objective, with bands, on the same budget
+        grid (e.g. both from :func:`~benchverdict.tuning.tuning_curve` with the
+        same ``ks``).
+    names : (str, str), optional
+        Algorithm names; default the curves' names, else ``"a"``/``"b"``.
+    benchmark : str, optional
+        Recorded in the verdicts' scope.
+
+    Returns
+    -------
+    TuningComparison
+        Iterating it yields the verdicts.
+
+    Examples
+    --------
+    >>> from benchverdict.tuning import tuning_curve
+    >>> rng = np.random.default_rng(0)
+    >>> good = tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
+    >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), ks=[1, 2, 4], a=0, b=1, name="bad")
+    >>> [(v.winner, v.evidence.strength, v.scope.budget_low, v.scope.budget_high)
+    ...  for v in compare(good, bad)]
+    [('good', 'strong', 1.0, 4.0)]
+    """
+    if a.band is None or b.band is None:
+        raise ValueError(
+            "both curves need bands: build them with band=... (e.g. 'ld_highest_density')."
+        )
+    if a.objective != b.objective:
+        raise ValueError(f"objectives differ: {a.objective} vs {b.objective}.")
+    if a.kind != b.kind or a.q != b.q:
+        raise ValueError(f"curve kinds differ: {a.kind} vs {b.kind}.")
+    if a.k.shape != b.k.shape or not np.allclose(a.k, b.k):
+        raise ValueError("the two curves must share the same budget grid ks.")
+    name_a, name_b = names or (a.name or "a", b.name or "b")
+    if name_a == name_b:
+        raise ValueError(f"the two curves need different names, got {name_a!r} twice.")
+    maximize = a.objective == "maximize"
+    winners, strengths = [], []
+    for j in range(a.k.size):
+        w, s = _evidence(
+            a.point[j], a.lower[j], a.upper[j], b.point[j], b.lower[j], b.upper[j], maximize
+        )
+        winners.append(w)
+        strengths.append(s)
+    per_budget = pd.DataFrame(
+        {
+            "k": a.k,
+            "a_point": a.point, "a_lower": a.lower, "a_upper": a.upper,
+            "b_point": b.point, "b_lower": b.lower, "b_upper": b.upper,
+            "winner": [None if w is None else (name_a if w == "a" else name_b) for w in winners],
+            "strength": strengths,
+        }
+    )
+    verdicts = []
+    start = 0
+    for j in range(1, a.k.size + 1):
+        if j < a.k.size and (winners[j], strengths[j]) == (winners[start], strengths[start]):
+            continue
+        verdicts.append(
+            _segment_verdict(
+                a, b, name_a, name_b, benchmark, start, j, winners[start], strengths[start]
+            )
+        )
+        start = j
+    return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
+                            verdicts=verdicts)
+
+
+def _segment_verdict(a, b, name_a, name_b, benchmark, start, stop, winner, strength) -> Verdict:
+    ks = a.k[start:stop]
+    sign = 1.0 if a.objective == "maximize" else -1.0
+    last = stop - 1
+    diff = sign * (a.point[last] - b.point[last])
+    lo = sign * (a.lower[last] - b.upper[last]) if sign > 0 else -(a.upper[last] - b.lower[last])
+    hi = sign * (a.upper[last] - b.lower[last]) if sign > 0 else -(a.lower[last] - b.upper[last])
+    what = {"median": "median", "mean": "expected", "quantile": f"{a.q:g}-quantile"}[a.kind]
+    k_text = f"k={ks[0]:g}" if ks.size == 1 else f"k={ks[0]:g}-{ks[-1]:g}"
+    if winner is None:
+        outcome = "inconclusive"
+        explanation = (
+            f"at {k_text} neither {a.confidence:.0%} {a.band} band excludes the other "
+            f"curve's point estimate"
+        )
+    else:
+        outcome = winner
+        best, other = (name_a, name_b) if winner == "a" else (name_b, name_a)
+        rule = {
+            "strong": "the bands do not overlap",
+            "fair": "each band excludes the other's point estimate",
+            "weak": "one band excludes the other's point estimate",
+        }[strength]
+        explanation = (
+            f"{best}'s {what} tuning curve is better than {other}'s at {k_text}: {rule} "
+            f"({a.confidence:.0%} {a.band} bands)"
+        )
+    return Verdict(
+        a=name_a,
+        b=name_b,
+        outcome=outcome,
+        method=f"tuning.{a.kind}_band",
+        scope=Scope(benchmark=benchmark, budget_low=float(ks[0]), budget_high=float(ks[-1])),
+        evidence=Evidence("band", level=a.confidence, strength=strength),
+        objective=a.objective,
+        explanation=explanation,
+        effect=Effect(
+            name=f"difference in {what} best score at k={ks[-1]:g} (positive favours {name_a})",
+            estimate=float(diff),
+            low=float(lo),
+            high=float(hi),
+            level=float(a.confidence) ** 2,
+        ),
+        unit="random-search draw",
+        n=int(a.n + b.n),
+        details={
+            "n_a": int(a.n), "n_b": int(b.n), "ks": [float(k) for k in ks],
+            "kind": a.kind, "band": a.band, "confidence": a.confidence,
+            "simultaneous_level_both_bands": float(a.confidence) ** 2,
+        },
+    )

@@ -1,0 +1,348 @@
+"""Tuning curves with simultaneous confidence bands (Lourie, Cho & He 2024).
+
+Both kinds of band come from one simultaneous CDF band
+:math:`L \\le F \\le U` (:func:`benchverdict.stats.cdf_band`):
+
+Median (quantile) tuning curve
+    The ``q``-quantile of the best of ``k`` draws is :math:`F^{-1}(p_k)`
+    with :math:`p_k = q^{1/k}` (maximize) or :math:`1-(1-q)^{1/k}`
+    (minimize). On the band's event every quantile of :math:`F` lies
+    between the quantiles of :math:`U` and :math:`L`, so
+    :math:`[U^{-1}(p_k), L^{-1}(p_k)]` covers the curve **for all k
+    simultaneously** with the band's probability: exactly ``confidence``
+    for the LD and KS bands with continuous scores (the band's event and
+    the curve's containment coincide up to the quantile grid), at least
+    ``confidence`` with ties or the DKW band. Without a finite upper
+    support bound ``b``, the upper band is ``+inf`` for budgets beyond what
+    the sample can vouch for (see :mod:`benchverdict.tuning.guidance`).
+Mean (expected-maximum) tuning curve
+    :math:`E[\\max_k]` is monotone in the stochastic order, and
+    :math:`L \\le F \\le U` means the distributions with CDFs :math:`U`
+    and :math:`L` are stochastically smaller and larger than :math:`F`;
+    their expected maxima bound the curve for all ``k`` at once. The mass
+    that :math:`L` leaves at the top sits at ``b`` and the mass :math:`U`
+    puts at the bottom sits at ``a``, so **without finite bounds the mean
+    band is infinite**; with them it is valid but conservative.
+
+The point estimates are the plug-in empirical quantile (median curve) and
+the V, U or W estimate (mean curve, :mod:`benchverdict.tuning.estimators`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
+from benchverdict.tuning.estimators import (
+    _check_objective,
+    _sorted_scores,
+    expected_max,
+    quantile_levels,
+)
+
+__all__ = ["KINDS", "TuningCurve", "default_budgets", "tuning_curve"]
+
+#: Tuning-curve kinds.
+KINDS = ("median", "mean", "quantile")
+
+
+def default_budgets(n: int) -> np.ndarray:
+    """The default budget grid: every integer from 1 to ``n``.
+
+    Examples
+    --------
+    >>> default_budgets(3)
+    array([1., 2., 3.])
+    """
+    return np.arange(1, int(n) + 1, dtype=float)
+
+
+@dataclass(frozen=True, eq=False)
+class TuningCurve:
+    """A tuning curve with (optionally) a confidence band.
+
+    Attributes
+    ----------
+    k : numpy.ndarray
+        Budgets (number of random-search configurations).
+    point : numpy.ndarray
+        Point estimate at each budget.
+    lower, upper : numpy.ndarray
+        Band at each budget (``nan`` when no band was asked for; ``-inf`` /
+        ``inf`` where the data cannot bound the curve).
+    kind : {"median", "mean", "quantile"}
+    q : float or None
+        The quantile for ``kind="quantile"`` (0.5 for the median).
+    estimator : str
+        ``"empirical quantile"`` or the mean estimator (``"v"``, ``"u"``,
+        ``"w"``).
+    band : str or None
+        The CDF-band method, ``"bootstrap"`` for percentile bootstrap bands,
+        or ``None``.
+    confidence : float or None
+    simultaneous : bool
+        Whether the band holds for all budgets at once (CDF-based bands) or
+        pointwise only (bootstrap).
+    objective : {"maximize", "minimize"}
+    n : int
+        Sample size.
+    a, b : float
+        Support bounds used by the band.
+    cdf : CDFBand or None
+        The CDF band the curve band was built from.
+    name : str or None
+        A label (e.g. the algorithm).
+    scores : numpy.ndarray
+        The sorted sample.
+    """
+
+    k: np.ndarray
+    point: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    kind: str
+    q: float | None
+    estimator: str
+    band: str | None
+    confidence: float | None
+    simultaneous: bool
+    objective: str
+    n: int
+    a: float
+    b: float
+    scores: np.ndarray
+    cdf: CDFBand | None = None
+    name: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Tidy table: columns k, point, lower, upper."""
+        return pd.DataFrame(
+            {"k": self.k, "point": self.point, "lower": self.lower, "upper": self.upper}
+        )
+
+    def with_name(self, name: str) -> TuningCurve:
+        """The same curve labelled ``name``."""
+        from dataclasses import replace
+
+        return replace(self, name=str(name))
+
+    def describe(self) -> str:
+        """One line saying what the curve and its band are."""
+        what = {"median": "median", "mean": "expected", "quantile": f"{self.q:g}-quantile"}[
+            self.kind
+        ]
+        best = "best" if self.objective == "maximize" else "lowest"
+        text = f"{what} {best} score after k random-search trials, from n={self.n} draws"
+        if self.band is None:
+            return text + " (no band)."
+        scope = "simultaneous over all k" if self.simultaneous else "pointwise at each k"
+        return text + f"; {self.confidence:.0%} {self.band} band, {scope}."
+
+    def plot(self, ax=None, *, color=None, label: str | None = None, cdf: bool = False):
+        """Draw the curve and its band (and, with ``cdf=True``, the CDF band beside it).
+
+        Returns the Axes, or the Figure when ``cdf=True`` (two panels).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> curve = tuning_curve(rng.uniform(size=40), band="ld_highest_density", a=0, b=1)
+        >>> curve.plot().get_xlabel()
+        'budget k (random-search trials)'
+        """
+        import matplotlib.pyplot as plt
+
+        from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
+
+        if cdf:
+            if self.cdf is None:
+                raise ValueError("this curve has no CDF band to draw (band was None or bootstrap).")
+            with theme():
+                fig, (ax_curve, ax_cdf) = plt.subplots(
+                    1, 2, figsize=(DOUBLE_COLUMN, DOUBLE_COLUMN * 0.38)
+                )
+            self.plot(ax_curve, color=color, label=label)
+            self.cdf.plot(ax_cdf, color=color, label=label or self.name)
+            ax_cdf.set_title("score distribution")
+            return fig
+        ax = new_axes(ax)
+        label = label or self.name or f"{self.kind} tuning curve"
+        with theme():
+            line = ax.plot(self.k, self.point, color=color, label=label, linewidth=1.5)[0]
+            if self.band is not None:
+                lo, hi = self._finite_band(ax)
+                ax.fill_between(
+                    self.k, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0,
+                    label=f"{self.confidence:.0%} {self.band} band"
+                    + ("" if self.simultaneous else " (pointwise)"),
+                )
+            ax.set_xlabel("budget k (random-search trials)")
+            ax.set_ylabel(
+                {"median": "median best score", "mean": "expected best score"}.get(
+                    self.kind, f"{self.q:g}-quantile of best score"
+                )
+            )
+            if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
+                ax.set_xscale("log")
+            ax.legend(loc="lower right" if self.objective == "maximize" else "upper right")
+        return ax
+
+    def _finite_band(self, ax) -> tuple[np.ndarray, np.ndarray]:
+        """Clip infinite band ends to the plotted range (they mean: unbounded)."""
+        lo, hi = self.lower.copy(), self.upper.copy()
+        finite = np.concatenate([self.point, lo[np.isfinite(lo)], hi[np.isfinite(hi)]])
+        span = np.ptp(finite) if finite.size else 1.0
+        pad = 0.1 * (span if span > 0 else 1.0)
+        lo[~np.isfinite(lo)] = np.nanmin(finite) - pad
+        hi[~np.isfinite(hi)] = np.nanmax(finite) + pad
+        return lo, hi
+
+
+def _mean_band(band: CDFBand, ks: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """Expected best-of-k under the two extreme CDFs of the band (see the module docstring)."""
+    y = band.scores
+    lower_cdf = np.concatenate([band.lower, [1.0]])  # CDF values of F_L at y_1..y_n, b
+    lower_pts = np.concatenate([y, [band.b]])
+    upper_cdf = np.concatenate([band.upper, [1.0]])  # CDF values of F_U at a, y_1..y_n
+    upper_pts = np.concatenate([[band.a], y])
+    out_lo = np.empty(ks.size)
+    out_hi = np.empty(ks.size)
+    for j, k in enumerate(ks):
+        out_hi[j] = _expected_best(lower_pts, lower_cdf, k, objective)
+        out_lo[j] = _expected_best(upper_pts, upper_cdf, k, objective)
+    return out_lo, out_hi
+
+
+def _expected_best(points: np.ndarray, cdf: np.ndarray, k: float, objective: str) -> float:
+    """E[max] (or E[min]) of k draws from the discrete law with CDF ``cdf`` at ``points``."""
+    prev = np.concatenate([[0.0], cdf[:-1]])
+    if objective == "maximize":
+        mass = cdf**k - prev**k
+    else:
+        mass = (1.0 - prev) ** k - (1.0 - cdf) ** k
+    mass = np.clip(mass, 0.0, None)
+    keep = mass > 0
+    pts = points[keep]
+    if np.any(np.isinf(pts)):
+        # Mass at an infinite support bound: the bound is infinite.
+        return float(pts[np.isinf(pts)][0])
+    return float(np.dot(mass[keep], pts))
+
+
+def tuning_curve(
+    scores,
+    ks=None,
+    *,
+    kind: str = "median",
+    band: str | None = "ld_highest_density",
+    confidence: float = 0.8,
+    a: float = -np.inf,
+    b: float = np.inf,
+    objective: str = "maximize",
+    q: float = 0.5,
+    estimator: str = "v",
+    name: str | None = None,
+) -> TuningCurve:
+    """A tuning curve from IID random-search scores, with a simultaneous band.
+
+    Parameters
+    ----------
+    scores : array_like of float
+        One score per random-search configuration (IID draws).
+    ks : array_like, optional
+        Budgets; default every integer from 1 to ``n``. Real values are
+        allowed for the median/quantile curve and the V estimate.
+    kind : {"median", "mean", "quantile"}
+        ``"median"``: the median best score after ``k`` trials (Lourie et
+        al.); ``"quantile"``: the ``q``-quantile; ``"mean"``: the expected
+        best score (Dodge et al.), estimated by ``estimator``.
+    band : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"} or None
+        The simultaneous CDF band the curve band is built from (see
+        :func:`benchverdict.stats.cdf_band`); ``None`` for no band. For
+        percentile bootstrap bands use
+        :func:`benchverdict.tuning.bootstrap_band`.
+    confidence : float
+        Simultaneous coverage of the band.
+    a, b : float
+        Known bounds of the score's support (e.g. 0 and 1 for accuracy).
+        Needed for a finite mean band, and for a finite median band at
+        large budgets.
+    objective : {"maximize", "minimize"}
+    q : float
+        The quantile for ``kind="quantile"``.
+    estimator : {"v", "u", "w"}
+        Point estimate of the mean curve.
+    name : str, optional
+        A label (e.g. the algorithm name).
+
+    Returns
+    -------
+    TuningCurve
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> curve = tuning_curve(rng.uniform(size=48), ks=[1, 2, 4, 8], a=0, b=1)
+    >>> curve.table.round(3)
+         k  point  lower  upper
+    0  1.0  0.512  0.403  0.641
+    1  2.0  0.725  0.529  0.853
+    2  4.0  0.840  0.725  0.962
+    3  8.0  0.950  0.777  0.981
+    """
+    _check_objective(objective)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+    if band is not None and band not in METHODS:
+        raise ValueError(
+            f"band must be one of {METHODS} or None, got {band!r} (for percentile bootstrap "
+            f"bands use benchverdict.tuning.bootstrap_band)."
+        )
+    y = _sorted_scores(scores)
+    n = y.size
+    ks = default_budgets(n) if ks is None else np.atleast_1d(np.asarray(ks, dtype=float))
+    if kind == "median":
+        q = 0.5
+    cdf = None
+    if band is not None:
+        cdf = cdf_band(y, confidence, band, a=a, b=b)
+    elif not (a <= y[0] and y[-1] <= b):
+        raise ValueError(f"scores must lie within [a, b] = [{a}, {b}].")
+    notes: list[str] = []
+    if kind == "mean":
+        point = expected_max(y, ks, estimator, objective)
+        if cdf is not None:
+            lower, upper = _mean_band(cdf, ks, objective)
+            if not (np.isfinite(a) and np.isfinite(b)):
+                notes.append(
+                    "mean band is infinite on the side(s) without a finite support bound "
+                    "(pass a and b)"
+                )
+        else:
+            lower = upper = np.full(ks.size, np.nan)
+        est_name = estimator
+    else:
+        levels = quantile_levels(ks, q, objective)
+        if cdf is not None:
+            point = cdf.quantile(levels)
+            lower, upper = cdf.quantile_interval(levels)
+        else:
+            from benchverdict.tuning.estimators import quantile_tuning_curve
+
+            point = quantile_tuning_curve(y, ks, q, objective)
+            lower = upper = np.full(ks.size, np.nan)
+        est_name = "empirical quantile"
+    return TuningCurve(
+        k=ks, point=np.asarray(point, dtype=float), lower=np.asarray(lower, dtype=float),
+        upper=np.asarray(upper, dtype=float), kind=kind,
+        q=None if kind == "mean" else q, estimator=est_name, band=band,
+        confidence=None if band is None else float(confidence),
+        simultaneous=band is not None, objective=objective, n=n, a=float(a), b=float(b),
+        scores=y, cdf=cdf, name=name, notes=tuple(notes),
+    )
+
