@@ -1,0 +1,98 @@
+"""The ranks module on the real PriorBand and HPO-B results in ../shared/data, and its CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from benchverdict import Results
+from benchverdict.cli import main
+from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss
+
+pytestmark = pytest.mark.shared_data
+
+
+@pytest.fixture(scope="module")
+def priorband(shared_data):
+    df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
+    return Results.from_frame(df, algorithm="algorithm", benchmark="bench_prior", seed="seed",
+                              budget="used_fidelity", score="value", objective="minimize")
+
+
+@pytest.fixture(scope="module")
+def hpob(shared_data):
+    df = pd.read_parquet(shared_data / "hpob" / "hpob_results_long.parquet")
+    df["benchmark"] = df["search_space"].astype(str) + "/" + df["dataset"].astype(str)
+    return Results.from_frame(df, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                              budget="trial", score="incumbent_accuracy", objective="maximize")
+
+
+def test_priorband_friedman_matches_scipy_at_budgets(priorband, shared_data):
+    df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
+    for budget in (5.0, 10.0, 15.0):
+        res = friedman(priorband, budget=budget, n_bootstrap=0)
+        wide = (df[df["used_fidelity"] == budget]
+                .groupby(["bench_prior", "algorithm"])["value"].mean().unstack())
+        ref = stats.friedmanchisquare(*wide.to_numpy().T)
+        assert res.statistic == pytest.approx(ref.statistic)
+        assert res.n_blocks == 24
+        # the data's own rel_rank column ranks algorithms per (bench_prior, seed, budget)
+        assert set(res.average_ranks.index) == {"PB", "HB", "RS"}
+
+
+def test_priorband_rel_rank_column_matches_benchmark_seed_blocks(priorband, shared_data):
+    df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
+    res = friedman(priorband, budget=24, unit="benchmark_seed", n_bootstrap=0)
+    at = df[df["used_fidelity"] == 24]
+    expected = at.groupby("algorithm")["rel_rank"].mean()
+    assert np.allclose(res.average_ranks.sort_index(), expected.sort_index())
+
+
+def test_priorband_autorank_and_win_tie_loss(priorband):
+    ar = autorank(priorband, budget=10)
+    assert ar.omnibus in ("friedman", "anova")
+    assert "Shapiro-Wilk" in str(ar)
+    wtl = win_tie_loss(priorband, budget=10)
+    assert int(wtl.table[["wins", "ties", "losses"]].sum(axis=1).unique()[0]) == 24
+    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], n_bootstrap=100)
+    assert set(ranks.table["budget"]) == {5.0, 10.0, 15.0}
+    # PriorBand improves with budget relative to HyperBand (Geburek et al., Fig. 5 left)
+    assert ranks.at(15)["PB"] < ranks.at(5)["PB"]
+
+
+def test_hpob_fourteen_algorithms(hpob):
+    res = friedman(hpob, budget=6, missing="drop", n_bootstrap=200)
+    assert len(res.algorithms) == 14 and res.n_blocks > 50
+    assert len(res.verdicts()) == 14 * 13 // 2
+    assert res.pvalue < 1e-6
+    wil = friedman(hpob, budget=6, missing="drop", posthoc="wilcoxon", n_bootstrap=0)
+    letters = wil.letters()
+    nd = wil.not_different()
+    for a in letters.index:
+        for b in letters.index:
+            assert bool(set(letters[a]) & set(letters[b])) == bool(nd.loc[a, b])
+
+
+def test_cli_ranks_writes_outputs(tmp_path, shared_data):
+    out = tmp_path / "out"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = main([
+            "ranks", str(shared_data / "priorband" / "priorband_data.parquet"),
+            "--algorithm", "algorithm", "--benchmark", "bench_prior", "--seed", "seed",
+            "--budget", "used_fidelity", "--score", "value", "--objective", "minimize",
+            "--at-budget", "10", "--posthoc", "wilcoxon", "--win-tie-loss", "--bootstrap", "100",
+            "-o", str(out),
+        ])
+    assert code == 0
+    text = buffer.getvalue()
+    assert "unit: benchmark" in text and "Friedman" in text
+    assert (out / "cd_diagram.pdf").exists() and (out / "pairwise.csv").exists()
+    doc = json.loads((out / "verdicts.json").read_text())
+    assert len(doc["verdicts"]) == 6
