@@ -92,6 +92,8 @@ def test_rule_replication_unit():
     text = ex.explain_replication_unit(v1, v2, {})
     assert "600" in text and "benchmark x seed" in text
     assert ex.explain_replication_unit(v1, V(unit="Benchmark (mean over seeds)"), {}) is None
+    assert ex.explain_replication_unit(V(unit="random-search draw"),
+                                       V(unit="random-search draw (trial)"), {}) is None
     assert ex.explain_replication_unit(v1, V(unit=""), {}) is None
 
 

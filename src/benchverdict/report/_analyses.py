@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -108,10 +109,16 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             "ranks", "not applicable",
             reason=f"rank tests over benchmarks need at least 2 benchmarks, got "
                    f"{len(results.benchmarks)}")
+    # One pass over the rows for the incumbents; every test below reuses the block matrix.
+    blocks = results.blocks(unit="benchmark", aggregate="mean", budget=options.budget,
+                            missing="drop")
+    excluded = blocks.exclusions
+    if len(excluded):
+        run.warnings.append(
+            f"{excluded['block'].nunique()} block(s) were dropped because an algorithm had no "
+            f"result there: {sorted(map(str, excluded['block'].unique()))[:8]}")
     for posthoc in ("nemenyi", "wilcoxon"):
-        res = ranks.friedman(results, budget=options.budget, unit="benchmark",
-                             aggregate="mean", missing="drop", alpha=options.alpha,
-                             posthoc=posthoc)
+        res = ranks.friedman(blocks, alpha=options.alpha, posthoc=posthoc)
         run.verdicts += res.verdicts()
         if posthoc == "nemenyi":
             run.notes.append(
@@ -119,11 +126,6 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                 f"Kendall's W = {res.kendall_w:.3g}; replication unit: {res.unit}."
             )
             run.notes += [str(n) for n in res.notes]
-            excluded = res.blocks.exclusions
-            if len(excluded):
-                run.warnings.append(
-                    f"{excluded['block'].nunique()} block(s) were dropped because an algorithm "
-                    f"had no result there: {sorted(map(str, excluded['block'].unique()))[:8]}")
             run.tables["average ranks and pairwise tests (Nemenyi)"] = res.table
             run.figures.append(_figure(
                 "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot(),
@@ -133,22 +135,24 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.tables["pairwise Wilcoxon signed-rank tests (Holm)"] = res.pairwise
     for name, levels in level_metafeatures(results).items():
         for level in levels:
-            subset = results.subset(benchmarks=_benchmarks_at(results, name, level))
+            rows = [b for b in _benchmarks_at(results, name, level) if b in blocks.matrix.index]
+            if len(rows) < 2:
+                run.notes.append(f"{name} = {level}: fewer than 2 complete blocks; not ranked.")
+                continue
+            sub = dataclasses.replace(blocks, matrix=blocks.matrix.loc[rows])
             base = _budget_scope(options.budget)
             scope = Scope(budget_low=base.budget_low, budget_high=base.budget_high,
                           metafeature=((name, level),))
             for posthoc in ("nemenyi", "wilcoxon"):
-                res = ranks.friedman(subset, budget=options.budget, unit="benchmark",
-                                     aggregate="mean", missing="drop", alpha=options.alpha,
-                                     posthoc=posthoc, n_bootstrap=200)
+                res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc,
+                                     n_bootstrap=200)
                 run.verdicts += _with_scope(res.verdicts(), scope)
             run.notes.append(
                 f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
                 f"p = {res.pvalue:.3g}.")
     if hasattr(ranks, "autorank"):
         try:
-            ar = ranks.autorank(results, budget=options.budget, unit="benchmark",
-                                aggregate="mean", missing="drop", alpha=options.alpha)
+            ar = ranks.autorank(blocks, alpha=options.alpha)
         except ValueError as err:
             run.warnings.append(f"autorank was not run: {err}")
         else:
@@ -250,15 +254,40 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
 
 # ----------------------------------------------------------------------------- tuning
 def run_tuning(results: Results, options: Options) -> AnalysisRun:
-    """Median tuning curves with simultaneous bands and their comparison, per benchmark."""
+    """Median tuning curves with exact simultaneous LD bands, compared per benchmark.
+
+    Lourie et al.'s evidence (weak / fair / strong) per budget range becomes
+    one verdict per pair, benchmark and budget range.
+    """
     tuning = _import("tuning")
     if tuning is None or not hasattr(tuning, "from_results"):
         return _unavailable("tuning", "benchverdict.tuning is not installed")
     run = AnalysisRun("tuning", "ok")
-    res = tuning.from_results(results, confidence=options.confidence)
-    _collect(run, res, "tuning", "Median tuning curves",
-             "Median tuning curves with simultaneous confidence bands "
-             f"(confidence {options.confidence:g}).")
+    curves = tuning.from_results(results, kind="median", band="ld_highest_density",
+                                 confidence=options.confidence)
+    run.verdicts += curves.verdicts()
+    guidance = curves.guidance()
+    run.tables["sample size and the largest budget each band bounds"] = guidance
+    run.tables["median tuning curves (k, point, band)"] = curves.table
+    if len(curves.excluded):
+        run.tables["cells without a curve"] = curves.excluded
+        run.warnings.append(f"{len(curves.excluded)} algorithm x benchmark cell(s) got no "
+                            f"tuning curve (listed in the tables).")
+    if len(guidance):
+        run.notes.append(
+            f"Median tuning curves with {options.confidence:g} simultaneous LD highest-density "
+            f"bands (Lourie et al. 2024); with n = {int(guidance['n'].min()):,} to "
+            f"{int(guidance['n'].max()):,} draws per curve the upper band is informative up "
+            f"to k = {guidance['k_max'].min():.1f} to {guidance['k_max'].max():.1f}.")
+    for bench in curves.benchmarks[:MAX_FIGURES_PER_ANALYSIS]:
+        run.figures.append(_figure(
+            f"tuning-{bench}", f"Median tuning curves on {bench}", curves.plot(benchmark=bench),
+            f"The median best score of k random-search draws, with simultaneous "
+            f"{options.confidence:g} bands; budgets beyond a band's informative range show "
+            f"a trivial upper bound."))
+    if len(curves.benchmarks) > MAX_FIGURES_PER_ANALYSIS:
+        run.notes.append(f"Figures show the first {MAX_FIGURES_PER_ANALYSIS} of "
+                         f"{len(curves.benchmarks)} benchmarks; the table has them all.")
     return run
 
 
@@ -337,40 +366,46 @@ def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) 
 def sample_size_guidance(
     results: Results, options: Options, runs: list[AnalysisRun]
 ) -> Callable[[str, str, tuple], str | None] | None:
-    """A function giving sample-size guidance for an unsettled pair, or None.
+    """A function giving sample-size guidance for an unsettled pair.
 
-    For random-search draws it uses the tuning-curve module's guidance when
-    it exists; for HPO runs it states how many independent units the rank
-    tests had, because only more benchmarks (not more seeds) add power there.
+    For random-search draws it uses the tuning-curve module's exact guidance
+    (:func:`benchverdict.tuning.largest_budget` and
+    :func:`~benchverdict.tuning.sample_size`): how far the current draws can
+    bound the median tuning curve, and how many draws per algorithm would
+    bound the budget of interest. For HPO runs it states how many
+    independent units the rank tests had, because only more benchmarks (not
+    more seeds) add power there.
     """
     tuning = _import("tuning") if results.kind == "trials" else None
-    guide = None
-    if tuning is not None:
-        for name in ("sample_size_guidance", "guidance", "required_sample_size"):
-            if hasattr(tuning, name):
-                guide = getattr(tuning, name)
-                break
-    n_bench = len(results.benchmarks)
+    has_guide = tuning is not None and all(
+        hasattr(tuning, f) for f in ("largest_budget", "sample_size"))
     counts = results.table.groupby(["algorithm", "benchmark"], observed=True).size()
+    n_bench = len(results.benchmarks)
+    target = float(options.budget) if options.budget is not None else (
+        float(np.max(results.budgets)) if results.has_budget else None)
 
     def guidance(a: str, b: str, key: tuple) -> str | None:
         bench = key[0]
-        if results.kind == "trials":
-            sel = counts.loc[[a, b]] if bench is None else counts.loc[
-                [(a, bench), (b, bench)]]
-            n = int(np.min(sel.to_numpy())) if len(sel) else 0
-            if guide is not None:
-                try:
-                    return f"{a} vs {b}: {guide(n, confidence=options.confidence)}"
-                except Exception as err:
-                    return f"{a} vs {b}: tuning-curve guidance failed ({err})."
-            where = "" if bench is None else f" on {bench}"
+        if results.kind != "trials":
+            return (
+                f"{a} vs {b}: the rank tests had {n_bench} benchmark(s) as independent units; "
+                f"more benchmarks (not more seeds per benchmark) would add power to them."
+            )
+        cells = counts.loc[[a, b]] if bench is None else counts.loc[[(a, bench), (b, bench)]]
+        n = int(np.min(cells.to_numpy()))
+        where = "" if bench is None else f" on {bench}"
+        if not has_guide:
             return (f"{a} vs {b}: {n:,} draws per algorithm{where} were not enough; the "
-                    f"tuning-curve module's sample-size guidance is not available in this "
-                    f"version.")
+                    f"tuning-curve module's sample-size guidance is not available.")
+        k_max = float(tuning.largest_budget(n, options.confidence))
+        k_goal = target if target is not None else max(2.0, 2.0 * math.floor(k_max))
+        n_goal = int(tuning.sample_size(k_goal, options.confidence))
         return (
-            f"{a} vs {b}: the rank tests had {n_bench} benchmark(s) as independent units; "
-            f"more benchmarks (not more seeds per benchmark) would add power to them."
+            f"{a} vs {b}{where}: with {n:,} draws per algorithm the median tuning curve's "
+            f"{options.confidence:g} band is informative up to k = {k_max:.1f}; bounding it up "
+            f"to k = {k_goal:g} takes n = {n_goal:,} draws per algorithm"
+            + (" (already met: the curves overlap there, so more draws narrow the bands)"
+               if n_goal <= n else "") + "."
         )
 
     return guidance

@@ -354,6 +354,12 @@ Context = Mapping[str, object]
 Rule = Callable[[Verdict, Verdict, Context], "str | None"]
 
 
+def _unit_key(unit: str) -> str:
+    """A unit's core words: lower case, without parenthetical remarks or punctuation."""
+    core = re.sub(r"\([^)]*\)", " ", unit.lower())
+    return " ".join(re.findall(r"[a-z0-9]+", core))
+
+
 def explain_budget(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     """Different budgets: the ranking of two algorithms can change with tuning effort."""
     final = context.get("final_budget")
@@ -370,7 +376,7 @@ def explain_budget(v1: Verdict, v2: Verdict, context: Context) -> str | None:
 def explain_replication_unit(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     """Different replication units: what is treated as an independent observation."""
     u1, u2 = v1.unit.strip(), v2.unit.strip()
-    if not u1 or not u2 or u1.lower() == u2.lower():
+    if not u1 or not u2 or _unit_key(u1) == _unit_key(u2):
         return None
     return (
         f"{v1.method} treats '{u1}' as the independent unit ({_n_text(v1)} of them), "
