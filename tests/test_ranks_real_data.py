@@ -54,6 +54,16 @@ def test_priorband_rel_rank_column_matches_benchmark_seed_blocks(priorband, shar
     assert np.allclose(res.average_ranks.sort_index(), expected.sort_index())
 
 
+def test_priorband_anytime_per_seed_ranks_equal_the_rel_rank_column(priorband, shared_data):
+    df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
+    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], rank_by="seed", n_bootstrap=200)
+    expected = df[df["used_fidelity"].isin([5, 10, 15])].groupby(
+        ["used_fidelity", "algorithm"])["rel_rank"].mean()
+    for row in ranks.table.itertuples():
+        assert row.average_rank == pytest.approx(expected[(row.budget, row.algorithm)])
+        assert row.low <= row.average_rank <= row.high
+
+
 def test_priorband_autorank_and_win_tie_loss(priorband):
     ar = autorank(priorband, budget=10)
     assert ar.omnibus in ("friedman", "anova")

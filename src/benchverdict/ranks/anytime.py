@@ -6,9 +6,15 @@ incumbent after ``b``, average over seeds within each (algorithm,
 benchmark), rank the algorithms on every benchmark (1 = best, ties
 averaged), and average the ranks over benchmarks.
 
+With ``rank_by="seed"`` the ranks are instead taken per (benchmark, seed)
+run instance, averaged over benchmarks for every seed, then over seeds
+(the practice of the PriorBand paper, whose data carry this as
+``rel_rank``); seeds are then paired by their label across algorithms.
+
 The bands are percentile bootstrap intervals over **seeds**: the seeds of
-every (algorithm, benchmark) cell are resampled with replacement and the
-whole computation is repeated. They show how much the curve would move
+every (algorithm, benchmark) cell (or, with ``rank_by="seed"``, the seed
+labels) are resampled with replacement and the whole computation is
+repeated. They show how much the curve would move
 with other seeds on *these* benchmarks; they say nothing about other
 benchmarks (use :func:`benchverdict.ranks.friedman` for that). The
 pairwise verdicts at a budget say whether the bootstrap interval of the
@@ -140,6 +146,7 @@ def anytime_ranks(
     *,
     budgets: Sequence[float] | None = None,
     aggregate: str = "mean",
+    rank_by: str = "seed_mean",
     n_bootstrap: int = 200,
     level: float = 0.95,
     random_state: int | None = 0,
@@ -156,7 +163,12 @@ def anytime_ranks(
         Where to evaluate; default every observed budget, or ``max_budgets``
         observed budgets spread by quantile when there are more.
     aggregate : {"mean", "median"}
-        How seeds are combined within a benchmark before ranking.
+        How seeds are combined within a benchmark before ranking
+        (``rank_by="seed_mean"``).
+    rank_by : {"seed_mean", "seed"}
+        Rank the seed aggregate of each benchmark (default), or rank every
+        (benchmark, seed) run instance and average (PriorBand's relative
+        ranks; run instances missing an algorithm are left out and listed).
     n_bootstrap : int
         Seed resamples for the bands (0: no bands).
     level : float
@@ -186,6 +198,8 @@ def anytime_ranks(
         raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}.")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}.")
+    if rank_by not in ("seed_mean", "seed"):
+        raise ValueError(f"rank_by must be 'seed_mean' or 'seed', got {rank_by!r}.")
     if budgets is None:
         observed = results.budgets
         if len(observed) > max_budgets:
@@ -210,37 +224,74 @@ def anytime_ranks(
             runs["benchmark"].astype(str).map(b_index).to_numpy(),
             runs["seed"].map(s_index).to_numpy(),
         ] = runs["score"].to_numpy(dtype=float) * results.sign
-        counts = np.sum(~np.isnan(cube), axis=2)  # (A, B)
-        complete = (counts > 0).all(axis=0)
-        for j in np.flatnonzero(~complete):
-            for i in np.flatnonzero(counts[:, j] == 0):
-                excluded.append({"budget": b, "benchmark": benchmarks[j],
-                                 "algorithm": algorithms[i],
-                                 "reason": "no incumbent at this budget: benchmark left out"})
-        if not complete.any():
-            continue
-        cube = cube[:, complete, :]
-        counts = counts[:, complete]
-        with np.errstate(all="ignore"):
-            point = _average_ranks(center(cube, axis=2))
-        boot = _bootstrap(cube, counts, n_bootstrap, rng, aggregate) if n_bootstrap > 0 else None
+        if rank_by == "seed":
+            point, boot, n_used = _per_seed(cube, b, benchmarks, seeds, algorithms, excluded,
+                                            n_bootstrap, rng)
+            if point is None:
+                continue
+        else:
+            counts = np.sum(~np.isnan(cube), axis=2)  # (A, B)
+            complete = (counts > 0).all(axis=0)
+            for j in np.flatnonzero(~complete):
+                for i in np.flatnonzero(counts[:, j] == 0):
+                    excluded.append({"budget": b, "benchmark": benchmarks[j],
+                                     "algorithm": algorithms[i],
+                                     "reason": "no incumbent at this budget: benchmark left out"})
+            if not complete.any():
+                continue
+            cube = cube[:, complete, :]
+            counts = counts[:, complete]
+            with np.errstate(all="ignore"):
+                point = _average_ranks(center(cube, axis=2))
+            boot = (_bootstrap(cube, counts, n_bootstrap, rng, aggregate)
+                    if n_bootstrap > 0 else None)
+            n_used = int(complete.sum())
         tail = (1 - level) / 2
         for i, alg in enumerate(algorithms):
             lo, hi = ((np.quantile(boot[:, i], tail), np.quantile(boot[:, i], 1 - tail))
                       if boot is not None else (np.nan, np.nan))
             rows.append({"budget": b, "algorithm": alg, "average_rank": point[i],
-                         "low": lo, "high": hi, "n_benchmarks": int(complete.sum())})
+                         "low": lo, "high": hi, "n_benchmarks": n_used})
         if boot is not None:
             boot_store[b] = boot
     table = pd.DataFrame(rows, columns=["budget", "algorithm", "average_rank", "low", "high",
                                         "n_benchmarks"])
-    unit = (f"{len(benchmarks)} benchmarks x {len(seeds)} seeds (ranks per benchmark of the "
-            f"{aggregate} over seeds; bands: bootstrap over seeds)")
+    how = (f"ranks per benchmark of the {aggregate} over seeds" if rank_by == "seed_mean"
+           else "ranks per benchmark x seed run, averaged over benchmarks then seeds")
+    unit = f"{len(benchmarks)} benchmarks x {len(seeds)} seeds ({how}; bands: bootstrap over seeds)"
     table.attrs["unit"] = unit
     return AnytimeRanks(table, boot_store, algorithms,
                         pd.DataFrame(excluded, columns=["budget", "benchmark", "algorithm",
                                                         "reason"]),
                         level, unit, results.objective)
+
+
+def _per_seed(cube: np.ndarray, budget: float, benchmarks: list[str], seeds: list,
+              algorithms: list[str], excluded: list[dict], n_bootstrap: int,
+              rng: np.random.Generator) -> tuple[np.ndarray | None, np.ndarray | None, int]:
+    """PriorBand-style relative ranks: rank each (benchmark, seed) run instance, then average."""
+    present = ~np.isnan(cube)  # (A, B, S)
+    complete = present.all(axis=0)  # (B, S)
+    partial = present.any(axis=0) & ~complete
+    for j, s_ in zip(*np.nonzero(partial)):
+        missing = [algorithms[i] for i in np.flatnonzero(~present[:, j, s_])]
+        excluded.append({"budget": budget, "benchmark": benchmarks[j],
+                         "algorithm": ", ".join(missing),
+                         "reason": f"seed {seeds[s_]}: run instance left out"})
+    if not complete.any():
+        return None, None, 0
+    ranks = stats.rankdata(-np.where(complete[None], cube, 0.0), axis=0, method="average")
+    ranks = np.where(complete[None], ranks, np.nan)
+    with np.errstate(all="ignore"):
+        per_seed = np.nanmean(ranks, axis=1)  # (A, S): average over benchmarks
+    usable = ~np.isnan(per_seed).any(axis=0)
+    per_seed = per_seed[:, usable]
+    point = per_seed.mean(axis=1)
+    boot = None
+    if n_bootstrap > 0:
+        idx = rng.integers(0, per_seed.shape[1], size=(n_bootstrap, per_seed.shape[1]))
+        boot = per_seed[:, idx].mean(axis=2).T  # (B, A)
+    return point, boot, int(complete.any(axis=1).sum())
 
 
 def _average_ranks(oriented_means: np.ndarray) -> np.ndarray:
