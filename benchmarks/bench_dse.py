@@ -1,0 +1,101 @@
+"""Speed of the DSE stratified bootstrap against rliable, in the same process.
+
+Workload (rliable's Atari-100k shape): 5 algorithms x 26 tasks x 10 runs,
+50,000 bootstrap replicates, 95% percentile intervals.
+
+* anchor: ``rliable.library.get_interval_estimates`` (arch's IIDBootstrap
+  subclass, one call of the aggregate per replicate);
+* ours: ``benchverdict.dse.aggregate.stratified_bootstrap`` (one gather and
+  one sort per block of replicates).
+
+Both compute the same interval definitions (checked exactly in
+tests/test_dse_aggregate.py); their random streams differ, so the endpoints
+agree only up to Monte Carlo error, which is printed.
+
+rliable 1.2 pins arch < 8, and arch 7.2 fails to import under pandas 3
+(``pandas.util._decorators.deprecate_kwarg`` gained a required first
+argument). When that happens this script adapts that one decorator for the
+import, in this process only. Without rliable the script times ours alone.
+
+Run: ``python benchmarks/bench_dse.py [--reps 50000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from benchverdict.dse.aggregate import percentile_interval, stratified_bootstrap
+
+
+def import_rliable():
+    """rliable's library and metrics modules, or (None, None)."""
+    try:
+        from rliable import library, metrics
+    except ImportError:
+        return None, None
+    except TypeError:
+        # arch 7.x under pandas 3: adapt deprecate_kwarg's old signature for this import.
+        import pandas.util._decorators as decorators
+
+        original = decorators.deprecate_kwarg
+
+        def compat(old, new, *args, **kwargs):
+            return original(FutureWarning, old, new, *args, **kwargs)
+
+        decorators.deprecate_kwarg = compat
+        try:
+            from rliable import library, metrics
+        finally:
+            decorators.deprecate_kwarg = original
+    return library, metrics
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", type=int, default=50_000)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    scores = {f"alg{i}": rng.gamma(2.0, 0.5 + 0.1 * i, size=(10, 26)) for i in range(5)}
+    library, metrics = import_rliable()
+    print(f"workload: 5 algorithms x 26 tasks x 10 runs, {args.reps} replicates")
+    rows = []
+    for label, names in (("IQM", ["iqm"]), ("IQM+mean+median+gap",
+                                             ["iqm", "mean", "median", "optimality_gap"])):
+        start = time.perf_counter()
+        ours = {}
+        for k, (alg, m) in enumerate(scores.items()):
+            reps = stratified_bootstrap([m[:, t] for t in range(26)], names, reps=args.reps,
+                                        seed=k)
+            ours[alg] = {n: percentile_interval(reps[n], 0.95) for n in names}
+        t_ours = time.perf_counter() - start
+        t_rl, err = float("nan"), float("nan")
+        if library is not None:
+            funcs = {"iqm": metrics.aggregate_iqm, "mean": metrics.aggregate_mean,
+                     "median": metrics.aggregate_median,
+                     "optimality_gap": metrics.aggregate_optimality_gap}
+
+            def func(x, names=names, funcs=funcs):
+                return np.array([funcs[n](x) for n in names])
+
+            np.random.seed(0)  # rliable draws its indices from numpy's global state
+            start = time.perf_counter()
+            _, intervals = library.get_interval_estimates(scores, func, reps=args.reps)
+            t_rl = time.perf_counter() - start
+            err = max(
+                abs(intervals[alg][j, i] - ours[alg][n][j])
+                for alg in scores for i, n in enumerate(names) for j in (0, 1)
+            )
+        rows.append((label, t_rl, t_ours, err))
+    print(f"{'aggregates':24s} {'rliable s':>10s} {'ours s':>8s} {'speed-up':>9s} "
+          f"{'max |endpoint diff|':>20s}")
+    for label, t_rl, t_ours, err in rows:
+        print(f"{label:24s} {t_rl:10.2f} {t_ours:8.2f} {t_rl / t_ours:8.1f}x {err:20.4f}")
+    if library is None:
+        print("rliable is not installed (pip install rliable): timed ours alone.")
+
+
+if __name__ == "__main__":
+    main()
