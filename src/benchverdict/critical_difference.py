@@ -51,6 +51,7 @@ all-pairwise comparisons. J. Comput. Graph. Stat. 13(2), 456–466.
 from __future__ import annotations
 
 import string
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -589,7 +590,8 @@ def draw_cd_diagram(
             ax.text(0.5, bottom - 0.15, "dashed bar: only dotted algorithms belong to the group",
                     ha="center", va="bottom", fontsize=7, color="0.3")
         if title:
-            ax.set_title(title)
+            # long titles (they carry the replication unit) wrap instead of widening the figure
+            ax.set_title(textwrap.fill(title, 90), fontsize=9)
     return ax
 
 
