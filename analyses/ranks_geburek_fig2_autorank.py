@@ -30,13 +30,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from autorank import autorank as autorank_direct  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from autorank import autorank as autorank_direct
 
-from benchverdict import Results  # noqa: E402
-from benchverdict.plotting import save_figure  # noqa: E402
-from benchverdict.ranks import autorank, friedman  # noqa: E402
+from benchverdict import Results
+from benchverdict.plotting import save_figure
+from benchverdict.ranks import autorank, friedman
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "priorband" / "priorband_data.parquet"
