@@ -12,13 +12,17 @@ through rpy2 (optional).
 """
 
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
-from benchverdict.lmem.model import MixedModel, compact_letters, fit
+from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, NestingError, glrt
+from benchverdict.lmem.model import MixedModel, fit
 
 __all__ = [
+    "BoundaryWarning",
+    "GLRTResult",
+    "NestingError",
+    "glrt",
     "Formula",
     "FormulaError",
     "MixedModel",
-    "compact_letters",
     "fit",
     "parse_formula",
 ]

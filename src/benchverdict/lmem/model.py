@@ -12,7 +12,12 @@ from scipy import stats
 
 from benchverdict.lmem.design import Column, Design, Variable, build_design, cross_products
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
-from benchverdict.lmem.native import SINGULAR_TOL, ProfiledDeviance, satterthwaite_df
+from benchverdict.lmem.native import (
+    SINGULAR_TOL,
+    ProfiledDeviance,
+    satterthwaite_df,
+    small_problem_threads,
+)
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 if TYPE_CHECKING:
@@ -190,7 +195,8 @@ class MixedModel:
             raise ValueError(f"df must be 'auto', 'asymptotic' or 'satterthwaite', got {df!r}.")
         if self._deviance is None:
             raise NotImplementedError("Satterthwaite df need the native backend's deviance.")
-        return satterthwaite_df(self._deviance, self.theta, self.sigma, C)
+        with small_problem_threads(self._deviance.q):
+            return satterthwaite_df(self._deviance, self.theta, self.sigma, C)
 
     def emmeans(self, factor: str = "algorithm", *, by: str | None = None,
                 df: str = "auto", level: float = 0.95) -> pd.DataFrame:
@@ -298,18 +304,19 @@ class MixedModel:
         return out.drop(columns=["_family", "_k"])
 
     def letters(self, factor: str = "algorithm", *, alpha: float = 0.05,
-                adjust: str = "tukey", df: str = "auto") -> pd.Series:
+                df: str = "auto") -> pd.Series:
         """Compact letter display: levels sharing a letter are not significantly different.
 
-        Letters follow the marginal means from best (``a``) to worst in the
-        objective's direction (Piepho's insert-and-absorb algorithm).
+        Tukey-adjusted contrasts; letters follow the marginal means from best
+        (``a``) to worst in the objective's direction (Piepho's
+        insert-and-absorb algorithm, shared with the rank tests).
         """
-        means = self.emmeans(factor, df=df).set_index(factor)["emmean"]
-        pairs = self.pairwise(factor, adjust, df=df)
-        sign = -1.0 if self.objective == "minimize" else 1.0
-        order = list((sign * means).sort_values(ascending=False).index)
-        significant = [(r.a, r.b) for r in pairs.itertuples() if r.p_value < alpha]
-        return compact_letters(order, significant)
+        from benchverdict.critical_difference import compact_letter_display
+        from benchverdict.lmem.cd import cd_inputs
+
+        means, not_different, _ = cd_inputs(self, factor, alpha=alpha, df=df)
+        return compact_letter_display(means, not_different,
+                                      lower_is_better=self.objective != "maximize")
 
     def verdicts(self, factor: str = "algorithm", *, alpha: float = 0.05,
                  adjust: str = "tukey", by: str | None = None, df: str = "auto",
@@ -407,42 +414,6 @@ def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
-def compact_letters(order: list, significant: list[tuple]) -> pd.Series:
-    """Piepho's (2004) insert-and-absorb compact letter display.
-
-    Examples
-    --------
-    >>> compact_letters(["A", "B", "C"], [("A", "C")]).tolist()
-    ['a', 'ab', 'b']
-    """
-    columns: list[set] = [set(order)]
-    for i, j in significant:
-        new: list[set] = []
-        for col in columns:
-            if i in col and j in col:
-                new += [col - {i}, col - {j}]
-            else:
-                new.append(col)
-        # absorb: drop columns contained in another
-        kept: list[set] = []
-        for c in sorted(new, key=len, reverse=True):
-            if not any(c <= k for k in kept):
-                kept.append(c)
-        columns = kept
-    # Letter order: by the best-ranked member of each column.
-    columns.sort(key=lambda c: min(order.index(x) for x in c))
-    letters = {lvl: "" for lvl in order}
-    for n, col in enumerate(columns):
-        for lvl in col:
-            letters[lvl] += _letter(n)
-    return pd.Series({lvl: "".join(sorted(letters[lvl])) for lvl in order}, name="letters")
-
-
-def _letter(n: int) -> str:
-    alphabet = "abcdefghijklmnopqrstuvwxyz"
-    return alphabet[n] if n < 26 else alphabet[n // 26 - 1] + alphabet[n % 26]
-
-
 def _fingerprint(design: Design) -> tuple[int, float]:
     return (design.n, float(np.round(design.y.sum(), 8)))
 
@@ -500,16 +471,17 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     cp = cross_products(design, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
     check_full_rank(cp.XtX, design.fixed_names)
     dev = ProfiledDeviance(cp, design.blocks, reml)
-    theta, res = dev.minimize()
-    sol = dev.solve(theta)
-    sigma = dev.sigma_of(sol)
-    names = design.fixed_names
-    if dev.q == 0:
-        # No random effects: inference with the unbiased residual variance (as lm/emmeans).
-        vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (design.n - design.p))))
-    else:
-        vcov = dev.vcov_beta(theta, sigma)
-    varcomp, singular = _varcomp(design, dev, sol, sigma)
+    with small_problem_threads(dev.q):
+        theta, res = dev.minimize()
+        sol = dev.solve(theta)
+        sigma = dev.sigma_of(sol)
+        names = design.fixed_names
+        if dev.q == 0:
+            # No random effects: inference with the unbiased residual variance (as lm/emmeans).
+            vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (design.n - design.p))))
+        else:
+            vcov = dev.vcov_beta(theta, sigma)
+        varcomp, singular = _varcomp(design, dev, sol, sigma)
     n_theta = dev.layout.n_theta
     return MixedModel(
         formula=parsed, backend="native", reml=reml, loglik=-0.5 * dev.deviance_of(sol),

@@ -26,6 +26,8 @@ so the per-evaluation cost is O(q^3) in the number of random effects ``q``
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +35,56 @@ import scipy.linalg as la
 from scipy import optimize
 
 from benchverdict.lmem.design import CrossProducts, ReBlock
+
+@contextlib.contextmanager
+def small_problem_threads(size: int) -> Iterator[None]:
+    """Run small dense linear algebra on one BLAS thread.
+
+    OpenBLAS's threaded triangular solves cost milliseconds per call on tiny
+    matrices on a loaded machine (100x slower than one thread), and the
+    optimiser makes thousands of them. Large problems keep all threads.
+    """
+    if size > 400:
+        yield
+        return
+    try:
+        import threadpoolctl  # noqa: F401
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn/scipy stacks
+        yield
+        return
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    with _CONTROLLER.limit(limits=1, user_api="blas"):
+        yield
+
+
+_CONTROLLER = None
+_dtrtrs = la.get_lapack_funcs("trtrs", dtype=np.float64)
+_dpotrf = la.get_lapack_funcs("potrf", dtype=np.float64)
+
+
+def solve_tri(A: np.ndarray, b: np.ndarray, *, lower: bool, trans: bool = False) -> np.ndarray:
+    """Solve ``A x = b`` (or ``A' x = b``) for triangular ``A`` (LAPACK ``dtrtrs``).
+
+    Called directly: scipy's ``solve_triangular`` wrapper costs ~0.3 ms per
+    call, more than the solve itself for the small systems here.
+    """
+    x, info = _dtrtrs(A, b, lower=int(lower), trans=int(trans))
+    if info != 0:
+        raise la.LinAlgError(f"singular triangular system (info={info}).")
+    return x
+
+
+def cholesky(A: np.ndarray, *, lower: bool) -> np.ndarray:
+    """Cholesky factor of a symmetric positive-definite matrix (LAPACK ``dpotrf``)."""
+    c, info = _dpotrf(A, lower=int(lower), clean=1)
+    if info != 0:
+        raise la.LinAlgError(f"matrix not positive definite (info={info}).")
+    return c
+
 
 #: lme4's tolerance for calling a fit singular (``isSingular(tol = 1e-4)``).
 SINGULAR_TOL = 1e-4
@@ -136,9 +188,9 @@ class ProfiledDeviance:
         cp = self.cp
         factors = self.layout.factors(theta)
         if self.q == 0:
-            RX = la.cholesky(cp.XtX, lower=False)
-            cbeta = la.solve_triangular(RX, cp.Xty, trans="T")
-            beta = la.solve_triangular(RX, cbeta)
+            RX = cholesky(cp.XtX, lower=False)
+            cbeta = solve_tri(RX, cp.Xty, lower=False, trans=True)
+            beta = solve_tri(RX, cbeta, lower=False)
             pwrss = cp.yty - cbeta @ cbeta
             return PLSSolution(theta, beta, max(pwrss, 0.0), 0.0,
                                2 * np.log(np.diag(RX)).sum(), RX, None, None, None, factors)
@@ -154,13 +206,13 @@ class ProfiledDeviance:
             LtZX = self.layout.lambda_t(factors, np.ascontiguousarray(cp.XtZ.T))
             LtZy = self.layout.lambda_t(factors, cp.Zty[:, None])[:, 0]
         M[np.diag_indices_from(M)] += 1.0
-        L = la.cholesky(M, lower=True, check_finite=False)
-        RZX = la.solve_triangular(L, LtZX, lower=True, check_finite=False)
-        cu = la.solve_triangular(L, LtZy, lower=True, check_finite=False)
+        L = cholesky(M, lower=True)
+        RZX = solve_tri(L, LtZX, lower=True)
+        cu = solve_tri(L, LtZy, lower=True)
         RXtRX = cp.XtX - RZX.T @ RZX
-        RX = la.cholesky(RXtRX, lower=False, check_finite=False)
-        cbeta = la.solve_triangular(RX, cp.Xty - RZX.T @ cu, trans="T", check_finite=False)
-        beta = la.solve_triangular(RX, cbeta, check_finite=False)
+        RX = cholesky(RXtRX, lower=False)
+        cbeta = solve_tri(RX, cp.Xty - RZX.T @ cu, lower=False, trans=True)
+        beta = solve_tri(RX, cbeta, lower=False)
         pwrss = cp.yty - cu @ cu - cbeta @ cbeta
         return PLSSolution(theta, beta, max(pwrss, 1e-300), 2 * np.log(np.diag(L)).sum(),
                            2 * np.log(np.diag(RX)).sum(), RX, L, RZX, cu, factors)
@@ -190,7 +242,7 @@ class ProfiledDeviance:
     def vcov_beta(self, theta: np.ndarray, sigma: float) -> np.ndarray:
         """``sigma^2 (R_X' R_X)^{-1}``: the covariance of beta-hat at ``(theta, sigma)``."""
         RX = self.solve(theta).RX
-        RXinv = la.solve_triangular(RX, np.eye(self.p))
+        RXinv = solve_tri(RX, np.eye(self.p), lower=False)
         return sigma**2 * RXinv @ RXinv.T
 
     def sigma_of(self, sol: PLSSolution) -> float:

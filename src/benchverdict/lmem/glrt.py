@@ -1,0 +1,193 @@
+"""The generalised likelihood-ratio test of two nested mixed models."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchverdict.lmem.model import MixedModel
+
+
+class BoundaryWarning(UserWarning):
+    """The GLRT tests a variance at zero: the chi-squared p-value is conservative."""
+
+
+class NestingError(ValueError):
+    """The two models are not nested (or were given in the wrong order)."""
+
+
+@dataclass(frozen=True)
+class GLRTResult:
+    """A likelihood-ratio test of ``m0`` (null) against ``m1`` (alternative).
+
+    Attributes
+    ----------
+    chi2 : float
+        ``2 (l1 - l0)``.
+    df : int
+        ``n_params(m1) - n_params(m0)``, counting fixed effects, covariance
+        parameters and the residual variance.
+    p_value : float
+        From the chi-squared distribution with ``df`` degrees of freedom.
+    boundary : bool
+        Whether ``m1`` adds variance components, which are tested at the
+        boundary of their space (zero). The chi-squared p-value is then
+        conservative; the null distribution is a chi-bar-squared mixture.
+    p_value_chibar : float or None
+        When ``m1`` adds exactly one variance (and possibly fixed effects),
+        the p-value under the 50:50 mixture of chi2(df - 1) and chi2(df)
+        (Self and Liang 1987); ``None`` otherwise.
+    loglik0, loglik1 : float
+    n_params0, n_params1 : int
+    formula0, formula1 : str
+    alpha : float
+    """
+
+    chi2: float
+    df: int
+    p_value: float
+    boundary: bool
+    p_value_chibar: float | None
+    loglik0: float
+    loglik1: float
+    n_params0: int
+    n_params1: int
+    formula0: str
+    formula1: str
+    alpha: float = 0.05
+
+    @property
+    def significant(self) -> bool:
+        """Whether ``m1`` fits significantly better at ``alpha``."""
+        return self.p_value < self.alpha
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per model, like R's ``anova(m0, m1)``."""
+        return pd.DataFrame({
+            "model": [self.formula0, self.formula1],
+            "n_params": [self.n_params0, self.n_params1],
+            "loglik": [self.loglik0, self.loglik1],
+            "chi2": [np.nan, self.chi2],
+            "df": [np.nan, self.df],
+            "p_value": [np.nan, self.p_value],
+        })
+
+    def __str__(self) -> str:
+        verdict = "m1 fits better" if self.significant else "no significant improvement"
+        note = " (variance at its boundary: p is conservative)" if self.boundary else ""
+        return (f"GLRT: chi2 = {self.chi2:.6g}, df = {self.df}, p = {self.p_value:.4g}{note}: "
+                f"{verdict} at alpha = {self.alpha:g}.\n  m0: {self.formula0}\n"
+                f"  m1: {self.formula1}")
+
+
+def _nested(m0: MixedModel, m1: MixedModel) -> str | None:
+    """Why m0 is not nested in m1 (None if it is, judged from the model terms)."""
+    f0, f1 = m0.formula.fixed, m1.formula.fixed
+    terms1 = {frozenset(t) for t in f1.terms}
+    for t in f0.terms:
+        if frozenset(t) not in terms1:
+            return f"the fixed term {':'.join(t)} of m0 is not in m1"
+    if f0.intercept and not f1.intercept and not any(len(t) == 1 for t in f1.terms):
+        return "m0 has an intercept and m1 has neither an intercept nor a factor spanning it"
+    for group, cols in m0.random_signature:
+        if not any(g == group and cols <= c1 for g, c1 in m1.random_signature):
+            return f"m0's random effects {sorted(cols)} for {group} are not in m1"
+    return None
+
+
+def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
+         check_nesting: bool = True) -> GLRTResult:
+    """Likelihood-ratio test of the simpler model ``m0`` against ``m1``.
+
+    ``chi2 = 2 (l1 - l0)`` is referred to chi-squared with ``df = k1 - k0``,
+    the difference in the numbers of parameters including covariance
+    parameters. Unlike lmem-significance, ``df`` is never zero (equal
+    parameter counts raise) and the direction is checked, not taken with
+    ``abs()``: ``m1`` must contain ``m0``.
+
+    Parameters
+    ----------
+    m0, m1 : MixedModel
+        Fitted to the same data. ``m0`` must be nested in ``m1``. Models
+        that differ in fixed effects must be ML fits (``reml=False``).
+    alpha : float
+    check_nesting : bool
+        Check nesting from the model terms (disable for nestings the check
+        cannot see, such as a covariate replaced by a factor).
+
+    Returns
+    -------
+    GLRTResult
+
+    Warns
+    -----
+    BoundaryWarning
+        When ``m1`` adds variance components (the chi-squared reference is
+        conservative; see ``p_value_chibar``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from benchverdict.results import _example_small
+    >>> from benchverdict.lmem import fit
+    >>> res = _example_small()
+    >>> m0 = fit(res, "score ~ 1 + (1|benchmark)")
+    >>> m1 = fit(res, "score ~ algorithm + (1|benchmark)")
+    >>> t = glrt(m0, m1)
+    >>> t.df
+    2
+    """
+    if m0.data_fingerprint != m1.data_fingerprint or m0.formula.response != m1.formula.response:
+        raise NestingError("the two models were not fitted to the same data and response.")
+    fixed_differ = set(m0.fixef.index) != set(m1.fixef.index)
+    if fixed_differ and (m0.reml or m1.reml):
+        raise ValueError(
+            "the models differ in their fixed effects, so REML likelihoods are not comparable; "
+            "refit both with reml=False."
+        )
+    if m0.reml != m1.reml:
+        raise ValueError("fit both models with the same criterion (reml=False for a GLRT).")
+    df = m1.n_params - m0.n_params
+    if df <= 0:
+        raise NestingError(
+            f"m1 ({m1.formula}) has {m1.n_params} parameters and m0 ({m0.formula}) "
+            f"{m0.n_params}: m1 must be the larger model. Did you swap them?"
+        )
+    if check_nesting:
+        why = _nested(m0, m1)
+        if why is not None:
+            raise NestingError(f"m0 is not nested in m1: {why}. Pass check_nesting=False "
+                               "only if you know they are nested.")
+    diff = m1.loglik - m0.loglik
+    if diff < -1e-6 * max(1.0, abs(m0.loglik)):
+        raise ValueError(
+            f"the larger model has a lower log-likelihood ({m1.loglik:.8g} < {m0.loglik:.8g}); "
+            "its fit did not converge to the maximum. Check m1.converged and m1.message."
+        )
+    chi2 = max(2.0 * diff, 0.0)
+    p = float(stats.chi2.sf(chi2, df))
+    n_var0 = sum(1 for _, c in m0.random_signature for _ in c)
+    n_var1 = sum(1 for _, c in m1.random_signature for _ in c)
+    n_cov1 = int((m1.varcomp["group"] != "Residual").sum())
+    n_cov0 = int((m0.varcomp["group"] != "Residual").sum())
+    added_var = n_var1 - n_var0
+    boundary = added_var > 0
+    chibar = None
+    if boundary and added_var == 1 and (n_cov1 - n_cov0) == 1:
+        chibar = float(0.5 * stats.chi2.sf(chi2, df - 1) + 0.5 * stats.chi2.sf(chi2, df)) \
+            if df > 1 else float(0.5 * stats.chi2.sf(chi2, 1) + 0.5 * (chi2 <= 0))
+    if boundary:
+        warnings.warn(
+            f"the GLRT tests {added_var} variance component(s) at zero, the boundary of the "
+            "parameter space; the chi-squared p-value is conservative (the null distribution "
+            "is a chi-bar-squared mixture)."
+            + (f" The 50:50 mixture p-value is {chibar:.4g}." if chibar is not None else ""),
+            BoundaryWarning, stacklevel=2,
+        )
+    return GLRTResult(chi2, int(df), p, boundary, chibar, m0.loglik, m1.loglik, m0.n_params,
+                      m1.n_params, str(m0.formula), str(m1.formula), alpha)

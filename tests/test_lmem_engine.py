@@ -1,0 +1,246 @@
+"""The native LMM engine: formulas, design coding, exact fits against closed forms and
+statsmodels, chunked sufficient statistics, Tukey contrasts and the GLRT."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from benchverdict.lmem import (
+    BoundaryWarning,
+    FormulaError,
+    NestingError,
+    fit,
+    glrt,
+    parse_formula,
+)
+from benchverdict.lmem.design import build_design, cross_products
+from benchverdict.lmem.simulate import simulate_results
+
+
+def _frame(seed: int = 0, n: int = 400, groups: int = 8) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "algorithm": rng.choice(list("ABC"), n),
+        "benchmark": rng.choice([f"b{i}" for i in range(groups)], n),
+        "seed": rng.integers(0, 6, n).astype(str),
+        "budget": rng.uniform(0, 5, n),
+    })
+    offsets = dict(zip([f"b{i}" for i in range(groups)], rng.normal(0, 1, groups)))
+    df["score"] = (df["algorithm"].map({"A": 0.0, "B": 0.3, "C": 0.5})
+                   + df["benchmark"].map(offsets) + rng.normal(0, 0.5, n))
+    return df
+
+
+# ---------------------------------------------------------------- formulas
+def test_formula_expansions_follow_r():
+    f = parse_formula("score ~ algorithm * budget + (1 | benchmark/prior) + (0 + algorithm || seed)")
+    assert f.fixed.terms == (("algorithm",), ("budget",), ("algorithm", "budget"))
+    assert [r.group for r in f.random] == [("benchmark",), ("benchmark", "prior"), ("seed",)]
+    assert f.random[2].diagonal and not f.random[2].expr.intercept
+    assert parse_formula("score ~ a + b - 1").fixed.intercept is False
+    assert parse_formula("score ~ `odd name` + b").fixed.terms[0] == ("odd name",)
+
+
+@pytest.mark.parametrize("bad", ["score algorithm", "score ~ algorithm +", "score ~ (1 benchmark)",
+                                 "score ~ algorithm + (1|)", "score ~ 2 + algorithm",
+                                 "score ~ algorithm; system('x')"])
+def test_formula_syntax_errors_are_clear(bad):
+    with pytest.raises(FormulaError):
+        parse_formula(bad)
+
+
+def test_formula_names_are_validated_against_columns():
+    with pytest.raises(FormulaError, match="unknown column.*'algo'"):
+        fit(_frame(), "score ~ algo + (1|benchmark)")
+
+
+def test_r_coding_of_factors_without_intercept_and_interactions():
+    df = _frame()
+    d = build_design(df, parse_formula("score ~ 0 + algorithm + benchmark"))
+    # R: the first factor gets indicators, the second contrasts.
+    assert d.fixed_names[:3] == ["algorithmA", "algorithmB", "algorithmC"]
+    assert d.fixed_names[3] == "benchmarkb1"
+    d = build_design(df, parse_formula("score ~ algorithm:budget"))
+    assert d.fixed_names == ["(Intercept)", "algorithmA:budget", "algorithmB:budget",
+                             "algorithmC:budget"]
+
+
+def test_rank_deficient_fixed_effects_raise_naming_columns():
+    df = _frame()
+    df["copy"] = df["budget"] * 2
+    with pytest.raises(FormulaError, match="not estimable"):
+        fit(df, "score ~ budget + copy + (1|benchmark)")
+
+
+# ---------------------------------------------------------------- exact fits
+def _balanced_one_way(k: int, m: int, sd_a: float, rng) -> pd.DataFrame:
+    g = np.repeat(np.arange(k), m)
+    y = 2.0 + rng.normal(0, sd_a, k)[g] + rng.normal(0, 1, k * m)
+    return pd.DataFrame({"g": [f"g{i}" for i in g], "score": y})
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 8), st.integers(2, 6), st.integers(0, 10_000))
+def test_balanced_one_way_matches_anova_closed_form(k, m, seed):
+    df = _balanced_one_way(k, m, 1.5, np.random.default_rng(seed))
+    means = df.groupby("g")["score"].mean()
+    msb = m * ((means - df["score"].mean()) ** 2).sum() / (k - 1)
+    msw = ((df["score"] - df["g"].map(means)) ** 2).sum() / (k * (m - 1))
+    reml = fit(df, "score ~ 1 + (1|g)", reml=True)
+    ml = fit(df, "score ~ 1 + (1|g)")
+    var_reml = (msb - msw) / m
+    var_ml = ((1 - 1 / k) * msb - msw) / m
+    if var_reml > 1e-3 * msw:
+        assert reml.varcomp["value"].iloc[0] == pytest.approx(var_reml, rel=1e-5, abs=1e-8)
+        assert reml.sigma**2 == pytest.approx(msw, rel=1e-5)
+    if var_ml > 1e-3 * msw:
+        assert ml.varcomp["value"].iloc[0] == pytest.approx(var_ml, rel=1e-5, abs=1e-8)
+        # ML log-likelihood in closed form (Searle, Casella & McCulloch 1992, §3.7).
+        n = k * m
+        lam = msw + m * var_ml
+        ssw = msw * k * (m - 1)
+        ssb = msb * (k - 1)
+        ll = -0.5 * (n * np.log(2 * np.pi) + k * (m - 1) * np.log(msw) + k * np.log(lam)
+                     + ssw / msw + ssb / lam)
+        assert ml.loglik == pytest.approx(ll, rel=1e-9)
+    assert ml.fixef.iloc[0] == pytest.approx(df["score"].mean(), rel=1e-9)
+
+
+@pytest.mark.parametrize("reml", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_intercept_loglik_matches_statsmodels(seed, reml):
+    smf = pytest.importorskip("statsmodels.formula.api")
+    df = _frame(seed)
+    ours = fit(df, "score ~ algorithm + budget + (1|benchmark)", reml=reml)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = smf.mixedlm("score ~ algorithm + budget", df, groups=df["benchmark"]).fit(
+            reml=reml, method=["lbfgs"], gtol=1e-10)
+    # Both maximise the same likelihood; ours must be at least as high and agree closely.
+    assert ours.loglik >= theirs.llf - 1e-9
+    assert ours.loglik == pytest.approx(theirs.llf, rel=1e-7)
+    np.testing.assert_allclose(ours.fixef.to_numpy(), theirs.fe_params.to_numpy(), atol=1e-4)
+
+
+def test_no_random_effects_is_ordinary_least_squares():
+    df = _frame()
+    m = fit(df, "score ~ algorithm + budget")
+    X = np.column_stack([np.ones(len(df)), df["algorithm"] == "B", df["algorithm"] == "C",
+                         df["budget"]]).astype(float)
+    beta, rss, *_ = np.linalg.lstsq(X, df["score"], rcond=None)
+    np.testing.assert_allclose(m.fixef.to_numpy(), beta, rtol=1e-10)
+    n = len(df)
+    assert m.loglik == pytest.approx(-n / 2 * (1 + np.log(2 * np.pi * rss[0] / n)), rel=1e-12)
+    assert m.n_params == 5
+
+
+def test_cross_products_do_not_depend_on_chunking_and_add_over_partitions():
+    df = _frame(n=1000)
+    f = parse_formula("score ~ algorithm * budget + (1 + budget|benchmark) + (1|seed)")
+    d = build_design(df, f)
+    whole = cross_products(d, chunk_rows=1000)
+    chunked = cross_products(d, chunk_rows=97)
+    for name in ("XtX", "XtZ", "ZtZ", "Xty", "Zty"):
+        np.testing.assert_allclose(getattr(whole, name), getattr(chunked, name), rtol=1e-12,
+                                   atol=1e-9)
+    assert whole.yty == pytest.approx(chunked.yty, rel=1e-13)
+    m1 = fit(df, str(f), chunk_rows=97)
+    m2 = fit(df, str(f))
+    assert m1.loglik == pytest.approx(m2.loglik, rel=1e-10)
+
+
+def test_singular_fit_is_detected():
+    # No benchmark variation at all: the benchmark variance estimate is zero.
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"g": np.repeat([f"g{i}" for i in range(10)], 5),
+                       "score": rng.normal(0, 1, 50)})
+    df["score"] -= df.groupby("g")["score"].transform("mean")  # group means exactly equal
+    m = fit(df, "score ~ 1 + (1|g)")
+    assert m.singular
+    assert m.varcomp["value"].iloc[0] == pytest.approx(0.0, abs=1e-10)
+
+
+# ---------------------------------------------------------------- Tukey and emmeans
+def test_tukey_on_a_fixed_effects_model_matches_scipy_tukey_hsd():
+    rng = np.random.default_rng(5)
+    groups = {"A": rng.normal(0, 1, 12), "B": rng.normal(0.8, 1, 12), "C": rng.normal(1.1, 1, 12)}
+    df = pd.DataFrame([(g, v) for g, vs in groups.items() for v in vs],
+                      columns=["algorithm", "score"])
+    pairs = fit(df, "score ~ algorithm").pairwise()
+    ref = stats.tukey_hsd(*groups.values())
+    names = list(groups)
+    for row in pairs.itertuples():
+        i, j = names.index(row.a), names.index(row.b)
+        assert row.estimate == pytest.approx(ref.statistic[i, j], rel=1e-12)
+        assert row.p_value == pytest.approx(ref.pvalue[i, j], rel=1e-6)
+        assert row.df == len(df) - 3
+
+
+def test_emmeans_average_other_factors_with_equal_weights():
+    df = _frame(n=600)
+    m = fit(df, "score ~ algorithm * benchmark")
+    cell = df.groupby(["algorithm", "benchmark"])["score"].mean().unstack()
+    emm = m.emmeans(df="asymptotic").set_index("algorithm")["emmean"]
+    # The saturated model's cell means are the cell averages; emmeans averages cells equally.
+    np.testing.assert_allclose(emm.to_numpy(), cell.mean(axis=1).to_numpy(), rtol=1e-9)
+
+
+def test_tukey_familywise_error_under_the_null_is_at_most_alpha():
+    # Seeded simulation: 200 null data sets, 4 algorithms, random benchmark intercepts.
+    reps, alpha, hits = 200, 0.05, 0
+    rng = np.random.default_rng(11)
+    for _ in range(reps):
+        res = simulate_results(algorithms=("A", "B", "C", "D"), n_benchmarks=5, n_seeds=4,
+                               rng=rng)
+        pairs = fit(res, "score ~ algorithm + (1|benchmark)").pairwise(df="satterthwaite")
+        hits += bool((pairs["p_value"] < alpha).any())
+    # 99.9% Clopper-Pearson interval around the observed rate must contain alpha.
+    lo, hi = stats.binomtest(hits, reps).proportion_ci(0.999)
+    assert lo <= alpha <= hi, (hits, reps)
+
+
+def test_verdicts_honour_the_objective():
+    res = simulate_results(algorithm_effect={"A": -2.0}, n_seeds=5, rng=1)  # minimise: A best
+    m = fit(res, "score ~ algorithm + (1|benchmark)")
+    vs = {(v.a, v.b): v for v in m.verdicts()}
+    assert vs[("A", "B")].outcome == "a" and vs[("A", "C")].outcome == "a"
+    assert vs[("A", "B")].effect.estimate > 0  # positive favours a
+    assert vs[("B", "C")].outcome == "inconclusive"
+    assert m.letters()["A"] == "a"
+
+
+# ---------------------------------------------------------------- GLRT
+def test_glrt_counts_covariance_parameters_and_refuses_wrong_direction():
+    df = _frame()
+    m0 = fit(df, "score ~ algorithm")
+    m1 = fit(df, "score ~ algorithm + (1 + budget|benchmark)")
+    with pytest.warns(BoundaryWarning):
+        t = glrt(m0, m1)
+    assert t.df == 3  # two variances and a covariance
+    assert t.chi2 == pytest.approx(2 * (m1.loglik - m0.loglik))
+    with pytest.raises(NestingError, match="swap"):
+        glrt(m1, m0)
+    with pytest.raises(NestingError, match="not nested"):
+        glrt(fit(df, "score ~ budget + (1|benchmark)"),
+             fit(df, "score ~ algorithm + (1|seed) + (1|benchmark)"))
+    with pytest.raises(ValueError, match="REML"):
+        glrt(fit(df, "score ~ 1 + (1|benchmark)", reml=True),
+             fit(df, "score ~ algorithm + (1|benchmark)", reml=True))
+
+
+def test_glrt_of_fixed_effects_has_nominal_size():
+    reps, alpha, hits = 400, 0.05, 0
+    rng = np.random.default_rng(7)
+    for _ in range(reps):
+        res = simulate_results(n_benchmarks=4, n_seeds=5, rng=rng)
+        t = glrt(fit(res, "score ~ 1 + (1|benchmark)"), fit(res, "score ~ algorithm + (1|benchmark)"))
+        hits += t.p_value < alpha
+    lo, hi = stats.binomtest(hits, reps).proportion_ci(0.999)
+    assert lo <= alpha <= hi, (hits, reps)
