@@ -1,0 +1,97 @@
+"""Agreement between the native engine and R's lme4/emmeans (skipped without R/rpy2/lme4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict.lmem import fit
+from benchverdict.lmem.rbackend import available
+from benchverdict.lmem.simulate import simulate_results
+
+pytestmark = pytest.mark.skipif(not available(), reason="R, rpy2, lme4, emmeans or lmerTest "
+                                                        "not installed")
+
+
+@pytest.fixture(scope="module")
+def data():
+    res = simulate_results(
+        n_benchmarks=6, n_seeds=8, budgets=(1.0, 2.0, 4.0),
+        algorithm_effect={"B": 0.5, "C": 0.8}, seed_sd={"A": 0.6, "B": 0.3, "C": 0.9},
+        budget_slope={"A": -0.2, "C": 0.1}, rng=2024,
+    )
+    return res
+
+
+MODELS = [
+    ("score ~ algorithm + (1|benchmark)", False),
+    ("score ~ algorithm + (1|benchmark)", True),
+    ("score ~ algorithm + (1|benchmark) + (1|seed)", False),  # crossed
+    ("score ~ algorithm + (1|benchmark/seed)", False),  # nested
+    ("score ~ algorithm + (1|benchmark) + (0 + algorithm|seed)", False),  # random slopes
+    ("score ~ algorithm * budget + (1 + budget|benchmark)", False),  # numeric interaction
+    ("score ~ algorithm * budget + (1 + budget|benchmark)", True),
+    ("score ~ algorithm + budget", False),  # no random effects
+]
+
+
+def assert_agree(ours, theirs):
+    assert ours.loglik == pytest.approx(theirs.loglik, rel=1e-6)
+    assert ours.n_params == theirs.n_params
+    assert list(ours.fixef.index) == list(theirs.fixef.index)
+    np.testing.assert_allclose(ours.fixef, theirs.fixef, rtol=1e-5, atol=1e-5)
+    key = ["group", "term1", "term2"]
+    merged = ours.varcomp.merge(theirs.varcomp, on=key, suffixes=("_ours", "_lme4"))
+    assert len(merged) == len(ours.varcomp) == len(theirs.varcomp)
+    np.testing.assert_allclose(merged["value_ours"], merged["value_lme4"], rtol=1e-5, atol=1e-5)
+    assert ours.singular == theirs.singular
+
+
+@pytest.mark.parametrize(("formula", "reml"), MODELS)
+def test_native_agrees_with_lme4(data, formula, reml):
+    assert_agree(fit(data, formula, reml=reml), fit(data, formula, reml=reml, backend="lme4"))
+
+
+@pytest.mark.parametrize("df", ["asymptotic", "satterthwaite"])
+def test_tukey_contrasts_agree_with_emmeans(data, df):
+    formula = "score ~ algorithm * budget + (1 + budget|benchmark)"
+    ours = fit(data, formula).pairwise(df=df)
+    theirs = fit(data, formula, backend="lme4").pairwise(df=df)
+    assert list(ours["contrast"]) == list(theirs["contrast"])
+    for col in ("estimate", "se", "statistic"):
+        np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-5)
+    np.testing.assert_allclose(ours["df"], theirs["df"], rtol=1e-3)
+    # R's ptukey is accurate to about 1e-4 relative and floors near 5e-10.
+    big = theirs["p_value"] > 1e-8
+    np.testing.assert_allclose(ours["p_value"][big], theirs["p_value"][big], rtol=2e-3)
+    assert (ours["p_value"][~big] < 1e-8).all()
+
+
+def test_emmeans_agree_with_r(data):
+    formula = "score ~ algorithm * budget + (1|benchmark)"
+    ours = fit(data, formula).emmeans(df="asymptotic")
+    theirs = fit(data, formula, backend="lme4").emmeans(df="asymptotic")
+    for col in ("emmean", "se", "lower", "upper"):
+        np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-5)
+
+
+def test_odd_column_names_never_reach_r_unquoted():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"score": rng.normal(size=60), "algorithm": np.repeat(list("AB"), 30),
+                       "bench; q()": np.tile([f"b{i}" for i in range(6)], 10)})
+    ours = fit(df, "score ~ algorithm + (1|`bench; q()`)")
+    theirs = fit(df, "score ~ algorithm + (1|`bench; q()`)", backend="lme4")
+    assert ours.loglik == pytest.approx(theirs.loglik, rel=1e-6)
+    assert set(theirs.varcomp["group"]) == {"bench; q()", "Residual"}
+
+
+def test_priorband_agreement(shared_data):
+    from benchverdict.io.adapters import read_adapter
+
+    res = read_adapter("priorband", shared_data / "priorband" / "priorband_data.parquet")
+    final = res.final()
+    for formula in ("score ~ algorithm + (1|benchmark)", "score ~ algorithm * prior + (1|task)"):
+        assert_agree(fit(final, formula), fit(final, formula, backend="lme4"))
+    full = "score ~ algorithm + budget + (1|benchmark)"
+    assert_agree(fit(res, full), fit(res, full, backend="lme4"))
