@@ -80,7 +80,7 @@ def main() -> None:
             def func(x, names=names, funcs=funcs):
                 return np.array([funcs[n](x) for n in names])
 
-            np.random.seed(0)  # rliable draws its indices from numpy's global state
+            np.random.seed(0)  # noqa: NPY002 - rliable draws from the global state
             start = time.perf_counter()
             _, intervals = library.get_interval_estimates(scores, func, reps=args.reps)
             t_rl = time.perf_counter() - start
