@@ -405,6 +405,7 @@ def friedman(
     intervals_by_pair = _stats.bootstrap_effect_intervals(
         oriented, pairs, n_bootstrap=n_bootstrap, level=effect_level, rng=rng
     )
+    effects = _stats.pairwise_effect_sizes(oriented, pairs)
     rows = []
     for i, j in pairs:
         significant = bool(adjusted[i, j] < alpha and (omnibus_ok or not gate))
@@ -415,8 +416,8 @@ def friedman(
                       else names[j] if mean_ranks[j] < mean_ranks[i] else None)
         if better is None:
             significant = False
-        x, y = oriented[:, i], oriented[:, j]
         intervals = intervals_by_pair[(i, j)]
+        delta, gamma = effects[(i, j)]
         rows.append(
             {
                 "a": names[i],
@@ -428,10 +429,10 @@ def friedman(
                 "pvalue_adjusted": adjusted[i, j],
                 "significant": significant,
                 "better": better if significant else None,
-                "cliffs_delta": _stats.cliffs_delta(x, y),
+                "cliffs_delta": delta,
                 "cliffs_delta_low": intervals["cliffs_delta"][0],
                 "cliffs_delta_high": intervals["cliffs_delta"][1],
-                "akinshin_gamma": _stats.akinshin_gamma(x, y),
+                "akinshin_gamma": gamma,
                 "akinshin_gamma_low": intervals["akinshin_gamma"][0],
                 "akinshin_gamma_high": intervals["akinshin_gamma"][1],
             }

@@ -1,0 +1,134 @@
+"""Speed of benchverdict.ranks against autorank and scikit-posthocs, in the same process.
+
+Workloads (random block x algorithm matrices with block effects):
+
+* Friedman + Nemenyi: ours ``friedman(posthoc="nemenyi", n_bootstrap=0)`` vs
+  ``autorank.autorank(force_mode="nonparametric")`` (which also computes its
+  normality/homoscedasticity tests, effect sizes and intervals) vs scipy's
+  ``friedmanchisquare`` + ``scikit_posthocs.posthoc_nemenyi_friedman``;
+* Friedman + Wilcoxon-Holm: ours vs ``scikit_posthocs.posthoc_wilcoxon(p_adjust="holm")``;
+* Friedman + Conover-Holm: ours vs ``scikit_posthocs.posthoc_conover_friedman``;
+* CD diagram: ours ``draw_cd_diagram`` vs ``scikit_posthocs.critical_difference_diagram``
+  and ``autorank.plot_stats``.
+
+Ours always returns more (verdicts, letters, effect sizes); with
+``n_bootstrap=0`` it skips only the effect-size intervals. Each timing is the
+best of ``--repeat`` runs; ratio = anchor time / our time (> 1: we are faster).
+
+Run: ``python benchmarks/bench_ranks.py [--repeat 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import time
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchverdict.critical_difference import draw_cd_diagram
+from benchverdict.ranks import friedman
+from benchverdict.results import BlockMatrix
+
+
+def block_matrix(x: np.ndarray) -> BlockMatrix:
+    names = [f"alg{i:02d}" for i in range(x.shape[1])]
+    return BlockMatrix(pd.DataFrame(x, columns=names), "benchmark", "mean", None, "maximize",
+                       pd.DataFrame(columns=["block", "algorithm", "reason"]))
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn()
+        times.append(time.perf_counter() - start)
+        plt.close("all")
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        import scikit_posthocs as sp
+    except ImportError:
+        sp = None
+    try:
+        import autorank as ar
+    except ImportError:
+        ar = None
+    rng = np.random.default_rng(0)
+    rows = []
+    for n, k in ((30, 5), (500, 10), (1376, 14)):
+        x = rng.normal(size=(n, k)) + np.linspace(0, 0.5, k) + 3 * rng.normal(size=(n, 1))
+        bm = block_matrix(x)
+        frame = bm.matrix
+        long = frame.reset_index(names="block").melt(id_vars="block", var_name="group",
+                                                     value_name="y")
+
+        def ours(posthoc, bm=bm):
+            return lambda: friedman(bm, posthoc=posthoc, n_bootstrap=0)
+
+        anchors = {"nemenyi": [], "wilcoxon": [], "conover": []}
+        if ar is not None:
+            anchors["nemenyi"].append(("autorank", lambda f=frame: ar.autorank(
+                f, force_mode="nonparametric")))
+        if sp is not None:
+            anchors["nemenyi"].append(("scipy+scikit-posthocs", lambda x=x: (
+                stats.friedmanchisquare(*x.T), sp.posthoc_nemenyi_friedman(x))))
+            anchors["wilcoxon"].append(("scikit-posthocs", lambda lo=long: sp.posthoc_wilcoxon(
+                lo, val_col="y", group_col="group", p_adjust="holm")))
+            anchors["conover"].append(("scipy+scikit-posthocs", lambda x=x: (
+                stats.friedmanchisquare(*x.T), sp.posthoc_conover_friedman(x, p_adjust="holm"))))
+        for posthoc, competitors in anchors.items():
+            t_ours = best_of(ours(posthoc), args.repeat)
+            rows.append({"workload": f"friedman+{posthoc}", "n x k": f"{n} x {k}",
+                         "implementation": "benchverdict", "seconds": t_ours, "ratio": 1.0})
+            for name, fn in competitors:
+                t = best_of(fn, args.repeat)
+                rows.append({"workload": f"friedman+{posthoc}", "n x k": f"{n} x {k}",
+                             "implementation": name, "seconds": t, "ratio": t / t_ours})
+        # effect-size intervals: the part autorank and scikit-posthocs do not offer
+        t_boot = best_of(lambda bm=bm: friedman(bm, n_bootstrap=1000), 1)
+        rows.append({"workload": "friedman+nemenyi, 1000 bootstrap intervals",
+                     "n x k": f"{n} x {k}", "implementation": "benchverdict",
+                     "seconds": t_boot, "ratio": float("nan")})
+        res = friedman(bm, n_bootstrap=0)
+        t_draw = best_of(lambda res=res, k=k: draw_cd_diagram(
+            res.average_ranks, res.not_different(), critical_difference=res.critical_difference,
+            limits=(1, k)).figure.savefig(io.BytesIO(), format="pdf"), args.repeat)
+        rows.append({"workload": "CD diagram to PDF", "n x k": f"{n} x {k}",
+                     "implementation": "benchverdict", "seconds": t_draw, "ratio": 1.0})
+        if sp is not None:
+            p = sp.posthoc_nemenyi_friedman(x)
+            p.index = p.columns = res.pvalues.columns.sort_values()
+            ranks = res.average_ranks
+
+            def sp_draw(p=p, ranks=ranks):
+                fig, ax = plt.subplots()
+                sp.critical_difference_diagram(ranks, p, ax=ax)
+                fig.savefig(io.BytesIO(), format="pdf")
+
+            t = best_of(sp_draw, args.repeat)
+            rows.append({"workload": "CD diagram to PDF", "n x k": f"{n} x {k}",
+                         "implementation": "scikit-posthocs", "seconds": t, "ratio": t / t_draw})
+    table = pd.DataFrame(rows)
+    pd.set_option("display.width", 140)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print("\nratio = anchor seconds / benchverdict seconds (> 1: benchverdict is faster)")
+
+
+if __name__ == "__main__":
+    main()
