@@ -233,8 +233,8 @@ class DistributionResult:
             else:
                 cols = min(3, len(benches))
                 rows = int(np.ceil(len(benches) / cols))
-                fig, grid = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.2 * rows),
-                                         squeeze=False)
+                fig, grid = plt.subplots(rows, cols, figsize=(2.6 * cols + 0.8, 2.2 * rows),
+                                         squeeze=False, layout="constrained")
                 axes = list(grid.ravel())
                 for extra in axes[len(benches):]:
                     extra.set_visible(False)
@@ -253,14 +253,19 @@ class DistributionResult:
                 else:
                     axis.set_xlabel("quantile level")
                     axis.set_ylabel(what)
-            axes[0].legend(loc="best")
+            if fig is None:
+                axes[0].legend(loc="best")
+            else:
+                handles, labels = axes[0].get_legend_handles_labels()
+                fig.legend(handles, labels, loc="outside right upper")
         return ax if fig is None else fig
 
     def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:
         n = xs.size
         ecdf = np.arange(1, n + 1) / n
         if kind == "cdf":
-            axis.step(xs, ecdf, where="post", color=color, label=label, lw=1.4)
+            axis.step(np.concatenate([[xs[0]], xs]), np.concatenate([[0.0], ecdf]), where="post",
+                      color=color, label=label, lw=1.4)
         else:
             axis.step(np.concatenate([[0], ecdf]), np.concatenate([[xs[0]], xs]), where="pre",
                       color=color, label=label, lw=1.4)
