@@ -86,6 +86,7 @@ __all__ = [
     "ld_band_probability",
     "ld_critical_value",
     "order_statistic_bounds",
+    "restrict_to_levels",
 ]
 
 #: The band methods :func:`cdf_band` accepts.
@@ -325,10 +326,157 @@ def ld_critical_value(n: int, confidence: float, kind: str = "highest_density") 
     return _ld_solve(n, confidence, kind)[0]
 
 
+def restrict_to_levels(
+    lower: np.ndarray, upper: np.ndarray, levels: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The order-statistic constraints that matter for quantiles at levels in ``levels``.
+
+    With :math:`Q_L(p) = Y_{(j)}`, :math:`j = \min\{j : l_j \ge p\}`, and
+    :math:`Q_U(p) = Y_{(j)}`, :math:`j = \min\{j \ge 0 : u_{j+1} \ge p\}`,
+    the quantile interval contains :math:`F^{-1}(p)` for every
+    :math:`p \in [p_{lo}, p_{hi}]` (continuous :math:`F`) exactly when
+
+    * :math:`U_{(j)} \ge \min(l_j, p_{hi})` for every ``j`` whose step
+      :math:`(l_{j-1}, l_j]` meets :math:`[p_{lo}, p_{hi}]`, and
+    * :math:`U_{(j)} \le \max(u_j, p_{lo})` for every ``j >= 1`` whose step
+      :math:`(u_j, u_{j+1}]` meets :math:`[p_{lo}, p_{hi}]`;
+
+    other order statistics are unconstrained. The returned bounds describe
+    that event (for :func:`order_statistics_band_probability`). With
+    ``levels = (0, 1)`` they are the bounds themselves.
+
+    Examples
+    --------
+    >>> lo, hi = restrict_to_levels(np.array([0.1, 0.4, 0.7]), np.array([0.3, 0.6, 0.9]),
+    ...                             (0.5, 1.0))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, 0.7], [1.0, 0.6, 0.9])
+    """
+    p_lo, p_hi = float(levels[0]), float(levels[1])
+    n = lower.size
+    lower_prev = np.concatenate([[0.0], lower[:-1]])
+    upper_next = np.concatenate([upper[1:], [1.0]])
+    keep_lower = (lower >= p_lo) & (lower_prev < p_hi)
+    keep_upper = (upper_next >= p_lo) & (upper < p_hi)
+    new_lower = np.where(keep_lower, np.minimum(lower, p_hi), 0.0)
+    new_upper = np.where(keep_upper, np.maximum(upper, p_lo), 1.0)
+    assert new_lower.size == n
+    return new_lower, new_upper
+
+
+def _check_levels(levels) -> tuple[float, float]:
+    p_lo, p_hi = (float(v) for v in levels)
+    if not 0.0 <= p_lo < p_hi <= 1.0:
+        raise ValueError(f"levels must satisfy 0 <= low < high <= 1, got {levels!r}.")
+    return p_lo, p_hi
+
+
+@functools.lru_cache(maxsize=64)
+def _ld_solve_levels(
+    n: int, confidence: float, kind: str, levels: tuple[float, float]
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Like :func:`_ld_solve`, but calibrated on the constraints of :func:`restrict_to_levels`."""
+    full_coverage, full_lower, full_upper = _ld_solve(n, confidence, kind)
+    if levels == (0.0, 1.0):
+        return full_coverage, full_lower, full_upper
+    target = math.log1p(-confidence)
+    state = {"start": (full_lower, full_upper)}
+    cache: dict[float, tuple[float, np.ndarray, np.ndarray]] = {}
+
+    def g(s: float) -> float:
+        if s in cache:
+            return cache[s][0]
+        lower, upper = order_statistic_intervals(
+            n, math.exp(s), kind,
+            start=state["start"] if kind == "highest_density" else None,
+        )
+        state["start"] = (lower, upper)
+        p = order_statistics_band_probability(*restrict_to_levels(lower, upper, levels))
+        value = (math.log1p(-p) if p < 1.0 else -math.inf) - target
+        cache[s] = (value, lower, upper)
+        return value
+
+    # The full-CDF level is a lower bracket (fewer constraints, larger
+    # probability); alpha = 1 (zero-width intervals) an upper one.
+    s_lo = math.log1p(-full_coverage)
+    s_hi = 0.0
+    s_root = _bracketed_secant(g, s_lo, s_hi, s_lo + 0.5)
+    _, lower, upper = cache[s_root]
+    lower.setflags(write=False)
+    upper.setflags(write=False)
+    return -math.expm1(s_root), lower, upper
+
+
+def _bracketed_secant(g, s_lo: float, s_hi: float, s0: float, tol: float = 1e-8) -> float:
+    """Root of increasing ``g`` in [s_lo, s_hi]: secant steps kept inside the bracket."""
+    g_lo, g_hi = g(s_lo), g(s_hi)
+    if g_lo >= 0:
+        return s_lo
+    if g_hi <= 0:
+        return s_hi
+    best, g_best = (s_lo, g_lo) if -g_lo < g_hi else (s_hi, g_hi)
+    s_prev, g_prev = s_lo, g_lo
+    s1 = s0
+    for _ in range(80):
+        g1 = g(s1)
+        if abs(g1) < abs(g_best):
+            best, g_best = s1, g1
+        if abs(g1) <= tol or s_hi - s_lo <= 1e-13:
+            break
+        if g1 < 0:
+            s_lo, g_lo = s1, g1
+        else:
+            s_hi, g_hi = s1, g1
+        denom = g1 - g_prev
+        s_next = s1 - g1 * (s1 - s_prev) / denom if denom != 0 else math.nan
+        if not (s_lo < s_next < s_hi) or not math.isfinite(s_next):
+            s_next = s_lo - g_lo * (s_hi - s_lo) / (g_hi - g_lo)
+            if not (s_lo < s_next < s_hi) or abs(s_next - s1) < 1e-14:
+                s_next = 0.5 * (s_lo + s_hi)
+        s_prev, g_prev, s1 = s1, g1, s_next
+    return best
+
+
+@functools.lru_cache(maxsize=64)
+def _ks_solve_levels(n: int, confidence: float, levels: tuple[float, float]) -> float:
+    """KS distance d with P(restricted KS corridor) = confidence."""
+    d_full = ks_critical_value(n, confidence)
+    if levels == (0.0, 1.0):
+        return d_full
+    i = np.arange(1, n + 1)
+
+    def g(d: float) -> float:
+        lower = np.clip(i / n - d, 0.0, 1.0)
+        upper = np.clip((i - 1) / n + d, 0.0, 1.0)
+        p = order_statistics_band_probability(*restrict_to_levels(lower, upper, levels))
+        # Increasing in d: a wider corridor has more probability.
+        return math.log1p(-confidence) - (math.log1p(-p) if p < 1.0 else -math.inf)
+
+    return _bracketed_secant(g, 0.0, d_full, 0.8 * d_full)
+
+
 def order_statistic_bounds(
-    n: int, confidence: float, method: str = "ld_highest_density"
+    n: int,
+    confidence: float,
+    method: str = "ld_highest_density",
+    levels: tuple[float, float] = (0.0, 1.0),
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Simultaneous bounds ``l_i <= F(Y_(i)) <= u_i`` for the order statistics of ``n`` draws.
+
+    Parameters
+    ----------
+    n : int
+    confidence : float
+    method : str
+        One of :data:`METHODS`.
+    levels : (float, float)
+        ``(0, 1)``: the bounds hold for all ``i`` simultaneously with
+        probability ``confidence`` (a band for the whole CDF). A narrower
+        range ``(p_lo, p_hi)`` calibrates the band so that the quantile
+        bounds it implies hold for every level in that range with probability
+        ``confidence`` (see :func:`restrict_to_levels`); this is what makes
+        tuning-curve bands exact rather than conservative. DKW bands are not
+        recalibrated (they are conservative by construction).
 
     Returns
     -------
@@ -342,14 +490,21 @@ def order_statistic_bounds(
     >>> lo, hi, d = order_statistic_bounds(10, 0.9, "ks")
     >>> bool(np.all(lo <= hi))
     True
+    >>> _, _, c_half = order_statistic_bounds(10, 0.9, levels=(0.5, 1.0))
+    >>> bool(c_half < ld_critical_value(10, 0.9))  # fewer constraints: narrower band
+    True
     """
     n = _check_n(n)
     confidence = _check_confidence(confidence)
+    levels = _check_levels(levels)
     if method in _LD_KINDS:
-        coverage, lower, upper = _ld_solve(n, confidence, _LD_KINDS[method])
+        coverage, lower, upper = _ld_solve_levels(n, confidence, _LD_KINDS[method], levels)
         return lower.copy(), upper.copy(), coverage
     if method in ("ks", "dkw"):
-        d = ks_critical_value(n, confidence) if method == "ks" else dkw_epsilon(n, confidence)
+        if method == "ks":
+            d = _ks_solve_levels(n, confidence, levels)
+        else:
+            d = dkw_epsilon(n, confidence)
         i = np.arange(1, n + 1)
         lower = np.clip(i / n - d, 0.0, 1.0)
         upper = np.clip((i - 1) / n + d, 0.0, 1.0)
@@ -383,6 +538,11 @@ class CDFBand:
         Pointwise coverage (LD), KS distance, or DKW epsilon.
     n_ties : int
         How many scores equal an earlier score (0 for continuous data).
+    levels : (float, float)
+        ``(0, 1)`` for a band on the whole CDF. Otherwise the band is
+        calibrated for quantiles: with probability ``confidence``,
+        :meth:`quantile_interval` contains :math:`F^{-1}(p)` for every ``p``
+        in ``levels`` (the CDF itself may leave the band elsewhere).
     """
 
     scores: np.ndarray
@@ -395,6 +555,7 @@ class CDFBand:
     n: int
     critical_value: float
     n_ties: int = 0
+    levels: tuple[float, float] = (0.0, 1.0)
 
     # ------------------------------------------------------------ evaluation
     def _count(self, x) -> np.ndarray:
@@ -487,10 +648,17 @@ class CDFBand:
         """One line saying what the band guarantees."""
         exact = self.method != "dkw" and self.n_ties == 0
         what = "exactly" if exact else "at least"
-        text = (
-            f"{self.method} band from n={self.n} scores: F lies inside it everywhere with "
-            f"probability {what} {self.confidence:g}"
-        )
+        if self.levels == (0.0, 1.0):
+            text = (
+                f"{self.method} band from n={self.n} scores: F lies inside it everywhere with "
+                f"probability {what} {self.confidence:g}"
+            )
+        else:
+            text = (
+                f"{self.method} band from n={self.n} scores, calibrated for quantile levels "
+                f"{self.levels[0]:.4g}-{self.levels[1]:.4g}: their quantile intervals hold "
+                f"simultaneously with probability {what} {self.confidence:g}"
+            )
         if self.n_ties:
             text += f" ({self.n_ties} tied scores make it conservative)"
         return text + "."
@@ -542,6 +710,8 @@ def cdf_band(
     method: str = "ld_highest_density",
     a: float = -np.inf,
     b: float = np.inf,
+    *,
+    levels: tuple[float, float] = (0.0, 1.0),
 ) -> CDFBand:
     """A simultaneous distribution-free confidence band for the CDF of ``scores``.
 
@@ -558,6 +728,9 @@ def cdf_band(
         Known bounds of the support, e.g. 0 and 1 for accuracy. They make
         the band reach 0 at ``a`` and 1 at ``b`` and the quantile bounds
         finite.
+    levels : (float, float)
+        Calibrate for quantiles at these CDF levels only (see
+        :func:`order_statistic_bounds`); default the whole CDF.
 
     Returns
     -------
@@ -611,11 +784,12 @@ def cdf_band(
             UserWarning,
             stacklevel=2,
         )
-    lower, upper, critical = order_statistic_bounds(n, confidence, method)
+    levels = _check_levels(levels)
+    lower, upper, critical = order_statistic_bounds(n, confidence, method, levels)
     lower.setflags(write=False)
     upper.setflags(write=False)
     y.setflags(write=False)
     return CDFBand(
         scores=y, lower=lower, upper=upper, confidence=confidence, method=method,
-        a=a, b=b, n=n, critical_value=float(critical), n_ties=n_ties,
+        a=a, b=b, n=n, critical_value=float(critical), n_ties=n_ties, levels=levels,
     )

@@ -247,6 +247,7 @@ def tuning_curve(
     q: float = 0.5,
     estimator: str = "v",
     name: str | None = None,
+    calibrate: str = "curve",
 ) -> TuningCurve:
     """A tuning curve from IID random-search scores, with a simultaneous band.
 
@@ -279,6 +280,14 @@ def tuning_curve(
         Point estimate of the mean curve.
     name : str, optional
         A label (e.g. the algorithm name).
+    calibrate : {"curve", "cdf"}
+        ``"curve"`` (default): calibrate the median/quantile band on the part
+        of the CDF the curve uses (levels :math:`p_k` for ``k >= min(ks)``),
+        so it covers the curve at every real budget ``k >= min(ks)``
+        simultaneously with probability exactly ``confidence``. ``"cdf"``:
+        use the band for the whole CDF, as opda 0.8.0 does; valid but
+        conservative (the curve ignores the CDF below the median). Mean
+        bands always use the whole-CDF band.
 
     Returns
     -------
@@ -308,9 +317,15 @@ def tuning_curve(
     ks = default_budgets(n) if ks is None else np.atleast_1d(np.asarray(ks, dtype=float))
     if kind == "median":
         q = 0.5
+    if calibrate not in ("curve", "cdf"):
+        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
+    levels = (0.0, 1.0)
+    if kind != "mean" and calibrate == "curve" and ks.size:
+        p_first = float(quantile_levels([max(float(ks.min()), 1e-12)], q, objective)[0])
+        levels = (p_first, 1.0) if objective == "maximize" else (0.0, p_first)
     cdf = None
     if band is not None:
-        cdf = cdf_band(y, confidence, band, a=a, b=b)
+        cdf = cdf_band(y, confidence, band, a=a, b=b, levels=levels)
     elif not (a <= y[0] and y[-1] <= b):
         raise ValueError(f"scores must lie within [a, b] = [{a}, {b}].")
     notes: list[str] = []

@@ -20,8 +20,9 @@ Expected maximum (mean tuning curve), :math:`E[\\max(Y_1, \\dots, Y_k)]`:
 ``"w"`` (Dodge et al. 2021)
     The multiset estimate: the average maximum over all ``C(n+k-1, k)``
     multisets of size ``k``,
-    :math:`\\sum_i Y_{(i)} \\binom{i+k-2}{k-1} / \\binom{n+k-1}{k}`; between
-    V and U in bias and variance. Integer ``k >= 1``.
+    :math:`\\sum_i Y_{(i)} \\binom{i+k-2}{k-1} / \\binom{n+k-1}{k}`. Integer
+    ``k >= 1``. For every sample W <= V <= U (for maximisation): W has the
+    largest downward bias and the smallest variance (Dodge et al. 2021).
 
 Quantile tuning curves (Lourie, Cho & He 2024): the ``q``-quantile of the
 best of ``k`` draws is :math:`F^{-1}(q^{1/k})` (maximize) or
