@@ -524,8 +524,11 @@ def draw_cd_diagram(
     bar_step = 0.55
     first_label = bar_top + n_levels * bar_step + 0.5
     n_rows = max(n_left, k - n_left)
+    # with an even count the two innermost names would share a row, and their elbows
+    # (close together on the axis) would read as one crossing line: stagger the right side
+    right_shift = 0.5 * row if k % 2 == 0 and k > 2 else 0.0
     dashed = [not is_contiguous(g, pos) for g in groups]
-    bottom = first_label + (n_rows - 1) * row + (1.3 if any(dashed) else 0.6)
+    bottom = first_label + (n_rows - 1) * row + right_shift + (1.3 if any(dashed) else 0.6)
     top = -2.6 if (critical_difference or critical_difference_range) else -1.6
 
     if ax is None:
@@ -575,7 +578,7 @@ def draw_cd_diagram(
                 ax.plot([x, x, -0.03], [0, y, y], **line_kw)
                 ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
             else:
-                y = first_label + (k - 1 - r) * row
+                y = first_label + (k - 1 - r) * row + right_shift
                 ax.plot([x, x, 1.03], [0, y, y], **line_kw)
                 ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
 
