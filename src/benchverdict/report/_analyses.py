@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 MAX_FIGURES_PER_ANALYSIS = 8
 #: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
 DSE_BOOTSTRAP_REPS = 1000
+#: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
+ANYTIME_BUDGETS = 12
+ANYTIME_BOOTSTRAP = 100
 #: The LMEM's default formula (Geburek et al.'s drop-in replacement for Autorank).
 DEFAULT_FORMULA = "score ~ algorithm + (1|benchmark)"
 
@@ -150,6 +153,30 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.notes.append(
                 f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
                 f"p = {res.pvalue:.3g}.")
+    if hasattr(ranks, "win_tie_loss"):
+        try:
+            wtl = ranks.win_tie_loss(results, budget=options.budget, alpha=options.alpha)
+        except ValueError as err:
+            run.warnings.append(f"win/tie/loss was not run: {err}")
+        else:
+            run.verdicts += wtl.verdicts()
+            run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
+            run.figures.append(_figure(
+                "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot(),
+                f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
+                f"loss; the p-value is the sign test across benchmarks."))
+    if hasattr(ranks, "anytime_ranks") and results.has_budget:
+        try:
+            anytime = ranks.anytime_ranks(results, max_budgets=ANYTIME_BUDGETS,
+                                          n_bootstrap=ANYTIME_BOOTSTRAP)
+        except ValueError as err:
+            run.warnings.append(f"anytime ranks were not computed: {err}")
+        else:
+            run.tables["anytime average ranks"] = anytime.table
+            run.figures.append(_figure(
+                "ranks-anytime", "Average rank against budget", anytime.plot(),
+                f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
+                f"bootstrap over seeds ({anytime.unit})."))
     if hasattr(ranks, "autorank"):
         try:
             ar = ranks.autorank(blocks, alpha=options.alpha)
