@@ -350,7 +350,7 @@ def restrict_to_levels(
     >>> lo, hi = restrict_to_levels(np.array([0.1, 0.4, 0.7]), np.array([0.3, 0.6, 0.9]),
     ...                             (0.5, 1.0))
     >>> lo.tolist(), hi.tolist()
-    ([0.0, 0.0, 0.7], [1.0, 0.6, 0.9])
+    ([0.0, 0.0, 0.7], [0.5, 0.6, 0.9])
     """
     p_lo, p_hi = float(levels[0]), float(levels[1])
     n = lower.size

@@ -299,10 +299,10 @@ def tuning_curve(
     >>> curve = tuning_curve(rng.uniform(size=48), ks=[1, 2, 4, 8], a=0, b=1)
     >>> curve.table.round(3)
          k  point  lower  upper
-    0  1.0  0.512  0.403  0.641
-    1  2.0  0.725  0.529  0.853
+    0  1.0  0.512  0.409  0.623
+    1  2.0  0.725  0.538  0.840
     2  4.0  0.840  0.725  0.962
-    3  8.0  0.950  0.777  0.981
+    3  8.0  0.950  0.788  0.981
     """
     _check_objective(objective)
     if kind not in KINDS:
