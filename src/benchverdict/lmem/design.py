@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from benchverdict.lmem._threads import small_problem_threads
 from benchverdict.lmem.formula import Formula, FormulaError, RandomTerm, TermList
 
 #: Rows per chunk when accumulating cross-products.
@@ -60,7 +61,7 @@ def make_variable(frame: pd.DataFrame, name: str) -> Variable:
     if is_factor_column(col):
         cat = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype("category")
         codes = cat.cat.codes.to_numpy()
-        used = np.unique(codes)
+        used = np.flatnonzero(np.bincount(codes, minlength=len(cat.cat.categories)))
         labels = [str(c) for c in cat.cat.categories[used]]
         # Sort levels as R does by default for a factor made from strings, but keep the
         # categorical's own order (already sorted by Results) when it has one.
@@ -301,24 +302,67 @@ class CrossProducts:
 
 
 def cross_products(design: Design, chunk_rows: int = CHUNK_ROWS) -> CrossProducts:
-    """Accumulate X'X, X'Z, Z'Z, X'y, Z'y, y'y and n in one chunked pass over the rows."""
+    """Accumulate X'X, X'Z, Z'Z, X'y, Z'y, y'y and n in one chunked pass over the rows.
+
+    ``Z`` is never formed: every block of ``Z'Z``, ``X'Z`` and ``Z'y`` is a
+    weighted count over the grouping codes (``numpy.bincount``), which costs
+    O(rows) per pair of random-effect columns.
+    """
     p, q, n = design.p, design.q, design.n
     XtX = np.zeros((p, p))
     XtZ = np.zeros((p, q))
-    ZtZ = sp.csr_matrix((q, q))
+    ZtZ = np.zeros((q, q))
     Xty = np.zeros(p)
     Zty = np.zeros(q)
     yty = 0.0
-    for start in range(0, n, chunk_rows):
-        rows = slice(start, min(n, start + chunk_rows))
-        X = design.fixed_matrix(rows)
-        y = design.y[rows]
-        XtX += X.T @ X
-        Xty += X.T @ y
-        yty += float(y @ y)
-        if q:
-            Zt = design.random_matrix(rows).T.tocsr()
-            ZtZ = ZtZ + Zt @ Zt.T
-            XtZ += (Zt @ X).T
-            Zty += Zt @ y
-    return CrossProducts(XtX, XtZ, ZtZ.toarray(), Xty, Zty, yty, n)
+    with small_problem_threads(0):  # one BLAS thread: the products are thin
+        for start in range(0, n, chunk_rows):
+            yty += _accumulate(design, slice(start, min(n, start + chunk_rows)),
+                               XtX, XtZ, ZtZ, Xty, Zty)
+    return CrossProducts(XtX, XtZ, ZtZ, Xty, Zty, yty, n)
+
+
+def _accumulate(design: Design, rows: slice, XtX: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray,
+                Xty: np.ndarray, Zty: np.ndarray) -> float:
+    """Add one chunk's cross-products in place; return its y'y."""
+    p, q, blocks = design.p, design.q, design.blocks
+    X = design.fixed_matrix(rows)
+    y = design.y[rows]
+    XtX += X.T @ X
+    Xty += X.T @ y
+    yty = float(y @ y)
+    if not q:
+        return yty
+    m = len(y)
+    values = [[c.evaluate(design.variables, rows) if c.parts else np.ones(m)
+               for c in b.columns] for b in blocks]
+    codes = [b.codes[rows] for b in blocks]
+    for k, (bk, off_k) in enumerate(zip(blocks, design.offsets)):
+        gk, nk = codes[k], bk.n_levels
+        for j, vk in enumerate(values[k]):
+            cols_k = off_k + np.arange(nk) * bk.p + j
+            Zty[cols_k] += np.bincount(gk, weights=vk * y, minlength=nk)
+            for c in range(p):
+                XtZ[c, cols_k] += np.bincount(gk, weights=vk * X[:, c], minlength=nk)
+        for l_ in range(k, len(blocks)):
+            bl, off_l = blocks[l_], design.offsets[l_]
+            gl, nl = codes[l_], bl.n_levels
+            same = l_ == k
+            key = gk if same else gk.astype(np.int64) * nl + gl
+            for j, vk in enumerate(values[k]):
+                rows_k = off_k + np.arange(nk) * bk.p + j
+                for j2, vl in enumerate(values[l_]):
+                    if same and j2 < j:
+                        continue
+                    cols_l = off_l + np.arange(nl) * bl.p + j2
+                    if same:
+                        counts = np.bincount(key, weights=vk * vl, minlength=nk)
+                        ZtZ[rows_k, cols_l] += counts
+                        if j2 != j:
+                            ZtZ[cols_l, rows_k] += counts
+                    else:
+                        counts = np.bincount(key, weights=vk * vl, minlength=nk * nl)
+                        counts = counts.reshape(nk, nl)
+                        ZtZ[np.ix_(rows_k, cols_l)] += counts
+                        ZtZ[np.ix_(cols_l, rows_k)] += counts.T
+    return yty
