@@ -123,11 +123,12 @@ def test_priorband_early_budget_lmem_and_ranks_differ_and_the_report_says_why(pr
     for rules in lmem_vs_ranks["rules"]:
         assert {"replication_unit", "score_scale"} <= set(rules.split(","))
     # Power: where only one family decides, the LMEM is the one that does, and the
-    # report attributes it to sample size.
+    # report attributes it to the number of units each method counts as independent.
     power = lmem_vs_ranks[lmem_vs_ranks["kind"] == "power"]
     assert len(power)
     assert (power["outcome_2"] == "inconclusive").all()
-    assert power["rules"].str.contains("sample_size").all()
+    assert power["explanation"].str.contains("3,600").all()
+    assert power["explanation"].str.contains(r"\(24\)").all()
     decided = comp.verdicts.groupby("method")["winner"].apply(lambda w: w.notna().sum())
     assert decided["lmem.tukey"] >= decided["ranks.nemenyi"]
     # No consensus ranking where the families disagree; sample-size guidance instead.

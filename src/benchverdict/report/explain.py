@@ -318,7 +318,7 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
         found.append("its mixed-model fit is singular (a variance component at zero)")
     if d.get("non_iid") or d.get("iid") is False:
         found.append("its draws are not IID")
-    if d.get("ties"):
+    if d.get("ties") is True and v.module in ("tuning", "dse"):
         found.append("the scores have ties, so the band's exact coverage does not hold")
     for key in ("violated_assumptions", "assumption_violations", "assumptions_violated"):
         value = d.get(key)
@@ -379,8 +379,8 @@ def explain_replication_unit(v1: Verdict, v2: Verdict, context: Context) -> str 
     if not u1 or not u2 or _unit_key(u1) == _unit_key(u2):
         return None
     return (
-        f"{v1.method} treats '{u1}' as the independent unit ({_n_text(v1)} of them), "
-        f"{v2.method} treats '{u2}' ({_n_text(v2)}); more units give more power, and units "
+        f"Different units: {v1.method} counts '{u1}' as independent ({_n_text(v1)}), "
+        f"{v2.method} counts '{u2}' ({_n_text(v2)}); more units give more power, and units "
         f"that are not really independent (seeds sharing a benchmark) overstate it."
     )
 
@@ -410,6 +410,8 @@ def explain_sample_size(v1: Verdict, v2: Verdict, context: Context) -> str | Non
     """Power: the undecided method saw fewer units than the decided one."""
     if disagreement_kind(v1.outcome, v2.outcome) != "power":
         return None
+    if v1.unit and v2.unit and _unit_key(v1.unit) != _unit_key(v2.unit):
+        return None  # the replication-unit rule already compares the counts
     decided, undecided = (v1, v2) if v2.outcome == "inconclusive" else (v2, v1)
     if decided.n is None or undecided.n is None:
         return (
@@ -467,9 +469,7 @@ def explain_violated_assumption(v1: Verdict, v2: Verdict, context: Context) -> s
             parts.append(f"{v.method}: {'; '.join(flags)}")
     if not parts:
         return None
-    return "A method reports a caveat or a violated assumption that bears on its verdict: " + (
-        " | ".join(parts)
-    ) + "."
+    return "Caveats reported by the method: " + " | ".join(parts) + "."
 
 
 def explain_error_standard(v1: Verdict, v2: Verdict, context: Context) -> str | None:
@@ -499,11 +499,11 @@ def explain_multiplicity(v1: Verdict, v2: Verdict, context: Context) -> str | No
     a1, a2 = _adjustment(v1), _adjustment(v2)
     if a1 is None or a2 is None or a1 == a2:
         return None
-    return (
-        f"{v1.method} adjusts for multiple comparisons with {a1} and {v2.method} with {a2}; "
-        f"the adjustments differ in power (Nemenyi's critical difference is the most "
-        f"conservative, Holm's step-down the least)."
-    )
+    text = (f"{v1.method} adjusts for multiple comparisons with {a1}, {v2.method} with {a2}; "
+            f"the adjustments differ in how conservative they are")
+    if "nemenyi" in (a1, a2):
+        text += " (Nemenyi's all-pairs critical difference is among the most conservative)"
+    return text + "."
 
 
 def explain_borderline(v1: Verdict, v2: Verdict, context: Context) -> str | None:
