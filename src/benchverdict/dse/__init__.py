@@ -29,7 +29,7 @@ Examples
 from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_frame
 from benchverdict.dse.compare import DominanceTest, crossings, cvar_difference, dominance_test
 from benchverdict.dse.distribution import DistributionResult, distribution
-from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval
+from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
 from benchverdict.dse.protocol import run_protocol
 from benchverdict.dse.statistics import (
     au_cdf,
@@ -56,6 +56,7 @@ __all__ = [
     "distribution",
     "dominance_test",
     "exceedance_probability",
+    "interval",
     "mean",
     "normalize_frame",
     "quantile",

@@ -39,8 +39,8 @@ class DistributionResult:
         One row per benchmark x algorithm: ``n``, ``mean``, quartiles,
         ``cvar`` (upper tail at ``alpha``) with ``cvar_low``/``cvar_high``,
         ``cvar_lower`` (mean of the worst ``lower_alpha``), ``median_low``/
-        ``median_high`` (band interval), and threshold statistics when a
-        threshold was given.
+        ``median_high`` (band interval), and, when a threshold was given,
+        ``threshold_area`` and ``exceedance`` with their intervals.
     objective : str
         The direction of the values in ``draws``.
     source_objective : str
@@ -436,6 +436,13 @@ def _summary(scope, alg, x, sign, alpha, lower_alpha, threshold, confidence, ban
         area = statistic("threshold_area", threshold=tau)
         exc = statistic("exceedance", threshold=tau)
         row["threshold_area"] = area.of_sample(z)
+        if how == "band":
+            ai = band_interval(x, area, sign=sign, confidence=confidence, method=band, low=lo,
+                               high=hi)
+        else:
+            ai = bootstrap_interval(x, area, sign=sign, confidence=confidence, reps=reps,
+                                    seed=seed)
+        row["threshold_area_low"], row["threshold_area_high"] = ai.low, ai.high
         row["exceedance"] = exc.of_sample(z)
         ei = band_interval(x, exc, sign=sign, confidence=confidence, method=band, low=lo,
                            high=hi)

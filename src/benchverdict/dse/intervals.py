@@ -269,6 +269,66 @@ def bootstrap_interval(
     return Interval(stat.name, est, min(a, b), max(a, b), confidence, "bootstrap:percentile")
 
 
+def interval(
+    scores: object,
+    name: str,
+    *,
+    objective: str = "maximize",
+    method: str = "band",
+    confidence: float = 0.95,
+    band: str = "ld_highest_density",
+    low: float = -np.inf,
+    high: float = np.inf,
+    reps: int = 10_000,
+    seed: int | np.random.Generator | None = 0,
+    **params: float,
+) -> Interval:
+    """A confidence interval for a named statistic, in the user's units.
+
+    Parameters
+    ----------
+    scores : array_like
+    name : {"mean", "quantile", "cvar", "threshold_area", "exceedance"}
+    objective : {"maximize", "minimize"}
+    method : {"band", "bootstrap"}
+        Distribution-free band interval (:func:`band_interval`) or percentile
+        bootstrap (:func:`bootstrap_interval`).
+    confidence : float
+    band : str
+        The band method (one of :data:`BAND_METHODS`).
+    low, high : float
+        Support bounds of the score, for finite band intervals of means,
+        CVaR and areas.
+    reps, seed
+        Bootstrap settings.
+    **params
+        ``q``; ``alpha`` and ``tail``; ``threshold`` (in score units).
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).uniform(size=200)
+    >>> iv = interval(x, "cvar", alpha=0.5, low=0, high=1)
+    >>> iv.low < 0.75 < iv.high
+    True
+    >>> iv.method
+    'band:ld_highest_density'
+    """
+    from benchverdict.dse.statistics import statistic
+    from benchverdict.results import check_objective
+
+    sign = 1.0 if check_objective(objective) == "maximize" else -1.0
+    if "threshold" in params:
+        params = {**params, "threshold": sign * float(params["threshold"])}
+    stat = statistic(name, **params)
+    if method == "band":
+        return band_interval(scores, stat, sign=sign, confidence=confidence, method=band,
+                             low=low, high=high)
+    if method == "bootstrap":
+        return bootstrap_interval(scores, stat, sign=sign, confidence=confidence, reps=reps,
+                                  seed=seed)
+    raise ValueError(f"method must be 'band' or 'bootstrap', got {method!r}.")
+
+
 def coverage(hits: Sequence[bool]) -> tuple[float, float, float]:
     """Observed coverage with its 95% Clopper-Pearson interval.
 
@@ -295,5 +355,6 @@ __all__ = [
     "bootstrap_rows",
     "coverage",
     "dkw_epsilon",
+    "interval",
     "step_band",
 ]
