@@ -49,6 +49,24 @@ def test_win_tie_loss_counts_match_scipy_per_benchmark():
     assert len(wtl.verdicts()) == 3
 
 
+def test_batched_tests_equal_one_benchmark_calls_with_and_without_ties():
+    # small samples: scipy picks exact or asymptotic Mann-Whitney per call from the ties
+    rng = np.random.default_rng(4)
+    df = runs_frame(rng.normal(size=(10, 3)), 5, rng)
+    tied = df["bench"].isin(["b1", "b3", "b7"])
+    df.loc[tied, "score"] = df.loc[tied, "score"].round(0)
+    res = as_results(df)
+    final = res.final()
+    for row in win_tie_loss(res).per_benchmark.itertuples():
+        x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
+        y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]
+        if np.ptp(np.concatenate([x, y])) == 0:
+            assert row.pvalue == 1.0
+            continue
+        assert row.pvalue == pytest.approx(
+            stats.mannwhitneyu(x, y, alternative="two-sided").pvalue, rel=1e-12)
+
+
 def test_objective_flips_wins_and_losses():
     rng = np.random.default_rng(1)
     df = runs_frame(np.tile([0.0, 2.0, 4.0], (8, 1)), 6, rng)

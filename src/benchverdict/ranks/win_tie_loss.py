@@ -188,15 +188,16 @@ def win_tie_loss(
     rng = np.random.default_rng(random_state)
     rows = []
     for a, b in itertools.combinations(algorithms, 2):
-        for bench in benchmarks:
-            x, y = groups[(a, bench)], groups[(b, bench)]
-            p, direction = _two_sample(x, y, test, n_resamples, rng)
+        xs = [groups[(a, bench)] for bench in benchmarks]
+        ys = [groups[(b, bench)] for bench in benchmarks]
+        pvalues, directions = _two_sample_batch(xs, ys, test, n_resamples, rng)
+        for bench, x, y, p, direction in zip(benchmarks, xs, ys, pvalues, directions):
             outcome = "tie"
             if p < alpha and direction != 0:
                 outcome = "win" if direction > 0 else "loss"
             rows.append({"benchmark": bench, "a": a, "b": b, "n_a": len(x), "n_b": len(y),
                          "mean_a": float(np.mean(x) * sign), "mean_b": float(np.mean(y) * sign),
-                         "pvalue": p, "outcome": outcome})
+                         "pvalue": float(p), "outcome": outcome})
     per_benchmark = pd.DataFrame(rows)
     summary = []
     for (a, b), g in per_benchmark.groupby(["a", "b"], sort=False):
@@ -223,19 +224,42 @@ def win_tie_loss(
                             None if budget is None else float(budget), level)
 
 
-def _two_sample(x: np.ndarray, y: np.ndarray, test: str, n_resamples: int,
-                rng: np.random.Generator) -> tuple[float, float]:
-    """Two-sided p-value and direction (positive: ``x`` tends to be larger)."""
-    if np.ptp(np.concatenate([x, y])) == 0:
-        return 1.0, 0.0
-    if test == "mannwhitney":
-        res = stats.mannwhitneyu(x, y, alternative="two-sided")
-        return float(res.pvalue), float(res.statistic - len(x) * len(y) / 2)
-    res = stats.permutation_test(
-        (x, y), lambda u, v, axis: np.mean(u, axis=axis) - np.mean(v, axis=axis),
-        vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=rng,
-    )
-    return float(res.pvalue), float(res.statistic)
+def _two_sample_batch(
+    xs: list[np.ndarray], ys: list[np.ndarray], test: str, n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided p-values and directions (positive: ``x`` larger) for many benchmarks at once.
+
+    Benchmarks are batched by sample sizes (and, for Mann-Whitney, by whether
+    they hold ties, because scipy picks its exact or asymptotic method from
+    the whole batch), so every p-value equals the one-benchmark call.
+    """
+    m = len(xs)
+    pvalues = np.ones(m)
+    directions = np.zeros(m)
+    keys: dict[tuple[int, int, bool], list[int]] = {}
+    for t, (x, y) in enumerate(zip(xs, ys)):
+        both = np.concatenate([x, y])
+        if np.ptp(both) == 0:
+            continue  # nothing differs: p = 1, no direction
+        ties = test == "mannwhitney" and len(np.unique(both)) < len(both)
+        keys.setdefault((len(x), len(y), ties), []).append(t)
+    for members in keys.values():
+        x = np.stack([xs[t] for t in members])
+        y = np.stack([ys[t] for t in members])
+        if test == "mannwhitney":
+            res = stats.mannwhitneyu(x, y, alternative="two-sided", axis=1)
+            direction = res.statistic - x.shape[1] * y.shape[1] / 2
+        else:
+            res = stats.permutation_test(
+                (x, y), lambda u, v, axis: np.mean(u, axis=axis) - np.mean(v, axis=axis),
+                vectorized=True, n_resamples=n_resamples, alternative="two-sided", rng=rng,
+                axis=1,
+            )
+            direction = res.statistic
+        pvalues[members] = res.pvalue
+        directions[members] = direction
+    return pvalues, directions
 
 
 def _none(x: float) -> float | None:
