@@ -125,3 +125,16 @@ def test_bootstrap_coverage_is_near_nominal(name, stat, truth, slack):
     est, lo, hi = coverage(hits)
     print(f"bootstrap coverage of {name}: {est:.3f} [{lo:.3f}, {hi:.3f}]")
     assert clopper_pearson_upper(int(np.sum(hits)), reps) >= 0.95 - slack
+
+
+def test_interval_by_name_converts_thresholds_for_a_loss():
+    from benchverdict.dse import exceedance_probability, interval
+
+    loss = np.random.default_rng(6).uniform(size=80)
+    iv = interval(loss, "exceedance", threshold=0.3, objective="minimize", low=0, high=1)
+    assert iv.estimate == pytest.approx(exceedance_probability(loss, 0.3, objective="minimize"))
+    assert iv.low <= iv.estimate <= iv.high
+    bs = interval(loss, "cvar", alpha=0.5, objective="minimize", method="bootstrap", reps=500)
+    assert bs.method == "bootstrap:percentile" and bs.low <= bs.estimate <= bs.high
+    with pytest.raises(ValueError, match="method"):
+        interval(loss, "mean", method="jackknife")
