@@ -375,6 +375,12 @@ def friedman(
     fs = _stats.friedman_statistic(ranks)
     if fs.tie_correction <= 0:
         notes.append("every block is a complete tie: there is nothing to rank")
+    tied_blocks = int(np.sum((np.diff(np.sort(ranks, axis=1), axis=1) == 0).any(axis=1)))
+    if tied_blocks and posthoc == "nemenyi":
+        notes.append(
+            f"{tied_blocks} block(s) hold tied scores: ranks are tie-averaged and Q is "
+            f"tie-corrected, but Nemenyi's CD assumes no ties (it is then conservative)"
+        )
     mean_ranks = ranks.mean(axis=0)
     cd = _stats.nemenyi_critical_difference(k, n, alpha)
 
