@@ -41,6 +41,7 @@ class TuningCurves:
     band: str | None
     kind: str
     excluded: pd.DataFrame
+    calibrate: str = "curve"
 
     def __iter__(self) -> Iterator[tuple[tuple[str, str], TuningCurve]]:
         return iter(self.curves.items())
@@ -73,7 +74,8 @@ class TuningCurves:
         rows = []
         for (alg, bench), curve in self.curves.items():
             k_max = (
-                largest_budget(curve.n, self.confidence, self.band, curve.q or 0.5)
+                largest_budget(curve.n, self.confidence, self.band, curve.q or 0.5,
+                               self.calibrate)
                 if self.band is not None else np.nan
             )
             rows.append({"algorithm": alg, "benchmark": bench, "n": curve.n, "k_max": k_max})
@@ -126,6 +128,7 @@ def from_results(
     b: float = np.inf,
     q: float = 0.5,
     estimator: str = "v",
+    calibrate: str = "curve",
 ) -> TuningCurves:
     """Tuning curves for every (algorithm, benchmark) of random-search results.
 
@@ -135,7 +138,7 @@ def from_results(
         Must be ``kind="trials"``: every row an IID random-search draw.
         HPO-run incumbents (``kind="runs"``) are refused with a clear error,
         because incumbents are running maxima, not independent draws.
-    kind, band, confidence, a, b, q, estimator
+    kind, band, confidence, a, b, q, estimator, calibrate
         As in :func:`~benchverdict.tuning.tuning_curve`. ``a``/``b`` bound
         the score's support in the user's direction (e.g. 0 and 1 for
         accuracy or error rate).
@@ -175,6 +178,7 @@ def from_results(
                 curve = tuning_curve(
                     values, grid[bench], kind=kind, band=band, confidence=confidence,
                     a=a, b=b, objective=objective, q=q, estimator=estimator, name=alg,
+                    calibrate=calibrate,
                 )
             for w in caught:
                 warnings.warn(f"{alg} on {bench}: {w.message}", w.category, stacklevel=2)
@@ -185,4 +189,5 @@ def from_results(
     return TuningCurves(
         curves=curves, objective=objective, confidence=confidence, band=band, kind=kind,
         excluded=pd.DataFrame(excluded, columns=["algorithm", "benchmark", "n", "reason"]),
+        calibrate=calibrate,
     )

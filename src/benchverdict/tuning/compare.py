@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchverdict.tuning.curves import TuningCurve
+from benchverdict.tuning.curves import TuningCurve, kind_label
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, verdicts_to_frame
 
 __all__ = ["TuningComparison", "compare"]
@@ -196,7 +196,7 @@ def _segment_verdict(a, b, name_a, name_b, benchmark, start, stop, winner, stren
     diff = sign * (a.point[last] - b.point[last])
     lo = sign * (a.lower[last] - b.upper[last]) if sign > 0 else -(a.upper[last] - b.lower[last])
     hi = sign * (a.upper[last] - b.lower[last]) if sign > 0 else -(a.lower[last] - b.upper[last])
-    what = {"median": "median", "mean": "expected", "quantile": f"{a.q:g}-quantile"}[a.kind]
+    what = kind_label(a.kind, a.q)
     k_text = f"k={ks[0]:g}" if ks.size == 1 else f"k={ks[0]:g}-{ks[-1]:g}"
     if winner is None:
         outcome = "inconclusive"

@@ -49,6 +49,19 @@ __all__ = ["KINDS", "TuningCurve", "default_budgets", "tuning_curve"]
 KINDS = ("median", "mean", "quantile")
 
 
+def kind_label(kind: str, q: float | None) -> str:
+    """How to name a curve of this kind: "median", "expected" or "0.9-quantile".
+
+    Examples
+    --------
+    >>> kind_label("quantile", 0.9)
+    '0.9-quantile'
+    """
+    if kind == "quantile":
+        return f"{q:g}-quantile"
+    return {"median": "median", "mean": "expected"}[kind]
+
+
 def default_budgets(n: int) -> np.ndarray:
     """The default budget grid: every integer from 1 to ``n``.
 
@@ -133,9 +146,7 @@ class TuningCurve:
 
     def describe(self) -> str:
         """One line saying what the curve and its band are."""
-        what = {"median": "median", "mean": "expected", "quantile": f"{self.q:g}-quantile"}[
-            self.kind
-        ]
+        what = kind_label(self.kind, self.q)
         best = "best" if self.objective == "maximize" else "lowest"
         text = f"{what} {best} score after k random-search trials, from n={self.n} draws"
         if self.band is None:
@@ -182,11 +193,7 @@ class TuningCurve:
                     + ("" if self.simultaneous else " (pointwise)"),
                 )
             ax.set_xlabel("budget k (random-search trials)")
-            ax.set_ylabel(
-                {"median": "median best score", "mean": "expected best score"}.get(
-                    self.kind, f"{self.q:g}-quantile of best score"
-                )
-            )
+            ax.set_ylabel(f"{kind_label(self.kind, self.q)} best score")
             if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
                 ax.set_xscale("log")
             ax.legend(loc="lower right" if self.objective == "maximize" else "upper right")

@@ -16,8 +16,10 @@ highest-density interval of coverage :math:`c_n` is
 with :math:`c_n` the exact critical value. The bands used here are
 symmetric, so the same budgets bound the lower band of a minimisation
 curve. Lourie et al. report that about ``6.25 k`` samples bound the median
-curve up to ``k`` at 80% confidence; :func:`sample_size` computes the
-exact number (see ``analyses/tuning_lourie_fig9_sample_size.py``).
+curve up to ``k`` at 80% confidence with whole-CDF bands
+(``calibrate="cdf"``); :func:`sample_size` computes the exact number, and
+with this library's curve-calibrated bands (the default) fewer samples are
+needed (see ``analyses/tuning_lourie_fig9_sample_size.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,11 @@ __all__ = ["budget_table", "largest_budget", "sample_size"]
 
 
 def largest_budget(
-    n: int, confidence: float = 0.8, band: str = "ld_highest_density", q: float = 0.5
+    n: int,
+    confidence: float = 0.8,
+    band: str = "ld_highest_density",
+    q: float = 0.5,
+    calibrate: str = "curve",
 ) -> float:
     """The largest budget ``k`` at which ``n`` samples give a non-trivial upper band.
 
@@ -46,6 +52,11 @@ def largest_budget(
         CDF-band method (see :func:`benchverdict.stats.cdf_band`).
     q : float
         The quantile of the tuning curve (0.5: median).
+    calibrate : {"curve", "cdf"}
+        The band calibration (see :func:`~benchverdict.tuning.tuning_curve`):
+        ``"curve"`` for this library's exact curve bands over all budgets
+        ``k >= 1``, ``"cdf"`` for whole-CDF bands as in Lourie et al. and
+        opda.
 
     Returns
     -------
@@ -55,12 +66,17 @@ def largest_budget(
 
     Examples
     --------
-    >>> round(largest_budget(48, 0.8), 2)
+    >>> round(largest_budget(48, 0.8, calibrate="cdf"), 2)
     8.15
+    >>> round(largest_budget(48, 0.8), 2)
+    9.65
     """
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must lie strictly between 0 and 1, got {q}.")
-    lower, _, _ = order_statistic_bounds(int(n), confidence, band)
+    if calibrate not in ("curve", "cdf"):
+        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
+    levels = (q, 1.0) if calibrate == "curve" else (0.0, 1.0)
+    lower, _, _ = order_statistic_bounds(int(n), confidence, band, levels)
     top = float(lower[-1])
     if top <= 0.0:
         return 0.0
@@ -70,7 +86,11 @@ def largest_budget(
 
 
 def sample_size(
-    k: float, confidence: float = 0.8, band: str = "ld_highest_density", q: float = 0.5
+    k: float,
+    confidence: float = 0.8,
+    band: str = "ld_highest_density",
+    q: float = 0.5,
+    calibrate: str = "curve",
 ) -> int:
     """The smallest ``n`` whose upper band is non-trivial for every budget up to ``k``.
 
@@ -86,11 +106,11 @@ def sample_size(
     if not k >= 1:
         raise ValueError(f"k must be at least 1, got {k}.")
     lo, hi = 0, max(2, math.ceil(4 * k))
-    while largest_budget(hi, confidence, band, q) < k:
+    while largest_budget(hi, confidence, band, q, calibrate) < k:
         lo, hi = hi, 2 * hi
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if largest_budget(mid, confidence, band, q) >= k:
+        if largest_budget(mid, confidence, band, q, calibrate) >= k:
             hi = mid
         else:
             lo = mid
@@ -98,20 +118,24 @@ def sample_size(
 
 
 def budget_table(
-    ns, confidence: float = 0.8, band: str = "ld_highest_density", q: float = 0.5
+    ns,
+    confidence: float = 0.8,
+    band: str = "ld_highest_density",
+    q: float = 0.5,
+    calibrate: str = "curve",
 ) -> pd.DataFrame:
     """For each sample size: the largest bounded budget and the ratio ``n / k_max``.
 
     Examples
     --------
-    >>> budget_table([48, 96])[["n", "k_max"]].round(1)
+    >>> budget_table([48, 96], calibrate="cdf")[["n", "k_max"]].round(1)
         n  k_max
     0  48    8.2
     1  96   15.3
     """
     rows = []
     for n in np.atleast_1d(ns):
-        k_max = largest_budget(int(n), confidence, band, q)
+        k_max = largest_budget(int(n), confidence, band, q, calibrate)
         rows.append(
             {
                 "n": int(n),
@@ -120,6 +144,7 @@ def budget_table(
                 "n_per_k": int(n) / k_max if k_max > 0 else math.inf,
                 "confidence": confidence,
                 "band": band,
+                "calibrate": calibrate,
             }
         )
     return pd.DataFrame(rows)
