@@ -359,3 +359,13 @@ def test_ranking_recovers_any_total_order(order):
     assert head.status == "ranked"
     assert [t[0] for t in head.tiers] == list(order)
     assert not math.isnan(reconcile([*vs, V(method="lmem.tukey")]).agreement["agreement"].iloc[0])
+
+
+def test_single_benchmark_data_have_a_headline():
+    vs = [V(scope=Scope(benchmark="Reuters")), V(scope=Scope(benchmark="Reuters"),
+                                                  method="lmem.tukey")]
+    head = reconcile(vs).headline
+    assert head is not None and head.benchmark == "Reuters" and head.status == "ranked"
+    rec = reconcile(vs)
+    assert set(rec.comparisons["budget_1"]) == {"any"}  # no budget anywhere
+    assert set(reconcile(vs, final_budget=20.0).comparisons["budget_1"]) == {"final"}

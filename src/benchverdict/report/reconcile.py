@@ -136,10 +136,17 @@ class Reconciliation:
 
     @property
     def headline(self) -> Ranking | None:
-        """The ranking over all benchmarks (no metafeature restriction), if any method gave one."""
+        """The ranking over all benchmarks (no metafeature restriction), if any method gave one.
+
+        When every verdict is about one and the same benchmark (data with a
+        single benchmark), that benchmark's ranking is the headline.
+        """
         for r in self.rankings:
             if r.benchmark is None and not r.metafeature:
                 return r
+        plain = [r for r in self.rankings if not r.metafeature]
+        if len(plain) == 1 and len({r.benchmark for r in self.rankings}) == 1:
+            return plain[0]
         return None
 
 
@@ -399,10 +406,10 @@ CONFLICT_COLUMNS = [
 ]
 
 
-def _budget_text(v: Verdict) -> str:
+def _budget_text(v: Verdict, final_budget: float | None) -> str:
     s = v.scope
     if s.budget_low is None:
-        return "final"
+        return "final" if final_budget is not None else "any"
     return f"{s.budget_low:g}" if s.budget_low == s.budget_high else (
         f"{s.budget_low:g}-{s.budget_high:g}")
 
@@ -480,7 +487,7 @@ def reconcile(
                     "a": pair[0], "b": pair[1], "benchmark": key[0],
                     "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
                     "method": v.method, "outcome": v.outcome, "winner": v.winner,
-                    "budget": _budget_text(v), "evidence": str(v.evidence),
+                    "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
                 })
             credits = [
                 pair_agreement(x.outcome, y.outcome) for x, y in itertools.combinations(reps, 2)
@@ -492,8 +499,10 @@ def reconcile(
                     row = {
                         "a": pair[0], "b": pair[1], "benchmark": key[0],
                         "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
-                        "method_1": m1, "budget_1": _budget_text(v1), "outcome_1": v1.outcome,
-                        "method_2": m2, "budget_2": _budget_text(v2), "outcome_2": v2.outcome,
+                        "method_1": m1, "budget_1": _budget_text(v1, final_budget),
+                        "outcome_1": v1.outcome,
+                        "method_2": m2, "budget_2": _budget_text(v2, final_budget),
+                        "outcome_2": v2.outcome,
                         "credit": pair_agreement(v1.outcome, v2.outcome), "kind": kind,
                         "rules": "", "explanation": "",
                     }
