@@ -13,6 +13,7 @@ adjustment, and autorank 1.x for Cliff's delta and Akinshin's gamma.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,8 +137,13 @@ def nemenyi_critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
         raise ValueError(f"need k >= 2 algorithms and n >= 1 blocks, got k={k}, n={n}.")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
-    q = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
-    return float(q * np.sqrt(k * (k + 1) / (6.0 * n)))
+    return float(_nemenyi_q(int(k), float(alpha)) * np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+@functools.lru_cache(maxsize=256)
+def _nemenyi_q(k: int, alpha: float) -> float:
+    """Demšar's q_alpha: the studentized range quantile (infinite df) over sqrt(2); cached."""
+    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
 
 
 def nemenyi_pvalues(average_ranks: np.ndarray, n: int) -> np.ndarray:
