@@ -27,7 +27,6 @@ trial that raises is not fatal: its score is NaN, it is dropped by
 
 from __future__ import annotations
 
-import traceback
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -141,9 +140,7 @@ def _one_trial(
                                          n_tuning=n_tuning, folds=folds)
         row.update(score=score, error=None, params=repr(dict(params)))
     except Exception as err:  # a failed trial is recorded, not fatal
-        row.update(score=np.nan, params=None,
-                   error=f"{type(err).__name__}: {err}".strip(),
-                   traceback="".join(traceback.format_exception_only(type(err), err)).strip())
+        row.update(score=np.nan, params=None, error=f"{type(err).__name__}: {err}".strip())
     return row
 
 
