@@ -453,7 +453,7 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     >>> from benchverdict.results import _example_small
     >>> m = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
     >>> m.n_params, m.fixef.index.tolist()
-    (5, ['(Intercept)', 'algorithmb', 'algorithmc'])
+    (4, ['(Intercept)', 'algorithmb'])
     """
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)

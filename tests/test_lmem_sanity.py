@@ -1,0 +1,93 @@
+"""Sanity checks: each finds its planted effect (Geburek et al. App. C, Figs 14, 16, 18) and
+keeps its false-alarm rate at (or, for variance tests, below) alpha on null data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from benchverdict.lmem.sanity import (
+    benchmark_informativeness,
+    budget_relevance,
+    sanity_checks,
+    seed_dependency,
+)
+from benchverdict.lmem.simulate import simulate_results
+
+ALPHA = 0.05
+
+
+def _ci(hits: int, n: int) -> tuple[float, float]:
+    ci = stats.binomtest(hits, n).proportion_ci(0.999)  # 99.9% Clopper-Pearson
+    return ci.low, ci.high
+
+
+def test_seed_dependency_finds_the_seed_dependent_algorithm_fig14():
+    res = simulate_results(n_benchmarks=4, n_seeds=20, seed_sd={"B": 1.5},
+                           algorithm_effect={"C": 1.0}, rng=14)
+    check = seed_dependency(res)
+    assert check.verdict == "seed-dependent"
+    assert check.flagged == ("B",)
+    assert check.tests["overall"].df == 6  # three variances and three covariances
+    assert ("score ~ 1 + algorithm + (1 | benchmark)",
+            "score ~ 1 + algorithm + (1 | benchmark) + (0 + algorithm | seed)") in check.models
+
+
+def test_benchmark_informativeness_finds_the_uninformative_benchmarks_fig16():
+    res = simulate_results(n_benchmarks=6, n_seeds=12, algorithm_effect={"B": 1.5, "C": 3.0},
+                           uninformative=[1, 4], rng=16)
+    check = benchmark_informativeness(res)
+    # Every informative benchmark is found (power ~1 here); a null benchmark is flagged
+    # unless its test has a false alarm (probability alpha each), so only inclusion is exact.
+    assert set(check.flagged) <= {"bench01", "bench04"} and check.flagged
+    bottom = check.table.sort_values("algorithm_variance")["benchmark"].head(2)
+    assert set(bottom) == {"bench01", "bench04"}
+
+
+def test_budget_relevance_finds_the_interaction_fig18():
+    res = simulate_results(n_benchmarks=4, n_seeds=8, budgets=(1, 2, 3, 4, 5),
+                           budget_slope={"A": -0.5, "B": -0.5, "C": -0.1}, rng=18)
+    check = budget_relevance(res)
+    assert check.verdict == "interaction"
+    assert check.details["slopes"]["C"] == pytest.approx(-0.1, abs=0.1)
+    simple_only = simulate_results(n_benchmarks=4, n_seeds=8, budgets=(1, 2, 3, 4, 5),
+                                   budget_slope={"A": -0.5, "B": -0.5, "C": -0.5}, rng=19)
+    assert budget_relevance(simple_only).verdict == "simple"
+
+
+def test_null_data_false_alarm_rates():
+    # One loop over null data sets: every check's false-alarm rate.
+    reps = 100
+    rng = np.random.default_rng(2024)
+    seed_hits = bench_hits = bench_total = budget_hits = 0
+    for _ in range(reps):
+        res = simulate_results(n_benchmarks=3, n_seeds=6, budgets=(1, 2, 3), rng=rng,
+                               algorithm_effect={"A": 0.0})
+        seed_hits += seed_dependency(res, budget=3.0).tests["overall"].p_value < ALPHA
+        info = benchmark_informativeness(res, budget=3.0, rank=False)
+        bench_hits += int(info.table["informative"].sum())
+        bench_total += len(info.table)
+        budget_hits += budget_relevance(res).tests["interaction"].p_value < ALPHA
+    # Fixed-effect tests: size alpha (the F test exactly; the budget GLRT asymptotically).
+    lo, hi = _ci(bench_hits, bench_total)
+    assert lo <= ALPHA <= hi, (bench_hits, bench_total)
+    lo, hi = _ci(budget_hits, reps)
+    assert lo <= ALPHA <= hi, (budget_hits, reps)
+    # Variance components at the boundary: conservative, at most alpha.
+    lo, _ = _ci(seed_hits, reps)
+    assert lo <= ALPHA, (seed_hits, reps)
+
+
+def test_sanity_report_table_and_plot():
+    report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), rng=3))
+    assert list(report.table.columns) == ["check", "verdict", "flagged", "data"]
+    fig = report.plot()
+    assert len(fig.axes) == 3
+    assert "seed_dependency" in str(report)
+
+
+def test_budget_check_needs_a_budget():
+    res = simulate_results(n_seeds=4, rng=0)  # one budget
+    with pytest.raises(ValueError, match="two distinct budgets"):
+        budget_relevance(res)
