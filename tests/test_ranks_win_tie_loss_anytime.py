@@ -105,23 +105,23 @@ def test_anytime_ranks_point_matches_friedman_at_each_budget():
     assert ar.plot() is not None
 
 
-def test_anytime_bands_cover_under_seed_resampling():
-    """The band at a budget should contain the true average rank of the cell means
-    in most repetitions when the seeds are redrawn (coverage check, loose)."""
+def test_anytime_bands_cover_when_algorithms_are_separated():
+    """Well-separated algorithms: the 90% bands hold the true average ranks of the cell
+    means jointly at least at the nominal rate (99.9% Clopper-Pearson). Near ties they
+    under-cover (documented in anytime.py), so only this regime is asserted."""
     rng = np.random.default_rng(5)
-    means = np.array([[0.0, 0.3, 0.6]] * 6) + rng.normal(size=(6, 1))
+    means = np.array([[0.0, 0.6, 1.2]] * 6) + rng.normal(size=(6, 1))
     truth = stats.rankdata(-means, axis=1).mean(axis=0)
-    hits = 0
-    reps = 40
+    hits, reps = 0, 40
     for _ in range(reps):
         ar = anytime_ranks(as_results(runs_frame(means, 30, rng)), n_bootstrap=200,
                            level=0.9)
         t = ar.table.set_index("algorithm")
         hits += all(t.loc[a, "low"] - 1e-9 <= truth[i] <= t.loc[a, "high"] + 1e-9
                     for i, a in enumerate("ABC"))
-    # percentile bootstrap of a discrete statistic: only require it is not badly off
-    lo = stats.beta.ppf(0.0005, hits, reps - hits + 1) if hits else 0.0
-    assert lo <= 0.9 and hits / reps >= 0.6, hits / reps
+    hi = stats.beta.ppf(0.9995, hits + 1, reps - hits) if hits < reps else 1.0
+    assert hi >= 0.9, hits / reps
+    assert all(v.evidence.kind == "descriptive" for v in ar.verdicts())
 
 
 def test_anytime_excludes_benchmarks_without_incumbent():
