@@ -40,7 +40,8 @@ def _frame(seed: int = 0, n: int = 400, groups: int = 8) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- formulas
 def test_formula_expansions_follow_r():
-    f = parse_formula("score ~ algorithm * budget + (1 | benchmark/prior) + (0 + algorithm || seed)")
+    f = parse_formula(
+        "score ~ algorithm * budget + (1 | benchmark/prior) + (0 + algorithm || seed)")
     assert f.fixed.terms == (("algorithm",), ("budget",), ("algorithm", "budget"))
     assert [r.group for r in f.random] == [("benchmark",), ("benchmark", "prior"), ("seed",)]
     assert f.random[2].diagonal and not f.random[2].expr.intercept
@@ -57,7 +58,7 @@ def test_formula_syntax_errors_are_clear(bad):
 
 
 def test_formula_names_are_validated_against_columns():
-    with pytest.raises(FormulaError, match="unknown column.*'algo'"):
+    with pytest.raises(FormulaError, match=r"unknown column.*'algo'"):
         fit(_frame(), "score ~ algo + (1|benchmark)")
 
 
@@ -240,7 +241,8 @@ def test_glrt_of_fixed_effects_has_nominal_size():
     rng = np.random.default_rng(7)
     for _ in range(reps):
         res = simulate_results(n_benchmarks=4, n_seeds=5, rng=rng)
-        t = glrt(fit(res, "score ~ 1 + (1|benchmark)"), fit(res, "score ~ algorithm + (1|benchmark)"))
+        t = glrt(fit(res, "score ~ 1 + (1|benchmark)"),
+                 fit(res, "score ~ algorithm + (1|benchmark)"))
         hits += t.p_value < alpha
     lo, hi = stats.binomtest(hits, reps).proportion_ci(0.999)
     assert lo <= alpha <= hi, (hits, reps)

@@ -17,12 +17,12 @@ from benchverdict.lmem.model import MixedModel, fit
 
 __all__ = [
     "BoundaryWarning",
-    "GLRTResult",
-    "NestingError",
-    "glrt",
     "Formula",
     "FormulaError",
+    "GLRTResult",
     "MixedModel",
+    "NestingError",
     "fit",
+    "glrt",
     "parse_formula",
 ]

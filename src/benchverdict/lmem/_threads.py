@@ -22,7 +22,7 @@ def small_problem_threads(size: int) -> Iterator[None]:
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn/scipy stacks
         yield
         return
-    global _CONTROLLER  # noqa: PLW0603 - one controller, built lazily
+    global _CONTROLLER
     if _CONTROLLER is None:
         from threadpoolctl import ThreadpoolController
 

@@ -40,6 +40,7 @@ class Variable:
 
     @property
     def is_factor(self) -> bool:
+        """Whether the variable is a factor."""
         return self.kind == "factor"
 
 
@@ -80,6 +81,7 @@ class Column:
     parts: tuple[tuple[str, int | None], ...]  # (variable, level index) or (variable, None)
 
     def evaluate(self, variables: dict[str, Variable], rows: slice | np.ndarray) -> np.ndarray:
+        """The column's values on ``rows``."""
         out: np.ndarray | None = None
         for var_name, level in self.parts:
             var = variables[var_name]
@@ -114,7 +116,7 @@ def term_columns(terms: TermList, variables: dict[str, Variable]) -> list[Column
         # R varies the first variable fastest.
         combos: list[list[tuple[str, int | None, str]]] = [[]]
         for options in per_var:
-            combos = [c + [o] for o in options for c in combos]
+            combos = [[*c, o] for o in options for c in combos]
         for combo in combos:
             columns.append(
                 Column(":".join(label for _, _, label in combo),
@@ -138,18 +140,22 @@ class ReBlock:
 
     @property
     def p(self) -> int:
+        """Number of columns."""
         return len(self.columns)
 
     @property
     def n_levels(self) -> int:
+        """Number of levels of the grouping factor."""
         return len(self.levels)
 
     @property
     def q(self) -> int:
+        """Number of random effects (columns of Z)."""
         return self.p * self.n_levels
 
     @property
     def n_theta(self) -> int:
+        """Number of covariance parameters."""
         return self.p * (self.p + 1) // 2
 
 
@@ -208,14 +214,17 @@ class Design:
 
     @property
     def p(self) -> int:
+        """Number of columns."""
         return len(self.fixed)
 
     @property
     def q(self) -> int:
+        """Number of random effects (columns of Z)."""
         return sum(b.q for b in self.blocks)
 
     @property
     def fixed_names(self) -> list[str]:
+        """Coefficient names."""
         return [c.name for c in self.fixed]
 
     def fixed_matrix(self, rows: slice | np.ndarray) -> np.ndarray:

@@ -232,7 +232,7 @@ class _Parser:
             op = self.take()[1]
             name = self.take("name")[1]
             if op == ":":
-                factors[-1] = [t + (name,) for t in factors[-1]]
+                factors[-1] = [(*t, name) for t in factors[-1]]
             else:
                 factors.append([(name,)])
         # Expand the '*' groups: every non-empty subset, lower degree first.

@@ -47,6 +47,7 @@ class GridSpec:
 
     @classmethod
     def from_design(cls, design: Design) -> GridSpec:
+        """Collect the grid of a design."""
         factors: dict[str, tuple[str, ...]] = {}
         means: dict[str, float] = {}
         for name in design.formula.fixed.variables:
@@ -121,10 +122,12 @@ class MixedModel:
 
     @property
     def aic(self) -> float:
+        """Akaike's information criterion."""
         return -2.0 * self.loglik + 2 * self.n_params
 
     @property
     def bic(self) -> float:
+        """Bayes' information criterion."""
         return -2.0 * self.loglik + np.log(self.nobs) * self.n_params
 
     @property
@@ -338,7 +341,7 @@ class MixedModel:
         for row in pairs.itertuples(index=False):
             r = row._asdict()
             n_pairs = int(k_of[r[by]]) if by else len(pairs)
-            k = int(round((1 + np.sqrt(1 + 8 * n_pairs)) / 2))
+            k = round((1 + np.sqrt(1 + 8 * n_pairs)) / 2)
             if adjust == "tukey":
                 crit = stats.studentized_range.ppf(1 - alpha, k, r["df"]) / np.sqrt(2)
             else:

@@ -75,6 +75,7 @@ class ThetaLayout:
 
     @classmethod
     def from_blocks(cls, blocks: list[ReBlock]) -> ThetaLayout:
+        """The layout of a list of random-effects blocks."""
         p, levels, offsets, slices, lower = [], [], [], [], []
         off = pos = 0
         for b in blocks:
@@ -92,6 +93,7 @@ class ThetaLayout:
 
     @property
     def n_theta(self) -> int:
+        """Number of covariance parameters."""
         return len(self.lower)
 
     def start(self) -> np.ndarray:
@@ -199,6 +201,7 @@ class ProfiledDeviance:
         return float(dev)
 
     def __call__(self, theta: np.ndarray) -> float:
+        """The profiled deviance at ``theta`` (``inf`` where a factorisation fails)."""
         try:
             return self.deviance_of(self.solve(np.asarray(theta, dtype=float)))
         except la.LinAlgError:
@@ -222,7 +225,8 @@ class ProfiledDeviance:
         """Residual standard deviation (lme4: divisor n for ML, n - p for REML)."""
         return float(np.sqrt(sol.pwrss / self.n_eff))
 
-    def minimize(self, theta0: np.ndarray | None = None) -> tuple[np.ndarray, optimize.OptimizeResult]:
+    def minimize(self, theta0: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, optimize.OptimizeResult]:
         """Minimise the deviance over ``theta`` (bounded L-BFGS-B, then a bounded polish)."""
         lay = self.layout
         if lay.n_theta == 0:

@@ -30,7 +30,7 @@ def available() -> bool:
     """Whether rpy2, R, lme4, emmeans and lmerTest can be loaded."""
     try:
         _r()
-    except Exception:  # noqa: BLE001 - any failure means the backend is unavailable
+    except Exception:
         return False
     return True
 

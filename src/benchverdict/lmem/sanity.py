@@ -186,7 +186,7 @@ def _holm(p: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------- checks
 def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
                     budget: float | str | None = "final") -> SanityCheck:
-    """Does the seed affect the scores? (Geburek et al. §4.2, App. C Fig. 14.)
+    """Test whether the seed affects the scores (Geburek et al. §4.2, App. C Fig. 14).
 
     See the module docstring for the models. The per-algorithm tests use the
     50:50 chi-bar-squared p-value of one variance at zero and Holm's
@@ -233,7 +233,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
                               budget: float | str | None = "final",
                               rank: bool = True, standardize: bool = True,
                               test: str = "F") -> SanityCheck:
-    """Do the algorithms differ on each benchmark? (Geburek et al. §4.2, App. C Fig. 16.)
+    """Test, per benchmark, whether the algorithms differ (Geburek et al. §4.2, App. C Fig. 16).
 
     Per benchmark, ``score ~ 1`` against ``score ~ algorithm`` (unadjusted,
     as in the paper; ``p_holm`` is given too). The paper uses the GLRT;
@@ -303,7 +303,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
 
 
 def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) -> SanityCheck:
-    """Does the budget matter, and does it change the comparison? (App. C Fig. 18.)
+    """Test whether the budget matters and changes the comparison (App. C Fig. 18).
 
     GLRTs of ``score ~ algorithm [+ (1|benchmark)]`` against ``+ budget``
     (simple effect) and of that against ``algorithm * budget`` (interaction).
