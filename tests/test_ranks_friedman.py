@@ -7,6 +7,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
@@ -310,3 +312,19 @@ def test_cliffs_delta_bootstrap_interval_coverage():
         hits += low <= truth <= high
     lo, hi = clopper_pearson(hits, reps)
     assert hi >= 0.9, (hits / reps, lo, hi)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12), st.integers(3, 6), st.integers(0, 2**31 - 1))
+def test_friedman_property_matches_scipy(n, k, seed):
+    x = np.random.default_rng(seed).integers(0, 3, size=(n, k)).astype(float)
+    r = _stats.block_ranks(x)
+    got = _stats.friedman_statistic(r)
+    if got.tie_correction <= 0:
+        assert got.statistic == 0 and got.pvalue == 1
+        return
+    ref = stats.friedmanchisquare(*x.T)
+    assert got.statistic == pytest.approx(ref.statistic, rel=1e-9, abs=1e-12)
+    assert 0 <= got.kendall_w <= 1 + 1e-12
+    # average ranks always sum to k (k + 1) / 2
+    assert r.mean(0).sum() == pytest.approx(k * (k + 1) / 2)
