@@ -13,16 +13,33 @@ through rpy2 (optional).
 
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, NestingError, glrt
+from benchverdict.lmem.metafeature import MetafeatureAnalysis, metafeature_analysis
 from benchverdict.lmem.model import MixedModel, fit
+from benchverdict.lmem.sanity import (
+    SanityCheck,
+    SanityReport,
+    benchmark_informativeness,
+    budget_relevance,
+    sanity_checks,
+    seed_dependency,
+)
 
 __all__ = [
     "BoundaryWarning",
     "Formula",
     "FormulaError",
     "GLRTResult",
+    "MetafeatureAnalysis",
     "MixedModel",
+    "SanityCheck",
+    "SanityReport",
+    "benchmark_informativeness",
+    "budget_relevance",
     "NestingError",
     "fit",
     "glrt",
+    "metafeature_analysis",
     "parse_formula",
+    "sanity_checks",
+    "seed_dependency",
 ]
