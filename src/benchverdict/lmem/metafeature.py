@@ -1,4 +1,4 @@
-"""Metafeature analysis (Geburek et al. 2024, §4.3): does A-vs-B depend on a metafeature?
+"""Metafeature analysis (Geburek et al. 2024, §4.3): does A vs B depend on a metafeature.
 
 For a pair of algorithms and a benchmark metafeature such as prior quality,
 the question is, benchmark by benchmark: is the difference between A and B
@@ -25,7 +25,6 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 from scipy import stats
 
@@ -226,7 +225,7 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
                 a=v.a, b=v.b, outcome=v.outcome, method="lmem.metafeature", scope=scope,
                 evidence=v.evidence, objective=v.objective,
                 explanation=v.explanation + f" ({by} {group}, {metafeature}={level})",
-                effect=v.effect, unit=f"run ({used})", n=int(len(sub)),
+                effect=v.effect, unit=f"run ({used})", n=len(sub),
                 details={**v.details, "interaction_p_F": p_f},
             ))
     table = pd.DataFrame(rows)
