@@ -119,6 +119,23 @@ class FriedmanResult:
         """Whether Friedman's test rejects equal average ranks at ``alpha``."""
         return bool(self.pvalue < self.alpha)
 
+    def with_posthoc(self, posthoc: Posthoc, adjust: Adjust = "holm", *,
+                     n_bootstrap: int = 0) -> FriedmanResult:
+        """The same blocks with another post-hoc family (e.g. to set Nemenyi beside Wilcoxon).
+
+        Examples
+        --------
+        >>> from benchverdict.ranks._examples import small_runs
+        >>> res = friedman(small_runs(), n_bootstrap=0)
+        >>> res.with_posthoc("conover").pairwise[["a", "b", "significant"]]
+            a   b  significant
+        0  HB  PB         True
+        1  HB  RS         True
+        2  PB  RS         True
+        """
+        return friedman(self.blocks, alpha=self.alpha, posthoc=posthoc, adjust=adjust,
+                        n_bootstrap=n_bootstrap, effect_level=self.effect_level)
+
     def not_different(self) -> pd.DataFrame:
         """Square boolean matrix: ``True`` where a pair is not significantly different.
 
