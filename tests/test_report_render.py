@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchverdict.report import render
 from benchverdict.report.runner import (
@@ -380,3 +384,29 @@ def test_cli_missing_roles_exit_2(tmp_path, capsys):
     path = _write_csv(tmp_path)
     assert cli.main(["report", str(path), "--no-progress"]) == 2
     assert "missing --algorithm" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=40))
+def test_md_escape_renders_as_the_literal_text(text):
+    """Property: any string, escaped, renders in CommonMark as exactly that text."""
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(
+        "- " + render.md_escape(text))
+    parser = _Tags()
+    parser.feed(html)
+    assert set(parser.tags) <= {"ul", "li", "p"}
+    assert " ".join("".join(parser.text).split()) == " ".join(text.split())
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_latex_report_compiles(comparison, tmp_path):
+    """The standalone report.tex, with hostile names, compiles with pdfLaTeX."""
+    path = comparison.to_latex(tmp_path / "tex")
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name],
+        cwd=path.parent, capture_output=True, text=True, errors="replace", timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert (path.parent / "report.pdf").stat().st_size > 10_000

@@ -416,7 +416,9 @@ def render_html(comparison: Comparison) -> str:
 
 
 # ----------------------------------------------------------------------------- Markdown
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+#: Characters that start a block (heading, list, quote) when they open a line.
+_MD_BLOCK_START = re.compile(r"^(\s*)(?:([#+\-=])|(\d+)([.)]))")
 
 
 def md_escape(text: Any) -> str:
@@ -432,7 +434,13 @@ def md_escape(text: Any) -> str:
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    return re.sub(r"\s*[\r\n]+\s*", " ", s)
+    s = re.sub(r"\s*[\r\n]+\s*", " ", s)
+    def block(m: re.Match) -> str:
+        if m.group(2):
+            return m.group(1) + "\\" + m.group(2)
+        return m.group(1) + m.group(3) + "\\" + m.group(4)
+
+    return _MD_BLOCK_START.sub(block, s)
 
 
 def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
@@ -638,6 +646,9 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\usepackage{iftex}",
         r"\ifPDFTeX\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\else"
         r"\usepackage{fontspec}\fi",
+        "% pdfLaTeX knows only some Unicode characters: show the others as a boxed ? instead",
+        "% of stopping (LuaLaTeX and XeLaTeX typeset them with a suitable font).",
+        r"\ifPDFTeX\makeatletter\def\UTFviii@undefined@err#1{\fbox{?}}\makeatother\fi",
         r"\usepackage{booktabs,longtable,graphicx,array}",
         rf"\title{{{latex_escape(s['title'])}}}",
         rf"\date{{benchverdict {latex_escape(s['version'])}}}",
