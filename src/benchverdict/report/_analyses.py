@@ -414,11 +414,16 @@ def sample_size_guidance(
         float(np.max(results.budgets)) if results.has_budget else None)
 
     def guidance(a: str, b: str, key: tuple) -> str | None:
-        bench = key[0]
+        bench, meta = key
         if results.kind != "trials":
+            n_units = n_bench
+            for name, level in meta:
+                if name in results.metafeatures:
+                    n_units = min(n_units, len(_benchmarks_at(results, name, level)))
+            scope = "".join(f" with {name} = {level}" for name, level in meta)
             return (
-                f"{a} vs {b}: the rank tests had {n_bench} benchmark(s) as independent units; "
-                f"more benchmarks (not more seeds per benchmark) would add power to them."
+                f"{a} vs {b}: the rank tests had {n_units} benchmark(s){scope} as independent "
+                f"units; more benchmarks (not more seeds per benchmark) would add power to them."
             )
         cells = counts.loc[[a, b]] if bench is None else counts.loc[[(a, bench), (b, bench)]]
         n = int(np.min(cells.to_numpy()))
