@@ -206,6 +206,58 @@ def _ld_start(n: int, confidence: float, kind: str) -> float:
     return c[0] + c[1] * g + c[2] * ell + c[3] * g * ell + c[4] * ell**2 + c[5] * g**2
 
 
+def _secant_solve(g, s_lo: float, s_hi: float, s0: float, confidence: float) -> float:
+    """Root of the increasing ``g`` on [s_lo, s_hi] (g(s_lo) <= 0 <= g(s_hi) assumed).
+
+    Starts at ``s0``, takes a Newton step with the slope of the
+    Poisson-clumping model P = exp(-m alpha) (times 0.85, the slope observed),
+    then safeguarded secant steps; stops when |g| <= _LD_RTOL. Returns the
+    best point evaluated (``g`` caches its values).
+    """
+    values: dict[float, float] = {}
+
+    def gv(s: float) -> float:
+        if s not in values:
+            values[s] = g(s)
+        return values[s]
+
+    g0 = gv(s0)
+    g_lo = g_hi = None
+    if g0 <= 0:
+        s_lo, g_lo = s0, g0
+    else:
+        s_hi, g_hi = s0, g0
+    slope = -0.85 * confidence * math.log(confidence) / (1.0 - confidence)
+    s1 = min(max(s0 - g0 / slope, s_lo), s_hi)
+    if s1 == s0:
+        s1 = s_lo if g0 > 0 else s_hi
+    best = s0
+    for _ in range(60):
+        g1 = gv(s1)
+        if abs(g1) < abs(values[best]):
+            best = s1
+        if abs(g1) <= _LD_RTOL:
+            break
+        if g1 <= 0:
+            s_lo, g_lo = s1, g1
+        else:
+            s_hi, g_hi = s1, g1
+        if s_hi - s_lo <= 1e-13:
+            break
+        # Secant through the last two points, falling back to the bracket.
+        denom = g1 - g0
+        s_next = s1 - g1 * (s1 - s0) / denom if denom != 0 else math.nan
+        if not (s_lo < s_next < s_hi) or not math.isfinite(s_next):
+            if g_lo is not None and g_hi is not None and g_hi != g_lo:
+                s_next = s_lo - g_lo * (s_hi - s_lo) / (g_hi - g_lo)
+                if not (s_lo < s_next < s_hi):
+                    s_next = 0.5 * (s_lo + s_hi)
+            else:
+                s_next = 0.5 * (s_lo + s_hi)
+        s0, g0, s1 = s1, g1, s_next
+    return best
+
+
 @functools.lru_cache(maxsize=32)
 def _ld_solve(n: int, confidence: float, kind: str) -> tuple[float, np.ndarray, np.ndarray]:
     """Solve P(band at pointwise tail alpha) = confidence for alpha; return (coverage, l, u).
@@ -243,42 +295,7 @@ def _ld_solve(n: int, confidence: float, kind: str) -> tuple[float, np.ndarray, 
     # 0.06 of the root there; then a Newton step with the slope of the
     # Poisson-clumping model P = exp(-m alpha); then safeguarded secant steps.
     s0 = min(max(_ld_start(n, confidence, kind), s_lo), s_hi)
-    g0 = g(s0)
-    if g0 <= 0:
-        s_lo, g_lo = s0, g0
-        g_hi = None
-    else:
-        s_hi, g_hi = s0, g0
-        g_lo = None
-    # (0.85: the observed slope is a little below the model's.)
-    slope = -0.85 * confidence * math.log(confidence) / (1.0 - confidence)
-    s1 = min(max(s0 - g0 / slope, s_lo), s_hi)
-    if s1 == s0:
-        s1 = s_lo if g0 > 0 else s_hi
-    best = s0
-    for _ in range(60):
-        g1 = g(s1)
-        if abs(g1) < abs(cache[best][0]):
-            best = s1
-        if abs(g1) <= _LD_RTOL:
-            break
-        if g1 <= 0:
-            s_lo, g_lo = s1, g1
-        else:
-            s_hi, g_hi = s1, g1
-        if s_hi - s_lo <= 1e-13:
-            break
-        # Secant through the last two points, falling back to the bracket.
-        denom = g1 - g0
-        s_next = s1 - g1 * (s1 - s0) / denom if denom != 0 else math.nan
-        if not (s_lo < s_next < s_hi) or not math.isfinite(s_next):
-            if g_lo is not None and g_hi is not None and g_hi != g_lo:
-                s_next = s_lo - g_lo * (s_hi - s_lo) / (g_hi - g_lo)
-                if not (s_lo < s_next < s_hi):
-                    s_next = 0.5 * (s_lo + s_hi)
-            else:
-                s_next = 0.5 * (s_lo + s_hi)
-        s0, g0, s1 = s1, g1, s_next
+    best = _secant_solve(g, s_lo, s_hi, s0, confidence)
     _, lower, upper = cache[best]
     coverage = -math.expm1(best)
     lower.setflags(write=False)
@@ -376,19 +393,17 @@ def _ld_solve_levels(
     n: int, confidence: float, kind: str, levels: tuple[float, float]
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Like :func:`_ld_solve`, but calibrated on the constraints of :func:`restrict_to_levels`."""
-    full_coverage, full_lower, full_upper = _ld_solve(n, confidence, kind)
     if levels == (0.0, 1.0):
-        return full_coverage, full_lower, full_upper
+        return _ld_solve(n, confidence, kind)
     target = math.log1p(-confidence)
-    state = {"start": (full_lower, full_upper)}
+    state: dict[str, tuple[np.ndarray, np.ndarray] | None] = {"start": None}
     cache: dict[float, tuple[float, np.ndarray, np.ndarray]] = {}
 
     def g(s: float) -> float:
         if s in cache:
             return cache[s][0]
         lower, upper = order_statistic_intervals(
-            n, math.exp(s), kind,
-            start=state["start"] if kind == "highest_density" else None,
+            n, math.exp(s), kind, start=state["start"] if kind == "highest_density" else None
         )
         state["start"] = (lower, upper)
         p = order_statistics_band_probability(*restrict_to_levels(lower, upper, levels))
@@ -396,15 +411,19 @@ def _ld_solve_levels(
         cache[s] = (value, lower, upper)
         return value
 
-    # The full-CDF level is a lower bracket (fewer constraints, larger
-    # probability); alpha = 1 (zero-width intervals) an upper one.
-    s_lo = math.log1p(-full_coverage)
-    s_hi = 0.0
-    s_root = _bracketed_secant(g, s_lo, s_hi, s_lo + 0.5)
-    _, lower, upper = cache[s_root]
+    # The union bound still brackets the root (the event keeps a subset of the
+    # constraints): alpha = (1 - confidence) / n gives P >= confidence, and
+    # alpha = 1 (zero-width intervals) gives P = 0. Start from the whole-CDF
+    # guess shifted by log 2 (about half the constraints remain for half the
+    # levels; only a starting point).
+    s_lo, s_hi = math.log((1.0 - confidence) / n), 0.0
+    width = max(levels[1] - levels[0], 1e-3)
+    s0 = min(max(_ld_start(n, confidence, kind) - math.log(width), s_lo), -1e-3)
+    best = _secant_solve(g, s_lo, s_hi, s0, confidence)
+    _, lower, upper = cache[best]
     lower.setflags(write=False)
     upper.setflags(write=False)
-    return -math.expm1(s_root), lower, upper
+    return -math.expm1(best), lower, upper
 
 
 def _bracketed_secant(g, s_lo: float, s_hi: float, s0: float, tol: float = 1e-8) -> float:

@@ -41,10 +41,13 @@ corridor allows at that time. For the bands used here the corridor is
 :math:`O(n^{3/2})` operations and :math:`O(n)` memory.
 
 Numerics. The Poisson kernels are computed in log space; each is truncated
-where its pmf drops below ``1e-30`` (the mass dropped over all ``2n`` steps
-is below ``1e-24``, far under double-precision rounding of the result), and
-the state vector is rescaled whenever it gets small, so nothing underflows
-for ``n`` in the millions.
+where its pmf drops below ``1e-30``, and counts whose probability falls
+below ``1e-22`` of the largest are dropped (this matters only for corridors
+without a lower wall, which would otherwise be ``O(n)`` wide); the mass
+dropped over all steps is below ``1e-16`` of the result, far under
+double-precision rounding, and can only lower it. The state vector is
+rescaled whenever it gets small, so nothing underflows for ``n`` in the
+millions.
 
 References
 ----------
@@ -66,6 +69,10 @@ __all__ = ["order_statistics_band_probability"]
 #: Kernel entries below this are dropped (see the module docstring).
 _KERNEL_TOL = 1e-30
 _LOG_KERNEL_TOL = math.log(_KERNEL_TOL)
+#: Counts whose probability is below this fraction of the largest are dropped.
+_TRIM = 1e-22
+#: Kernel length computed in bulk; longer kernels are computed one by one.
+_SHORT_KERNEL = 64
 #: Steps whose kernels are computed together (bounds temporary memory).
 _CHUNK = 2048
 
@@ -213,7 +220,8 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float):
 
     buf = np.zeros(n + 1)
     buf[0] = 1.0
-    lo, hi = 0, 0
+    floor, hi = 0, 0  # the corridor's walls
+    lo, top = 0, 0  # the counts carried: floor <= lo <= top <= hi
     log_scale = 0.0
     convolve = np.convolve
     for start in range(0, n_steps, _CHUNK):
@@ -221,34 +229,61 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float):
         lam_chunk = lam[start:stop]
         # Kernels longer than the corridor are useless (the corridor is at most
         # n + 1 wide), so cap the length.
-        length = int(min(_kernel_lengths(lam_chunk).max(), n + 1))
+        # Most steps need short kernels; the few long ones (big gaps between
+        # corridor corners) are computed one at a time.
+        needed = np.minimum(_kernel_lengths(lam_chunk), n + 1)
+        length = int(min(needed.max(), _SHORT_KERNEL))
         kernels, useful = _kernels(lam_chunk, length)
+        long_rows = set(np.flatnonzero(needed > length).tolist())
         useful = useful.tolist()
         positive = (lam_chunk > 0.0).tolist()
         kinds_chunk = kinds[start:min(stop, n_events)].tolist()
         for jj in range(stop - start):
             if positive[jj]:
-                width = hi - lo + 1
-                m = useful[jj]
-                if m > width:
-                    m = width
-                if m == 1:
-                    buf[lo:hi + 1] *= kernels[jj, 0]
+                if jj in long_rows:
+                    one, one_len = _kernels(lam_chunk[jj:jj + 1], int(needed[jj]))
+                    kernel, m = one[0], int(one_len[0])
                 else:
-                    buf[lo:hi + 1] = convolve(buf[lo:hi + 1], kernels[jj, :m])[:width]
+                    kernel, m = kernels[jj], useful[jj]
+                new_top = min(hi, top + m - 1)
+                m = min(m, new_top - lo + 1)
+                if m == 1:
+                    buf[lo:top + 1] *= kernel[0]
+                else:
+                    buf[lo:new_top + 1] = convolve(buf[lo:top + 1], kernel[:m])[
+                        : new_top - lo + 1
+                    ]
+                    top = new_top
             if jj < len(kinds_chunk):
                 if kinds_chunk[jj] == 0:
                     hi += 1
                 else:
-                    buf[lo] = 0.0
-                    lo += 1
-                    if lo > hi:
+                    floor += 1
+                    if floor > lo:
+                        buf[lo:floor] = 0.0
+                        lo = floor
+                    if lo > top:
                         return None
             if (jj & 63) == 0:
-                peak = buf[lo:hi + 1].max()
+                seg = buf[lo:top + 1]
+                peak = seg.max()
                 if peak == 0.0:
                     return None
                 if peak < 1e-150:
-                    buf[lo:hi + 1] /= peak
+                    seg /= peak
                     log_scale += math.log(peak)
-    return buf[lo:hi + 1].copy(), lo, log_scale
+                    peak = 1.0
+                # Counts far from the bulk carry negligible mass (< 1e-22 of the
+                # peak each); dropping them keeps the work proportional to the
+                # bulk's width when a corridor has no wall on one side (see the
+                # module docstring). Dropping mass can only lower the result.
+                keep = seg >= _TRIM * peak
+                first = int(np.argmax(keep))
+                last = seg.size - 1 - int(np.argmax(keep[::-1]))
+                if last < seg.size - 1:
+                    seg[last + 1:] = 0.0
+                    top = lo + last
+                if first > 0:
+                    seg[:first] = 0.0
+                    lo += first
+    return buf[lo:top + 1].copy(), lo, log_scale
