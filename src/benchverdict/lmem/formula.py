@@ -305,3 +305,19 @@ benchmark, seed, budget) and metafeature columns; quote odd names with backticks
     if columns is not None:
         formula.validate(columns)
     return formula
+
+
+def drop_fixed(formula: Formula, variable: str) -> Formula:
+    """The formula without the fixed terms that involve ``variable`` (e.g. a GLRT's null).
+
+    Examples
+    --------
+    >>> str(drop_fixed(parse_formula("score ~ algorithm * budget + (1|benchmark)"), "algorithm"))
+    'score ~ 1 + budget + (1 | benchmark)'
+    """
+    kept = tuple(t for t in formula.fixed.terms if variable not in t)
+    if len(kept) == len(formula.fixed.terms):
+        raise FormulaError(f"{variable!r} is not among the fixed effects of {formula.text!r}.")
+    fixed = TermList(formula.fixed.intercept or not kept, kept)
+    text = str(Formula(formula.response, fixed, formula.random, ""))
+    return parse_formula(text)

@@ -254,7 +254,9 @@ class MixedModel:
 
         ``adjust="tukey"`` (default) uses the studentized range: ``p =
         P(Q_{k,df} > sqrt(2) |t|)`` for ``k`` means, as emmeans does. Values are
-        kept at full precision.
+        kept at full precision; where the numerical integral underflows (``p``
+        below about 1e-15) the Bonferroni value ``m * p_raw``, the tail limit
+        of the Tukey p-value, is reported instead of 0.
 
         Parameters
         ----------
@@ -402,7 +404,11 @@ def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
     for _, idx in pairs.groupby("_family", dropna=False, sort=False).indices.items():
         if adjust == "tukey":
             k = int(pairs["_k"].iloc[idx[0]])
-            out[idx] = stats.studentized_range.sf(np.sqrt(2) * np.abs(t[idx]), k, dfs[idx])
+            tukey = stats.studentized_range.sf(np.sqrt(2) * np.abs(t[idx]), k, dfs[idx])
+            # Far in the tail the numerical integral underflows to 0; the Tukey p-value lies
+            # between the raw p and m * raw p (Bonferroni), and m * raw p is its tail limit.
+            m = k * (k - 1) / 2
+            out[idx] = np.where(tukey < raw[idx], np.minimum(1.0, m * raw[idx]), tukey)
         elif adjust == "bonferroni":
             out[idx] = np.minimum(1.0, raw[idx] * len(idx))
         elif adjust == "holm":

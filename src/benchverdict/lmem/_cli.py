@@ -1,0 +1,161 @@
+"""``benchverdict lmem`` and ``benchverdict sanity``: mixed models and Geburek's sanity checks."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
+    """Add the ``lmem`` and ``sanity`` sub-commands."""
+    p = subparsers.add_parser(
+        "lmem", parents=parents,
+        help="linear mixed model: GLRT, marginal means, Tukey HSD, CD diagram (Geburek 2024)",
+        description=(
+            "Fit an lme4-style mixed model over the role names (score, algorithm, benchmark, "
+            "seed, budget) and metafeature columns, test the algorithm effect with a GLRT "
+            "against the model without it, and print marginal means, Tukey-adjusted pairwise "
+            "contrasts, a compact letter display and the verdicts; -o writes CSV, JSON and the "
+            "LMEM critical-difference diagram."
+        ),
+    )
+    _common(p)
+    p.add_argument("--formula", help="model formula (default: score ~ algorithm + "
+                                     "(1|benchmark), or + (1|seed) with one benchmark)")
+    p.add_argument("--null", help="null-model formula for the GLRT (default: the formula "
+                                  "without its algorithm terms)")
+    p.add_argument("--reml", action="store_true", help="fit by REML (default ML)")
+    p.add_argument("--backend", choices=["native", "lme4"], default="native",
+                   help="native engine (default) or R's lme4/emmeans through rpy2")
+    p.add_argument("--df", choices=["auto", "asymptotic", "satterthwaite"], default="auto",
+                   help="degrees of freedom for contrasts (auto: asymptotic above 3000 rows)")
+    p.add_argument("--by", help="also compare within each level of this fixed factor")
+    p.set_defaults(handler=run_lmem)
+
+    s = subparsers.add_parser(
+        "sanity", parents=parents,
+        help="sanity checks: seed dependency, benchmark informativeness, budget relevance",
+        description=("Geburek et al.'s (2024) sanity checks of a benchmark study, each a "
+                     "likelihood-ratio (or F) test of nested models; -o writes CSV and a figure."),
+    )
+    _common(s)
+    s.set_defaults(handler=run_sanity)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    p.add_argument("--example", action="store_true", help="use the built-in example")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--rows", default="final",
+                   help="for HPO runs with a budget: 'final' incumbents (default), 'all' rows, "
+                        "or a budget value (incumbents at that budget)")
+    p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
+
+
+def _rows(results, rows: str):
+    import pandas as pd
+
+    if results.kind != "runs" or not results.has_budget or rows == "all":
+        return results, f"all {len(results)} rows"
+    if rows == "final":
+        frame = results.final()
+        what = f"final incumbent of each run ({len(frame)} rows)"
+    else:
+        frame = results.at_budget(float(rows))
+        what = f"incumbents at budget {float(rows):g} ({len(frame)} rows)"
+    from benchverdict import Results
+
+    extra = {"budget": "budget"} if "budget" in frame.columns else {}
+    res = Results.from_frame(pd.DataFrame(frame), algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", score="score", objective=results.objective,
+                             metafeatures=list(results.metafeatures), kind="runs", **extra)
+    return res, what
+
+
+def run_lmem(args: argparse.Namespace) -> int:
+    """Handle ``benchverdict lmem``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from benchverdict.cli import load_results
+    from benchverdict.lmem import fit, glrt
+    from benchverdict.lmem.formula import drop_fixed, parse_formula
+    from benchverdict.plotting import save_figure
+    from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
+
+    results, what = _rows(load_results(args), args.rows)
+    formula = args.formula or ("score ~ algorithm + (1|benchmark)" if len(results.benchmarks) > 1
+                               else "score ~ algorithm + (1|seed)")
+    pd.set_option("display.width", 160)
+    print(f"LMEM analysis: {results!r}\nrows used: {what}; objective: {results.objective}")
+    m1 = fit(results, formula, reml=args.reml, backend=args.backend)  # validates the names
+    null = args.null or str(drop_fixed(parse_formula(formula), "algorithm"))
+    print("\n" + m1.summary())
+    if not args.reml:
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            test = glrt(fit(results, null, backend=args.backend), m1, alpha=args.alpha)
+        print("\n" + str(test))
+        for w in caught:
+            print(f"note: {w.message}")
+    emm = m1.emmeans(df=args.df)
+    pairs = m1.pairwise(df=args.df, by=args.by)
+    print("\nestimated marginal means (equal weights over other factors):")
+    print(emm.to_string(index=False))
+    print("\npairwise contrasts (Tukey HSD):")
+    print(pairs.to_string(index=False))
+    letters = m1.letters(alpha=args.alpha, df=args.df)
+    print("\ncompact letter display (shared letter = not significantly different):")
+    print(letters.to_string())
+    verdicts = m1.verdicts(alpha=args.alpha, df=args.df, by=args.by)
+    print("\nverdicts:")
+    for v in verdicts:
+        print(f"  {v}")
+    if args.out is not None:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        m1.table.to_csv(out / "lmem_fixef.csv", index=False)
+        m1.varcomp.to_csv(out / "lmem_varcomp.csv", index=False)
+        emm.to_csv(out / "lmem_emmeans.csv", index=False)
+        pairs.to_csv(out / "lmem_pairwise.csv", index=False)
+        verdicts_to_frame(verdicts).to_csv(out / "lmem_verdicts.csv", index=False)
+        (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
+        save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
+        print(f"\nwrote tables, verdicts and the CD diagram to {out}/")
+    return 0
+
+
+def run_sanity(args: argparse.Namespace) -> int:
+    """Handle ``benchverdict sanity``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from benchverdict.cli import load_results
+    from benchverdict.lmem.sanity import sanity_checks
+    from benchverdict.plotting import save_figure
+
+    results = load_results(args)
+    budget = {"final": "final", "all": None}.get(args.rows, args.rows)
+    if budget not in ("final", None):
+        budget = float(budget)
+    pd.set_option("display.width", 160)
+    print(f"Sanity checks (Geburek et al. 2024): {results!r}\n")
+    report = sanity_checks(results, alpha=args.alpha, budget=budget)
+    print(report)
+    print("\nsummary:")
+    print(report.table.to_string(index=False))
+    if args.out is not None:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        report.table.to_csv(out / "sanity_summary.csv", index=False)
+        for c in report.checks:
+            c.table.to_csv(out / f"sanity_{c.name}.csv", index=False)
+        save_figure(report.plot(), out / "sanity")
+        print(f"\nwrote tables and the figure to {out}/")
+    return 0

@@ -1,0 +1,55 @@
+"""The ``benchverdict lmem`` and ``benchverdict sanity`` commands."""
+
+from __future__ import annotations
+
+from benchverdict.cli import main
+from benchverdict.lmem.simulate import simulate_results
+from benchverdict.verdict import verdicts_from_json
+
+
+def _csv(tmp_path):
+    res = simulate_results(n_benchmarks=4, n_seeds=6, budgets=(1, 2, 3),
+                           algorithm_effect={"A": -1.5}, rng=0)
+    path = tmp_path / "runs.csv"
+    res.table.to_csv(path, index=False)
+    return path
+
+
+ROLES = ["--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "seed",
+         "--score", "score", "--budget", "budget", "--objective", "minimize", "--kind", "runs"]
+
+
+def test_lmem_command_prints_and_writes(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["lmem", str(_csv(tmp_path)), *ROLES, "-o", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "GLRT: chi2" in text and "pairwise contrasts (Tukey HSD)" in text
+    assert "final incumbent of each run (72 rows)" in text
+    verdicts = verdicts_from_json((out / "lmem_verdicts.json").read_text())
+    assert {(v.a, v.b, v.outcome) for v in verdicts} >= {("A", "B", "a"), ("A", "C", "a")}
+    for name in ("lmem_fixef.csv", "lmem_varcomp.csv", "lmem_pairwise.csv", "lmem_cd.pdf"):
+        assert (out / name).exists()
+
+
+def test_lmem_command_custom_formula_and_bad_name(tmp_path, capsys):
+    path = _csv(tmp_path)
+    assert main(["lmem", str(path), *ROLES, "--rows", "all",
+                 "--formula", "score ~ algorithm * budget + (1|benchmark)"]) == 0
+    assert "algorithmB:budget" in capsys.readouterr().out
+    assert main(["lmem", str(path), *ROLES, "--formula", "score ~ algo + (1|benchmark)"]) == 1
+    assert "unknown column" in capsys.readouterr().err
+
+
+def test_sanity_command(tmp_path, capsys):
+    out = tmp_path / "s"
+    assert main(["sanity", str(_csv(tmp_path)), *ROLES, "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "seed_dependency" in text and "budget_relevance" in text
+    assert (out / "sanity_summary.csv").exists() and (out / "sanity.pdf").exists()
+
+
+def test_lmem_on_priorband(shared_data, capsys):
+    path = shared_data / "priorband" / "priorband_data.parquet"
+    assert main(["lmem", str(path), "--adapter", "priorband"]) == 0
+    assert "PB beats RS" in capsys.readouterr().out
