@@ -19,7 +19,7 @@ from benchverdict.tuning.estimators import (
     _check_ks,
     _check_objective,
     _sorted_scores,
-    _weights,
+    _weight_function,
     expected_max,
 )
 
@@ -29,8 +29,9 @@ __all__ = ["bootstrap_band"]
 def _weight_matrix(n: int, ks: np.ndarray, estimator: str) -> np.ndarray:
     """Dense (K, n) weights on the sorted scores (nan rows where undefined)."""
     out = np.zeros((ks.size, n))
+    weights = _weight_function(n, estimator, float(ks.max()))
     for j, k in enumerate(ks):
-        start, w = _weights(n, float(k), estimator)
+        start, w = weights(float(k))
         if w.size == 0:
             out[j] = np.nan
         else:

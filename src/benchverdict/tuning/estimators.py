@@ -146,42 +146,75 @@ def _first_useful(n: int, k: float, shift: float = 0.0) -> int:
     return max(1, math.floor(ratio * (n + shift) - shift))
 
 
-def _weights(n: int, k: float, estimator: str) -> tuple[int, np.ndarray]:
-    """Weights on the sorted scores: (first index with non-zero weight, weights from there).
+def _weight_function(n: int, estimator: str, k_max: float):
+    """A function ``k -> (start, weights)`` for budgets up to ``k_max``.
 
-    The estimate is ``weights @ y_sorted[start:]``.
+    The estimate at ``k`` is ``weights @ y_sorted[start:]``. Arrays that do not
+    depend on ``k`` (logarithms, Stirling remainders) are computed once here,
+    so each budget costs two or three transcendental evaluations per score.
     """
+    i = np.arange(1, n + 1, dtype=float)
     if estimator == "v":
-        first = _first_useful(n, k)
-        i = np.arange(first, n + 1, dtype=float)
+        log_ratio = np.log(i / n)
         with np.errstate(divide="ignore"):
-            log_w = k * np.log(i / n)
+            log_step = np.log1p(-1.0 / i)  # -inf at i = 1
+
+        def v(k: float) -> tuple[int, np.ndarray]:
+            first = _first_useful(n, k)
             # (i/n)^k - ((i-1)/n)^k = (i/n)^k (1 - (1 - 1/i)^k), computed stably.
-            log_w += np.log(-np.expm1(k * np.log1p(-1.0 / i)))
-        w = np.exp(log_w)
-        return first - 1, w / w.sum()
-    k_int = int(k)
+            w = np.exp(k * log_ratio[first - 1:]) * -np.expm1(k * log_step[first - 1:])
+            return first - 1, w / w.sum()
+
+        return v
+    if estimator not in ("u", "w"):
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}.")
+    top = n + (int(k_max) if estimator == "w" else 0)
+    stirling = _stirlerr(np.arange(1, top + 1, dtype=float))  # stirling[m - 1] = stirlerr(m)
+    log_ratio = np.log(i / n)
+
     if estimator == "u":
-        if k_int > n:
-            return n, np.empty(0)
-        # w_i = C(i-1, k-1) / C(n, k) for i = k..n:
-        # log w_i = D(x = i-k+1, X = n-k+1, d = k-1) + log k - log n.
-        first = max(k_int, _first_useful(n, k_int))
-        i = np.arange(first, n + 1, dtype=float)
-        log_w = _log_gamma_ratio_difference(i - k_int + 1, n - k_int + 1, k_int - 1)
-        log_w += math.log(k_int) - math.log(n)
-        w = np.exp(log_w)
+
+        def u(k: float) -> tuple[int, np.ndarray]:
+            # w_i = C(i-1, k-1) / C(n, k), i = k..n: with x = i-k+1, X = n-k+1, d = k-1,
+            # log w_i = D(x, X, d) + log k - log n (see _log_gamma_ratio_difference),
+            # where d log((x + d) / (X + d)) = d log(i / n).
+            k_int = int(k)
+            if k_int > n:
+                return n, np.empty(0)
+            first = max(k_int, _first_useful(n, k_int))
+            d = k_int - 1.0
+            x = i[first - 1:] - d
+            big_x = n - d
+            log_w = (x - 0.5) * np.log1p(d / x) - (big_x - 0.5) * math.log1p(d / big_x)
+            log_w += d * log_ratio[first - 1:]
+            log_w += stirling[first - 1:] - stirling[first - 1 - k_int + 1: n - k_int + 1]
+            log_w -= stirling[n - 1] - stirling[n - k_int]
+            w = np.exp(log_w + (math.log(k_int) - math.log(n)))
+            return first - 1, w / w.sum()
+
+        return u
+
+    def w_est(k: float) -> tuple[int, np.ndarray]:
+        # w_i = C(i+k-2, k-1) / C(n+k-1, k), i = 1..n: with x = i, X = n, d = k-1,
+        # log w_i = D(x, X, d) + log k - log(n + k - 1).
+        k_int = int(k)
+        d = k_int - 1.0
+        first = _first_useful(n, k_int, shift=d)
+        x = i[first - 1:]
+        log_w = (x - 0.5) * np.log1p(d / x) - (n - 0.5) * math.log1p(d / n)
+        log_w += d * np.log1p((x - n) / (n + d))
+        shift = k_int - 1
+        log_w += stirling[first - 1 + shift: n + shift] - stirling[first - 1: n]
+        log_w -= stirling[n - 1 + shift] - stirling[n - 1]
+        w = np.exp(log_w + (math.log(k_int) - math.log(n + d)))
         return first - 1, w / w.sum()
-    if estimator == "w":
-        # w_i = C(i+k-2, k-1) / C(n+k-1, k), i = 1..n:
-        # log w_i = D(x = i, X = n, d = k-1) + log k - log(n + k - 1).
-        first = _first_useful(n, k_int, shift=k_int - 1.0)
-        i = np.arange(first, n + 1, dtype=float)
-        log_w = _log_gamma_ratio_difference(i, n, k_int - 1)
-        log_w += math.log(k_int) - math.log(n + k_int - 1)
-        w = np.exp(log_w)
-        return first - 1, w / w.sum()
-    raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}.")
+
+    return w_est
+
+
+def _weights(n: int, k: float, estimator: str) -> tuple[int, np.ndarray]:
+    """Weights on the sorted scores at one budget: (start, weights); see _weight_function."""
+    return _weight_function(n, estimator, k)(k)
 
 
 def expected_max(scores, ks, estimator: str = "v", objective: str = "maximize") -> np.ndarray:
@@ -231,8 +264,9 @@ def expected_max(scores, ks, estimator: str = "v", objective: str = "maximize") 
         y = -y[::-1]
     n = y.size
     out = np.empty(ks.size)
+    weights = _weight_function(n, estimator, float(ks.max()))
     for j, k in enumerate(ks):
-        start, w = _weights(n, float(k), estimator)
+        start, w = weights(float(k))
         out[j] = math.nan if w.size == 0 else float(w @ y[start:])
     return -out if objective == "minimize" else out
 
