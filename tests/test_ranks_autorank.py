@@ -98,3 +98,26 @@ def test_from_results_and_plot():
     assert res.plot() is not None
     with pytest.raises(ValueError, match="at least 5 blocks"):
         autorank(small_runs(n_benchmarks=4))
+
+
+def test_bayesian_path_matches_autorank_and_reads_its_decisions():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 3)) * 0.01 + np.array([0, 0, 1.0]) + rng.normal(size=(40, 1))
+    names = ["a", "b", "c"]
+    ours = autorank(block_matrix(x, names=names), approach="bayesian", random_state=0,
+                    nsamples=5000, rope=0.5, rope_mode="absolute")
+    with contextlib.redirect_stdout(io.StringIO()):
+        theirs = autorank_direct(pd.DataFrame(x, columns=names), approach="bayesian",
+                                 random_state=0, nsamples=5000, rope=0.5, rope_mode="absolute")
+    pd.testing.assert_frame_equal(ours.raw.decision_matrix, theirs.decision_matrix)
+    v = {(r.a, r.b): r for r in ours.verdicts()}
+    assert v[("a", "b")].outcome == "tie"
+    assert v[("a", "c")].winner == "c" and v[("b", "c")].winner == "c"
+    assert {r.evidence.kind for r in v.values()} == {"posterior"}
+    # minimising flips the winner, not the tie
+    low = {(r.a, r.b): r for r in autorank(
+        block_matrix(x, "minimize", names), approach="bayesian", random_state=0, nsamples=5000,
+        rope=0.5, rope_mode="absolute").verdicts()}
+    assert low[("a", "c")].winner == "a" and low[("a", "b")].outcome == "tie"
+    assert "Bayesian signed-rank" in str(ours)
+    assert ours.plot() is not None and "mean" in ours.table.columns

@@ -91,8 +91,13 @@ class AutorankResult:
 
     @property
     def pvalue(self) -> float:
-        """The omnibus test's p-value."""
-        return float(self.raw.pvalue)
+        """The omnibus test's p-value (NaN for the Bayesian approach, which has none)."""
+        return float("nan") if self.raw.pvalue is None else float(self.raw.pvalue)
+
+    @property
+    def bayesian(self) -> bool:
+        """Whether autorank's Bayesian signed-rank path was run."""
+        return self.omnibus == "bayes"
 
     @property
     def critical_difference(self) -> float | None:
@@ -111,8 +116,12 @@ class AutorankResult:
         out.index.name = "algorithm"
         out = out.reset_index()
         for col in out.columns:
-            if col not in ("algorithm", "magnitude", "magnitude_above"):
+            if col in ("algorithm", "magnitude", "magnitude_above") or col.startswith("decision"):
+                continue
+            try:
                 out[col] = pd.to_numeric(out[col])
+            except (TypeError, ValueError):  # autorank's "NA" placeholders stay as text
+                pass
         out.attrs["unit"] = self.unit
         out.attrs["omnibus"] = self.omnibus
         out.attrs["posthoc"] = self.posthoc
@@ -122,14 +131,25 @@ class AutorankResult:
         """What autorank did and why, its result, and the caveats."""
         lines = [f"Autorank on {self.unit}; objective: {self.objective}; alpha = {self.alpha:g}"]
         lines += [f"  {r}" for r in self.reasons]
-        lines.append(
-            f"  result: {self.omnibus} p = {_p(self.pvalue)}"
-            + (f"; Nemenyi CD = {self.critical_difference:.3f}"
-               if self.critical_difference is not None else "")
-        )
-        ranking = self.raw.rankdf.sort_values("meanrank")
-        lines.append("  ranking (1 = best): " + ", ".join(
-            f"{name} {row['meanrank']:.3f}" for name, row in ranking.iterrows()))
+        if self.bayesian:
+            lines.append(
+                f"  result: pairwise decisions at posterior probability >= {1 - self.alpha:g} "
+                f"(ROPE {self.raw.rope:g}, mode {self.raw.rope_mode})"
+            )
+            column = _center_column(self.raw.rankdf)
+            ranking = self.raw.rankdf[column].astype(float).sort_values(
+                ascending=self.objective == "minimize")
+            lines.append(f"  ranking by {column}: " + ", ".join(
+                f"{name} {value:.4g}" for name, value in ranking.items()))
+        else:
+            lines.append(
+                f"  result: {self.omnibus} p = {_p(self.pvalue)}"
+                + (f"; Nemenyi CD = {self.critical_difference:.3f}"
+                   if self.critical_difference is not None else "")
+            )
+            ranking = self.raw.rankdf.sort_values("meanrank")
+            lines.append("  ranking (1 = best): " + ", ".join(
+                f"{name} {row['meanrank']:.3f}" for name, row in ranking.iterrows()))
         lines += [f"  flag: {f}" for f in self.flags]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
@@ -143,6 +163,11 @@ class AutorankResult:
         ranking = self.raw.rankdf
         names = list(ranking.index)
         nd = pd.DataFrame(True, index=names, columns=names)
+        if self.bayesian:
+            for a, b in itertools.combinations(names, 2):
+                decided = self.raw.decision_matrix.loc[a, b] in ("smaller", "larger")
+                nd.loc[a, b] = nd.loc[b, a] = not decided
+            return nd
         if self.pvalue >= self.alpha:
             return nd
         for a, b in itertools.combinations(names, 2):
@@ -182,6 +207,9 @@ class AutorankResult:
         n = int(self.blocks.matrix.shape[0])
         k = len(names)
         out = []
+        if self.bayesian:
+            return [self._bayes_verdict(a, b, scope, n)
+                    for a, b in itertools.combinations(names, 2)]
         for a, b in itertools.combinations(names, 2):
             differ = self.pvalue < self.alpha and self._differ(a, b)
             winner = self._better(a, b)
@@ -220,6 +248,38 @@ class AutorankResult:
             )
         return out
 
+    def _bayes_verdict(self, a: str, b: str, scope: Scope, n: int) -> Verdict:
+        decision = str(self.raw.decision_matrix.loc[a, b])
+        probs = self.raw.posterior_matrix.loc[a, b]
+        if not isinstance(probs, (tuple, list, np.ndarray)):  # only one triangle is filled
+            probs = tuple(self.raw.posterior_matrix.loc[b, a])[::-1]
+        probs = [float(v) for v in probs]
+        # autorank's decision_matrix.loc[a, b] describes b relative to a ("smaller": b's
+        # values are credibly smaller), and its posterior tuple is (P(b < a), P(equal),
+        # P(b > a)) from baycomp's differences b - a.
+        smaller_better = self.objective == "minimize"
+        if decision in ("smaller", "larger"):
+            b_wins = (decision == "smaller") == smaller_better
+            outcome = "b" if b_wins else "a"
+            value = probs[0] if decision == "smaller" else probs[-1]
+        elif decision == "equal":
+            outcome, value = "tie", probs[1]
+        else:
+            outcome, value = "inconclusive", max(probs)
+        labels = ([f"{b} < {a}", f"{b} = {a} (ROPE)", f"{b} > {a}"] if len(probs) == 3
+                  else [f"{b} < {a}", f"{b} > {a}"])
+        text = ", ".join(f"P({lab}) = {v:.3f}" for lab, v in zip(labels, probs))
+        return Verdict(
+            a=a, b=b, outcome=outcome, method="ranks.autorank_bayes", scope=scope,
+            evidence=Evidence("posterior", value, 1 - self.alpha), objective=self.objective,
+            unit=self.unit, n=n,
+            explanation=(f"autorank's Bayesian signed-rank test (ROPE {self.raw.rope:g}, "
+                         f"{self.raw.rope_mode}) on values: {text}"),
+            details={"omnibus": "bayes", "decision": decision, "posterior": probs,
+                     "rope": float(self.raw.rope), "rope_mode": str(self.raw.rope_mode),
+                     "flags": list(self.flags)},
+        )
+
     def plot(self, ax: Axes | None = None) -> Axes:
         """A critical-difference diagram of autorank's decisions.
 
@@ -229,6 +289,14 @@ class AutorankResult:
         """
         ranking = self.raw.rankdf
         nd = self.not_different()
+        if self.bayesian:
+            column = _center_column(ranking)
+            return cdd.draw_cd_diagram(
+                ranking[column].astype(float), nd,
+                lower_is_better=self.objective == "minimize",
+                axis_label=f"{column} score (joined: not credibly different)",
+                title=f"autorank: Bayesian signed-rank tests; {self.unit}", ax=ax,
+            )
         if self.posthoc == "tukeyhsd":
             return cdd.draw_cd_diagram(
                 ranking["mean"].astype(float), nd,
@@ -244,6 +312,10 @@ class AutorankResult:
                   f"{self.unit}",
             ax=ax,
         )
+
+
+def _center_column(rankdf: pd.DataFrame) -> str:
+    return "mean" if "mean" in rankdf.columns else "median"
 
 
 def _maybe_bool(x: object) -> bool | None:
@@ -280,8 +352,13 @@ def autorank(
     alpha: float = 0.05,
     effect_size: Literal["cohen_d", "cliff_delta", "akinshin_gamma"] | None = None,
     force_mode: Literal["parametric", "nonparametric"] | None = None,
+    approach: Literal["frequentist", "bayesian"] = "frequentist",
+    rope: float = 0.1,
+    rope_mode: Literal["effsize", "absolute"] = "effsize",
+    nsamples: int = 50000,
+    random_state: int | None = None,
 ) -> AutorankResult:
-    """Run autorank's frequentist decision path on the block matrix and explain it.
+    """Run autorank's decision path on the block matrix and explain it.
 
     Parameters
     ----------
@@ -293,6 +370,12 @@ def autorank(
         Autorank's family-wise significance level.
     effect_size, force_mode
         Passed to autorank unchanged.
+    approach : {"frequentist", "bayesian"}
+        Autorank's frequentist path (default) or its Bayesian signed-rank
+        tests (baycomp) for every pair, which can also conclude that two
+        algorithms are practically equivalent (a ``"tie"`` verdict).
+    rope, rope_mode, nsamples, random_state
+        Passed to autorank for the Bayesian approach.
 
     Returns
     -------
@@ -331,9 +414,10 @@ def autorank(
         warnings.simplefilter("ignore")
         raw = autorank_package.autorank(
             data, alpha=alpha, verbose=True, order=order, effect_size=effect_size,
-            force_mode=force_mode,
+            force_mode=force_mode, approach=approach, rope=rope, rope_mode=rope_mode,
+            nsamples=nsamples, random_state=random_state,
         )
-    shapiro = {c: float(stats.shapiro(data[c]).pvalue) for c in data.columns}
+    shapiro = {str(c): float(stats.shapiro(data[c]).pvalue) for c in data.columns}
     reasons, flags = _explain(raw, shapiro, alpha, force_mode)
     notes = []
     if blocks.unit == "benchmark_seed":
@@ -366,7 +450,15 @@ def _explain(
             f"equal variances: {test}'s test (because {why}) p = {_p(raw.pval_homogeneity)}; "
             f"homoscedastic: {bool(raw.homoscedastic)}"
         )
-    if force_mode is not None:
+    if raw.omnibus == "bayes":
+        scale = ("Cohen's d" if (force_mode == "parametric"
+                                 or (force_mode is None and raw.all_normal))
+                 else "Akinshin's gamma")
+        rope_text = (f"{raw.rope:g} x the pooled scale of {scale}" if raw.rope_mode == "effsize"
+                     else f"{raw.rope:g} (absolute)")
+        chosen = (f"Bayesian signed-rank test (baycomp) for every pair, ROPE = {rope_text}; "
+                  f"no omnibus test")
+    elif force_mode is not None:
         chosen = f"forced {force_mode} mode"
     elif k == 2:
         chosen = ("paired t-test, because both algorithms look normal" if raw.all_normal
@@ -392,7 +484,12 @@ def _explain(
     flags.append(
         f"effect sizes ({raw.effect_size}) treat each algorithm's blocks as an unpaired sample"
     )
-    if raw.posthoc is not None and raw.pvalue >= alpha:
+    if raw.omnibus == "bayes":
+        flags.append(
+            "Bayesian decisions are per pair with no multiplicity control; the ROPE is in "
+            "units of an unpaired scale (pooled SD or MAD of the blocks' values)"
+        )
+    elif raw.posthoc is not None and raw.pvalue >= alpha:
         flags.append(
             f"the omnibus test is not significant (p = {_p(raw.pvalue)}); autorank still "
             f"computes its post-hoc results, which should not be read as differences"
