@@ -6,7 +6,8 @@
   Bonferroni, or Conover), effect sizes with intervals, verdicts and a
   critical-difference diagram.
 * :func:`autorank`: autorank's own decision path (through the autorank
-  package), with the reasons for each choice and its caveats.
+  package; frequentist or Bayesian), with the reasons for each choice and
+  its caveats.
 * :func:`win_tie_loss`: per-benchmark tests over seeds, counts, and a sign
   test across benchmarks.
 * :func:`anytime_ranks`: average rank against budget with bootstrap bands
