@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from benchverdict.report.runner import AnalysisRun, Options, ReportFigure, incumbent_results
+from benchverdict.report.runner import (
+    AnalysisRun,
+    Options,
+    ReportFigure,
+    incumbent_results,
+    incumbent_trajectories,
+)
 from benchverdict.verdict import Scope, Verdict
 
 if TYPE_CHECKING:
@@ -264,19 +270,50 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
 
 
 def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun) -> None:
-    """Run ``lmem.sanity_checks`` and turn each check into a row of the sanity section."""
-    checks = lmem.sanity_checks(results)
-    items = checks.values() if isinstance(checks, dict) else (
-        checks if isinstance(checks, (list, tuple)) else getattr(checks, "checks", [checks]))
-    for check in items:
-        name = str(getattr(check, "name", type(check).__name__))
-        conclusion = getattr(check, "conclusion", None) or getattr(check, "verdict", None)
-        if conclusion is None:
-            conclusion = str(check)
-        run.sanity.append({"name": name, "conclusion": str(conclusion)})
-        table = getattr(check, "table", None)
-        if table is not None and hasattr(table, "columns"):
-            run.tables[f"sanity check: {name}"] = table
+    """Run Geburek et al.'s sanity checks and add them to the sanity section.
+
+    On random-search trials the checks see each seed's search as an HPO run
+    (its incumbent after every trial), the view the LMEM compares. An
+    algorithm the seed-dependency check flags is a caveat on every LMEM
+    verdict about it when the formula has no seed term.
+    """
+    if results.kind == "runs":
+        data = results
+    elif results.has_budget:
+        data = incumbent_trajectories(results)
+    else:
+        data = incumbent_results(results)
+    budget: float | str = "final" if options.budget is None else float(options.budget)
+    report = lmem.sanity_checks(data, alpha=options.alpha, budget=budget)
+    for check in report.checks:
+        flagged = ", ".join(check.flagged)
+        run.sanity.append({
+            "name": check.name.replace("_", " "),
+            "conclusion": f"{check.verdict}" + (f" (flagged: {flagged})" if flagged else "")
+                          + f"; {check.data}",
+        })
+        run.tables[f"sanity check: {check.name.replace('_', ' ')}"] = check.table
+    try:
+        run.figures.append(_figure(
+            "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)", report.plot(),
+            "Seed dependency, benchmark informativeness and budget relevance, each a "
+            "likelihood-ratio test of nested mixed models."))
+    except Exception as err:
+        run.warnings.append(f"the sanity-check figure failed: {type(err).__name__}: {err}")
+    seed_check = next((c for c in report.checks if c.name == "seed_dependency"), None)
+    formula = options.formula or DEFAULT_FORMULA
+    if seed_check is not None and seed_check.flagged and "seed" not in formula:
+        affected = set(seed_check.flagged)
+        caveat = (f"the seed-dependency check finds seed effects for "
+                  f"{', '.join(sorted(affected))}, which {formula} does not model")
+        run.verdicts = [
+            dataclasses.replace(v, details={
+                **v.details,
+                "violated_assumptions": [*v.details.get("violated_assumptions", []), caveat]})
+            if v.module == "lmem" and ({v.a, v.b} & affected) else v
+            for v in run.verdicts
+        ]
+        run.warnings.append(caveat + ".")
 
 
 # ----------------------------------------------------------------------------- tuning

@@ -251,6 +251,39 @@ def incumbent_results(results: Results, budget: float | None = None) -> Results:
     )
 
 
+def incumbent_trajectories(results: Results) -> Results:
+    """Every seed's random search as an HPO run: its incumbent after each trial.
+
+    For ``kind="trials"`` data with a trial order (budget), the score at
+    budget ``b`` becomes the best score among the run's trials up to ``b``,
+    so the result is a ``kind="runs"`` Results (a non-worsening series per
+    run). ``kind="runs"`` data are returned unchanged.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> traj = incumbent_trajectories(_example_small())
+    >>> traj.kind, traj.table["score"].tolist()[:4]
+    ('runs', [0.1, 0.5, 0.2, 0.6])
+    """
+    from benchverdict.results import Results
+
+    if results.kind == "runs":
+        return results
+    if not results.has_budget:
+        raise ValueError("incumbent trajectories need a trial order (a budget column).")
+    keys = ["algorithm", "benchmark", "seed"]
+    frame = results.table.sort_values([*keys, "budget"], kind="stable").reset_index(drop=True)
+    oriented = frame["score"] * results.sign
+    frame["score"] = oriented.groupby([frame[k] for k in keys], observed=True).cummax() * (
+        results.sign)
+    return Results.from_frame(
+        frame, algorithm="algorithm", benchmark="benchmark", seed="seed", budget="budget",
+        score="score", objective=results.objective, metafeatures=list(results.metafeatures),
+        kind="runs",
+    )
+
+
 def _format_warning(w: warnings.WarningMessage) -> str:
     return f"{w.category.__name__}: {w.message}"
 
