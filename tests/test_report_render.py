@@ -22,6 +22,7 @@ from benchverdict.report.runner import (
     applicability,
     compare,
     incumbent_results,
+    incumbent_trajectories,
 )
 from benchverdict.results import Results, _example_small
 from benchverdict.verdict import (
@@ -120,6 +121,28 @@ def test_incumbent_results_is_one_best_row_per_run():
     assert inc.table["score"].tolist() == res.final()["score"].tolist()
     assert incumbent_results(res, 1).table["score"].tolist() == res.at_budget(1)[
         "score"].tolist()
+
+
+@pytest.mark.parametrize("objective", ["maximize", "minimize"])
+def test_incumbent_trajectories_agree_with_at_budget(objective):
+    res = evil_results()
+    res = Results.from_frame(res.table.reset_index(drop=True), algorithm="algorithm",
+                             benchmark="benchmark", seed="seed", budget="budget", score="score",
+                             objective=objective, kind="trials")
+    traj = incumbent_trajectories(res)
+    assert traj.kind == "runs" and len(traj) == len(res)
+    keys = ["algorithm", "benchmark", "seed"]
+    for b in (1.0, 2.0, 3.0):
+        got = traj.at_budget(b).sort_values(keys)["score"].to_numpy()
+        want = res.at_budget(b).sort_values(keys)["score"].to_numpy()
+        np.testing.assert_allclose(got, want)
+    runs = incumbent_results(res)
+    assert incumbent_trajectories(runs) is runs
+    no_order = Results.from_frame(runs.table.reset_index(drop=True), algorithm="algorithm",
+                                  benchmark="benchmark", seed="seed", score="score",
+                                  objective=objective, kind="trials")
+    with pytest.raises(ValueError, match="trial order"):
+        incumbent_trajectories(no_order)
 
 
 def test_errors_and_warnings_are_recorded_not_hidden(comparison):
