@@ -369,3 +369,20 @@ def test_single_benchmark_data_have_a_headline():
     rec = reconcile(vs)
     assert set(rec.comparisons["budget_1"]) == {"any"}  # no budget anywhere
     assert set(reconcile(vs, final_budget=20.0).comparisons["budget_1"]) == {"final"}
+
+
+def test_only_methods_at_the_final_budget_vote():
+    one_draw = V(method="dse.cvar", scope=Scope(None, 1, 1), outcome="b",
+                 evidence=Evidence("confidence", level=0.8))
+    final = [V(method="ranks.nemenyi"), V(method="lmem.tukey")]
+    rec = reconcile([one_draw, *final], final_budget=20.0)
+    row = rec.agreement.iloc[0]
+    assert row["consensus"] == "a" and row["agreement"] == 1.0
+    assert "dse.cvar judged another budget" in row["reason"]
+    assert len(rec.conflicts) == 2  # still listed, and explained by the budget
+    assert rec.conflicts["rules"].str.startswith("budget").all()
+    assert rec.representatives.set_index("method")["votes"].to_dict() == {
+        "dse.cvar": False, "lmem.tukey": True, "ranks.nemenyi": True}
+    # Without any method at the final budget, everyone votes.
+    alone = reconcile([one_draw], final_budget=20.0)
+    assert alone.agreement.iloc[0]["consensus"] == "b"

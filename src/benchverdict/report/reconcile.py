@@ -9,9 +9,11 @@ difference becomes an explanation (:func:`~benchverdict.report.explain.explain_b
 Within a group:
 
 * **agreement score**: each method contributes its *representative* verdict
-  (the one at the final budget, or the highest budget it judged), and the
-  score is the mean over all pairs of methods of 1 (same outcome), 0.5 (one
-  decides, the other does not) or 0 (opposite winners);
+  (the one at the final budget, or the highest budget it judged); the
+  methods whose representative covers the final budget vote (all of them if
+  none does), and the score is the mean over all pairs of voting methods of
+  1 (same outcome), 0.5 (one decides, the other does not) or 0 (opposite
+  winners);
 * **conflicts**: every pair of verdicts from different methods with
   overlapping (or, failing that, nearest) budgets whose outcomes differ,
   each explained by :func:`~benchverdict.report.explain.explain_disagreement`;
@@ -209,6 +211,23 @@ def representative(verdicts: Sequence[Verdict], final_budget: float | None) -> V
         return (covers, high, v.outcome in ("a", "b"))
 
     return max(verdicts, key=key)
+
+
+def covers_budget(verdict: Verdict, final_budget: float | None) -> bool:
+    """Whether the verdict's budget scope includes the final budget (no scope: it does).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(None, 1, 1), Evidence("descriptive"),
+    ...             "maximize", "x")
+    >>> covers_budget(v, 20.0), covers_budget(v, None)
+    (False, True)
+    """
+    interval = budget_interval(verdict, final_budget)
+    if interval is None or final_budget is None:
+        return True
+    return interval[0] <= final_budget <= interval[1]
 
 
 def _budget_distance(i1: tuple[float, float] | None, i2: tuple[float, float] | None) -> float:
@@ -481,13 +500,18 @@ def reconcile(
         for key in sorted(nested[pair], key=_group_sort_key):
             by_method = nested[pair][key]
             methods = sorted(by_method)
-            reps = [representative(by_method[m], final_budget) for m in methods]
-            for v in reps:
+            reps_all = [representative(by_method[m], final_budget) for m in methods]
+            # Only methods that judged the final budget vote on the consensus there; the
+            # others' disagreements are still listed (and explained by the budget).
+            reps = [v for v in reps_all if covers_budget(v, final_budget)] or reps_all
+            elsewhere = [v.method for v in reps_all if v not in reps]
+            for v in reps_all:
                 rep_rows.append({
                     "a": pair[0], "b": pair[1], "benchmark": key[0],
                     "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
                     "method": v.method, "outcome": v.outcome, "winner": v.winner,
                     "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
+                    "votes": v in reps,
                 })
             credits = [
                 pair_agreement(x.outcome, y.outcome) for x, y in itertools.combinations(reps, 2)
@@ -513,6 +537,9 @@ def reconcile(
                         row["explanation"] = " ".join(e.text for e in found)
                     comparison_rows.append(row)
             outcome, why = pair_consensus(reps)
+            if elsewhere:
+                why += (f" ({', '.join(elsewhere)} judged another budget and do not vote at "
+                        f"budget {final_budget:g})")
             group_consensus[key][pair] = (outcome, why)
             group_algorithms[key].update(pair)
             agreement_rows.append(
@@ -575,6 +602,6 @@ def reconcile(
         coverage=coverage,
         representatives=pd.DataFrame(
             rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome",
-                               "winner", "budget", "evidence"]),
+                               "winner", "budget", "evidence", "votes"]),
         final_budget=final_budget,
     )

@@ -135,9 +135,9 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "n_methods": int(row["n_methods"]),
             "methods": _split(row["methods"], ","),
             "outcomes": [
-                {"method": m, "outcome": o}
-                for m, o in (
-                    (r.method, r.outcome)
+                {"method": m, "outcome": o, "votes": bool(vote)}
+                for m, o, vote in (
+                    (r.method, r.outcome, r.votes)
                     for r in rec.representatives.itertuples(index=False)
                     if (r.a, r.b) == (row["a"], row["b"])
                     and _plain(r.benchmark) == row["benchmark"]
