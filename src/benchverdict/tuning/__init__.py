@@ -24,7 +24,12 @@ from benchverdict.tuning.bootstrap import bootstrap_band
 from benchverdict.tuning.collection import TuningCurves, from_results
 from benchverdict.tuning.compare import TuningComparison, compare
 from benchverdict.tuning.curves import TuningCurve, default_budgets, tuning_curve
-from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
+from benchverdict.tuning.estimators import (
+    estimator_weights,
+    expected_max,
+    quantile_levels,
+    quantile_tuning_curve,
+)
 from benchverdict.tuning.guidance import budget_table, largest_budget, sample_size
 
 __all__ = [
@@ -37,6 +42,7 @@ __all__ = [
     "cdf_band",
     "compare",
     "default_budgets",
+    "estimator_weights",
     "expected_max",
     "from_results",
     "largest_budget",

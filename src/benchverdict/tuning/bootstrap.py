@@ -19,7 +19,7 @@ from benchverdict.tuning.estimators import (
     _check_ks,
     _check_objective,
     _sorted_scores,
-    _weight_function,
+    estimator_weights,
     expected_max,
 )
 
@@ -28,15 +28,7 @@ __all__ = ["bootstrap_band"]
 
 def _weight_matrix(n: int, ks: np.ndarray, estimator: str) -> np.ndarray:
     """Dense (K, n) weights on the sorted scores (nan rows where undefined)."""
-    out = np.zeros((ks.size, n))
-    weights = _weight_function(n, estimator, float(ks.max()))
-    for j, k in enumerate(ks):
-        start, w = weights(float(k))
-        if w.size == 0:
-            out[j] = np.nan
-        else:
-            out[j, start:] = w
-    return out
+    return estimator_weights(n, ks, estimator)
 
 
 def bootstrap_band(

@@ -50,7 +50,7 @@ import math
 import numpy as np
 from scipy import special
 
-__all__ = ["ESTIMATORS", "expected_max", "quantile_tuning_curve"]
+__all__ = ["ESTIMATORS", "estimator_weights", "expected_max", "quantile_tuning_curve"]
 
 #: Expected-maximum estimators :func:`expected_max` accepts.
 ESTIMATORS = ("v", "u", "w")
@@ -269,6 +269,35 @@ def expected_max(scores, ks, estimator: str = "v", objective: str = "maximize") 
         start, w = weights(float(k))
         out[j] = math.nan if w.size == 0 else float(w @ y[start:])
     return -out if objective == "minimize" else out
+
+
+def estimator_weights(n: int, ks, estimator: str = "v") -> np.ndarray:
+    """The (K, n) matrix ``W`` with ``expected_max(y, ks, estimator) == W @ sort(y)``.
+
+    Every estimator is linear in the sorted sample, so simulations of many
+    samples of the same size can apply ``W`` to all of them at once. Rows are
+    ``nan`` where the estimator is undefined (U beyond ``n``).
+
+    Examples
+    --------
+    >>> y = np.array([0.3, 0.1, 0.7])
+    >>> w = estimator_weights(3, [1, 2], "u")
+    >>> bool(np.allclose(w @ np.sort(y), expected_max(y, [1, 2], "u")))
+    True
+    """
+    estimator = str(estimator).lower()
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}.")
+    ks = _check_ks(ks, integer=estimator in ("u", "w"))
+    out = np.zeros((ks.size, int(n)))
+    weights = _weight_function(int(n), estimator, float(ks.max()))
+    for j, k in enumerate(ks):
+        start, w = weights(float(k))
+        if w.size == 0:
+            out[j] = np.nan
+        else:
+            out[j, start:] = w
+    return out
 
 
 def quantile_levels(ks, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
