@@ -795,15 +795,19 @@ def cdf_band(
         )
     n = y.size
     n_ties = int(n - np.unique(y).size)
+    levels = _check_levels(levels)
     if n_ties and method != "dkw":
+        what = (
+            "for all x simultaneously" if levels == (0.0, 1.0)
+            else f"for the quantiles at levels {levels[0]:.4g}-{levels[1]:.4g} simultaneously"
+        )
         warnings.warn(
             f"{n_ties} of {n} scores are ties. The {method} band has exact coverage only for "
-            f"continuous scores; with ties it still holds for all x simultaneously with "
-            f"probability at least {confidence:g} (it is conservative).",
+            f"continuous scores; with ties it still holds {what} with probability at least "
+            f"{confidence:g} (it is conservative).",
             UserWarning,
             stacklevel=2,
         )
-    levels = _check_levels(levels)
     lower, upper, critical = order_statistic_bounds(n, confidence, method, levels)
     lower.setflags(write=False)
     upper.setflags(write=False)

@@ -152,6 +152,11 @@ def compare(
         raise ValueError(f"objectives differ: {a.objective} vs {b.objective}.")
     if a.kind != b.kind or a.q != b.q:
         raise ValueError(f"curve kinds differ: {a.kind} vs {b.kind}.")
+    if a.band != b.band or a.confidence != b.confidence:
+        raise ValueError(
+            f"the bands differ ({a.band} at {a.confidence} vs {b.band} at {b.confidence}); "
+            f"build both curves with the same band and confidence."
+        )
     if a.k.shape != b.k.shape or not np.allclose(a.k, b.k):
         raise ValueError("the two curves must share the same budget grid ks.")
     name_a, name_b = names or (a.name or "a", b.name or "b")
