@@ -240,7 +240,7 @@ def test_unsettled_pair_gives_inconclusive_with_guidance():
     vs = _three_way({("A", "B"): "a", ("B", "C"): "inconclusive", ("A", "C"): "a"})
 
     def guidance(a, b, key):
-        return f"{a} vs {b}: about 300 draws each would settle it"
+        return "about 300 draws each would settle it"
 
     head = reconcile(vs, guidance=guidance).headline
     assert head.status == "inconclusive"
@@ -248,6 +248,13 @@ def test_unsettled_pair_gives_inconclusive_with_guidance():
     assert head.unsettled[0][:2] == ("B", "C")
     assert head.guidance == ["B vs C: about 300 draws each would settle it"]
     assert ("A", "B") in head.settled
+
+
+def test_pairs_with_the_same_guidance_share_a_line():
+    vs = _three_way({("A", "B"): "inconclusive", ("B", "C"): "inconclusive",
+                     ("A", "C"): "a"})
+    head = reconcile(vs, guidance=lambda a, b, key: "more benchmarks").headline
+    assert head.guidance == ["A vs B, B vs C: more benchmarks"]
 
 
 def test_missing_pair_is_unsettled():
@@ -378,7 +385,7 @@ def test_only_methods_at_the_final_budget_vote():
     rec = reconcile([one_draw, *final], final_budget=20.0)
     row = rec.agreement.iloc[0]
     assert row["consensus"] == "a" and row["agreement"] == 1.0
-    assert "dse.cvar judged another budget" in row["reason"]
+    assert row["not_voting"] == "dse.cvar"
     assert len(rec.conflicts) == 2  # still listed, and explained by the budget
     assert rec.conflicts["rules"].str.startswith("budget").all()
     assert rec.representatives.set_index("method")["votes"].to_dict() == {

@@ -450,34 +450,41 @@ def sample_size_guidance(
     target = float(options.budget) if options.budget is not None else (
         float(np.max(results.budgets)) if results.has_budget else None)
 
+    def rank_units(meta: tuple) -> str:
+        n_units = n_bench
+        for name, level in meta:
+            if name in results.metafeatures:
+                n_units = min(n_units, len(_benchmarks_at(results, name, level)))
+        scope = "".join(f" with {name} = {level}" for name, level in meta)
+        return (f"the rank tests had {n_units} benchmark(s){scope} as independent units; more "
+                f"benchmarks (not more seeds per benchmark) would add power to them.")
+
     def guidance(a: str, b: str, key: tuple) -> str | None:
         bench, meta = key
         if results.kind != "trials":
-            n_units = n_bench
-            for name, level in meta:
-                if name in results.metafeatures:
-                    n_units = min(n_units, len(_benchmarks_at(results, name, level)))
-            scope = "".join(f" with {name} = {level}" for name, level in meta)
-            return (
-                f"{a} vs {b}: the rank tests had {n_units} benchmark(s){scope} as independent "
-                f"units; more benchmarks (not more seeds per benchmark) would add power to them."
-            )
+            return rank_units(meta).capitalize()
         cells = counts.loc[[a, b]] if bench is None else counts.loc[[(a, bench), (b, bench)]]
         n = int(np.min(cells.to_numpy()))
-        where = "" if bench is None else f" on {bench}"
+        prefix = "Across benchmarks, " + rank_units(meta) + " Per benchmark, " if (
+            bench is None) else ""
         if not has_guide:
-            return (f"{a} vs {b}: {n:,} draws per algorithm{where} were not enough; the "
-                    f"tuning-curve module's sample-size guidance is not available.")
+            return (f"{prefix}{n:,} draws per algorithm were not enough; the tuning-curve "
+                    f"module's sample-size guidance is not available.")
         k_max = float(tuning.largest_budget(n, options.confidence))
         k_goal = target if target is not None else max(2.0, 2.0 * math.floor(k_max))
         n_goal = int(tuning.sample_size(k_goal, options.confidence))
-        return (
-            f"{a} vs {b}{where}: with {n:,} draws per algorithm the median tuning curve's "
-            f"{options.confidence:g} band is informative up to k = {k_max:.1f}; bounding it up "
-            f"to k = {k_goal:g} takes n = {n_goal:,} draws per algorithm"
-            + (" (already met: the curves overlap there, so more draws narrow the bands)"
-               if n_goal <= n else "") + "."
-        )
+        if n_goal > n:
+            text = (f"with {n:,} draws per algorithm the median tuning curve's "
+                    f"{options.confidence:g} band is informative only up to k = {k_max:.1f}; "
+                    f"bounding it up to k = {k_goal:g} takes n = {n_goal:,} draws per "
+                    f"algorithm.")
+        else:
+            text = (f"{n:,} draws per algorithm already give informative "
+                    f"{options.confidence:g} bands up to k = {k_max:.1f} (k = {k_goal:g} needs "
+                    f"{n_goal:,}), yet they overlap: the difference is smaller than the bands "
+                    f"resolve; band width shrinks like 1/sqrt(n), so about 4x the draws halve "
+                    f"it.")
+        return prefix + (text[0].upper() + text[1:] if not prefix else text)
 
     return guidance
 

@@ -105,7 +105,8 @@ class Reconciliation:
         effect, unit, n, explanation.
     agreement : pandas.DataFrame
         One row per pair and scope group: methods, outcomes, agreement score,
-        consensus and its reason.
+        consensus and its reason, and the methods that judged another budget
+        and so do not vote on the consensus at the final budget.
     comparisons : pandas.DataFrame
         Every compared pair of verdicts from different methods, with its
         agreement credit.
@@ -363,12 +364,14 @@ def _rank_group(
             outcomes[(a, b)] = outcome
         else:
             unsettled.append((a, b, why))
-    notes = []
+    # Pairs that get the same advice share one line.
+    by_text: dict[str, list[str]] = {}
     if guidance is not None:
         for a, b, _ in unsettled:
             text = guidance(a, b, key)
             if text:
-                notes.append(text)
+                by_text.setdefault(text, []).append(f"{a} vs {b}")
+    notes = [f"{', '.join(pairs)}: {text}" for text, pairs in by_text.items()]
     label = group_label(key)
     if not unsettled:
         tiers = _ranking_from_pairs(algorithms, outcomes)
@@ -417,7 +420,7 @@ TABLE_COLUMNS = [
 ]
 AGREEMENT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "n_methods", "methods", "outcomes", "agreement",
-    "consensus", "consensus_winner", "reason", "n_conflicts",
+    "consensus", "consensus_winner", "reason", "not_voting", "n_conflicts",
 ]
 CONFLICT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "method_1", "budget_1", "outcome_1", "method_2",
@@ -537,9 +540,7 @@ def reconcile(
                         row["explanation"] = " ".join(e.text for e in found)
                     comparison_rows.append(row)
             outcome, why = pair_consensus(reps)
-            if elsewhere:
-                why += (f" ({', '.join(elsewhere)} judged another budget and do not vote at "
-                        f"budget {final_budget:g})")
+
             group_consensus[key][pair] = (outcome, why)
             group_algorithms[key].update(pair)
             agreement_rows.append(
@@ -555,6 +556,7 @@ def reconcile(
                     "consensus": outcome,
                     "consensus_winner": {"a": pair[0], "b": pair[1]}.get(outcome),
                     "reason": why,
+                    "not_voting": ", ".join(elsewhere),
                     "n_conflicts": n_conflicts,
                 }
             )

@@ -148,6 +148,7 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "consensus": row["consensus"],
             "consensus_winner": row["consensus_winner"],
             "reason": row["reason"],
+            "not_voting": _split(row["not_voting"], ","),
             "n_conflicts": int(row["n_conflicts"]),
         })
     conflicts = []
@@ -291,7 +292,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             ),
             _fmt(r.agreement, 2) or "n/a (one method)",
             _outcome_text(r.a, r.b, r.consensus),
-            r.reason,
+            r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
+                        if isinstance(r.not_voting, str) and r.not_voting else ""),
         ])
     conflict_rows = [
         [
