@@ -130,19 +130,20 @@ def test_committed_hyperparameters_are_the_sampler_draws(example_frame: pd.DataF
                         np.testing.assert_allclose(got, expected, rtol=1e-9)
 
 
-@pytest.mark.parametrize(("benchmark", "algorithm"), [("wine", "kNN"), ("moons", "SVM")])
+@pytest.mark.parametrize(("data_set", "algorithm"), [("wine", "kNN"), ("moons", "SVM")])
 def test_committed_scores_are_reproduced(
-    example_frame: pd.DataFrame, benchmark: str, algorithm: str
+    example_frame: pd.DataFrame, data_set: str, algorithm: str
 ) -> None:
     # kNN and libsvm are exact algorithms, so their accuracies reproduce bit for bit.
-    rows, failures = jordan2018.run_search(benchmark, algorithm, 3, N_TRIALS)
+    rows, failures = jordan2018.run_search(data_set, algorithm, 3, N_TRIALS)
     assert failures == []
     committed = example_frame[
         (example_frame["algorithm"] == algorithm)
-        & (example_frame["benchmark"] == benchmark)
+        & (example_frame["benchmark"] == data_set)
         & (example_frame["seed"] == 3)
     ].sort_values("trial")
-    np.testing.assert_array_equal(committed["accuracy"], [r["accuracy"] for r in rows])
+    # The file stores 10 significant digits.
+    np.testing.assert_allclose(committed["accuracy"], [r["accuracy"] for r in rows], rtol=1e-9)
 
 
 def test_tuned_models_beat_the_majority_baseline_on_moons(example: Results) -> None:
@@ -165,10 +166,12 @@ def test_linear_models_cannot_separate_circles(example: Results) -> None:
 
 
 def test_incumbent_never_gets_worse(example: Results) -> None:
-    first, last = example.at_budget(1), example.final()
     key = ["algorithm", "benchmark", "seed"]
-    merged = first.merge(last, on=key, suffixes=("_first", "_last"))
-    assert (merged["score_last"] >= merged["score_first"]).all()
+    first = example.at_budget(1).set_index(key)["score"]
+    last = example.final().set_index(key)["score"].reindex(first.index)
+    assert len(first) == N_ALGORITHMS * N_BENCHMARKS * N_SEEDS
+    assert (last >= first).all()
+    assert (last > first).any()  # the search does improve somewhere
 
 
 # ---------------------------------------------------------------------------- generator
