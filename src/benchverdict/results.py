@@ -473,7 +473,8 @@ class Results:
         run's trials with ``budget <= b``.
 
         Runs with no observation at or below ``b`` cannot have an incumbent;
-        they are left out and listed in ``frame.attrs["excluded_runs"]``.
+        they are left out and listed in ``frame.attrs["excluded_runs"]`` as
+        ``(algorithm, benchmark, seed)`` tuples.
 
         Returns
         -------
@@ -502,7 +503,11 @@ class Results:
             picked[["algorithm", "benchmark", "seed"]], how="left", indicator=True
         )
         excluded = merged.loc[merged["_merge"] == "left_only", ["algorithm", "benchmark", "seed"]]
-        picked.attrs["excluded_runs"] = excluded.reset_index(drop=True)
+        # attrs hold plain tuples: pandas compares attrs when frames are combined, and
+        # a DataFrame there would make concat/merge fail.
+        picked.attrs["excluded_runs"] = tuple(
+            (str(a), str(b), s) for a, b, s in excluded.itertuples(index=False)
+        )
         picked.attrs["budget"] = budget
         return picked
 
@@ -532,7 +537,7 @@ class Results:
             )
             picked = picked.merge(last, on=["algorithm", "benchmark", "seed"], how="left")
             picked["budget"] = picked.pop("_last")
-        picked.attrs["excluded_runs"] = picked.iloc[:0][["algorithm", "benchmark", "seed"]]
+        picked.attrs["excluded_runs"] = ()
         picked.attrs["budget"] = None
         return picked
 
