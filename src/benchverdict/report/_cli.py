@@ -116,12 +116,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(json_text)
     else:
         _print_summary(comparison, out)
-    for w in comparison.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    _print_warnings(comparison.warnings)
     errors = comparison.errors
     for run in errors:
         print(f"error: analysis {run.name} {run.status}: {run.reason}", file=sys.stderr)
     return 1 if errors else 0
+
+
+#: At most this many warnings are printed; the report lists them all.
+MAX_PRINTED_WARNINGS = 5
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for w in warnings[:MAX_PRINTED_WARNINGS]:
+        print(f"warning: {w}", file=sys.stderr)
+    if len(warnings) > MAX_PRINTED_WARNINGS:
+        print(f"warning: ... and {len(warnings) - MAX_PRINTED_WARNINGS} more (all of them are "
+              f"in the report's Warnings section and in report.json).", file=sys.stderr)
 
 
 def _print_summary(comparison, out: Path) -> None:
@@ -140,7 +151,7 @@ def _print_summary(comparison, out: Path) -> None:
             print(r.message)
     if len(comparison.conflicts):
         print(f"\n{len(comparison.conflicts)} disagreement(s) between methods, e.g.:")
-        for row in comparison.conflicts.head(3).itertuples(index=False):
+        for row in comparison.conflicts.head(3).itertuples(index=False):  # worst first
             print(f"  {row.a} vs {row.b}: {row.method_1} -> {row.outcome_1}, "
                   f"{row.method_2} -> {row.outcome_2}: {row.explanation}")
     print(f"\nWrote {out / 'report.html'}, report.md, report.json, verdicts.csv and "

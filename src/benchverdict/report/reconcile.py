@@ -112,7 +112,8 @@ class Reconciliation:
         agreement credit.
     conflicts : pandas.DataFrame
         The compared pairs that disagree, with the kind of disagreement, the
-        rules that explain it, and the explanation.
+        rules that explain it, and the explanation; worst first
+        (contradictions, then same-budget clashes, then pooled scopes).
     method_agreement : pandas.DataFrame
         Method x method mean agreement credit (NaN where never compared).
     rankings : list of Ranking
@@ -566,7 +567,14 @@ def reconcile(
         columns=[*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"],
     )
     conflicts = comparisons[comparisons["kind"].notna()].drop(columns="credit")
-    conflicts = conflicts.reset_index(drop=True)[CONFLICT_COLUMNS]
+    # Worst first: contradictions, then power, then ties; same-budget clashes before
+    # those explained by a different budget; pooled scopes before single benchmarks.
+    severity = conflicts["kind"].map({"contradiction": 0, "power": 1, "tie": 2})
+    other_budget = conflicts["rules"].str.split(",").map(lambda r: "budget" in r)
+    per_benchmark = conflicts["benchmark"].notna()
+    order = np.lexsort((np.arange(len(conflicts)), per_benchmark.to_numpy(),
+                        other_budget.to_numpy(), severity.to_numpy()))
+    conflicts = conflicts.iloc[order].reset_index(drop=True)[CONFLICT_COLUMNS]
 
     methods_all = sorted({v.method for v in verdicts})
     matrix = pd.DataFrame(np.nan, index=methods_all, columns=methods_all)
