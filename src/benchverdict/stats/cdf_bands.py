@@ -707,9 +707,10 @@ class CDFBand:
             if not np.isfinite(self.b):
                 lower[-1] = self.lower[-1]
             line_kw = {"color": color} if color is not None else {}
+            band_label = f"{self.confidence:.0%} band"
             fill = ax.fill_between(
                 xs, lower, upper, step="post", alpha=0.25, linewidth=0,
-                label=f"{self.confidence:.0%} band ({self.method})", **line_kw,
+                label=f"{label}: {band_label}" if label else band_label, **line_kw,
             )
             if show_ecdf:
                 ax.step(

@@ -76,15 +76,20 @@ class TuningComparison:
         colors = algorithm_colors(list(self.names))
         self.a.plot(ax, color=colors[self.names[0]], label=self.names[0])
         self.b.plot(ax, color=colors[self.names[1]], label=self.names[1])
-        shade = {"weak": 0.06, "fair": 0.12, "strong": 0.2}
+        # Evidence as a strip along the bottom: the winner's colour, taller for stronger
+        # evidence (weak / fair / strong), so the curves stay readable.
+        height = {"weak": 0.02, "fair": 0.04, "strong": 0.06}
         with theme():
+            step = np.min(np.diff(self.a.k)) / 2 if self.a.k.size > 1 else 0.5
             for v in self.verdicts:
                 if v.outcome in ("a", "b") and v.evidence.strength:
-                    winner = v.winner
                     ax.axvspan(
-                        v.scope.budget_low, v.scope.budget_high,
-                        color=colors[winner], alpha=shade[v.evidence.strength], linewidth=0,
+                        v.scope.budget_low - step, v.scope.budget_high + step,
+                        ymin=0, ymax=height[v.evidence.strength],
+                        color=colors[v.winner], alpha=0.8, linewidth=0,
                     )
+            ax.set_title(ax.get_title() or "strip: evidence (weak < fair < strong)",
+                         fontsize=8)
         return ax
 
 

@@ -189,14 +189,14 @@ class TuningCurve:
                 lo, hi = self._finite_band(ax)
                 ax.fill_between(
                     self.k, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0,
-                    label=f"{self.confidence:.0%} {self.band} band"
+                    label=f"{label}: {self.confidence:.0%} band"
                     + ("" if self.simultaneous else " (pointwise)"),
                 )
             ax.set_xlabel("budget k (random-search trials)")
             ax.set_ylabel(f"{kind_label(self.kind, self.q)} best score")
             if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
                 ax.set_xscale("log")
-            ax.legend(loc="lower right" if self.objective == "maximize" else "upper right")
+            ax.legend(loc="best", fontsize="x-small")
         return ax
 
     def _finite_band(self, ax) -> tuple[np.ndarray, np.ndarray]:
