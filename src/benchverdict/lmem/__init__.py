@@ -13,7 +13,12 @@ through rpy2 (optional).
 
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, NestingError, glrt
-from benchverdict.lmem.metafeature import MetafeatureAnalysis, metafeature_analysis
+from benchverdict.lmem.metafeature import (
+    DifferenceClusters,
+    MetafeatureAnalysis,
+    difference_clusters,
+    metafeature_analysis,
+)
 from benchverdict.lmem.model import MixedModel, fit
 from benchverdict.lmem.sanity import (
     SanityCheck,
@@ -26,6 +31,7 @@ from benchverdict.lmem.sanity import (
 
 __all__ = [
     "BoundaryWarning",
+    "DifferenceClusters",
     "Formula",
     "FormulaError",
     "GLRTResult",
@@ -35,6 +41,7 @@ __all__ = [
     "SanityCheck",
     "SanityReport",
     "benchmark_informativeness",
+    "difference_clusters",
     "budget_relevance",
     "fit",
     "glrt",

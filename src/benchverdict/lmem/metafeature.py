@@ -25,6 +25,7 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 from scipy import stats
 
@@ -231,3 +232,115 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
     table = pd.DataFrame(rows)
     return MetafeatureAnalysis((a, b), metafeature, by, table, tests, alpha, results.objective,
                                used, tuple(verdicts))
+
+
+@dataclass(frozen=True)
+class DifferenceClusters:
+    """A - B per benchmark, and which benchmarks' differences are indistinguishable.
+
+    Attributes
+    ----------
+    pair : (str, str)
+    table : pandas.DataFrame
+        ``benchmark, estimate, se`` (A - B in the score's units) plus any
+        metafeature columns constant within a benchmark.
+    pairs : pandas.DataFrame
+        Every pair of benchmarks: ``benchmark_1, benchmark_2, estimate, se,
+        statistic, df, p_value`` (Tukey over all benchmarks).
+    not_different : pandas.DataFrame
+        Square boolean matrix for the CD diagram.
+    alpha : float
+    objective : str
+    """
+
+    pair: tuple[str, str]
+    table: pd.DataFrame
+    pairs: pd.DataFrame
+    not_different: pd.DataFrame
+    alpha: float
+    objective: str
+    standardized: bool = True
+
+    def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
+        """CD diagram of the benchmarks placed at A - B (A's advantage grows to the left)."""
+        from benchverdict.critical_difference import draw_cd_diagram
+
+        a, b = self.pair
+        pos = self.table.set_index("benchmark")["estimate"]
+        crit = stats.studentized_range.ppf(1 - self.alpha, len(pos), self.pairs["df"].to_numpy())
+        cds = crit / np.sqrt(2) * self.pairs["se"].to_numpy()
+        return draw_cd_diagram(
+            pos, self.not_different, lower_is_better=self.objective == "minimize",
+            critical_difference_range=(float(cds.min()), float(cds.max())),
+            axis_label=f"{a} - {b} in {'benchmark SDs' if self.standardized else 'score'} "
+                       f"({a} better to the left; Tukey, "
+                       f"alpha = {self.alpha:g})", value_format="{:+.3g}", ax=ax,
+        )
+
+
+def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "benchmark",
+                        budget: float | str = "final", alpha: float = 0.05,
+                        standardize: bool = True) -> DifferenceClusters:
+    """Cluster benchmarks by the difference between two algorithms (cf. Geburek et al. Fig. 4).
+
+    Fits ``score ~ algorithm * by`` to the pair's runs (final incumbents by
+    default), estimates ``A - B`` on every benchmark, and compares those
+    differences between all pairs of benchmarks with Tukey's adjustment.
+    Benchmarks whose differences are not significantly different share a
+    group in the CD diagram: metafeatures that drive the comparison (such as
+    prior quality) show up as groups. The model has one residual variance,
+    so with ``standardize=True`` (default) each benchmark's scores are first
+    divided by their standard deviation (differences are then in standard
+    deviations, comparable across benchmarks of different scales).
+
+    Examples
+    --------
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=4, n_seeds=10, algorithm_effect={"A": -3.0},
+    ...                        uninformative=[0, 1], rng=0)
+    >>> c = difference_clusters(res, ("A", "B"))
+    >>> bool(c.not_different.loc["bench00", "bench01"]), bool(c.not_different.loc["bench00",
+    ...                                                                            "bench03"])
+    (True, False)
+    """
+    a, b = map(str, pair)
+    frame = results.final() if budget == "final" and results.has_budget else (
+        results.table if budget == "final" else results.at_budget(float(budget)))
+    frame = frame[frame["algorithm"].astype(str).isin([a, b])].copy()
+    frame["algorithm"] = pd.Categorical(frame["algorithm"].astype(str), categories=[a, b])
+    frame[by] = frame[by].astype(str)
+    if standardize:
+        sd = frame.groupby(by)["score"].transform("std")
+        frame["score"] = frame["score"] / sd.where(sd > 0, 1.0)
+    model = fit(frame, f"score ~ algorithm * `{by}`")
+    L, grid = model._grid_matrix("algorithm", by)
+    benches = list(dict.fromkeys(grid[by]))
+    D = np.array([L[(grid["algorithm"] == a) & (grid[by] == v)][0]
+                  - L[(grid["algorithm"] == b) & (grid[by] == v)][0] for v in benches])
+    beta, V = model.fixef.to_numpy(), model.vcov.to_numpy()
+    est = D @ beta
+    se = np.sqrt(np.einsum("ij,jk,ik->i", D, V, D))
+    table = pd.DataFrame({"benchmark": benches, "estimate": est, "se": se})
+    for col in results.metafeatures:
+        if col in frame.columns and (frame.groupby(by)[col].nunique() == 1).all():
+            table[col] = table["benchmark"].map(frame.groupby(by)[col].first())
+    rows, C = [], []
+    for i in range(len(benches)):
+        for j in range(i + 1, len(benches)):
+            C.append(D[i] - D[j])
+            rows.append({"benchmark_1": benches[i], "benchmark_2": benches[j]})
+    C = np.array(C)
+    diff = C @ beta
+    dse = np.sqrt(np.einsum("ij,jk,ik->i", C, V, C))
+    dfs = model._df_for(C, "auto")
+    t = diff / dse
+    k = len(benches)
+    p = stats.studentized_range.sf(np.sqrt(2) * np.abs(t), k, dfs)
+    raw = 2 * stats.t.sf(np.abs(t), dfs)
+    p = np.where(p < raw, np.minimum(1.0, k * (k - 1) / 2 * raw), p)
+    pairs = pd.DataFrame(rows).assign(estimate=diff, se=dse, statistic=t, df=dfs, p_value=p)
+    nd = pd.DataFrame(True, index=benches, columns=benches)
+    for r in pairs.itertuples():
+        nd.loc[r.benchmark_1, r.benchmark_2] = nd.loc[r.benchmark_2, r.benchmark_1] = (
+            r.p_value >= alpha)
+    return DifferenceClusters((a, b), table, pairs, nd, alpha, results.objective, standardize)
