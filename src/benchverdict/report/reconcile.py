@@ -9,15 +9,15 @@ difference becomes an explanation (:func:`~benchverdict.report.explain.explain_b
 Within a group:
 
 * **agreement score**: each method contributes its *representative* verdict
-  (the one at the final budget, or the highest budget it judged); the
-  methods whose representative covers the final budget vote (all of them if
-  none does), and the score is the mean over all pairs of voting methods of
-  1 (same outcome), 0.5 (one decides, the other does not) or 0 (opposite
-  winners);
+  (the one at the final budget, or the highest budget it judged), and the
+  score is the mean over all pairs of methods of 1 (same outcome), 0.5 (one
+  decides, the other does not) or 0 (opposite winners);
 * **conflicts**: every pair of verdicts from different methods with
   overlapping (or, failing that, nearest) budgets whose outcomes differ,
   each explained by :func:`~benchverdict.report.explain.explain_disagreement`;
-* **pair consensus**: a winner only if no method names the other algorithm,
+* **pair consensus**: only the methods whose representative covers the final
+  budget vote (all of them if none does); a winner only if no voter names the
+  other algorithm,
   at least one inferential (non-descriptive) verdict decides, and the
   deciding methods are at least as many as the undecided ones; otherwise
   ``"inconclusive"`` (or ``"conflict"`` when methods name different winners);
@@ -517,8 +517,10 @@ def reconcile(
                     "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
                     "votes": v in reps,
                 })
+            # Agreement describes every method (voting or not); the consensus only voters.
             credits = [
-                pair_agreement(x.outcome, y.outcome) for x, y in itertools.combinations(reps, 2)
+                pair_agreement(x.outcome, y.outcome)
+                for x, y in itertools.combinations(reps_all, 2)
             ]
             n_conflicts = 0
             for m1, m2 in itertools.combinations(methods, 2):

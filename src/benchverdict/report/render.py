@@ -466,6 +466,9 @@ def render_markdown(comparison: Comparison) -> str:
            "## Consensus", "", md_escape(s["headline"]), ""]
     for r in s["rankings"]:
         out.append(f"- **{md_escape(r.scope_label)}**: {md_escape(r.message)}")
+        if r.settled and r.status != "ranked":
+            out.append("  - settled: " + ", ".join(
+                f"{md_escape(w)} &gt; {md_escape(lo)}" for w, lo in r.settled))
         for a, b, why in r.unsettled[:10]:
             out.append(f"  - {md_escape(a)} vs {md_escape(b)}: {md_escape(why)}")
         for g in r.guidance:
