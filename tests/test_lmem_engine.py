@@ -246,3 +246,19 @@ def test_glrt_of_fixed_effects_has_nominal_size():
         hits += t.p_value < alpha
     lo, hi = stats.binomtest(hits, reps).proportion_ci(0.999)
     assert lo <= alpha <= hi, (hits, reps)
+
+
+def test_lmem_verdicts_cover_every_pair_and_benchmark():
+    from benchverdict.lmem import lmem_verdicts
+    from benchverdict.verdict import verdicts_from_json, verdicts_to_json
+
+    res = simulate_results(n_benchmarks=3, n_seeds=10, algorithm_effect={"A": -3.0},
+                           objective="minimize", rng=4)
+    vs = lmem_verdicts(res)
+    scopes = {v.scope.benchmark for v in vs}
+    assert scopes == {None, "bench00", "bench01", "bench02"}
+    assert len(vs) == 4 * 3  # 3 pairs x (all + 3 benchmarks)
+    for v in vs:
+        if "A" in (v.a, v.b):
+            assert v.winner == "A"
+    assert verdicts_from_json(verdicts_to_json(vs)) == vs

@@ -28,6 +28,7 @@ from benchverdict.lmem.sanity import (
     sanity_checks,
     seed_dependency,
 )
+from benchverdict.lmem.verdicts import lmem_verdicts
 
 __all__ = [
     "BoundaryWarning",
@@ -41,10 +42,11 @@ __all__ = [
     "SanityCheck",
     "SanityReport",
     "benchmark_informativeness",
-    "difference_clusters",
     "budget_relevance",
+    "difference_clusters",
     "fit",
     "glrt",
+    "lmem_verdicts",
     "metafeature_analysis",
     "parse_formula",
     "sanity_checks",

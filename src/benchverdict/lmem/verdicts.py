@@ -1,0 +1,64 @@
+"""Every LMEM verdict of a study: each pair of algorithms, overall and per benchmark."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchverdict.lmem.model import fit
+from benchverdict.verdict import Scope, Verdict
+
+if TYPE_CHECKING:
+    from benchverdict.results import Results
+
+
+def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
+                  per_benchmark: bool = True, df: str = "auto") -> list[Verdict]:
+    """Tukey-adjusted LMEM verdicts for every pair, on all benchmarks and on each one.
+
+    * All benchmarks: ``score ~ algorithm + (1|benchmark)`` (Geburek et al.'s
+      model), contrasts of marginal means.
+    * Each benchmark (``per_benchmark=True``, with more than one benchmark):
+      ``score ~ algorithm * benchmark`` and the contrasts within each
+      benchmark (one Tukey family per benchmark).
+
+    Parameters
+    ----------
+    results : Results
+    alpha : float
+    rows : {"final", "all"}
+        For HPO runs with a budget, each run's final incumbent (default) or
+        every row; the budget scope of the verdicts says which.
+    per_benchmark : bool
+    df : {"auto", "asymptotic", "satterthwaite"}
+
+    Returns
+    -------
+    list of Verdict
+
+    Examples
+    --------
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=3, n_seeds=8, algorithm_effect={"A": -2.0}, rng=0)
+    >>> vs = lmem_verdicts(res)
+    >>> len(vs), sorted({str(v.scope) for v in vs})[:2]
+    (12, ['all benchmarks', 'benchmark bench00'])
+    """
+    if rows not in ("final", "all"):
+        raise ValueError(f"rows must be 'final' or 'all', got {rows!r}.")
+    use_final = rows == "final" and results.has_budget and results.kind == "runs"
+    frame = results.final() if use_final else results.table
+    multi = frame["benchmark"].nunique() > 1
+    overall = fit(frame, "score ~ algorithm + (1|benchmark)" if multi else "score ~ algorithm")
+    overall.objective = results.objective
+    verdicts = overall.verdicts(alpha=alpha, df=df)
+    if per_benchmark and multi:
+        within = fit(frame, "score ~ algorithm * benchmark")
+        within.objective = results.objective
+        for v in within.verdicts(alpha=alpha, df=df, by="benchmark"):
+            verdicts.append(Verdict(
+                a=v.a, b=v.b, outcome=v.outcome, method=v.method,
+                scope=Scope(benchmark=v.scope.benchmark), evidence=v.evidence,
+                objective=v.objective, explanation=v.explanation, effect=v.effect,
+                unit=v.unit, n=int((frame["benchmark"].astype(str) == v.scope.benchmark).sum()),
+                details=v.details))
+    return verdicts
