@@ -20,13 +20,13 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from autorank import autorank  # noqa: E402
-from lmem_common import finding, out_dir, priorband  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from autorank import autorank
+from lmem_common import finding, out_dir, priorband
 
-from benchverdict.lmem import fit  # noqa: E402
-from benchverdict.plotting import save_figure, theme  # noqa: E402
+from benchverdict.lmem import fit
+from benchverdict.plotting import save_figure, theme
 
 BUDGETS = (5.0, 10.0, 15.0)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import pandas as pd  # noqa: E402
-from lmem_common import finding, out_dir, priorband  # noqa: E402
+import pandas as pd
+from lmem_common import finding, out_dir, priorband
 
-from benchverdict.lmem import sanity_checks  # noqa: E402
-from benchverdict.plotting import save_figure  # noqa: E402
+from benchverdict.lmem import sanity_checks
+from benchverdict.plotting import save_figure
 
 
 def main() -> None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from lmem_common import finding, out_dir, priorband  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from lmem_common import finding, out_dir, priorband
 
-from benchverdict.lmem import difference_clusters, metafeature_analysis  # noqa: E402
-from benchverdict.plotting import save_figure, theme  # noqa: E402
+from benchverdict.lmem import difference_clusters, metafeature_analysis
+from benchverdict.plotting import save_figure, theme
 
 
 def main() -> None:

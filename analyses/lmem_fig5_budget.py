@@ -18,12 +18,12 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from lmem_common import finding, out_dir, priorband  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+from lmem_common import finding, out_dir, priorband
 
-from benchverdict.lmem import fit  # noqa: E402
-from benchverdict.plotting import save_figure, theme  # noqa: E402
+from benchverdict.lmem import fit
+from benchverdict.plotting import save_figure, theme
 
 WINDOWS = ((1, 24), (1, 10), (5, 15), (10, 24))
 FORMULA = "score ~ algorithm + (1|benchmark) + (1|budget)"

@@ -140,7 +140,7 @@ def main() -> None:
                   f"chi2 {r['chi2']:.4f}")
             rows.append({"engine": "R lme4 + emmeans (rpy2)", "seconds": t_r,
                          "ratio": t_r / t_native, "loglik": r["loglik"]})
-        except Exception as err:  # noqa: BLE001 - report and continue with the others
+        except Exception as err:
             print(f"lme4   : not run ({err})")
     if not args.skip_mixedlm:
         try:
@@ -151,7 +151,7 @@ def main() -> None:
                   f"{mx['loglik']:.6f} (diff {out['loglik'] - mx['loglik']:+.2e})")
             rows.append({"engine": "mixedlm (PyPI)", "seconds": t_m, "ratio": t_m / t_native,
                          "loglik": mx["loglik"]})
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             print(f"mixedlm: not run ({type(err).__name__}: {err})")
     print()
     print(pd.DataFrame(rows).to_string(index=False))
