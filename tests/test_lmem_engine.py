@@ -262,3 +262,19 @@ def test_lmem_verdicts_cover_every_pair_and_benchmark():
         if "A" in (v.a, v.b):
             assert v.winner == "A"
     assert verdicts_from_json(verdicts_to_json(vs)) == vs
+
+
+@pytest.mark.parametrize("formula", ["score ~ algorithm + (1|benchmark:seed)",
+                                     "score ~ algorithm + (0 + algorithm|seed)"])
+def test_one_term_block_path_matches_the_dense_path(formula, monkeypatch):
+    from benchverdict.lmem import native
+
+    df = _frame(n=900, groups=12)
+    df["seed"] = np.random.default_rng(1).integers(0, 30, len(df)).astype(str)
+    blockwise = fit(df, formula)
+    monkeypatch.setattr(native, "BLOCK_DIAGONAL_MIN_Q", 10**9)
+    dense = fit(df, formula)
+    assert blockwise.loglik == pytest.approx(dense.loglik, rel=1e-10)
+    np.testing.assert_allclose(blockwise.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(blockwise.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
+                               atol=1e-9)

@@ -95,3 +95,14 @@ def test_priorband_agreement(shared_data):
         assert_agree(fit(final, formula), fit(final, formula, backend="lme4"))
     full = "score ~ algorithm + budget + (1|benchmark)"
     assert_agree(fit(res, full), fit(res, full, backend="lme4"))
+
+
+@pytest.mark.parametrize("formula", ["score ~ algorithm + (0 + algorithm|seed)",
+                                     "score ~ algorithm + (1|benchmark:seed)"])
+def test_level_by_level_solver_agrees_with_lme4(formula):
+    # Many levels of a single random term: the native engine factors level by level.
+    res = simulate_results(n_benchmarks=5, n_seeds=30, seed_sd={"A": 0.5, "B": 1.0, "C": 0.2},
+                           rng=77)
+    ours = fit(res, formula)
+    assert ours._deviance.q > 50
+    assert_agree(ours, fit(res, formula, backend="lme4"))

@@ -59,6 +59,9 @@ def cholesky(A: np.ndarray, *, lower: bool) -> np.ndarray:
     return c
 
 
+#: Above this many random effects, a single random term is solved level by level.
+BLOCK_DIAGONAL_MIN_Q = 50
+
 #: lme4's tolerance for calling a fit singular (``isSingular(tol = 1e-4)``).
 SINGULAR_TOL = 1e-4
 
@@ -130,7 +133,7 @@ class PLSSolution:
     ldL2: float
     ldRX2: float
     RX: np.ndarray  # upper triangular, R_X' R_X = X'X - R_ZX'R_ZX
-    L: np.ndarray | None
+    L: np.ndarray | None  # the sparse Cholesky factor (None when solved level by level)
     RZX: np.ndarray | None
     cu: np.ndarray | None
     factors: list[np.ndarray]
@@ -169,6 +172,8 @@ class ProfiledDeviance:
             pwrss = cp.yty - cbeta @ cbeta
             return PLSSolution(theta, beta, max(pwrss, 0.0), 0.0,
                                2 * np.log(np.diag(RX)).sum(), RX, None, None, None, factors)
+        if len(self.layout.p) == 1 and self.q > BLOCK_DIAGONAL_MIN_Q:
+            return self._solve_one_term(theta, factors)
         if self.all_scalar:
             lam = np.concatenate([np.full(g, T[0, 0]) for T, g in
                                   zip(factors, self.layout.n_levels)])
@@ -191,6 +196,32 @@ class ProfiledDeviance:
         pwrss = cp.yty - cu @ cu - cbeta @ cbeta
         return PLSSolution(theta, beta, max(pwrss, 1e-300), 2 * np.log(np.diag(L)).sum(),
                            2 * np.log(np.diag(RX)).sum(), RX, L, RZX, cu, factors)
+
+    def _solve_one_term(self, theta: np.ndarray, factors: list[np.ndarray]) -> PLSSolution:
+        """PLS with one random term: ``Lambda' Z'Z Lambda + I`` is block diagonal.
+
+        Rows belong to one level each, so ``Z'Z`` has one ``p x p`` block per
+        level and ``L`` factors level by level: O(g p^3) instead of O(q^3).
+        """
+        cp = self.cp
+        p, g = self.layout.p[0], self.layout.n_levels[0]
+        T = factors[0]
+        idx = np.arange(g)[:, None] * p + np.arange(p)
+        blocks = cp.ZtZ[idx[:, :, None], idx[:, None, :]]  # (g, p, p)
+        M = np.einsum("ji,gjk,kl->gil", T, blocks, T) + np.eye(p)
+        L = np.linalg.cholesky(M)  # batched, lower
+        LtZX = np.einsum("ji,gjc->gic", T, cp.XtZ.T.reshape(g, p, -1))
+        LtZy = np.einsum("ji,gj->gi", T, cp.Zty.reshape(g, p))
+        RZX = np.linalg.solve(L, LtZX).reshape(self.q, -1)
+        cu = np.linalg.solve(L, LtZy[..., None])[..., 0].reshape(self.q)
+        RXtRX = cp.XtX - RZX.T @ RZX
+        RX = cholesky(RXtRX, lower=False)
+        cbeta = solve_tri(RX, cp.Xty - RZX.T @ cu, lower=False, trans=True)
+        beta = solve_tri(RX, cbeta, lower=False)
+        pwrss = cp.yty - cu @ cu - cbeta @ cbeta
+        ldL2 = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum()
+        return PLSSolution(theta, beta, max(pwrss, 1e-300), float(ldL2),
+                           2 * np.log(np.diag(RX)).sum(), RX, None, RZX, cu, factors)
 
     def deviance_of(self, sol: PLSSolution) -> float:
         """The profiled deviance (-2 log-likelihood) at a PLS solution."""
