@@ -318,7 +318,10 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
         found.append("its mixed-model fit is singular (a variance component at zero)")
     if d.get("non_iid") or d.get("iid") is False:
         found.append("its draws are not IID")
-    if d.get("ties") is True and v.module in ("tuning", "dse"):
+    ties = d.get("ties")
+    has_ties = ties is True or (
+        isinstance(ties, (int, float)) and not isinstance(ties, bool) and ties > 0)
+    if has_ties and v.module in ("tuning", "dse"):
         found.append("the scores have ties, so the band's exact coverage does not hold")
     for key in ("violated_assumptions", "assumption_violations", "assumptions_violated"):
         value = d.get(key)

@@ -31,6 +31,8 @@ REPORT_SCHEMA = "benchverdict.report"
 REPORT_SCHEMA_VERSION = 1
 #: The committed JSON Schema of the report document.
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+#: Disagreements shown before the rest fold into a <details> block (HTML).
+SHOWN_CONFLICTS = 25
 #: At most this many rows of a module's table are shown in HTML/Markdown/LaTeX.
 MAX_TABLE_ROWS = 40
 
@@ -295,6 +297,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
                         if isinstance(r.not_voting, str) and r.not_voting else ""),
         ])
+    pooled = [_plain(b) is None for b in rec.agreement["benchmark"]]
     conflict_rows = [
         [
             f"{r.a} vs {r.b}",
@@ -365,6 +368,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "agreement_header": ["pair", "scope", "verdicts (at the final or highest budget)",
                              "agreement", "consensus", "why"],
         "agreement_rows": agreement_rows,
+        "agreement_pooled": [r for r, p in zip(agreement_rows, pooled) if p],
+        "agreement_single": [r for r, p in zip(agreement_rows, pooled) if not p],
         "conflict_header": ["pair", "scope", "method 1", "method 2", "kind", "explanation"],
         "conflict_rows": conflict_rows,
         "verdict_header": ["pair", "scope", "method", "outcome", "evidence", "effect",
@@ -414,6 +419,7 @@ def render_html(comparison: Comparison) -> str:
         analyses=analyses,
         sanity=sanity,
         outcome_text=_outcome_text,
+        shown_conflicts=SHOWN_CONFLICTS,
     )
 
 
