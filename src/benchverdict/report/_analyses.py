@@ -338,11 +338,14 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
         run.warnings.append(f"{len(curves.excluded)} algorithm x benchmark cell(s) got no "
                             f"tuning curve (listed in the tables).")
     if len(guidance):
+        def span(values, fmt: str) -> str:
+            lo, hi = float(values.min()), float(values.max())
+            return format(lo, fmt) if lo == hi else f"{lo:{fmt}} to {hi:{fmt}}"
+
         run.notes.append(
             f"Median tuning curves with {options.confidence:g} simultaneous LD highest-density "
-            f"bands (Lourie et al. 2024); with n = {int(guidance['n'].min()):,} to "
-            f"{int(guidance['n'].max()):,} draws per curve the upper band is informative up "
-            f"to k = {guidance['k_max'].min():.1f} to {guidance['k_max'].max():.1f}.")
+            f"bands (Lourie et al. 2024); with n = {span(guidance['n'], ',.0f')} draws per "
+            f"curve the upper band is informative up to k = {span(guidance['k_max'], '.1f')}.")
     for bench in curves.benchmarks[:MAX_FIGURES_PER_ANALYSIS]:
         run.figures.append(_figure(
             f"tuning-{bench}", f"Median tuning curves on {bench}", curves.plot(benchmark=bench),
