@@ -60,7 +60,11 @@ def main() -> None:
     rows = []
 
     def report(task, ours, theirs=None):
-        ratio = f"{theirs / ours:8.0f}x" if theirs is not None else "       -"
+        if theirs is None:
+            ratio = "       -"
+        else:
+            r = theirs / ours
+            ratio = f"{r:8.1f}x" if r < 10 else f"{r:8.0f}x"
         theirs_text = f"{theirs:9.2f}s" if theirs is not None else "        -"
         rows.append((task, ours, theirs))
         print(f"{task:<48} {ours:9.3f}s {theirs_text} {ratio}", flush=True)
