@@ -215,7 +215,8 @@ class MixedModel:
             Another fixed factor: means within each of its levels.
         df : {"auto", "asymptotic", "satterthwaite"}
             ``"auto"``: asymptotic above 3,000 rows (emmeans' default limit),
-            Satterthwaite below.
+            Satterthwaite below (emmeans' choice when pbkrtest is not
+            installed; Kenward-Roger is not implemented).
         level : float
             Confidence level of the (unadjusted) intervals.
 
@@ -315,6 +316,13 @@ class MixedModel:
         Tukey-adjusted contrasts; letters follow the marginal means from best
         (``a``) to worst in the objective's direction (Piepho's
         insert-and-absorb algorithm, shared with the rank tests).
+
+        Examples
+        --------
+        >>> from benchverdict.lmem.simulate import simulate_results
+        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
+        >>> fit(res, "score ~ algorithm + (1|benchmark)").letters().to_dict()
+        {'B': 'a', 'C': 'b', 'A': 'b'}
         """
         from benchverdict.critical_difference import compact_letter_display
         from benchverdict.lmem.cd import cd_inputs
@@ -333,6 +341,14 @@ class MixedModel:
         verdict is ``"inconclusive"``. The effect is the difference of marginal
         means, oriented so that positive favours ``a``, with its
         simultaneous (Tukey) interval.
+
+        Examples
+        --------
+        >>> from benchverdict.lmem.simulate import simulate_results
+        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
+        >>> [(v.a, v.b, v.outcome) for v in fit(res, "score ~ algorithm + (1|benchmark)"
+        ...                                      ).verdicts()]
+        [('A', 'B', 'b'), ('A', 'C', 'inconclusive'), ('B', 'C', 'a')]
         """
         if self.objective is None:
             raise ValueError("verdicts need the objective; fit the model on a Results.")
@@ -389,6 +405,13 @@ class MixedModel:
         algorithms whose Tukey-adjusted differences are not significant; the
         scale bar spans the range of per-pair critical differences
         ``q_{1-alpha,k,df} / sqrt(2) * se``.
+
+        Examples
+        --------
+        >>> from benchverdict.lmem.simulate import simulate_results
+        >>> ax = fit(simulate_results(n_seeds=4, rng=0), "score ~ algorithm + (1|benchmark)").plot()
+        >>> ax.figure is not None
+        True
         """
         from benchverdict.lmem.cd import lmem_cd_diagram
 
