@@ -13,13 +13,29 @@ from benchverdict.report.explain import (
     method_traits,
 )
 from benchverdict.report.reconcile import Ranking, Reconciliation, reconcile
+from benchverdict.report.runner import (
+    ANALYSES,
+    AnalysisRun,
+    Comparison,
+    Options,
+    ReportFigure,
+    applicability,
+    compare,
+)
 
 __all__ = [
+    "ANALYSES",
     "EXPLANATION_RULES",
+    "AnalysisRun",
+    "Comparison",
     "Explanation",
     "MethodTraits",
+    "Options",
     "Ranking",
     "Reconciliation",
+    "ReportFigure",
+    "applicability",
+    "compare",
     "explain_disagreement",
     "method_traits",
     "reconcile",
