@@ -49,7 +49,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Speed and memory benchmarks against the anchors, in one process each."""
-    extras = "test,example"
+    extras = "test,example,bench"
     if shutil.which("R"):
         extras += ",lme4"
     _install(session, extras)
