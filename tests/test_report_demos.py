@@ -135,3 +135,34 @@ def test_priorband_early_budget_lmem_and_ranks_differ_and_the_report_says_why(pr
     head = comp.reconciliation.headline
     assert head.status == "inconclusive"
     assert head.guidance and all("benchmark" in g for g in head.guidance)
+
+
+def test_example_data_run_every_analysis_and_validate():
+    """On random-search trials with a trial order, all four families apply and reconcile."""
+    for module, attribute in (("tuning", "from_results"), ("dse", "distribution"),
+                              ("ranks", "friedman"), ("lmem", "fit")):
+        need(module, attribute)
+    try:
+        from benchverdict.examples import load_example
+
+        example = load_example()
+    except (ImportError, FileNotFoundError) as err:
+        pytest.skip(f"the example data are missing: {err}")
+    small = example.subset(algorithms=example.algorithms[:3], benchmarks=example.benchmarks[:5])
+    comp = compare(small, progress=False)
+    assert {r.name: r.status for r in comp.runs} == {
+        "tuning": "ok", "dse": "ok", "ranks": "ok", "lmem": "ok"}, comp.warnings
+    assert set(comp.verdicts["module"]) == {"tuning", "dse", "ranks", "lmem"}
+    # Rank tests and the LMEM judge the final budget (20 trials); DSE single draws (budget 1).
+    v = comp.verdicts
+    assert (v.loc[v["module"] == "dse", "budget_high"] == 1).all()
+    assert comp.reconciliation.final_budget == 20
+    # Every disagreement is explained, and the sanity section has the LMEM checks.
+    assert (comp.conflicts["explanation"].str.len() > 0).all()
+    lmem_run = next(r for r in comp.runs if r.name == "lmem")
+    assert {c["name"] for c in lmem_run.sanity} >= {"seed dependency",
+                                                     "benchmark informativeness"}
+    jsonschema = pytest.importorskip("jsonschema")
+    from benchverdict.report.render import load_schema
+
+    jsonschema.validate(comp.to_dict(), load_schema())

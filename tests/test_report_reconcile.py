@@ -394,3 +394,38 @@ def test_only_methods_at_the_final_budget_vote():
     # Without any method at the final budget, everyone votes.
     alone = reconcile([one_draw], final_budget=20.0)
     assert alone.agreement.iloc[0]["consensus"] == "b"
+
+
+method_st = st.sampled_from([
+    "ranks.nemenyi", "ranks.wilcoxon_holm", "ranks.sign_test", "ranks.autorank_tukey",
+    "lmem.tukey", "dse.cvar_0.5", "dse.cvar_0.99", "dse.dominance", "tuning.median_band",
+])
+evidence_st = st.sampled_from([
+    Evidence("p_value", 0.04, 0.05), Evidence("p_value", 1e-5, 0.05),
+    Evidence("band", level=0.8, strength="weak"), Evidence("confidence", level=0.95),
+    Evidence("descriptive"),
+])
+rich_verdict_st = st.builds(
+    lambda outcome, method, lo, width, n, unit, evidence, singular: V(
+        outcome=outcome, method=method, n=n, unit=unit, evidence=evidence,
+        scope=Scope(None, lo, lo + width) if lo is not None else Scope(),
+        details={"singular": singular},
+    ),
+    outcome_st, method_st, st.one_of(st.none(), st.integers(1, 30)), st.integers(0, 10),
+    st.one_of(st.none(), st.integers(1, 5000)),
+    st.sampled_from(["benchmark", "random-search draw", "row of a mixed model"]),
+    evidence_st, st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rich_verdict_st, rich_verdict_st, st.one_of(st.none(), st.just(20.0)))
+def test_rules_are_symmetric_and_always_explain(v1, v2, final_budget):
+    """Which reasons apply does not depend on the order of the two verdicts."""
+    forward = ex.explain_disagreement(v1, v2, final_budget=final_budget)
+    backward = ex.explain_disagreement(v2, v1, final_budget=final_budget)
+    assert {e.rule for e in forward} == {e.rule for e in backward}
+    if v1.outcome != v2.outcome:
+        assert forward and all(e.text for e in forward)
+    else:
+        assert forward == []

@@ -390,7 +390,8 @@ def test_cli_writes_every_format_and_exit_codes(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize(
     "extra",
-    [["--alpha", "2"], ["--confidence", "x"], ["--analyses", "magic"], ["--at-budget", "-1"]],
+    [["--alpha", "2"], ["--confidence", "x"], ["--analyses", "magic"], ["--at-budget", "-1"],
+     ["--cvar-levels", "0.5,1.2"], ["--cvar-levels", "x"]],
 )
 def test_cli_usage_errors_exit_2(tmp_path, extra):
     from benchverdict import cli

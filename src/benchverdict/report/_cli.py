@@ -34,6 +34,17 @@ def _probability(text: str) -> float:
     return value
 
 
+def _levels(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(t) for t in text.split(",") if t.strip())
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of numbers: {text!r}") from err
+    if not values or not all(0 <= v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"CVaR levels must lie in [0, 1), got {text!r}")
+    return values
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -74,6 +85,9 @@ def register(subparsers, parents) -> None:
     parser.add_argument("--formula", default=None,
                         help="LMEM formula over role names, e.g. "
                              "'score ~ algorithm + (1|benchmark)'")
+    parser.add_argument("--cvar-levels", type=_levels, default=(0.5, 0.95), metavar="A,B",
+                        help="CVaR levels of the DSE comparison (default 0.5,0.95; CVaR_a is "
+                             "the mean of the best 1-a of draws)")
     parser.add_argument("-o", "--out", type=Path, default=Path("benchverdict-report"),
                         help="output directory (default ./benchverdict-report)")
     parser.add_argument("--json", action="store_true",
@@ -102,6 +116,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         budget=args.at_budget,
         formula=args.formula,
         progress=not args.no_progress,
+        cvar_levels=args.cvar_levels,
     )
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
