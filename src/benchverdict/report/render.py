@@ -216,8 +216,9 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
 
 def render_json(comparison: Comparison, *, indent: int | None = 2) -> str:
     """The report document as JSON text (strict: no NaN literals)."""
+    # default=str: a module may put an object JSON does not know into a verdict's details.
     return json.dumps(report_document(comparison), indent=indent, allow_nan=False,
-                      ensure_ascii=False)
+                      ensure_ascii=False, default=str)
 
 
 def load_schema() -> dict[str, Any]:
