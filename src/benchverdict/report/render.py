@@ -288,7 +288,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             f"{r.a} vs {r.b}",
             _scope_text(r.benchmark, r.metafeature),
             "; ".join(
-                f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)}"
+                f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)} ({x.evidence}"
+                + ("" if x.votes else f"; budget {x.budget}, not voting") + ")"
                 for x in rec.representatives.itertuples(index=False)
                 if (x.a, x.b) == (r.a, r.b) and _plain(x.benchmark) == _plain(r.benchmark)
                 and _plain(x.metafeature) == _plain(r.metafeature)
@@ -366,7 +367,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "objective": c.objective,
         "headline": headline,
         "rankings": rec.rankings,
-        "agreement_header": ["pair", "scope", "verdicts (at the final or highest budget)",
+        "agreement_header": ["pair", "scope", "each method's verdict and evidence",
                              "agreement", "consensus", "why"],
         "agreement_rows": agreement_rows,
         "agreement_pooled": [r for r, p in zip(agreement_rows, pooled) if p],
@@ -427,7 +428,7 @@ def render_html(comparison: Comparison) -> str:
 # ----------------------------------------------------------------------------- Markdown
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 #: Characters that start a block (heading, list, quote) when they open a line.
-_MD_BLOCK_START = re.compile(r"^(\s*)(?:([#+\-=])|(\d+)([.)]))")
+_MD_BLOCK_START = re.compile(r"^(\s*)(?:([#+\-=])|(\d+)([.)])(?=\s|$))")
 
 
 def md_escape(text: Any) -> str:
