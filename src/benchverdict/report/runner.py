@@ -419,6 +419,8 @@ class Comparison:
         return [*self._figures, *(f for r in self.runs for f in r.figures)]
 
     def _own_figures(self) -> list[ReportFigure]:
+        import matplotlib.pyplot as plt
+
         from benchverdict.report.figures import agreement_heatmap, outcome_grid
 
         out = []
@@ -435,6 +437,8 @@ class Comparison:
                 "Mean agreement credit over the pairs and scopes both methods judged: 1 same "
                 "outcome, 0.5 one decides and the other does not, 0 opposite winners. Blank: "
                 "the methods never judged the same pair and scope."))
+        for f in out:
+            plt.close(f.figure)  # kept for rendering, released from pyplot's registry
         return out
 
     # ----------------------------------------------------------------- plots
