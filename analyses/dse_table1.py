@@ -28,7 +28,8 @@ evidence:
 Intervals: distribution-free 95% band intervals (Learned-Miller-DeStefano
 highest-density band, accuracy bounded in [0, 1]).
 
-Run: ``python analyses/dse_table1.py [--n 100 --n-tuned 20 --n-tuning 10]``.
+Run: ``python analyses/dse_table1.py [--n 50 --n-tuned 10 --n-tuning 8]`` (about 40 minutes
+on one shared core; ``--from-csv`` re-prints the last run's table and findings).
 Writes ``analyses/out/dse_table1.csv`` and CDF / inverse-CDF figures.
 """
 
@@ -107,7 +108,8 @@ def table(sampled, tuned) -> pd.DataFrame:
     return t, ds, dt
 
 
-def findings(t: pd.DataFrame) -> list[tuple[str, bool, str]]:
+def findings(t: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Each claim with HOLDS / PARTLY / DOES NOT HOLD and its evidence."""
     out = []
     best_tuned = t.loc[t.groupby("benchmark")["cvar_tuned"].idxmax()].set_index("benchmark")
     svm_best = [b for b in TASKS if best_tuned.loc[b, "algorithm"] == "SVM"]
@@ -115,26 +117,30 @@ def findings(t: pd.DataFrame) -> list[tuple[str, bool, str]]:
     svm = t[t.algorithm == "SVM"].set_index("benchmark")
     svm_tied = [b for b in TASKS
                 if svm.loc[b, "cvar_high_tuned"] >= best_tuned.loc[b, "cvar_tuned"]]
+    holds = ("HOLDS" if len(svm_best) >= 3 else
+             "PARTLY" if svm_best or len(svm_tied) == len(TASKS) else "DOES NOT HOLD")
     out.append((
-        "1. SVM is the best classifier when tuned",
-        len(svm_best) >= 3,
+        "1. SVM is the best classifier when tuned", holds,
         f"SVM has the highest tuned CVaR_0.5 on {svm_best or 'no task'}; its interval reaches "
         f"the best estimate on {svm_tied}.",
     ))
     drops = t.pivot(index="benchmark", columns="algorithm", values="drop").loc[list(TASKS)]
     svm_rank = drops.rank(axis=1, ascending=False)["SVM"]
+    largest = int((svm_rank == 1).sum())
+    # Does the sampled interval lie wholly below the tuned estimate? (a clear drop)
+    clear = [b for b in TASKS if svm.loc[b, "cvar_high_sampled"] < svm.loc[b, "cvar_tuned"]]
+    holds = "HOLDS" if largest >= 3 and clear else "PARTLY" if largest >= 2 else "DOES NOT HOLD"
     out.append((
-        "2. SVM drops when hyperparameters are sampled",
-        bool((drops["SVM"] > 0.05).sum() >= 3 and (svm_rank <= 2).sum() >= 3),
-        "tuned - sampled CVaR_0.5 of SVM per task: "
-        + ", ".join(f"{b} {drops.loc[b, 'SVM']:.3f} (rank {int(svm_rank[b])} of 5)"
-                    for b in TASKS),
+        "2. SVM drops when hyperparameters are sampled", holds,
+        f"SVM loses the most of the five on {largest} of {len(TASKS)} tasks; tuned - sampled "
+        "CVaR_0.5: " + ", ".join(f"{b} {drops.loc[b, 'SVM']:.3f}" for b in TASKS)
+        + f"; the sampled interval lies below the tuned estimate on {clear or 'no task'}.",
     ))
     median_drop = drops.median(axis=1)
     robust = {a: [b for b in TASKS if drops.loc[b, a] <= median_drop[b]] for a in ("kNN", "RF")}
     out.append((
         "3. kNN and RF are robust (small drop when sampled)",
-        all(len(v) >= 3 for v in robust.values()),
+        "HOLDS" if all(len(v) >= 3 for v in robust.values()) else "DOES NOT HOLD",
         "drop at or below the task's median drop: "
         + "; ".join(f"{a} on {v}" for a, v in robust.items())
         + ". Mean drops: " + ", ".join(f"{a} {drops[a].mean():.3f}" for a in drops.columns),
@@ -142,27 +148,8 @@ def findings(t: pd.DataFrame) -> list[tuple[str, bool, str]]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100, help="DSE trials per cell")
-    parser.add_argument("--n-tuned", type=int, default=20, help="DSE-Tuning trials per cell")
-    parser.add_argument("--n-tuning", type=int, default=10,
-                        help="configurations of each inner random search")
-    parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=2018)
-    args = parser.parse_args()
-    sampled, tuned, t_s, t_t = run(args.n, args.n_tuned, args.n_tuning, args.n_jobs, args.seed)
-    t, ds, dt = table(sampled, tuned)
-    OUT.mkdir(parents=True, exist_ok=True)
-    t.to_csv(OUT / "dse_table1.csv", index=False)
-    for label, d in (("sampled", ds), ("tuned", dt)):
-        for kind in ("cdf", "quantile"):
-            save_figure(d.plot(kind), OUT / f"dse_table1_{label}_{kind}", formats=("pdf", "png"))
-    pd.set_option("display.width", 160)
-    print(f"DSE ({args.n} trials/cell, {t_s:.0f} s) and DSE-Tuning ({args.n_tuned} trials/cell,"
-          f" inner random search of {args.n_tuning} configurations x 3-fold CV, {t_t:.0f} s);"
-          f" excluded failed trials: {len(sampled.exclusions)} sampled, "
-          f"{len(tuned.exclusions)} tuned.")
+def report(t: pd.DataFrame) -> None:
+    """Print the side-by-side table and the checked findings."""
     print("CVaR_0.5 (mean test accuracy of the best half of draws), 95% LD-band intervals:\n")
     for bench in TASKS:
         sub = t[t.benchmark == bench]
@@ -174,7 +161,36 @@ def main() -> None:
                   f"{r.cvar_high_tuned:.3f}] {r.drop:7.3f}")
     print("\nThe paper's qualitative findings, checked on our runs:")
     for claim, holds, evidence in findings(t):
-        print(f"  {claim}: {'HOLDS' if holds else 'DOES NOT HOLD'}. {evidence}")
+        print(f"  {claim}: {holds}. {evidence}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=50, help="DSE trials per cell")
+    parser.add_argument("--n-tuned", type=int, default=10, help="DSE-Tuning trials per cell")
+    parser.add_argument("--n-tuning", type=int, default=8,
+                        help="configurations of each inner random search")
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2018)
+    parser.add_argument("--from-csv", action="store_true",
+                        help="re-print the table and findings from analyses/out/dse_table1.csv")
+    args = parser.parse_args()
+    pd.set_option("display.width", 160)
+    if args.from_csv:
+        report(pd.read_csv(OUT / "dse_table1.csv"))
+        return
+    sampled, tuned, t_s, t_t = run(args.n, args.n_tuned, args.n_tuning, args.n_jobs, args.seed)
+    t, ds, dt = table(sampled, tuned)
+    OUT.mkdir(parents=True, exist_ok=True)
+    t.to_csv(OUT / "dse_table1.csv", index=False)
+    for label, d in (("sampled", ds), ("tuned", dt)):
+        for kind in ("cdf", "quantile"):
+            save_figure(d.plot(kind), OUT / f"dse_table1_{label}_{kind}", formats=("pdf", "png"))
+    print(f"DSE ({args.n} trials/cell, {t_s:.0f} s) and DSE-Tuning ({args.n_tuned} trials/cell,"
+          f" inner random search of {args.n_tuning} configurations x 3-fold CV, {t_t:.0f} s);"
+          f" excluded failed trials: {len(sampled.exclusions)} sampled, "
+          f"{len(tuned.exclusions)} tuned.")
+    report(t)
     print(f"\nwrote {OUT / 'dse_table1.csv'} and figures dse_table1_*.pdf/png")
 
 
