@@ -96,8 +96,9 @@ class DistributionResult:
         """Pairwise first-order dominance tests per benchmark (see :func:`dominance_test`).
 
         Columns: ``benchmark, a, b, outcome, p_a_better, p_b_better,
-        d_a_better, d_b_better, p_adjusted, crossings`` (the scores where the
-        empirical CDFs cross, as text).
+        d_a_better, d_b_better, p_adjusted, n_crossings, crossings`` (the first
+        six scores where the empirical CDFs cross, as text; all of them are in
+        the verdicts' ``details``).
         """
         rows = []
         for bench, a, b, xa, xb in self._pairs():
@@ -109,8 +110,9 @@ class DistributionResult:
                     "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
                     "p_adjusted": t.p_adjusted, "n_crossings": len(t.crossings),
                     "crossings": "; ".join(
-                        f"{c['score']:.4g} ({c['before']}->{c['after']})" for c in t.crossings
-                    ),
+                        f"{c['score']:.4g} ({c['before']}->{c['after']})"
+                        for c in t.crossings[:6]
+                    ) + (" ..." if len(t.crossings) > 6 else ""),
                 }
             )
         return pd.DataFrame(rows)
