@@ -162,9 +162,9 @@ def describe_results(results: Results) -> Description:
         index=pd.Index(["algorithm", "benchmark", "seed"], name="role"),
     )
     if results.has_budget:
-        budget = f["budget"].to_numpy()
-        budget_codes, budget_levels = pd.factorize(budget, sort=True)
-        counts.loc["budget"] = [results.roles["budget"], len(budget_levels)]
+        budget_codes, budget_levels = results._budget_index()
+        present_budgets = np.bincount(budget_codes, minlength=len(budget_levels)) > 0
+        counts.loc["budget"] = [results.roles["budget"], int(present_budgets.sum())]
 
     run_key = (a_codes * nb + b_codes) * ns + s_codes
     n_cells = na * nb * ns
@@ -222,11 +222,15 @@ def describe_results(results: Results) -> Description:
             f"and paired comparisons lose those cells."
         )
     if results.has_budget:
-        per_alg = pd.Series(budget).groupby(a_codes, sort=True)
-        budgets = per_alg.agg(["min", "max"])
-        budgets["distinct"] = _distinct_per_group(a_codes, na, budget_codes, len(budget_levels))[
-            budgets.index
-        ]
+        first, last, distinct = _code_range_per_group(
+            a_codes, na, budget_codes, len(budget_levels)
+        )
+        has = distinct > 0
+        budgets = pd.DataFrame(
+            {"min": budget_levels[first[has]], "max": budget_levels[last[has]],
+             "distinct": distinct[has]},
+            index=np.flatnonzero(has),
+        )
         if present is not None:
             rows_per_run = np.bincount(run_key, minlength=n_cells).reshape(na, nb * ns)
             budgets["median_rows_per_run"] = [
@@ -287,6 +291,28 @@ def describe_results(results: Results) -> Description:
         warnings=tuple(warnings),
         paired=paired,
     )
+
+
+def _code_range_per_group(
+    group_codes: np.ndarray, n_groups: int, value_codes: np.ndarray, n_values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group: smallest and largest value code present, and how many distinct codes.
+
+    ``value_codes`` come from a sorted factorisation, so the smallest code is
+    the smallest value.
+    """
+    n_values = max(n_values, 1)
+    pair = group_codes.astype(np.int64) * n_values + value_codes
+    if n_groups * n_values <= 50_000_000:
+        seen = (np.bincount(pair, minlength=n_groups * n_values) > 0).reshape(n_groups, n_values)
+    else:
+        seen = np.zeros((n_groups, n_values), dtype=bool)
+        u = np.unique(pair)
+        seen[u // n_values, u % n_values] = True
+    distinct = seen.sum(axis=1)
+    first = np.argmax(seen, axis=1)
+    last = n_values - 1 - np.argmax(seen[:, ::-1], axis=1)
+    return first, last, distinct
 
 
 def _distinct_per_group(

@@ -155,6 +155,7 @@ class Results:
     """
 
     __slots__ = (
+        "_cache",
         "_frame",
         "exclusions",
         "kind",
@@ -183,6 +184,8 @@ class Results:
         object.__setattr__(self, "roles", dict(roles))
         object.__setattr__(self, "metafeatures", tuple(metafeatures))
         object.__setattr__(self, "exclusions", exclusions)
+        # Derived arrays computed once (e.g. the budget's integer codes); never user-visible.
+        object.__setattr__(self, "_cache", {})
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Results is immutable; build a new one with from_frame().")
@@ -265,7 +268,7 @@ class Results:
             raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
-        frame, problems, exclusions = _validate(
+        frame, problems, exclusions, budget_index = _validate(
             df,
             algorithm=algorithm,
             benchmark=benchmark,
@@ -286,7 +289,7 @@ class Results:
             kind, kind_reason = _infer_kind(frame, objective)
         else:
             kind_reason = "given by the caller"
-        return cls(
+        results = cls(
             frame,
             objective=objective,
             kind=kind,
@@ -295,6 +298,20 @@ class Results:
             metafeatures=tuple(metafeatures),
             exclusions=exclusions,
         )
+        if budget_index is not None:
+            results._cache["budget_index"] = budget_index
+        return results
+
+    def _budget_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """Integer codes of the budget per row and the sorted distinct budgets.
+
+        Levels may include budgets of rows dropped in validation; codes only
+        refer to budgets present.
+        """
+        if "budget_index" not in self._cache:
+            codes, levels = pd.factorize(self._frame["budget"].to_numpy(), sort=True)
+            self._cache["budget_index"] = (codes, np.asarray(levels))
+        return self._cache["budget_index"]
 
     # ------------------------------------------------------------------ basic properties
     @property
@@ -692,10 +709,11 @@ def _validate(
     score: str,
     metafeatures: tuple[str, ...],
     on_invalid: str,
-) -> tuple[pd.DataFrame, list[Problem], pd.DataFrame]:
+) -> tuple[pd.DataFrame, list[Problem], pd.DataFrame, tuple | None]:
     """Check ``df`` and build the canonical frame.
 
-    Returns the frame, the problems that must raise, and the exclusions.
+    Returns the frame, the problems that must raise, the exclusions, and the
+    budget's (codes, levels) when there is a budget.
     """
     role_columns = {"algorithm": algorithm, "seed": seed, "score": score}
     if benchmark is not None:
@@ -717,7 +735,7 @@ def _validate(
     all_columns.update({f"metafeature {m}": m for m in metafeatures})
     problems = missing_columns(df, all_columns)
     if problems:
-        return df, problems, _empty_exclusions()
+        return df, problems, _empty_exclusions(), None
     if len(df) == 0:
         return df, [
             Problem(
@@ -725,7 +743,7 @@ def _validate(
                 reason="empty",
                 message="the table has no rows. Fix: check the file or the filter that made it.",
             )
-        ], _empty_exclusions()
+        ], _empty_exclusions(), None
     if not df.index.is_unique:
         raise ValueError(
             "the frame's index has duplicated labels, so rows could not be reported "
@@ -751,7 +769,7 @@ def _validate(
             frame_problems.append(p)
     row_problems = [p for p in row_problems if p.droppable]
     if frame_problems:
-        return df, frame_problems + row_problems, _empty_exclusions()
+        return df, frame_problems + row_problems, _empty_exclusions(), None
 
     bad = np.zeros(len(df), dtype=bool)
     position = pd.Series(np.arange(len(df)), index=df.index)
@@ -768,7 +786,7 @@ def _validate(
     key_columns = {r: c for r, c in role_columns.items() if r != "score"}
     row_problems += duplicated_keys(dup, df, key_columns)
     if row_problems and on_invalid == "raise":
-        return df, row_problems, _empty_exclusions()
+        return df, row_problems, _empty_exclusions(), None
 
     records = []
     for p in row_problems:
@@ -812,8 +830,11 @@ def _validate(
                     f"and did not filter the others away."
                 ),
             )
-        ], exclusions
-    return frame, [], exclusions
+        ], exclusions, None
+    budget_index = None
+    if budget_values is not None:
+        budget_index = (b_codes if all_kept else b_codes[keep], np.asarray(b_levels))
+    return frame, [], exclusions, budget_index
 
 
 def _short_reason(p: Problem) -> str:
