@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 
 import numpy as np
@@ -212,12 +213,75 @@ def test_different_master_seeds_give_different_searches(tiny: pd.DataFrame) -> N
     assert not other["hp_n_neighbors"].equals(tiny["hp_n_neighbors"])
 
 
-def test_seeds_vary_the_data_but_not_across_algorithms() -> None:
-    a = jordan2018.split("moons", 0)
-    b = jordan2018.split("moons", 1)
-    assert not np.array_equal(a[0], b[0])
-    # The same seed gives the same split (algorithms are compared on identical data).
-    np.testing.assert_array_equal(a[1], jordan2018.split("moons", 0)[1])
+def test_split_is_a_function_of_benchmark_seed_and_trial() -> None:
+    a = jordan2018.split("moons", 0, 1)
+    for other in (jordan2018.split("moons", 1, 1), jordan2018.split("moons", 0, 2)):
+        assert not np.array_equal(a[0], other[0])
+    again = jordan2018.split("moons", 0, 1)
+    for x, y in zip(a, again, strict=True):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="start at 1"):
+        jordan2018.split("moons", 0, 0)
+
+
+def _fingerprint(*arrays: np.ndarray) -> str:
+    digest = hashlib.sha1()
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+def test_every_trial_has_its_own_split_shared_by_all_algorithms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Replace two algorithms by estimators that record the data the generator
+    # hands them: trial t of seed s must show every algorithm the same split,
+    # and different trials (and seeds) must see different splits.
+    seen: dict[tuple[str, str, int], list[str]] = {}
+
+    class Recorder:
+        def __init__(self, key: tuple[str, str, int]) -> None:
+            self.key = key
+
+        def fit(self, X: np.ndarray, y: np.ndarray) -> Recorder:
+            self.train = _fingerprint(X, y)
+            return self
+
+        def predict(self, X: np.ndarray) -> np.ndarray:
+            seen.setdefault(self.key, []).append(self.train + _fingerprint(X))
+            return np.zeros(len(X), dtype=int)
+
+    benchmarks, seeds, n_trials = ["moons", "wine"], [0, 1], 4
+    for algorithm in ("kNN", "LR"):
+        for benchmark in benchmarks:
+            for seed in seeds:
+                key = (algorithm, benchmark, seed)
+                spec = dataclasses.replace(
+                    ALGORITHMS[algorithm], builder=lambda p, r, key=key: Recorder(key)
+                )
+                monkeypatch.setitem(ALGORITHMS, algorithm, spec)
+                rows, failures = jordan2018.run_search(benchmark, algorithm, seed, n_trials)
+                assert failures == [] and len(rows) == n_trials
+    for benchmark in benchmarks:
+        for seed in seeds:
+            knn, lr = seen[("kNN", benchmark, seed)], seen[("LR", benchmark, seed)]
+            assert knn == lr  # paired: same split for every algorithm, trial by trial
+            assert len(set(knn)) == n_trials  # a fresh split for every trial
+    all_splits = [f for key, splits in seen.items() if key[0] == "kNN" for f in splits]
+    assert len(set(all_splits)) == len(benchmarks) * len(seeds) * n_trials
+
+
+def test_synthetic_data_are_sampled_afresh_for_every_trial() -> None:
+    def pooled(benchmark: str, trial: int) -> np.ndarray:
+        X_train, X_test, _, _ = jordan2018.split(benchmark, 0, trial)
+        X = np.concatenate([X_train, X_test])
+        return X[np.lexsort(X.T)]
+
+    # The synthetic problems: a new sample of points, not only a new split.
+    assert not np.array_equal(pooled("moons", 1), pooled("moons", 2))
+    # A fixed data set: the same points, split differently.
+    np.testing.assert_array_equal(pooled("wine", 1), pooled("wine", 2))
+    assert not np.array_equal(jordan2018.split("wine", 0, 1)[1], jordan2018.split("wine", 0, 2)[1])
 
 
 def test_failed_fits_are_recorded_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -266,6 +330,22 @@ def test_command_line_writes_a_loadable_file(tmp_path, monkeypatch, capsys) -> N
     res = load_example()
     assert (len(res.algorithms), len(res.benchmarks), len(res.seeds)) == (2, 2, 2)
     assert len(res) == 16
+
+
+def test_module_command_runs_with_parallel_workers(tmp_path) -> None:
+    # `python -m` runs the module as __main__; its joblib workers must still
+    # find the cells' functions (regression: a module-level cache was unpicklable).
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "benchverdict.examples.jordan2018", "--out", str(tmp_path)]
+    command += ["--seeds", "1", "--trials", "2", "--benchmarks", "wine", "digits"]
+    command += ["--algorithms", "kNN", "--n-jobs", "2", "--no-progress"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = pd.read_csv(tmp_path / examples.EXAMPLE_FILE)
+    serial, _ = generate(["wine", "digits"], ["kNN"], n_seeds=1, n_trials=2, progress=False)
+    np.testing.assert_allclose(written["accuracy"], serial["accuracy"], rtol=1e-9)
 
 
 def test_missing_file_error_says_how_to_regenerate(monkeypatch, tmp_path) -> None:
