@@ -438,3 +438,19 @@ def test_latex_report_compiles(comparison, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert (path.parent / "report.pdf").stat().st_size > 10_000
+
+
+def test_markdown_with_a_path_embeds_svg_figures(comparison, tmp_path):
+    path = tmp_path / "report.md"
+    md = comparison.to_markdown(path)
+    assert path.read_text(encoding="utf-8") == md
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert len(links) == len(comparison.figures) == 5
+    for link in links:
+        assert link.startswith("report_figures/") and link.endswith(".svg")
+        svg = (tmp_path / link).read_text(encoding="utf-8")
+        assert svg.lstrip().startswith("<?xml") and "<script" not in svg.lower()
+    markdown_it = pytest.importorskip("markdown_it")
+    parser = _Tags()
+    parser.feed(markdown_it.MarkdownIt("commonmark").enable("table").render(md))
+    assert "script" not in parser.tags and parser.tags.count("img") == 5

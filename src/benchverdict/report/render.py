@@ -460,15 +460,31 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]
     return lines
 
 
-def render_markdown(comparison: Comparison) -> str:
+def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
+                    figure_link: str = "") -> str:
     """The report as Markdown: headline, agreement, conflicts, analyses, verdicts, sanity.
 
-    Figures are not embedded (Markdown viewers differ); use
-    :meth:`~benchverdict.report.runner.Comparison.to_latex` or ``to_html``
-    for figures.
+    With ``figure_dir``, every figure is written there as SVG and embedded
+    as an image linked at ``figure_link/<file>.svg`` (a path relative to the
+    Markdown file); without it, figures are listed by title and caption.
     """
     c = comparison
     s = _data_sections(c)
+
+    def figure_lines(figs) -> list[str]:
+        lines = []
+        for f in figs:
+            if figure_dir is None:
+                lines.append(f"- Figure *{md_escape(f.title)}*: {md_escape(f.caption)}")
+                continue
+            figure_dir.mkdir(parents=True, exist_ok=True)
+            (figure_dir / f"{f.file_name}.svg").write_bytes(f.svg())
+            link = f"{figure_link.rstrip('/')}/{f.file_name}.svg" if figure_link else (
+                f"{f.file_name}.svg")
+            lines += [f"![{md_escape(f.title)}]({link})", "",
+                      f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
+        return lines
+
     out = [f"# {md_escape(s['title'])}", "",
            f"Objective: **{md_escape(s['objective'])}**. Options: {md_escape(s['options'])}.", "",
            "## Consensus", "", md_escape(s["headline"]), ""]
@@ -481,6 +497,10 @@ def render_markdown(comparison: Comparison) -> str:
             out.append(f"  - {md_escape(a)} vs {md_escape(b)}: {md_escape(why)}")
         for g in r.guidance:
             out.append(f"  - guidance: {md_escape(g)}")
+    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
+    if own:
+        out.append("")
+        out += figure_lines(own)
     out += ["", "## Agreement between methods", ""]
     if s["agreement_rows"]:
         out += _md_table(s["agreement_header"], s["agreement_rows"])
@@ -508,9 +528,8 @@ def render_markdown(comparison: Comparison) -> str:
             if more:
                 out.append(f"\n({more} more rows not shown.)")
             out.append("")
-        for f in r.figures:
-            out.append(f"- Figure *{md_escape(f.title)}*: {md_escape(f.caption)}")
-        if r.figures:
+        out += figure_lines(r.figures)
+        if r.figures and figure_dir is None:
             out.append("")
     out += ["## All verdicts", ""]
     out += _md_table(s["verdict_header"], s["verdict_rows"]) if s["verdict_rows"] else [

@@ -491,12 +491,19 @@ class Comparison:
         return text
 
     def to_markdown(self, path: str | Path | None = None) -> str:
-        """The report as Markdown (tables as pipe tables, names escaped)."""
+        """The report as Markdown (tables as pipe tables, names escaped).
+
+        With ``path``, the figures are written as SVG files into
+        ``<stem>_figures/`` beside it and embedded; without, they are listed.
+        """
         from benchverdict.report.render import render_markdown
 
-        text = render_markdown(self)
-        if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+        if path is None:
+            return render_markdown(self)
+        path = Path(path)
+        folder = f"{path.stem}_figures"
+        text = render_markdown(self, figure_dir=path.parent / folder, figure_link=folder)
+        path.write_text(text, encoding="utf-8")
         return text
 
     def to_latex(self, directory: str | Path) -> Path:
