@@ -243,7 +243,7 @@ def duplicated_keys(
         return []
     rows = tuple(frame.index[duplicated])
     first = frame.loc[rows[0]]
-    key_text = ", ".join(f"{c}={first[c]!r}" for c in key_columns.values())
+    key_text = ", ".join(f"{c}={_plain(first[c])!r}" for c in key_columns.values())
     key_cols = list(key_columns.values())
     roles = ", ".join(key_columns)
     return [
@@ -261,3 +261,8 @@ def duplicated_keys(
             droppable=True,
         )
     ]
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
