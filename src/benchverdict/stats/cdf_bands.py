@@ -76,6 +76,7 @@ from scipy import stats
 
 from benchverdict.stats.beta_intervals import order_statistic_intervals
 from benchverdict.stats.order_statistics import order_statistics_band_probability
+from benchverdict.stats.samples import sorted_finite_scores
 
 __all__ = [
     "METHODS",
@@ -772,22 +773,11 @@ def cdf_band(
     >>> bool(np.all(band.lower_cdf(x) <= band.upper_cdf(x)))
     True
     """
-    y = np.asarray(scores, dtype=float)
-    if y.ndim != 1:
-        raise ValueError(f"scores must be 1-D, got shape {y.shape}.")
-    if y.size == 0:
-        raise ValueError("scores must be non-empty.")
-    bad = np.flatnonzero(~np.isfinite(y))
-    if bad.size:
-        raise ValueError(
-            f"scores must be finite; positions {bad[:10].tolist()} are not "
-            f"(values {y[bad[:10]].tolist()}). Remove or impute them first."
-        )
+    y = sorted_finite_scores(scores)
     confidence = _check_confidence(confidence)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
     a, b = float(a), float(b)
-    y = np.sort(y)
     if not a < b:
         raise ValueError(f"the support bounds must satisfy a < b, got a={a}, b={b}.")
     if a > y[0] or b < y[-1]:

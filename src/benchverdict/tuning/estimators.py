@@ -50,6 +50,9 @@ import math
 import numpy as np
 from scipy import special
 
+from benchverdict.results import check_objective
+from benchverdict.stats.samples import sorted_finite_scores
+
 __all__ = ["ESTIMATORS", "estimator_weights", "expected_max", "quantile_tuning_curve"]
 
 #: Expected-maximum estimators :func:`expected_max` accepts.
@@ -60,24 +63,10 @@ _CHUNK_ELEMENTS = 1 << 21
 
 
 def _check_objective(objective: str) -> str:
-    if objective not in ("maximize", "minimize"):
-        raise ValueError(f"objective must be 'maximize' or 'minimize', got {objective!r}.")
-    return objective
+    return check_objective(objective)
 
 
-def _sorted_scores(scores) -> np.ndarray:
-    y = np.asarray(scores, dtype=float)
-    if y.ndim != 1:
-        raise ValueError(f"scores must be 1-D, got shape {y.shape}.")
-    if y.size == 0:
-        raise ValueError("scores must be non-empty.")
-    bad = np.flatnonzero(~np.isfinite(y))
-    if bad.size:
-        raise ValueError(
-            f"scores must be finite; positions {bad[:10].tolist()} are not "
-            f"(values {y[bad[:10]].tolist()}). Remove or impute them first."
-        )
-    return np.sort(y)
+_sorted_scores = sorted_finite_scores
 
 
 def _check_ks(ks, *, integer: bool, minimum: float = 1.0) -> np.ndarray:
