@@ -166,6 +166,24 @@ def test_linear_models_cannot_separate_circles(example: Results) -> None:
     assert circles.mean()["kNN"] > 0.8
 
 
+def test_trials_are_not_clustered_by_seed(example_frame: pd.DataFrame) -> None:
+    # Every trial draws its own configuration and its own data, so the 400
+    # trials of an (algorithm, benchmark) are IID and the seed labels are
+    # exchangeable: a Kruskal-Wallis test of accuracy by seed is then under its
+    # null in every cell. Bonferroni over the 30 cells keeps the chance of a
+    # false failure below 0.001. (With one split shared by a seed's trials, as
+    # the data were once made, LR on circles had an intra-seed correlation of 0.99.)
+    family_level = 1e-3
+    cells = example_frame.groupby(["algorithm", "benchmark"])
+    assert cells.ngroups == N_ALGORITHMS * N_BENCHMARKS
+    for (algorithm, benchmark), rows in cells:
+        groups = [g.to_numpy() for _, g in rows.groupby("seed")["accuracy"]]
+        if np.ptp(rows["accuracy"]) == 0:
+            continue  # no variation at all: nothing to cluster
+        pvalue = stats.kruskal(*groups).pvalue
+        assert pvalue > family_level / cells.ngroups, (algorithm, benchmark, pvalue)
+
+
 def test_incumbent_never_gets_worse(example: Results) -> None:
     key = ["algorithm", "benchmark", "seed"]
     first = example.at_budget(1).set_index(key)["score"]

@@ -7,9 +7,9 @@ scikit-learn, for 20 seeds; the score is test accuracy (maximize). The
 generator is :mod:`benchverdict.examples.jordan2018` (it needs scikit-learn);
 reading the committed data needs only pandas.
 
-Because every row is an independent random-search draw, the same data serve
-every module: tuning curves and DSE use the trials directly
-(``results.draws``), rank tests and LMEMs the incumbent after ``b`` trials
+Because every row is an independent random-search draw (a fresh configuration
+scored on a fresh data split), the same data serve every module: tuning
+curves and DSE use the trials directly (``results.draws``), rank tests and LMEMs the incumbent after ``b`` trials
 (``results.at_budget(b)``, ``results.final()``, ``results.blocks()``).
 
 Examples
