@@ -357,10 +357,15 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
     if len(d.budgets):
         data_rows.append(["budgets", f"{_fmt(d.budgets['min'].min())} to "
                                      f"{_fmt(d.budgets['max'].max())}"])
+    if c.options.budget is not None:
+        budget_text = f"{c.options.budget:g}"
+    elif rec.final_budget is not None:
+        budget_text = f"final ({rec.final_budget:g})"
+    else:
+        budget_text = "none (no budget column)"
     options = (
         f"confidence {c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
-        f"{'final' if c.options.budget is None else f'{c.options.budget:g}'}; formula "
-        f"{c.options.formula or 'module default'}"
+        f"{budget_text}; formula {c.options.formula or 'module default'}"
     )
     return {
         "title": _title(c),
@@ -388,6 +393,17 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- HTML
+#: Figures are shown at this many pixels per inch of their size, up to MAX_FIGURE_PX.
+FIGURE_PX_PER_INCH = 110
+MAX_FIGURE_PX = 900
+
+
+def _html_figure(f) -> dict[str, Any]:
+    """The template's view of a figure: the data URI and a display width in pixels."""
+    width = min(MAX_FIGURE_PX, int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH))
+    return {"fig": f, "uri": f.data_uri(), "width": max(width, 320)}
+
+
 def render_html(comparison: Comparison) -> str:
     """A self-contained HTML page (Jinja2 with autoescape; figures as SVG data URIs).
 
@@ -413,11 +429,11 @@ def render_html(comparison: Comparison) -> str:
             header, rows, more = _table_rows(frame)
             tables.append({"name": name, "header": header, "rows": rows, "more": more})
         analyses.append({"run": r, "tables": tables,
-                         "figures": [{"fig": f, "uri": f.data_uri()} for f in r.figures]})
+                         "figures": [_html_figure(f) for f in r.figures]})
     sanity = [(r.name, check) for r in c.runs for check in r.sanity]
     return template.render(
         s=_data_sections(c),
-        own_figures=[{"fig": f, "uri": f.data_uri()} for f in own],
+        own_figures=[_html_figure(f) for f in own],
         analyses=analyses,
         sanity=sanity,
         outcome_text=_outcome_text,
