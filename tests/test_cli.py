@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from importlib.metadata import entry_points
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import benchverdict
 from benchverdict import __version__
 from benchverdict.cli import main
 
@@ -63,9 +67,19 @@ def test_errors_have_no_traceback_unless_debug(tmp_path, capsys):
         main(["--debug", "validate", str(missing), *ROLE_ARGS])
 
 
-def test_version_console_script():
+def test_version_and_console_script(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"benchverdict {__version__}"
+    scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    assert scripts.get("benchverdict") == "benchverdict.cli:main"
+
+
+def test_module_entry_point_runs():
+    env = {**os.environ, "PYTHONPATH": str(Path(benchverdict.__file__).parents[1])}
     out = subprocess.run([sys.executable, "-m", "benchverdict.cli", "--version"],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == f"benchverdict {__version__}"
 
 
