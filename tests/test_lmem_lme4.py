@@ -106,3 +106,19 @@ def test_level_by_level_solver_agrees_with_lme4(formula):
     ours = fit(res, formula)
     assert ours._deviance.q > 50
     assert_agree(ours, fit(res, formula, backend="lme4"))
+
+
+def test_starting_r_leaves_child_processes_their_python():
+    # R rewrites LD_LIBRARY_PATH when it starts; left in place, a child Python could
+    # load the system's libpython and lose its site-packages (numpy, joblib, ...).
+    import os
+    import subprocess
+    import sys
+
+    from benchverdict.lmem import rbackend
+
+    rbackend._r()
+    assert "/usr/lib/R/lib" not in os.environ.get("LD_LIBRARY_PATH", "")
+    child = subprocess.run([sys.executable, "-c", "import numpy, joblib"], capture_output=True,
+                           text=True)
+    assert child.returncode == 0, child.stderr

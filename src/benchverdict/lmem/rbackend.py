@@ -14,6 +14,7 @@ names. Results are mapped back to the user's names.
 from __future__ import annotations
 
 import itertools
+import os
 import weakref
 
 import numpy as np
@@ -37,22 +38,39 @@ def available() -> bool:
 
 def _r():
     if "r" not in _R_READY:
+        # Starting R rewrites LD_LIBRARY_PATH (and sets R_HOME) in this process's
+        # environment. R's libraries are already loaded by then, so the variable only
+        # affects child processes, where it can make a Python binary load the system's
+        # libpython and lose its own site-packages. Restore it once R is up.
+        saved = os.environ.get("LD_LIBRARY_PATH")
         try:
-            import rpy2.robjects as ro
-        except ImportError as err:
-            raise ImportError(
-                "the lme4 backend needs rpy2 (pip install 'rpy2>=3.5,<3.6') and R with lme4, "
-                "emmeans and lmerTest (Debian: apt-get install r-base-core r-cran-lme4 "
-                "r-cran-emmeans r-cran-lmertest)."
-            ) from err
-        ok = ro.r('suppressWarnings(sapply(c("lme4", "emmeans", "lmerTest"), '
-                  'requireNamespace, quietly = TRUE))')
-        missing = [n for n, v in zip(ok.names, ok) if not v]
-        if missing:
-            raise ImportError(f"the lme4 backend needs the R package(s) {missing}.")
-        ro.r(".bvstore <- new.env()")
+            ro = _start_r()
+        finally:
+            if saved is None:
+                os.environ.pop("LD_LIBRARY_PATH", None)
+            else:
+                os.environ["LD_LIBRARY_PATH"] = saved
         _R_READY["r"] = ro
     return _R_READY["r"]
+
+
+def _start_r():
+    """Import rpy2, start R and check that lme4, emmeans and lmerTest load."""
+    try:
+        import rpy2.robjects as ro
+    except ImportError as err:
+        raise ImportError(
+            "the lme4 backend needs rpy2 (pip install 'rpy2>=3.5,<3.6') and R with lme4, "
+            "emmeans and lmerTest (Debian: apt-get install r-base-core r-cran-lme4 "
+            "r-cran-emmeans r-cran-lmertest)."
+        ) from err
+    ok = ro.r('suppressWarnings(sapply(c("lme4", "emmeans", "lmerTest"), '
+              'requireNamespace, quietly = TRUE))')
+    missing = [n for n, v in zip(ok.names, ok) if not v]
+    if missing:
+        raise ImportError(f"the lme4 backend needs the R package(s) {missing}.")
+    ro.r(".bvstore <- new.env()")
+    return ro
 
 
 def _safe_names(design: Design) -> dict[str, str]:
