@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from benchverdict.critical_difference import draw_cd_diagram, not_different_from_pvalues
+from benchverdict.stats.studentized_range import studentized_range_quantile
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -33,7 +33,7 @@ def cd_inputs(model: MixedModel, factor: str = "algorithm", *, alpha: float = 0.
     for r in pairs.itertuples():
         p.loc[r.a, r.b] = p.loc[r.b, r.a] = r.p_value
     k = len(names)
-    crit = stats.studentized_range.ppf(1 - alpha, k, pairs["df"].to_numpy()) / np.sqrt(2)
+    crit = studentized_range_quantile(1 - alpha, k, pairs["df"].to_numpy()) / np.sqrt(2)
     cds = crit * pairs["se"].to_numpy()
     return means, not_different_from_pvalues(p, alpha), (float(cds.min()), float(cds.max()))
 

@@ -31,6 +31,7 @@ from scipy import stats
 
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt
 from benchverdict.lmem.model import fit
+from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Scope, Verdict
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ class DifferenceClusters:
 
         a, b = self.pair
         pos = self.table.set_index("benchmark")["estimate"]
-        crit = stats.studentized_range.ppf(1 - self.alpha, len(pos), self.pairs["df"].to_numpy())
+        crit = studentized_range_quantile(1 - self.alpha, len(pos), self.pairs["df"].to_numpy())
         cds = crit / np.sqrt(2) * self.pairs["se"].to_numpy()
         return draw_cd_diagram(
             pos, self.not_different, lower_is_better=self.objective == "minimize",

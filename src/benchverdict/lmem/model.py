@@ -18,6 +18,7 @@ from benchverdict.lmem.native import (
     satterthwaite_df,
     small_problem_threads,
 )
+from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 if TYPE_CHECKING:
@@ -361,7 +362,7 @@ class MixedModel:
             n_pairs = int(k_of[r[by]]) if by else len(pairs)
             k = round((1 + np.sqrt(1 + 8 * n_pairs)) / 2)
             if adjust == "tukey":
-                crit = stats.studentized_range.ppf(1 - alpha, k, r["df"]) / np.sqrt(2)
+                crit = studentized_range_quantile(1 - alpha, k, r["df"]) / np.sqrt(2)
             else:
                 crit = stats.t.ppf(1 - alpha / 2 / (n_pairs if adjust != "none" else 1), r["df"])
             fav = sign * r["estimate"]

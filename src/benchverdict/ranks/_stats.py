@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from benchverdict.stats.studentized_range import studentized_range_quantile
+
 __all__ = [
     "FriedmanStatistic",
     "adjust_pvalues",
@@ -143,7 +145,7 @@ def nemenyi_critical_difference(k: int, n: int, alpha: float = 0.05) -> float:
 @functools.lru_cache(maxsize=256)
 def _nemenyi_q(k: int, alpha: float) -> float:
     """Demšar's q_alpha: the studentized range quantile (infinite df) over sqrt(2); cached."""
-    return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
+    return float(studentized_range_quantile(1 - alpha, k, np.inf) / np.sqrt(2))
 
 
 def nemenyi_pvalues(average_ranks: np.ndarray, n: int) -> np.ndarray:
