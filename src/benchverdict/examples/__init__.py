@@ -9,8 +9,9 @@ reading the committed data needs only pandas.
 
 Because every row is an independent random-search draw (a fresh configuration
 scored on a fresh data split), the same data serve every module: tuning
-curves and DSE use the trials directly (``results.draws``), rank tests and LMEMs the incumbent after ``b`` trials
-(``results.at_budget(b)``, ``results.final()``, ``results.blocks()``).
+curves and DSE use the trials directly (``results.draws``), rank tests and
+LMEMs the incumbent after ``b`` trials (``results.at_budget(b)``,
+``results.final()``, ``results.blocks()``).
 
 Examples
 --------
