@@ -198,7 +198,10 @@ class MixedModel:
         if df != "satterthwaite":
             raise ValueError(f"df must be 'auto', 'asymptotic' or 'satterthwaite', got {df!r}.")
         if self._deviance is None:
-            raise NotImplementedError("Satterthwaite df need the native backend's deviance.")
+            raise ValueError(
+                "Satterthwaite df here need the native backend's deviance; for an lme4 fit, "
+                "use df=\"asymptotic\" or refit with backend=\"native\"."
+            )
         with small_problem_threads(self._deviance.q):
             return satterthwaite_df(self._deviance, self.theta, self.sigma, C)
 

@@ -92,7 +92,7 @@ def render_formula(formula: Formula, safe: dict[str, str], variables) -> str:
         group = ":".join(safe[g] for g in term.group)
         if term.diagonal:
             if any(variables[v].is_factor for v in term.expr.variables):
-                raise NotImplementedError(
+                raise ValueError(
                     "the lme4 backend does not support '||' with factor columns (lme4 does "
                     "not split factors for '||'); use the native backend."
                 )
