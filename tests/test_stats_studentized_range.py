@@ -1,0 +1,29 @@
+"""The cached studentized-range quantile agrees with scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from benchverdict.stats.studentized_range import studentized_range_quantile
+
+
+@pytest.mark.parametrize(("k", "df"), [(2, 5.0), (3, 20.0), (5, 580.884128187), (10, np.inf)])
+def test_matches_scipy(k, df):
+    want = stats.studentized_range.ppf(0.95, k, df)
+    assert studentized_range_quantile(0.95, k, df) == pytest.approx(want, rel=1e-8)
+
+
+def test_demsar_nemenyi_value():
+    # Demsar (2006), Table 5: q_0.05 for k = 4 is 2.569 (= studentized range / sqrt 2).
+    assert studentized_range_quantile(0.95, 4, np.inf) / np.sqrt(2) == pytest.approx(2.569,
+                                                                                        abs=5e-4)
+
+
+def test_arrays_keep_shape_and_nearly_equal_dfs_share_one_value():
+    dfs = np.array([580.884128187, 580.884128193, 12.0])
+    got = studentized_range_quantile(0.95, 5, dfs)
+    assert got.shape == (3,)
+    assert got[0] == got[1]
+    assert got[2] == pytest.approx(stats.studentized_range.ppf(0.95, 5, 12.0), rel=1e-8)
