@@ -375,3 +375,17 @@ def test_compare_mean_and_quantile_curves():
                                 tuning_curve(b, [1, 2], name="b", **kw)))
         assert verdicts[0].winner == "a" and verdicts[0].method == f"tuning.{kind}_band"
         assert "best score" in verdicts[0].effect.name
+
+
+def test_compare_records_tie_counts_for_the_report():
+    rng = np.random.default_rng(7)
+    tied = np.round(rng.uniform(size=60), 1)  # at most 11 distinct values
+    continuous = rng.uniform(size=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the tie warning itself
+        a = tuning_curve(tied, [1, 2, 4], name="A", a=0, b=1)
+    b = tuning_curve(continuous, [1, 2, 4], name="B", a=0, b=1)
+    verdicts = list(compare(a, b))
+    expected = 60 - np.unique(tied).size
+    assert expected > 0
+    assert all(v.details["ties"] == expected for v in verdicts)

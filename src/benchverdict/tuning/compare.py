@@ -248,5 +248,13 @@ def _segment_verdict(a, b, name_a, name_b, benchmark, start, stop, winner, stren
             "n_a": int(a.n), "n_b": int(b.n), "ks": [float(k) for k in ks],
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
             "simultaneous_level_both_bands": float(a.confidence) ** 2,
+            # Tied scores void the bands' exact coverage (they stay conservative); the
+            # report cites this when it explains a disagreement.
+            "ties": _n_ties(a) + _n_ties(b),
         },
     )
+
+
+def _n_ties(curve: TuningCurve) -> int:
+    """How many of the curve's scores repeat an earlier score."""
+    return int(curve.n - np.unique(curve.scores).size)
