@@ -24,8 +24,18 @@ PLUGIN_MODULES = ("tuning", "ranks", "lmem", "dse", "report")
 
 
 def role_options() -> argparse.ArgumentParser:
-    """The options that map a file's columns onto roles (mirror ``Results.from_frame``)."""
+    """The input every sub-command shares: FILE or ``--example``, and the role options.
+
+    The role options map a file's columns onto roles (they mirror
+    ``Results.from_frame``). Module sub-commands get this parser as a parent,
+    so they read their input the same way.
+    """
     parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    parser.add_argument(
+        "--example", action="store_true",
+        help="use the built-in example (random-search trials after Jordan et al. 2018)",
+    )
     group = parser.add_argument_group("role options (see Results.from_frame)")
     group.add_argument("--algorithm", help="column naming the algorithm")
     group.add_argument("--seed", help="column naming the seed / replicate")
@@ -142,8 +152,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check a results file against the schema and print its summary. "
         "Exit code 0 when clean, 1 when there are problems.",
     )
-    validate.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    validate.add_argument("--example", action="store_true", help="use the built-in example")
     validate.set_defaults(handler=_cmd_validate)
     for name in PLUGIN_MODULES:
         try:

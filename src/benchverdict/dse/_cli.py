@@ -18,8 +18,6 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "and the verdicts; -o writes CSV, JSON and figures."
         ),
     )
-    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    p.add_argument("--example", action="store_true", help="use the built-in example")
     p.add_argument("--alpha", type=float, default=0.5,
                    help="CVaR level: the mean of the best 1 - alpha share (default 0.5)")
     p.add_argument("--lower-alpha", type=float, default=0.1,

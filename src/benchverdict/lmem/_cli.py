@@ -43,8 +43,6 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    p.add_argument("--example", action="store_true", help="use the built-in example")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--rows", default="final",
                    help="for HPO runs with a budget: 'final' incumbents (default), 'all' rows, "

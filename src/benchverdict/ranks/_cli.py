@@ -20,8 +20,6 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "-o writes CSV tables, verdicts (JSON) and PDF figures."
         ),
     )
-    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    p.add_argument("--example", action="store_true", help="use the built-in example")
     p.add_argument("--at-budget", type=float, metavar="B",
                    help="compare incumbents at budget B (default: each run's final one); "
                         "--budget names the budget column")

@@ -68,9 +68,6 @@ def register(subparsers, parents) -> None:
             "all analyses ran; 1: an analysis failed or the data are invalid; 2: usage error."
         ),
     )
-    parser.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    parser.add_argument("--example", action="store_true",
-                        help="use the built-in example (random-search trials, Jordan et al.)")
     parser.add_argument("--analyses", type=_analyses, default=None, metavar="LIST",
                         help=f"comma-separated subset of {','.join(ANALYSES)} "
                              f"(default: every analysis that applies)")

@@ -23,8 +23,6 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "for. Needs IID draws (kind 'trials'). -o writes CSV, JSON and figures."
         ),
     )
-    p.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
-    p.add_argument("--example", action="store_true", help="use the built-in example")
     p.add_argument("--confidence", type=float, default=0.8,
                    help="simultaneous confidence of each band (default 0.8)")
     p.add_argument("--band", default="ld_highest_density", choices=[*METHODS, "none"],
