@@ -321,3 +321,29 @@ def test_subset():
     assert sub.algorithms == ["alg0", "alg2"] and sub.benchmarks == ["bench1"]
     with pytest.raises(KeyError, match="unknown algorithm"):
         res.subset(algorithms=["nope"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.sampled_from(["trials", "runs"]),
+       st.sampled_from(["maximize", "minimize"]))
+def test_incumbent_cube_equals_at_budget(seed, kind, objective):
+    rng = np.random.default_rng(seed)
+    df = make_frame(n_alg=3, n_bench=2, n_seed=3, n_budget=4, seed=seed,
+                    monotone=(kind == "runs" and objective == "maximize"))
+    if kind == "runs" and objective == "minimize":
+        df["acc"] = -np.maximum.accumulate(df["acc"].to_numpy().reshape(-1, 4), axis=1).ravel()
+    df["trial"] = df["trial"] * rng.uniform(0.5, 2.0)  # non-integer budgets
+    df = df.sample(frac=1.0, random_state=seed)  # unsorted rows
+    drop = rng.choice(len(df), size=5, replace=False)  # some runs start late or are missing
+    df = df.drop(index=df.index[drop])
+    res = build(df, kind=kind, objective=objective)
+    budgets = np.concatenate([[0.0], np.sort(rng.uniform(0, 10, size=5)), [1e9]])
+    cube = res.incumbent_cube(budgets)
+    for t, b in enumerate(budgets):
+        at = res.at_budget(b)
+        want = np.full(cube.shape[1:], np.nan)
+        a_i = pd.Categorical(at["algorithm"], categories=res.algorithms).codes
+        b_i = pd.Categorical(at["benchmark"], categories=res.benchmarks).codes
+        s_i = pd.Categorical(at["seed"], categories=res.seeds).codes
+        want[a_i, b_i, s_i] = at["score"].to_numpy()
+        np.testing.assert_array_equal(cube[t], want)

@@ -572,6 +572,55 @@ class Results:
             picked = order.drop_duplicates(keys, keep="first").drop(columns="_o")
         return picked.sort_values(keys, kind="stable").reset_index(drop=True)
 
+    def incumbent_cube(self, budgets: Sequence[float]) -> np.ndarray:
+        """The incumbent of every run at many budgets at once, as a dense array.
+
+        ``cube[t, i, j, s]`` is the incumbent (as :meth:`at_budget` defines it,
+        in the user's direction) of algorithm ``self.algorithms[i]`` on
+        benchmark ``self.benchmarks[j]`` with seed ``self.seeds[s]`` after
+        ``budgets[t]``; ``nan`` where the run has no observation at or below
+        that budget or does not exist. One sorted pass and a binary search per
+        (run, budget) replace a call of :meth:`at_budget` per budget.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> cube = _example_small().incumbent_cube([1, 2])
+        >>> cube.shape
+        (2, 2, 2, 2)
+        >>> cube[:, 0, 0, 0].tolist()   # algorithm a, benchmark p, seed 0: best of 0.1, 0.5
+        [0.1, 0.5]
+        """
+        if not self.has_budget:
+            raise ValueError("incumbent_cube() needs a budget column; use final().")
+        f = self._frame
+        cats = [f[c].cat for c in ("algorithm", "benchmark", "seed")]
+        sizes = [len(c.categories) for c in cats]
+        run = np.zeros(len(f), dtype=np.int64)
+        for cat, size in zip(cats, sizes):
+            run = run * size + cat.codes.to_numpy().astype(np.int64)
+        b_codes, levels = self._budget_index()
+        n_levels = max(len(levels), 1)
+        key = run * n_levels + b_codes
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        scores = f["score"].to_numpy()[order]
+        if self.kind == "trials":
+            # The incumbent of a search is its best trial so far: a running best per run.
+            oriented = pd.Series(scores * self.sign)
+            scores = oriented.groupby(run[order]).cummax().to_numpy() * self.sign
+        n_runs = sizes[0] * sizes[1] * sizes[2]
+        budgets = np.asarray(budgets, dtype=float)
+        level_at = np.searchsorted(levels, budgets, side="right") - 1  # largest level <= b
+        runs = np.arange(n_runs, dtype=np.int64)
+        query = runs[None, :] * n_levels + np.maximum(level_at, 0)[:, None]
+        pos = np.searchsorted(key, query, side="right") - 1
+        ok = (pos >= 0) & (level_at[:, None] >= 0)
+        pos = np.maximum(pos, 0)
+        ok &= (key[pos] // n_levels) == runs[None, :]
+        cube = np.where(ok, scores[pos], np.nan)
+        return cube.reshape(len(budgets), *sizes)
+
     def blocks(
         self,
         unit: Literal["benchmark", "benchmark_seed"] = "benchmark",

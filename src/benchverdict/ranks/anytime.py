@@ -216,20 +216,13 @@ def anytime_ranks(
     algorithms = results.algorithms
     benchmarks = results.benchmarks
     seeds = results.seeds
-    a_index = {a: i for i, a in enumerate(algorithms)}
-    b_index = {b: i for i, b in enumerate(benchmarks)}
-    s_index = {s: i for i, s in enumerate(seeds)}
     rng = np.random.default_rng(random_state)
     center = np.nanmean if aggregate == "mean" else np.nanmedian
     rows, boot_store, excluded = [], {}, []
-    for b in tqdm(budgets, disable=not progress, desc="anytime ranks"):
-        runs = results.at_budget(b)
-        cube = np.full((len(algorithms), len(benchmarks), len(seeds)), np.nan)
-        cube[
-            runs["algorithm"].astype(str).map(a_index).to_numpy(),
-            runs["benchmark"].astype(str).map(b_index).to_numpy(),
-            runs["seed"].map(s_index).to_numpy(),
-        ] = runs["score"].to_numpy(dtype=float) * results.sign
+    # Every run's incumbent at every budget in one pass (oriented: larger is better).
+    cubes = results.incumbent_cube(budgets) * results.sign
+    for t, b in enumerate(tqdm(budgets, disable=not progress, desc="anytime ranks")):
+        cube = cubes[t]
         if rank_by == "seed":
             point, boot, n_used = _per_seed(cube, b, benchmarks, seeds, algorithms, excluded,
                                             n_bootstrap, rng)
