@@ -118,10 +118,9 @@ class AutorankResult:
         for col in out.columns:
             if col in ("algorithm", "magnitude", "magnitude_above") or col.startswith("decision"):
                 continue
-            try:
+            # autorank writes "NA" placeholders in some columns; those columns stay text.
+            with contextlib.suppress(TypeError, ValueError):
                 out[col] = pd.to_numeric(out[col])
-            except (TypeError, ValueError):  # autorank's "NA" placeholders stay as text
-                pass
         out.attrs["unit"] = self.unit
         out.attrs["omnibus"] = self.omnibus
         out.attrs["posthoc"] = self.posthoc

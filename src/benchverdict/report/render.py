@@ -9,6 +9,7 @@ LaTeX specials for LaTeX, and ``json.dumps`` for JSON.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -52,11 +53,10 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (str, int, bool)):
         return value
-    try:
+    # pd.isna raises on containers it cannot judge; those are rendered as text.
+    with contextlib.suppress(TypeError, ValueError):
         if pd.isna(value):
             return None
-    except (TypeError, ValueError):
-        pass
     return str(value)
 
 
