@@ -83,7 +83,7 @@ def test_non_numeric_scores_listed_with_rows():
         build(df)
     (problem,) = err.value.problems
     assert problem.reason == "non_numeric_score" and problem.rows == (4, 9)
-    assert "rows 4, 9" in problem.message and "'oops'" in problem.message
+    assert "rows 4 and 9" in problem.message and "'oops'" in problem.message
 
 
 def test_non_finite_scores():
@@ -132,7 +132,7 @@ def test_missing_ids_are_droppable():
     df.loc[0, "alg"] = None
     res = build(df, on_invalid="drop")
     assert res.exclusions["row"].tolist() == [0]
-    assert "missing algorithm" in res.exclusions["reason"].iloc[0]
+    assert "missing algorithm" in res.exclusions["reasons"].iloc[0]
 
 
 def test_drop_records_every_row_and_reason():
@@ -143,7 +143,7 @@ def test_drop_records_every_row_and_reason():
     dup = df.iloc[[10]]
     df = pd.concat([df, dup], ignore_index=True)
     res = build(df, on_invalid="drop")
-    excluded = res.exclusions.set_index("row")["reason"]
+    excluded = res.exclusions.set_index("row")["reasons"]
     assert excluded[1].startswith("missing score")
     assert excluded[2].startswith("infinite budget")
     assert excluded[10].startswith("duplicated key") and excluded[len(df) - 1].startswith(
@@ -274,12 +274,14 @@ def test_blocks_units_and_missing_cells():
     holey = Results.from_frame(df.astype({"algorithm": str, "benchmark": str, "seed": int}),
                                algorithm="algorithm", benchmark="benchmark", seed="seed",
                                budget="budget", score="score", objective="maximize")
-    with pytest.raises(ValueError, match=r"\(q, b\)"):
+    with pytest.raises(ValueError, match=r"\(q, b: no run on this benchmark\)"):
         holey.blocks()
     dropped = holey.blocks(missing="drop")
     assert list(dropped.matrix.index) == ["p"]
     assert dropped.exclusions.to_dict("records") == [
-        {"block": "q", "algorithm": "b", "reason": "missing cell"}]
+        {"block": "q", "algorithm": "b", "seed": None,
+         "reason": "no run on this benchmark: block dropped"}]
+    assert dropped.dropped_blocks == ["q"] and "1 block(s) dropped" in dropped.describe_unit()
 
 
 def test_immutable_and_cheap_copies():

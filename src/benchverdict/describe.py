@@ -43,7 +43,9 @@ class Description:
         Per metafeature: dtype, distinct values, missing values, and whether
         it is constant within each benchmark.
     exclusions : pandas.DataFrame
-        Rows dropped in validation, counted by column and reason.
+        Rows dropped in validation, counted by column and reason: ``rows``
+        adds up to the number of rows dropped (a row with two problems is
+        counted once, under both reasons joined by ``"; "``).
     objective, kind, kind_reason, n_rows : str, str, str, int
     paired : bool
         Whether algorithms share seed labels within a benchmark (a paired
@@ -216,11 +218,10 @@ def describe_results(results: Results) -> Description:
 
     warnings: list[str] = []
     if not balanced_check(n_missing):
-        cell = "algorithm x benchmark x seed" if paired else "algorithm x benchmark"
-        warnings.append(
-            f"{n_missing:,} {cell} cell(s) have no data: rank tests need complete blocks "
-            f"and paired comparisons lose those cells."
-        )
+        warnings.append(_missing_cells_warning(
+            n_missing, paired, None if present is None else present.reshape(na, nb, ns),
+            [str(c) for c in bench.categories],
+        ))
     if results.has_budget:
         first, last, distinct = _code_range_per_group(
             a_codes, na, budget_codes, len(budget_levels)
@@ -271,8 +272,10 @@ def describe_results(results: Results) -> Description:
 
     excl = results.exclusions
     if len(excl):
+        # One record per excluded row, so the counts add up to the rows dropped.
         exclusions = (
-            excl.groupby(["column", "reason"], sort=True).size().rename("rows").reset_index()
+            excl.groupby(["columns", "reasons"], sort=True).size().rename("rows").reset_index()
+            .rename(columns={"columns": "column", "reasons": "reason"})
         )
     else:
         exclusions = pd.DataFrame(columns=["column", "reason", "rows"])
@@ -290,6 +293,44 @@ def describe_results(results: Results) -> Description:
         n_rows=len(f),
         warnings=tuple(warnings),
         paired=paired,
+    )
+
+
+def _missing_cells_warning(
+    n_missing: int, paired: bool, present: np.ndarray | None, benchmarks: list[str]
+) -> str:
+    """What missing cells do to the rank tests, as ``Results.blocks`` really handles them.
+
+    ``present`` is the algorithm x benchmark x seed mask of runs (``None``
+    when the cross product is too large to enumerate).
+    """
+    if not paired:
+        dropped = [] if present is None else [
+            b for b, ok in zip(benchmarks, present.any(axis=2).all(axis=0)) if not ok]
+        shown = ", ".join(dropped[:5]) + (" ..." if len(dropped) > 5 else "")
+        return (
+            f"{n_missing:,} algorithm x benchmark cell(s) have no data: rank tests over "
+            f"benchmarks drop the {len(dropped):,} benchmark(s) concerned"
+            f"{f' ({shown})' if dropped else ''}."
+        )
+    head = f"{n_missing:,} algorithm x benchmark x seed cell(s) have no data."
+    if present is None:
+        return (
+            f"{head} Rank tests over benchmarks use complete cases: they average only the "
+            f"seeds every algorithm has in a benchmark and drop benchmarks with none."
+        )
+    complete = present.all(axis=0)  # benchmark x seed: every algorithm has this seed
+    kept = complete.any(axis=1)
+    left_out = int((present & ~complete[None, :, :])[:, kept, :].sum())
+    dropped = [b for b, ok in zip(benchmarks, kept) if not ok]
+    parts = [f"leave out {left_out:,} run(s) whose seed another algorithm lacks"]
+    if dropped:
+        shown = ", ".join(dropped[:5]) + (" ..." if len(dropped) > 5 else "")
+        parts.append(f"drop {len(dropped):,} benchmark(s) where no seed is complete ({shown})")
+    return (
+        f"{head} Rank tests over benchmarks (final incumbents) use complete cases: they "
+        f"average only the seeds every algorithm has in a benchmark, so they "
+        f"{' and '.join(parts)}."
     )
 
 

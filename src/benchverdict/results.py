@@ -45,6 +45,7 @@ from benchverdict._validation import (
     missing_columns,
     missing_ids,
     mixed_types,
+    name_labels,
     numeric_column,
 )
 
@@ -76,6 +77,12 @@ def check_objective(objective: object) -> Objective:
     return objective  # type: ignore[return-value]
 
 
+#: Reasons recorded in ``BlockMatrix.exclusions`` (each starts with one of these).
+BLOCK_DROPPED = "block dropped"
+RUN_LEFT_OUT = "left out (complete cases)"
+NO_INCUMBENT = "no observation at or below budget"
+
+
 @dataclass(frozen=True)
 class BlockMatrix:
     """A block x algorithm matrix of scores, for rank tests.
@@ -90,13 +97,28 @@ class BlockMatrix:
         ``"benchmark_seed"`` (each benchmark x seed is a block).
     aggregate : str or None
         How seeds were aggregated within a benchmark (``None`` for
-        ``unit="benchmark_seed"``).
+        ``unit="benchmark"_seed``).
     budget : float or None
         The budget the incumbents were taken at (``None``: each run's final).
     objective : str
         ``"maximize"`` or ``"minimize"``.
     exclusions : pandas.DataFrame
-        Blocks dropped because a cell was missing (block, algorithm, reason).
+        Everything left out, one record per (block, algorithm[, seed]):
+        columns ``block``, ``algorithm``, ``seed`` (``None`` when the record
+        is about the whole cell) and ``reason``. Reasons start with
+        ``"block dropped"`` (an algorithm has no result in the block, or no
+        seed is complete), mention ``"left out (complete cases)"`` (a run
+        whose seed some other algorithm lacks in that benchmark) or start with
+        ``"no observation at or below budget"`` (a run that starts after the
+        requested budget has no incumbent there).
+    seeds : {"complete", "available", "unpaired"} or None
+        How seeds were combined for ``unit="benchmark"``: only the seeds every
+        algorithm has in the block (``"complete"``, the default), whatever
+        each cell has (``"available"``), or every run because no seed label
+        is shared between algorithms (``"unpaired"``: seeds are draw ids).
+    uneven_cells : int
+        With ``"available"`` or ``"unpaired"``: the number of cells averaging
+        fewer runs than the fullest cell of their block.
     """
 
     matrix: pd.DataFrame
@@ -105,15 +127,82 @@ class BlockMatrix:
     budget: float | None
     objective: Objective
     exclusions: pd.DataFrame
+    seeds: str | None = None
+    uneven_cells: int = 0
+
+    @property
+    def dropped_blocks(self) -> list:
+        """The blocks dropped because a cell could not be filled."""
+        ex = self.exclusions
+        if not len(ex):
+            return []
+        hit = ex["reason"].astype(str).str.contains(BLOCK_DROPPED, regex=False)
+        return list(dict.fromkeys(ex.loc[hit, "block"]))
+
+    def exclusion_summary(self) -> str:
+        """One sentence saying what was left out and why ('' when nothing was).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a", "a", "b"], "task": ["p", "p", "p"],
+        ...                    "seed": [0, 1, 0], "acc": [0.9, 0.1, 0.5]})
+        >>> res = Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed",
+        ...                          score="acc", objective="maximize", kind="runs")
+        >>> print(res.blocks().exclusion_summary())
+        1 run(s) left out of the seed means because another algorithm lacks their seed
+        in that benchmark (complete cases)
+        """
+        ex = self.exclusions
+        if not len(ex):
+            return ""
+        reason = ex["reason"].astype(str)
+        parts = []
+        dropped = self.dropped_blocks
+        if dropped:
+            shown = ", ".join(map(str, dropped[:5])) + (" ..." if len(dropped) > 5 else "")
+            parts.append(f"{len(dropped)} block(s) dropped because a cell has no result "
+                         f"({shown})")
+        n_left = int(reason.str.contains(RUN_LEFT_OUT, regex=False).sum())
+        if n_left:
+            parts.append(f"{n_left} run(s) left out of the seed means because another "
+                         f"algorithm lacks their seed in that benchmark (complete cases)")
+        n_late = int(reason.str.startswith(NO_INCUMBENT).sum())
+        if n_late:
+            parts.append(f"{n_late} run(s) have no observation at or below budget "
+                         f"{self.budget:g} and no incumbent there")
+        return "; ".join(parts)
 
     def describe_unit(self) -> str:
-        """A one-line statement of the replication unit, printed in every output."""
+        """A statement of the replication unit and of what was left out, printed in every output.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> print(_example_small().blocks().describe_unit())
+        2 blocks (unit: benchmark; seeds averaged (mean) before ranking, a choice: unit
+        benchmark_seed ranks each seed; complete cases: only the seeds every algorithm has
+        in the block; final budget)
+        """
         if self.unit == "benchmark":
-            how = f"{self.aggregate} over seeds"
+            how = (f"seeds averaged ({self.aggregate}) before ranking, a choice: unit "
+                   f"benchmark_seed ranks each seed")
+            if self.seeds == "complete":
+                how += "; complete cases: only the seeds every algorithm has in the block"
+            elif self.seeds == "available":
+                how += "; whatever seeds each cell has (not complete cases)"
+            elif self.seeds == "unpaired":
+                how += ("; no seed is shared between algorithms (unpaired draws), so each cell "
+                        "averages all its runs")
+            if self.uneven_cells:
+                how += f" ({self.uneven_cells} cell(s) average fewer runs than others)"
         else:
-            how = "each benchmark x seed run is its own block"
+            how = ("each benchmark x seed run is its own block (seeds of one benchmark "
+                   "are not independent)")
         at = "final budget" if self.budget is None else f"budget {self.budget:g}"
-        return f"{self.matrix.shape[0]} blocks (unit: {self.unit}; {how}; {at})"
+        text = f"{self.matrix.shape[0]} blocks (unit: {self.unit}; {how}; {at})"
+        summary = self.exclusion_summary() if "reason" in self.exclusions else ""
+        return f"{text}; {summary}" if summary else text
 
 
 class Results:
@@ -138,8 +227,11 @@ class Results:
     metafeatures : tuple of str
         Metafeature column names (kept under their own names).
     exclusions : pandas.DataFrame
-        Every row dropped during validation: ``row`` (the input's index
-        label), ``column`` and ``reason``.
+        Every row dropped during validation, one record per row: ``row``
+        (the input's index label), ``columns`` and ``reasons`` (a row with
+        two problems, say a missing score and a missing budget, is one record
+        whose columns and reasons are joined by ``"; "``). Adapters add the
+        rows they filter out on purpose here too.
 
     Examples
     --------
@@ -193,6 +285,41 @@ class Results:
     def __delattr__(self, name: str) -> None:
         raise AttributeError("Results is immutable.")
 
+    # Pickling (joblib, multiprocessing) and copy.copy/deepcopy go through these two: the
+    # state is the constructor's arguments, restored with object.__setattr__ so the object
+    # stays immutable. The derived-array cache is rebuilt on demand, not shipped.
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__ if name != "_cache"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_cache", {})
+
+    def equals(self, other: object) -> bool:
+        """Whether ``other`` holds the same data, roles, objective, kind and exclusions.
+
+        Examples
+        --------
+        >>> import copy, pickle
+        >>> from benchverdict.results import _example_small
+        >>> res = _example_small()
+        >>> res.equals(pickle.loads(pickle.dumps(res))) and res.equals(copy.deepcopy(res))
+        True
+        """
+        if not isinstance(other, Results):
+            return False
+        return (
+            self.objective == other.objective
+            and self.kind == other.kind
+            and self.kind_reason == other.kind_reason
+            and self.roles == other.roles
+            and self.metafeatures == other.metafeatures
+            and self._frame.equals(other._frame)
+            and self._frame.index.equals(other._frame.index)
+            and self.exclusions.equals(other.exclusions)
+        )
+
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_frame(
@@ -231,8 +358,8 @@ class Results:
             problem. ``"drop"`` drops rows with row-level problems (missing
             ids, non-numeric or non-finite scores or budgets, duplicated keys)
             and records each in ``results.exclusions``. Frame-level problems
-            (missing columns, empty frame, mixed id types, fewer than two
-            algorithms) always raise.
+            (missing columns, empty frame, mixed id types, names with control
+            characters, fewer than two algorithms) always raise.
         kind : {"trials", "runs"}, optional
             Whether rows are IID random-search draws or HPO-run incumbents.
             If omitted it is inferred: with a budget column, data whose scores
@@ -250,6 +377,25 @@ class Results:
             With every problem found, each naming the column, the first
             offending rows, and the fix.
 
+        Notes
+        -----
+        Names are text. Algorithm, benchmark and seed labels, and text
+        metafeatures, given as bytes are decoded as UTF-8 (bytes that are not
+        UTF-8 are refused). Names holding control characters (NUL, tab,
+        newline, ESC, other C0/C1 controls) or bidirectional-formatting
+        characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)
+        are refused, never silently cleaned: they are invisible or reorder
+        text, break SVG figures, and let two different names look alike.
+
+        Booleans are not scores: a boolean score or budget column, and
+        ``True``/``False`` values inside an object column, are refused rather
+        than read as 1/0 (the values are droppable rows with
+        ``on_invalid="drop"``).
+
+        Duplicated keys are reported with every row of one example key and
+        with the unmapped columns that differ within duplicated keys (the
+        column that probably tells them apart).
+
         Examples
         --------
         >>> import pandas as pd
@@ -258,8 +404,8 @@ class Results:
         >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
         ...                          objective="minimize", on_invalid="drop")
         >>> res.exclusions
-           row column                              reason
-        0    1   loss  missing score (NaN): dropped
+          row columns              reasons
+        0   1    loss  missing score (NaN)
         """
         check_objective(objective)
         if on_invalid not in ("raise", "drop"):
@@ -491,7 +637,8 @@ class Results:
 
         Runs with no observation at or below ``b`` cannot have an incumbent;
         they are left out and listed in ``frame.attrs["excluded_runs"]`` as
-        ``(algorithm, benchmark, seed)`` tuples.
+        ``(algorithm, benchmark, seed)`` tuples, and as a tidy table by
+        :meth:`runs_without_incumbent` (show it wherever the result is used).
 
         Returns
         -------
@@ -515,15 +662,13 @@ class Results:
         eligible = f[f["budget"].to_numpy() <= budget]
         picked = self._incumbents(eligible)
         picked["budget"] = budget
-        runs = f[["algorithm", "benchmark", "seed"]].drop_duplicates()
-        merged = runs.merge(
-            picked[["algorithm", "benchmark", "seed"]], how="left", indicator=True
-        )
-        excluded = merged.loc[merged["_merge"] == "left_only", ["algorithm", "benchmark", "seed"]]
+        excluded = self.runs_without_incumbent(budget)
         # attrs hold plain tuples: pandas compares attrs when frames are combined, and
-        # a DataFrame there would make concat/merge fail.
+        # a DataFrame there would make concat/merge fail. runs_without_incumbent() is the
+        # tidy table of the same runs.
         picked.attrs["excluded_runs"] = tuple(
-            (str(a), str(b), s) for a, b, s in excluded.itertuples(index=False)
+            (str(a), str(b), s)
+            for a, b, s in excluded[["algorithm", "benchmark", "seed"]].itertuples(index=False)
         )
         picked.attrs["budget"] = budget
         return picked
@@ -628,15 +773,30 @@ class Results:
         *,
         budget: float | None = None,
         missing: Literal["raise", "drop"] = "raise",
+        seeds: Literal["complete", "available"] = "complete",
     ) -> BlockMatrix:
         """A block x algorithm score matrix for rank tests.
+
+        With ``unit="benchmark"`` each algorithm's runs in a benchmark are
+        averaged before ranking. That is a choice (Demšar's setting: the
+        benchmarks are the independent units); it is stated in
+        :meth:`BlockMatrix.describe_unit`, which every rank output prints.
+
+        Seeds missing for some algorithm would make the averages unfair: an
+        algorithm could win a block only because its bad seed is missing. So
+        by default only *complete cases* are averaged: in each benchmark, the
+        seeds every algorithm has. Runs of other seeds are left out, a
+        benchmark with no complete seed is dropped, and each is recorded in
+        ``BlockMatrix.exclusions``. When no seed label is shared between
+        algorithms at all (each row its own draw, e.g. random-search trials
+        with their own seeds), seeds do not pair runs and every run is
+        averaged (``BlockMatrix.seeds == "unpaired"``).
 
         Parameters
         ----------
         unit : {"benchmark", "benchmark_seed"}
             The replication unit. ``"benchmark"``: one block per benchmark,
-            seeds aggregated by ``aggregate`` (Demšar's setting: benchmarks
-            are the independent units). ``"benchmark_seed"``: every
+            seeds aggregated by ``aggregate``. ``"benchmark_seed"``: every
             benchmark x seed is a block (seeds are treated as independent
             replicates, which inflates the sample size when seeds share a
             benchmark; say so when you use it).
@@ -644,11 +804,16 @@ class Results:
             How seeds are combined for ``unit="benchmark"``.
         budget : float, optional
             Use the incumbents at this budget (:meth:`at_budget`); default
-            each run's final incumbent (:meth:`final`).
+            each run's final incumbent (:meth:`final`). Runs with no
+            observation at or below it have no incumbent: they are recorded.
         missing : {"raise", "drop"}
-            A block with a missing algorithm cannot be ranked. ``"raise"``
-            lists the missing cells; ``"drop"`` drops those blocks and records
-            them in ``BlockMatrix.exclusions``.
+            A block with an empty cell cannot be ranked. ``"raise"`` lists the
+            empty cells; ``"drop"`` drops those blocks and records them.
+        seeds : {"complete", "available"}
+            ``"complete"`` (default): average only the seeds every algorithm
+            has in the block. ``"available"``: average whatever seeds each
+            cell has (the count of uneven cells is kept in
+            ``BlockMatrix.uneven_cells``).
 
         Returns
         -------
@@ -670,36 +835,88 @@ class Results:
             raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}.")
         if missing not in ("raise", "drop"):
             raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}.")
+        if seeds not in ("complete", "available"):
+            raise ValueError(f"seeds must be 'complete' or 'available', got {seeds!r}.")
         runs = self.final() if budget is None else self.at_budget(budget)
+        algorithms = [str(c) for c in self._frame["algorithm"].cat.categories]
+        late = (self.runs_without_incumbent(budget) if budget is not None
+                else pd.DataFrame(columns=["algorithm", "benchmark", "seed", "first_budget"]))
+        records = [
+            {"block": r.benchmark if unit == "benchmark" else (r.benchmark, r.seed),
+             "algorithm": r.algorithm, "seed": r.seed,
+             "reason": f"{NO_INCUMBENT} {float(budget):g} (the run starts at "
+                       f"{r.first_budget:g}): no incumbent"}
+            for r in late.itertuples(index=False)
+        ]
+        rule = None
+        uneven = 0
         if unit == "benchmark":
-            matrix = runs.pivot_table(
+            rule, used, left_out = _seed_cases(runs, len(algorithms), seeds)
+            matrix = used.pivot_table(
                 index="benchmark", columns="algorithm", values="score", aggfunc=aggregate,
-                observed=False,
+                observed=False, dropna=False,
             )
+            categories = self._frame["benchmark"].cat.categories
+            matrix = matrix.reindex(index=pd.CategoricalIndex(
+                categories, categories=categories, name="benchmark"))
+            if rule != "complete":
+                counts = used.pivot_table(index="benchmark", columns="algorithm",
+                                          values="score", aggfunc="size", observed=False)
+                counts = counts.to_numpy(dtype=float)
+                uneven = int(((counts > 0) & (counts < np.nanmax(counts, axis=1,
+                              initial=0)[:, None])).sum())
         else:
             matrix = runs.pivot_table(
                 index=["benchmark", "seed"], columns="algorithm", values="score",
                 aggfunc="first", observed=True,
             )
+            left_out = runs.iloc[:0]
         matrix = matrix.reindex(columns=self._frame["algorithm"].cat.categories)
         matrix.columns = pd.Index([str(c) for c in matrix.columns], name="algorithm")
         holes = matrix.isna()
-        records = []
-        if holes.to_numpy().any():
-            stacked = holes.stack()
-            for (block, alg) in stacked[stacked].index.map(lambda t: (t[:-1], t[-1])):
-                label = block[0] if len(block) == 1 else block
-                records.append({"block": label, "algorithm": alg, "reason": "missing cell"})
+        dropped_rows = holes.any(axis=1).to_numpy()
+        if dropped_rows.any():
+            has_run = set(zip(runs["benchmark"].astype(str), runs["algorithm"].astype(str)))
+            for label, row in holes[dropped_rows].iterrows():
+                empty = [a for a, h in zip(algorithms, row.to_numpy()) if h]
+                for alg in algorithms:
+                    if unit == "benchmark_seed":
+                        if alg in empty:
+                            records.append({"block": label, "algorithm": alg, "seed": label[1],
+                                            "reason": f"missing cell: {BLOCK_DROPPED}"})
+                        continue
+                    if (str(label), alg) not in has_run:
+                        records.append({"block": label, "algorithm": alg, "seed": None,
+                                        "reason": f"no run on this benchmark: {BLOCK_DROPPED}"})
+                    elif all((str(label), a) in has_run for a in algorithms):
+                        records.append({"block": label, "algorithm": alg, "seed": None,
+                                        "reason": "no seed that every algorithm ran: "
+                                                  f"{BLOCK_DROPPED}"})
             if missing == "raise":
-                cells = ", ".join(f"({r['block']}, {r['algorithm']})" for r in records[:8])
+                cells = [r for r in records if BLOCK_DROPPED in r["reason"]]
+                shown = ", ".join(f"({r['block']}, {r['algorithm']}: "
+                                  f"{r['reason'].split(':')[0]})" for r in cells[:8])
                 raise ValueError(
-                    f"{len(records)} block x algorithm cell(s) have no score, e.g. {cells}"
-                    f"{' ...' if len(records) > 8 else ''}. A rank test needs every algorithm "
-                    f"on every block. Fix: pass missing='drop' to drop these blocks (they are "
-                    f"recorded), or choose a budget every run reached."
+                    f"{int(dropped_rows.sum())} block(s) have an algorithm without a result, "
+                    f"e.g. {shown}{' ...' if len(cells) > 8 else ''}. A rank test needs every "
+                    f"algorithm on every block. Fix: pass missing='drop' to drop these blocks "
+                    f"(they are recorded), or choose a budget every run reached."
                 )
-            matrix = matrix[~holes.any(axis=1)]
-        exclusions = pd.DataFrame(records, columns=["block", "algorithm", "reason"])
+            matrix = matrix[~dropped_rows]
+        if len(left_out):
+            kept_blocks = set(matrix.index)
+            present = left_out.groupby(["benchmark", "seed"], observed=True)["algorithm"].agg(
+                lambda a: {str(x) for x in a})
+            for r in left_out.itertuples(index=False):
+                if r.benchmark not in kept_blocks:
+                    continue  # the whole block is recorded as dropped
+                lacking = [a for a in algorithms if a not in present[(r.benchmark, r.seed)]]
+                records.append({
+                    "block": r.benchmark, "algorithm": str(r.algorithm), "seed": r.seed,
+                    "reason": f"seed {r.seed} has no result for {', '.join(lacking)} on this "
+                              f"benchmark: {RUN_LEFT_OUT}",
+                })
+        exclusions = pd.DataFrame(records, columns=["block", "algorithm", "seed", "reason"])
         return BlockMatrix(
             matrix=matrix,
             unit=unit,
@@ -707,7 +924,48 @@ class Results:
             budget=None if budget is None else float(budget),
             objective=self.objective,
             exclusions=exclusions,
+            seeds=rule,
+            uneven_cells=uneven,
         )
+
+    def runs_without_incumbent(self, budget: float) -> pd.DataFrame:
+        """The runs with no observation at or below ``budget`` (they start after it).
+
+        Such a run has no incumbent at ``budget``, so :meth:`at_budget` and
+        every analysis built on it leave it out; this is the tidy record of
+        them to show (``at_budget(b).attrs["excluded_runs"]`` holds the same
+        runs as tuples).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``algorithm``, ``benchmark``, ``seed`` and
+            ``first_budget`` (the run's smallest budget), one row per run.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0],
+        ...                    "t": [1, 2, 2, 3], "y": [0.1, 0.2, 0.3, 0.4]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.runs_without_incumbent(1)
+          algorithm benchmark  seed  first_budget
+        0         b       all     0           2.0
+        """
+        if not self.has_budget:
+            raise ValueError("runs_without_incumbent() needs a budget column.")
+        first = (
+            self._frame.groupby(["algorithm", "benchmark", "seed"], observed=True)["budget"]
+            .min()
+            .rename("first_budget")
+            .reset_index()
+        )
+        late = first[first["first_budget"].to_numpy() > float(budget)].reset_index(drop=True)
+        for role in ("algorithm", "benchmark"):
+            late[role] = late[role].astype(str)
+        late["seed"] = late["seed"].astype(object)
+        return late
 
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
@@ -804,9 +1062,22 @@ def _validate(
     id_columns = {"algorithm": algorithm, "seed": seed}
     if benchmark is not None:
         id_columns["benchmark"] = benchmark
+    # Factorise each key column once: the codes serve the name checks, the duplicate check
+    # and the categoricals of the canonical frame (hashing 10^7 strings twice would dominate).
+    codes: dict[str, tuple[np.ndarray, pd.Index]] = {}
     for role, column in id_columns.items():
         row_problems += missing_ids(df, column, role)
-        frame_problems += mixed_types(df, column, role)
+        mixed = mixed_types(df, column, role)
+        frame_problems += mixed
+        if not mixed:
+            role_codes, labels = _factorize(df[column])
+            labels, problems = name_labels(labels, role_codes, df, column, role)
+            frame_problems += problems
+            codes[role] = (role_codes, labels)
+    meta_values = {}
+    for m in metafeatures:
+        meta_values[m], problems = _metafeature_values(df, m)
+        frame_problems += problems
     score_values, score_problems = numeric_column(df, score, "score")
     row_problems += score_problems
     budget_values = None
@@ -824,26 +1095,22 @@ def _validate(
     position = pd.Series(np.arange(len(df)), index=df.index)
     for p in row_problems:
         bad[position.loc[list(p.rows)].to_numpy()] = True
-    # Factorise each key column once: the codes serve both the duplicate check and the
-    # categoricals of the canonical frame (hashing 10^7 strings twice would dominate).
-    codes = {role: _factorize(df[column]) for role, column in id_columns.items()}
     key_parts = [codes[r] for r in ("algorithm", "benchmark", "seed") if r in codes]
     if budget_values is not None:
         b_codes, b_levels = pd.factorize(budget_values, sort=True)
         key_parts.append((b_codes, b_levels))
     dup = _duplicated_rows(key_parts, ~bad)
-    key_columns = {r: c for r, c in role_columns.items() if r != "score"}
-    row_problems += duplicated_keys(dup, df, key_columns)
+    if dup.any():
+        key_columns = {r: c for r, c in role_columns.items() if r != "score"}
+        example, n_keys, separating = _duplicate_groups(dup, key_parts, df, role_columns)
+        row_problems += duplicated_keys(dup, df, key_columns, example_rows=example,
+                                        n_keys=n_keys, separating=separating)
     if row_problems and on_invalid == "raise":
         return df, row_problems, _empty_exclusions(), None
 
-    records = []
+    exclusions = _exclusion_records(row_problems, position, df.index)
     for p in row_problems:
-        reason = _short_reason(p)
-        for r in p.rows:
-            records.append((r, p.column, reason))
         bad[position.loc[list(p.rows)].to_numpy()] = True
-    exclusions = pd.DataFrame(records, columns=["row", "column", "reason"])
     keep = ~bad
     all_kept = bool(keep.all())
 
@@ -864,7 +1131,7 @@ def _validate(
     index = df.index if all_kept else df.index[keep]
     frame = pd.DataFrame(out, index=index)
     for m in metafeatures:
-        frame[m] = df[m].to_numpy() if all_kept else df[m].to_numpy()[keep]
+        frame[m] = meta_values[m] if all_kept else meta_values[m][keep]
     n_alg = len(frame["algorithm"].cat.categories)
     if n_alg < 2:
         names = list(frame["algorithm"].cat.categories)
@@ -886,19 +1153,160 @@ def _validate(
     return frame, [], exclusions, budget_index
 
 
+def _seed_cases(
+    runs: pd.DataFrame, n_algorithms: int, seeds: str
+) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+    """Choose the runs averaged per block: the rule used, the runs kept and those left out.
+
+    With ``seeds="complete"`` a run is kept when every algorithm has a run
+    with its seed in its benchmark. If no seed label is shared by two
+    algorithms anywhere, seeds do not pair runs (``"unpaired"``) and every
+    run is kept.
+    """
+    bench = runs["benchmark"].cat.codes.to_numpy().astype(np.int64)
+    seed_codes = runs["seed"].cat.codes.to_numpy().astype(np.int64)
+    n_seeds = max(len(runs["seed"].cat.categories), 1)
+    cell = bench * n_seeds + seed_codes
+    _, inverse, counts = np.unique(cell, return_inverse=True, return_counts=True)
+    if not (counts > 1).any():
+        return "unpaired", runs, runs.iloc[:0]
+    if seeds == "available":
+        return "available", runs, runs.iloc[:0]
+    complete = counts[inverse] == n_algorithms
+    return "complete", runs[complete], runs[~complete]
+
+
 def _short_reason(p: Problem) -> str:
     return {
-        "missing_score": "missing score (NaN): dropped",
-        "non_finite_score": "infinite score: dropped",
-        "non_numeric_score": "non-numeric score: dropped",
-        "missing_budget": "missing budget (NaN): dropped",
-        "non_finite_budget": "infinite budget: dropped",
-        "non_numeric_budget": "non-numeric budget: dropped",
-        "duplicate_key": "duplicated key: every row of the key dropped",
-        "missing_algorithm": "missing algorithm: dropped",
-        "missing_benchmark": "missing benchmark: dropped",
-        "missing_seed": "missing seed: dropped",
+        "missing_score": "missing score (NaN)",
+        "non_finite_score": "infinite score",
+        "non_numeric_score": "non-numeric score",
+        "missing_budget": "missing budget (NaN)",
+        "non_finite_budget": "infinite budget",
+        "non_numeric_budget": "non-numeric budget",
+        "duplicate_key": "duplicated key (every row of the key dropped)",
+        "missing_algorithm": "missing algorithm",
+        "missing_benchmark": "missing benchmark",
+        "missing_seed": "missing seed",
     }.get(p.reason, p.reason)
+
+
+def _exclusion_records(
+    problems: list[Problem], position: pd.Series, index: pd.Index
+) -> pd.DataFrame:
+    """One record per dropped row, with every column and reason that row has.
+
+    A row with a missing score and a missing budget is one excluded row with
+    two reasons, so ``len(exclusions)`` is the number of rows dropped.
+    """
+    if not problems:
+        return _empty_exclusions()
+    parts = [
+        pd.DataFrame({"position": position.loc[list(p.rows)].to_numpy(),
+                      "columns": p.column, "reasons": _short_reason(p)})
+        for p in problems
+    ]
+    long = pd.concat(parts, ignore_index=True)
+    if long["position"].is_unique:
+        per_row = long.sort_values("position", kind="stable")
+    else:
+        per_row = (
+            long.groupby("position", sort=True)
+            .agg({"columns": "; ".join, "reasons": "; ".join})
+            .reset_index()
+        )
+    return pd.DataFrame({
+        "row": index[per_row["position"].to_numpy()].to_numpy(dtype=object),
+        "columns": per_row["columns"].to_numpy(dtype=object),
+        "reasons": per_row["reasons"].to_numpy(dtype=object),
+    })
+
+
+#: At most this many duplicated keys are inspected for a column that tells rows apart.
+_DUPLICATE_KEYS_INSPECTED = 2000
+
+
+def _duplicate_groups(
+    dup: np.ndarray,
+    key_parts: list[tuple[np.ndarray, pd.Index]],
+    df: pd.DataFrame,
+    role_columns: dict[str, str],
+) -> tuple[np.ndarray, int, list[tuple[str, str]]]:
+    """Describe the duplicated keys: one key's rows, the number of keys, and the fix.
+
+    Returns the positions of every row of the first duplicated key, how many
+    keys are duplicated, and the unmapped columns that differ within
+    duplicated keys (as ``(column, how)``), best first. Float columns
+    (measurements) and columns unique on every row (row ids) are not
+    suggested: they tell rows apart without naming a design factor.
+    """
+    pos = np.flatnonzero(dup)
+    group = (
+        pd.DataFrame({i: codes[pos] for i, (codes, _) in enumerate(key_parts)})
+        .groupby(list(range(len(key_parts))), sort=False)
+        .ngroup()
+        .to_numpy()
+    )
+    n_keys = int(group.max()) + 1
+    example = pos[group == group[0]]
+    inspected = group < _DUPLICATE_KEYS_INSPECTED
+    g, p = group[inspected], pos[inspected]
+    n_groups = min(n_keys, _DUPLICATE_KEYS_INSPECTED)
+    sizes = np.bincount(g, minlength=n_groups)
+    mapped = set(role_columns.values())
+    candidates = []
+    for column in df.columns:
+        if column in mapped or pd.api.types.is_float_dtype(df[column].dtype):
+            continue
+        try:
+            value_codes, levels = pd.factorize(df[column].iloc[p])
+        except TypeError:  # unhashable values (lists, dicts): cannot name a design factor
+            continue
+        pair = pd.unique(g.astype(np.int64) * (len(levels) + 1) + (value_codes + 1))
+        distinct = np.bincount(pair // (len(levels) + 1), minlength=n_groups)
+        varies = int((distinct > 1).sum())
+        if varies == 0:
+            continue
+        if df[column].is_unique:
+            continue
+        separates = int((distinct == sizes).sum())
+        candidates.append((-separates, -varies, df[column].nunique(), str(column),
+                           separates, varies))
+    candidates.sort()
+    checked = f" (of the first {n_groups:,} checked)" if n_keys > n_groups else ""
+    out = []
+    for _, _, _, column, separates, varies in candidates[:3]:
+        if separates == n_groups:
+            how = f"tells the rows apart in every duplicated key{checked}"
+        else:
+            how = f"differs within {varies:,} of {n_groups:,} duplicated key(s){checked}"
+        out.append((column, how))
+    return example, n_keys, out
+
+
+def _metafeature_values(df: pd.DataFrame, column: str) -> tuple[np.ndarray, list[Problem]]:
+    """A metafeature's values; text labels are checked like names (they label groups)."""
+    values = df[column]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        labels, problems = name_labels(values.cat.categories, values.cat.codes.to_numpy(),
+                                       df, column, "metafeature")
+        if not problems and not labels.equals(values.cat.categories):
+            values = values.cat.rename_categories(list(labels))
+        return values.to_numpy(), problems
+    if not (pd.api.types.is_object_dtype(values.dtype)
+            or pd.api.types.is_string_dtype(values.dtype)):
+        return values.to_numpy(), []
+    try:
+        value_codes, uniques = pd.factorize(values)
+    except TypeError:  # unhashable values: not labels
+        return values.to_numpy(), []
+    labels, problems = name_labels(pd.Index(uniques, dtype=object), value_codes, df, column,
+                                   "metafeature")
+    if problems or labels.equals(pd.Index(uniques, dtype=object)):
+        return values.to_numpy(), problems
+    decoded = np.asarray(list(labels), dtype=object)
+    out = np.where(value_codes >= 0, decoded[np.maximum(value_codes, 0)], None)
+    return out, []
 
 
 def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -954,8 +1362,8 @@ def _duplicated_rows(parts: list[tuple[np.ndarray, pd.Index]], valid: np.ndarray
 
 
 def _empty_exclusions() -> pd.DataFrame:
-    return pd.DataFrame({"row": [], "column": [], "reason": []}).astype(
-        {"row": object, "column": object, "reason": object}
+    return pd.DataFrame({"row": [], "columns": [], "reasons": []}).astype(
+        {"row": object, "columns": object, "reasons": object}
     )
 
 

@@ -4,16 +4,31 @@
 JSON Lines, then validates through :meth:`Results.from_frame`. The format is
 taken from the suffix; pass ``format=`` when the suffix does not say.
 Adapters for published benchmark formats live in :mod:`benchverdict.io.adapters`.
+
+Identifiers are read as text. In CSV, TSV and JSON Lines the columns mapped
+to the algorithm, benchmark and seed roles are read as strings, so ``1.1``
+and ``1.10`` stay two algorithms and ``007`` keeps its zeros; a column whose
+every value is an integer written the plain way (``0``, ``17``, ``-3``) is
+then turned into integers, which changes no label (so seeds sort 1, 2, 10).
+Parquet keeps its stored types (its numbers are numbers already). Empty,
+truncated, corrupt or non-UTF-8 files raise :class:`ReadError` naming the
+file and the fix.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
+from benchverdict._validation import ValidationError
 from benchverdict.results import Kind, Objective, Results
 
 Format = Literal["csv", "tsv", "parquet", "jsonl"]
@@ -27,6 +42,25 @@ _SUFFIXES: dict[str, Format] = {
     ".ndjson": "jsonl",
 }
 _COMPRESSION = {".gz", ".bz2", ".xz", ".zst", ".zip"}
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_PLAIN_INTEGER = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+
+
+class ReadError(ValueError):
+    """A file could not be read as a table: empty, truncated, corrupt or not UTF-8.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file.
+    """
+
+    def __init__(self, path: str | Path, message: str):
+        self.path = Path(path)
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (ReadError, (self.path, str(self)))
 
 
 def detect_format(path: str | Path) -> Format:
@@ -53,7 +87,8 @@ def detect_format(path: str | Path) -> Format:
 
 
 def read_frame(path: str | Path, *, format: Format | None = None,
-               columns: Sequence[str] | None = None) -> pd.DataFrame:
+               columns: Sequence[str] | None = None,
+               text_columns: Sequence[str] = ()) -> pd.DataFrame:
     """Read a table file into a DataFrame without validation.
 
     Parameters
@@ -64,34 +99,143 @@ def read_frame(path: str | Path, *, format: Format | None = None,
         Overrides the suffix.
     columns : sequence of str, optional
         Read only these columns (Parquet reads nothing else from disk).
+    text_columns : sequence of str
+        Identifier columns to read as text in CSV, TSV and JSON Lines (see the
+        module docstring); Parquet keeps its types. Names not in the file are
+        ignored here (validation names them).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ReadError
+        If the file is empty, truncated, corrupt or not UTF-8.
 
     Examples
     --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "r.csv")
-    >>> pd.DataFrame({"a": [1, 2]}).to_csv(p, index=False)
-    >>> read_frame(p)["a"].tolist()
-    [1, 2]
+    >>> _ = open(p, "w").write("alg,seed\\n1.1,0\\n1.10,1\\n")
+    >>> read_frame(p, text_columns=["alg", "seed"]).to_dict("list")
+    {'alg': ['1.1', '1.10'], 'seed': [0, 1]}
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file or directory: {str(path)!r}")
     fmt = format or detect_format(path)
     cols = None if columns is None else list(dict.fromkeys(columns))
-    if fmt == "csv":
-        return pd.read_csv(path, usecols=cols)
-    if fmt == "tsv":
-        return pd.read_csv(path, sep="\t", usecols=cols)
-    if fmt == "parquet":
-        if path.is_dir():
-            parts = sorted(p for p in path.rglob("*.parquet"))
-            if not parts:
-                raise ValueError(f"directory {str(path)!r} holds no *.parquet parts.")
-        return pd.read_parquet(path, columns=cols)
-    if fmt == "jsonl":
-        frame = pd.read_json(path, lines=True)
-        return frame if cols is None else frame[cols]
-    raise ValueError(f"unknown format {fmt!r}; use csv, tsv, parquet or jsonl.")
+    if fmt not in ("csv", "tsv", "parquet", "jsonl"):
+        raise ValueError(f"unknown format {fmt!r}; use csv, tsv, parquet or jsonl.")
+    if fmt == "parquet" and path.is_dir():
+        parts = sorted(p for p in path.rglob("*.parquet"))
+        if not parts:
+            raise ValueError(f"directory {str(path)!r} holds no *.parquet parts.")
+    if path.is_file() and path.stat().st_size == 0:
+        raise ReadError(path, f"cannot read {str(path)!r}: the file is empty (0 bytes). "
+                              f"Fix: check that it was written completely, or name another "
+                              f"file.")
+    text = list(dict.fromkeys(text_columns))
+    try:
+        if fmt in ("csv", "tsv"):
+            frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", usecols=cols,
+                                dtype=dict.fromkeys(text, str) or None)
+        elif fmt == "parquet":
+            return pd.read_parquet(path, columns=cols)
+        else:
+            frame = pd.read_json(path, lines=True, dtype=dict.fromkeys(text, str) or True)
+            frame = frame if cols is None else frame[cols]
+    except (KeyError, TypeError):
+        raise
+    except Exception as err:
+        if fmt == "parquet" and cols is not None and "field" in str(err).lower():
+            raise  # a requested column is missing: read() falls back and validation names it
+        if fmt in ("csv", "tsv") and cols is not None and "usecols" in str(err).lower():
+            raise
+        raise _read_error(path, fmt, err) from err
+    if fmt != "parquet" and not len(frame.columns):
+        raise ReadError(path, f"cannot read {str(path)!r}: it holds no table (no header "
+                              f"line). Fix: check the file, or name another file.")
+    for column in text:
+        if column in frame.columns:
+            frame[column] = _plain_integers(frame[column])
+    return frame
+
+
+def _plain_integers(values: pd.Series) -> pd.Series:
+    """Text labels as integers when every label is a plainly written integer.
+
+    ``"0"``, ``"17"`` and ``"-3"`` qualify; ``"007"``, ``"+1"``, ``"1.0"`` and
+    ``"1e3"`` do not (turning them into numbers would change or merge labels).
+    """
+    if not (pd.api.types.is_string_dtype(values.dtype)
+            or pd.api.types.is_object_dtype(values.dtype)):
+        return values
+    present = values.dropna()
+    if not len(present) or len(present) < len(values):
+        return values
+    unique = pd.unique(present.to_numpy(dtype=object))
+    if not all(isinstance(v, str) and _PLAIN_INTEGER.fullmatch(v) for v in unique):
+        return values
+    return values.astype(np.int64)
+
+
+def _read_error(path: Path, fmt: str, err: Exception) -> Exception:
+    """A clear :class:`ReadError` for what a reader library raised."""
+    name = repr(str(path))
+    if isinstance(err, UnicodeDecodeError):
+        where = _first_undecodable_line(path)
+        at = f" (line {where})" if where else ""
+        return ReadError(path, (
+            f"cannot read {name}: it is not UTF-8 text; byte 0x{err.object[err.start]:02x}"
+            f"{at} is not valid UTF-8. Fix: save the file as UTF-8 (e.g. iconv -f latin1 -t "
+            f"utf-8 FILE > FILE.utf8.{fmt}), or check that it is a {fmt.upper()} file."
+        ))
+    if isinstance(err, (gzip.BadGzipFile, EOFError, lzma.LZMAError, OSError)) or (
+        type(err).__name__ == "error" and type(err).__module__ == "zlib"
+    ):
+        if fmt != "parquet" and path.suffix.lower() in _COMPRESSION:
+            return ReadError(path, (
+                f"cannot read {name}: it is not a complete {path.suffix} archive ({err}). "
+                f"Fix: download or write it again (it may be truncated), or remove the "
+                f"{path.suffix} suffix if it is not compressed."
+            ))
+        if isinstance(err, OSError) and not isinstance(err, EOFError):
+            return err
+    if isinstance(err, pd.errors.EmptyDataError):
+        return ReadError(path, f"cannot read {name}: it holds no table (no header line). "
+                               f"Fix: check the file, or name another file.")
+    if isinstance(err, pd.errors.ParserError):
+        return ReadError(path, (
+            f"cannot read {name} as {fmt.upper()}: {err}. Fix: every line needs as many "
+            f"fields as the header; check the separator (pass --format/format= if the suffix "
+            f"is wrong) and quoting."
+        ))
+    if fmt == "parquet" and type(err).__module__.startswith("pyarrow"):
+        return ReadError(path, (
+            f"cannot read {name}: it is not a valid Parquet file ({err}). Fix: write it again "
+            f"(it may be truncated), or pass the right --format/format= if it is not Parquet."
+        ))
+    if fmt == "jsonl" and isinstance(err, ValueError):
+        return ReadError(path, (
+            f"cannot read {name}: it is not valid JSON Lines ({err}). Fix: write one JSON "
+            f"object per line, or pass the right --format/format=."
+        ))
+    return err
+
+
+def _first_undecodable_line(path: Path) -> int | None:
+    """The 1-based number of the first line that is not UTF-8 (None if unknown)."""
+    opener = _OPENERS.get(path.suffix.lower(), open)
+    try:
+        with opener(path, "rb") as fh:
+            for number, line in enumerate(fh, start=1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError:
+                    return number
+    except Exception:
+        return None
+    return None
 
 
 def read(
@@ -111,7 +255,9 @@ def read(
     """Read a results file and validate it into a :class:`Results`.
 
     The role options are those of :meth:`Results.from_frame`. Only the
-    mapped columns are read, so wide files load fast.
+    mapped columns are read from Parquet, so wide files load fast. The
+    algorithm, benchmark and seed columns are read as text (see the module
+    docstring): labels such as ``1.1`` and ``1.10`` never merge.
 
     Examples
     --------
@@ -124,10 +270,14 @@ def read(
     """
     wanted = [c for c in (algorithm, benchmark, seed, budget, score) if c is not None]
     wanted += list(metafeatures)
+    ids = [c for c in (algorithm, benchmark, seed) if c is not None]
     fmt = format or detect_format(path)
     try:
-        frame = read_frame(path, format=fmt, columns=wanted if fmt == "parquet" else None)
-    except (KeyError, ValueError) as err:
+        frame = read_frame(path, format=fmt, columns=wanted if fmt == "parquet" else None,
+                           text_columns=ids)
+    except ReadError:
+        raise
+    except (KeyError, ValueError, TypeError) as err:
         if fmt != "parquet":
             raise
         # A missing column in a Parquet read: fall back to a full read so validation
@@ -135,18 +285,17 @@ def read(
         if "column" not in str(err).lower() and "field" not in str(err).lower():
             raise
         frame = read_frame(path, format=fmt)
-    return Results.from_frame(
-        frame,
-        algorithm=algorithm,
-        seed=seed,
-        score=score,
-        objective=objective,
-        benchmark=benchmark,
-        budget=budget,
-        metafeatures=metafeatures,
-        on_invalid=on_invalid,
-        kind=kind,
-    )
+    roles = dict(algorithm=algorithm, seed=seed, score=score, objective=objective,
+                 benchmark=benchmark, budget=budget, metafeatures=metafeatures,
+                 on_invalid=on_invalid, kind=kind)
+    try:
+        return Results.from_frame(frame, **roles)
+    except ValidationError as err:
+        if fmt != "parquet" or not any(p.reason == "duplicate_key" for p in err.problems):
+            raise
+    # Duplicated keys in a Parquet file read column by column: read every column once more,
+    # so the message can name the unmapped column that tells the rows apart.
+    return Results.from_frame(read_frame(path, format=fmt), **roles)
 
 
-__all__ = ["detect_format", "read", "read_frame"]
+__all__ = ["ReadError", "detect_format", "read", "read_frame"]

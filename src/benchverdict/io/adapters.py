@@ -40,6 +40,39 @@ HYPERPARAMETERS_DEBERTA = (
 )
 
 
+def _json_lines(file: Path):
+    """Yield ``(line number, object)`` for every non-blank line, with clear errors."""
+    from benchverdict.io import ReadError
+
+    if not file.exists():
+        raise FileNotFoundError(f"no such file or directory: {str(file)!r}")
+    with open(file, "rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ReadError(file, (
+                    f"cannot read {str(file)!r}: line {line_no} is not UTF-8 text (byte "
+                    f"0x{raw[err.start]:02x}). Fix: save the file as UTF-8."
+                )) from None
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ReadError(file, (
+                    f"cannot read {str(file)!r}: line {line_no} is not valid JSON ({err.msg}, "
+                    f"column {err.colno}). Fix: check that the file is complete (one JSON "
+                    f"object per line)."
+                )) from None
+            if not isinstance(record, dict):
+                raise ReadError(file, (
+                    f"cannot read {str(file)!r}: line {line_no} is not a JSON object. Fix: "
+                    f"check that this is a DeBERTa *.results.jsonl file."
+                ))
+            yield line_no, record
+
+
 def _deberta_files(path: str | Path | Sequence[str | Path]) -> list[Path]:
     if isinstance(path, (str, Path)):
         path = Path(path)
@@ -114,32 +147,38 @@ def read_deberta(
     rows = []
     for file in _deberta_files(path):
         model = file.name.removesuffix(".jsonl").removesuffix(".results")
-        with open(file, encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                curves = record.get("learning_curves", {})
-                if validation not in curves:
-                    raise ValueError(
-                        f"{file.name}, line {line_no}: no {validation!r} learning curve "
-                        f"(found {sorted(curves)}). Fix: pass validation=<one of these>."
-                    )
-                curve = curves[validation]
-                hyper = {h: record.get(h, np.nan) for h in HYPERPARAMETERS_DEBERTA}
-                base = {
-                    "algorithm": model,
-                    "benchmark": f"MultiNLI-{validation}",
-                    "iteration": record["iteration"],
-                    **hyper,
-                }
-                if learning_curve:
-                    for step, acc in curve:
-                        rows.append({**base, "step": float(step), "accuracy": acc})
-                else:
-                    accs = [acc for _, acc in curve]
-                    value = (accs[-1] if score == "final" else max(accs)) if accs else np.nan
-                    rows.append({**base, "accuracy": value})
+        for line_no, record in _json_lines(file):
+            curves = record.get("learning_curves", {})
+            if validation not in curves:
+                raise ValueError(
+                    f"{file.name}, line {line_no}: no {validation!r} learning curve "
+                    f"(found {sorted(curves)}). Fix: pass validation=<one of these>."
+                )
+            if "iteration" not in record:
+                raise ValueError(
+                    f"{file.name}, line {line_no}: no 'iteration' field (found "
+                    f"{sorted(record)}). Fix: check that this is a DeBERTa *.results.jsonl file."
+                )
+            curve = curves[validation]
+            hyper = {h: record.get(h, np.nan) for h in HYPERPARAMETERS_DEBERTA}
+            base = {
+                "algorithm": model,
+                "benchmark": f"MultiNLI-{validation}",
+                "iteration": record["iteration"],
+                **hyper,
+            }
+            if learning_curve:
+                for step, acc in curve:
+                    rows.append({**base, "step": float(step), "accuracy": acc})
+            else:
+                accs = [acc for _, acc in curve]
+                value = (accs[-1] if score == "final" else max(accs)) if accs else np.nan
+                rows.append({**base, "accuracy": value})
+    if not rows:
+        raise ValueError(
+            f"no random-search records in {[str(f) for f in _deberta_files(path)]}. Fix: "
+            f"check that the files are complete DeBERTa *.results.jsonl files."
+        )
     frame = pd.DataFrame(rows)
     meta = [h for h in HYPERPARAMETERS_DEBERTA if frame[h].notna().any()]
     return Results.from_frame(
@@ -176,7 +215,7 @@ def read_meanmax(
     >>> read_meanmax(p).algorithms
     ['lstm', 'mlp']
     """
-    frame = read_frame(path, format="tsv")
+    frame = read_frame(path, format="tsv", text_columns=["model_name", "dataset_name", "--seed"])
     needed = ["model_name", "dataset_name", "--seed", "set_type", "f1"]
     absent = [c for c in needed if c not in frame.columns]
     if absent:
@@ -300,7 +339,8 @@ def read_hpob(
     >>> read_hpob(p).benchmarks
     ['1/9']
     """
-    frame = read_frame(path, format=None)
+    frame = read_frame(path, format=None,
+                       text_columns=["algorithm", "search_space", "dataset", "seed"])
     dropped = pd.Index([])
     if algorithms is not None:
         keep = frame["algorithm"].isin(list(algorithms))
@@ -362,7 +402,10 @@ def from_autorank_wide(
     d1         0.90  0.70
     d2         0.80  0.85
     """
-    frame = read_frame(data) if isinstance(data, (str, Path)) else data.copy()
+    if isinstance(data, (str, Path)):
+        frame = read_frame(data, text_columns=[benchmark_column] if benchmark_column else ())
+    else:
+        frame = data.copy()
     if benchmark_column is not None:
         if benchmark_column not in frame.columns:
             raise ValueError(f"benchmark_column {benchmark_column!r} not in {list(frame.columns)}.")
@@ -436,7 +479,8 @@ def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -
     """Record rows an adapter filtered out on purpose in ``results.exclusions``."""
     if len(rows) == 0:
         return results
-    extra = pd.DataFrame({"row": list(rows), "column": column, "reason": f"filtered: {reason}"})
+    extra = pd.DataFrame({"row": list(rows), "columns": column,
+                          "reasons": f"filtered: {reason}"})
     exclusions = pd.concat([results.exclusions, extra], ignore_index=True)
     return Results(
         results._frame,
