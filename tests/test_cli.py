@@ -60,11 +60,16 @@ def test_missing_role_option_is_a_usage_error(results_csv, capsys):
 
 def test_errors_have_no_traceback_unless_debug(tmp_path, capsys):
     missing = tmp_path / "nope.csv"
-    assert main(["validate", str(missing), *ROLE_ARGS]) == 1
+    assert main(["validate", str(missing), *ROLE_ARGS]) == 2  # a usage error: wrong path
     err = capsys.readouterr().err
-    assert "no such file" in err and "Traceback" not in err and "--debug" in err
-    with pytest.raises(FileNotFoundError):
-        main(["--debug", "validate", str(missing), *ROLE_ARGS])
+    assert "no such file" in err and "Traceback" not in err
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert main(["validate", str(empty), *ROLE_ARGS]) == 1
+    err = capsys.readouterr().err
+    assert "empty" in err and "Traceback" not in err and "--debug" in err
+    with pytest.raises(ValueError, match="empty"):
+        main(["--debug", "validate", str(empty), *ROLE_ARGS])
 
 
 def test_version_and_console_script(capsys):

@@ -4,20 +4,56 @@
 its summary. Each analysis module adds its own sub-command through a
 ``_cli.py`` beside it with a ``register(subparsers, parents)`` function; the
 handler it sets receives the parsed arguments and returns an exit code.
+Every handler's errors go through :func:`main`, which prints one clear line
+per error (its fix written as command-line options, e.g. ``--on-invalid
+drop``); ``--debug``, accepted before or after the sub-command, shows the
+traceback instead.
 
-Errors print one clear message; ``--debug`` shows the traceback.
+Exit codes (the same for every sub-command):
+
+===== ==================================================================
+0     success: the data are valid / every analysis ran
+1     the data are invalid or could not be read (empty, corrupt, not
+      UTF-8), or an analysis failed
+2     usage error: an unknown option or value, a missing role option, an
+      unknown adapter, a FILE that does not exist, ``-o`` naming a file
+      rather than a folder
+130   interrupted (Ctrl-C)
+141   the reader of the output went away (``benchverdict ... | head``): the
+      output stops quietly, as for other Unix tools killed by SIGPIPE
+===== ==================================================================
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchverdict._validation import ValidationError
+from benchverdict._validation import ValidationError, to_cli
 from benchverdict._version import __version__
+
+#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus
+#: ``autorank-wide``); listed here so the parser can check them without importing pandas.
+ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide")
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+EXIT_CODES_HELP = """exit codes:
+  0    success (valid data; every analysis ran)
+  1    invalid or unreadable data, or an analysis failed
+  2    usage error (unknown option or adapter, missing role option, no such FILE,
+       -o names a file)
+  130  interrupted (Ctrl-C)
+  141  output pipe closed by the reader (e.g. | head); output stops quietly"""
+EXIT_CODES_SENTENCE = (
+    "Exit codes: 0 success; 1 invalid or unreadable data, or an analysis failed; 2 usage "
+    "error (unknown option or adapter, missing role option, no such FILE, -o names a file); "
+    "130 interrupted; 141 output pipe closed by the reader (| head)."
+)
 
 #: Modules that may contribute sub-commands (skipped if they have no ``_cli``).
 PLUGIN_MODULES = ("tuning", "ranks", "lmem", "dse", "report")
@@ -32,6 +68,10 @@ def role_options() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    # Also accepted after the sub-command; SUPPRESS keeps a top-level --debug from being
+    # reset to False by the sub-command's default.
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks on errors")
     parser.add_argument(
         "--example", action="store_true",
         help="use the built-in example (random-search trials after Jordan et al. 2018)",
@@ -58,9 +98,10 @@ def role_options() -> argparse.ArgumentParser:
         "--format", choices=["csv", "tsv", "parquet", "jsonl"], help="override the file suffix"
     )
     group.add_argument(
-        "--adapter",
+        "--adapter", choices=ADAPTER_NAMES, metavar="NAME",
         help="read a published format instead of mapping roles by hand: "
-        "deberta, meanmax, priorband, hpob, autorank-wide (see benchverdict.io.adapters)",
+        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide also "
+        "needs --objective)",
     )
     return parser
 
@@ -69,8 +110,17 @@ def load_results(args: argparse.Namespace):
     """Build a :class:`~benchverdict.Results` from a parsed command line.
 
     ``args.file`` is the path; ``args.example`` (if set) loads the built-in
-    example instead.
+    example instead. A :class:`ValidationError` raised here has its fixes
+    written as command-line options (``--on-invalid drop``), so a sub-command
+    can print ``problem.message`` as it is.
     """
+    try:
+        return _load_results(args)
+    except ValidationError as err:
+        raise err.for_cli() from None
+
+
+def _load_results(args: argparse.Namespace):
     from benchverdict import io
 
     if getattr(args, "example", False):
@@ -82,7 +132,11 @@ def load_results(args: argparse.Namespace):
     if args.adapter:
         from benchverdict.io import adapters
 
-        return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid)
+        _check_exists(args.file)
+        if args.adapter == "autorank-wide" and args.objective is None:
+            raise UsageError("the autorank-wide adapter needs --objective maximize|minimize.")
+        return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
+                                     objective=args.objective)
     missing = [
         f"--{name}" for name in ("algorithm", "seed", "score", "objective")
         if getattr(args, name) is None
@@ -93,6 +147,7 @@ def load_results(args: argparse.Namespace):
             f"--algorithm model --seed seed --score accuracy --objective maximize "
             f"(or use --adapter for a published format)."
         )
+    _check_exists(args.file)
     return io.read(
         args.file,
         algorithm=args.algorithm,
@@ -112,14 +167,34 @@ class UsageError(Exception):
     """A mistake on the command line (exit code 2)."""
 
 
+def _check_exists(path: Path) -> None:
+    if not path.exists():
+        raise UsageError(f"no such file or directory: {str(path)!r}. Fix: check the path.")
+
+
+def check_output_dir(path: Path | None, option: str = "-o/--out") -> None:
+    """Refuse an output folder that is an existing file, before any work is done."""
+    if path is None:
+        return
+    path = Path(path)
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise UsageError(
+                    f"{option} {str(path)!r}: {str(candidate)!r} is a file, not a folder. "
+                    f"Fix: give a folder path (it is created if missing), or move the file."
+                )
+            return
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     try:
         results = load_results(args)
-    except ValidationError as err:
+    except ValidationError as err:  # already rendered for the command line by load_results
         print(f"INVALID: {len(err.problems)} problem(s):")
         for p in err.problems:
             print(f"  - {p.message}")
-        return 1
+        return EXIT_FAILURE
     description = results.describe()
     print(description)
     problems = []
@@ -142,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchverdict",
         description="Which algorithm is better, by how much, at which budget, and how sure.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"benchverdict {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -150,7 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser(
         "validate", parents=[roles], help="check a results file and print its summary",
         description="Check a results file against the schema and print its summary. "
-        "Exit code 0 when clean, 1 when there are problems.",
+        "Exit code 0 when clean, 1 when there are problems (invalid rows, rows dropped, an "
+        "unbalanced design), 2 for a usage error.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     validate.set_defaults(handler=_cmd_validate)
     for name in PLUGIN_MODULES:
@@ -161,27 +241,103 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub, [roles])
+    for subparser in sub.choices.values():
+        if subparser.epilog is None:  # one paragraph: their formatter re-wraps the text
+            subparser.epilog = EXIT_CODES_SENTENCE
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``benchverdict`` command."""
+    """Entry point of the ``benchverdict`` command (see the module docstring for exit codes)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
+    args = parser.parse_args(argv)  # usage errors exit 2 here (argparse)
+    command = args.command
+    if command is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
+    debug = bool(getattr(args, "debug", False))
+    prefix = f"benchverdict {command}"
     try:
-        return int(args.handler(args))
+        check_output_dir(getattr(args, "out", None))
+        code = int(args.handler(args))
+        return _flush_or_quiet(code)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except KeyboardInterrupt:
+        print(f"\n{prefix}: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except UsageError as err:
-        print(f"benchverdict {args.command}: {err}", file=sys.stderr)
-        return 2
+        print(f"{prefix}: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as err:
-        if args.debug:
+        if debug:
             raise
-        print(f"benchverdict {args.command}: error: {err}", file=sys.stderr)
+        code, message = _describe_error(err, args, _options_of(parser, command))
+        print(f"{prefix}: error: {message}", file=sys.stderr)
         print("(run with --debug for the traceback)", file=sys.stderr)
-        return 1
+        return code
+
+
+def _flush_or_quiet(code: int) -> int:
+    """Flush stdout now, so a closed pipe is noticed here and not at interpreter exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    return code
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader is gone: point stdout at /dev/null so the interpreter's final flush
+    # does not print "Exception ignored ... BrokenPipeError".
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. captured)
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _options_of(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
+    """Python argument name -> the sub-command's long option (``on_invalid``: ``--on-invalid``)."""
+    options: dict[str, str] = {}
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    subparser = sub.choices.get(command) if sub is not None else None
+    for action in getattr(subparser, "_actions", []):
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs:
+            options[action.dest] = longs[0]
+            options[longs[0][2:].replace("-", "_")] = longs[0]
+    options.setdefault("metafeatures", "--metafeature")
+    return options
+
+
+def _describe_error(
+    err: Exception, args: argparse.Namespace, options: dict[str, str]
+) -> tuple[int, str]:
+    """The exit code and the one-line message for an error a handler raised."""
+    if isinstance(err, ValidationError):
+        return EXIT_FAILURE, err.cli_message()
+    if isinstance(err, FileNotFoundError):
+        name = err.filename or str(err)
+        return EXIT_FAILURE, f"no such file or directory: {str(name)!r}. Fix: check the path."
+    if isinstance(err, (FileExistsError, NotADirectoryError)):
+        return EXIT_USAGE, (
+            f"{str(err.filename)!r} is a file, not a folder ({err.strerror}). Fix: give a folder "
+            f"path for the output (-o/--out), or move the file."
+        )
+    if isinstance(err, PermissionError):
+        return EXIT_FAILURE, (
+            f"permission denied: {str(err.filename)!r}. Fix: choose a path you can read or "
+            f"write."
+        )
+    if isinstance(err, OSError) and err.strerror and err.filename:
+        return EXIT_FAILURE, f"{err.strerror}: {str(err.filename)!r}"
+    message = str(err) or type(err).__name__
+    custom = getattr(err, "cli_message", None)
+    if callable(custom):
+        message = custom()
+    return EXIT_FAILURE, to_cli(message, options)
 
 
 if __name__ == "__main__":  # pragma: no cover
