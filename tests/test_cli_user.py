@@ -168,3 +168,10 @@ def test_exit_codes_are_documented_in_help(capsys):
             assert f" {code} " in text
         assert "usage error" in text
     assert "130" in cli.__doc__ and "141" in cli.__doc__
+
+
+def test_example_with_file_or_roles_is_a_usage_error(results_csv, capsys):
+    assert main(["validate", "--example", "--adapter", "hpob"]) == 2
+    assert "--adapter" in capsys.readouterr().err
+    assert main(["validate", str(results_csv), "--example"]) == 2
+    assert "FILE" in capsys.readouterr().err

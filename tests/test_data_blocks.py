@@ -102,3 +102,19 @@ def test_describe_tells_what_rank_tests_do_with_missing_seeds():
     assert "lose those cells" not in text
     # The statement matches what blocks() really does.
     assert len(res.blocks().exclusions) == 2
+
+
+def test_rank_outputs_say_what_was_left_out():
+    from benchverdict.ranks import autorank, friedman
+
+    rows = [("A", "p", 0, 0.90), ("A", "p", 1, 0.90),
+            ("B", "p", 0, 0.95), ("B", "p", 1, 0.95), ("B", "p", 2, 0.50),
+            ("C", "p", 0, 0.70), ("C", "p", 1, 0.70), ("C", "p", 2, 0.70)]
+    rng = np.random.default_rng(0)
+    rows += [(a, f"t{k}", s, rng.uniform()) for k in range(5) for a in "ABC" for s in range(3)]
+    res = runs(rows)
+    notes = " ".join(friedman(res, n_bootstrap=0).notes)
+    assert "2 run(s) left out of the seed means" in notes
+    assert "their blocks were dropped" not in notes
+    assert "complete cases" in friedman(res, n_bootstrap=0).summary()
+    assert "2 run(s) left out" in " ".join(autorank(res).notes)

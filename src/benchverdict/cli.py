@@ -126,6 +126,13 @@ def _load_results(args: argparse.Namespace):
     if getattr(args, "example", False):
         from benchverdict.examples import load_example
 
+        given = [f"--{name.replace('_', '-')}" for name in _INPUT_OPTIONS
+                 if getattr(args, name, None) not in (None, [], "raise")]
+        if getattr(args, "file", None) is not None:
+            given.insert(0, "FILE")
+        if given:
+            raise UsageError(f"--example reads the built-in data; it cannot be combined with "
+                             f"{', '.join(given)}. Fix: drop one of them.")
         return load_example()
     if getattr(args, "file", None) is None:
         raise UsageError("give a results FILE (or --example).")
@@ -165,6 +172,11 @@ def _load_results(args: argparse.Namespace):
 
 class UsageError(Exception):
     """A mistake on the command line (exit code 2)."""
+
+
+#: The options that say how to read FILE (meaningless with --example).
+_INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
+                  "on_invalid", "kind", "format", "adapter")
 
 
 def _check_exists(path: Path) -> None:

@@ -161,16 +161,22 @@ class BlockMatrix:
         dropped = self.dropped_blocks
         if dropped:
             shown = ", ".join(map(str, dropped[:5])) + (" ..." if len(dropped) > 5 else "")
-            parts.append(f"{len(dropped)} block(s) dropped because a cell has no result "
-                         f"({shown})")
+            parts.append(f"{len(dropped)} block(s) dropped because a cell is missing (an "
+                         f"algorithm has no result there: {shown})")
         n_left = int(reason.str.contains(RUN_LEFT_OUT, regex=False).sum())
         if n_left:
             parts.append(f"{n_left} run(s) left out of the seed means because another "
                          f"algorithm lacks their seed in that benchmark (complete cases)")
-        n_late = int(reason.str.startswith(NO_INCUMBENT).sum())
-        if n_late:
-            parts.append(f"{n_late} run(s) have no observation at or below budget "
+        late = reason.str.startswith(NO_INCUMBENT)
+        if late.any():
+            parts.append(f"{int(late.sum())} run(s) have no observation at or below budget "
                          f"{self.budget:g} and no incumbent there")
+        known = (reason.str.contains(BLOCK_DROPPED, regex=False)
+                 | reason.str.contains(RUN_LEFT_OUT, regex=False) | late)
+        if not known.all():  # records made by hand (e.g. a BlockMatrix built directly)
+            other = reason[~known]
+            parts.append(f"{len(other)} other record(s) left out "
+                         f"({', '.join(sorted(set(other))[:3])})")
         return "; ".join(parts)
 
     def describe_unit(self) -> str:
@@ -851,7 +857,7 @@ class Results:
         rule = None
         uneven = 0
         if unit == "benchmark":
-            rule, used, left_out = _seed_cases(runs, len(algorithms), seeds)
+            rule, used, left_out = _seed_cases(runs, len(algorithms), seeds, self._paired())
             matrix = used.pivot_table(
                 index="benchmark", columns="algorithm", values="score", aggfunc=aggregate,
                 observed=False, dropna=False,
@@ -859,7 +865,7 @@ class Results:
             categories = self._frame["benchmark"].cat.categories
             matrix = matrix.reindex(index=pd.CategoricalIndex(
                 categories, categories=categories, name="benchmark"))
-            if rule != "complete":
+            if rule == "available":
                 counts = used.pivot_table(index="benchmark", columns="algorithm",
                                           values="score", aggfunc="size", observed=False)
                 counts = counts.to_numpy(dtype=float)
@@ -877,6 +883,7 @@ class Results:
         dropped_rows = holes.any(axis=1).to_numpy()
         if dropped_rows.any():
             has_run = set(zip(runs["benchmark"].astype(str), runs["algorithm"].astype(str)))
+            starts_late = set(zip(late["benchmark"], late["algorithm"]))
             for label, row in holes[dropped_rows].iterrows():
                 empty = [a for a, h in zip(algorithms, row.to_numpy()) if h]
                 for alg in algorithms:
@@ -886,19 +893,23 @@ class Results:
                                             "reason": f"missing cell: {BLOCK_DROPPED}"})
                         continue
                     if (str(label), alg) not in has_run:
+                        why = (f"no run reaches budget {float(budget):g} on this benchmark"
+                               if (str(label), alg) in starts_late
+                               else "no run on this benchmark")
                         records.append({"block": label, "algorithm": alg, "seed": None,
-                                        "reason": f"no run on this benchmark: {BLOCK_DROPPED}"})
+                                        "reason": f"{why}: {BLOCK_DROPPED}"})
                     elif all((str(label), a) in has_run for a in algorithms):
                         records.append({"block": label, "algorithm": alg, "seed": None,
                                         "reason": "no seed that every algorithm ran: "
                                                   f"{BLOCK_DROPPED}"})
             if missing == "raise":
                 cells = [r for r in records if BLOCK_DROPPED in r["reason"]]
-                shown = ", ".join(f"({r['block']}, {r['algorithm']}: "
-                                  f"{r['reason'].split(':')[0]})" for r in cells[:8])
+                shown = "; ".join(f"({r['block']}, {r['algorithm']}: "
+                                  f"{r['reason'].split(':')[0]})" for r in cells[:6])
+                more = f" and {len(cells) - 6} more" if len(cells) > 6 else ""
                 raise ValueError(
                     f"{int(dropped_rows.sum())} block(s) have an algorithm without a result, "
-                    f"e.g. {shown}{' ...' if len(cells) > 8 else ''}. A rank test needs every "
+                    f"e.g. {shown}{more}. A rank test needs every "
                     f"algorithm on every block. Fix: pass missing='drop' to drop these blocks "
                     f"(they are recorded), or choose a budget every run reached."
                 )
@@ -927,6 +938,18 @@ class Results:
             seeds=rule,
             uneven_cells=uneven,
         )
+
+    def _paired(self) -> bool:
+        """Whether some seed label is shared by two algorithms within a benchmark."""
+        if "paired" not in self._cache:
+            f = self._frame
+            sizes = [len(f[c].cat.categories) for c in ("benchmark", "seed", "algorithm")]
+            key = np.zeros(len(f), dtype=np.int64)
+            for column, size in zip(("benchmark", "seed", "algorithm"), sizes):
+                key = key * size + f[column].cat.codes.to_numpy().astype(np.int64)
+            cells = np.unique(key) // sizes[2]  # one entry per (benchmark, seed, algorithm)
+            self._cache["paired"] = bool(len(cells) and (np.diff(cells) == 0).any())
+        return self._cache["paired"]
 
     def runs_without_incumbent(self, budget: float) -> pd.DataFrame:
         """The runs with no observation at or below ``budget`` (they start after it).
@@ -1154,24 +1177,24 @@ def _validate(
 
 
 def _seed_cases(
-    runs: pd.DataFrame, n_algorithms: int, seeds: str
+    runs: pd.DataFrame, n_algorithms: int, seeds: str, paired: bool
 ) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     """Choose the runs averaged per block: the rule used, the runs kept and those left out.
 
     With ``seeds="complete"`` a run is kept when every algorithm has a run
     with its seed in its benchmark. If no seed label is shared by two
-    algorithms anywhere, seeds do not pair runs (``"unpaired"``) and every
-    run is kept.
+    algorithms anywhere in the data (``paired`` false), seeds do not pair
+    runs (``"unpaired"``) and every run is kept.
     """
+    if not paired:
+        return "unpaired", runs, runs.iloc[:0]
+    if seeds == "available":
+        return "available", runs, runs.iloc[:0]
     bench = runs["benchmark"].cat.codes.to_numpy().astype(np.int64)
     seed_codes = runs["seed"].cat.codes.to_numpy().astype(np.int64)
     n_seeds = max(len(runs["seed"].cat.categories), 1)
     cell = bench * n_seeds + seed_codes
     _, inverse, counts = np.unique(cell, return_inverse=True, return_counts=True)
-    if not (counts > 1).any():
-        return "unpaired", runs, runs.iloc[:0]
-    if seeds == "available":
-        return "available", runs, runs.iloc[:0]
     complete = counts[inverse] == n_algorithms
     return "complete", runs[complete], runs[~complete]
 
