@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                "better", "cliffs_delta", "cliffs_delta_low", "cliffs_delta_high"]
     print(res.pairwise[columns].round(4).to_string(index=False))
     if len(res.blocks.exclusions):
-        print(f"\ndropped blocks ({len(res.blocks.exclusions)} missing cells):")
+        print(f"\nleft out: {res.blocks.exclusion_summary()}:")
         print(res.blocks.exclusions.to_string(index=False))
     verdicts = res.verdicts()
     figures = {"cd_diagram": res.plot().figure}

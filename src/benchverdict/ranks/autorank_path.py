@@ -423,7 +423,7 @@ def autorank(
         notes.append("each benchmark x seed run is a block: seeds are treated as independent "
                      "benchmarks (pseudo-replication)")
     if len(blocks.exclusions):
-        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+        notes.append(blocks.exclusion_summary())
     return AutorankResult(
         raw=raw, omnibus=raw.omnibus, posthoc=raw.posthoc, reasons=tuple(reasons),
         flags=tuple(flags), log=buffer.getvalue(), blocks=blocks, unit=unit_text, alpha=alpha,

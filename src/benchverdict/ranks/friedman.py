@@ -383,7 +383,7 @@ def friedman(
             "benchmarks"
         )
     if len(blocks.exclusions):
-        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+        notes.append(blocks.exclusion_summary())
 
     names = [str(c) for c in matrix.columns]
     sign = 1.0 if blocks.objective == "maximize" else -1.0

@@ -123,9 +123,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                             missing="drop")
     excluded = blocks.exclusions
     if len(excluded):
-        run.warnings.append(
-            f"{excluded['block'].nunique()} block(s) were dropped because an algorithm had no "
-            f"result there: {sorted(map(str, excluded['block'].unique()))[:8]}")
+        run.warnings.append(f"rank tests: {blocks.exclusion_summary()}")
     for posthoc in ("nemenyi", "wilcoxon"):
         res = ranks.friedman(blocks, alpha=options.alpha, posthoc=posthoc)
         run.verdicts += res.verdicts()
