@@ -978,17 +978,27 @@ class Results:
         """
         if not self.has_budget:
             raise ValueError("runs_without_incumbent() needs a budget column.")
-        first = (
-            self._frame.groupby(["algorithm", "benchmark", "seed"], observed=True)["budget"]
-            .min()
-            .rename("first_budget")
-            .reset_index()
-        )
-        late = first[first["first_budget"].to_numpy() > float(budget)].reset_index(drop=True)
-        for role in ("algorithm", "benchmark"):
-            late[role] = late[role].astype(str)
-        late["seed"] = late["seed"].astype(object)
-        return late
+        if "first_budget" not in self._cache:
+            # Every run's smallest budget, computed once: at_budget() and blocks() ask often.
+            f = self._frame
+            cats = [f[c].cat for c in ("algorithm", "benchmark", "seed")]
+            sizes = [len(c.categories) for c in cats]
+            key = np.zeros(len(f), dtype=np.int64)
+            for cat, size in zip(cats, sizes):
+                key = key * size + cat.codes.to_numpy().astype(np.int64)
+            first = pd.Series(f["budget"].to_numpy()).groupby(key, sort=True).min()
+            self._cache["first_budget"] = (first.index.to_numpy(), first.to_numpy(), sizes)
+        keys, first, sizes = self._cache["first_budget"]
+        late = first > float(budget)
+        rest, s_codes = np.divmod(keys[late], sizes[2])
+        a_codes, b_codes = np.divmod(rest, sizes[1])
+        f = self._frame
+        return pd.DataFrame({
+            "algorithm": [str(c) for c in f["algorithm"].cat.categories[a_codes]],
+            "benchmark": [str(c) for c in f["benchmark"].cat.categories[b_codes]],
+            "seed": pd.Series(np.asarray(f["seed"].cat.categories[s_codes]), dtype=object),
+            "first_budget": first[late].astype(float),
+        })
 
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
