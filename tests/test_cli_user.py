@@ -175,3 +175,17 @@ def test_example_with_file_or_roles_is_a_usage_error(results_csv, capsys):
     assert "--adapter" in capsys.readouterr().err
     assert main(["validate", str(results_csv), "--example"]) == 2
     assert "FILE" in capsys.readouterr().err
+
+
+def test_unknown_suffix_is_a_usage_error_naming_format(tmp_path, capsys):
+    path = tmp_path / "results.txt"
+    path.write_text("m,s,acc\na,0,1\n")
+    assert main(["validate", str(path), *ROLE_ARGS]) == 2
+    err = capsys.readouterr().err
+    assert "--format csv" in err and "format=" not in err
+
+
+def test_validate_summary_speaks_command_line(results_csv, capsys):
+    assert main(["validate", str(results_csv), *ROLE_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert "--kind runs" in out and "kind='runs'" not in out

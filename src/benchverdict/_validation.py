@@ -136,14 +136,15 @@ _ARGUMENT = re.compile(
 )
 
 
-def to_cli(text: str, options: Mapping[str, str] | None = None) -> str:
+def to_cli(text: str, options: Mapping[str, str] | None = None, *,
+           fix_only: bool = True) -> str:
     """Rewrite Python arguments in a message's fix as command-line options.
 
     ``on_invalid='drop'`` becomes ``--on-invalid drop`` and
     ``algorithm=<a column>`` becomes ``--algorithm <a column>``. Only the
     text after ``Fix:`` is rewritten when there is one (before it, ``name=``
-    may be a column and its value), and only names in ``options`` (by default
-    :data:`CLI_OPTIONS`) are touched.
+    may be a column and its value) unless ``fix_only`` is false, and only
+    names in ``options`` (by default :data:`CLI_OPTIONS`) are touched.
 
     Examples
     --------
@@ -152,8 +153,8 @@ def to_cli(text: str, options: Mapping[str, str] | None = None) -> str:
     """
     options = CLI_OPTIONS if options is None else options
     head, sep, fix = text.partition("Fix:")
-    if not sep:
-        head, fix = "", text
+    if not sep or not fix_only:
+        head, sep, fix = "", "", text
 
     def rewrite(match: re.Match) -> str:
         option = options.get(match["name"])

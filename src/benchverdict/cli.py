@@ -155,6 +155,11 @@ def _load_results(args: argparse.Namespace):
             f"(or use --adapter for a published format)."
         )
     _check_exists(args.file)
+    if args.format is None:
+        try:
+            io.detect_format(args.file)
+        except ValueError as err:
+            raise UsageError(to_cli(str(err))) from None
     return io.read(
         args.file,
         algorithm=args.algorithm,
@@ -208,7 +213,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"  - {p.message}")
         return EXIT_FAILURE
     description = results.describe()
-    print(description)
+    # The kind's reason may suggest kind='runs': say --kind runs on the command line.
+    print(to_cli(str(description), {"kind": "--kind"}, fix_only=False))
     problems = []
     if len(results.exclusions):
         problems.append(f"{len(results.exclusions)} row(s) were dropped (listed above)")

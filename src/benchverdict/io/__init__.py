@@ -81,8 +81,8 @@ def detect_format(path: str | Path) -> Format:
         return _SUFFIXES[suffixes[-1]]
     raise ValueError(
         f"cannot tell the format of {str(path)!r} from its suffix; known suffixes: "
-        f"{sorted(_SUFFIXES)} (optionally compressed). Fix: pass format='csv', 'tsv', "
-        f"'parquet' or 'jsonl'."
+        f"{sorted(_SUFFIXES)} (optionally compressed). Fix: pass format='csv' (or 'tsv', "
+        f"'parquet', 'jsonl') if it is a table, or name a results file."
     )
 
 
