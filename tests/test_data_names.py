@@ -79,3 +79,11 @@ def test_cli_names_the_file_fix_not_python(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "RIGHT-TO-LEFT OVERRIDE" in out and "'alg'" in out
     assert "df[" not in out and "remove them from the names in the file" in out
+
+
+def test_unused_categories_are_not_names():
+    alg = pd.Categorical(["A1", "A1", "A2", "A2"] * 2, categories=["A1", "A2", "unused\x00"])
+    assert build(frame(alg=alg)).algorithms == ["A1", "A2"]
+    bad = pd.Categorical(["A1", "A1", "A2\x00", "A2\x00"] * 2, categories=["A1", "A2\x00"])
+    with pytest.raises(ValidationError, match="NUL"):
+        build(frame(alg=bad))

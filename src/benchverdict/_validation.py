@@ -310,6 +310,8 @@ def name_labels(
     """
     problems: list[Problem] = []
     values = list(labels)
+    # Only labels some row uses count (a categorical may carry unused categories).
+    used = np.bincount(codes[codes >= 0], minlength=len(values)) > 0
     if any(isinstance(v, bytes) for v in values):
         decoded, undecodable = [], []
         for i, v in enumerate(values):
@@ -317,7 +319,9 @@ def name_labels(
                 try:
                     v = v.decode("utf-8")
                 except UnicodeDecodeError:
-                    undecodable.append(i)
+                    if used[i]:
+                        undecodable.append(i)
+                    v = v.decode("utf-8", errors="replace")
             decoded.append(v)
         if undecodable:
             rows = tuple(frame.index[np.isin(codes, undecodable)])
@@ -336,7 +340,7 @@ def name_labels(
             values = decoded
             labels = pd.Index(values, dtype=object)
     bad = [i for i, v in enumerate(values)
-           if isinstance(v, str) and FORBIDDEN_IN_NAMES.search(v)]
+           if used[i] and isinstance(v, str) and FORBIDDEN_IN_NAMES.search(v)]
     if bad:
         rows = tuple(frame.index[np.isin(codes, bad)])
         chars = sorted({c for i in bad for c in FORBIDDEN_IN_NAMES.findall(values[i])})
