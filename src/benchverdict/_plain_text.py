@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from matplotlib.text import Text
-
 T = TypeVar("T")
 
 __all__ = ["plain_text"]
@@ -30,6 +28,8 @@ def plain_text(drawn: T) -> T:
     False
     >>> plt.close(fig)
     """
+    from matplotlib.text import Text  # here: importing an analysis module must not need it
+
     figure = getattr(drawn, "figure", None) or drawn
     root = getattr(figure, "get_figure", lambda **_: figure)(root=True) or figure
     for text in root.findobj(Text):
