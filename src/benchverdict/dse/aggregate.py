@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
@@ -322,7 +323,7 @@ class AggregateResult:
                 axis.set_title(metric.replace("_", " ").upper() if metric == "iqm"
                                else metric.replace("_", " "))
             axes[0].figure.supxlabel(f"performance ({self._scale()})")
-        return fig if ax is None else ax
+        return plain_text(fig if ax is None else ax)
 
 
 def aggregate(

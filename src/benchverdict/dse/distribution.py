@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.compare import cvar_difference, dominance_test
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
@@ -264,7 +265,7 @@ class DistributionResult:
             else:
                 handles, labels = axes[0].get_legend_handles_labels()
                 fig.legend(handles, labels, loc="outside right upper")
-        return ax if fig is None else fig
+        return plain_text(ax if fig is None else fig)
 
     def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:
         n = xs.size

@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._plain_text import plain_text
 from benchverdict.stats.beta_intervals import order_statistic_intervals
 from benchverdict.stats.order_statistics import order_statistics_band_probability
 from benchverdict.stats.samples import sorted_finite_scores
@@ -753,7 +754,7 @@ class CDFBand:
             ax.set_xlabel("score")
             ax.set_ylabel("CDF")
             ax.set_ylim(-0.02, 1.02)
-        return ax
+        return plain_text(ax)
 
 
 def cdf_band(

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
 from benchverdict.tuning.estimators import (
     _check_objective,
@@ -185,7 +186,7 @@ class TuningCurve:
             self.plot(ax_curve, color=color, label=label)
             self.cdf.plot(ax_cdf, color=color, label=label or self.name)
             ax_cdf.set_title("score distribution")
-            return fig
+            return plain_text(fig)
         ax = new_axes(ax)
         label = label or self.name or f"{self.kind} tuning curve"
         with theme():
@@ -202,7 +203,7 @@ class TuningCurve:
             if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
                 ax.set_xscale("log")
             ax.legend(loc="best", fontsize="x-small")
-        return ax
+        return plain_text(ax)
 
     def _finite_band(self, ax) -> tuple[np.ndarray, np.ndarray]:
         """Clip infinite band ends to the plotted range (they mean: unbounded)."""
