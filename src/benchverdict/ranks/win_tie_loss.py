@@ -102,6 +102,7 @@ class WinTieLossResult:
             "net_win_share", "net_win_share_low", "net_win_share_high")]
         invariance = ("increasing transforms" if self.test == "mannwhitney"
                       else "increasing affine transforms")
+        left_out = len(self.excluded)
         out = []
         with paused_gc():
             for a, b, wins, ties, losses, n_b, p, share, low, high in zip(*columns):
@@ -118,7 +119,7 @@ class WinTieLossResult:
                         effect=Effect("net win share", float(share), _none(low), _none(high),
                                       self.level),
                         details={"wins": int(wins), "ties": int(ties), "losses": int(losses),
-                                 "test": self.test, "runs_left_out": len(self.excluded),
+                                 "test": self.test, "runs_left_out": left_out,
                                  "invariant_under": invariance},
                     )
                 )
@@ -206,10 +207,7 @@ def win_tie_loss(
     sign = results.sign
     algorithms = results.algorithms
     benchmarks = results.benchmarks
-    groups = {
-        (str(a), str(b)): g["score"].to_numpy(dtype=float) * sign
-        for (a, b), g in runs.groupby(["algorithm", "benchmark"], observed=True)
-    }
+    groups = _cells(runs, algorithms, benchmarks, sign)
     thin = [(a, b, len(v)) for (a, b), v in groups.items() if len(v) < 2]
     missing = [(a, b) for a in algorithms for b in benchmarks if (a, b) not in groups]
     if thin or missing:
@@ -277,6 +275,23 @@ def win_tie_loss(
                             None if budget is None else float(budget), level, excluded)
 
 
+def _cells(runs: pd.DataFrame, algorithms: list[str], benchmarks: list[str],
+           sign: float) -> dict[tuple[str, str], np.ndarray]:
+    """Oriented scores per (algorithm, benchmark) cell (one sort, no per-group pandas)."""
+    alg = pd.Categorical(runs["algorithm"].astype(str), categories=algorithms).codes
+    bench = pd.Categorical(runs["benchmark"].astype(str), categories=benchmarks).codes
+    scores = runs["score"].to_numpy(dtype=float) * sign
+    key = alg.astype(np.int64) * len(benchmarks) + bench
+    order = np.argsort(key, kind="stable")
+    key, scores = key[order], scores[order]
+    starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    out = {}
+    for start, stop in zip(starts, [*starts[1:], key.size]):
+        a, b = divmod(int(key[start]), len(benchmarks))
+        out[(algorithms[a], benchmarks[b])] = scores[start:stop]
+    return out
+
+
 def _sign_tests(wins: np.ndarray, losses: np.ndarray, level: float):
     """Sign-test p-values and net-win shares with Clopper-Pearson intervals, per pair.
 
@@ -288,10 +303,10 @@ def _sign_tests(wins: np.ndarray, losses: np.ndarray, level: float):
     share = np.zeros(wins.size)
     low = np.full(wins.size, np.nan)
     high = np.full(wins.size, np.nan)
-    keys = np.stack([wins, decided], axis=1)
-    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    for row, (w, d) in enumerate(distinct.tolist()):
+    width = int(decided.max(initial=0)) + 1
+    distinct, inverse = np.unique(wins.astype(np.int64) * width + decided, return_inverse=True)
+    for row, (w, d) in enumerate(zip(*np.divmod(distinct, width))):
+        w, d = int(w), int(d)
         if d == 0:
             continue
         where = inverse == row
