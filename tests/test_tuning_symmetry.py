@@ -132,3 +132,22 @@ def test_user_scale_cdf_band_is_the_mirror():
     np.testing.assert_array_equal(down.cdf.scores, -up.cdf.scores[::-1])
     np.testing.assert_allclose(down.cdf.lower, 1 - up.cdf.upper[::-1])
     assert down.cdf.levels == (0.0, 1 - up.cdf.levels[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(shift=st.floats(-1, 1), n=st.integers(5, 40), seed=st.integers(0, 10**6),
+       band=st.sampled_from(BANDS[1:]), objective=st.sampled_from(["maximize", "minimize"]))
+def test_swapping_the_pair_mirrors_every_tuning_verdict(shift, n, seed, band, objective):
+    rng = np.random.default_rng(seed)
+    kw = {"band": band, "a": -10.0, "b": 10.0, "objective": objective}
+    ks = [1, 2, 3.5, 8]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x = tuning_curve(rng.normal(shift, 1, n), ks, name="x", **kw)
+        z = tuning_curve(rng.normal(0, 1, n + 3), ks, name="z", **kw)
+
+    def key(v):
+        e = v.effect
+        return (v.a, v.b, v.outcome, v.scope, v.evidence, e.estimate, e.low, e.high)
+
+    assert [key(v.swapped()) for v in compare(x, z)] == [key(v) for v in compare(z, x)]

@@ -16,6 +16,25 @@ F is then preferable). Nemenyi's test is a test on average ranks, so its
 verdict on a pair depends on which other algorithms are compared (Benavoli
 et al. 2016); pairwise Wilcoxon signed-rank tests with Holm's correction do
 not have that defect and are offered as ``posthoc="wilcoxon"``.
+
+What the results depend on. With ``unit="benchmark"`` each block's score is
+the mean (or median) over its seeds, taken *before* ranking: a choice, said
+in every result's notes and verdict details (``unit="benchmark_seed"`` ranks
+every run instead). With one seed per block, Friedman's test, Nemenyi's and
+Conover's post-hoc tests, Cliff's delta and its bootstrap interval use only
+the order of the scores, so any increasing transform of the scores leaves
+every verdict unchanged; with several seeds the mean can reorder a block.
+Wilcoxon's signed-rank test ranks the *differences* between two algorithms,
+so it is unchanged by increasing affine transforms only (the results say
+which, in ``details["invariant_under"]``). Nothing depends on the names or
+the order of algorithms and benchmarks: the effect-size bootstrap resamples
+blocks in an order fixed by the values and computes each pair once, in an
+orientation fixed by the values (:mod:`benchverdict.stats.symmetry`).
+
+Cost. Everything is vectorised over pairs: 1000 algorithms (half a million
+pairs) take seconds (``benchmarks/bench_ranks.py --scale``); the
+effect-size bootstrap, whose cost is pairs x resamples x blocks, is skipped
+with a note beyond ``bootstrap_budget``.
 """
 
 from __future__ import annotations
@@ -324,7 +343,10 @@ def friedman(
     unit : {"benchmark", "benchmark_seed"}
         The replication unit (see the module docstring).
     aggregate : {"mean", "median"}
-        How seeds are combined within a benchmark (``unit="benchmark"``).
+        How seeds are combined within a benchmark (``unit="benchmark"``),
+        before ranking. A choice: it is stated in the result's notes, and
+        with several seeds per benchmark it makes the ranks depend on the
+        scores' scale (see the module docstring).
     missing : {"raise", "drop"}
         Blocks with a missing algorithm: refuse with the list of missing
         cells, or drop them (recorded in ``result.blocks.exclusions``).
