@@ -40,7 +40,7 @@ from scipy import stats
 from benchverdict import critical_difference as cdd
 from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
-from benchverdict.ranks.friedman import _as_blocks, _p
+from benchverdict.ranks.friedman import _as_blocks, _exclusion_note, _p
 from benchverdict.results import BlockMatrix, Results
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
@@ -470,7 +470,7 @@ def autorank(
         notes.append("each benchmark x seed run is a block: seeds are treated as independent "
                      "benchmarks (pseudo-replication)")
     if len(blocks.exclusions):
-        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+        notes.append(_exclusion_note(blocks))
     if blocks.unit == "benchmark":
         notes.append(
             f"each block's score is the {blocks.aggregate} over its seeds, taken before "

@@ -432,7 +432,7 @@ def friedman(
             "benchmarks"
         )
     if len(blocks.exclusions):
-        notes.append(f"{len(blocks.exclusions)} missing cell(s): their blocks were dropped")
+        notes.append(_exclusion_note(blocks))
 
     names = [str(c) for c in matrix.columns]
     sign = 1.0 if blocks.objective == "maximize" else -1.0
@@ -582,6 +582,25 @@ def _effect_intervals(
         high = np.array([found[p][name][1] for p in pairs])
         out[name] = (np.where(swap, -high, low), np.where(swap, -low, high))
     return out, None
+
+
+def _exclusion_note(blocks: BlockMatrix) -> str:
+    """What the block matrix left out, counted by reason (it is listed in blocks.exclusions).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"block": ["p", "p", "q"], "algorithm": ["A", "B", "A"],
+    ...                       "reason": ["missing cell"] * 3})
+    >>> _exclusion_note(BlockMatrix(pd.DataFrame(), "benchmark", "mean", None, "maximize",
+    ...                             frame))
+    '3 record(s) left out of the block matrix (missing cell: 3) in 2 block(s); see blocks.exclusions'
+    """
+    ex = blocks.exclusions
+    reasons = ex["reason"].astype(str).value_counts() if "reason" in ex else pd.Series(dtype=int)
+    by_reason = ", ".join(f"{reason}: {count}" for reason, count in reasons.items())
+    n_blocks = ex["block"].astype(str).nunique() if "block" in ex else 0
+    return (f"{len(ex)} record(s) left out of the block matrix ({by_reason}) in {n_blocks} "
+            f"block(s); see blocks.exclusions")
 
 
 def _scale_notes(blocks: BlockMatrix, posthoc: str) -> list[str]:
