@@ -591,9 +591,9 @@ def _exclusion_note(blocks: BlockMatrix) -> str:
     --------
     >>> frame = pd.DataFrame({"block": ["p", "p", "q"], "algorithm": ["A", "B", "A"],
     ...                       "reason": ["missing cell"] * 3})
-    >>> _exclusion_note(BlockMatrix(pd.DataFrame(), "benchmark", "mean", None, "maximize",
-    ...                             frame))
-    '3 record(s) left out of the block matrix (missing cell: 3) in 2 block(s); see blocks.exclusions'
+    >>> print(_exclusion_note(BlockMatrix(pd.DataFrame(), "benchmark", "mean", None,
+    ...                                   "maximize", frame)))
+    3 record(s) left out of the block matrix (missing cell: 3) in 2 block(s); see blocks.exclusions
     """
     ex = blocks.exclusions
     reasons = ex["reason"].astype(str).value_counts() if "reason" in ex else pd.Series(dtype=int)
