@@ -98,7 +98,7 @@ def run(n: int, n_tuned: int, n_tuning: int, n_jobs: int, seed: int):
 
 
 def table(sampled, tuned) -> pd.DataFrame:
-    kw = dict(alpha=0.5, low=0.0, high=1.0, band="ld_highest_density", confidence=0.95)
+    kw = dict(cvar_level=0.5, low=0.0, high=1.0, band="ld_highest_density", confidence=0.95)
     ds, dt = distribution(sampled, **kw), distribution(tuned, **kw)
     cols = ["benchmark", "algorithm", "n", "cvar", "cvar_low", "cvar_high"]
     t = ds.table[cols].merge(dt.table[cols], on=["benchmark", "algorithm"],

@@ -15,7 +15,14 @@ Ours always returns more (verdicts, letters, effect sizes); with
 ``n_bootstrap=0`` it skips only the effect-size intervals. Each timing is the
 best of ``--repeat`` runs; ratio = anchor time / our time (> 1: we are faster).
 
-Run: ``python benchmarks/bench_ranks.py [--repeat 3]``.
+``--scale`` times the whole rank analysis of a report on 1000 algorithms x 10
+benchmarks x 3 seeds (issue 10: it took minutes per test and ended in a
+RecursionError): Friedman + Nemenyi and Friedman + Wilcoxon-Holm with their
+verdicts, letters and groups, autorank (which refuses its ANOVA + Tukey path
+here, see ``autorank(max_pairs=...)``), win/tie/loss with its verdicts, and the
+critical-difference diagram saved to PDF, one line per step and the total.
+
+Run: ``python benchmarks/bench_ranks.py [--repeat 3] [--scale [--algorithms 1000]]``.
 """
 
 from __future__ import annotations
@@ -57,10 +64,71 @@ def best_of(fn, repeat: int) -> float:
     return min(times)
 
 
+def scale(k: int, n_benchmarks: int = 10, n_seeds: int = 3) -> None:
+    """The rank analysis of a report on ``k`` algorithms, step by step (one run each)."""
+    from benchverdict.ranks import autorank, win_tie_loss
+    from benchverdict.results import Results
+
+    rng = np.random.default_rng(0)
+    names = [f"alg{i:04d}" for i in range(k)]
+    effect = rng.normal(size=k) * 0.3
+    frames = []
+    for b in range(n_benchmarks):
+        level = rng.normal()
+        for s in range(n_seeds):
+            frames.append(pd.DataFrame({"algorithm": names, "benchmark": f"b{b}", "seed": s,
+                                        "score": level + effect + rng.normal(size=k)}))
+    results = Results.from_frame(pd.concat(frames, ignore_index=True), algorithm="algorithm",
+                                 benchmark="benchmark", seed="seed", score="score",
+                                 objective="maximize")
+    blocks = results.blocks(unit="benchmark", aggregate="mean", missing="drop")
+    rows = []
+
+    def step(name, fn):
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out, note = fn(), ""
+            except ValueError as err:
+                out, note = None, f"refused: {str(err)[:70]}..."
+        rows.append({"step": name, "seconds": time.perf_counter() - start, "note": note})
+        return out
+
+    nemenyi = step("friedman + nemenyi", lambda: friedman(blocks, posthoc="nemenyi"))
+    step("  nemenyi verdicts", nemenyi.verdicts)
+    step("  table (letters) + summary (groups)", lambda: (nemenyi.table, nemenyi.summary()))
+    step("  CD diagram to PDF", lambda: nemenyi.plot().figure.savefig(io.BytesIO(),
+                                                                      format="pdf"))
+    wilcoxon = step("friedman + wilcoxon-holm", lambda: friedman(blocks, posthoc="wilcoxon"))
+    step("  wilcoxon verdicts", wilcoxon.verdicts)
+    step("  wilcoxon table + summary", lambda: (wilcoxon.table, wilcoxon.summary()))
+    ar = step("autorank", lambda: autorank(blocks))
+    if ar is not None:
+        step("  autorank verdicts", ar.verdicts)
+    wtl = step("win/tie/loss", lambda: win_tie_loss(results))
+    step("  win/tie/loss verdicts", wtl.verdicts)
+    step("  win/tie/loss figure to PDF", lambda: wtl.plot().figure.savefig(io.BytesIO(),
+                                                                          format="pdf"))
+    plt.close("all")
+    table = pd.DataFrame(rows)
+    pd.set_option("display.width", 160)
+    print(f"rank analysis of {k} algorithms x {n_benchmarks} benchmarks x {n_seeds} seeds "
+          f"({k * (k - 1) // 2:,} pairs)")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(f"total: {table['seconds'].sum():.1f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scale", action="store_true",
+                        help="time the rank analysis of many algorithms instead")
+    parser.add_argument("--algorithms", type=int, default=1000)
     args = parser.parse_args()
+    if args.scale:
+        scale(args.algorithms)
+        return
     try:
         import scikit_posthocs as sp
     except ImportError:

@@ -9,7 +9,11 @@ Times (wall clock, first call, caches cleared):
   would take hours and tens of GB);
 * the curve-calibrated median tuning-curve band (benchverdict only);
 * V and U point estimates at n = 10^4 and 10^6 (opda's dense n x k arrays
-  limit it to a few budgets at n = 10^6, and its U is nan above n ~ 1,030).
+  limit it to a few budgets at n = 10^6, and its U is nan above n ~ 1,030);
+* sample-size guidance (``tuning.sample_size``) for budgets k = 10 to 10^12,
+  with its peak traced memory: before issue 10 it built CDF bands for about
+  6 k draws, so k = 10^6 and beyond ran out of memory or time (``--at-budget
+  1e9`` was killed); now it is O(log k) evaluations of O(1) each.
 
 Prints a table with the ratios; writes nothing.
 """
@@ -24,7 +28,7 @@ import numpy as np
 
 from benchverdict.stats import cdf_bands
 from benchverdict.stats.cdf_bands import cdf_band
-from benchverdict.tuning import expected_max, tuning_curve
+from benchverdict.tuning import expected_max, sample_size, tuning_curve
 
 
 def clear_caches() -> None:
@@ -114,6 +118,22 @@ def main() -> None:
                 + (f" (opda nan: {nan})" if nan else f" (max diff {diff:.1e})"),
                 ours, theirs,
             )
+    guidance_rows(report)
+
+
+def guidance_rows(report) -> None:
+    """sample_size(k) for budgets far beyond any sample, with peak memory."""
+    import tracemalloc
+
+    from benchverdict.tuning import guidance
+
+    guidance._exact_top.cache_clear()
+    for k in (10, 1e3, 1e6, 1e9, 1e12):
+        tracemalloc.start()
+        seconds, n = timed(lambda k=k: sample_size(k))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        report(f"sample_size(k={k:g}) = {n:,} (peak {peak / 1e6:.1f} MB)", seconds)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from benchverdict.critical_difference import (
     cliques,
     compact_letter_display,
     draw_cd_diagram,
+    grouping,
     is_contiguous,
     not_different_from_pvalues,
     order_positions,
@@ -186,3 +187,135 @@ def test_drawing_options_and_vector_output(tmp_path):
         draw_cd_diagram(pos, nd, critical_difference=1.0, critical_difference_range=(1, 2))
     with pytest.raises(ValueError, match="exclude"):
         draw_cd_diagram(pos, nd, limits=(1.5, 4))
+
+
+# ------------------------------------------------------------------ scale (issue 10)
+def _check_exact_groups(nd: pd.DataFrame, groups) -> None:
+    """Every group a clique, none inside another, every not-different pair in a group."""
+    names = list(nd.index)
+    where = {n: i for i, n in enumerate(names)}
+    adj = nd.to_numpy()
+    covered = np.eye(len(names), dtype=bool)
+    for g in groups:
+        idx = np.array([where[n] for n in g])
+        assert adj[np.ix_(idx, idx)].all()
+        covered[np.ix_(idx, idx)] = True
+    assert (covered == adj).all()
+    sets = [frozenset(g) for g in groups]
+    assert len(set(sets)) == len(sets)
+
+
+def _check_letters(nd: pd.DataFrame, letters: pd.Series) -> None:
+    names = list(nd.index)
+    holders: dict[str, set[str]] = {}
+    for name in names:
+        # letters are "a".."Z" then "a1", "b1", ...: split into tokens
+        tokens, token = [], ""
+        for ch in letters[name]:
+            if ch.isdigit():
+                token += ch
+            else:
+                if token:
+                    tokens.append(token)
+                token = ch
+        tokens.append(token)
+        for t in tokens:
+            holders.setdefault(t, set()).add(name)
+    share = pd.DataFrame(False, index=names, columns=names)
+    for members in holders.values():
+        m = sorted(members)
+        share.loc[m, m] = True
+    assert (share.to_numpy() == nd.to_numpy()).all()
+
+
+@pytest.mark.parametrize("cd", [3.0, 150.0, 5000.0])
+def test_a_thousand_algorithms_group_without_recursion(cd):
+    # Before the fix: Bron-Kerbosch recursed once per clique member and hit RecursionError
+    # for the rank analysis of 1000 algorithms. Nemenyi graphs are interval graphs: runs.
+    rng = np.random.default_rng(0)
+    k = 1000
+    names = [f"alg{i:04d}" for i in range(k)]
+    pos = pd.Series(rng.uniform(1, k, k), index=names)
+    v = pos.to_numpy()
+    nd = pd.DataFrame(np.abs(v[:, None] - v[None, :]) <= cd, index=names, columns=names)
+    result = grouping(pos, nd)
+    assert result.method == "runs"
+    _check_exact_groups(nd, result.groups)
+    assert as_sets(cliques(pos, nd, contiguous=True)) == as_sets(result.groups)
+    _check_letters(nd, compact_letter_display(pos, nd))
+    draw_cd_diagram(pos, nd, critical_difference=cd, limits=(1, k))
+
+
+def test_per_pair_differences_with_many_algorithms_are_exact_and_bounded():
+    # LMEM-like: each pair has its own CD, so the graph need not be an interval graph.
+    rng = np.random.default_rng(1)
+    k = 300
+    names = [f"m{i}" for i in range(k)]
+    pos = pd.Series(np.sort(rng.uniform(0, 100, k)), index=names)
+    v, se = pos.to_numpy(), rng.uniform(0.5, 2, k)
+    nd = pd.DataFrame(np.abs(v[:, None] - v[None, :]) < 3 * np.hypot(se[:, None], se[None, :]),
+                      index=names, columns=names)
+    result = grouping(pos, nd)
+    assert result.method == "maximal cliques"
+    _check_exact_groups(nd, result.groups)
+    _check_letters(nd, compact_letter_display(pos, nd))  # greedy cover beyond 50 algorithms
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_problem())
+def test_greedy_letters_are_an_exact_display(problem):
+    import benchverdict.critical_difference as cdd
+
+    pos, nd = problem
+    old = cdd.PIEPHO_MAX_ALGORITHMS
+    cdd.PIEPHO_MAX_ALGORITHMS = 0
+    try:
+        letters = compact_letter_display(pos, nd)
+    finally:
+        cdd.PIEPHO_MAX_ALGORITHMS = old
+    _check_letters(nd, letters)
+    assert "a" in letters[order_positions(pos)[0]]
+
+
+def test_too_many_cliques_fall_back_to_runs_with_a_note(monkeypatch):
+    import benchverdict.critical_difference as cdd
+
+    # A ~ C skipping B: not an interval graph, so the general search runs; with no budget it
+    # must fall back to the contiguous reading and say what that leaves out.
+    pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0})
+    nd = matrix("ABCD", [("A", "C"), ("C", "D")])
+    monkeypatch.setattr(cdd, "MAX_CLIQUE_WORK", 0)
+    result = grouping(pos, nd)
+    assert result.method == "contiguous runs"
+    assert as_sets(result.groups) == [["C", "D"]]
+    assert "1 not-different pair(s) share no group" in result.note
+    with pytest.warns(UserWarning, match="too many maximal cliques"):
+        cliques(pos, nd)
+    ax = draw_cd_diagram(pos, nd)
+    assert any("share no group" in t.get_text() for t in ax.texts)
+
+
+def test_names_are_plain_text_in_the_diagram(tmp_path):
+    import io
+
+    # "$...$" is mathtext to matplotlib; "$\frac{$" cannot even be parsed and used to abort.
+    names = ["$5 model", r"a$\frac{$b", "plain", "x$y$z"]
+    pos = pd.Series([1.0, 2.0, 3.0, 4.0], index=names)
+    nd = matrix(names, [(names[0], names[1])])
+    ax = draw_cd_diagram(pos, nd, title="cost in $")
+    assert all(not t.get_parse_math() for t in ax.figure.findobj(plt.Text))
+    ax.figure.savefig(io.BytesIO(), format="svg")
+    assert any(t.get_text().startswith(r"a$\frac{$b") for t in ax.texts)
+
+
+def test_many_algorithms_name_the_extremes_and_say_so():
+    k = 100
+    names = [f"alg{i}" for i in range(k)]
+    pos = pd.Series(np.arange(1.0, k + 1), index=names)
+    nd = pd.DataFrame(True, index=names, columns=names)
+    ax = draw_cd_diagram(pos, nd, limits=(1, k), max_labels=20)
+    labels = [t.get_text() for t in ax.texts if t.get_text().startswith("alg")]
+    assert len(labels) == 20
+    assert any("the 10 best and 10 worst are named" in t.get_text() for t in ax.texts)
+    assert len([t for t in draw_cd_diagram(pos, nd, max_labels=None).texts
+                if t.get_text().startswith("alg")]) == k

@@ -25,7 +25,7 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
                  "seed", "--score", "acc", "--objective", "maximize", "--low", "0", "--high",
-                 "1", "--alpha", "0.5", "--aggregate", "--reps", "500", "-o", str(out)])
+                 "1", "--cvar-level", "0.5", "--aggregate", "--reps", "500", "-o", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "CVaR_0.5" in text and "A beats B" in text and "aggregates over 2" in text
@@ -41,7 +41,24 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
 def test_dse_command_errors_cleanly(tmp_path, capsys):
     path = _write(tmp_path)
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
-                 "seed", "--score", "acc", "--objective", "maximize", "--alpha", "1.5"])
+                 "seed", "--score", "acc", "--objective", "maximize", "--cvar-level", "1.5"])
     assert code == 1
-    assert "alpha must be in [0, 1)" in capsys.readouterr().err
+    assert "CVaR level must be in [0, 1)" in capsys.readouterr().err
     assert main(["dse"]) == 2
+
+
+def test_dse_alpha_is_the_significance_level(tmp_path, capsys):
+    # --alpha used to be the CVaR level; now it is the significance level, as everywhere else,
+    # and a value that can only be a CVaR level is refused with a pointer to --cvar-level.
+    path = _write(tmp_path)
+    roles = [str(path), "--algorithm", "model", "--benchmark", "task", "--seed", "seed",
+             "--score", "acc", "--objective", "maximize", "--reps", "200"]
+    try:
+        code = main(["dse", *roles, "--alpha", "0.9"])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    assert "--cvar-level" in capsys.readouterr().err
+    assert main(["dse", *roles, "--alpha", "0.01", "--cvar-level", "0.9"]) == 0
+    text = capsys.readouterr().out
+    assert "CVaR_0.9" in text and "alpha = 0.01" in text

@@ -98,7 +98,7 @@ def test_meanmax_median_and_cvar_disagree(shared_data):
     assert iv.estimate > 0 and iv.low < 0 < iv.high
     res = Results.from_frame(df, algorithm="model_name", seed="--seed", score="f1",
                              objective="maximize")
-    d = distribution(res, alpha=0.99, low=0, high=1)
+    d = distribution(res, cvar_level=0.99, low=0, high=1)
     verdicts = {v.method: v for v in d.verdicts()}
     assert verdicts["dse.dominance"].winner == "mlp"
     assert "cross at 0.7974" in verdicts["dse.dominance"].explanation

@@ -28,7 +28,7 @@ def _results(objective="maximize", n=60, seed=0):
 
 def test_table_matches_the_statistics():
     res = _results()
-    d = distribution(res, alpha=0.5, lower_alpha=0.2, threshold=0.5)
+    d = distribution(res, cvar_level=0.5, lower_cvar_level=0.2, threshold=0.5)
     row = d.table.set_index(["benchmark", "algorithm"]).loc[("p", "A")]
     x = res.draws("A", "p")
     assert row["n"] == x.size

@@ -31,8 +31,8 @@ def test_band_intervals_cover_every_statistic_simultaneously(method):
     conf, n, reps = 0.8, 40, 300
     truths = {
         "median": (statistic("quantile", q=0.5), 0.5),
-        "cvar_up": (statistic("cvar", alpha=0.7, tail="upper"), 0.85),
-        "cvar_low": (statistic("cvar", alpha=0.2, tail="lower"), 0.1),
+        "cvar_up": (statistic("cvar", cvar_level=0.7, tail="upper"), 0.85),
+        "cvar_low": (statistic("cvar", cvar_level=0.2, tail="lower"), 0.1),
         "area": (statistic("threshold_area", threshold=0.6), 0.4**2 / 2),
         "exceed": (statistic("exceedance", threshold=0.6), 0.4),
         "mean": (statistic("mean"), 0.5),
@@ -65,16 +65,16 @@ def test_band_interval_covers_for_a_loss_without_support_bounds():
 
 def test_cvar_band_interval_is_infinite_without_support_bounds():
     x = np.random.default_rng(0).uniform(size=50)
-    iv = band_interval(x, statistic("cvar", alpha=0.5), confidence=0.9)
+    iv = band_interval(x, statistic("cvar", cvar_level=0.5), confidence=0.9)
     assert iv.high == np.inf and np.isfinite(iv.low)
-    iv = band_interval(x, statistic("cvar", alpha=0.5), confidence=0.9, low=0, high=1)
+    iv = band_interval(x, statistic("cvar", cvar_level=0.5), confidence=0.9, low=0, high=1)
     assert 0 <= iv.low <= iv.estimate <= iv.high <= 1
 
 
 def test_band_interval_minimize_flips_orientation():
     loss = np.random.default_rng(2).uniform(size=60)
-    up = band_interval(loss, statistic("cvar", alpha=0.5), sign=-1.0, low=0, high=1)
-    mirrored = band_interval(1 - loss, statistic("cvar", alpha=0.5), low=0, high=1)
+    up = band_interval(loss, statistic("cvar", cvar_level=0.5), sign=-1.0, low=0, high=1)
+    mirrored = band_interval(1 - loss, statistic("cvar", cvar_level=0.5), low=0, high=1)
     assert up.estimate == pytest.approx(1 - mirrored.estimate)
     assert (up.low, up.high) == pytest.approx((1 - mirrored.high, 1 - mirrored.low))
 
@@ -109,7 +109,7 @@ def test_support_bounds_must_hold():
     ("name", "stat", "truth", "slack"),
     [
         ("mean", statistic("mean"), 0.0, 0.02),
-        ("cvar_0.5", statistic("cvar", alpha=0.5), stats.norm.pdf(0) / 0.5, 0.03),
+        ("cvar_0.5", statistic("cvar", cvar_level=0.5), stats.norm.pdf(0) / 0.5, 0.03),
     ],
 )
 def test_bootstrap_coverage_is_near_nominal(name, stat, truth, slack):
@@ -134,7 +134,7 @@ def test_interval_by_name_converts_thresholds_for_a_loss():
     iv = interval(loss, "exceedance", threshold=0.3, objective="minimize", low=0, high=1)
     assert iv.estimate == pytest.approx(exceedance_probability(loss, 0.3, objective="minimize"))
     assert iv.low <= iv.estimate <= iv.high
-    bs = interval(loss, "cvar", alpha=0.5, objective="minimize", method="bootstrap", reps=500)
+    bs = interval(loss, "cvar", cvar_level=0.5, objective="minimize", method="bootstrap", reps=500)
     assert bs.method == "bootstrap:percentile" and bs.low <= bs.estimate <= bs.high
     with pytest.raises(ValueError, match="method"):
         interval(loss, "mean", method="jackknife")

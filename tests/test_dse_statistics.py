@@ -191,7 +191,7 @@ def test_cvar_is_a_functional_of_the_empirical_law(x, k, a):
 @settings(max_examples=100, deadline=None)
 @given(samples, levels)
 def test_vectorised_rows_match_the_law(x, a):
-    s = statistic("cvar", alpha=a, tail="upper")
+    s = statistic("cvar", cvar_level=a, tail="upper")
     tol = 1e-9 * (1 + np.abs(x).max())
     assert s.of_sample(x) == pytest.approx(DiscreteLaw.empirical(x).cvar(a, "upper"), abs=tol)
     q = statistic("quantile", q=a)

@@ -46,3 +46,30 @@ def test_cli_refuses_hpo_runs(tmp_path, capsys):
                  "trial", "--score", "acc", "--objective", "maximize", "--kind", "runs"])
     assert code == 1
     assert "IID random-search draws" in capsys.readouterr().err
+
+
+def test_cli_figure_names_cannot_collide(tmp_path, capsys):
+    # "a b", "a_b" and "a/b" all became tuning-a_b.pdf: one figure overwrote the others.
+    rng = np.random.default_rng(1)
+    rows = [{"model": alg, "task": task, "trial": i, "acc": float(rng.uniform())}
+            for task in ("a b", "a_b", "a/b") for alg in ("x", "y") for i in range(20)]
+    path = tmp_path / "trials.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    out = tmp_path / "out"
+    code = main(["tuning", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
+                 "trial", "--score", "acc", "--objective", "maximize", "-o", str(out)])
+    assert code == 0
+    pdfs = sorted(p.name for p in out.glob("tuning_*.pdf"))
+    assert len(pdfs) == 3, pdfs
+    assert "tuning_a_b.pdf" in pdfs  # a safe name keeps its plain file name
+
+
+def test_cli_counts_excluded_rows(tmp_path, capsys):
+    path = _write(tmp_path)
+    frame = pd.read_csv(path)
+    frame.loc[3, "acc"] = np.nan
+    frame.to_csv(path, index=False)
+    code = main(["tuning", str(path), "--algorithm", "model", "--seed", "trial", "--score",
+                 "acc", "--objective", "maximize", "--on-invalid", "drop"])
+    assert code == 0
+    assert "excluded rows: 1" in capsys.readouterr().out

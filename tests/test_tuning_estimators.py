@@ -120,7 +120,8 @@ def test_quantile_tuning_curve_definition():
     y = np.array([0.1, 0.5, 0.4, 0.9])
     # The median of the best of k draws is F^-1(0.5^(1/k)).
     assert quantile_tuning_curve(y, [1])[0] == 0.4
-    assert quantile_tuning_curve(y, [1], objective="minimize")[0] == 0.4
+    # Minimising, the same definition on the performance -y: the worse of the two middle draws.
+    assert quantile_tuning_curve(y, [1], objective="minimize")[0] == 0.5
     assert quantile_tuning_curve(y, [10])[0] == 0.9
     assert quantile_tuning_curve(y, [10], objective="minimize")[0] == 0.1
     assert quantile_levels([2], 0.5, "minimize")[0] == pytest.approx(1 - 0.5**0.5)

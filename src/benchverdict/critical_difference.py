@@ -52,19 +52,25 @@ from __future__ import annotations
 
 import string
 import textwrap
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
+from benchverdict._plain_text import plain_text
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
 
 __all__ = [
+    "Grouping",
     "cliques",
     "compact_letter_display",
     "draw_cd_diagram",
+    "grouping",
     "is_contiguous",
     "not_different_from_pvalues",
     "order_positions",
@@ -164,40 +170,245 @@ def order_positions(positions: pd.Series, *, lower_is_better: bool = True) -> li
 
 
 # ---------------------------------------------------------------------- grouping
-def _maximal_cliques(adj: np.ndarray) -> list[frozenset[int]]:
-    """All maximal cliques of an undirected graph (Bron–Kerbosch with pivoting).
+#: Work budget of the general maximal-clique search (bit operations): beyond it the groups
+#: are the contiguous runs (see :func:`grouping`).
+MAX_CLIQUE_WORK = 2_000_000
+#: Most maximal cliques the general search returns before falling back to runs.
+MAX_CLIQUES = 2_000
 
-    ``adj`` is a boolean matrix with a True diagonal; the diagonal is ignored.
+
+@dataclass(frozen=True)
+class Grouping:
+    """The groups of a critical-difference diagram and how they were found.
+
+    Attributes
+    ----------
+    groups : list of frozenset of str
+        Groups with at least two members, ordered by their best member's
+        position, then by their worst member's.
+    method : {"runs", "maximal cliques", "contiguous runs"}
+        ``"runs"``: the not-different graph is an interval graph in rank
+        order, so its maximal cliques are runs of consecutive algorithms
+        (always so for Nemenyi and Conover); ``"maximal cliques"``: every
+        maximal clique of a general graph; ``"contiguous runs"``: the
+        classical reading (asked for, or the fallback when a general graph
+        has too many maximal cliques to enumerate).
+    note : str or None
+        What the reader must know, e.g. how many not-different pairs share
+        no group under the contiguous reading.
     """
-    n = len(adj)
-    nbrs = [set(np.flatnonzero(adj[i])) - {i} for i in range(n)]
+
+    groups: list[frozenset[str]]
+    method: str
+    note: str | None = None
+
+
+def _rank_permutation(values: np.ndarray, names: list[str], lower_is_better: bool) -> np.ndarray:
+    """Indices from best to worst (ties by name), as :func:`order_positions` orders them."""
+    sign = 1.0 if lower_is_better else -1.0
+    return np.lexsort((np.array(names, dtype=object).astype(str), sign * values))
+
+
+def _interval_runs(adj: np.ndarray) -> list[tuple[int, int]] | None:
+    """Maximal cliques as runs ``(first, last)`` if ``adj`` (in rank order) is an interval graph.
+
+    The order is a proper-interval (umbrella) order when every row's
+    neighbours form one contiguous range around it and the ranges' ends
+    never move left; then the maximal cliques are exactly the runs
+    ``[i, last_i]`` whose end exceeds the previous row's. ``None`` otherwise.
+    O(k^2), vectorised.
+    """
+    k = len(adj)
+    first = np.argmax(adj, axis=1)
+    last = k - 1 - np.argmax(adj[:, ::-1], axis=1)
+    if not np.array_equal(adj.sum(axis=1), last - first + 1):
+        return None
+    if np.any(np.diff(first) < 0) or np.any(np.diff(last) < 0):
+        return None
+    new = np.concatenate([[True], last[1:] > last[:-1]])
+    return [(int(i), int(last[i])) for i in np.flatnonzero(new)]
+
+
+def _contiguous_runs(values: np.ndarray, adj: np.ndarray) -> list[tuple[int, int]]:
+    """Maximal runs (in rank order, whole tie blocks) that are cliques: O(k^2) two pointers.
+
+    ``values`` and ``adj`` are in rank order. A run must hold every algorithm
+    whose position lies between its ends (ties included), as in the
+    classical diagram.
+    """
+    k = len(values)
+    starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+    ends = np.concatenate([starts[1:], [k]])  # block t is [starts[t], ends[t])
+    m = len(starts)
+    far = np.full(m, -1)
+    u = -1
+    for t in range(m):
+        s0, e0 = starts[t], ends[t]
+        if not adj[s0:e0, s0:e0].all():
+            u = t - 1
+            continue
+        u = max(u, t)
+        while u + 1 < m:
+            s1, e1 = starts[u + 1], ends[u + 1]
+            if adj[s1:e1, s0:e1].all():
+                u += 1
+            else:
+                break
+        far[t] = u
+    runs = []
+    for t in range(m):
+        if far[t] < 0 or (t > 0 and far[t - 1] >= far[t]):
+            continue
+        runs.append((int(starts[t]), int(ends[far[t]] - 1)))
+    return runs
+
+
+def _bitsets(adj: np.ndarray) -> list[int]:
+    """Neighbour sets (without self) as Python-int bitsets."""
+    k = len(adj)
+    weights = [1 << j for j in range(k)]
+    out = []
+    for i in range(k):
+        mask = 0
+        for j in np.flatnonzero(adj[i]):
+            if j != i:
+                mask |= weights[j]
+        out.append(mask)
+    return out
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _maximal_cliques(adj: np.ndarray, *, max_work: int | None = None,
+                     max_cliques: int | None = None) -> list[frozenset[int]] | None:
+    """All maximal cliques (Bron–Kerbosch with pivoting, iterative, on bitsets).
+
+    Returns ``None`` when the search exceeds ``max_work`` bit operations or
+    finds more than ``max_cliques`` cliques: the number of maximal cliques
+    can grow exponentially with the number of algorithms, so the search is
+    bounded. No recursion: an explicit stack, so deep cliques (hundreds of
+    members) cannot overflow Python's stack.
+    """
+    max_work = MAX_CLIQUE_WORK if max_work is None else max_work
+    max_cliques = MAX_CLIQUES if max_cliques is None else max_cliques
+    nbrs = _bitsets(adj)
     found: list[frozenset[int]] = []
-
-    def expand(r: set[int], p: set[int], x: set[int]) -> None:
-        if not p and not x:
-            found.append(frozenset(r))
-            return
-        pivot = max(p | x, key=lambda u: len(nbrs[u] & p))
-        for v in list(p - nbrs[pivot]):
-            expand(r | {v}, p & nbrs[v], x & nbrs[v])
-            p = p - {v}
-            x = x | {v}
-
-    expand(set(), set(range(n)), set())
+    stack = [(0, (1 << len(adj)) - 1, 0)]
+    work = 0
+    while stack:
+        r, p, x = stack.pop()
+        if not p:
+            if not x:
+                found.append(frozenset(_bits(r)))
+                if len(found) > max_cliques:
+                    return None
+            continue
+        best, pivot = -1, 0
+        for u in _bits(p | x):
+            count = (p & nbrs[u]).bit_count()
+            if count > best:
+                best, pivot = count, u
+        work += (p | x).bit_count()
+        if work > max_work:
+            return None
+        for v in _bits(p & ~nbrs[pivot]):
+            bit = 1 << v
+            stack.append((r | bit, p & nbrs[v], x & nbrs[v]))
+            p &= ~bit
+            x |= bit
     return found
 
 
-def _contiguous_cliques(pos: np.ndarray, adj: np.ndarray) -> list[frozenset[int]]:
-    """Maximal sets ``{k : lo <= pos_k <= hi}`` that are cliques (closed position intervals)."""
-    values = np.unique(pos)
-    candidates: set[frozenset[int]] = set()
-    for i, lo in enumerate(values):
-        for hi in values[i:]:
-            members = np.flatnonzero((pos >= lo) & (pos <= hi))
-            if not adj[np.ix_(members, members)].all():
-                break  # a wider interval contains this one, so it is no clique either
-            candidates.add(frozenset(int(m) for m in members))
-    return [c for c in candidates if not any(c < other for other in candidates)]
+def grouping(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    contiguous: bool = False,
+    lower_is_better: bool = True,
+) -> Grouping:
+    """The groups of algorithms that are pairwise not significantly different, and how found.
+
+    See :func:`cliques` for the two readings. The cost stays polynomial for
+    any number of algorithms:
+
+    * when the not-different graph is an interval graph in rank order
+      (always for Nemenyi's single critical difference and for Conover's
+      test, whose p-values fall with the rank difference), its maximal
+      cliques are runs of consecutive algorithms, found in O(k^2);
+    * otherwise (pairwise tests such as Wilcoxon–Holm or LMEM contrasts) an
+      iterative Bron–Kerbosch search lists every maximal clique, within a
+      work budget (:data:`MAX_CLIQUE_WORK`, :data:`MAX_CLIQUES`); a graph
+      with more maximal cliques than that gets the contiguous reading
+      instead, with a note saying how many not-different pairs then share
+      no group (those groups never hold a significant pair);
+    * the contiguous reading costs O(k^2) (two pointers over rank order).
+
+    Examples
+    --------
+    >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+    >>> nd = pd.DataFrame([[1, 1, 0], [1, 1, 1], [0, 1, 1]], index=list("ABC"),
+    ...                   columns=list("ABC")).astype(bool)
+    >>> g = grouping(pos, nd)
+    >>> g.method, [sorted(c) for c in g.groups]
+    ('runs', [['A', 'B'], ['B', 'C']])
+    """
+    pos, adj = _check_inputs(positions, not_different)
+    names = list(pos.index)
+    values = pos.to_numpy()
+    perm = _rank_permutation(values, names, lower_is_better)
+    adj_ranked = adj[np.ix_(perm, perm)]
+    values_ranked = values[perm]
+    note = None
+    if contiguous:
+        runs = _contiguous_runs(values_ranked, adj_ranked)
+        found = [frozenset(int(perm[i]) for i in range(a, b + 1)) for a, b in runs]
+        method = "contiguous runs"
+    else:
+        interval = _interval_runs(adj_ranked)
+        if interval is not None:
+            found = [frozenset(int(perm[i]) for i in range(a, b + 1)) for a, b in interval]
+            method = "runs"
+        else:
+            general = _maximal_cliques(adj)
+            if general is not None:
+                found, method = general, "maximal cliques"
+            else:
+                runs = _contiguous_runs(values_ranked, adj_ranked)
+                found = [frozenset(int(perm[i]) for i in range(a, b + 1)) for a, b in runs]
+                method = "contiguous runs"
+                note = _uncovered_note(adj, found, fallback=True)
+    if contiguous and note is None:
+        note = _uncovered_note(adj, found, fallback=False)
+    sign = 1.0 if lower_is_better else -1.0
+    groups = [c for c in found if len(c) >= 2]
+
+    def key(c: frozenset[int]) -> tuple[float, float, list[str]]:
+        v = sign * values[list(c)]
+        return (float(v.min()), float(v.max()), sorted(names[i] for i in c))
+
+    groups.sort(key=key)
+    return Grouping([frozenset(names[i] for i in c) for c in groups], method, note)
+
+
+def _uncovered_note(adj: np.ndarray, found: list[frozenset[int]], *, fallback: bool) -> str | None:
+    """How many not-different pairs share no group (None if every pair shares one)."""
+    covered = np.zeros_like(adj)
+    for c in found:
+        idx = np.fromiter(c, dtype=np.int64)
+        covered[np.ix_(idx, idx)] = True
+    missing = int(np.triu(adj & ~covered, 1).sum())
+    if not missing and not fallback:
+        return None
+    why = ("the not-significantly-different graph has too many maximal cliques to list, so "
+           "the groups are the maximal runs of consecutive algorithms that are pairwise not "
+           "different (no group holds a significant pair); " if fallback else "")
+    return why + (f"{missing} not-different pair(s) share no group" if missing
+                  else "every not-different pair shares a group")
 
 
 def cliques(
@@ -235,12 +446,20 @@ def cliques(
         every other appear in no group; if every pair differs the list is
         empty.
 
+    Warns
+    -----
+    UserWarning
+        When a general graph has too many maximal cliques to enumerate
+        within the work budget and the contiguous reading is returned
+        instead (see :func:`grouping`, which returns the note too).
+
     Notes
     -----
     With a single critical difference (Nemenyi) both readings agree: the
     not-different graph of points on a line joined when closer than CD is an
     interval graph whose maximal cliques are runs. With pairwise tests
-    they can differ (see the module docstring).
+    they can differ (see the module docstring). The cost is polynomial for
+    any number of algorithms (:func:`grouping`).
 
     Examples
     --------
@@ -261,19 +480,11 @@ def cliques(
     >>> cliques(pos, nd, contiguous=True)
     []
     """
-    pos, adj = _check_inputs(positions, not_different)
-    names = list(pos.index)
-    values = pos.to_numpy()
-    found = _contiguous_cliques(values, adj) if contiguous else _maximal_cliques(adj)
-    sign = 1.0 if lower_is_better else -1.0
-    groups = [c for c in found if len(c) >= 2]
-
-    def key(c: frozenset[int]) -> tuple[float, float, list[str]]:
-        v = sign * values[list(c)]
-        return (float(v.min()), float(v.max()), sorted(names[i] for i in c))
-
-    groups.sort(key=key)
-    return [frozenset(names[i] for i in c) for c in groups]
+    result = grouping(positions, not_different, contiguous=contiguous,
+                      lower_is_better=lower_is_better)
+    if result.method == "contiguous runs" and not contiguous:
+        warnings.warn(result.note, UserWarning, stacklevel=2)
+    return result.groups
 
 
 def is_contiguous(group: frozenset[str], positions: pd.Series) -> bool:
@@ -301,6 +512,11 @@ def _letter(i: int) -> str:
     return f"{alphabet[i % len(alphabet)]}{i // len(alphabet)}"
 
 
+#: Up to this many algorithms a general graph gets Piepho's insert-absorb letters; beyond, a
+#: greedy clique cover (both are exact letter displays; only the latter is polynomial).
+PIEPHO_MAX_ALGORITHMS = 50
+
+
 def compact_letter_display(
     positions: pd.Series,
     not_different: pd.DataFrame,
@@ -309,13 +525,26 @@ def compact_letter_display(
 ) -> pd.Series:
     """Letters such that two algorithms share a letter iff they are not significantly different.
 
-    Piepho's (2004) insert-absorb algorithm: start with one letter shared
-    by all; for every significant pair, split each letter held by both into
-    two copies, dropping one algorithm from each (insert), then delete
-    letters whose holders are a subset of another letter's (absorb). A
-    sweep then removes a letter from an algorithm when every pair it
-    witnesses is witnessed by another letter. Letters are assigned in order
-    of each group's best member, so ``"a"`` goes with the best algorithm.
+    Each letter is a clique of the not-different graph, and every
+    not-different pair shares at least one letter. How the letters are
+    found:
+
+    * interval graph in rank order (Nemenyi, Conover): one letter per
+      maximal run of consecutive algorithms, O(k^2);
+    * otherwise, up to :data:`PIEPHO_MAX_ALGORITHMS` algorithms, Piepho's
+      (2004) insert-absorb algorithm: start with one letter shared by all;
+      for every significant pair, split each letter held by both into two
+      copies, dropping one algorithm from each (insert), then delete letters
+      whose holders are a subset of another letter's (absorb); a sweep then
+      removes a letter from an algorithm when every pair it witnesses is
+      witnessed by another letter;
+    * beyond that, a greedy clique cover (polynomial; Piepho's columns can
+      multiply exponentially): for each algorithm in rank order and each
+      not-yet-covered not-different partner, grow a clique from the pair,
+      adding the best-ranked compatible algorithm that covers a new pair.
+
+    Letters are assigned in order of each group's best member, so ``"a"``
+    goes with the best algorithm.
 
     Parameters
     ----------
@@ -339,6 +568,30 @@ def compact_letter_display(
     """
     pos, adj = _check_inputs(positions, not_different)
     n = len(pos)
+    names = list(pos.index)
+    perm = _rank_permutation(pos.to_numpy(), names, lower_is_better)
+    runs = _interval_runs(adj[np.ix_(perm, perm)])
+    if runs is not None:
+        columns = [{int(perm[i]) for i in range(a, b + 1)} for a, b in runs]
+    elif n <= PIEPHO_MAX_ALGORITHMS:
+        columns = _piepho(adj)
+    else:
+        columns = _greedy_clique_cover(adj, perm)
+    order = order_positions(pos, lower_is_better=lower_is_better)
+    rank_of = {name: r for r, name in enumerate(order)}
+    columns.sort(key=lambda c: sorted(rank_of[names[i]] for i in c))
+    letters: dict[str, list[str]] = {name: [] for name in names}
+    for k, col in enumerate(columns):
+        for i in col:
+            letters[names[i]].append(_letter(k))
+    out = pd.Series({name: "".join(letters[name]) for name in order}, name="letters")
+    out.index.name = "algorithm"
+    return out
+
+
+def _piepho(adj: np.ndarray) -> list[set[int]]:
+    """Piepho's (2004) insert-absorb columns with the sweep step (for small k)."""
+    n = len(adj)
     columns: list[set[int]] = [set(range(n))]
     significant = [(i, j) for i in range(n) for j in range(i + 1, n) if not adj[i, j]]
     for i, j in significant:
@@ -364,25 +617,43 @@ def compact_letter_display(
             if all(any(u in c for c in others) for u in col if u != t):
                 col.discard(t)
     columns = [c for c in columns if c]
-    columns = [c for idx, c in enumerate(columns)
-               if not any(c < o or (c == o and k < idx) for k, o in enumerate(columns) if k != idx)]
-    order = order_positions(pos, lower_is_better=lower_is_better)
-    rank_of = {name: r for r, name in enumerate(order)}
-    names = list(pos.index)
-    columns.sort(key=lambda c: sorted(rank_of[names[i]] for i in c))
-    letters = {name: "" for name in names}
-    for k, col in enumerate(columns):
-        for i in col:
-            letters[names[i]] += _letter(k)
-    out = pd.Series({name: "".join(sorted(letters[name], key=_letter_key)) for name in order},
-                    name="letters")
-    out.index.name = "algorithm"
-    return out
+    return [c for idx, c in enumerate(columns)
+            if not any(c < o or (c == o and k < idx) for k, o in enumerate(columns) if k != idx)]
 
 
-def _letter_key(ch: str) -> int:
-    alphabet = string.ascii_lowercase + string.ascii_uppercase
-    return alphabet.index(ch) if ch in alphabet else len(alphabet)
+def _greedy_clique_cover(adj: np.ndarray, perm: np.ndarray) -> list[set[int]]:
+    """Cliques covering every edge (and every vertex), grown greedily in rank order.
+
+    Works on rank positions as bits (bit r = the r-th best), so "lowest bit"
+    means "best ranked". Every column is a clique and every not-different
+    pair lies in one; polynomial (each column covers at least one new pair).
+    """
+    ranked = adj[np.ix_(perm, perm)]
+    nbrs = _bitsets(ranked)
+    uncovered = list(nbrs)
+    columns: list[set[int]] = []
+    for i in range(len(ranked)):
+        if not nbrs[i]:
+            columns.append({i})
+            continue
+        while uncovered[i]:
+            j = (uncovered[i] & -uncovered[i]).bit_length() - 1
+            members = [i, j]
+            mask = (1 << i) | (1 << j)
+            candidates = nbrs[i] & nbrs[j]
+            while candidates:
+                new_pairs = 0
+                for m in members:
+                    new_pairs |= uncovered[m]
+                pick = candidates & new_pairs or candidates
+                v = (pick & -pick).bit_length() - 1
+                members.append(v)
+                mask |= 1 << v
+                candidates &= nbrs[v]
+            for m in members:
+                uncovered[m] &= ~mask
+            columns.append(set(members))
+    return [{int(perm[r]) for r in col} for col in columns]
 
 
 # ---------------------------------------------------------------------- drawing
@@ -415,6 +686,7 @@ def draw_cd_diagram(
     label_width: int = 24,
     value_format: str = "{:.2f}",
     title: str | None = None,
+    max_labels: int | None = 60,
     ax: Axes | None = None,
 ) -> Axes:
     """Draw a critical-difference diagram.
@@ -457,12 +729,23 @@ def draw_cd_diagram(
     value_format : str
         Format of the value printed next to each name.
     title : str, optional
+    max_labels : int or None
+        With more algorithms than this, only the ``max_labels // 2`` best and
+        as many worst are named (the others hang from the axis unnamed, and
+        a note under the diagram says so; every algorithm stays in the
+        tables). ``None`` names all of them (the figure then grows by one
+        line per two algorithms).
     ax : matplotlib.axes.Axes, optional
         Draw into this axes; default a new double-column figure sized to fit.
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Notes
+    -----
+    Names are drawn as plain text (``$`` is not mathtext). The cost is
+    polynomial in the number of algorithms (see :func:`grouping`).
 
     Examples
     --------
@@ -485,10 +768,15 @@ def draw_cd_diagram(
                 f"{critical_difference_range}."
             )
     pos, _ = _check_inputs(positions, not_different)
-    groups = cliques(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    result = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    groups = result.groups
     order = order_positions(pos, lower_is_better=lower_is_better)
     k = len(order)
-    values = pos[order].to_numpy()
+    value_of = dict(zip(pos.index, pos.to_numpy()))
+    values = np.array([value_of[name] for name in order])
+    if max_labels is not None and max_labels < 2:
+        raise ValueError(f"max_labels must be at least 2 or None, got {max_labels}.")
+    n_named = k if max_labels is None or k <= max_labels else 2 * (max_labels // 2)
 
     if limits is None:
         span = float(values.max() - values.min()) or 1.0
@@ -505,12 +793,11 @@ def draw_cd_diagram(
         frac = (np.asarray(v, dtype=float) - lo_lim) / width_units
         return frac if lower_is_better else 1.0 - frac
 
-    n_left = (k + 1) // 2
+    n_left = (n_named + 1) // 2
+    n_right = n_named - n_left
     bar_gap = 0.012
-    spans = []
-    for g in groups:
-        xs = x_of(pos[list(g)].to_numpy())
-        spans.append((float(np.min(xs)), float(np.max(xs))))
+    member_x = [x_of(np.array([value_of[name] for name in g])) for g in groups]
+    spans = [(float(np.min(xs)), float(np.max(xs))) for xs in member_x]
     order_idx = sorted(range(len(groups)), key=lambda i: spans[i])
     levels_sorted = _assign_levels([spans[i] for i in order_idx], bar_gap)
     levels = [0] * len(groups)
@@ -523,12 +810,26 @@ def draw_cd_diagram(
     bar_top = 0.9
     bar_step = 0.55
     first_label = bar_top + n_levels * bar_step + 0.5
-    n_rows = max(n_left, k - n_left)
+    n_rows = max(n_left, n_right)
     # with an even count the two innermost names would share a row, and their elbows
     # (close together on the axis) would read as one crossing line: stagger the right side
-    right_shift = 0.5 * row if k % 2 == 0 and k > 2 else 0.0
-    dashed = [not is_contiguous(g, pos) for g in groups]
+    right_shift = 0.5 * row if n_named % 2 == 0 and n_named > 2 else 0.0
+    # a bar is dashed when an algorithm outside its group lies at or between its members
+    sorted_values = np.sort(values)
+    dashed = []
+    for g in groups:
+        inside = [value_of[name] for name in g]
+        between = (np.searchsorted(sorted_values, max(inside), side="right")
+                   - np.searchsorted(sorted_values, min(inside), side="left"))
+        dashed.append(bool(between > len(g)))
+    unnamed = k - n_named
     bottom = first_label + (n_rows - 1) * row + right_shift + (1.3 if any(dashed) else 0.6)
+    notes = [f"{k} algorithms: the {n_left} best and {n_right} worst are named, the other "
+             f"{unnamed} hang from the axis unnamed (all are in the tables)"] if unnamed else []
+    if result.note and not contiguous:
+        notes.append(result.note)
+    note_room = 0.6 + 0.6 * len(notes) if notes else 0.0
+    bottom += note_room
     top = -2.6 if (critical_difference or critical_difference_range) else -1.6
 
     if ax is None:
@@ -569,33 +870,49 @@ def draw_cd_diagram(
                         f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)", va="center", ha="left",
                         fontsize=8)
 
-        # names with elbows
+        # names with elbows (one collection: thousands of algorithms draw fast)
+        elbows = []
+        stubs = []
         for r, name in enumerate(order):
-            x = float(x_of(pos[name]))
-            label = f"{shorten(name, label_width)} ({value_format.format(pos[name])})"
+            x = float(x_of(value_of[name]))
+            label = f"{shorten(name, label_width)} ({value_format.format(value_of[name])})"
             if r < n_left:
                 y = first_label + r * row
-                ax.plot([x, x, -0.03], [0, y, y], **line_kw)
+                elbows.append([(x, 0), (x, y), (-0.03, y)])
                 ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
-            else:
+            elif r >= k - n_right:
                 y = first_label + (k - 1 - r) * row + right_shift
-                ax.plot([x, x, 1.03], [0, y, y], **line_kw)
+                elbows.append([(x, 0), (x, y), (1.03, y)])
                 ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
+            else:
+                stubs.append([(x, 0), (x, 0.35)])
+        if stubs:
+            ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.5),
+                              autolim=False)
+        ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=0.9,
+                                         capstyle="butt"), autolim=False)
 
-        # group bars
-        for g, (lo, hi), lev, skip in zip(groups, spans, levels, dashed):
+        # group bars (one line each), their members' dots in one call
+        dots = []
+        for xs, (lo, hi), lev, skip in zip(member_x, spans, levels, dashed):
             y = bar_top + lev * bar_step
             ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
                     ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
-            xs = x_of(pos[sorted(g)].to_numpy())
-            ax.plot(xs, [y] * len(xs), "o", color="0.1", ms=3.2)
+            dots += [(float(x), y) for x in xs]
+        if dots:
+            xs, ys = zip(*dots)
+            ax.plot(xs, ys, "o", color="0.1", ms=3.2, linestyle="none")
         if any(dashed):
-            ax.text(0.5, bottom - 0.15, "dashed bar: only dotted algorithms belong to the group",
+            ax.text(0.5, bottom - note_room - 0.15,
+                    "dashed bar: only dotted algorithms belong to the group",
                     ha="center", va="bottom", fontsize=7, color="0.3")
+        for i, note in enumerate(notes):
+            ax.text(0.5, bottom - note_room + 0.6 * i + 0.1, f"note: {note}.",
+                    ha="center", va="top", fontsize=7, color="0.3", wrap=True)
         if title:
             # long titles (they carry the replication unit) wrap instead of widening the figure
             ax.set_title(textwrap.fill(title, 90), fontsize=9)
-    return ax
+    return plain_text(ax)
 
 
 def _is_rank_scale(limits: tuple[float, float]) -> bool:

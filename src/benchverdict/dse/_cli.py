@@ -18,10 +18,14 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "and the verdicts; -o writes CSV, JSON and figures."
         ),
     )
-    p.add_argument("--alpha", type=float, default=0.5,
-                   help="CVaR level: the mean of the best 1 - alpha share (default 0.5)")
-    p.add_argument("--lower-alpha", type=float, default=0.1,
-                   help="lower-tail CVaR: the mean of the worst share (default 0.1)")
+    p.add_argument("--cvar-level", type=float, default=0.5, metavar="L",
+                   help="CVaR level L: CVaR is the mean of the best 1 - L share of the draws "
+                        "(default 0.5)")
+    p.add_argument("--lower-cvar-level", type=float, default=0.1, metavar="L",
+                   help="lower-tail CVaR: the mean of the worst L share (default 0.1)")
+    p.add_argument("--alpha", type=_significance, default=0.05,
+                   help="significance level of the dominance tests (default 0.05); the CVaR "
+                        "level is --cvar-level")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
     p.add_argument("--band", default="dkw",
                    choices=["dkw", "ks", "ld_equal_tailed", "ld_highest_density"],
@@ -45,6 +49,20 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.set_defaults(handler=run)
 
 
+def _significance(text: str) -> float:
+    """``--alpha``: a significance level, refused with a pointer when it looks like a CVaR level."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 0.5:
+        raise argparse.ArgumentTypeError(
+            f"--alpha is the significance level of the dominance tests and must lie in "
+            f"(0, 0.5), got {value:g}; the CVaR level is set with --cvar-level"
+        )
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     """Handle ``benchverdict dse``."""
     import matplotlib
@@ -62,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     results = load_results(args)
     res = distribution(
         results, pooled=args.pooled, normalize=args.normalize, reference=args.reference,
-        alpha=args.alpha, lower_alpha=args.lower_alpha, threshold=args.threshold,
+        cvar_level=args.cvar_level, lower_cvar_level=args.lower_cvar_level,
+        threshold=args.threshold,
         confidence=args.confidence, band=args.band, interval=args.interval, low=args.low,
         high=args.high, reps=args.reps,
     )
@@ -70,18 +89,19 @@ def run(args: argparse.Namespace) -> int:
     pd.set_option("display.max_columns", 30)
     scale = f"normalised ({args.normalize})" if args.normalize else f"score ({results.objective})"
     print(f"DSE performance distributions: {results!r}")
-    print(f"values: {scale}; CVaR_{args.alpha:g} = mean of the best {1 - args.alpha:.0%} of "
-          f"draws; intervals: {res.interval} at {args.confidence:g}")
+    print(f"values: {scale}; CVaR_{args.cvar_level:g} = mean of the best "
+          f"{1 - args.cvar_level:.0%} of draws; intervals: {res.interval} at "
+          f"{args.confidence:g}; significance level alpha = {args.alpha:g}")
     if len(results.exclusions):
         print(f"excluded rows: {len(results.exclusions)} (see `benchverdict validate`)")
     print()
     print(res.table.round(4).to_string(index=False))
-    dom = res.dominance()
+    dom = res.dominance(alpha=args.alpha)
     if len(dom):
         print("\nfirst-order dominance (two one-sided KS tests, Bonferroni):")
         cols = ["benchmark", "a", "b", "outcome", "p_adjusted", "crossings"]
         print(dom[cols].to_string(index=False))
-    verdicts = res.verdicts()
+    verdicts = res.verdicts(alpha=args.alpha)
     print("\nverdicts:")
     for v in verdicts:
         print(f"  {v}")

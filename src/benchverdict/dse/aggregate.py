@@ -27,6 +27,14 @@ replicates (linear interpolation, as ``arch`` computes them). We vectorise
 the bootstrap over replicates (one gather and one sort per chunk) instead of
 calling the aggregate once per replicate; tasks may have different numbers
 of runs.
+
+Names cannot move an interval: each algorithm's resampling stream is fixed
+by the place of its draws in an order of the data
+(:func:`benchverdict.stats.symmetry.sample_key`), its tasks are resampled in
+an order of their values, and a difference interval is computed once per
+unordered pair (in the data's order) and mirrored for the other order, so
+``interval(b - a) == -interval(a - b)`` exactly. Two algorithms with
+identical draws get the symmetric interval ``[-m, m]``.
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.results import Results
+from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 METRICS = ("iqm", "mean", "median", "optimality_gap")
@@ -313,7 +323,7 @@ class AggregateResult:
                 axis.set_title(metric.replace("_", " ").upper() if metric == "iqm"
                                else metric.replace("_", " "))
             axes[0].figure.supxlabel(f"performance ({self._scale()})")
-        return fig if ax is None else ax
+        return plain_text(fig if ax is None else ax)
 
 
 def aggregate(
@@ -368,10 +378,9 @@ def aggregate(
     # Without normalisation, report location aggregates in the user's units.
     back = results.sign if normalize is None else 1.0
     benchmarks = results.benchmarks
-    replicates: dict[str, dict[str, np.ndarray]] = {}
-    rows = []
-    rng = np.random.default_rng(seed)
-    for alg in results.algorithms:
+    algs = results.algorithms
+    data: dict[str, list[np.ndarray]] = {}
+    for alg in algs:
         sub = frame[frame["algorithm"].astype(str) == alg]
         groups = [
             sub.loc[sub["benchmark"].astype(str) == b, "performance"].to_numpy()
@@ -383,7 +392,19 @@ def aggregate(
                 f"algorithm {alg!r} has no draws on benchmark(s) {missing}; aggregates need "
                 f"every algorithm on every benchmark. Fix: results.subset(benchmarks=...)."
             )
-        reps_alg = stratified_bootstrap(groups, metrics, reps=reps, gamma=gamma, seed=rng)
+        # Strata in an order fixed by their values: renaming benchmarks cannot move the draws.
+        data[alg] = sorted(groups, key=sample_key)
+    # Each algorithm's resampling stream is fixed by its place in an order of the data (not
+    # of the names), so renaming or reordering algorithms changes no interval.
+    keys = {alg: sample_key(data[alg]) for alg in algs}
+    canonical = sorted(algs, key=lambda a: keys[a])
+    streams = dict(zip(canonical, np.random.SeedSequence(seed).spawn(len(canonical))))
+    replicates: dict[str, dict[str, np.ndarray]] = {}
+    rows = []
+    for alg in algs:
+        groups = data[alg]
+        reps_alg = stratified_bootstrap(groups, metrics, reps=reps, gamma=gamma,
+                                        seed=np.random.default_rng(streams[alg]))
         replicates[alg] = reps_alg
         n = int(sum(g.size for g in groups))
         for m in metrics:
@@ -394,21 +415,30 @@ def aggregate(
             rows.append({"algorithm": alg, "metric": m, "estimate": f * est, "low": lo,
                          "high": hi, "n": n})
     table = pd.DataFrame(rows)
+    estimates = table.set_index(["algorithm", "metric"])["estimate"]
+    sizes = table.set_index(["algorithm", "metric"])["n"]
     diffs = []
-    algs = results.algorithms
     for i, a in enumerate(algs):
         for b in algs[i + 1:]:
+            # The interval is computed once, in the data's order of the pair, and mirrored
+            # for the other order: exactly antisymmetric (identical data: symmetric).
+            order = 0 if keys[a] == keys[b] else (-1 if keys[a] < keys[b] else 1)
+            first, second = (a, b) if order <= 0 else (b, a)
             for m in metrics:
-                d = replicates[a][m] - replicates[b][m]
-                ta = table[(table.algorithm == a) & (table.metric == m)]["estimate"].iloc[0]
-                tb = table[(table.algorithm == b) & (table.metric == m)]["estimate"].iloc[0]
                 # Orient so that positive favours a (oriented units).
                 flip = -1.0 if m in SMALLER_IS_BETTER else 1.0
-                est = flip * (ta - tb) * (back if m != "optimality_gap" else 1.0)
+                est = flip * (estimates[a, m] - estimates[b, m]) * (
+                    back if m != "optimality_gap" else 1.0)
+                d = replicates[first][m] - replicates[second][m]
                 lo, hi = sorted(flip * np.array(percentile_interval(d, confidence)))
-                n = int(table[(table.algorithm.isin([a, b])) & (table.metric == m)]["n"].sum())
-                diffs.append({"a": a, "b": b, "metric": m, "estimate": est, "low": lo,
-                              "high": hi, "n": n})
+                if order == 0:
+                    half = max(abs(lo), abs(hi))
+                    lo, hi = -half, half
+                elif order > 0:
+                    lo, hi = -hi, -lo
+                n = int(sizes[a, m] + sizes[b, m])
+                diffs.append({"a": a, "b": b, "metric": m, "estimate": float(est),
+                              "low": float(lo), "high": float(hi), "n": n})
     return AggregateResult(
         table=table,
         differences=pd.DataFrame(diffs),

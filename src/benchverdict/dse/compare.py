@@ -33,6 +33,7 @@ from scipy import stats
 from benchverdict.dse.intervals import Interval, bootstrap_rows, step_band
 from benchverdict.dse.statistics import Tail, as_sample, statistic
 from benchverdict.results import Objective, check_objective
+from benchverdict.stats.symmetry import compare_samples
 
 
 def _ecdf_difference(za: np.ndarray, zb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -169,9 +170,13 @@ def dominance_test(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
-    # alternative="less": H1 is F_A(z) < F_B(z) for some z, i.e. A better somewhere.
-    ra = stats.ks_2samp(za, zb, alternative="less", method=method)
-    rb = stats.ks_2samp(za, zb, alternative="greater", method=method)
+    # Run the two tests in an order fixed by the data, so that swapping A and B swaps the
+    # results exactly (scipy's one-sided computations need not be symmetric to the last bit).
+    first, second = (za, zb) if compare_samples(za, zb) <= 0 else (zb, za)
+    # alternative="less": H1 is F_first < F_second somewhere, i.e. first better somewhere.
+    r_first = stats.ks_2samp(first, second, alternative="less", method=method)
+    r_second = stats.ks_2samp(first, second, alternative="greater", method=method)
+    ra, rb = (r_first, r_second) if first is za else (r_second, r_first)
     sig_a, sig_b = ra.pvalue < alpha / 2, rb.pvalue < alpha / 2
     outcome = {(True, False): "a", (False, True): "b", (True, True): "crossing"}.get(
         (bool(sig_a), bool(sig_b)), "none"
@@ -192,7 +197,7 @@ def dominance_test(
 def cvar_difference(
     a: object,
     b: object,
-    alpha: float,
+    cvar_level: float,
     *,
     tail: Tail = "upper",
     objective: Objective = "maximize",
@@ -207,7 +212,8 @@ def cvar_difference(
     """The CVaR advantage of A over B, with a confidence interval.
 
     The estimate is ``sign * (CVaR_A - CVaR_B)`` (positive: A better, in
-    score units). Intervals:
+    score units) at CVaR level ``cvar_level`` (see
+    :func:`~benchverdict.dse.cvar`). Intervals:
 
     * ``"bootstrap"``: percentile interval of the difference over
       independent resamples of A and B (vectorised).
@@ -217,27 +223,48 @@ def cvar_difference(
       A's pessimistic minus B's optimistic CVaR and the reverse.
       Distribution-free, needs support bounds ``low``/``high``.
 
+    Both intervals are exactly antisymmetric: ``cvar_difference(b, a)`` is
+    ``cvar_difference(a, b)`` mirrored (estimate negated, ``low`` and
+    ``high`` swapped and negated), so a verdict cannot depend on which
+    algorithm is named first. For the bootstrap this holds because the
+    resampling streams are assigned to the two samples in an order fixed by
+    their values (:func:`benchverdict.stats.symmetry.compare_samples`), and
+    the interval is computed once in that order and mirrored for the other;
+    two samples with identical values get the symmetric interval
+    ``[-m, m]`` that covers the percentile interval.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
-    >>> iv = cvar_difference(rng.uniform(0.2, 1, 300), rng.uniform(0, 0.8, 300), 0.5,
-    ...                      interval="band", low=0, high=1)
+    >>> x, y = rng.uniform(0.2, 1, 300), rng.uniform(0, 0.8, 300)
+    >>> iv = cvar_difference(x, y, 0.5, interval="band", low=0, high=1)
     >>> round(iv.estimate, 2), iv.low > 0
     (0.2, True)
+    >>> ab, ba = cvar_difference(x, y, 0.9), cvar_difference(y, x, 0.9)
+    >>> (ba.estimate, ba.low, ba.high) == (-ab.estimate, -ab.high, -ab.low)
+    True
     """
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
-    stat = statistic("cvar", alpha=alpha, tail=tail)
+    stat = statistic("cvar", cvar_level=cvar_level, tail=tail)
     est = stat.of_sample(za) - stat.of_sample(zb)
-    name = f"CVaR_{alpha:g} ({tail}) advantage"
+    name = f"CVaR_{cvar_level:g} ({tail}) advantage"
     if interval == "bootstrap":
+        order = compare_samples(za, zb)
+        first, second = (za, zb) if order <= 0 else (zb, za)
         rng = np.random.default_rng(seed)
-        diffs = stat.of_rows(bootstrap_rows(za, reps, rng)) - stat.of_rows(
-            bootstrap_rows(zb, reps, rng)
+        diffs = stat.of_rows(bootstrap_rows(first, reps, rng)) - stat.of_rows(
+            bootstrap_rows(second, reps, rng)
         )
         t = (1.0 - confidence) / 2.0
-        lo, hi = np.percentile(diffs, [100 * t, 100 * (1 - t)])
-        return Interval(name, est, float(lo), float(hi), confidence, "bootstrap:percentile")
+        lo, hi = (float(v) for v in np.percentile(diffs, [100 * t, 100 * (1 - t)]))
+        if order == 0:
+            # Identical samples: the difference is symmetric in law; report it so.
+            half = max(abs(lo), abs(hi))
+            lo, hi = -half, half
+        elif order > 0:
+            lo, hi = -hi, -lo
+        return Interval(name, est, lo, hi, confidence, "bootstrap:percentile")
     if interval == "band":
         each = float(np.sqrt(confidence))
         lo_, hi_ = sorted((sign * low, sign * high))

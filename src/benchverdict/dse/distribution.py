@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.compare import cvar_difference, dominance_test
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
@@ -37,15 +38,17 @@ class DistributionResult:
         ``objective`` is ``"maximize"``).
     table : pandas.DataFrame
         One row per benchmark x algorithm: ``n``, ``mean``, quartiles,
-        ``cvar`` (upper tail at ``alpha``) with ``cvar_low``/``cvar_high``,
-        ``cvar_lower`` (mean of the worst ``lower_alpha``), ``median_low``/
+        ``cvar`` (upper tail at ``cvar_level``) with ``cvar_low``/``cvar_high``,
+        ``cvar_lower`` (mean of the worst ``lower_cvar_level``), ``median_low``/
         ``median_high`` (band interval), and, when a threshold was given,
         ``threshold_area`` and ``exceedance`` with their intervals.
     objective : str
         The direction of the values in ``draws``.
     source_objective : str
         The objective of the input results.
-    alpha, lower_alpha, confidence : float
+    cvar_level, lower_cvar_level : float
+        The CVaR levels (upper and lower tail; see :func:`~benchverdict.dse.cvar`).
+    confidence : float
     band : str
         The CDF band method.
     interval : str
@@ -62,8 +65,8 @@ class DistributionResult:
     table: pd.DataFrame
     objective: str
     source_objective: str
-    alpha: float
-    lower_alpha: float
+    cvar_level: float
+    lower_cvar_level: float
     confidence: float
     band: str
     interval: str
@@ -129,7 +132,7 @@ class DistributionResult:
 
     def _cvar_diff(self, xa: np.ndarray, xb: np.ndarray) -> Interval:
         return cvar_difference(
-            xa, xb, self.alpha, objective=self.objective, confidence=self.confidence,
+            xa, xb, self.cvar_level, objective=self.objective, confidence=self.confidence,
             interval=self.interval, band=self.band, low=self.low, high=self.high,
             reps=self.reps, seed=self.seed,
         )
@@ -194,14 +197,16 @@ class DistributionResult:
                     evidence=Evidence("confidence", level=self.confidence),
                     objective=self.objective,
                     explanation=(
-                        f"CVaR_{self.alpha:g} (mean of the best {1 - self.alpha:.0%}) advantage "
+                        f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%}) "
+                        f"advantage "
                         f"of {a}: {iv.estimate:.4g} [{iv.low:.4g}, {iv.high:.4g}] "
                         f"({iv.method})."
                     ),
-                    effect=Effect(f"CVaR_{self.alpha:g} advantage", iv.estimate, iv.low,
+                    effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.low,
                                   iv.high, self.confidence),
                     unit=unit, n=int(xa.size + xb.size),
-                    details={"interval": iv.method, "normalize": self.normalize},
+                    details={"interval": iv.method, "normalize": self.normalize,
+                             "cvar_level": self.cvar_level},
                 )
             )
         return out
@@ -260,7 +265,7 @@ class DistributionResult:
             else:
                 handles, labels = axes[0].get_legend_handles_labels()
                 fig.legend(handles, labels, loc="outside right upper")
-        return ax if fig is None else fig
+        return plain_text(ax if fig is None else fig)
 
     def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:
         n = xs.size
@@ -301,8 +306,8 @@ def distribution(
     pooled: bool = False,
     normalize: str | None = None,
     reference: str | None = None,
-    alpha: float = 0.5,
-    lower_alpha: float = 0.1,
+    cvar_level: float = 0.5,
+    lower_cvar_level: float = 0.1,
     threshold: float | None = None,
     confidence: float = 0.95,
     band: str = "dkw",
@@ -327,10 +332,13 @@ def distribution(
         normalised values are oriented performance (larger is better).
     reference : str, optional
         Reference algorithm for ``normalize="reference"``.
-    alpha : float
-        The upper-tail CVaR level (Jordan et al. report ``CVaR_0.5``).
-    lower_alpha : float
-        The lower-tail (risk) CVaR: the mean of the worst ``lower_alpha``.
+    cvar_level : float
+        The upper-tail CVaR level (Jordan et al. report ``CVaR_0.5``, the mean
+        of the best half of the draws). Not a significance level: those are
+        ``alpha``, e.g. in :meth:`DistributionResult.verdicts`.
+    lower_cvar_level : float
+        The lower-tail (risk) CVaR: the mean of the worst ``lower_cvar_level``
+        share of the draws.
     threshold : float, optional
         Adds the threshold area and the probability of exceeding it.
     confidence : float
@@ -398,22 +406,24 @@ def distribution(
                 continue
             x = frame.loc[sel, "value"].to_numpy(dtype=float)
             draws[str(scope), alg] = x
-            rows.append(_summary(str(scope), alg, x, sign, alpha, lower_alpha, threshold,
+            rows.append(_summary(str(scope), alg, x, sign, cvar_level, lower_cvar_level,
+                                 threshold,
                                  confidence, band, how, lo, hi, reps, seed))
     return DistributionResult(
         draws=draws, table=pd.DataFrame(rows), objective=objective,
-        source_objective=results.objective, alpha=alpha, lower_alpha=lower_alpha,
+        source_objective=results.objective, cvar_level=cvar_level,
+        lower_cvar_level=lower_cvar_level,
         confidence=confidence, band=band, interval=how, low=lo, high=hi,
         normalize=normalize, reference=reference, threshold=threshold,
         excluded=results.exclusions, reps=reps, seed=seed,
     )
 
 
-def _summary(scope, alg, x, sign, alpha, lower_alpha, threshold, confidence, band, how, lo,
-             hi, reps, seed) -> dict:
+def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confidence, band,
+             how, lo, hi, reps, seed) -> dict:
     z = sign * x
-    up = statistic("cvar", alpha=alpha, tail="upper")
-    down = statistic("cvar", alpha=lower_alpha, tail="lower")
+    up = statistic("cvar", cvar_level=cvar_level, tail="upper")
+    down = statistic("cvar", cvar_level=lower_cvar_level, tail="lower")
     row = {
         "benchmark": scope,
         "algorithm": alg,

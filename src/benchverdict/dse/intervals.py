@@ -244,7 +244,7 @@ def bootstrap_interval(
     """A percentile-bootstrap interval for ``stat`` (vectorised over resamples).
 
     Asymptotic: no finite-sample guarantee, and poor for extreme tails
-    (a CVaR near ``alpha = 1`` depends on a handful of draws). Its coverage
+    (a CVaR at a level near 1 depends on a handful of draws). Its coverage
     is measured in ``tests/test_dse_intervals.py``.
 
     Examples
@@ -302,12 +302,12 @@ def interval(
     reps, seed
         Bootstrap settings.
     **params
-        ``q``; ``alpha`` and ``tail``; ``threshold`` (in score units).
+        ``q``; ``cvar_level`` and ``tail``; ``threshold`` (in score units).
 
     Examples
     --------
     >>> x = np.random.default_rng(0).uniform(size=200)
-    >>> iv = interval(x, "cvar", alpha=0.5, low=0, high=1)
+    >>> iv = interval(x, "cvar", cvar_level=0.5, low=0, high=1)
     >>> iv.low < 0.75 < iv.high
     True
     >>> iv.method

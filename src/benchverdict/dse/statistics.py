@@ -14,15 +14,18 @@ its left-continuous inverse):
 
 * quantile at level ``q``: ``F^{-1}(q)`` (the point estimate interpolates,
   see :func:`quantile`);
-* ``CVaR_alpha`` (upper tail, the paper's): the mean of the best ``1 - alpha``
-  fraction, ``(1 / (1 - alpha)) * integral_alpha^1 F^{-1}(u) du``. For a
-  continuous ``F`` this is ``E[Z | Z >= F^{-1}(alpha)]``; for a discrete one
-  (an empirical sample) the atom at the quantile counts only with the
-  fraction of its mass that lies above level ``alpha``, which makes the
-  estimator exact for discrete distributions and coherent (Acerbi & Tasche
-  2002). ``alpha = 0`` gives the mean;
-* the lower-tail (risk) version: the mean of the worst ``alpha`` fraction,
-  ``(1 / alpha) * integral_0^alpha F^{-1}(u) du``;
+* ``CVaR_l`` at CVaR level ``l`` (upper tail, the paper's): the mean of the
+  best ``1 - l`` fraction in the Rockafellar-Uryasev (2002) / Acerbi-Tasche
+  (2002) form, ``(1 / (1 - l)) * integral_l^1 F^{-1}(u) du``. For a
+  continuous ``F`` this equals the conditional expectation
+  ``E[Z | Z >= F^{-1}(l)]``; for a discrete ``F`` (an empirical sample) the
+  two differ: the atom at the quantile counts only with the fraction of its
+  mass that lies above level ``l`` (``cvar([1, 2, 3], 0.5)`` is
+  ``(0.5 * 2 + 3) / 1.5 = 2.667``, whereas ``E[Z | Z >= 2] = 2.5``). The
+  R-U form is the one Jordan et al. cite; it is coherent and exact for
+  discrete distributions. ``l = 0`` gives the mean;
+* the lower-tail (risk) version: the mean of the worst ``l`` fraction,
+  ``(1 / l) * integral_0^l F^{-1}(u) du``;
 * the area above a threshold ``tau``: the area between the CDF and 1 to the
   right of ``tau``, ``integral_tau^inf (1 - F(z)) dz = E[(Z - tau)^+]``, the
   expected amount by which performance exceeds ``tau`` (in score units);
@@ -49,6 +52,12 @@ Tail = Literal["upper", "lower"]
 
 
 # ----------------------------------------------------------------------------- validation
+#: Raised when a CVaR level is passed as ``alpha``.
+_ALPHA_IS_SIGNIFICANCE = (
+    "the CVaR level is called cvar_level (alpha means a significance level everywhere in "
+    "benchverdict); pass cvar_level=..."
+)
+
 def _sign(objective: str) -> float:
     return 1.0 if check_objective(objective) == "maximize" else -1.0
 
@@ -76,30 +85,37 @@ def as_sample(scores: object, name: str = "scores") -> np.ndarray:
     return x
 
 
-def _check_alpha(alpha: float, tail: str) -> float:
+def check_cvar_level(cvar_level: float, tail: str) -> float:
+    """Validate a CVaR level for ``tail`` (``[0, 1)`` upper, ``(0, 1]`` lower).
+
+    Examples
+    --------
+    >>> check_cvar_level(0.5, "upper")
+    0.5
+    """
     if tail not in ("upper", "lower"):
         raise ValueError(f"tail must be 'upper' or 'lower', got {tail!r}.")
-    alpha = float(alpha)
-    if tail == "upper" and not 0.0 <= alpha < 1.0:
+    level = float(cvar_level)
+    if tail == "upper" and not 0.0 <= level < 1.0:
         raise ValueError(
-            f"alpha must be in [0, 1) for the upper tail (the mean of the best 1 - alpha "
-            f"fraction), got {alpha}."
+            f"the CVaR level must be in [0, 1) for the upper tail (the mean of the best "
+            f"1 - level fraction), got {level}."
         )
-    if tail == "lower" and not 0.0 < alpha <= 1.0:
+    if tail == "lower" and not 0.0 < level <= 1.0:
         raise ValueError(
-            f"alpha must be in (0, 1] for the lower tail (the mean of the worst alpha "
-            f"fraction), got {alpha}."
+            f"the CVaR level must be in (0, 1] for the lower tail (the mean of the worst "
+            f"level fraction), got {level}."
         )
-    return alpha
+    return level
 
 
 # ----------------------------------------------------------------------------- discrete laws
-def tail_weights(cumulative: np.ndarray, alpha: float, tail: Tail) -> np.ndarray:
+def tail_weights(cumulative: np.ndarray, level: float, tail: Tail) -> np.ndarray:
     """Weights of each atom in the CVaR tail integral of a discrete distribution.
 
     ``cumulative`` holds the CDF after each atom (increasing, last = 1). The
     weight of atom ``i`` is the length of ``[c_{i-1}, c_i]`` that lies in the
-    tail's level range (``[alpha, 1]`` or ``[0, alpha]``) divided by the
+    tail's level range (``[level, 1]`` or ``[0, level]``) divided by the
     range's length, so the atom at the quantile gets only its fractional
     share.
 
@@ -113,8 +129,8 @@ def tail_weights(cumulative: np.ndarray, alpha: float, tail: Tail) -> np.ndarray
     if tail == "upper":
         c = c.copy()
         c[-1] = 1.0  # guard against round-off leaving the top atom short of level 1
-        return np.clip(c - np.maximum(prev, alpha), 0.0, None) / (1.0 - alpha)
-    return np.clip(np.minimum(c, alpha) - prev, 0.0, None) / alpha
+        return np.clip(c - np.maximum(prev, level), 0.0, None) / (1.0 - level)
+    return np.clip(np.minimum(c, level) - prev, 0.0, None) / level
 
 
 def _weighted_sum(values: np.ndarray, weights: np.ndarray) -> float:
@@ -167,9 +183,9 @@ class DiscreteLaw:
         i = min(max(i, positive[0]), len(c) - 1)
         return float(self.values[i])
 
-    def cvar(self, alpha: float, tail: Tail) -> float:
-        """The tail mean (see the module docstring)."""
-        return _weighted_sum(self.values, tail_weights(self.cumulative, alpha, tail))
+    def cvar(self, level: float, tail: Tail) -> float:
+        """The tail mean at CVaR level ``level`` (see the module docstring)."""
+        return _weighted_sum(self.values, tail_weights(self.cumulative, level, tail))
 
     def threshold_area(self, tau: float, cap: float = np.inf) -> float:
         """``E[min((Z - tau)^+, cap)]``."""
@@ -217,10 +233,10 @@ class Statistic:
         return sign * value if self.location else value
 
 
-def _rows_cvar(alpha: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
+def _rows_cvar(level: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
     def f(rows: np.ndarray) -> np.ndarray:
         n = rows.shape[1]
-        w = tail_weights(np.arange(1, n + 1) / n, alpha, tail)
+        w = tail_weights(np.arange(1, n + 1) / n, level, tail)
         return np.sort(rows, axis=1) @ w
 
     return f
@@ -233,13 +249,13 @@ def statistic(name: str, **params: float) -> Statistic:
     ----------
     name : {"mean", "quantile", "cvar", "threshold_area", "exceedance"}
     **params
-        ``q`` for quantiles; ``alpha`` and ``tail`` for CVaR; ``threshold``
+        ``q`` for quantiles; ``cvar_level`` and ``tail`` for CVaR; ``threshold``
         (oriented) and optional ``cap`` for the threshold area; ``threshold``
         for the exceedance probability.
 
     Examples
     --------
-    >>> s = statistic("cvar", alpha=0.5, tail="upper")
+    >>> s = statistic("cvar", cvar_level=0.5, tail="upper")
     >>> s.of_sample(np.array([1.0, 2.0, 3.0, 4.0]))
     3.5
     """
@@ -255,10 +271,12 @@ def statistic(name: str, **params: float) -> Statistic:
         )
     if name == "cvar":
         tail = params.get("tail", "upper")
-        alpha = _check_alpha(params["alpha"], tail)
+        if "alpha" in params:
+            raise TypeError(_ALPHA_IS_SIGNIFICANCE)
+        level = check_cvar_level(params["cvar_level"], tail)
         return Statistic(
-            f"cvar_{tail}_{alpha:g}", lambda law: law.cvar(alpha, tail),
-            _rows_cvar(alpha, tail), True,
+            f"cvar_{tail}_{level:g}", lambda law: law.cvar(level, tail),
+            _rows_cvar(level, tail), True,
         )
     if name == "threshold_area":
         tau = float(params["threshold"])
@@ -281,37 +299,43 @@ def statistic(name: str, **params: float) -> Statistic:
 # ----------------------------------------------------------------------------- public API
 def cvar(
     scores: object,
-    alpha: float,
+    cvar_level: float,
     *,
     tail: Tail = "upper",
     objective: Objective = "maximize",
 ) -> float:
-    """Conditional value at risk: the mean of the best ``1 - alpha`` (or worst ``alpha``) share.
+    """Conditional value at risk: the mean of the best ``1 - cvar_level`` (or worst) share.
 
-    With ``tail="upper"`` this is Jordan et al.'s ``CVaR_alpha = E[Z | Z >=
-    F^{-1}(alpha)]``: the mean performance of the best ``1 - alpha`` fraction
-    of draws, ``(1/(1 - alpha)) integral_alpha^1 F^{-1}(u) du``. With
-    ``tail="lower"`` it is the risk version, the mean of the worst ``alpha``
-    fraction, ``(1/alpha) integral_0^alpha F^{-1}(u) du``.
+    With ``tail="upper"`` this is Jordan et al.'s ``CVaR`` in the
+    Rockafellar-Uryasev (2002) form: with ``l = cvar_level``,
 
-    The estimator integrates the empirical quantile function exactly: when
-    ``n * (1 - alpha)`` is not an integer, the draw at the quantile enters
-    with the fraction of its ``1/n`` mass that lies in the tail. It is thus
-    exact for any discrete distribution given as its atoms (ties included),
-    and ``cvar(x, 0) == mean(x)``.
+    ``CVaR_l = (1 / (1 - l)) * integral_l^1 F^{-1}(u) du``,
+
+    the mean performance of the best ``1 - l`` fraction of the distribution.
+    For a continuous ``F`` it equals ``E[Z | Z >= F^{-1}(l)]``; for a
+    discrete ``F`` such as an empirical sample it does not: the atom at the
+    quantile ``F^{-1}(l)`` enters only with the part of its mass that lies
+    above level ``l``. With ``tail="lower"`` it is the risk version, the mean
+    of the worst ``l`` fraction, ``(1 / l) integral_0^l F^{-1}(u) du``.
+
+    The estimator integrates the empirical quantile function exactly, so it
+    is exact for any discrete distribution given as its atoms (ties
+    included), coherent (Acerbi & Tasche 2002), and ``cvar(x, 0) ==
+    mean(x)``.
 
     Parameters
     ----------
     scores : array_like
         IID draws of the score (finite).
-    alpha : float
-        The level: ``[0, 1)`` for the upper tail, ``(0, 1]`` for the lower.
+    cvar_level : float
+        The CVaR level ``l``: ``[0, 1)`` for the upper tail, ``(0, 1]`` for
+        the lower. (Not a significance level: those are called ``alpha``.)
     tail : {"upper", "lower"}
         The *performance* tail: ``"upper"`` = best results, ``"lower"`` =
         worst, whatever the objective.
     objective : {"maximize", "minimize"}
         With ``"minimize"`` the best results are the smallest scores: the
-        upper-tail CVaR of a loss is the mean of its smallest ``1 - alpha``
+        upper-tail CVaR of a loss is the mean of its smallest ``1 - l``
         fraction. The result is in score units either way.
 
     Returns
@@ -326,13 +350,22 @@ def cvar(
     0.15
     >>> round(cvar([0.1, 0.2, 0.3, 0.4], 0.5, objective="minimize"), 12)  # best half of a loss
     0.15
-    >>> round(cvar([1, 2, 3], 0.5), 6)  # the middle draw counts with half its mass
+
+    Where the two definitions differ: the best half of ``[1, 2, 3]`` is all of
+    the draw 3 and half of the draw 2, so the R-U CVaR is ``(0.5 * 2 + 3) /
+    1.5``, while the conditional expectation ``E[Z | Z >= F^{-1}(0.5)]``
+    averages 2 and 3:
+
+    >>> round(cvar([1, 2, 3], 0.5), 6)  # Rockafellar-Uryasev, what this function computes
     2.666667
+    >>> z = np.array([1, 2, 3]); float(z[z >= np.quantile(z, 0.5, method="inverted_cdf")].mean())
+    2.5
     """
     sign = _sign(objective)
     z = sign * as_sample(scores)
-    return statistic("cvar", alpha=alpha, tail=tail).to_user(
-        DiscreteLaw.empirical(z).cvar(_check_alpha(alpha, tail), tail), sign
+    level = check_cvar_level(cvar_level, tail)
+    return statistic("cvar", cvar_level=level, tail=tail).to_user(
+        DiscreteLaw.empirical(z).cvar(level, tail), sign
     )
 
 
@@ -481,6 +514,7 @@ __all__ = [
     "Statistic",
     "as_sample",
     "au_cdf",
+    "check_cvar_level",
     "cvar",
     "exceedance_probability",
     "mean",

@@ -17,7 +17,12 @@
   :mod:`benchverdict.critical_difference`).
 
 Every result states its replication unit, has a tidy ``.table``, a
-``.plot()`` and ``.verdicts()``.
+``.plot()`` and ``.verdicts()``. Averaging seeds before ranking
+(``unit="benchmark"``) is a choice and every result says so; with one seed
+per block the rank tests are unchanged by any increasing transform of the
+scores, and no result depends on the names or order of algorithms or
+benchmarks. All of it stays polynomial and vectorised over pairs, so
+thousands of algorithms are analysed in seconds.
 """
 
 from benchverdict.ranks.anytime import AnytimeRanks, anytime_ranks

@@ -38,8 +38,10 @@ from matplotlib.axes import Axes
 from scipy import stats
 from tqdm.auto import tqdm
 
+from benchverdict._plain_text import plain_text
 from benchverdict.plotting import algorithm_colors, new_axes, theme
 from benchverdict.results import Results
+from benchverdict.stats.symmetry import canonical_block_order
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 
@@ -98,10 +100,16 @@ class AnytimeRanks:
             tail = (1 - self.level) / 2
             n_bench = int(self.table.loc[np.isclose(self.table["budget"], key),
                                          "n_benchmarks"].iloc[0])
+            # Each pair's band is computed once, in an orientation fixed by the resampled
+            # ranks (not the names), and mirrored for the other: exactly antisymmetric.
+            keys = [tuple(np.sort(boot[:, i]).tolist()) for i in range(boot.shape[1])]
             for i, j in itertools.combinations(range(len(self.algorithms)), 2):
                 a, c = self.algorithms[i], self.algorithms[j]
-                diff = boot[:, j] - boot[:, i]  # positive: a has the better (smaller) rank
-                low, high = np.quantile(diff, [tail, 1 - tail])
+                if keys[j] < keys[i]:
+                    high, low = -np.quantile(boot[:, i] - boot[:, j], [tail, 1 - tail])
+                else:
+                    # positive: a has the better (smaller) rank
+                    low, high = np.quantile(boot[:, j] - boot[:, i], [tail, 1 - tail])
                 estimate = float(point[c] - point[a])
                 outcome = "a" if low > 0 else "b" if high < 0 else "inconclusive"
                 out.append(
@@ -144,7 +152,7 @@ class AnytimeRanks:
             ax.set_ylabel("average rank (1 = best)")
             ax.legend(title=None)
             ax.set_title(f"{self.level:.0%} bootstrap bands over seeds", fontsize=9)
-        return ax
+        return plain_text(ax)
 
 
 def anytime_ranks(
@@ -303,6 +311,17 @@ def _bootstrap(cube: np.ndarray, counts: np.ndarray, n_bootstrap: int,
                rng: np.random.Generator, aggregate: str) -> np.ndarray:
     """Resample seeds within every (algorithm, benchmark) cell; return (n_bootstrap, A) ranks."""
     n_alg, n_bench, n_seed = cube.shape
+    # Draw in an order of algorithms and benchmarks fixed by the data, not by their names,
+    # so renaming or reordering them cannot change a band (stats.symmetry).
+    with np.errstate(all="ignore"):
+        centers0 = np.nanmean(cube, axis=2)  # (A, B)
+    bench_order = canonical_block_order(centers0.T)
+    in_order = centers0[:, bench_order]
+    keys = [(tuple(np.sort(in_order[a]).tolist()), tuple(in_order[a].tolist()))
+            for a in range(n_alg)]
+    alg_order = np.array(sorted(range(n_alg), key=keys.__getitem__), dtype=np.int64)
+    cube = cube[alg_order][:, bench_order]
+    counts = counts[alg_order][:, bench_order]
     # seeds present first in every cell, so index < count picks an observed seed
     compact = np.sort(cube, axis=2)  # NaN sorts last
     out = np.empty((n_bootstrap, n_alg))
@@ -319,4 +338,6 @@ def _bootstrap(cube: np.ndarray, counts: np.ndarray, n_bootstrap: int,
             centers = (np.nanmean(draws, axis=3) if aggregate == "mean"
                        else np.nanmedian(draws, axis=3))
         out[start:start + size] = _average_ranks(centers)
-    return out
+    result = np.empty_like(out)
+    result[:, alg_order] = out
+    return result

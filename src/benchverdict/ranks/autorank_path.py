@@ -38,6 +38,7 @@ from matplotlib.axes import Axes
 from scipy import stats
 
 from benchverdict import critical_difference as cdd
+from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
 from benchverdict.ranks.friedman import _as_blocks, _p
 from benchverdict.results import BlockMatrix, Results
@@ -161,41 +162,41 @@ class AutorankResult:
         """Autorank's pairwise decisions as a boolean matrix (``True``: not different)."""
         ranking = self.raw.rankdf
         names = list(ranking.index)
-        nd = pd.DataFrame(True, index=names, columns=names)
         if self.bayesian:
-            for a, b in itertools.combinations(names, 2):
-                decided = self.raw.decision_matrix.loc[a, b] in ("smaller", "larger")
-                nd.loc[a, b] = nd.loc[b, a] = not decided
-            return nd
-        if self.pvalue >= self.alpha:
-            return nd
-        for a, b in itertools.combinations(names, 2):
-            nd.loc[a, b] = nd.loc[b, a] = not self._differ(a, b)
-        return nd
+            decisions = self.raw.decision_matrix.reindex(index=names, columns=names)
+            decided = decisions.isin(["smaller", "larger"]).to_numpy()
+            decided = decided | decided.T
+            return pd.DataFrame(~decided, index=names, columns=names)
+        differ = self._differ_matrix() & (self.pvalue < self.alpha)
+        return pd.DataFrame(~differ, index=names, columns=names)
 
-    def _differ(self, a: str, b: str) -> bool:
+    def _differ_matrix(self) -> np.ndarray:
+        """Autorank's rule for every pair at once (rows and columns in rankdf order)."""
+        ranking = self.raw.rankdf
+        k = len(ranking)
+        if self.posthoc == "nemenyi":
+            r = ranking["meanrank"].to_numpy(dtype=float)
+            differ = np.abs(r[:, None] - r[None, :]) > self.raw.cd
+        elif self.posthoc == "tukeyhsd":
+            lo = ranking["ci_lower"].to_numpy(dtype=float)
+            hi = ranking["ci_upper"].to_numpy(dtype=float)
+            differ = (hi[:, None] < lo[None, :]) | (hi[None, :] < lo[:, None])
+        else:  # two algorithms: the omnibus test is the pairwise test
+            differ = np.ones((k, k), dtype=bool)
+        np.fill_diagonal(differ, False)
+        return differ
+
+    def _better_matrix(self) -> np.ndarray:
+        """``a_better[i, j]``: autorank ranks row ``i`` above column ``j`` (rankdf order)."""
         ranking = self.raw.rankdf
         if self.posthoc == "nemenyi":
-            gap = abs(ranking.loc[a, "meanrank"] - ranking.loc[b, "meanrank"])
-            return bool(gap > self.raw.cd)
-        if self.posthoc == "tukeyhsd":
-            lo_a, hi_a = ranking.loc[a, "ci_lower"], ranking.loc[a, "ci_upper"]
-            lo_b, hi_b = ranking.loc[b, "ci_lower"], ranking.loc[b, "ci_upper"]
-            return bool(hi_a < lo_b or hi_b < lo_a)
-        return True  # two algorithms: the omnibus test is the pairwise test
-
-    def _better(self, a: str, b: str) -> str:
-        ranking = self.raw.rankdf
-        if self.posthoc == "tukeyhsd":
-            ma, mb = ranking.loc[a, "mean"], ranking.loc[b, "mean"]
-        elif self.posthoc == "nemenyi":
-            return a if ranking.loc[a, "meanrank"] < ranking.loc[b, "meanrank"] else b
-        else:
-            column = "mean" if "mean" in ranking.columns else "median"
-            ma, mb = ranking.loc[a, column], ranking.loc[b, column]
+            r = ranking["meanrank"].to_numpy(dtype=float)
+            return r[:, None] < r[None, :]
+        column = "mean" if self.posthoc == "tukeyhsd" or "mean" in ranking.columns else "median"
+        m = ranking[column].to_numpy(dtype=float)
         if self.objective == "maximize":
-            return a if ma > mb else b
-        return a if ma < mb else b
+            return m[:, None] > m[None, :]
+        return m[:, None] < m[None, :]
 
     def verdicts(self) -> list[Verdict]:
         """One verdict per pair, following autorank's own decision rule."""
@@ -204,47 +205,57 @@ class AutorankResult:
         ranking = self.raw.rankdf
         names = sorted(ranking.index)
         n = int(self.blocks.matrix.shape[0])
-        k = len(names)
-        out = []
         if self.bayesian:
-            return [self._bayes_verdict(a, b, scope, n)
-                    for a, b in itertools.combinations(names, 2)]
-        for a, b in itertools.combinations(names, 2):
-            differ = self.pvalue < self.alpha and self._differ(a, b)
-            winner = self._better(a, b)
-            outcome = ("a" if winner == a else "b") if differ else "inconclusive"
-            ra, rb = ranking.loc[a, "meanrank"], ranking.loc[b, "meanrank"]
-            if self.posthoc == "nemenyi":
-                pair_p = float(_stats.nemenyi_pvalues(np.array([ra, rb]), n)[0, 1]) if k == 2 \
-                    else float(_stats.nemenyi_pvalues(ranking["meanrank"].to_numpy(), n)[
-                        list(ranking.index).index(a), list(ranking.index).index(b)])
-                evidence = Evidence("p_value", pair_p, self.alpha)
-                why = (f"|mean rank difference| {abs(ra - rb):.3f} "
-                       f"{'>' if abs(ra - rb) > self.raw.cd else '<='} CD {self.raw.cd:.3f}")
-            elif self.posthoc == "tukeyhsd":
-                evidence = Evidence("confidence", None, 1 - self.alpha)
-                why = ("Tukey HSD intervals " + ("do not overlap" if self._differ(a, b)
-                                                 else "overlap") + " (unpaired; see flags)")
-            else:
-                evidence = Evidence("p_value", self.pvalue, self.alpha)
-                why = f"{self.omnibus} p = {_p(self.pvalue)}"
-            if self.pvalue >= self.alpha and self.posthoc is not None:
-                why = f"omnibus {self.omnibus} p = {_p(self.pvalue)} >= {self.alpha:g}"
-            method = {"nemenyi": "ranks.autorank_nemenyi", "tukeyhsd": "ranks.autorank_tukey"
-                      }.get(self.posthoc or "", f"ranks.autorank_{self.omnibus}")
-            out.append(
-                Verdict(
-                    a=a, b=b, outcome=outcome, method=method, scope=scope, evidence=evidence,
-                    objective=self.objective, unit=self.unit, n=n,
-                    explanation=f"autorank chose {self.omnibus}"
-                    f"{'+' + self.posthoc if self.posthoc else ''}; {why}",
-                    effect=_effect(self.raw, a, b, self.objective),
-                    details={"omnibus": self.omnibus, "posthoc": self.posthoc,
-                             "omnibus_pvalue": self.pvalue, "all_normal": bool(self.raw.all_normal),
-                             "homoscedastic": _maybe_bool(self.raw.homoscedastic),
-                             "flags": list(self.flags)},
+            with paused_gc():
+                return [self._bayes_verdict(a, b, scope, n)
+                        for a, b in itertools.combinations(names, 2)]
+        where = {name: i for i, name in enumerate(ranking.index)}
+        raw_differ = self._differ_matrix()
+        differ = raw_differ & (self.pvalue < self.alpha)
+        better = self._better_matrix()
+        meanrank = ranking["meanrank"].to_numpy(dtype=float).tolist()
+        pair_p = (_stats.nemenyi_pvalues(np.asarray(meanrank), n)
+                  if self.posthoc == "nemenyi" else None)
+        effects = _effects(self.raw, self.objective)
+        method = {"nemenyi": "ranks.autorank_nemenyi", "tukeyhsd": "ranks.autorank_tukey"
+                  }.get(self.posthoc or "", f"ranks.autorank_{self.omnibus}")
+        chose = f"autorank chose {self.omnibus}{'+' + self.posthoc if self.posthoc else ''}; "
+        omnibus_failed = self.pvalue >= self.alpha and self.posthoc is not None
+        details = {"omnibus": self.omnibus, "posthoc": self.posthoc,
+                   "omnibus_pvalue": self.pvalue, "all_normal": bool(self.raw.all_normal),
+                   "homoscedastic": _maybe_bool(self.raw.homoscedastic),
+                   "flags": list(self.flags),
+                   "invariant_under": ("increasing transforms (with one seed per block)"
+                                       if self.omnibus == "friedman" else
+                                       "increasing affine transforms")}
+        cd = None if self.raw.cd is None else float(self.raw.cd)
+        out = []
+        with paused_gc():
+            for a, b in itertools.combinations(names, 2):
+                i, j = where[a], where[b]
+                decided = bool(differ[i, j])
+                outcome = ("a" if better[i, j] else "b") if decided else "inconclusive"
+                ra, rb = meanrank[i], meanrank[j]
+                if pair_p is not None:
+                    evidence = Evidence("p_value", float(pair_p[i, j]), self.alpha)
+                    why = (f"|mean rank difference| {abs(ra - rb):.3f} "
+                           f"{'>' if abs(ra - rb) > cd else '<='} CD {cd:.3f}")
+                elif self.posthoc == "tukeyhsd":
+                    evidence = Evidence("confidence", None, 1 - self.alpha)
+                    overlap = "do not overlap" if raw_differ[i, j] else "overlap"
+                    why = f"Tukey HSD intervals {overlap} (unpaired; see flags)"
+                else:
+                    evidence = Evidence("p_value", self.pvalue, self.alpha)
+                    why = f"{self.omnibus} p = {_p(self.pvalue)}"
+                if omnibus_failed:
+                    why = f"omnibus {self.omnibus} p = {_p(self.pvalue)} >= {self.alpha:g}"
+                out.append(
+                    Verdict(
+                        a=a, b=b, outcome=outcome, method=method, scope=scope,
+                        evidence=evidence, objective=self.objective, unit=self.unit, n=n,
+                        explanation=chose + why, effect=effects(a, b), details=details,
+                    )
                 )
-            )
         return out
 
     def _bayes_verdict(self, a: str, b: str, scope: Scope, n: int) -> Verdict:
@@ -321,24 +332,33 @@ def _maybe_bool(x: object) -> bool | None:
     return None if x is None else bool(x)
 
 
-def _effect(raw: Any, a: str, b: str, objective: str) -> Effect | None:
-    """Autorank's effect sizes are against the first row of its table; give the pair's if one is it.
+def _effects(raw: Any, objective: str):
+    """A function ``(a, b) -> Effect or None`` from autorank's table, read once.
 
-    (With ``order="descending"`` autorank lists the *worst* mean rank first.)
+    Autorank's effect sizes are against the first row of its table; a pair
+    gets one only if one of its algorithms is that row. (With
+    ``order="descending"`` autorank lists the *worst* mean rank first.)
     """
     ranking = raw.rankdf
     best = ranking.index[0]
-    if best not in (a, b):
-        return None
-    other = b if best == a else a
-    value = float(ranking.loc[other, "effect_size"])
-    # autorank: effect of the best minus the other, on raw values. Orient: positive favours a.
-    raw_direction = value if best == a else -value
-    if objective == "minimize":
-        raw_direction = -raw_direction
+    sizes = dict(zip(ranking.index, ranking["effect_size"].tolist()))
     names = {"cohen_d": "Cohen's d", "cliff_delta": "Cliff's delta",
              "akinshin_gamma": "Akinshin's gamma"}
-    return Effect(names.get(raw.effect_size or "", str(raw.effect_size)), raw_direction)
+    label = names.get(raw.effect_size or "", str(raw.effect_size))
+
+    def effect(a: str, b: str) -> Effect | None:
+        if best not in (a, b):
+            return None
+        other = b if best == a else a
+        value = float(sizes[other])
+        # autorank: effect of the best minus the other, on raw values. Orient: positive
+        # favours a.
+        raw_direction = value if best == a else -value
+        if objective == "minimize":
+            raw_direction = -raw_direction
+        return Effect(label, raw_direction)
+
+    return effect
 
 
 def autorank(
@@ -356,6 +376,7 @@ def autorank(
     rope_mode: Literal["effsize", "absolute"] = "effsize",
     nsamples: int = 50000,
     random_state: int | None = None,
+    max_pairs: int | None = 1225,
 ) -> AutorankResult:
     """Run autorank's decision path on the block matrix and explain it.
 
@@ -375,6 +396,18 @@ def autorank(
         algorithms are practically equivalent (a ``"tie"`` verdict).
     rope, rope_mode, nsamples, random_state
         Passed to autorank for the Bayesian approach.
+    max_pairs : int or None
+        Autorank's ANOVA + Tukey HSD path (statsmodels evaluates the
+        studentized range numerically for every pair, about 1-2 ms each, and
+        builds a table and a figure of all pairs; measured: 6 minutes for 1000
+        algorithms) and its Bayesian path (one
+        baycomp test per pair) cost a few milliseconds or more per pair: with
+        1000 algorithms, minutes to hours. Which path autorank will take is
+        known beforehand (its own normality and variance tests, recomputed
+        here); when it is one of these two and there are more than
+        ``max_pairs`` pairs (default 1225: 50 algorithms), a ValueError says so
+        instead of starting it. Its Friedman + Nemenyi path has no such limit.
+        ``None``: no limit.
 
     Returns
     -------
@@ -383,7 +416,8 @@ def autorank(
     Raises
     ------
     ValueError
-        With fewer than 5 blocks (autorank's own minimum).
+        With fewer than 5 blocks (autorank's own minimum), or when autorank's
+        path would cost more than ``max_pairs`` allows.
 
     Examples
     --------
@@ -407,6 +441,20 @@ def autorank(
         )
     data = matrix.reset_index(drop=True)
     data.columns = [str(c) for c in data.columns]
+    shapiro = {str(c): float(stats.shapiro(data[c]).pvalue) for c in data.columns}
+    path = _predicted_path(data, shapiro, alpha, force_mode, approach)
+    k = data.shape[1]
+    n_pairs = k * (k - 1) // 2
+    if path in _SECONDS_PER_PAIR and max_pairs is not None and n_pairs > max_pairs:
+        minutes = n_pairs * _SECONDS_PER_PAIR[path] / 60
+        raise ValueError(
+            f"autorank would take its {path} path here, which costs about "
+            f"{_SECONDS_PER_PAIR[path] * 1000:.0f} ms per pair in autorank's own code "
+            f"({n_pairs:,} pairs of {k} algorithms: about {minutes:,.0f} minutes), so it was "
+            f"not started. Fix: use friedman() (its Nemenyi and Wilcoxon-Holm families take "
+            f"seconds for thousands of algorithms), or pass max_pairs=None to run autorank "
+            f"anyway."
+        )
     order = "descending" if blocks.objective == "maximize" else "ascending"
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
@@ -416,7 +464,6 @@ def autorank(
             force_mode=force_mode, approach=approach, rope=rope, rope_mode=rope_mode,
             nsamples=nsamples, random_state=random_state,
         )
-    shapiro = {str(c): float(stats.shapiro(data[c]).pvalue) for c in data.columns}
     reasons, flags = _explain(raw, shapiro, alpha, force_mode)
     notes = []
     if blocks.unit == "benchmark_seed":
@@ -424,11 +471,44 @@ def autorank(
                      "benchmarks (pseudo-replication)")
     if len(blocks.exclusions):
         notes.append(blocks.exclusion_summary())
+    if blocks.unit == "benchmark":
+        notes.append(
+            f"each block's score is the {blocks.aggregate} over its seeds, taken before "
+            f"autorank sees it (a choice; unit='benchmark_seed' uses every run)"
+        )
+    if raw.omnibus != "friedman":
+        notes.append(
+            "this path uses the scores' values (normality tests, means, variances): it is "
+            "unchanged by increasing affine transforms of the scores, not by every increasing "
+            "transform (only the Friedman + Nemenyi path is)"
+        )
     return AutorankResult(
         raw=raw, omnibus=raw.omnibus, posthoc=raw.posthoc, reasons=tuple(reasons),
         flags=tuple(flags), log=buffer.getvalue(), blocks=blocks, unit=unit_text, alpha=alpha,
         objective=blocks.objective, notes=tuple(notes),
     )
+
+
+#: Measured cost of autorank's slow paths per pair of algorithms (seconds), for the message.
+_SECONDS_PER_PAIR = {"ANOVA + Tukey HSD": 0.001, "Bayesian signed-rank": 0.02}
+
+
+def _predicted_path(data: pd.DataFrame, shapiro: dict[str, float], alpha: float,
+                    force_mode: str | None, approach: str) -> str:
+    """The path autorank 1.x will take, decided exactly as autorank decides it."""
+    k = data.shape[1]
+    if approach == "bayesian":
+        return "Bayesian signed-rank"
+    if k == 2:
+        return "two-sample test"
+    all_normal = all(p >= alpha / k for p in shapiro.values())
+    if force_mode == "parametric":
+        return "ANOVA + Tukey HSD"
+    if force_mode is None and all_normal:
+        var_equal = stats.bartlett(*data.transpose().values).pvalue >= alpha
+        if var_equal:
+            return "ANOVA + Tukey HSD"
+    return "Friedman + Nemenyi"
 
 
 def _explain(

@@ -16,11 +16,29 @@ F is then preferable). Nemenyi's test is a test on average ranks, so its
 verdict on a pair depends on which other algorithms are compared (Benavoli
 et al. 2016); pairwise Wilcoxon signed-rank tests with Holm's correction do
 not have that defect and are offered as ``posthoc="wilcoxon"``.
+
+What the results depend on. With ``unit="benchmark"`` each block's score is
+the mean (or median) over its seeds, taken *before* ranking: a choice, said
+in every result's notes and verdict details (``unit="benchmark_seed"`` ranks
+every run instead). With one seed per block, Friedman's test, Nemenyi's and
+Conover's post-hoc tests, Cliff's delta and its bootstrap interval use only
+the order of the scores, so any increasing transform of the scores leaves
+every verdict unchanged; with several seeds the mean can reorder a block.
+Wilcoxon's signed-rank test ranks the *differences* between two algorithms,
+so it is unchanged by increasing affine transforms only (the results say
+which, in ``details["invariant_under"]``). Nothing depends on the names or
+the order of algorithms and benchmarks: the effect-size bootstrap resamples
+blocks in an order fixed by the values and computes each pair once, in an
+orientation fixed by the values (:mod:`benchverdict.stats.symmetry`).
+
+Cost. Everything is vectorised over pairs: 1000 algorithms (half a million
+pairs) take seconds (``benchmarks/bench_ranks.py --scale``); the
+effect-size bootstrap, whose cost is pairs x resamples x blocks, is skipped
+with a note beyond ``bootstrap_budget``.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,13 +47,17 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from benchverdict import critical_difference as cdd
+from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
 from benchverdict.results import BlockMatrix, Results
+from benchverdict.stats.symmetry import canonical_block_order
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 Posthoc = Literal["nemenyi", "wilcoxon", "conover"]
 Adjust = Literal["holm", "bonferroni"]
 POSTHOCS = ("nemenyi", "wilcoxon", "conover")
+#: Default work limit of the effect-size bootstrap: pairs x resamples x blocks.
+BOOTSTRAP_BUDGET = 1e8
 METHOD_NAMES = {
     "nemenyi": "ranks.nemenyi",
     "wilcoxon": "ranks.wilcoxon_holm",
@@ -148,7 +170,11 @@ class FriedmanResult:
         return nd
 
     def cliques(self) -> list[frozenset[str]]:
-        """Maximal groups of algorithms that are pairwise not significantly different."""
+        """Maximal groups of algorithms that are pairwise not significantly different.
+
+        Polynomial for any number of algorithms (see
+        :func:`benchverdict.critical_difference.grouping`).
+        """
         return cdd.cliques(self.average_ranks, self.not_different())
 
     def letters(self) -> pd.Series:
@@ -189,12 +215,15 @@ class FriedmanResult:
             "  average ranks (1 = best): "
             + ", ".join(f"{a} {r:.3f}" for a, r in self.average_ranks.items()),
         ]
-        groups = self.cliques()
+        found = cdd.grouping(self.average_ranks, self.not_different())
+        place = {name: i for i, name in enumerate(self.algorithms)}
         lines.append(
             "  not significantly different groups: "
-            + ("; ".join("{" + ", ".join(sorted(g, key=self.algorithms.index)) + "}"
-                         for g in groups) or "none (every pair differs)")
+            + ("; ".join("{" + ", ".join(sorted(g, key=place.__getitem__)) + "}"
+                         for g in found.groups) or "none (every pair differs)")
         )
+        if found.note:
+            lines.append(f"  groups: {found.note}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -208,46 +237,56 @@ class FriedmanResult:
         scope = Scope(budget_low=budget, budget_high=budget) if budget is not None else Scope()
         method = METHOD_NAMES[self.posthoc]
         gated = self.posthoc in ("nemenyi", "conover")
+        n_blocks = self.n_blocks
+        blocked = gated and not self.omnibus_significant
+        invariance = ("increasing affine transforms" if self.posthoc == "wilcoxon"
+                      else "increasing transforms (with one seed per block)")
+        t = self.pairwise
+        # Python scalars: formatting numpy scalars costs several times more per verdict
+        columns = [t[c].tolist() for c in (
+            "a", "b", "rank_a", "rank_b", "significant", "better", "pvalue_raw",
+            "pvalue_adjusted", "cliffs_delta", "cliffs_delta_low", "cliffs_delta_high",
+            "akinshin_gamma")]
+        with paused_gc():
+            return self._verdicts(columns, scope, method, n_blocks, blocked, invariance)
+
+    def _verdicts(self, columns, scope, method, n_blocks, blocked, invariance) -> list[Verdict]:
         out = []
-        for row in self.pairwise.itertuples(index=False):
-            significant = bool(row.significant)
-            if significant:
-                outcome = "a" if row.better == row.a else "b"
-            else:
-                outcome = "inconclusive"
-            if gated and not self.omnibus_significant:
+        for (a, b, rank_a, rank_b, significant, better, p_raw, p_adj, delta, delta_low,
+             delta_high, gamma) in zip(*columns):
+            significant = bool(significant)
+            outcome = ("a" if better == a else "b") if significant else "inconclusive"
+            if blocked:
                 why = (f"Friedman p = {_p(self.pvalue)} >= {self.alpha:g}, so no pair is "
                        f"declared different")
             elif self.posthoc == "nemenyi":
-                why = (f"|rank difference| {abs(row.rank_a - row.rank_b):.3f} "
+                why = (f"|rank difference| {abs(rank_a - rank_b):.3f} "
                        f"{'>' if significant else '<='} CD {self.critical_difference:.3f}")
             else:
-                why = f"{self.adjust}-adjusted p = {_p(row.pvalue_adjusted)}"
-            explanation = (
-                f"average rank {row.a} {row.rank_a:.3f} vs {row.b} {row.rank_b:.3f} over "
-                f"{self.n_blocks} blocks; {why}"
-            )
-            effect = Effect(
-                "Cliff's delta", float(row.cliffs_delta), _none(row.cliffs_delta_low),
-                _none(row.cliffs_delta_high), self.effect_level,
-            )
+                why = f"{self.adjust}-adjusted p = {_p(p_adj)}"
             out.append(
                 Verdict(
-                    a=row.a, b=row.b, outcome=outcome, method=method, scope=scope,
-                    evidence=Evidence("p_value", float(row.pvalue_adjusted), self.alpha),
-                    objective=self.objective, explanation=explanation, effect=effect,
-                    unit=self.unit, n=self.n_blocks,
+                    a=a, b=b, outcome=outcome, method=method, scope=scope,
+                    evidence=Evidence("p_value", float(p_adj), self.alpha),
+                    objective=self.objective,
+                    explanation=(f"average rank {a} {rank_a:.3f} vs {b} {rank_b:.3f} over "
+                                 f"{n_blocks} blocks; {why}"),
+                    effect=Effect("Cliff's delta", float(delta), _none(delta_low),
+                                  _none(delta_high), self.effect_level),
+                    unit=self.unit, n=n_blocks,
                     details={
                         "omnibus": "friedman",
                         "omnibus_pvalue": self.pvalue,
                         "iman_davenport_pvalue": self.iman_davenport_pvalue,
                         "posthoc": self.posthoc,
                         "adjust": self.adjust,
-                        "pvalue_raw": float(row.pvalue_raw),
-                        "rank_a": float(row.rank_a),
-                        "rank_b": float(row.rank_b),
+                        "pvalue_raw": float(p_raw),
+                        "rank_a": float(rank_a),
+                        "rank_b": float(rank_b),
                         "critical_difference": self.critical_difference,
-                        "akinshin_gamma": float(row.akinshin_gamma),
+                        "akinshin_gamma": float(gamma),
+                        "aggregate": self.blocks.aggregate,
+                        "invariant_under": invariance,
                     },
                 )
             )
@@ -290,6 +329,7 @@ def friedman(
     n_bootstrap: int = 1000,
     effect_level: float = 0.95,
     random_state: int | None = 0,
+    bootstrap_budget: float | None = BOOTSTRAP_BUDGET,
 ) -> FriedmanResult:
     """Friedman's test on a block x algorithm matrix, with a post-hoc family and verdicts.
 
@@ -303,7 +343,10 @@ def friedman(
     unit : {"benchmark", "benchmark_seed"}
         The replication unit (see the module docstring).
     aggregate : {"mean", "median"}
-        How seeds are combined within a benchmark (``unit="benchmark"``).
+        How seeds are combined within a benchmark (``unit="benchmark"``),
+        before ranking. A choice: it is stated in the result's notes, and
+        with several seeds per benchmark it makes the ranks depend on the
+        scores' scale (see the module docstring).
     missing : {"raise", "drop"}
         Blocks with a missing algorithm: refuse with the list of missing
         cells, or drop them (recorded in ``result.blocks.exclusions``).
@@ -322,6 +365,12 @@ def friedman(
         Confidence level of those intervals.
     random_state : int, optional
         Seed of the bootstrap.
+    bootstrap_budget : float or None
+        Largest ``pairs x n_bootstrap x blocks`` for which the effect-size
+        intervals are computed (about a second per ``1e8``); beyond it they
+        are NaN and a note says so (1000 algorithms have half a million
+        pairs). ``None``: always compute them (with a progress bar when
+        long).
 
     Returns
     -------
@@ -398,12 +447,13 @@ def friedman(
             f"{tied_blocks} block(s) hold tied scores: ranks are tie-averaged and Q is "
             f"tie-corrected, but Nemenyi's CD assumes no ties (it is then conservative)"
         )
+    notes += _scale_notes(blocks, posthoc)
     mean_ranks = ranks.mean(axis=0)
     cd = _stats.nemenyi_critical_difference(k, n, alpha)
 
-    pairs = list(itertools.combinations(range(k), 2))
-    direction = np.zeros((k, k))
+    first, second = np.triu_indices(k, 1)
     statistic = np.full((k, k), np.nan)
+    direction = np.zeros((k, k))
     if posthoc == "nemenyi":
         raw = _stats.nemenyi_pvalues(mean_ranks, n)
         adjusted = raw.copy()
@@ -416,51 +466,44 @@ def friedman(
             raw = _stats.conover_pvalues(ranks)
             statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
         adjusted = np.ones((k, k))
-        if pairs:
-            flat = _stats.adjust_pvalues(np.array([raw[i, j] for i, j in pairs]), adjust)
-            for (i, j), value in zip(pairs, flat):
-                adjusted[i, j] = adjusted[j, i] = value
+        if first.size:
+            flat = _stats.adjust_pvalues(raw[first, second], adjust)
+            adjusted[first, second] = adjusted[second, first] = flat
         adjust_text = adjust
 
     gate = posthoc in ("nemenyi", "conover")
     omnibus_ok = fs.pvalue < alpha
-    rng = np.random.default_rng(random_state)
-    intervals_by_pair = _stats.bootstrap_effect_intervals(
-        oriented, pairs, n_bootstrap=n_bootstrap, level=effect_level, rng=rng
+    delta, gamma = _stats.effect_size_matrices(oriented)
+    intervals, skipped = _effect_intervals(oriented, first, second, n_bootstrap, bootstrap_budget,
+                                           effect_level, random_state)
+    if skipped:
+        notes.append(skipped)
+    if posthoc == "wilcoxon":
+        lead = direction[first, second]
+    else:
+        lead = mean_ranks[second] - mean_ranks[first]  # positive: a (first) ranks better
+    significant = (adjusted[first, second] < alpha) & (omnibus_ok or not gate) & (lead != 0)
+    name_array = np.array(names, dtype=object)
+    better = np.where(lead > 0, name_array[first], name_array[second])
+    pairwise = pd.DataFrame(
+        {
+            "a": name_array[first],
+            "b": name_array[second],
+            "rank_a": mean_ranks[first],
+            "rank_b": mean_ranks[second],
+            "statistic": statistic[first, second],
+            "pvalue_raw": raw[first, second],
+            "pvalue_adjusted": adjusted[first, second],
+            "significant": significant,
+            "better": np.where(significant, better, None),
+            "cliffs_delta": delta[first, second],
+            "cliffs_delta_low": intervals["cliffs_delta"][0],
+            "cliffs_delta_high": intervals["cliffs_delta"][1],
+            "akinshin_gamma": gamma[first, second],
+            "akinshin_gamma_low": intervals["akinshin_gamma"][0],
+            "akinshin_gamma_high": intervals["akinshin_gamma"][1],
+        }
     )
-    effects = _stats.pairwise_effect_sizes(oriented, pairs)
-    rows = []
-    for i, j in pairs:
-        significant = bool(adjusted[i, j] < alpha and (omnibus_ok or not gate))
-        if posthoc == "wilcoxon":
-            better = names[i] if direction[i, j] > 0 else names[j] if direction[i, j] < 0 else None
-        else:
-            better = (names[i] if mean_ranks[i] < mean_ranks[j]
-                      else names[j] if mean_ranks[j] < mean_ranks[i] else None)
-        if better is None:
-            significant = False
-        intervals = intervals_by_pair[(i, j)]
-        delta, gamma = effects[(i, j)]
-        rows.append(
-            {
-                "a": names[i],
-                "b": names[j],
-                "rank_a": mean_ranks[i],
-                "rank_b": mean_ranks[j],
-                "statistic": statistic[i, j],
-                "pvalue_raw": raw[i, j],
-                "pvalue_adjusted": adjusted[i, j],
-                "significant": significant,
-                "better": better if significant else None,
-                "cliffs_delta": delta,
-                "cliffs_delta_low": intervals["cliffs_delta"][0],
-                "cliffs_delta_high": intervals["cliffs_delta"][1],
-                "akinshin_gamma": gamma,
-                "akinshin_gamma_low": intervals["akinshin_gamma"][0],
-                "akinshin_gamma_high": intervals["akinshin_gamma"][1],
-            }
-        )
-    pairwise = pd.DataFrame(rows)
     pairwise.attrs["unit"] = unit_text
     order = cdd.order_positions(pd.Series(mean_ranks, index=names))
     average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
@@ -487,6 +530,78 @@ def friedman(
         effect_level=effect_level,
         notes=tuple(notes),
     )
+
+
+def _effect_intervals(
+    oriented: np.ndarray, first: np.ndarray, second: np.ndarray, n_bootstrap: int,
+    budget: float | None, level: float, random_state: int | None,
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], str | None]:
+    """Bootstrap intervals of Cliff's delta and Akinshin's gamma for every pair, name-free.
+
+    The blocks are put in a canonical order and every pair in a canonical
+    orientation, both fixed by the values (:mod:`benchverdict.stats.symmetry`);
+    each unordered pair's interval is computed once and mirrored when the
+    pair comes the other way round. So renaming or reordering algorithms or
+    benchmarks, negating scores with the objective flipped, or any
+    increasing transform of the scores leaves every interval unchanged, and
+    the interval for (b, a) is exactly minus the one for (a, b).
+
+    Returns ``({"cliffs_delta": (low, high), "akinshin_gamma": (low, high)}, note)``
+    with NaN intervals and a note when they were skipped for cost.
+    """
+    n, k = oriented.shape
+    n_pairs = first.size
+    empty = {"cliffs_delta": (np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)),
+             "akinshin_gamma": (np.full(n_pairs, np.nan), np.full(n_pairs, np.nan))}
+    if n_bootstrap <= 0 or n < 2 or n_pairs == 0:
+        return empty, None
+    work = float(n_pairs) * n_bootstrap * n
+    if budget is not None and work > budget:
+        return empty, (
+            f"effect-size intervals were not computed: {n_pairs:,} pairs x {n_bootstrap} "
+            f"resamples x {n} blocks = {work:.2g} exceeds the bootstrap budget {budget:.2g}; "
+            f"pass bootstrap_budget=None (or a larger value) to compute them"
+        )
+    rows = canonical_block_order(oriented)
+    canonical = oriented[rows]
+    keys = [(tuple(np.sort(canonical[:, c]).tolist()), tuple(canonical[:, c].tolist()))
+            for c in range(k)]
+    place = np.empty(k, dtype=np.int64)
+    place[sorted(range(k), key=keys.__getitem__)] = np.arange(k)
+    swap = place[first] > place[second]
+    lead = np.where(swap, second, first)
+    trail = np.where(swap, first, second)
+    pairs = list(zip(lead.tolist(), trail.tolist()))
+    found = _stats.bootstrap_effect_intervals(
+        canonical, pairs, n_bootstrap=n_bootstrap, level=level,
+        rng=np.random.default_rng(random_state), progress=work > 2e7,
+    )
+    out = {}
+    for name in ("cliffs_delta", "akinshin_gamma"):
+        low = np.array([found[p][name][0] for p in pairs])
+        high = np.array([found[p][name][1] for p in pairs])
+        out[name] = (np.where(swap, -high, low), np.where(swap, -low, high))
+    return out, None
+
+
+def _scale_notes(blocks: BlockMatrix, posthoc: str) -> list[str]:
+    """What the ranks depend on beyond the order of the scores (said in every output)."""
+    notes = []
+    if blocks.unit == "benchmark":
+        notes.append(
+            f"each block's score is the {blocks.aggregate} over its seeds, taken before "
+            f"ranking: a choice (unit='benchmark_seed' ranks every run instead); with one "
+            f"seed per block the rank tests are unchanged by any increasing transform of "
+            f"the scores, with several the {blocks.aggregate} can reorder a block"
+        )
+    if posthoc == "wilcoxon":
+        notes.append(
+            "Wilcoxon's signed-rank test ranks the differences between two algorithms' "
+            "scores, so unlike Friedman, Nemenyi and Conover it depends on the scores' "
+            "scale: unchanged by increasing affine transforms, not by every increasing "
+            "transform"
+        )
+    return notes
 
 
 def _as_blocks(

@@ -386,7 +386,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         # Pooled over benchmarks, Jordan et al.'s level only (the pooled bootstrap is costly).
         levels = options.cvar_levels if not kwargs else options.cvar_levels[:1]
         for i, level in enumerate(levels):
-            res = dse.distribution(results, alpha=level, confidence=options.confidence,
+            res = dse.distribution(results, cvar_level=level, confidence=options.confidence,
                                    reps=DSE_BOOTSTRAP_REPS, **kwargs)
             for v in res.verdicts(alpha=options.alpha):
                 if v.method == "dse.cvar":

@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._plain_text import plain_text
 from benchverdict.stats.beta_intervals import order_statistic_intervals
 from benchverdict.stats.order_statistics import order_statistics_band_probability
 from benchverdict.stats.samples import sorted_finite_scores
@@ -649,6 +650,37 @@ class CDFBand:
             raise ValueError("quantile levels q must lie in [0, 1].")
         return q
 
+    def mirrored(self) -> CDFBand:
+        """The same band for the negated sample ``-Y``.
+
+        With :math:`Y' = -Y` and :math:`Y'_{(j)} = -Y_{(n+1-j)}`, the band's
+        bounds :math:`l_i \\le F(Y_{(i)})` and :math:`F(x) \\le u_i` for
+        :math:`x < Y_{(i)}` become :math:`1 - u_{n+1-j} \\le F'(Y'_{(j)})` and
+        :math:`F'(x) \\le 1 - l_{n+1-j}` for :math:`x < Y'_{(j)}`: the same
+        event, so the same coverage. Support bounds become ``(-b, -a)`` and
+        quantile levels ``(1 - p_hi, 1 - p_lo)``.
+
+        Examples
+        --------
+        >>> band = cdf_band([0.2, 0.5, 0.9], 0.8, "ks", a=0, b=1)
+        >>> m = band.mirrored()
+        >>> m.scores.tolist(), (m.a, m.b)
+        ([-0.9, -0.5, -0.2], (-1.0, -0.0))
+        >>> bool(np.allclose(m.mirrored().lower, band.lower))
+        True
+        """
+        scores = -self.scores[::-1]
+        lower = 1.0 - self.upper[::-1]
+        upper = 1.0 - self.lower[::-1]
+        for array in (scores, lower, upper):
+            array.setflags(write=False)
+        return CDFBand(
+            scores=scores, lower=lower, upper=upper, confidence=self.confidence,
+            method=self.method, a=-self.b, b=-self.a, n=self.n,
+            critical_value=self.critical_value, n_ties=self.n_ties,
+            levels=(1.0 - self.levels[1], 1.0 - self.levels[0]),
+        )
+
     # --------------------------------------------------------------- outputs
     @property
     def table(self) -> pd.DataFrame:
@@ -722,7 +754,7 @@ class CDFBand:
             ax.set_xlabel("score")
             ax.set_ylabel("CDF")
             ax.set_ylim(-0.02, 1.02)
-        return ax
+        return plain_text(ax)
 
 
 def cdf_band(

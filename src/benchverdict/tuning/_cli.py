@@ -57,7 +57,23 @@ def _cell(point: float, lower: float, upper: float) -> str:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "benchmark"
+    """A file-name part for a benchmark: readable, unique and stable.
+
+    Names that are not already safe get a short hash of the exact name, so
+    ``"a b"``, ``"a_b"`` and ``"a/b"`` cannot overwrite each other's figure.
+
+    Examples
+    --------
+    >>> _slug("moons"), _slug("a b") != _slug("a_b"), _slug("a b") == _slug("a b")
+    ('moons', True, True)
+    """
+    import hashlib
+
+    text = str(text)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "benchmark"
+    if safe == text:
+        return safe
+    return f"{safe[:60]}-{hashlib.blake2b(text.encode(), digest_size=4).hexdigest()}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
     what = "median" if args.curve == "median" else f"expected ({args.estimator.upper()})"
     best = "best" if results.objective == "maximize" else "lowest"
     print(f"Tuning curves: {results!r}")
+    if len(results.exclusions):
+        print(f"excluded rows: {len(results.exclusions)} (see `benchverdict validate`)")
     print(f"curve: {what} {best} score after k trials; cells: point [lower, upper]")
     if band is None:
         print("band: none")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.tuning.compare import TuningComparison, compare
 from benchverdict.tuning.curves import TuningCurve, default_budgets, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
@@ -114,7 +115,7 @@ class TuningCurves:
         for alg in algs:
             self.curves[(alg, bench)].plot(ax, color=colors[alg], label=alg)
         ax.set_title(str(bench))
-        return ax
+        return plain_text(ax)
 
 
 def from_results(

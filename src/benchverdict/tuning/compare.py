@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.tuning.curves import TuningCurve, kind_label
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, verdicts_to_frame
 
@@ -90,7 +91,7 @@ class TuningComparison:
                     )
             ax.set_title(ax.get_title() or "strip: evidence (weak < fair < strong)",
                          fontsize=8)
-        return ax
+        return plain_text(ax)
 
 
 def _evidence(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool):

@@ -1,12 +1,17 @@
 """Tuning curves with simultaneous confidence bands (Lourie, Cho & He 2024).
 
-Both kinds of band come from one simultaneous CDF band
-:math:`L \\le F \\le U` (:func:`benchverdict.stats.cdf_band`):
+Everything is computed on the performance :math:`Z` (the score when
+maximising, minus the score when minimising; larger is better) and mapped
+back to the score, so negating every score and flipping the objective
+negates a curve and swaps and negates its band, exactly. Both kinds of band
+come from one simultaneous CDF band :math:`L \\le F \\le U` of :math:`Z`
+(:func:`benchverdict.stats.cdf_band`):
 
 Median (quantile) tuning curve
-    The ``q``-quantile of the best of ``k`` draws is :math:`F^{-1}(p_k)`
-    with :math:`p_k = q^{1/k}` (maximize) or :math:`1-(1-q)^{1/k}`
-    (minimize). On the band's event every quantile of :math:`F` lies
+    The ``q``-quantile of the best performance of ``k`` draws is
+    :math:`F^{-1}(p_k)` with :math:`p_k = q^{1/k}` (for a loss, ``q``
+    refers to performance too: ``q = 0.9`` is the optimistic curve in
+    both directions). On the band's event every quantile of :math:`F` lies
     between the quantiles of :math:`U` and :math:`L`, so
     :math:`[U^{-1}(p_k), L^{-1}(p_k)]` covers the curve **for all k
     simultaneously** with the band's probability: exactly ``confidence``
@@ -35,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import plain_text
 from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
 from benchverdict.tuning.estimators import (
     _check_objective,
@@ -180,7 +186,7 @@ class TuningCurve:
             self.plot(ax_curve, color=color, label=label)
             self.cdf.plot(ax_cdf, color=color, label=label or self.name)
             ax_cdf.set_title("score distribution")
-            return fig
+            return plain_text(fig)
         ax = new_axes(ax)
         label = label or self.name or f"{self.kind} tuning curve"
         with theme():
@@ -197,7 +203,7 @@ class TuningCurve:
             if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
                 ax.set_xscale("log")
             ax.legend(loc="best", fontsize="x-small")
-        return ax
+        return plain_text(ax)
 
     def _finite_band(self, ax) -> tuple[np.ndarray, np.ndarray]:
         """Clip infinite band ends to the plotted range (they mean: unbounded)."""
@@ -210,8 +216,8 @@ class TuningCurve:
         return lo, hi
 
 
-def _mean_band(band: CDFBand, ks: np.ndarray, objective: str) -> tuple[np.ndarray, np.ndarray]:
-    """Expected best-of-k under the two extreme CDFs of the band (see the module docstring)."""
+def _mean_band(band: CDFBand, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Expected best-of-k (larger is better) under the band's two extreme CDFs (module doc)."""
     y = band.scores
     lower_cdf = np.concatenate([band.lower, [1.0]])  # CDF values of F_L at y_1..y_n, b
     lower_pts = np.concatenate([y, [band.b]])
@@ -220,19 +226,15 @@ def _mean_band(band: CDFBand, ks: np.ndarray, objective: str) -> tuple[np.ndarra
     out_lo = np.empty(ks.size)
     out_hi = np.empty(ks.size)
     for j, k in enumerate(ks):
-        out_hi[j] = _expected_best(lower_pts, lower_cdf, k, objective)
-        out_lo[j] = _expected_best(upper_pts, upper_cdf, k, objective)
+        out_hi[j] = _expected_max(lower_pts, lower_cdf, k)
+        out_lo[j] = _expected_max(upper_pts, upper_cdf, k)
     return out_lo, out_hi
 
 
-def _expected_best(points: np.ndarray, cdf: np.ndarray, k: float, objective: str) -> float:
-    """E[max] (or E[min]) of k draws from the discrete law with CDF ``cdf`` at ``points``."""
+def _expected_max(points: np.ndarray, cdf: np.ndarray, k: float) -> float:
+    """E[max] of k draws from the discrete law with CDF ``cdf`` at ``points``."""
     prev = np.concatenate([[0.0], cdf[:-1]])
-    if objective == "maximize":
-        mass = cdf**k - prev**k
-    else:
-        mass = (1.0 - prev) ** k - (1.0 - cdf) ** k
-    mass = np.clip(mass, 0.0, None)
+    mass = np.clip(cdf**k - prev**k, 0.0, None)
     keep = mass > 0
     pts = points[keep]
     if np.any(np.isinf(pts)):
@@ -319,46 +321,56 @@ def tuning_curve(
             f"band must be one of {METHODS} or None, got {band!r} (for percentile bootstrap "
             f"bands use benchverdict.tuning.bootstrap_band)."
         )
+    if calibrate not in ("curve", "cdf"):
+        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
     y = _sorted_scores(scores)
     n = y.size
     ks = default_budgets(n) if ks is None else np.atleast_1d(np.asarray(ks, dtype=float))
     if kind == "median":
         q = 0.5
-    if calibrate not in ("curve", "cdf"):
-        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
+    a, b = float(a), float(b)
+    if not (a <= y[0] and y[-1] <= b):
+        raise ValueError(
+            f"scores must lie within [a, b] = [{a}, {b}], but they range over [{y[0]}, {y[-1]}]."
+        )
+    # Everything is computed on the performance z (larger is better) and mapped back, so
+    # negating the scores and flipping the objective negates the curve and its band exactly.
+    maximize = objective == "maximize"
+    z, z_a, z_b = (y, a, b) if maximize else (-y[::-1], -b, -a)
     levels = (0.0, 1.0)
     if kind != "mean" and calibrate == "curve" and ks.size:
-        p_first = float(quantile_levels([max(float(ks.min()), 1e-12)], q, objective)[0])
-        levels = (p_first, 1.0) if objective == "maximize" else (0.0, p_first)
-    cdf = None
-    if band is not None:
-        cdf = cdf_band(y, confidence, band, a=a, b=b, levels=levels)
-    elif not (a <= y[0] and y[-1] <= b):
-        raise ValueError(f"scores must lie within [a, b] = [{a}, {b}].")
+        p_first = float(quantile_levels([max(float(ks.min()), 1e-12)], q)[0])
+        levels = (p_first, 1.0)
+    cdf_z = cdf_band(z, confidence, band, a=z_a, b=z_b, levels=levels) if band else None
     notes: list[str] = []
     if kind == "mean":
         point = expected_max(y, ks, estimator, objective)
-        if cdf is not None:
-            lower, upper = _mean_band(cdf, ks, objective)
+        if cdf_z is not None:
+            lower_z, upper_z = _mean_band(cdf_z, ks)
             if not (np.isfinite(a) and np.isfinite(b)):
                 notes.append(
                     "mean band is infinite on the side(s) without a finite support bound "
                     "(pass a and b)"
                 )
         else:
-            lower = upper = np.full(ks.size, np.nan)
+            lower_z = upper_z = np.full(ks.size, np.nan)
         est_name = estimator
     else:
-        levels = quantile_levels(ks, q, objective)
-        if cdf is not None:
-            point = cdf.quantile(levels)
-            lower, upper = cdf.quantile_interval(levels)
+        p_levels = quantile_levels(ks, q)
+        if cdf_z is not None:
+            point_z = cdf_z.quantile(p_levels)
+            lower_z, upper_z = cdf_z.quantile_interval(p_levels)
         else:
             from benchverdict.tuning.estimators import quantile_tuning_curve
 
-            point = quantile_tuning_curve(y, ks, q, objective)
-            lower = upper = np.full(ks.size, np.nan)
+            point_z = quantile_tuning_curve(z, ks, q)
+            lower_z = upper_z = np.full(ks.size, np.nan)
+        point = point_z if maximize else -np.asarray(point_z, dtype=float)
         est_name = "empirical quantile"
+    lower, upper = (lower_z, upper_z) if maximize else (-np.asarray(upper_z, dtype=float),
+                                                        -np.asarray(lower_z, dtype=float))
+    # The CDF band in the user's units (for plots): the oriented band, mirrored when minimising.
+    cdf = None if cdf_z is None else (cdf_z if maximize else cdf_z.mirrored())
     return TuningCurve(
         k=ks, point=np.asarray(point, dtype=float), lower=np.asarray(lower, dtype=float),
         upper=np.asarray(upper, dtype=float), kind=kind,

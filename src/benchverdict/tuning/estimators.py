@@ -24,11 +24,21 @@ Expected maximum (mean tuning curve), :math:`E[\\max(Y_1, \\dots, Y_k)]`:
     ``k >= 1``. For every sample W <= V <= U (for maximisation): W has the
     largest downward bias and the smallest variance (Dodge et al. 2021).
 
-Quantile tuning curves (Lourie, Cho & He 2024): the ``q``-quantile of the
-best of ``k`` draws is :math:`F^{-1}(q^{1/k})` (maximize) or
-:math:`F^{-1}(1 - (1-q)^{1/k})` (minimize); the *median tuning curve* is
-``q = 0.5``. The estimate plugs in the empirical CDF (quantile
-:math:`\\inf\\{x: \\hat F(x) \\ge p\\}`), for real ``k > 0``.
+Quantile tuning curves (Lourie, Cho & He 2024): with performance
+:math:`Z = Y` (maximize) or :math:`Z = -Y` (minimize), the ``q``-quantile of
+the best performance of ``k`` draws is :math:`F_Z^{-1}(q^{1/k})`; the
+*median tuning curve* is ``q = 0.5``. The estimate plugs in the empirical
+CDF of the performance (quantile :math:`\\inf\\{z: \\hat F_Z(z) \\ge p\\}`),
+for real ``k > 0``, and maps back to the score: everything is computed in the
+direction "larger is better". So negating every score and flipping the
+objective negates the curve exactly, and ``q`` means the same in both
+directions (``q = 0.9``: an optimistic curve, reached by only 10% of
+searches). Two consequences for minimisation, where opda 0.8.0 applies its
+quantile to the score instead: at levels where ``n p`` is an integer (e.g.
+the median of an even sample at ``k = 1``) our estimate is the *worse* of the
+two candidate draws in both directions, where opda takes the lower score;
+and our ``q``-curve for a loss is opda's ``(1 - q)``-curve. The two agree
+everywhere else, and always for maximisation.
 
 Numerics. All weights are computed in log space. For U and W the binomial
 ratios are written as differences
@@ -290,15 +300,20 @@ def estimator_weights(n: int, ks, estimator: str = "v") -> np.ndarray:
 
 
 def quantile_levels(ks, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
-    """The CDF level whose quantile is the ``q``-quantile of the best of ``k`` draws.
+    """The level of the score's CDF at the ``q``-quantile of the best performance of ``k`` draws.
 
-    ``q ** (1 / k)`` for maximisation, ``1 - (1 - q) ** (1 / k)`` for
-    minimisation (computed with ``expm1``/``log1p`` for precision).
+    ``q ** (1 / k)`` for maximisation; for minimisation the best of ``k``
+    losses reaches its performance ``q``-quantile at the score CDF's level
+    ``1 - q ** (1 / k)`` (computed with ``expm1`` for precision). The
+    estimates themselves are computed on the performance scale, where the
+    level is ``q ** (1 / k)`` in both directions (see the module docstring).
 
     Examples
     --------
     >>> quantile_levels([1, 2], 0.5).round(4)
     array([0.5   , 0.7071])
+    >>> quantile_levels([1, 2], 0.5, "minimize").round(4)
+    array([0.5   , 0.2929])
     """
     _check_objective(objective)
     if not 0.0 < q < 1.0:
@@ -306,20 +321,26 @@ def quantile_levels(ks, q: float = 0.5, objective: str = "maximize") -> np.ndarr
     ks = _check_ks(ks, integer=False, minimum=np.finfo(float).tiny)
     if objective == "maximize":
         return np.exp(math.log(q) / ks)
-    return -np.expm1(math.log1p(-q) / ks)
+    return -np.expm1(math.log(q) / ks)
 
 
 def quantile_tuning_curve(scores, ks, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
     """Plug-in estimate of the ``q``-quantile of the best of ``k`` draws (median: ``q = 0.5``).
 
-    Uses the empirical quantile :math:`\\inf\\{x : \\hat F(x) \\ge p\\}` at
-    the level from :func:`quantile_levels`; real ``k > 0`` allowed.
+    Uses the empirical quantile of the performance,
+    :math:`\\inf\\{z : \\hat F_Z(z) \\ge q^{1/k}\\}`, mapped back to the score;
+    real ``k > 0`` allowed. Exactly equivariant: negating the scores and
+    flipping the objective negates the curve.
 
     Examples
     --------
     >>> quantile_tuning_curve([0.1, 0.5, 0.4, 0.9], [1, 2, 3])
     array([0.4, 0.5, 0.9])
+    >>> -quantile_tuning_curve([-0.1, -0.5, -0.4, -0.9], [1, 2, 3], objective="minimize")
+    array([0.4, 0.5, 0.9])
     """
+    if _check_objective(objective) == "minimize":
+        return -quantile_tuning_curve(-np.asarray(scores, dtype=float), ks, q, "maximize")
     y = _sorted_scores(scores)
     levels = quantile_levels(ks, q, objective)
     n = y.size
