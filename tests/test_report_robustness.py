@@ -538,3 +538,50 @@ def test_literal_text_covers_text_drawn_outside_the_theme():
 
     fig.savefig(io.BytesIO(), format="svg")
     assert ax.xaxis.label.get_parse_math() is False
+
+
+# ----------------------------------------------------------------------------- many algorithms
+def test_figures_with_too_many_algorithms_are_not_drawn_and_say_so():
+    run = AnalysisRun("ranks", "ok")
+    calls = []
+    _analyses._add_figure(run, "ranks-x", "CD", lambda: calls.append(1),
+                          n_algorithms=_analyses.MAX_FIGURE_ALGORITHMS + 1)
+    _analyses._add_figure(run, "ranks-y", "W/T/L", lambda: calls.append(1),
+                          n_pairs=_analyses.MAX_FIGURE_PAIRS + 1)
+    assert not calls and not run.figures
+    assert len(run.notes) == 2
+    assert run.notes[0].startswith(
+        f"Figure 'CD' is not drawn: with {_analyses.MAX_FIGURE_ALGORITHMS + 1} algorithms")
+    assert run.notes[1].startswith(
+        f"Figure 'W/T/L' is not drawn: with {_analyses.MAX_FIGURE_PAIRS + 1} pairs")
+
+
+def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_path):
+    """With 1000 algorithms (500,000 pairs) no page can show every row."""
+    from benchverdict.report import render
+
+    monkeypatch.setattr(render, "MAX_DOCUMENT_ROWS", 25)
+    names = [f"alg{i:02d}" for i in range(12)]  # 66 pairs
+
+    def runner(results, options):
+        run = AnalysisRun("ranks", "ok")
+        from benchverdict.verdict import Evidence, Scope, Verdict
+
+        for i, a in enumerate(results.algorithms):
+            for b in results.algorithms[i + 1:]:
+                run.verdicts.append(Verdict(a, b, "inconclusive", "ranks.fake", Scope(),
+                                            Evidence("p_value", 0.5, 0.05), "maximize", "x"))
+        return run
+
+    res = as_results(trials_frame(names, ["p", "q"], seeds=2, trials=2))
+    comp = compare(res, analyses=["ranks"], runners={"ranks": runner}, progress=False)
+    html, md, _, doc = render_everything(comp, tmp_path)
+    tex = (tmp_path / "latex" / "tables" / "agreement.tex").read_text(encoding="utf-8")
+    assert len(doc["agreement"]) == len(doc["verdicts"]) == 66
+    note = "41 more rows are not shown here"
+    assert note in html and note in md and note in tex
+    section = md.split("## Agreement between methods")[1].split("##")[0]
+    assert sum(line.startswith("| alg") for line in section.splitlines()) == 25
+    # Guidance names a bounded number of pairs.
+    guidance = " ".join(g for r in comp.rankings for g in r.guidance)
+    assert "and 46 more pair(s)" in guidance

@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from benchverdict.plotting import DOUBLE_COLUMN, new_axes
 from benchverdict.report.runner import (
     AnalysisRun,
     NoIncumbentsError,
@@ -42,6 +43,11 @@ if TYPE_CHECKING:
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
 MAX_FIGURES_PER_ANALYSIS = 8
+#: Figures with one label per algorithm are drawn up to this many algorithms, and figures
+#: with one row per pair up to this many pairs; beyond, they cannot be read (and take
+#: minutes to draw), so the report says so and the tables carry the numbers.
+MAX_FIGURE_ALGORITHMS = 60
+MAX_FIGURE_PAIRS = 120
 #: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
 DSE_BOOTSTRAP_REPS = 1000
 #: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
@@ -116,8 +122,18 @@ def _budget_scope(budget: float | None) -> Scope:
 
 # ----------------------------------------------------------------------------- helpers
 def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any],
-                caption: str = "") -> None:
-    """Draw a figure as its own sub-step: a figure that fails costs only itself."""
+                caption: str = "", *, n_algorithms: int = 0, n_pairs: int = 0) -> None:
+    """Draw a figure as its own sub-step: a figure that fails costs only itself.
+
+    A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so.
+    """
+    if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
+        what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
+                else f"{n_pairs:,} pairs")
+        run.notes.append(f"Figure '{title}' is not drawn: with {what} it could not be read; "
+                         f"the tables have every value.")
+        return
     figure = run.attempt(f"figure '{title}'", lambda: _figure(name, title, make(), caption))
     if figure is not None:
         run.figures.append(figure)
@@ -203,6 +219,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             "ranks", "not applicable",
             reason=f"rank tests over benchmarks need at least 2 benchmarks, got "
                    f"{len(results.benchmarks)}")
+    run.step("incumbents and rank blocks")
     late = _runs_without_incumbent(results, options.budget)
     _note_exclusions(run, run.exclude(f"incumbents at budget {options.budget:g}"
                                       if options.budget is not None else "incumbents", "run",
@@ -230,6 +247,8 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             f"{'the final budget' if options.budget is None else f'budget {options.budget:g}'}"
             f" (see the exclusions); rank tests need at least 2")
         return run
+    n_algorithms = blocks.matrix.shape[1]
+    n_pairs = n_algorithms * (n_algorithms - 1) // 2
     for posthoc in ("nemenyi", "wilcoxon"):
         label = "Friedman + Nemenyi" if posthoc == "nemenyi" else "Friedman + Wilcoxon-Holm"
         res = run.attempt(label, ranks.friedman, blocks, alpha=options.alpha, posthoc=posthoc)
@@ -246,7 +265,8 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             _add_figure(
                 run, "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot,
                 f"Average ranks over {res.n_blocks} blocks (1 = best); algorithms joined by a "
-                f"bar are not significantly different at alpha = {options.alpha:g}.")
+                f"bar are not significantly different at alpha = {options.alpha:g}.",
+                n_algorithms=n_algorithms)
         else:
             run.tables["pairwise Wilcoxon signed-rank tests (Holm)"] = res.pairwise
     for name, levels in _attempt_levels(run, results):
@@ -262,7 +282,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             _add_figure(
                 run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
                 f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
-                f"loss; the p-value is the sign test across benchmarks.")
+                f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
     if hasattr(ranks, "anytime_ranks") and results.has_budget:
         anytime = run.attempt("anytime ranks", ranks.anytime_ranks, results,
                               max_budgets=ANYTIME_BUDGETS, n_bootstrap=ANYTIME_BOOTSTRAP)
@@ -274,9 +294,11 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                                  "of the anytime ranks (no incumbent there)")
             run.tables["anytime average ranks"] = anytime.table
             _add_figure(
-                run, "ranks-anytime", "Average rank against budget", anytime.plot,
+                run, "ranks-anytime", "Average rank against budget",
+                lambda: anytime.plot(ax=new_axes(
+                    width=DOUBLE_COLUMN, height=max(3.5, 0.25 * n_algorithms + 1.0))),
                 f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
-                f"bootstrap over seeds ({anytime.unit}).")
+                f"bootstrap over seeds ({anytime.unit}).", n_algorithms=n_algorithms)
     if hasattr(ranks, "autorank"):
         ar = run.attempt("Autorank", ranks.autorank, blocks, alpha=options.alpha)
         if ar is not None:
@@ -286,7 +308,8 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             _add_figure(
                 run, "ranks-autorank", f"Autorank ({ar.omnibus}"
                 + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
-                "Autorank's own decision path: " + "; ".join(ar.reasons))
+                "Autorank's own decision path: " + "; ".join(ar.reasons),
+                n_algorithms=n_algorithms)
     return run
 
 
@@ -351,6 +374,7 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
             reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
         out.exclusions = run.exclusions
         return out
+    run.step(f"fitting {formula}")
     model = lmem.fit(data, formula)
     run.notes.append(
         f"Model {formula} fitted by maximum likelihood ({model.backend} backend) on "
@@ -386,7 +410,8 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     _add_figure(run, "lmem-cd", "LMEM critical-difference diagram",
                 lambda: model.plot(alpha=options.alpha),
                 "Algorithms at their estimated marginal means; a bar joins algorithms whose "
-                "Tukey-adjusted difference is not significant.")
+                "Tukey-adjusted difference is not significant.",
+                n_algorithms=len(data.algorithms))
     if hasattr(lmem, "sanity_checks"):
         _lmem_sanity(lmem, results, options, run)
     else:
@@ -492,7 +517,8 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
             run, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
             lambda: _sanity_figure(report, ran),
             "Seed dependency, benchmark informativeness and budget relevance, each a "
-            "likelihood-ratio test of nested mixed models.")
+            "likelihood-ratio test of nested mixed models.",
+            n_algorithms=max(len(results.algorithms), len(results.benchmarks)))
     seed_check = next((c for c in ran if c.name == "seed_dependency"), None)
     formula = options.formula or DEFAULT_FORMULA
     if seed_check is not None and seed_check.flagged and "seed" not in formula:
@@ -534,6 +560,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     if tuning is None or not hasattr(tuning, "from_results"):
         return _unavailable("tuning", "benchverdict.tuning is not installed")
     run = AnalysisRun("tuning", "ok")
+    run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
                                  confidence=options.confidence)
     run.verdicts += curves.verdicts()
@@ -563,7 +590,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             lambda bench=bench: curves.plot(benchmark=bench),
             f"The median best score of k random-search draws, with simultaneous "
             f"{options.confidence:g} bands; budgets beyond a band's informative range show "
-            f"a trivial upper bound.")
+            f"a trivial upper bound.", n_algorithms=len(results.algorithms))
     if len(curves.benchmarks) > MAX_FIGURES_PER_ANALYSIS:
         run.notes.append(f"Figures show the first {MAX_FIGURES_PER_ANALYSIS} of "
                          f"{len(curves.benchmarks)} benchmarks; the table has them all.")
@@ -622,7 +649,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                     lambda res=res: res.plot(kind="cdf"),
                     f"Empirical CDFs with simultaneous {options.confidence:g} bands "
                     f"({res.band}); a curve to the "
-                    f"{'right' if res.objective == 'maximize' else 'left'} is better.")
+                    f"{'right' if res.objective == 'maximize' else 'left'} is better.",
+                    n_algorithms=len(results.algorithms))
     run.notes.append(
         f"CVaR levels {', '.join(f'{a:g}' for a in options.cvar_levels)} (CVaR_a is the mean "
         f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws); "

@@ -40,6 +40,10 @@ SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 SHOWN_CONFLICTS = 25
 #: At most this many rows of a module's table are shown in HTML/Markdown/LaTeX.
 MAX_TABLE_ROWS = 40
+#: At most this many agreement rows (of each kind: all benchmarks, single benchmarks),
+#: disagreements and verdicts are shown in HTML/Markdown/LaTeX; JSON and the CSV files
+#: have them all. (1000 algorithms make 500,000 pairs: no page can show them.)
+MAX_DOCUMENT_ROWS = 2000
 
 
 # ----------------------------------------------------------------------------- plain values
@@ -76,6 +80,18 @@ def _split(text: Any, sep: str) -> list[str]:
 
 def _meta_pairs(text: Any) -> list[list[str]]:
     return [list(p.split("=", 1)) for p in _split(text, ";")]
+
+
+def _group_key(a: Any, b: Any, benchmark: Any, metafeature: Any) -> tuple:
+    return (a, b, _plain(benchmark), _plain(metafeature) or None)
+
+
+def _representatives_by_group(rec) -> dict[tuple, list]:
+    """Each method's representative verdict, by pair and scope (one pass, not per row)."""
+    groups: dict[tuple, list] = {}
+    for x in rec.representatives.itertuples(index=False):
+        groups.setdefault(_group_key(x.a, x.b, x.benchmark, x.metafeature), []).append(x)
+    return groups
 
 
 # ----------------------------------------------------------------------------- the document
@@ -133,6 +149,7 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
         }
         for r in c.runs
     ]
+    by_group = _representatives_by_group(rec)
     agreement = []
     for row in _records(rec.agreement):
         agreement.append({
@@ -141,14 +158,9 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "n_methods": int(row["n_methods"]),
             "methods": _split(row["methods"], ","),
             "outcomes": [
-                {"method": m, "outcome": o, "votes": bool(vote)}
-                for m, o, vote in (
-                    (r.method, r.outcome, r.votes)
-                    for r in rec.representatives.itertuples(index=False)
-                    if (r.a, r.b) == (row["a"], row["b"])
-                    and _plain(r.benchmark) == row["benchmark"]
-                    and (_plain(r.metafeature) or None) == row["metafeature"]
-                )
+                {"method": r.method, "outcome": r.outcome, "votes": bool(r.votes)}
+                for r in by_group.get(_group_key(row["a"], row["b"], row["benchmark"],
+                                                 row["metafeature"]), ())
             ],
             "agreement": row["agreement"],
             "consensus": row["consensus"],
@@ -308,24 +320,29 @@ def _left_out_text(c: Comparison) -> str:
 def _data_sections(c: Comparison) -> dict[str, Any]:
     """Prose and tables shared by the HTML, Markdown and LaTeX renderers."""
     rec = c.reconciliation
+    by_group = _representatives_by_group(rec)
     agreement_rows = []
+    pooled = []
+    n_kept = {True: 0, False: 0}
     for r in rec.agreement.itertuples(index=False):
+        is_pooled = _plain(r.benchmark) is None
+        if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
+            continue
+        n_kept[is_pooled] += 1
+        pooled.append(is_pooled)
         agreement_rows.append([
             f"{r.a} vs {r.b}",
             _scope_text(r.benchmark, r.metafeature),
             "; ".join(
                 f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)} ({x.evidence}"
                 + ("" if x.votes else f"; budget {x.budget}, not voting") + ")"
-                for x in rec.representatives.itertuples(index=False)
-                if (x.a, x.b) == (r.a, r.b) and _plain(x.benchmark) == _plain(r.benchmark)
-                and _plain(x.metafeature) == _plain(r.metafeature)
+                for x in by_group.get(_group_key(r.a, r.b, r.benchmark, r.metafeature), ())
             ),
             _fmt(r.agreement, 2) or "n/a (one method)",
             _outcome_text(r.a, r.b, r.consensus),
             r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
                         if isinstance(r.not_voting, str) and r.not_voting else ""),
         ])
-    pooled = [_plain(b) is None for b in rec.agreement["benchmark"]]
     conflict_rows = [
         [
             f"{r.a} vs {r.b}",
@@ -335,7 +352,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             r.kind,
             r.explanation,
         ]
-        for r in rec.conflicts.itertuples(index=False)
+        for r in rec.conflicts.head(MAX_DOCUMENT_ROWS).itertuples(index=False)
     ]
     verdict_rows = [
         [
@@ -352,7 +369,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
             v.explanation,
         ]
-        for v in rec.verdicts
+        for v in rec.verdicts[:MAX_DOCUMENT_ROWS]
     ]
     head = rec.headline
     if head is not None:
@@ -402,6 +419,13 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "agreement_header": ["pair", "scope", "each method's verdict and evidence",
                              "agreement", "consensus", "why"],
         "agreement_rows": agreement_rows,
+        "omitted": {
+            what: (f"{n:,} more rows are not shown here; report.json and {what}.csv have "
+                   f"them all.") if n else ""
+            for what, n in (("agreement", len(rec.agreement) - len(agreement_rows)),
+                            ("conflicts", len(rec.conflicts) - len(conflict_rows)),
+                            ("verdicts", len(rec.verdicts) - len(verdict_rows)))
+        },
         "agreement_pooled": [r for r, p in zip(agreement_rows, pooled) if p],
         "agreement_single": [r for r, p in zip(agreement_rows, pooled) if not p],
         "conflict_header": ["pair", "scope", "method 1", "method 2", "kind", "explanation"],
@@ -434,7 +458,7 @@ def _html_figure(f) -> dict[str, Any]:
 
 
 def html_environment():
-    """The Jinja2 environment of the HTML report.
+    r"""The Jinja2 environment of the HTML report.
 
     Autoescape on; every printed string has its control and bidi characters
     made visible (:func:`~benchverdict.plotting.printable`) before escaping.
@@ -520,6 +544,11 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]
     return lines
 
 
+def _md_omitted(s: dict[str, Any], what: str) -> list[str]:
+    text = s["omitted"][what]
+    return ["", md_escape(text)] if text else []
+
+
 def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
                     figure_link: str = "") -> str:
     """The report as Markdown: headline, agreement, conflicts, analyses, verdicts, sanity.
@@ -564,11 +593,13 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
     out += ["", "## Agreement between methods", ""]
     if s["agreement_rows"]:
         out += _md_table(s["agreement_header"], s["agreement_rows"])
+        out += _md_omitted(s, "agreement")
     else:
         out.append("No verdicts.")
     out += ["", "## Disagreements, explained", ""]
     if s["conflict_rows"]:
         out += _md_table(s["conflict_header"], s["conflict_rows"])
+        out += _md_omitted(s, "conflicts")
     else:
         out.append("No two methods disagree.")
     out += ["", "## Analyses", ""]
@@ -592,8 +623,8 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
         if r.figures and figure_dir is None:
             out.append("")
     out += ["## All verdicts", ""]
-    out += _md_table(s["verdict_header"], s["verdict_rows"]) if s["verdict_rows"] else [
-        "No verdicts."]
+    out += _md_table(s["verdict_header"], s["verdict_rows"]) + _md_omitted(s, "verdicts") if (
+        s["verdict_rows"]) else ["No verdicts."]
     out += ["", "## Sanity", "", "### Data", ""]
     out += _md_table(["", "value"], s["data_rows"])
     out += ["", "### Design balance (seeds per algorithm x benchmark)", ""]
@@ -706,17 +737,20 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         write_table("agreement", _latex_table(
             s["agreement_header"], s["agreement_rows"],
             caption="Each method's verdict per pair and scope, their agreement (1: same "
-                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus.",
+                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus. "
+                    + s["omitted"]["agreement"],
             label="tab:agreement", spec="p{2.2cm}p{2.0cm}p{4.6cm}rp{1.6cm}p{3.2cm}", long=True))
     if s["conflict_rows"]:
         write_table("conflicts", _latex_table(
             s["conflict_header"], s["conflict_rows"],
-            caption="Disagreements between methods and what explains them.",
+            caption="Disagreements between methods and what explains them. "
+                    + s["omitted"]["conflicts"],
             label="tab:conflicts", spec="p{2.0cm}p{1.6cm}p{2.6cm}p{2.6cm}p{1.4cm}p{5.0cm}",
             long=True))
     if s["verdict_rows"]:
         write_table("verdicts", _latex_table(
-            s["verdict_header"], s["verdict_rows"], caption="Every verdict of every method.",
+            s["verdict_header"], s["verdict_rows"],
+            caption="Every verdict of every method. " + s["omitted"]["verdicts"],
             label="tab:verdicts",
             spec="p{1.8cm}p{1.8cm}p{1.8cm}p{1.4cm}p{2.0cm}p{2.0cm}p{1.6cm}p{3.6cm}", long=True))
     write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",

@@ -245,6 +245,12 @@ class AnalysisRun:
         """The sanity entries of sub-steps that raised (``status`` ``"failed"``)."""
         return [c for c in self.sanity if c.get("status") == "failed"]
 
+    def step(self, step: str) -> None:
+        """Say that the analysis starts ``step`` (shown in the report's progress bar)."""
+        listener = self.on_step or _STEP_LISTENER.get()
+        if listener is not None:
+            listener(step)
+
     def attempt(self, step: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run one sub-step of the analysis; if it raises, record that and return None.
 
@@ -264,9 +270,7 @@ class AnalysisRun:
         >>> run.warnings[0]
         'Autorank failed (ZeroDivisionError: division by zero); the rest of the analysis is kept.'
         """
-        listener = self.on_step or _STEP_LISTENER.get()
-        if listener is not None:
-            listener(step)
+        self.step(step)
         try:
             return fn(*args, **kwargs)
         except Exception as err:  # recorded in the report, never hidden
