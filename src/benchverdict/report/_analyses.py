@@ -242,10 +242,13 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                 f"block's cells complete (listed in the report's exclusions).")
     if blocks.matrix.shape[0] < 2:
         run.status = "not applicable"
+        at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
+        n_runs = len(results.table.groupby(["algorithm", "benchmark", "seed"], observed=True))
         run.reason = (
-            f"only {blocks.matrix.shape[0]} complete block(s) remain at "
-            f"{'the final budget' if options.budget is None else f'budget {options.budget:g}'}"
-            f" (see the exclusions); rank tests need at least 2")
+            f"no run has an observation at or below {at}, so there are no incumbents to rank"
+            if len(late) == n_runs else
+            f"only {blocks.matrix.shape[0]} complete block(s) remain at {at} (see the "
+            f"exclusions); rank tests need at least 2")
         return run
     n_algorithms = blocks.matrix.shape[1]
     n_pairs = n_algorithms * (n_algorithms - 1) // 2

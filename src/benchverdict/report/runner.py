@@ -815,8 +815,12 @@ def compare(
     alpha : float
         Significance level of the tests (rank tests, LMEM).
     budget : float, optional
-        Compare incumbents at this budget (default: each run's final one);
-        tuning curves are drawn up to it.
+        Compare incumbents at this budget, in the budget column's units
+        (default: each run's final one). Any finite number: fractional and
+        negative budgets are fine. Runs with no observation at or below it
+        are left out of the rank tests and the LMEM and listed in
+        :attr:`Comparison.exclusions`. Sample-size guidance never uses the
+        value: its budget ``k`` is the number of trials a search has there.
     formula : str, optional
         The LMEM's formula (role names, e.g. ``"score ~ algorithm + (1|benchmark)"``).
     progress : bool
@@ -830,6 +834,15 @@ def compare(
     Returns
     -------
     Comparison
+
+    Notes
+    -----
+    Every sub-step of an analysis (a post-hoc test, a per-metafeature fit, a
+    figure, a sanity check) fails alone: the failure is listed in the
+    report's sanity section and warnings, with the step and the message, and
+    the rest is kept. Only a failure of an analysis's main fit makes the
+    analysis an error. Names are text in every figure and format (no
+    mathtext; control and bidi characters shown as escapes).
 
     Examples
     --------
