@@ -139,6 +139,12 @@ def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any]
         run.figures.append(figure)
 
 
+def _with_verdicts(make: Callable[[], Any]) -> tuple[Any, list[Verdict]]:
+    """A module result and its verdicts, made in one sub-step (either may raise)."""
+    result = make()
+    return result, list(result.verdicts())
+
+
 def _note_exclusions(run: AnalysisRun, n: int, what: str, where: str) -> None:
     if n:
         run.notes.append(f"{n:,} {what} left out {where} (listed in the report's exclusions).")
@@ -221,9 +227,9 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                    f"{len(results.benchmarks)}")
     run.step("incumbents and rank blocks")
     late = _runs_without_incumbent(results, options.budget)
-    _note_exclusions(run, run.exclude(f"incumbents at budget {options.budget:g}"
-                                      if options.budget is not None else "incumbents", "run",
-                                      late), "run(s) without an incumbent at the budget",
+    n_late = run.exclude(f"incumbents at budget {options.budget:g}"
+                         if options.budget is not None else "incumbents", "run", late)
+    _note_exclusions(run, n_late, "run(s) without an incumbent at the budget",
                      "of the rank tests")
     # One pass over the rows for the incumbents; every test below reuses the block matrix.
     blocks = results.blocks(unit="benchmark", aggregate="mean", budget=options.budget,
@@ -254,10 +260,12 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
     n_pairs = n_algorithms * (n_algorithms - 1) // 2
     for posthoc in ("nemenyi", "wilcoxon"):
         label = "Friedman + Nemenyi" if posthoc == "nemenyi" else "Friedman + Wilcoxon-Holm"
-        res = run.attempt(label, ranks.friedman, blocks, alpha=options.alpha, posthoc=posthoc)
-        if res is None:
+        got = run.attempt(label, _with_verdicts, lambda posthoc=posthoc: ranks.friedman(
+            blocks, alpha=options.alpha, posthoc=posthoc))
+        if got is None:
             continue
-        run.verdicts += res.verdicts()
+        res, verdicts = got
+        run.verdicts += verdicts
         if posthoc == "nemenyi":
             run.notes.append(
                 f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.pvalue:.3g}; "
@@ -277,10 +285,11 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.attempt(f"rank tests at {name} = {level}", _ranks_at_level, run, ranks,
                         results, blocks, options, name, level)
     if hasattr(ranks, "win_tie_loss"):
-        wtl = run.attempt("win/tie/loss", ranks.win_tie_loss, results, budget=options.budget,
-                          alpha=options.alpha)
-        if wtl is not None:
-            run.verdicts += wtl.verdicts()
+        got = run.attempt("win/tie/loss", _with_verdicts, lambda: ranks.win_tie_loss(
+            results, budget=options.budget, alpha=options.alpha))
+        if got is not None:
+            wtl, verdicts = got
+            run.verdicts += verdicts
             run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
             _add_figure(
                 run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
@@ -303,9 +312,11 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                 f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
                 f"bootstrap over seeds ({anytime.unit}).", n_algorithms=n_algorithms)
     if hasattr(ranks, "autorank"):
-        ar = run.attempt("Autorank", ranks.autorank, blocks, alpha=options.alpha)
-        if ar is not None:
-            run.verdicts += ar.verdicts()
+        got = run.attempt("Autorank", _with_verdicts,
+                          lambda: ranks.autorank(blocks, alpha=options.alpha))
+        if got is not None:
+            ar, verdicts = got
+            run.verdicts += verdicts
             run.notes.append(ar.summary())
             run.tables["Autorank's ranking"] = ar.table
             _add_figure(
@@ -632,13 +643,17 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         # Pooled over benchmarks, Jordan et al.'s level only (the pooled bootstrap is costly).
         levels = options.cvar_levels if not kwargs else options.cvar_levels[:1]
         for i, level in enumerate(levels):
-            res = run.attempt(f"distributions {label}, CVaR_{level:g}", dse.distribution,
-                              results, alpha=level, confidence=options.confidence,
-                              reps=DSE_BOOTSTRAP_REPS, **kwargs)
-            if res is None:
+            got = run.attempt(
+                f"distributions {label}, CVaR_{level:g}", _with_verdicts,
+                lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
+                    results, alpha=level, confidence=options.confidence,
+                    reps=DSE_BOOTSTRAP_REPS, **kwargs), options.alpha))
+            if got is None:
                 continue
+            res, found = got
+            res = res.result
             verdicts = []
-            for v in res.verdicts(alpha=options.alpha):
+            for v in found:
                 if v.method == "dse.cvar":
                     verdicts.append(place(v, f"dse.cvar_{level:g}"))
                 elif i == 0:  # dominance does not depend on the CVaR level
@@ -660,6 +675,17 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         f"dominance: two one-sided KS tests at alpha/2 each."
         + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
+
+
+@dataclasses.dataclass
+class _DSEVerdicts:
+    """A DSE result whose ``verdicts()`` uses the report's significance level."""
+
+    result: Any
+    alpha: float
+
+    def verdicts(self) -> list[Verdict]:
+        return list(self.result.verdicts(alpha=self.alpha))
 
 
 def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) -> None:
