@@ -6,6 +6,16 @@ Workloads (goals from the report issue):
   Autorank, LMEM, per-prior scopes, reconciliation), then HTML, Markdown,
   JSON and LaTeX (PDF figures). Goal <= 30 s.
 * ``priorband_anytime_full.parquet`` (3.3M rows): the same. Goal <= 120 s.
+* ``budgets`` (issue 10): the built-in example (random-search trials with a
+  trial order) with its budget column as is, x1000, x1e-3 and shifted to
+  negative values, and ``budget=1e9``. Budget values must not change the
+  cost: sample-size guidance sizes by trials, never by budget values (before
+  the fix x1000 took 228 s instead of 5 s and 1e9 was killed for memory).
+* ``algorithms`` (issue 10): reconciliation and every document format for
+  20, 50, 100 and 200 algorithms with a stand-in analysis (one verdict per
+  pair from each of 3 methods), so that only the report's own cost is
+  timed; it must grow like the number of pairs (before the fix rendering was
+  quadratic in it: 40 algorithms took 40 s, 200 did not finish).
 
 The anchor, run in the same process, is what a user runs today for the rank
 part alone: ``autorank.autorank`` on the benchmark x algorithm matrix of
@@ -14,7 +24,7 @@ much more the full report costs than that single test.
 
 Run from the repository root::
 
-    python benchmarks/bench_report.py [--data ../shared/data] [--only small|full]
+    python benchmarks/bench_report.py [--data ../shared/data] [--only small|full|budgets|algorithms]
 
 Prints one table per workload; load average is printed too, because the
 machines are shared and wall-clock times scale with it.
@@ -42,6 +52,7 @@ WORKLOADS = {
     "small": ("priorband_data.parquet", 30.0),
     "full": ("priorband_anytime_full.parquet", 120.0),
 }
+SYNTHETIC = ("budgets", "algorithms")
 
 
 def anchor_autorank(path: Path) -> float:
@@ -95,12 +106,89 @@ def run(path: Path, goal: float) -> None:
           f"{total / anchor:.1f}x)")
 
 
+def run_budgets() -> None:
+    """compare() on the example with its budgets rescaled: the cost must not change."""
+    from benchverdict.examples import load_example
+    from benchverdict.results import Results
+
+    base = load_example()
+    frame = base.table.reset_index(drop=True)
+    print(f"\nbudgets: the built-in example ({len(frame):,} rows), all analyses but the LMEM")
+    variants = {"as is": (1.0, 0.0, None), "x1000": (1000.0, 0.0, None),
+                "x1e-3": (1e-3, 0.0, None), "shifted to negative": (1.0, -1000.0, None),
+                "budget=1e9": (1.0, 0.0, 1e9)}
+    with warnings.catch_warnings():  # warm-up: imports and first-call caches
+        warnings.simplefilter("ignore")
+        compare(base, analyses=["tuning", "dse", "ranks"], progress=False)
+    first = None
+    for label, (scale, shift, at) in variants.items():
+        scaled = frame.assign(budget=frame["budget"] * scale + shift)
+        res = Results.from_frame(scaled, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", budget="budget", score="score",
+                                 objective=base.objective, kind="trials")
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compare(res, analyses=["tuning", "dse", "ranks"], budget=at, progress=False)
+        seconds = time.perf_counter() - t
+        first = first or seconds
+        print(f"  {label:<22} {seconds:8.2f} s   ({seconds / first:.2f}x the unscaled run)")
+
+
+def run_algorithms() -> None:
+    """The report's own cost (reconcile + every format) against the number of pairs."""
+    import itertools
+
+    import numpy as np
+
+    from benchverdict.report.runner import AnalysisRun
+    from benchverdict.results import Results
+    from benchverdict.verdict import Evidence, Scope, Verdict
+
+    def stand_in(results, options):
+        run = AnalysisRun("ranks", "ok")
+        for m, (a, b) in itertools.product(range(3), itertools.combinations(
+                results.algorithms, 2)):
+            run.verdicts.append(Verdict(a, b, ("a", "b", "inconclusive")[m], f"ranks.m{m}",
+                                        Scope(), Evidence("p_value", 0.01, 0.05), "maximize",
+                                        "stand-in", unit="benchmark", n=5))
+        return run
+
+    print("\nalgorithms: stand-in analysis, 3 methods x every pair")
+    rng = np.random.default_rng(0)
+    for n in (20, 50, 100, 200):
+        frame = pd.DataFrame([(f"alg{i:03d}", f"b{j}", s, rng.normal()) for i in range(n)
+                              for j in range(5) for s in range(2)],
+                             columns=["alg", "task", "seed", "acc"])
+        res = Results.from_frame(frame, algorithm="alg", benchmark="task", seed="seed",
+                                 score="acc", objective="maximize", kind="runs")
+        t = time.perf_counter()
+        comparison = compare(res, analyses=["ranks"], runners={"ranks": stand_in},
+                             progress=False)
+        reconciled = time.perf_counter() - t
+        with tempfile.TemporaryDirectory() as out:
+            t = time.perf_counter()
+            comparison.to_html(Path(out) / "r.html")
+            comparison.to_markdown(Path(out) / "r.md")
+            comparison.to_json(Path(out) / "r.json")
+            comparison.to_latex(Path(out) / "tex")
+            rendered = time.perf_counter() - t
+        pairs = n * (n - 1) // 2
+        print(f"  {n:>4} algorithms ({pairs:>6,} pairs): compare {reconciled:7.2f} s, "
+              f"all formats {rendered:7.2f} s  ({1e3 * (reconciled + rendered) / pairs:.2f} "
+              f"ms per pair)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", choices=sorted(WORKLOADS))
+    parser.add_argument("--only", choices=sorted([*WORKLOADS, *SYNTHETIC]))
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    if args.only in (None, "budgets"):
+        run_budgets()
+    if args.only in (None, "algorithms"):
+        run_algorithms()
     for key, (name, goal) in WORKLOADS.items():
         if args.only and key != args.only:
             continue

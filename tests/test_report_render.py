@@ -75,7 +75,7 @@ def fake_runner(name: str, outcomes=("a", "b", "inconclusive")):
                 n=3, details={"note": EVIL, "x": float("nan")}))
         fig, ax = plt.subplots()
         ax.bar(range(len(algs)), np.arange(len(algs)) + 1.0)
-        ax.set_xticks(range(len(algs)), [a.replace("$", r"\$") for a in algs])
+        ax.set_xticks(range(len(algs)), algs)  # names are text: the theme turns mathtext off
         out.figures.append(ReportFigure(f"{name}-bars <&>", f"Bars of {EVIL}", fig, QUOTES))
         out.tables[f"table {EVIL}"] = pd.DataFrame({"algorithm": algs, "value": [1.0, 2.0, 3.0]})
         out.notes.append(f"note about {EVIL}")
@@ -177,8 +177,9 @@ def test_compare_validates_its_options():
         compare(res, confidence=1.5, progress=False)
     with pytest.raises(ValueError, match="alpha"):
         compare(res, alpha=0, progress=False)
-    with pytest.raises(ValueError, match="budget"):
-        compare(res, budget=-1, progress=False)
+    for bad in (float("nan"), float("inf"), "3"):
+        with pytest.raises(ValueError, match="budget"):
+            compare(res, budget=bad, progress=False)
 
 
 def test_requested_analysis_that_does_not_apply_is_reported():
@@ -390,7 +391,8 @@ def test_cli_writes_every_format_and_exit_codes(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize(
     "extra",
-    [["--alpha", "2"], ["--confidence", "x"], ["--analyses", "magic"], ["--at-budget", "-1"],
+    [["--alpha", "2"], ["--confidence", "x"], ["--analyses", "magic"], ["--at-budget", "nan"],
+     ["--at-budget", "inf"], ["--progress", "--no-progress"],
      ["--cvar-levels", "0.5,1.2"], ["--cvar-levels", "x"]],
 )
 def test_cli_usage_errors_exit_2(tmp_path, extra):

@@ -4,6 +4,11 @@ One runner per module: ``runner(results, options) -> AnalysisRun``. Each
 imports its module lazily; a module that is not installed gives an
 ``"unavailable"`` record (never a crash), and anything a module raises is
 caught by :func:`~benchverdict.report.runner.run_analysis` and reported.
+Within a runner every sub-step (a post-hoc test, a per-metafeature fit, a
+figure, a sanity check) runs through :meth:`AnalysisRun.attempt`, so one
+that fails is recorded in the report's sanity section with its name and
+message and the rest of the analysis is kept; whatever a step leaves out is
+recorded with :meth:`AnalysisRun.exclude`.
 The runners choose the view of the data each method is meant for and say
 which one in the run's ``reason`` and ``notes``.
 """
@@ -19,13 +24,17 @@ from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
+from benchverdict.plotting import DOUBLE_COLUMN, new_axes
 from benchverdict.report.runner import (
     AnalysisRun,
+    NoIncumbentsError,
     Options,
     ReportFigure,
     incumbent_results,
     incumbent_trajectories,
+    incumbents_at,
 )
 from benchverdict.verdict import Scope, Verdict
 
@@ -34,6 +43,11 @@ if TYPE_CHECKING:
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
 MAX_FIGURES_PER_ANALYSIS = 8
+#: Figures with one label per algorithm are drawn up to this many algorithms, and figures
+#: with one row per pair up to this many pairs; beyond, they cannot be read (and take
+#: minutes to draw), so the report says so and the tables carry the numbers.
+MAX_FIGURE_ALGORITHMS = 60
+MAX_FIGURE_PAIRS = 120
 #: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
 DSE_BOOTSTRAP_REPS = 1000
 #: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
@@ -106,9 +120,102 @@ def _budget_scope(budget: float | None) -> Scope:
     return Scope() if budget is None else Scope(budget_low=budget, budget_high=budget)
 
 
+# ----------------------------------------------------------------------------- helpers
+def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any],
+                caption: str = "", *, n_algorithms: int = 0, n_pairs: int = 0) -> None:
+    """Draw a figure as its own sub-step: a figure that fails costs only itself.
+
+    A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so.
+    """
+    if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
+        what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
+                else f"{n_pairs:,} pairs")
+        run.notes.append(f"Figure '{title}' is not drawn: with {what} it could not be read; "
+                         f"the tables have every value.")
+        return
+    figure = run.attempt(f"figure '{title}'", lambda: _figure(name, title, make(), caption))
+    if figure is not None:
+        run.figures.append(figure)
+
+
+def _with_verdicts(make: Callable[[], Any]) -> tuple[Any, list[Verdict]]:
+    """A module result and its verdicts, made in one sub-step (either may raise)."""
+    result = make()
+    return result, list(result.verdicts())
+
+
+def _note_exclusions(run: AnalysisRun, n: int, what: str, where: str) -> None:
+    if n:
+        run.notes.append(f"{n:,} {what} left out {where} (listed in the report's exclusions).")
+
+
+def _runs_without_incumbent(results: Results, budget: float | None) -> pd.DataFrame:
+    """Runs with no observation at or below ``budget`` (none for the final budget)."""
+    if budget is None:
+        return pd.DataFrame(columns=["algorithm", "benchmark", "seed", "budget", "reason"])
+    missing = results.at_budget(budget).attrs.get("excluded_runs", ())
+    frame = pd.DataFrame(list(missing), columns=["algorithm", "benchmark", "seed"])
+    frame["budget"] = budget
+    frame["reason"] = f"the run has no observation at or below budget {budget:g}"
+    return frame
+
+
+def block_exclusions(blocks: Any) -> tuple[str, pd.DataFrame]:
+    """What a block matrix left out, as exclusion records, and what kind of thing it is.
+
+    ``BlockMatrix.exclusions`` lists either missing cells whose whole block
+    (benchmark) was dropped (columns ``block, algorithm, reason``), or
+    per-seed records (``block, algorithm, seed, reason``) when seeds are
+    dropped to keep a block's cells complete. Both layouts are read.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> old = SimpleNamespace(unit="benchmark", exclusions=pd.DataFrame(
+    ...     {"block": ["p"], "algorithm": ["a"], "reason": ["missing cell"]}))
+    >>> what, frame = block_exclusions(old)
+    >>> what, frame[["benchmark", "algorithm"]].values.tolist()
+    ('benchmark', [['p', 'a']])
+    """
+    ex = getattr(blocks, "exclusions", None)
+    columns = ["algorithm", "benchmark", "seed", "reason"]
+    if ex is None or not len(ex):
+        return "benchmark", pd.DataFrame(columns=columns)
+    ex = ex.reset_index(drop=True)
+    per_seed = "seed" in ex.columns and ex["seed"].notna().any()
+    blocks_col = ex["block"] if "block" in ex.columns else ex.get("benchmark")
+    benchmark, seed = [], []
+    for i, block in enumerate(blocks_col if blocks_col is not None else [None] * len(ex)):
+        if isinstance(block, tuple):  # unit="benchmark_seed": (benchmark, seed)
+            benchmark.append(block[0])
+            seed.append(block[1] if len(block) > 1 else None)
+        else:
+            benchmark.append(block)
+            seed.append(ex["seed"].iloc[i] if "seed" in ex.columns else None)
+    out = pd.DataFrame({
+        "algorithm": ex["algorithm"] if "algorithm" in ex.columns else None,
+        "benchmark": benchmark,
+        "seed": seed,
+        "reason": ex["reason"] if "reason" in ex.columns else "",
+    })
+    if not per_seed and getattr(blocks, "unit", "benchmark") == "benchmark":
+        out["reason"] = [
+            f"{alg} has no result here ({why}): the whole benchmark is left out of the rank "
+            f"tests" for alg, why in zip(out["algorithm"], out["reason"])]
+    return ("seed" if per_seed else "benchmark"), out
+
+
 # ----------------------------------------------------------------------------- ranks
 def run_ranks(results: Results, options: Options) -> AnalysisRun:
-    """Friedman with Nemenyi and with Wilcoxon–Holm post-hoc tests, and Autorank if present."""
+    """Friedman with Nemenyi and with Wilcoxon–Holm post-hoc tests, and Autorank if present.
+
+    Every test and figure is its own sub-step (:meth:`AnalysisRun.attempt`):
+    one that fails is recorded and the others are kept. Everything left out
+    (runs without an incumbent at the budget, incomplete blocks, benchmarks
+    missing at a budget of the anytime ranks) is recorded as exclusions.
+    """
     ranks = _import("ranks")
     if ranks is None or not hasattr(ranks, "friedman"):
         return _unavailable("ranks", "benchverdict.ranks is not installed")
@@ -118,15 +225,47 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             "ranks", "not applicable",
             reason=f"rank tests over benchmarks need at least 2 benchmarks, got "
                    f"{len(results.benchmarks)}")
+    run.step("incumbents and rank blocks")
+    late = _runs_without_incumbent(results, options.budget)
+    n_late = run.exclude(f"incumbents at budget {options.budget:g}"
+                         if options.budget is not None else "incumbents", "run", late)
+    _note_exclusions(run, n_late, "run(s) without an incumbent at the budget",
+                     "of the rank tests")
     # One pass over the rows for the incumbents; every test below reuses the block matrix.
     blocks = results.blocks(unit="benchmark", aggregate="mean", budget=options.budget,
                             missing="drop")
-    excluded = blocks.exclusions
-    if len(excluded):
-        run.warnings.append(f"rank tests: {blocks.exclusion_summary()}")
+    what, dropped = block_exclusions(blocks)
+    if len(dropped):
+        run.exclude("rank blocks", what, dropped)
+        if what == "benchmark":
+            names = sorted(map(str, dropped["benchmark"].unique()))
+            run.warnings.append(
+                f"{len(names)} benchmark(s) were left out of the rank tests because an "
+                f"algorithm had no result there: {names[:8]}{' ...' if len(names) > 8 else ''}")
+        else:
+            run.warnings.append(
+                f"{len(dropped)} seed run(s) were left out of the rank blocks to keep every "
+                f"block's cells complete (listed in the report's exclusions).")
+    if blocks.matrix.shape[0] < 2:
+        run.status = "not applicable"
+        at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
+        n_runs = len(results.table.groupby(["algorithm", "benchmark", "seed"], observed=True))
+        run.reason = (
+            f"no run has an observation at or below {at}, so there are no incumbents to rank"
+            if len(late) == n_runs else
+            f"only {blocks.matrix.shape[0]} complete block(s) remain at {at} (see the "
+            f"exclusions); rank tests need at least 2")
+        return run
+    n_algorithms = blocks.matrix.shape[1]
+    n_pairs = n_algorithms * (n_algorithms - 1) // 2
     for posthoc in ("nemenyi", "wilcoxon"):
-        res = ranks.friedman(blocks, alpha=options.alpha, posthoc=posthoc)
-        run.verdicts += res.verdicts()
+        label = "Friedman + Nemenyi" if posthoc == "nemenyi" else "Friedman + Wilcoxon-Holm"
+        got = run.attempt(label, _with_verdicts, lambda posthoc=posthoc: ranks.friedman(
+            blocks, alpha=options.alpha, posthoc=posthoc))
+        if got is None:
+            continue
+        res, verdicts = got
+        run.verdicts += verdicts
         if posthoc == "nemenyi":
             run.notes.append(
                 f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.pvalue:.3g}; "
@@ -134,87 +273,122 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             )
             run.notes += [str(n) for n in res.notes]
             run.tables["average ranks and pairwise tests (Nemenyi)"] = res.table
-            run.figures.append(_figure(
-                "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot(),
+            _add_figure(
+                run, "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot,
                 f"Average ranks over {res.n_blocks} blocks (1 = best); algorithms joined by a "
-                f"bar are not significantly different at alpha = {options.alpha:g}."))
+                f"bar are not significantly different at alpha = {options.alpha:g}.",
+                n_algorithms=n_algorithms)
         else:
             run.tables["pairwise Wilcoxon signed-rank tests (Holm)"] = res.pairwise
-    for name, levels in level_metafeatures(results).items():
+    for name, levels in _attempt_levels(run, results):
         for level in levels:
-            rows = [b for b in _benchmarks_at(results, name, level) if b in blocks.matrix.index]
-            if len(rows) < 2:
-                run.notes.append(f"{name} = {level}: fewer than 2 complete blocks; not ranked.")
-                continue
-            sub = dataclasses.replace(blocks, matrix=blocks.matrix.loc[rows])
-            base = _budget_scope(options.budget)
-            scope = Scope(budget_low=base.budget_low, budget_high=base.budget_high,
-                          metafeature=((name, level),))
-            for posthoc in ("nemenyi", "wilcoxon"):
-                res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc,
-                                     n_bootstrap=200)
-                run.verdicts += _with_scope(res.verdicts(), scope)
-            run.notes.append(
-                f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
-                f"p = {res.pvalue:.3g}.")
+            run.attempt(f"rank tests at {name} = {level}", _ranks_at_level, run, ranks,
+                        results, blocks, options, name, level)
     if hasattr(ranks, "win_tie_loss"):
-        try:
-            wtl = ranks.win_tie_loss(results, budget=options.budget, alpha=options.alpha)
-        except ValueError as err:
-            run.warnings.append(f"win/tie/loss was not run: {err}")
-        else:
-            run.verdicts += wtl.verdicts()
+        got = run.attempt("win/tie/loss", _with_verdicts, lambda: ranks.win_tie_loss(
+            results, budget=options.budget, alpha=options.alpha))
+        if got is not None:
+            wtl, verdicts = got
+            run.verdicts += verdicts
             run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
-            run.figures.append(_figure(
-                "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot(),
+            _add_figure(
+                run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
                 f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
-                f"loss; the p-value is the sign test across benchmarks."))
+                f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
     if hasattr(ranks, "anytime_ranks") and results.has_budget:
-        try:
-            anytime = ranks.anytime_ranks(results, max_budgets=ANYTIME_BUDGETS,
-                                          n_bootstrap=ANYTIME_BOOTSTRAP)
-        except ValueError as err:
-            run.warnings.append(f"anytime ranks were not computed: {err}")
-        else:
+        anytime = run.attempt("anytime ranks", ranks.anytime_ranks, results,
+                              max_budgets=ANYTIME_BUDGETS, n_bootstrap=ANYTIME_BOOTSTRAP)
+        if anytime is not None:
+            left_out = getattr(anytime, "exclusions", None)
+            if left_out is not None and len(left_out):
+                n = run.exclude("anytime ranks", "benchmark at a budget", left_out)
+                _note_exclusions(run, n, "benchmark x budget cell(s)",
+                                 "of the anytime ranks (no incumbent there)")
             run.tables["anytime average ranks"] = anytime.table
-            run.figures.append(_figure(
-                "ranks-anytime", "Average rank against budget", anytime.plot(),
+            _add_figure(
+                run, "ranks-anytime", "Average rank against budget",
+                lambda: anytime.plot(ax=new_axes(
+                    width=DOUBLE_COLUMN, height=max(3.5, 0.25 * n_algorithms + 1.0))),
                 f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
-                f"bootstrap over seeds ({anytime.unit})."))
+                f"bootstrap over seeds ({anytime.unit}).", n_algorithms=n_algorithms)
     if hasattr(ranks, "autorank"):
-        try:
-            ar = ranks.autorank(blocks, alpha=options.alpha)
-        except ValueError as err:
-            run.warnings.append(f"autorank was not run: {err}")
-        else:
-            run.verdicts += ar.verdicts()
+        got = run.attempt("Autorank", _with_verdicts,
+                          lambda: ranks.autorank(blocks, alpha=options.alpha))
+        if got is not None:
+            ar, verdicts = got
+            run.verdicts += verdicts
             run.notes.append(ar.summary())
             run.tables["Autorank's ranking"] = ar.table
-            run.figures.append(_figure(
-                "ranks-autorank", f"Autorank ({ar.omnibus}"
-                + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot(),
-                "Autorank's own decision path: " + "; ".join(ar.reasons)))
+            _add_figure(
+                run, "ranks-autorank", f"Autorank ({ar.omnibus}"
+                + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
+                "Autorank's own decision path: " + "; ".join(ar.reasons),
+                n_algorithms=n_algorithms)
     return run
+
+
+def _attempt_levels(run: AnalysisRun, results: Results) -> list[tuple[str, list[str]]]:
+    levels = run.attempt("metafeature levels", level_metafeatures, results)
+    return list((levels or {}).items())
+
+
+def _ranks_at_level(run: AnalysisRun, ranks: Any, results: Results, blocks: Any,
+                    options: Options, name: str, level: str) -> None:
+    rows = [b for b in _benchmarks_at(results, name, level) if b in blocks.matrix.index]
+    if len(rows) < 2:
+        run.notes.append(f"{name} = {level}: fewer than 2 complete blocks; not ranked.")
+        return
+    sub = dataclasses.replace(blocks, matrix=blocks.matrix.loc[rows])
+    base = _budget_scope(options.budget)
+    scope = Scope(budget_low=base.budget_low, budget_high=base.budget_high,
+                  metafeature=((name, level),))
+    verdicts = []
+    for posthoc in ("nemenyi", "wilcoxon"):
+        res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc, n_bootstrap=200)
+        verdicts += _with_scope(res.verdicts(), scope)
+    run.verdicts += verdicts
+    run.notes.append(
+        f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
+        f"p = {res.pvalue:.3g}.")
 
 
 # ----------------------------------------------------------------------------- lmem
 def run_lmem(results: Results, options: Options) -> AnalysisRun:
-    """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks."""
+    """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks.
+
+    The main fit is the analysis (if it raises, the analysis is an error).
+    Everything after it -- the per-metafeature fits, tables, the CD diagram
+    and each sanity check -- is its own sub-step: one that fails is recorded
+    in the sanity section and the rest is kept.
+    """
     lmem = _import("lmem")
     if lmem is None or not hasattr(lmem, "fit"):
         return _unavailable("lmem", "benchverdict.lmem is not installed")
     run = AnalysisRun("lmem", "ok")
     formula = options.formula or DEFAULT_FORMULA
-    data = incumbent_results(results, options.budget)
     at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
+    try:
+        data, late = incumbents_at(results, options.budget)
+    except NoIncumbentsError as err:
+        out = AnalysisRun("lmem", "not applicable", reason=str(err))
+        out.exclude(f"incumbents at {at}", "run", _runs_without_incumbent(results,
+                                                                          options.budget))
+        return out
     run.reason = (
         f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
         f"benchmark x seed)"
     )
+    n_late = run.exclude(f"incumbents at {at}", "run", late)
+    _note_exclusions(run, n_late, "run(s) without an incumbent at the budget", "of the model")
+    if n_late:
+        run.reason += f"; {n_late:,} run(s) without an incumbent there are left out"
     if len(data.benchmarks) < 2 and "benchmark" in formula:
-        return AnalysisRun(
+        out = AnalysisRun(
             "lmem", "not applicable",
             reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
+        out.exclusions = run.exclusions
+        return out
+    run.step(f"fitting {formula}")
     model = lmem.fit(data, formula)
     run.notes.append(
         f"Model {formula} fitted by maximum likelihood ({model.backend} backend) on "
@@ -233,38 +407,73 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     for v in model.verdicts(alpha=options.alpha, scope=scope):
         details = {**v.details, "singular": bool(model.singular)}
         run.verdicts.append(dataclasses.replace(v, details=details))
-    run.tables["pairwise contrasts (Tukey)"] = model.pairwise()
+    table = run.attempt("pairwise contrasts (Tukey)", model.pairwise)
+    if table is not None:
+        run.tables["pairwise contrasts (Tukey)"] = table
     if options.formula is None:
-        for name, levels in level_metafeatures(data).items():
-            if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
-                run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
-                                 f"are not modelled.")
-                continue
-            by_formula = f"score ~ algorithm * {name} + (1|benchmark)"
-            by_model = lmem.fit(data, by_formula)
-            for v in by_model.verdicts(alpha=options.alpha, by=name):
-                scope = Scope(budget_low=scope.budget_low, budget_high=scope.budget_high,
-                              metafeature=v.scope.metafeature)
-                details = {**v.details, "singular": bool(by_model.singular)}
-                run.verdicts.append(dataclasses.replace(v, scope=scope, details=details))
-            run.notes.append(
-                f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
-                f"each level.")
+        for name, levels in _attempt_levels(run, data):
+            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, lmem, data, options,
+                        scope, name, levels)
     if hasattr(model, "emmeans"):
-        run.tables["estimated marginal means"] = model.emmeans()
-    run.tables["variance components"] = model.varcomp
-    try:
-        run.figures.append(_figure(
-            "lmem-cd", "LMEM critical-difference diagram", model.plot(alpha=options.alpha),
-            "Algorithms at their estimated marginal means; a bar joins algorithms whose "
-            "Tukey-adjusted difference is not significant."))
-    except Exception as err:
-        run.warnings.append(f"the LMEM CD diagram failed: {type(err).__name__}: {err}")
+        table = run.attempt("estimated marginal means", model.emmeans)
+        if table is not None:
+            run.tables["estimated marginal means"] = table
+    varcomp = run.attempt("variance components", lambda: model.varcomp)
+    if varcomp is not None:
+        run.tables["variance components"] = varcomp
+    _add_figure(run, "lmem-cd", "LMEM critical-difference diagram",
+                lambda: model.plot(alpha=options.alpha),
+                "Algorithms at their estimated marginal means; a bar joins algorithms whose "
+                "Tukey-adjusted difference is not significant.",
+                n_algorithms=len(data.algorithms))
     if hasattr(lmem, "sanity_checks"):
         _lmem_sanity(lmem, results, options, run)
     else:
         run.notes.append("The LMEM sanity checks are not available in this version.")
     return run
+
+
+def _lmem_by_level(run: AnalysisRun, lmem: Any, data: Results, options: Options,
+                   scope: Scope, name: str, levels: list[str]) -> None:
+    if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
+        run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
+                         f"are not modelled.")
+        return
+    by_formula = f"score ~ algorithm * {name} + (1|benchmark)"
+    by_model = lmem.fit(data, by_formula)
+    verdicts = []
+    for v in by_model.verdicts(alpha=options.alpha, by=name):
+        level_scope = Scope(budget_low=scope.budget_low, budget_high=scope.budget_high,
+                            metafeature=v.scope.metafeature)
+        details = {**v.details, "singular": bool(by_model.singular)}
+        verdicts.append(dataclasses.replace(v, scope=level_scope, details=details))
+    run.verdicts += verdicts
+    run.notes.append(
+        f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
+        f"each level.")
+
+
+def _check_failure(check: Any) -> str | None:
+    """The failure a sanity check recorded in its result, or None if it ran.
+
+    Read defensively: a check may carry the exception or message as
+    ``error``/``failure``/``exception``, in ``details["error"]``, or say so
+    with ``status`` (``"failed"``/``"error"``) or ``failed=True``.
+    """
+    for attr in ("error", "failure", "exception"):
+        value = getattr(check, attr, None)
+        if isinstance(value, BaseException):
+            return f"{type(value).__name__}: {value}"
+        if value:
+            return str(value)
+    details = getattr(check, "details", None)
+    if isinstance(details, dict) and details.get("error"):
+        return str(details["error"])
+    status = getattr(check, "status", None)
+    if getattr(check, "failed", False) is True or (
+            isinstance(status, str) and status.lower() in ("failed", "error")):
+        return str(getattr(check, "verdict", "") or status or "failed")
+    return None
 
 
 def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun) -> None:
@@ -273,32 +482,58 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
     On random-search trials the checks see each seed's search as an HPO run
     (its incumbent after every trial), the view the LMEM compares. An
     algorithm the seed-dependency check flags is a caveat on every LMEM
-    verdict about it when the formula has no seed term.
+    verdict about it when the formula has no seed term. A check that fails
+    (raised, or recorded its failure in the result) is listed as failed; the
+    other checks and the main LMEM analysis are kept.
     """
     if results.kind == "runs":
         data = results
     elif results.has_budget:
-        data = incumbent_trajectories(results)
+        data = run.attempt("LMEM sanity checks: incumbent trajectories",
+                           incumbent_trajectories, results)
+        if data is None:
+            return
     else:
         data = incumbent_results(results)
     budget: float | str = "final" if options.budget is None else float(options.budget)
-    report = lmem.sanity_checks(data, alpha=options.alpha, budget=budget)
-    for check in report.checks:
-        flagged = ", ".join(check.flagged)
+    report = run.attempt("LMEM sanity checks", lmem.sanity_checks, data, alpha=options.alpha,
+                         budget=budget)
+    if report is None:
+        return
+    checks = list(getattr(report, "checks", ()) or ())
+    ran = []
+    for check in checks:
+        label = str(getattr(check, "name", "check")).replace("_", " ")
+        failure = _check_failure(check)
+        if failure is not None:
+            run.fail(f"LMEM sanity check: {label}", failure)
+            continue
+        ran.append(check)
+        flagged = ", ".join(map(str, getattr(check, "flagged", ()) or ()))
         run.sanity.append({
-            "name": check.name.replace("_", " "),
+            "name": label,
+            "status": "ok",
             "conclusion": f"{check.verdict}" + (f" (flagged: {flagged})" if flagged else "")
                           + f"; {check.data}",
         })
-        run.tables[f"sanity check: {check.name.replace('_', ' ')}"] = check.table
-    try:
-        run.figures.append(_figure(
-            "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)", report.plot(),
+        if getattr(check, "table", None) is not None:
+            run.tables[f"sanity check: {label}"] = check.table
+    failures = getattr(report, "failures", None) or getattr(report, "errors", None)
+    if isinstance(failures, dict):
+        failures = list(failures.items())
+    for item in failures or ():
+        name, message = item if isinstance(item, tuple) and len(item) == 2 else ("check", item)
+        label = str(name).replace("_", " ")
+        if not any(c.get("name") == f"LMEM sanity check: {label}" for c in run.sanity):
+            run.fail(f"LMEM sanity check: {label}", str(message))
+    if ran:
+        _add_figure(
+            run, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
+            lambda: _sanity_figure(report, ran),
             "Seed dependency, benchmark informativeness and budget relevance, each a "
-            "likelihood-ratio test of nested mixed models."))
-    except Exception as err:
-        run.warnings.append(f"the sanity-check figure failed: {type(err).__name__}: {err}")
-    seed_check = next((c for c in report.checks if c.name == "seed_dependency"), None)
+            "likelihood-ratio test of nested mixed models.",
+            n_algorithms=max(len(results.algorithms), len(results.benchmarks)))
+    seed_check = next((c for c in ran if c.name == "seed_dependency"), None)
     formula = options.formula or DEFAULT_FORMULA
     if seed_check is not None and seed_check.flagged and "seed" not in formula:
         affected = set(seed_check.flagged)
@@ -314,28 +549,47 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
         run.warnings.append(caveat + ".")
 
 
+def _sanity_figure(report: Any, ran: list[Any]) -> Any:
+    """The sanity report's figure; when some checks failed, one panel per check that ran."""
+    if len(ran) == len(getattr(report, "checks", ())):
+        return report.plot()
+    from benchverdict.plotting import theme
+
+    with theme():
+        fig, axes = plt.subplots(1, len(ran), figsize=(5 * len(ran), 3.4))
+    for ax, check in zip(np.atleast_1d(axes), ran):
+        check.plot(ax=ax)
+    return fig
+
+
 # ----------------------------------------------------------------------------- tuning
 def run_tuning(results: Results, options: Options) -> AnalysisRun:
     """Median tuning curves with exact simultaneous LD bands, compared per benchmark.
 
     Lourie et al.'s evidence (weak / fair / strong) per budget range becomes
-    one verdict per pair, benchmark and budget range.
+    one verdict per pair, benchmark and budget range. Cells that get no
+    curve are recorded as exclusions.
     """
     tuning = _import("tuning")
     if tuning is None or not hasattr(tuning, "from_results"):
         return _unavailable("tuning", "benchverdict.tuning is not installed")
     run = AnalysisRun("tuning", "ok")
+    run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
                                  confidence=options.confidence)
     run.verdicts += curves.verdicts()
-    guidance = curves.guidance()
-    run.tables["sample size and the largest budget each band bounds"] = guidance
-    run.tables["median tuning curves (k, point, band)"] = curves.table
     if len(curves.excluded):
         run.tables["cells without a curve"] = curves.excluded
-        run.warnings.append(f"{len(curves.excluded)} algorithm x benchmark cell(s) got no "
-                            f"tuning curve (listed in the tables).")
-    if len(guidance):
+        n = run.exclude("tuning curves", "cell", curves.excluded)
+        run.warnings.append(f"{n} algorithm x benchmark cell(s) got no tuning curve (listed "
+                            f"in the tables and the report's exclusions).")
+    guidance = run.attempt("sample-size table", curves.guidance)
+    if guidance is not None:
+        run.tables["sample size and the largest budget each band bounds"] = guidance
+    table = run.attempt("tuning-curve table", lambda: curves.table)
+    if table is not None:
+        run.tables["median tuning curves (k, point, band)"] = table
+    if guidance is not None and len(guidance):
         def span(values, fmt: str) -> str:
             lo, hi = float(values.min()), float(values.max())
             return format(lo, fmt) if lo == hi else f"{lo:{fmt}} to {hi:{fmt}}"
@@ -345,11 +599,12 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"bands (Lourie et al. 2024); with n = {span(guidance['n'], ',.0f')} draws per "
             f"curve the upper band is informative up to k = {span(guidance['k_max'], '.1f')}.")
     for bench in curves.benchmarks[:MAX_FIGURES_PER_ANALYSIS]:
-        run.figures.append(_figure(
-            f"tuning-{bench}", f"Median tuning curves on {bench}", curves.plot(benchmark=bench),
+        _add_figure(
+            run, f"tuning-{bench}", f"Median tuning curves on {bench}",
+            lambda bench=bench: curves.plot(benchmark=bench),
             f"The median best score of k random-search draws, with simultaneous "
             f"{options.confidence:g} bands; budgets beyond a band's informative range show "
-            f"a trivial upper bound."))
+            f"a trivial upper bound.", n_algorithms=len(results.algorithms))
     if len(curves.benchmarks) > MAX_FIGURES_PER_ANALYSIS:
         run.notes.append(f"Figures show the first {MAX_FIGURES_PER_ANALYSIS} of "
                          f"{len(curves.benchmarks)} benchmarks; the table has them all.")
@@ -363,7 +618,9 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     DSE describes the distribution of a single random-search draw, so when
     the data have a trial order its verdicts are placed at budget 1 (where
     the tuning curve also describes one draw). One ``dse.cvar_<level>``
-    method per CVaR level in ``options.cvar_levels``.
+    method per CVaR level in ``options.cvar_levels``. Each comparison
+    (per benchmark or pooled, per level) and each figure is its own
+    sub-step.
     """
     dse = _import("dse")
     if dse is None or not hasattr(dse, "distribution"):
@@ -386,30 +643,49 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         # Pooled over benchmarks, Jordan et al.'s level only (the pooled bootstrap is costly).
         levels = options.cvar_levels if not kwargs else options.cvar_levels[:1]
         for i, level in enumerate(levels):
-            res = dse.distribution(results, cvar_level=level, confidence=options.confidence,
-                                   reps=DSE_BOOTSTRAP_REPS, **kwargs)
-            for v in res.verdicts(alpha=options.alpha):
+            got = run.attempt(
+                f"distributions {label}, CVaR_{level:g}", _with_verdicts,
+                lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
+                    results, cvar_level=level, confidence=options.confidence,
+                    reps=DSE_BOOTSTRAP_REPS, **kwargs), options.alpha))
+            if got is None:
+                continue
+            res, found = got
+            res = res.result
+            verdicts = []
+            for v in found:
                 if v.method == "dse.cvar":
-                    run.verdicts.append(place(v, f"dse.cvar_{level:g}"))
+                    verdicts.append(place(v, f"dse.cvar_{level:g}"))
                 elif i == 0:  # dominance does not depend on the CVaR level
-                    run.verdicts.append(place(v))
+                    verdicts.append(place(v))
+            run.verdicts += verdicts
             run.tables[f"distributions {label}, CVaR_{level:g}"] = res.table
             if i == 0:
-                try:
-                    run.figures.append(_figure(
-                        "dse-cdf" + ("-pooled" if kwargs else ""),
-                        f"Performance distributions, {label}", res.plot(kind="cdf"),
-                        f"Empirical CDFs with simultaneous {options.confidence:g} bands "
-                        f"({res.band}); a curve to the "
-                        f"{'right' if res.objective == 'maximize' else 'left'} is better."))
-                except Exception as err:
-                    run.warnings.append(f"the DSE plot failed: {type(err).__name__}: {err}")
+                _add_figure(
+                    run, "dse-cdf" + ("-pooled" if kwargs else ""),
+                    f"Performance distributions, {label}",
+                    lambda res=res: res.plot(kind="cdf"),
+                    f"Empirical CDFs with simultaneous {options.confidence:g} bands "
+                    f"({res.band}); a curve to the "
+                    f"{'right' if res.objective == 'maximize' else 'left'} is better.",
+                    n_algorithms=len(results.algorithms))
     run.notes.append(
         f"CVaR levels {', '.join(f'{a:g}' for a in options.cvar_levels)} (CVaR_a is the mean "
         f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws); "
         f"dominance: two one-sided KS tests at alpha/2 each."
         + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
+
+
+@dataclasses.dataclass
+class _DSEVerdicts:
+    """A DSE result whose ``verdicts()`` uses the report's significance level."""
+
+    result: Any
+    alpha: float
+
+    def verdicts(self) -> list[Verdict]:
+        return list(self.result.verdicts(alpha=self.alpha))
 
 
 def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) -> None:
@@ -425,69 +701,182 @@ def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) 
             run.notes.append(str(note))
         if hasattr(part, "plot") and len(run.figures) < MAX_FIGURES_PER_ANALYSIS:
             suffix = "" if key is None else f"-{key}"
-            run.figures.append(_figure(f"{prefix}{suffix}", title + (
-                f": {key}" if key is not None else ""), part.plot(), caption))
+            _add_figure(run, f"{prefix}{suffix}", title + (
+                f": {key}" if key is not None else ""), part.plot, caption)
 
 
 # ----------------------------------------------------------------------------- guidance
+class _Guidance:
+    """Sample-size guidance for an unsettled pair, from the analyses that ran.
+
+    Called by :func:`~benchverdict.report.reconcile.reconcile` once per
+    unsettled pair and scope. Never raises: a failure is kept in
+    ``warnings`` (shown in the report) and that pair gets no guidance.
+    """
+
+    def __init__(self, results: Results, options: Options, tuning: Any, ranks_ran: bool):
+        self.results = results
+        self.options = options
+        self.tuning = tuning
+        self.ranks_ran = ranks_ran
+        self.warnings: list[str] = []
+        table = results.table
+        self.counts = table.groupby(["algorithm", "benchmark"], observed=True).size()
+        self.n_bench = len(results.benchmarks)
+        self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
+        self._units: dict[tuple, str] = {}
+        self._largest: dict[int, float] = {}
+        self._needed: dict[int, int] = {}
+
+    def __call__(self, a: str, b: str, key: tuple) -> str | None:
+        try:
+            return self._guidance(a, b, key)
+        except Exception as err:  # guidance is advice: the report goes on without it
+            text = f"sample-size guidance failed for {a} vs {b}: {type(err).__name__}: {err}"
+            if len(self.warnings) < 5:
+                self.warnings.append(text)
+            return None
+
+    def rank_units(self, meta: tuple) -> str:
+        if meta not in self._units:
+            n_units = self.n_bench
+            for name, level in meta:
+                if name in self.results.metafeatures:
+                    n_units = min(n_units, len(_benchmarks_at(self.results, name, level)))
+            scope = "".join(f" with {name} = {level}" for name, level in meta)
+            self._units[meta] = (
+                f"the rank tests had {n_units} benchmark(s){scope} as independent units; more "
+                f"benchmarks (not more seeds per benchmark) would add power to them.")
+        return self._units[meta]
+
+    def largest_budget(self, n: int) -> float:
+        if n not in self._largest:
+            self._largest[n] = float(self.tuning.largest_budget(n, self.options.confidence))
+        return self._largest[n]
+
+    def sample_size(self, k: int) -> int:
+        if k not in self._needed:
+            self._needed[k] = int(self.tuning.sample_size(k, self.options.confidence))
+        return self._needed[k]
+
+    def _guidance(self, a: str, b: str, key: tuple) -> str | None:
+        bench, meta = key
+        parts = []
+        if self.ranks_ran and bench is None:
+            parts.append(self.rank_units(meta))
+        if self.tuning is not None:
+            text = self._tuning_text(a, b, bench)
+            if text:
+                parts.append(("Per benchmark, " if parts else "") + text)
+        if not parts:
+            return None
+        text = " ".join(parts)
+        if bench is None and self.ranks_ran and len(parts) > 1:
+            text = "Across benchmarks, " + text
+        return text[0].upper() + text[1:]
+
+    def _tuning_text(self, a: str, b: str, bench: str | None) -> str | None:
+        cells = [(a, bench), (b, bench)] if bench is not None else None
+        counts = self.counts
+        try:
+            sizes = counts.loc[cells] if cells is not None else counts.loc[[a, b]]
+        except KeyError:
+            return None
+        if not len(sizes):
+            return None
+        n = int(np.min(sizes.to_numpy()))
+        conf = self.options.confidence
+        k_max = self.largest_budget(n)
+        k_goal = self._k_goal(a, b, bench, k_max)
+        if k_goal is None:
+            return (f"with {n:,} draws per algorithm the median tuning curve's {conf:g} band "
+                    f"is informative up to k = {k_max:.1f}; at the requested budget no search "
+                    f"has a trial yet, so there is no budget of interest to size for.")
+        n_goal = self.sample_size(k_goal)
+        if n_goal > n:
+            return (f"with {n:,} draws per algorithm the median tuning curve's {conf:g} band "
+                    f"is informative only up to k = {k_max:.1f}; bounding it up to k = "
+                    f"{k_goal:,} trials takes n = {n_goal:,} draws per algorithm.")
+        return (f"{n:,} draws per algorithm already give informative {conf:g} bands up to "
+                f"k = {k_max:.1f} (k = {k_goal:,} trials needs {n_goal:,}), yet they overlap: "
+                f"the difference is smaller than the bands resolve; band width shrinks like "
+                f"1/sqrt(n), so about 4x the draws halve it.")
+
+    def _k_goal(self, a: str, b: str, bench: str | None, k_max: float) -> int | None:
+        """The tuning-curve budget k of interest: a number of trials, never a budget value.
+
+        With a trial order, k is the number of trials a search of ``a`` or
+        ``b`` has at the requested budget (its longest such search), so the
+        budget column's unit (trial index, seconds, epochs x 1000) does not
+        matter. Without one, k is twice what the current draws bound.
+        """
+        if self.trials is None:
+            return max(2, 2 * math.floor(k_max))
+        trials = self.trials
+        mask = trials.index.get_level_values("algorithm").isin([a, b])
+        if bench is not None:
+            mask &= trials.index.get_level_values("benchmark") == bench
+        picked = trials[mask]
+        k = int(picked.max()) if len(picked) else 0
+        return k if k >= 1 else None
+
+
+def _trials_per_run(results: Results, budget: float | None) -> pd.Series | None:
+    """Trials per run (algorithm, benchmark, seed) at ``budget`` (default: all of them).
+
+    ``None`` without a trial order (no budget column): then the rows of a
+    cell are draws with no search they belong to.
+    """
+    if not results.has_budget:
+        return None
+    table = results.table
+    if budget is not None:
+        table = table[table["budget"].to_numpy() <= float(budget)]
+    keys = ["algorithm", "benchmark", "seed"]
+    return table.groupby(keys, observed=True).size()
+
+
 def sample_size_guidance(
     results: Results, options: Options, runs: list[AnalysisRun]
 ) -> Callable[[str, str, tuple], str | None] | None:
-    """A function giving sample-size guidance for an unsettled pair.
+    """A function giving sample-size guidance for an unsettled pair, or None.
 
-    For random-search draws it uses the tuning-curve module's exact guidance
+    Guidance comes only from analyses that ran. When the tuning curves ran
+    (random-search draws), it uses the tuning module's exact guidance
     (:func:`benchverdict.tuning.largest_budget` and
-    :func:`~benchverdict.tuning.sample_size`): how far the current draws can
+    :func:`~benchverdict.tuning.sample_size`): how far the current draws
     bound the median tuning curve, and how many draws per algorithm would
-    bound the budget of interest. For HPO runs it states how many
-    independent units the rank tests had, because only more benchmarks (not
-    more seeds) add power there.
+    bound it up to the budget of interest. That budget is a number of
+    trials ``k`` -- with a trial order, the trials a search has at the
+    requested budget; the budget column's values are never used as ``k``,
+    so budgets that are fractional, negative or huge cannot make the
+    guidance fail or allocate by their size. When the rank tests ran, it
+    states how many independent units they had, because only more
+    benchmarks (not more seeds) add power there.
+
+    The returned callable never raises; failures are collected in its
+    ``warnings`` attribute.
+
+    Examples
+    --------
+    >>> from benchverdict.report.runner import AnalysisRun, Options
+    >>> from benchverdict.results import _example_small
+    >>> res = _example_small()
+    >>> sample_size_guidance(res, Options(), [AnalysisRun("dse", "ok")]) is None
+    True
+    >>> guide = sample_size_guidance(res, Options(), [AnalysisRun("ranks", "ok")])
+    >>> guide("a", "b", (None, ()))[:40]
+    'The rank tests had 2 benchmark(s) as ind'
     """
-    tuning = _import("tuning") if results.kind == "trials" else None
-    has_guide = tuning is not None and all(
-        hasattr(tuning, f) for f in ("largest_budget", "sample_size"))
-    counts = results.table.groupby(["algorithm", "benchmark"], observed=True).size()
-    n_bench = len(results.benchmarks)
-    target = float(options.budget) if options.budget is not None else (
-        float(np.max(results.budgets)) if results.has_budget else None)
-
-    def rank_units(meta: tuple) -> str:
-        n_units = n_bench
-        for name, level in meta:
-            if name in results.metafeatures:
-                n_units = min(n_units, len(_benchmarks_at(results, name, level)))
-        scope = "".join(f" with {name} = {level}" for name, level in meta)
-        return (f"the rank tests had {n_units} benchmark(s){scope} as independent units; more "
-                f"benchmarks (not more seeds per benchmark) would add power to them.")
-
-    def guidance(a: str, b: str, key: tuple) -> str | None:
-        bench, meta = key
-        if results.kind != "trials":
-            return rank_units(meta).capitalize()
-        cells = counts.loc[[a, b]] if bench is None else counts.loc[[(a, bench), (b, bench)]]
-        n = int(np.min(cells.to_numpy()))
-        prefix = "Across benchmarks, " + rank_units(meta) + " Per benchmark, " if (
-            bench is None) else ""
-        if not has_guide:
-            return (f"{prefix}{n:,} draws per algorithm were not enough; the tuning-curve "
-                    f"module's sample-size guidance is not available.")
-        k_max = float(tuning.largest_budget(n, options.confidence))
-        k_goal = target if target is not None else max(2.0, 2.0 * math.floor(k_max))
-        n_goal = int(tuning.sample_size(k_goal, options.confidence))
-        if n_goal > n:
-            text = (f"with {n:,} draws per algorithm the median tuning curve's "
-                    f"{options.confidence:g} band is informative only up to k = {k_max:.1f}; "
-                    f"bounding it up to k = {k_goal:g} takes n = {n_goal:,} draws per "
-                    f"algorithm.")
-        else:
-            text = (f"{n:,} draws per algorithm already give informative "
-                    f"{options.confidence:g} bands up to k = {k_max:.1f} (k = {k_goal:g} needs "
-                    f"{n_goal:,}), yet they overlap: the difference is smaller than the bands "
-                    f"resolve; band width shrinks like 1/sqrt(n), so about 4x the draws halve "
-                    f"it.")
-        return prefix + (text[0].upper() + text[1:] if not prefix else text)
-
-    return guidance
+    ran = {r.name for r in runs if r.status == "ok"}
+    tuning = _import("tuning") if ("tuning" in ran and results.kind == "trials") else None
+    if tuning is not None and not all(
+            hasattr(tuning, f) for f in ("largest_budget", "sample_size")):
+        tuning = None
+    ranks_ran = "ranks" in ran
+    if tuning is None and not ranks_ran:
+        return None
+    return _Guidance(results, options, tuning, ranks_ran)
 
 
 #: The runners, by analysis name.

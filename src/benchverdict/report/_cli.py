@@ -2,12 +2,19 @@
 
 Exit codes: 0 when every analysis that ran succeeded; 1 when an analysis
 raised (or one asked for by name is unavailable), or the data are invalid;
-2 for a usage error.
+2 for a usage error (including ``-o`` naming a file, or a directory that
+holds other files); 130 when interrupted (Ctrl-C).
+
+The output directory is written all at once (:mod:`benchverdict.report._output`):
+the files are built in a directory beside it and swapped in when complete,
+so an interrupted run leaves the previous report intact and a re-run leaves
+no stale files.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -45,13 +52,13 @@ def _levels(text: str) -> tuple[float, ...]:
     return values
 
 
-def _positive(text: str) -> float:
+def _budget(text: str) -> float:
     try:
         value = float(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from err
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value:g}")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
 
 
@@ -75,10 +82,11 @@ def register(subparsers, parents) -> None:
                         help="confidence of bands and intervals (default 0.8)")
     parser.add_argument("--alpha", type=_probability, default=0.05,
                         help="significance level of tests (default 0.05)")
-    parser.add_argument("--at-budget", dest="at_budget", type=_positive, default=None,
+    parser.add_argument("--at-budget", dest="at_budget", type=_budget, default=None,
                         metavar="B",
-                        help="compare incumbents at this budget (default: final). The role "
-                             "option --budget names the budget COLUMN.")
+                        help="compare incumbents at this budget, in the budget column's units "
+                             "(default: each run's final). The role option --budget names the "
+                             "budget COLUMN.")
     parser.add_argument("--formula", default=None,
                         help="LMEM formula over role names, e.g. "
                              "'score ~ algorithm + (1|benchmark)'")
@@ -86,14 +94,41 @@ def register(subparsers, parents) -> None:
                         help="CVaR levels of the DSE comparison (default 0.5,0.95; CVaR_a is "
                              "the mean of the best 1-a of draws)")
     parser.add_argument("-o", "--out", type=Path, default=Path("benchverdict-report"),
-                        help="output directory (default ./benchverdict-report)")
+                        help="output directory (default ./benchverdict-report). It is "
+                             "replaced as a whole when the report is complete, so it must be "
+                             "new, empty or an earlier report")
     parser.add_argument("--json", action="store_true",
                         help="print the JSON document to stdout (files are still written)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--no-progress", action="store_true", help="never show progress")
     parser.set_defaults(handler=_cmd_report)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from benchverdict.report._output import OutputError, check_target
+
+    out: Path = args.out
+    try:
+        check_target(out)  # before the analyses: a bad -o fails in a second, not after them
+    except OutputError as err:
+        print(f"benchverdict report: -o {out}: {err}", file=sys.stderr)
+        return 2
+    try:
+        return _report(args, out)
+    except KeyboardInterrupt:
+        print(f"benchverdict report: interrupted; {out} was left as it was.", file=sys.stderr)
+        return 130
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.no_progress:
+        return False
+    return bool(args.progress or sys.stderr.isatty())
+
+
+def _report(args: argparse.Namespace, out: Path) -> int:
     from benchverdict._validation import ValidationError
     from benchverdict.cli import load_results
     from benchverdict.report.runner import compare
@@ -105,6 +140,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         for p in err.problems:
             print(f"  - {p.message}", file=sys.stderr)
         return 1
+    progress = _show_progress(args)
     comparison = compare(
         results,
         analyses=args.analyses,
@@ -112,18 +148,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         budget=args.at_budget,
         formula=args.formula,
-        progress=not args.no_progress,
+        progress=progress,
         cvar_levels=args.cvar_levels,
     )
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    comparison.to_html(out / "report.html")
-    comparison.to_markdown(out / "report.md")
-    json_text = comparison.to_json(out / "report.json")
-    comparison.to_latex(out / "latex")
-    comparison.verdicts.to_csv(out / "verdicts.csv", index=False)
-    comparison.agreement.to_csv(out / "agreement.csv", index=False)
-    comparison.conflicts.to_csv(out / "conflicts.csv", index=False)
+    json_text = write_report(comparison, out, progress=progress)
     if args.json:
         print(json_text)
     else:
@@ -133,6 +161,47 @@ def _cmd_report(args: argparse.Namespace) -> int:
     for run in errors:
         print(f"error: analysis {run.name} {run.status}: {run.reason}", file=sys.stderr)
     return 1 if errors else 0
+
+
+#: The files of a report directory, in the order they are written.
+REPORT_FILES = ("report.html", "report.md", "report.json", "latex/", "verdicts.csv",
+                "agreement.csv", "conflicts.csv", "exclusions.csv")
+
+
+def write_report(comparison, out: Path, *, progress: bool = False) -> str:
+    """Write every report file into ``out`` at once (see the module docstring).
+
+    Returns the JSON document's text.
+    """
+    from tqdm.auto import tqdm
+
+    from benchverdict.report._output import staged_directory
+
+    def csv(frame, path: Path) -> None:
+        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
+        frame.to_csv(path, index=False, errors="backslashreplace")
+
+    json_text = ""
+    with staged_directory(out) as stage, tqdm(
+            total=len(REPORT_FILES), desc="writing the report", unit="file", leave=False,
+            disable=not progress, file=sys.stderr) as bar:
+        steps = [
+            ("report.html", lambda: comparison.to_html(stage / "report.html")),
+            ("report.md", lambda: comparison.to_markdown(stage / "report.md")),
+            ("report.json", lambda: comparison.to_json(stage / "report.json")),
+            ("latex/", lambda: comparison.to_latex(stage / "latex")),
+            ("verdicts.csv", lambda: csv(comparison.verdicts, stage / "verdicts.csv")),
+            ("agreement.csv", lambda: csv(comparison.agreement, stage / "agreement.csv")),
+            ("conflicts.csv", lambda: csv(comparison.conflicts, stage / "conflicts.csv")),
+            ("exclusions.csv", lambda: csv(comparison.exclusions, stage / "exclusions.csv")),
+        ]
+        for name, write in steps:
+            bar.set_postfix_str(name)
+            result = write()
+            if name == "report.json":
+                json_text = result
+            bar.update()
+    return json_text
 
 
 #: At most this many warnings are printed; the report lists them all.
@@ -166,5 +235,9 @@ def _print_summary(comparison, out: Path) -> None:
         for row in comparison.conflicts.head(3).itertuples(index=False):  # worst first
             print(f"  {row.a} vs {row.b}: {row.method_1} -> {row.outcome_1}, "
                   f"{row.method_2} -> {row.outcome_2}: {row.explanation}")
-    print(f"\nWrote {out / 'report.html'}, report.md, report.json, verdicts.csv and "
-          f"{out / 'latex'}/.")
+    n_left_out = len(comparison.exclusions)
+    if n_left_out:
+        print(f"\n{n_left_out:,} row(s), run(s), seed(s) or cell(s) were left out by validation "
+              f"or the analyses: see the report's Exclusions section and exclusions.csv.")
+    print(f"\nWrote {out / 'report.html'}, report.md, report.json, verdicts.csv, "
+          f"exclusions.csv and {out / 'latex'}/.")

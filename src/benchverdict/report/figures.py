@@ -1,4 +1,8 @@
-"""The report's own figures: the verdict grid and the method-agreement heat map."""
+"""The report's own figures: the verdict grid and the method-agreement heat map.
+
+Names are drawn as text (the shared theme turns mathtext off), with control
+characters made visible by :func:`benchverdict.plotting.printable`.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from benchverdict.plotting import new_axes, shorten, theme
+from benchverdict.plotting import new_axes, printable, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.
 OUTCOME_COLOURS = {"a": "#0072B2", "b": "#E69F00", "tie": "#009E73", "inconclusive": "#D9D9D9"}
 #: At most this many pair rows are drawn in the verdict grid.
 MAX_GRID_ROWS = 40
-
-
-def mpl_text(text: object) -> str:
-    """Make a user string literal for matplotlib (``$`` would start mathtext).
-
-    Examples
-    --------
-    >>> mpl_text("cost in $ and $x$")
-    'cost in \\\\$ and \\\\$x\\\\$'
-    """
-    return str(text).replace("$", r"\$")
 
 
 def _text(value: object) -> str | None:
@@ -88,10 +81,10 @@ def outcome_grid(reconciliation: Reconciliation, ax: plt.Axes | None = None) -> 
             for j in range(len(methods)):
                 if labels[i][j]:
                     colour = "white" if grid[i, j] in (0.0, 2.0) else "black"
-                    ax.text(j, i, mpl_text(labels[i][j]), ha="center", va="center",
+                    ax.text(j, i, printable(labels[i][j]), ha="center", va="center",
                             fontsize=8, color=colour)
         ax.set_xticks(range(len(methods)))
-        ax.set_xticklabels([mpl_text(m) for m in methods], rotation=30, ha="right")
+        ax.set_xticklabels([printable(m) for m in methods], rotation=30, ha="right")
         ax.set_yticks(range(len(keys)))
         row_labels = []
         for a, b, bench, meta in keys:
@@ -100,7 +93,7 @@ def outcome_grid(reconciliation: Reconciliation, ax: plt.Axes | None = None) -> 
                 scope = group_label((bench, tuple(
                     tuple(p.split("=", 1)) for p in (meta.split(";") if meta else []))))
                 label += f" ({shorten(scope, 24)})"
-            row_labels.append(mpl_text(label))
+            row_labels.append(printable(label))
         ax.set_yticklabels(row_labels)
         ax.tick_params(length=0)
         for spine in ax.spines.values():
@@ -135,7 +128,7 @@ def agreement_heatmap(reconciliation: Reconciliation, ax: plt.Axes | None = None
     n = max(matrix.shape[0], 1)
     ax = new_axes(ax, width=max(3.5, 0.9 * n + 2.0), height=max(2.6, 0.7 * n + 1.5))
     with theme():
-        labels = [mpl_text(shorten(m, 24)) for m in matrix.index]
+        labels = [printable(shorten(m, 24)) for m in matrix.index]
         sns.heatmap(
             matrix.astype(float), ax=ax, vmin=0.0, vmax=1.0, cmap="viridis", annot=True,
             fmt=".2f", square=True, cbar_kws={"label": "agreement", "shrink": 0.8},

@@ -344,6 +344,16 @@ def _ranking_from_pairs(
     return [sorted(comps[i]) for i in order]
 
 
+#: A guidance line names at most this many pairs (1000 algorithms make 500,000 pairs).
+MAX_PAIRS_NAMED = 20
+
+
+def _pair_list(pairs: Sequence[str]) -> str:
+    shown = ", ".join(pairs[:MAX_PAIRS_NAMED])
+    more = len(pairs) - MAX_PAIRS_NAMED
+    return shown + (f" and {more:,} more pair(s)" if more > 0 else "")
+
+
 def _rank_group(
     key: GroupKey,
     algorithms: Sequence[str],
@@ -372,7 +382,7 @@ def _rank_group(
             text = guidance(a, b, key)
             if text:
                 by_text.setdefault(text, []).append(f"{a} vs {b}")
-    notes = [f"{', '.join(pairs)}: {text}" for text, pairs in by_text.items()]
+    notes = [f"{_pair_list(pairs)}: {text}" for text, pairs in by_text.items()]
     label = group_label(key)
     if not unsettled:
         tiers = _ranking_from_pairs(algorithms, outcomes)

@@ -4,7 +4,10 @@ Every renderer starts from :func:`report_document`, so the formats say the
 same thing. User-supplied strings (algorithm, benchmark, metafeature and
 column names, and anything derived from them) are escaped for each target:
 Jinja2's autoescape for HTML, entities and backslashes for Markdown, the
-LaTeX specials for LaTeX, and ``json.dumps`` for JSON.
+LaTeX specials for LaTeX, and ``json.dumps`` for JSON. In every format,
+control, lone-surrogate and bidirectional-control characters in names are
+shown as visible escapes (:func:`benchverdict.plotting.printable`), so a
+name cannot hide or reorder the text around it or make a file unreadable.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._version import __version__
+from benchverdict.plotting import printable
 from benchverdict.verdict import verdict_to_dict
 
 if TYPE_CHECKING:
@@ -36,6 +40,10 @@ SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 SHOWN_CONFLICTS = 25
 #: At most this many rows of a module's table are shown in HTML/Markdown/LaTeX.
 MAX_TABLE_ROWS = 40
+#: At most this many agreement rows (of each kind: all benchmarks, single benchmarks),
+#: disagreements and verdicts are shown in HTML/Markdown/LaTeX; JSON and the CSV files
+#: have them all. (1000 algorithms make 500,000 pairs: no page can show them.)
+MAX_DOCUMENT_ROWS = 2000
 
 
 # ----------------------------------------------------------------------------- plain values
@@ -72,6 +80,18 @@ def _split(text: Any, sep: str) -> list[str]:
 
 def _meta_pairs(text: Any) -> list[list[str]]:
     return [list(p.split("=", 1)) for p in _split(text, ";")]
+
+
+def _group_key(a: Any, b: Any, benchmark: Any, metafeature: Any) -> tuple:
+    return (a, b, _plain(benchmark), _plain(metafeature) or None)
+
+
+def _representatives_by_group(rec) -> dict[tuple, list]:
+    """Each method's representative verdict, by pair and scope (one pass, not per row)."""
+    groups: dict[tuple, list] = {}
+    for x in rec.representatives.itertuples(index=False):
+        groups.setdefault(_group_key(x.a, x.b, x.benchmark, x.metafeature), []).append(x)
+    return groups
 
 
 # ----------------------------------------------------------------------------- the document
@@ -123,12 +143,13 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "seconds": round(float(r.seconds), 3),
             "notes": [str(n) for n in r.notes],
             "warnings": [str(w) for w in r.warnings],
-            "figures": [{"name": f.name, "title": f.title, "caption": f.caption}
-                        for f in r.figures],
+            "figures": [{"name": f.name, "file": f.file_name, "title": f.title,
+                         "caption": f.caption} for f in r.figures],
             "tables": sorted(r.tables),
         }
         for r in c.runs
     ]
+    by_group = _representatives_by_group(rec)
     agreement = []
     for row in _records(rec.agreement):
         agreement.append({
@@ -137,14 +158,9 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "n_methods": int(row["n_methods"]),
             "methods": _split(row["methods"], ","),
             "outcomes": [
-                {"method": m, "outcome": o, "votes": bool(vote)}
-                for m, o, vote in (
-                    (r.method, r.outcome, r.votes)
-                    for r in rec.representatives.itertuples(index=False)
-                    if (r.a, r.b) == (row["a"], row["b"])
-                    and _plain(r.benchmark) == row["benchmark"]
-                    and (_plain(r.metafeature) or None) == row["metafeature"]
-                )
+                {"method": r.method, "outcome": r.outcome, "votes": bool(r.votes)}
+                for r in by_group.get(_group_key(row["a"], row["b"], row["benchmark"],
+                                                 row["metafeature"]), ())
             ],
             "agreement": row["agreement"],
             "consensus": row["consensus"],
@@ -188,6 +204,11 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
         {"analysis": r.name, **{k: _plain(v) for k, v in check.items()}}
         for r in c.runs for check in r.sanity
     ]
+    exclusions = [
+        {"analysis": str(r["analysis"]), "step": str(r["step"]), "what": str(r["what"]),
+         "count": int(r["count"]), "examples": str(r["examples"]), "reason": str(r["reason"])}
+        for r in c.exclusion_summary.to_dict("records")
+    ]
     return {
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -210,6 +231,7 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
         "method_agreement": method_agreement,
         "rankings": rankings,
         "sanity": sanity,
+        "exclusions": exclusions,
         "warnings": [str(w) for w in c.warnings],
     }
 
@@ -217,8 +239,14 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
 def render_json(comparison: Comparison, *, indent: int | None = 2) -> str:
     """The report document as JSON text (strict: no NaN literals)."""
     # default=str: a module may put an object JSON does not know into a verdict's details.
-    return json.dumps(report_document(comparison), indent=indent, allow_nan=False,
-                      ensure_ascii=False, default=str)
+    doc = report_document(comparison)
+    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate in a name cannot be written as UTF-8; JSON's \u escapes can.
+        text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=True, default=str)
+    return text
 
 
 def load_schema() -> dict[str, Any]:
@@ -279,27 +307,42 @@ def _table_rows(frame: pd.DataFrame, limit: int = MAX_TABLE_ROWS) -> tuple[list[
     return header, rows, max(len(frame) - limit, 0)
 
 
+def _left_out_text(c: Comparison) -> str:
+    summary = c.exclusion_summary
+    summary = summary[summary["analysis"] != "validation"]
+    if not len(summary):
+        return "nothing"
+    per = summary.groupby("analysis", sort=False)["count"].sum()
+    return "; ".join(f"{name}: {int(n):,}" for name, n in per.items()) + (
+        " (see Exclusions)")
+
+
 def _data_sections(c: Comparison) -> dict[str, Any]:
     """Prose and tables shared by the HTML, Markdown and LaTeX renderers."""
     rec = c.reconciliation
+    by_group = _representatives_by_group(rec)
     agreement_rows = []
+    pooled = []
+    n_kept = {True: 0, False: 0}
     for r in rec.agreement.itertuples(index=False):
+        is_pooled = _plain(r.benchmark) is None
+        if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
+            continue
+        n_kept[is_pooled] += 1
+        pooled.append(is_pooled)
         agreement_rows.append([
             f"{r.a} vs {r.b}",
             _scope_text(r.benchmark, r.metafeature),
             "; ".join(
                 f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)} ({x.evidence}"
                 + ("" if x.votes else f"; budget {x.budget}, not voting") + ")"
-                for x in rec.representatives.itertuples(index=False)
-                if (x.a, x.b) == (r.a, r.b) and _plain(x.benchmark) == _plain(r.benchmark)
-                and _plain(x.metafeature) == _plain(r.metafeature)
+                for x in by_group.get(_group_key(r.a, r.b, r.benchmark, r.metafeature), ())
             ),
             _fmt(r.agreement, 2) or "n/a (one method)",
             _outcome_text(r.a, r.b, r.consensus),
             r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
                         if isinstance(r.not_voting, str) and r.not_voting else ""),
         ])
-    pooled = [_plain(b) is None for b in rec.agreement["benchmark"]]
     conflict_rows = [
         [
             f"{r.a} vs {r.b}",
@@ -309,7 +352,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             r.kind,
             r.explanation,
         ]
-        for r in rec.conflicts.itertuples(index=False)
+        for r in rec.conflicts.head(MAX_DOCUMENT_ROWS).itertuples(index=False)
     ]
     verdict_rows = [
         [
@@ -326,7 +369,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
             v.explanation,
         ]
-        for v in rec.verdicts
+        for v in rec.verdicts[:MAX_DOCUMENT_ROWS]
     ]
     head = rec.headline
     if head is not None:
@@ -351,6 +394,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         ["design", "balanced" if d.balanced else
          f"UNBALANCED: {d.n_missing_cells:,} algorithm x benchmark x seed cell(s) missing"],
         ["excluded rows", f"{int(d.exclusions['rows'].sum()) if len(d.exclusions) else 0:,}"],
+        ["left out by the analyses", _left_out_text(c)],
     ]
     if c.metafeatures:
         data_rows.append(["metafeatures", ", ".join(c.metafeatures)])
@@ -375,6 +419,13 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "agreement_header": ["pair", "scope", "each method's verdict and evidence",
                              "agreement", "consensus", "why"],
         "agreement_rows": agreement_rows,
+        "omitted": {
+            what: (f"{n:,} more rows are not shown here; report.json and {what}.csv have "
+                   f"them all.") if n else ""
+            for what, n in (("agreement", len(rec.agreement) - len(agreement_rows)),
+                            ("conflicts", len(rec.conflicts) - len(conflict_rows)),
+                            ("verdicts", len(rec.verdicts) - len(verdict_rows)))
+        },
         "agreement_pooled": [r for r, p in zip(agreement_rows, pooled) if p],
         "agreement_single": [r for r, p in zip(agreement_rows, pooled) if not p],
         "conflict_header": ["pair", "scope", "method 1", "method 2", "kind", "explanation"],
@@ -386,6 +437,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "description": str(d),
         "balance": _table_rows(d.balance),
         "exclusions": _table_rows(d.exclusions) if len(d.exclusions) else None,
+        "exclusion_summary": _table_rows(c.exclusion_summary, limit=10 * MAX_TABLE_ROWS)
+        if len(c.exclusion_summary) else None,
         "warnings": c.warnings,
         "options": options,
         "version": __version__,
@@ -404,22 +457,36 @@ def _html_figure(f) -> dict[str, Any]:
     return {"fig": f, "uri": f.data_uri(), "width": max(width, 320)}
 
 
+def html_environment():
+    r"""The Jinja2 environment of the HTML report.
+
+    Autoescape on; every printed string has its control and bidi characters
+    made visible (:func:`~benchverdict.plotting.printable`) before escaping.
+
+    Examples
+    --------
+    >>> html_environment().from_string("{{ x }}").render(x="<b>\u202e")
+    '&lt;b&gt;\\u202e'
+    """
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("benchverdict.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        finalize=lambda value: printable(value) if isinstance(value, str) else value,
+    )
+
+
 def render_html(comparison: Comparison) -> str:
     """A self-contained HTML page (Jinja2 with autoescape; figures as SVG data URIs).
 
     A Content-Security-Policy forbids scripts and network access, so the
     page works offline and nothing in it can run.
     """
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("benchverdict.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    template = env.get_template("report.html.j2")
+    template = html_environment().get_template("report.html.j2")
     c = comparison
     own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
     analyses = []
@@ -451,16 +518,17 @@ def md_escape(text: Any) -> str:
     """Escape a string for Markdown (CommonMark/GFM), including inside table cells.
 
     ``&``, ``<`` and ``>`` become entities (so no HTML can be injected),
-    Markdown punctuation is backslash-escaped, and newlines become spaces.
+    Markdown punctuation is backslash-escaped, newlines become spaces, and
+    other control and bidi characters become visible escapes.
 
     Examples
     --------
     >>> md_escape("<script>a|b*</script>")
     '&lt;script&gt;a\\\\|b\\\\*&lt;/script&gt;'
     """
-    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = re.sub(r"\s*[\r\n]+\s*", " ", str(text))
+    s = printable(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    s = re.sub(r"\s*[\r\n]+\s*", " ", s)
     def block(m: re.Match) -> str:
         if m.group(2):
             return m.group(1) + "\\" + m.group(2)
@@ -474,6 +542,11 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]
              "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(md_escape(v) for v in row) + " |" for row in rows]
     return lines
+
+
+def _md_omitted(s: dict[str, Any], what: str) -> list[str]:
+    text = s["omitted"][what]
+    return ["", md_escape(text)] if text else []
 
 
 def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
@@ -520,11 +593,13 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
     out += ["", "## Agreement between methods", ""]
     if s["agreement_rows"]:
         out += _md_table(s["agreement_header"], s["agreement_rows"])
+        out += _md_omitted(s, "agreement")
     else:
         out.append("No verdicts.")
     out += ["", "## Disagreements, explained", ""]
     if s["conflict_rows"]:
         out += _md_table(s["conflict_header"], s["conflict_rows"])
+        out += _md_omitted(s, "conflicts")
     else:
         out.append("No two methods disagree.")
     out += ["", "## Analyses", ""]
@@ -548,8 +623,8 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
         if r.figures and figure_dir is None:
             out.append("")
     out += ["## All verdicts", ""]
-    out += _md_table(s["verdict_header"], s["verdict_rows"]) if s["verdict_rows"] else [
-        "No verdicts."]
+    out += _md_table(s["verdict_header"], s["verdict_rows"]) + _md_omitted(s, "verdicts") if (
+        s["verdict_rows"]) else ["No verdicts."]
     out += ["", "## Sanity", "", "### Data", ""]
     out += _md_table(["", "value"], s["data_rows"])
     out += ["", "### Design balance (seeds per algorithm x benchmark)", ""]
@@ -557,14 +632,25 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
     out += _md_table(header, rows)
     if more:
         out.append(f"\n({more} more rows not shown.)")
+    out += ["", "### Exclusions", ""]
+    if s["exclusion_summary"] is not None:
+        out += ["What was left out, by analysis and step (every record is in exclusions.csv "
+                "when the report is written by the command line):", ""]
+        header, rows, more = s["exclusion_summary"]
+        out += _md_table(header, rows)
+        if more:
+            out.append(f"\n({more} more rows not shown.)")
+    else:
+        out.append("Nothing was left out.")
     if s["exclusions"] is not None:
-        out += ["", "### Exclusions", ""]
+        out += ["", "Rows excluded in validation, by column and reason:", ""]
         out += _md_table(s["exclusions"][0], s["exclusions"][1])
     checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
     if checks:
         out += ["", "### Sanity checks", ""]
-        out += _md_table(["analysis", "check", "conclusion"],
-                         [[n, ch.get("name", ""), ch.get("conclusion", "")] for n, ch in checks])
+        out += _md_table(["analysis", "check", "status", "conclusion"],
+                         [[n, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
+                          for n, ch in checks])
     out += ["", "### Warnings", ""]
     out += [f"- {md_escape(w)}" for w in s["warnings"]] or ["None."]
     out += ["", f"*benchverdict {md_escape(s['version'])}*", ""]
@@ -594,6 +680,9 @@ _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 def latex_escape(text: Any) -> str:
     r"""Escape a string for LaTeX text (every special character, newlines as spaces).
 
+    Control and bidi characters are first made visible (``\x00``), then
+    escaped like any other text.
+
     Unicode is kept as is: compile with LuaLaTeX or XeLaTeX (or pdfLaTeX with
     ``inputenc`` for Latin scripts).
 
@@ -602,8 +691,8 @@ def latex_escape(text: Any) -> str:
     >>> latex_escape("50% of a_b & {c} $")
     '50\\% of a\\_b \\& \\{c\\} \\$'
     """
-    s = _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], str(text))
-    return re.sub(r"\s*[\r\n]+\s*", " ", s)
+    s = printable(re.sub(r"\s*[\r\n]+\s*", " ", str(text)))
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], s)
 
 
 def _latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str,
@@ -648,21 +737,38 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         write_table("agreement", _latex_table(
             s["agreement_header"], s["agreement_rows"],
             caption="Each method's verdict per pair and scope, their agreement (1: same "
-                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus.",
+                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus. "
+                    + s["omitted"]["agreement"],
             label="tab:agreement", spec="p{2.2cm}p{2.0cm}p{4.6cm}rp{1.6cm}p{3.2cm}", long=True))
     if s["conflict_rows"]:
         write_table("conflicts", _latex_table(
             s["conflict_header"], s["conflict_rows"],
-            caption="Disagreements between methods and what explains them.",
+            caption="Disagreements between methods and what explains them. "
+                    + s["omitted"]["conflicts"],
             label="tab:conflicts", spec="p{2.0cm}p{1.6cm}p{2.6cm}p{2.6cm}p{1.4cm}p{5.0cm}",
             long=True))
     if s["verdict_rows"]:
         write_table("verdicts", _latex_table(
-            s["verdict_header"], s["verdict_rows"], caption="Every verdict of every method.",
+            s["verdict_header"], s["verdict_rows"],
+            caption="Every verdict of every method. " + s["omitted"]["verdicts"],
             label="tab:verdicts",
             spec="p{1.8cm}p{1.8cm}p{1.8cm}p{1.4cm}p{2.0cm}p{2.0cm}p{1.6cm}p{3.6cm}", long=True))
     write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
                                      label="tab:data", spec="lp{11cm}"))
+    if s["exclusion_summary"] is not None:
+        header, rows, more = s["exclusion_summary"]
+        write_table("exclusions", _latex_table(
+            header, rows, caption="What each analysis left out (count per step), with examples "
+            "and the most common reason." + (f" ({more} more rows not shown.)" if more else ""),
+            label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
+            long=True))
+    checks = [[r.name, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
+              for r in c.runs for ch in r.sanity]
+    if checks:
+        write_table("sanity", _latex_table(
+            ["analysis", "check", "status", "conclusion"], checks,
+            caption="Sanity checks, and analysis steps that failed or were not run.",
+            label="tab:sanity", spec="p{1.4cm}p{4.0cm}p{1.4cm}p{11cm}", long=True))
     for r in c.runs:
         for i, (name, frame) in enumerate(r.tables.items()):
             header, rows, more = _table_rows(frame)

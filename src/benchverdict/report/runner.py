@@ -17,9 +17,12 @@ error, never hidden, and the other analyses still run.
 from __future__ import annotations
 
 import base64
+import contextvars
+import hashlib
 import io
 import math
 import re
+import sys
 import time
 import traceback
 import warnings
@@ -64,9 +67,9 @@ class Options:
     alpha : float
         Significance level of tests (rank tests, LMEM).
     budget : float or None
-        The budget at which incumbents are compared (rank tests, LMEM) and
-        the largest budget tuning curves are drawn to; ``None``: the final
-        (largest) budget.
+        The budget at which incumbents are compared (rank tests, LMEM), in
+        the budget column's units (any finite number: fractional and
+        negative budgets are fine); ``None``: each run's final budget.
     formula : str or None
         The LMEM's formula; ``None``: the module's default.
     cvar_levels : tuple of float
@@ -85,14 +88,51 @@ class Options:
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
         if self.budget is not None and not (
-            isinstance(self.budget, (int, float)) and math.isfinite(self.budget)
-            and self.budget > 0
+            isinstance(self.budget, (int, float, np.integer, np.floating))
+            and not isinstance(self.budget, bool) and math.isfinite(self.budget)
         ):
-            raise ValueError(f"budget must be a positive finite number, got {self.budget!r}.")
+            raise ValueError(f"budget must be a finite number, got {self.budget!r}.")
+        if self.budget is not None:
+            object.__setattr__(self, "budget", float(self.budget))
         levels = tuple(float(a) for a in self.cvar_levels)
         if not levels or not all(0 <= a < 1 for a in levels):
             raise ValueError(f"cvar_levels must be in [0, 1), got {self.cvar_levels!r}.")
         object.__setattr__(self, "cvar_levels", levels)
+
+
+#: Figure names that are their own file name: lower-case ASCII letters, digits, "-".
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,79}")
+#: Longest readable part of a file name built from a name that is not plain.
+_SLUG_LENGTH = 48
+
+
+def figure_file_name(name: str) -> str:
+    """A file-name-safe, unique and stable identifier for a figure name.
+
+    A plain name (lower-case ASCII letters, digits and ``-``, at most 80
+    characters) is used as it is. Any other name becomes a readable slug of
+    it (lower case, every run of other characters replaced by ``_``, at most
+    48 characters) plus the first 10 hex digits of the SHA-256 of the exact
+    name, so names that differ only in characters the slug drops (``a b``,
+    ``a_b``, ``a/b``, ``A_B``) get different files, also on case-insensitive
+    file systems. The result depends on the name alone: the same in every
+    run and for any row order. It is also a valid LaTeX label.
+
+    Examples
+    --------
+    >>> figure_file_name("ranks-cd-nemenyi")
+    'ranks-cd-nemenyi'
+    >>> [figure_file_name(n)[:10] for n in ("tuning-a b", "tuning-a_b", "tuning-a/b")]
+    ['tuning-a_b', 'tuning-a_b', 'tuning-a_b']
+    >>> len({figure_file_name(n) for n in ("tuning-a b", "tuning-a_b", "tuning-a/b")})
+    3
+    """
+    name = str(name)
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    slug = re.sub(r"[^a-z0-9-]+", "_", name.lower()).strip("_-")[:_SLUG_LENGTH].strip("_-")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{slug or 'figure'}-{digest}"
 
 
 @dataclass
@@ -115,12 +155,23 @@ class ReportFigure:
     figure: matplotlib.figure.Figure
     caption: str = ""
     _svg: bytes | None = field(default=None, repr=False)
+    _file_name: str | None = field(default=None, repr=False)
 
     def svg(self) -> bytes:
-        """The figure as SVG bytes (rendered once, then cached)."""
+        """The figure as SVG bytes (rendered once, then cached).
+
+        Every text is drawn literally (no mathtext; control characters shown
+        as escapes, see :func:`benchverdict.plotting.literal_text`).
+        """
         if self._svg is None:
+            import matplotlib.pyplot as plt
+
+            from benchverdict.plotting import RC, literal_text
+
             buffer = io.BytesIO()
-            self.figure.savefig(buffer, format="svg", bbox_inches="tight")
+            literal_text(self.figure)
+            with plt.rc_context(RC):
+                self.figure.savefig(buffer, format="svg", bbox_inches="tight")
             self._svg = buffer.getvalue()
         return self._svg
 
@@ -134,8 +185,11 @@ class ReportFigure:
 
     @property
     def file_name(self) -> str:
-        """``name`` reduced to characters that are safe in file names and LaTeX labels."""
-        return re.sub(r"[^A-Za-z0-9_-]+", "_", self.name).strip("_") or "figure"
+        """A file name and LaTeX label for the figure: unique per name and stable.
+
+        See :func:`figure_file_name`.
+        """
+        return self._file_name or figure_file_name(self.name)
 
     def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
         """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
@@ -178,11 +232,115 @@ class AnalysisRun:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     sanity: list[dict[str, Any]] = field(default_factory=list)
+    exclusions: list[dict[str, Any]] = field(default_factory=list)
+    on_step: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def title(self) -> str:
         """The analysis's heading."""
         return ANALYSIS_TITLES.get(self.name, self.name)
+
+    @property
+    def failed_steps(self) -> list[dict[str, Any]]:
+        """The sanity entries of sub-steps that raised (``status`` ``"failed"``)."""
+        return [c for c in self.sanity if c.get("status") == "failed"]
+
+    def step(self, step: str) -> None:
+        """Say that the analysis starts ``step`` (shown in the report's progress bar)."""
+        listener = self.on_step or _STEP_LISTENER.get()
+        if listener is not None:
+            listener(step)
+
+    def attempt(self, step: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run one sub-step of the analysis; if it raises, record that and return None.
+
+        A sub-step (a post-hoc test, a per-metafeature fit, a figure, a
+        sanity check) that fails must not take the rest of the analysis with
+        it: the exception becomes a warning and an entry of the report's
+        sanity section naming the step and the message (see :meth:`fail`).
+        ``KeyboardInterrupt`` is not caught.
+
+        Examples
+        --------
+        >>> run = AnalysisRun("ranks", "ok")
+        >>> run.attempt("Autorank", lambda: 1 / 0) is None
+        True
+        >>> run.sanity[0]["name"], run.sanity[0]["status"]
+        ('Autorank', 'failed')
+        >>> run.warnings[0]
+        'Autorank failed (ZeroDivisionError: division by zero); the rest of the analysis is kept.'
+        """
+        self.step(step)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as err:  # recorded in the report, never hidden
+            self.fail(step, err)
+            return None
+
+    def fail(self, step: str, error: BaseException | str) -> None:
+        """Record that sub-step ``step`` raised ``error`` (a warning and a sanity entry).
+
+        A plain ``ValueError`` is a module refusing its input (e.g. too few
+        benchmarks for Autorank): the step is recorded as ``"not run"``.
+        Anything else (including subclasses such as numpy's ``LinAlgError``)
+        is recorded as ``"failed"``.
+        """
+        if type(error) is ValueError:  # a subclass (LinAlgError, ...) is a numerical failure
+            message, status = " ".join(str(error).split()), "not run"
+        elif isinstance(error, BaseException):
+            message, status = " ".join(f"{type(error).__name__}: {error}".split()), "failed"
+        else:
+            message, status = " ".join(str(error).split()), "failed"
+        if status == "failed":
+            self.warnings.append(f"{step} failed ({message}); the rest of the analysis is kept.")
+        else:
+            self.warnings.append(f"{step} was not run: {message}")
+        self.sanity.append({"name": step, "status": status,
+                            "conclusion": f"{status.upper()}: {message}"})
+
+    def exclude(self, step: str, what: str, records: Any, reason: str | None = None) -> int:
+        """Record what sub-step ``step`` left out: one record per run, seed, cell or row.
+
+        ``records`` is a DataFrame or an iterable of mappings with any of the
+        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); ``reason``
+        fills records without one. Returns the number of records added.
+
+        Examples
+        --------
+        >>> run = AnalysisRun("lmem", "ok")
+        >>> run.exclude("incumbents at budget 2", "run",
+        ...             [{"algorithm": "a", "benchmark": "p", "seed": 0}], "no trial yet")
+        1
+        >>> run.exclusions[0]["analysis"], run.exclusions[0]["reason"]
+        ('lmem', 'no trial yet')
+        """
+        if isinstance(records, pd.DataFrame):
+            records = records.to_dict("records")
+        n = 0
+        for record in records:
+            row = {"analysis": self.name, "step": step, "what": what}
+            for key in EXCLUSION_COLUMNS[3:]:
+                value = record.get(key)
+                row[key] = None if _missing(value) else value
+            if row["reason"] is None:
+                row["reason"] = reason or ""
+            self.exclusions.append(row)
+            n += 1
+        return n
+
+
+#: Columns of the report's exclusion records (``Comparison.exclusions``).
+EXCLUSION_COLUMNS = ("analysis", "step", "what", "algorithm", "benchmark", "seed", "budget",
+                     "row", "reason")
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
 
 
 #: ``runner(results, options) -> AnalysisRun`` for each analysis (filled in _analyses).
@@ -220,6 +378,10 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     raise ValueError(f"unknown analysis {name!r}; known: {list(ANALYSES)}.")
 
 
+class NoIncumbentsError(ValueError):
+    """No run has an observation at or below the requested budget."""
+
+
 def incumbent_results(results: Results, budget: float | None = None) -> Results:
     """The runs' incumbents at ``budget`` (default: final) as a ``kind="runs"`` Results.
 
@@ -233,13 +395,43 @@ def incumbent_results(results: Results, budget: float | None = None) -> Results:
     >>> incumbent_results(_example_small()).kind
     'runs'
     """
+    return incumbents_at(results, budget)[0]
+
+
+def incumbents_at(results: Results, budget: float | None = None) -> tuple[Results, pd.DataFrame]:
+    """:func:`incumbent_results`, and the runs left out because they have no incumbent yet.
+
+    A run (algorithm, benchmark, seed) whose first observation comes after
+    ``budget`` has no incumbent there (:meth:`Results.at_budget`); it is
+    returned in the second value (columns ``algorithm, benchmark, seed,
+    budget, reason``) so that the analyses say what they left out.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> data, excluded = incumbents_at(_example_small(), 1)
+    >>> len(data), len(excluded)
+    (8, 0)
+    """
     from benchverdict.results import Results
 
     picked = results.final() if budget is None else results.at_budget(budget)
+    excluded = pd.DataFrame(
+        list(picked.attrs.get("excluded_runs", ())),
+        columns=["algorithm", "benchmark", "seed"],
+    )
+    excluded["budget"] = budget
+    excluded["reason"] = (
+        "" if budget is None else f"the run has no observation at or below budget {budget:g}")
     frame = picked.drop(columns=["budget"], errors="ignore").reset_index(drop=True)
+    frame.attrs = {}
+    if frame.empty:
+        raise NoIncumbentsError(
+            f"no run has an observation at or below budget {budget:g}, so there are no "
+            f"incumbents to compare; choose a budget at or above the first observation.")
     for role in ("algorithm", "benchmark", "seed"):
         frame[role] = frame[role].astype(str) if role != "seed" else frame[role]
-    return Results.from_frame(
+    data = Results.from_frame(
         frame,
         algorithm="algorithm",
         benchmark="benchmark",
@@ -249,6 +441,7 @@ def incumbent_results(results: Results, budget: float | None = None) -> Results:
         metafeatures=list(results.metafeatures),
         kind="runs",
     )
+    return data, excluded
 
 
 def incumbent_trajectories(results: Results) -> Results:
@@ -288,9 +481,20 @@ def _format_warning(w: warnings.WarningMessage) -> str:
     return f"{w.category.__name__}: {w.message}"
 
 
-def run_analysis(name: str, runner: Runner, results: Results, options: Options) -> AnalysisRun:
-    """Run one analysis, capturing its warnings and turning an exception into a record."""
+#: Called with the name of every sub-step an analysis starts (the report's progress bar).
+_STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "benchverdict_report_step", default=None)
+
+
+def run_analysis(name: str, runner: Runner, results: Results, options: Options,
+                 on_step: Callable[[str], None] | None = None) -> AnalysisRun:
+    """Run one analysis, capturing its warnings and turning an exception into a record.
+
+    ``on_step(step)`` is called as each sub-step starts (see
+    :meth:`AnalysisRun.attempt`).
+    """
     start = time.perf_counter()
+    token = _STEP_LISTENER.set(on_step)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -299,6 +503,8 @@ def run_analysis(name: str, runner: Runner, results: Results, options: Options) 
             tb = traceback.format_exception_only(type(err), err)[-1].strip()
             run = AnalysisRun(name, "error", reason=tb)
             run.warnings.append(f"{name} failed: {tb}")
+        finally:
+            _STEP_LISTENER.reset(token)
     seen = set(run.warnings)
     for w in caught:
         text = _format_warning(w)
@@ -340,6 +546,8 @@ class Comparison:
         metafeatures: Sequence[str],
         requested: Sequence[str],
         figures: list[ReportFigure] | None = None,
+        validation_exclusions: pd.DataFrame | None = None,
+        report_warnings: Sequence[str] = (),
     ):
         self.runs = runs
         self.reconciliation = reconciliation
@@ -352,6 +560,10 @@ class Comparison:
         self.metafeatures = list(metafeatures)
         self.requested = list(requested)
         self._figures = figures
+        self.validation_exclusions = (
+            pd.DataFrame(columns=["row", "column", "reason"]) if validation_exclusions is None
+            else validation_exclusions)
+        self.report_warnings = list(report_warnings)
 
     # ----------------------------------------------------------------- tables
     @property
@@ -385,6 +597,40 @@ class Comparison:
         return self.agreement
 
     @property
+    def exclusions(self) -> pd.DataFrame:
+        """Every row, run, seed, cell or block an analysis (or validation) left out.
+
+        One record per excluded thing, columns :data:`EXCLUSION_COLUMNS`:
+        ``analysis`` (``"validation"`` for rows dropped when the data were
+        read), ``step``, ``what`` (row, run, seed, benchmark, cell, ...),
+        ``algorithm``, ``benchmark``, ``seed``, ``budget``, ``row`` and
+        ``reason``. :attr:`exclusion_summary` counts them.
+        """
+        records = []
+        for r in self.validation_exclusions.to_dict("records"):
+            column = r.get("column")
+            reason = str(r.get("reason", ""))
+            records.append({
+                "analysis": "validation", "step": "validation", "what": "row",
+                "row": r.get("row"),
+                "reason": f"{column}: {reason}" if not _missing(column) else reason,
+            })
+        for run in self.runs:
+            records += run.exclusions
+        frame = pd.DataFrame(records, columns=list(EXCLUSION_COLUMNS))
+        return frame.astype(object).where(frame.notna(), None)
+
+    @property
+    def exclusion_summary(self) -> pd.DataFrame:
+        """How many things each analysis step left out, and why (one row per step and kind).
+
+        Columns ``analysis, step, what, count, examples, reason``: the count
+        of records (rows, runs, seeds, ...), up to five of them, and the most
+        common reason.
+        """
+        return summarise_exclusions(self.exclusions)
+
+    @property
     def warnings(self) -> list[str]:
         """Every warning and error of every analysis, prefixed by the analysis."""
         out = []
@@ -392,6 +638,8 @@ class Comparison:
             if run.status == "unavailable":
                 out.append(f"[{run.name}] not run: {run.reason}")
             out += [f"[{run.name}] {w}" for w in run.warnings]
+        # Failed sub-steps first: they are what a reader must not miss.
+        out.sort(key=lambda w: "; the rest of the analysis is kept." not in w)
         if not self.description.balanced:
             out.append(
                 f"[data] the design is unbalanced: {self.description.n_missing_cells:,} "
@@ -401,6 +649,7 @@ class Comparison:
             self.description.exclusions) else 0
         if n_excl:
             out.append(f"[data] {n_excl:,} row(s) were excluded in validation (see the table).")
+        out += [f"[report] {w}" for w in self.report_warnings]
         return out
 
     @property
@@ -413,10 +662,17 @@ class Comparison:
 
     @property
     def figures(self) -> list[ReportFigure]:
-        """The report's own figures, then every analysis's figures."""
+        """The report's own figures, then every analysis's figures (unique file names)."""
         if self._figures is None:
             self._figures = self._own_figures()
-        return [*self._figures, *(f for r in self.runs for f in r.figures)]
+        figures = [*self._figures, *(f for r in self.runs for f in r.figures)]
+        # Two figures with the same name (a module drawing one twice) still get two files.
+        seen: dict[str, int] = {}
+        for f in figures:
+            base = figure_file_name(f.name)
+            seen[base] = seen.get(base, 0) + 1
+            f._file_name = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        return figures
 
     def _own_figures(self) -> list[ReportFigure]:
         import matplotlib.pyplot as plt
@@ -559,8 +815,12 @@ def compare(
     alpha : float
         Significance level of the tests (rank tests, LMEM).
     budget : float, optional
-        Compare incumbents at this budget (default: each run's final one);
-        tuning curves are drawn up to it.
+        Compare incumbents at this budget, in the budget column's units
+        (default: each run's final one). Any finite number: fractional and
+        negative budgets are fine. Runs with no observation at or below it
+        are left out of the rank tests and the LMEM and listed in
+        :attr:`Comparison.exclusions`. Sample-size guidance never uses the
+        value: its budget ``k`` is the number of trials a search has there.
     formula : str, optional
         The LMEM's formula (role names, e.g. ``"score ~ algorithm + (1|benchmark)"``).
     progress : bool
@@ -574,6 +834,15 @@ def compare(
     Returns
     -------
     Comparison
+
+    Notes
+    -----
+    Every sub-step of an analysis (a post-hoc test, a per-metafeature fit, a
+    figure, a sanity check) fails alone: the failure is listed in the
+    report's sanity section and warnings, with the step and the message, and
+    the rest is kept. Only a failure of an analysis's main fit makes the
+    analysis an error. Names are text in every figure and format (no
+    mathtext; control and bidi characters shown as escapes).
 
     Examples
     --------
@@ -592,11 +861,13 @@ def compare(
         raise ValueError(f"unknown analysis {unknown}; choose from {list(ANALYSES)}.")
     if budget is not None and not results.has_budget:
         raise ValueError("budget= needs results with a budget column.")
+    budget = options.budget
     names = [a for a in ANALYSES if not requested or a in requested]
     runners = dict(_default_runners() if runners is None else runners)
     runs: list[AnalysisRun] = []
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
-               unit="step", leave=False)
+               unit="analysis", leave=False, file=sys.stderr)
+    report_warnings: list[str] = []
     try:
         bar.set_postfix_str("describing the data")
         description = results.describe()
@@ -609,7 +880,10 @@ def compare(
             elif name not in runners:
                 runs.append(AnalysisRun(name, "unavailable", reason="no runner registered"))
             else:
-                run = run_analysis(name, runners[name], results, options)
+                run = run_analysis(
+                    name, runners[name], results, options,
+                    on_step=lambda step, name=name: bar.set_postfix_str(
+                        f"{name}: {step}"[:60], refresh=True))
                 if run.status == "ok" and not run.reason:
                     run.reason = why
                 runs.append(run)
@@ -622,6 +896,7 @@ def compare(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             guidance=guidance,
         )
+        report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
     finally:
         bar.close()
@@ -636,7 +911,49 @@ def compare(
         n_seeds=len(results.seeds),
         metafeatures=results.metafeatures,
         requested=requested,
+        validation_exclusions=results.exclusions,
+        report_warnings=report_warnings,
     )
+
+
+def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:
+    """Count exclusion records per analysis, step and kind, with examples and the main reason.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ex = pd.DataFrame([{"analysis": "lmem", "step": "incumbents", "what": "run",
+    ...                     "algorithm": "a", "benchmark": "p", "seed": s, "budget": 2.0,
+    ...                     "row": None, "reason": "late"} for s in (0, 1)])
+    >>> summarise_exclusions(ex)[["analysis", "what", "count", "examples"]].values.tolist()
+    [['lmem', 'run', 2, 'a / p / seed 0; a / p / seed 1']]
+    """
+    columns = ["analysis", "step", "what", "count", "examples", "reason"]
+    if exclusions is None or not len(exclusions):
+        return pd.DataFrame(columns=columns)
+
+    def label(r: Mapping[str, Any]) -> str:
+        parts = [str(r[k]) for k in ("algorithm", "benchmark") if not _missing(r.get(k))]
+        if not _missing(r.get("seed")):
+            parts.append(f"seed {r['seed']}")
+        if not _missing(r.get("budget")) and r.get("what") != "run":
+            parts.append(f"budget {r['budget']:g}" if isinstance(r["budget"], (int, float))
+                         else f"budget {r['budget']}")
+        if not _missing(r.get("row")):
+            parts.append(f"row {r['row']}")
+        return " / ".join(parts) or str(r.get("reason", ""))
+
+    rows = []
+    keys = ["analysis", "step", "what"]
+    for key, group in exclusions.groupby(keys, sort=False, dropna=False):
+        records = group.to_dict("records")
+        examples = "; ".join(label(r) for r in records[:max_examples])
+        if len(records) > max_examples:
+            examples += f"; ... ({len(records) - max_examples} more)"
+        reasons = group["reason"].astype(str).value_counts()
+        rows.append({**dict(zip(keys, key)), "count": len(records), "examples": examples,
+                     "reason": reasons.index[0] if len(reasons) else ""})
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _final_budget(results: Results, options: Options) -> float | None:
