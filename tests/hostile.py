@@ -173,7 +173,7 @@ def _rotate(i: int) -> str:
 #: Names that are plain text to a user and something else to a careless renderer, parser or
 #: file system: mathtext, LaTeX, HTML, paths, numbers, formulas, scope labels, collisions.
 NAME_SETS: dict[str, list[str]] = {
-    "dollar": ["$x$", "cost $5", "a$b", "$"],
+    "dollar": ["$x^$", "cost $5 or $", "$\\undefinedcommand$", "$x$"],  # invalid mathtext
     "backslash": ["a\\b", "\\textbf{x}", "C:\\dir\\", "\\\\"],
     "slash": ["a/b", "../up", "/abs", "x/"],
     "angle": ["<script>alert(1)</script>", "a<b", "a>b", "<"],

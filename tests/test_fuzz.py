@@ -325,7 +325,12 @@ def test_hostile_table_in_a_real_process(case_id, tmp_path):
     out_dir = tmp_path / "report"
     if check_outcome(case, "report", run(case, report_argv(case, path, out_dir), tmp_path),
                      case.report, problems) == "clean":
-        check_report_dir(out_dir)
+        try:
+            doc = check_report_dir(out_dir)
+            for check in case.checks:
+                check(case, doc, out_dir)
+        except AssertionError as err:
+            problems.append(f"report: {err}")
     assert not problems, f"{case.id}:\n- " + "\n- ".join(problems)
 
 
