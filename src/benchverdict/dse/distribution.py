@@ -19,7 +19,7 @@ from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.compare import cvar_difference, dominance_test
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
 from benchverdict.dse.statistics import statistic
-from benchverdict.results import SINGLE_BENCHMARK, Results
+from benchverdict.results import Results
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 #: The benchmark label of pooled distributions.
@@ -59,6 +59,9 @@ class DistributionResult:
     threshold : float or None
     excluded : pandas.DataFrame
         Rows the input excluded (``results.exclusions``), shown in outputs.
+    pooled : bool
+        Whether the draws are pooled over benchmarks (their verdicts then
+        speak for all benchmarks, scope ``benchmark=None``).
     """
 
     draws: dict
@@ -78,6 +81,7 @@ class DistributionResult:
     excluded: pd.DataFrame = field(repr=False)
     reps: int = 10_000
     seed: int | None = 0
+    pooled: bool = False
 
     @property
     def sign(self) -> float:
@@ -157,7 +161,9 @@ class DistributionResult:
         out: list[Verdict] = []
         unit = "random-search draw (trial)"
         for bench, a, b, xa, xb in self._pairs():
-            scope = Scope(benchmark=None if bench in (POOLED, SINGLE_BENCHMARK) else bench)
+            # Only the pooled distribution speaks for all benchmarks; a benchmark that
+            # happens to be called "pooled" or "all" is still that one benchmark.
+            scope = Scope(benchmark=None if self.pooled else bench)
             t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
             cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
             more = " ..." if len(t.crossings) > 4 else ""
@@ -415,7 +421,7 @@ def distribution(
         lower_cvar_level=lower_cvar_level,
         confidence=confidence, band=band, interval=how, low=lo, high=hi,
         normalize=normalize, reference=reference, threshold=threshold,
-        excluded=results.exclusions, reps=reps, seed=seed,
+        excluded=results.exclusions, reps=reps, seed=seed, pooled=bool(pooled),
     )
 
 

@@ -226,7 +226,13 @@ def band_interval(
 
 
 def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
-    """``reps`` IID resamples of ``z`` as a ``(reps, n)`` array."""
+    """``reps`` IID resamples of ``z`` as a ``(reps, n)`` array.
+
+    The draws are sorted first: a resample's law does not depend on their
+    order, and sorting makes the resamples (and so every interval) a function
+    of the values alone, unchanged when the input rows are permuted.
+    """
+    z = np.sort(np.asarray(z))
     idx = rng.integers(0, z.size, size=(reps, z.size))
     return z[idx]
 
