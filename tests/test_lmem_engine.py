@@ -265,15 +265,19 @@ def test_lmem_verdicts_cover_every_pair_and_benchmark():
 
 
 @pytest.mark.parametrize("formula", ["score ~ algorithm + (1|benchmark:seed)",
-                                     "score ~ algorithm + (0 + algorithm|seed)"])
-def test_one_term_block_path_matches_the_dense_path(formula, monkeypatch):
+                                     "score ~ algorithm + (0 + algorithm|seed)",
+                                     "score ~ algorithm + (1|benchmark/seed)",
+                                     "score ~ benchmark + (0 + benchmark||algorithm)"])
+def test_block_path_matches_the_dense_path(formula, monkeypatch):
     from benchverdict.lmem import native
 
     df = _frame(n=900, groups=12)
     df["seed"] = np.random.default_rng(1).integers(0, 30, len(df)).astype(str)
     blockwise = fit(df, formula)
-    monkeypatch.setattr(native, "BLOCK_DIAGONAL_MIN_Q", 10**9)
+    assert len(blockwise._deviance.groups[0].idx) > 1  # really split into blocks
+    monkeypatch.setattr(native, "SPLIT_BLOCKS", False)
     dense = fit(df, formula)
+    assert len(dense._deviance.groups) == 1 and len(dense._deviance.groups[0].idx) == 1
     assert blockwise.loglik == pytest.approx(dense.loglik, rel=1e-10)
     np.testing.assert_allclose(blockwise.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(blockwise.varcomp["value"], dense.varcomp["value"], rtol=1e-5,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.model import MixedModel
+from benchverdict.lmem.model import MixedModel, refit
 
 
 class BoundaryWarning(UserWarning):
@@ -45,6 +45,11 @@ class GLRTResult:
     n_params0, n_params1 : int
     formula0, formula1 : str
     alpha : float
+        The significance level.
+    note : str
+        How a degenerate case was resolved: ``m1`` refitted from ``m0``'s
+        solution because it came out with a lower log-likelihood, or an
+        exact fit (infinite log-likelihood) on either side.
     """
 
     chi2: float
@@ -59,6 +64,7 @@ class GLRTResult:
     formula0: str
     formula1: str
     alpha: float = 0.05
+    note: str = ""
 
     @property
     def significant(self) -> bool:
@@ -82,7 +88,7 @@ class GLRTResult:
         note = " (variance at its boundary: p is conservative)" if self.boundary else ""
         return (f"GLRT: chi2 = {self.chi2:.6g}, df = {self.df}, p = {self.p_value:.4g}{note}: "
                 f"{verdict} at alpha = {self.alpha:g}.\n  m0: {self.formula0}\n"
-                f"  m1: {self.formula1}")
+                f"  m1: {self.formula1}" + (f"\n  note: {self.note}" if self.note else ""))
 
 
 def _nested(m0: MixedModel, m1: MixedModel) -> str | None:
@@ -109,6 +115,14 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
     parameters. Unlike lmem-significance, ``df`` is never zero (equal
     parameter counts raise) and the direction is checked, not taken with
     ``abs()``: ``m1`` must contain ``m0``.
+
+    A model that nests another can never fit worse. If ``m1`` comes out with
+    a lower log-likelihood than ``m0`` (an optimiser stop short of the
+    maximum), ``m1`` is refitted from ``m0``'s solution embedded in it, which
+    is at least as good, and the result says so in ``note``. When ``m0`` fits
+    the scores exactly (``m0.exact``: infinite log-likelihood) ``m1`` cannot
+    improve on it: ``chi2 = 0``, ``p = 1``. When only ``m1`` does, ``chi2 =
+    inf``, ``p = 0``.
 
     Parameters
     ----------
@@ -163,13 +177,18 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
         if why is not None:
             raise NestingError(f"m0 is not nested in m1: {why}. Pass check_nesting=False "
                                "only if you know they are nested.")
-    diff = m1.loglik - m0.loglik
-    if diff < -1e-6 * max(1.0, abs(m0.loglik)):
-        raise ValueError(
-            f"the larger model has a lower log-likelihood ({m1.loglik:.8g} < {m0.loglik:.8g}); "
-            "its fit did not converge to the maximum. Check m1.converged and m1.message."
-        )
-    chi2 = max(2.0 * diff, 0.0)
+    note = ""
+    if np.isinf(m0.loglik) and m0.loglik > 0:
+        chi2 = 0.0
+        note = ("m0 fits the scores exactly (no residual variation), so m1 cannot improve on "
+                "it: chi2 = 0.")
+    elif np.isinf(m1.loglik) and m1.loglik > 0:
+        chi2 = np.inf
+        note = "m1 fits the scores exactly (no residual variation) and m0 does not: chi2 = inf."
+    else:
+        if m1.loglik < m0.loglik - 1e-9 * max(1.0, abs(m0.loglik)):
+            m1, note = _refit_from(m0, m1)
+        chi2 = max(2.0 * (m1.loglik - m0.loglik), 0.0)
     p = float(stats.chi2.sf(chi2, df))
     n_var0 = sum(1 for _, c in m0.random_signature for _ in c)
     n_var1 = sum(1 for _, c in m1.random_signature for _ in c)
@@ -190,4 +209,24 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
             BoundaryWarning, stacklevel=2,
         )
     return GLRTResult(chi2, int(df), p, boundary, chibar, m0.loglik, m1.loglik, m0.n_params,
-                      m1.n_params, str(m0.formula), str(m1.formula), alpha)
+                      m1.n_params, str(m0.formula), str(m1.formula), alpha, note)
+
+
+def _refit_from(m0: MixedModel, m1: MixedModel) -> tuple[MixedModel, str]:
+    """Refit ``m1`` from ``m0``'s solution after it came out worse than ``m0``."""
+    before = m1.loglik
+    if m1.backend != "native":
+        raise ValueError(
+            f"the larger model has a lower log-likelihood ({m1.loglik:.8g} < {m0.loglik:.8g}): "
+            f"the {m1.backend} optimiser stopped short of the maximum. Refit m1 with "
+            "backend='native', which restarts from m0's solution."
+        )
+    m1 = refit(m1, m0)
+    if m1.loglik < m0.loglik - 1e-9 * max(1.0, abs(m0.loglik)):  # pragma: no cover - guarded
+        raise ValueError(
+            f"the larger model still has a lower log-likelihood after a refit from the "
+            f"smaller one's solution ({m1.loglik:.10g} < {m0.loglik:.10g}); are the models "
+            "nested? Pass check_nesting=True to check."
+        )
+    return m1, (f"m1 was refitted from m0's solution: its first fit stopped at log-likelihood "
+                f"{before:.10g}, below m0's {m0.loglik:.10g}; the refit reached {m1.loglik:.10g}.")
