@@ -11,6 +11,9 @@ from scipy import stats
 
 from benchverdict.lmem.model import MixedModel, refit
 
+#: A chi2 below this times max(1, |loglik|) is rounding: the two fits coincide.
+CHI2_NOISE = 1e-9
+
 
 class BoundaryWarning(UserWarning):
     """The GLRT tests a variance at zero: the chi-squared p-value is conservative."""
@@ -188,7 +191,12 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
     else:
         if m1.loglik < m0.loglik - 1e-9 * max(1.0, abs(m0.loglik)):
             m1, note = _refit_from(m0, m1)
-        chi2 = max(2.0 * (m1.loglik - m0.loglik), 0.0)
+        chi2 = 2.0 * (m1.loglik - m0.loglik)
+        # Below the optimiser's precision the two fits are the same point (m1's extra
+        # parameters at zero): chi2 is 0, not rounding noise, which matters for the
+        # chi-bar-squared mixture (its point mass at 0 makes p jump from 1 to 1/2).
+        if chi2 <= CHI2_NOISE * max(1.0, abs(m0.loglik)):
+            chi2 = 0.0
     p = float(stats.chi2.sf(chi2, df))
     n_var0 = sum(1 for _, c in m0.random_signature for _ in c)
     n_var1 = sum(1 for _, c in m1.random_signature for _ in c)
