@@ -20,7 +20,15 @@ class BoundaryWarning(UserWarning):
 
 
 class NestingError(ValueError):
-    """The two models are not nested (or were given in the wrong order)."""
+    """The two models are not nested (or were given in the wrong order).
+
+    ``reason`` holds the reason alone, without advice about Python arguments
+    (the command line words its own advice).
+    """
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -171,15 +179,14 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
         raise ValueError("fit both models with the same criterion (reml=False for a GLRT).")
     df = m1.n_params - m0.n_params
     if df <= 0:
-        raise NestingError(
-            f"m1 ({m1.formula}) has {m1.n_params} parameters and m0 ({m0.formula}) "
-            f"{m0.n_params}: m1 must be the larger model. Did you swap them?"
-        )
+        why = (f"m1 ({m1.formula}) has {m1.n_params} parameters and m0 ({m0.formula}) "
+               f"{m0.n_params}: m1 must be the larger model")
+        raise NestingError(f"{why}. Did you swap them?", why)
     if check_nesting:
         why = _nested(m0, m1)
         if why is not None:
             raise NestingError(f"m0 is not nested in m1: {why}. Pass check_nesting=False "
-                               "only if you know they are nested.")
+                               "only if you know they are nested.", why)
     note = ""
     if np.isinf(m0.loglik) and m0.loglik > 0:
         chi2 = 0.0
@@ -238,3 +245,33 @@ def _refit_from(m0: MixedModel, m1: MixedModel) -> tuple[MixedModel, str]:
         )
     return m1, (f"m1 was refitted from m0's solution: its first fit stopped at log-likelihood "
                 f"{before:.10g}, below m0's {m0.loglik:.10g}; the refit reached {m1.loglik:.10g}.")
+
+
+def nested_f_test(m0: MixedModel, m1: MixedModel) -> tuple[float, float]:
+    """The exact F test of two nested linear models (no random effects): ``(F, p)``.
+
+    ``F = ((RSS0 - RSS1) / (p1 - p0)) / (RSS1 / (n - p1))`` with ``RSS = n
+    sigma_ML^2``. Exact fits give clear answers instead of a division by
+    zero: when ``m0`` reproduces the scores ``m1`` cannot improve (``F`` nan,
+    ``p = 1``); when only ``m1`` does, ``F = inf`` and ``p = 0``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.lmem import fit
+    >>> df = pd.DataFrame({"score": [1.0, 1.0, 2.0, 2.0], "algorithm": list("aabb")})
+    >>> nested_f_test(fit(df, "score ~ 1"), fit(df, "score ~ algorithm"))
+    (inf, 0.0)
+    """
+    n, p1, p0 = m1.nobs, len(m1.fixef), len(m0.fixef)
+    df1, df2 = p1 - p0, n - p1
+    if m0.exact:
+        return float("nan"), 1.0
+    if m1.exact:
+        return float("inf"), 0.0
+    if df1 <= 0 or df2 <= 0:
+        raise ValueError(f"an F test of {m0.formula} against {m1.formula} needs p0 < p1 < n "
+                         f"(p0 = {p0}, p1 = {p1}, n = {n}).")
+    rss0, rss1 = n * m0.sigma**2, n * m1.sigma**2
+    f_stat = ((rss0 - rss1) / df1) / (rss1 / df2)
+    return float(f_stat), float(stats.f.sf(f_stat, df1, df2))

@@ -44,10 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from benchverdict.lmem import exclusions as _exclusions
-from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt
+from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import DegenerateFitError, fit
 
 if TYPE_CHECKING:
@@ -345,17 +344,8 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         m0, m1 = fit(sub, "score ~ 1"), fit(sub, "score ~ algorithm")
         t = _quiet_glrt(m0, m1, alpha)
         tests[bench] = t
-        # The exact F test of the same nested linear models (RSS = n sigma_ML^2).
-        n, p1 = m1.nobs, len(m1.fixef)
-        rss0, rss1 = n * m0.sigma**2, n * m1.sigma**2
-        df1, df2 = p1 - 1, n - p1
-        if m0.exact:  # identical scores: the algorithms do not differ at all
-            f_stat, p_f = np.nan, 1.0
-        elif m1.exact or df2 <= 0:
-            f_stat, p_f = (np.inf, 0.0) if m1.exact else (np.nan, 1.0)
-        else:
-            f_stat = ((rss0 - rss1) / df1) / (rss1 / df2)
-            p_f = float(stats.f.sf(f_stat, df1, df2))
+        # The exact F test of the same nested linear models.
+        f_stat, p_f = nested_f_test(m0, m1)
         rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_glrt": t.p_value,
                      "F": f_stat, "p_F": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
