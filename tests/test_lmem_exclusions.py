@@ -92,3 +92,17 @@ def test_sanity_command_rejects_a_significance_level_outside_0_1(tmp_path, capsy
         main(["sanity", _csv(tmp_path, runs), *CLI_ROLES, "--alpha", "5"])
     assert stop.value.code == 2
     assert "significance level must be between 0 and 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 5.0, -0.1])
+def test_alpha_is_a_significance_level_everywhere(runs, alpha):
+    from benchverdict.lmem import glrt, sanity_checks
+
+    res = Results.from_frame(runs, **ROLES)
+    m1 = fit(res, "score ~ algorithm + (1|benchmark)")
+    with pytest.raises(ValueError, match="alpha is a significance level"):
+        m1.verdicts(alpha=alpha)
+    with pytest.raises(ValueError, match="alpha is a significance level"):
+        glrt(fit(res, "score ~ 1 + (1|benchmark)"), m1, alpha=alpha)
+    with pytest.raises(ValueError, match="alpha is a significance level"):
+        sanity_checks(res, alpha=alpha)

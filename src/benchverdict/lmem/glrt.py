@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.model import MixedModel, refit
+from benchverdict.lmem.model import MixedModel, check_alpha, refit
 
 #: A chi2 below this times max(1, |loglik|) is rounding: the two fits coincide.
 CHI2_NOISE = 1e-9
@@ -167,6 +167,7 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
     >>> t.df, round(t.chi2, 4) == round(2 * (m1.loglik - m0.loglik), 4)
     (1, True)
     """
+    check_alpha(alpha)
     if m0.data_fingerprint != m1.data_fingerprint or m0.formula.response != m1.formula.response:
         raise NestingError("the two models were not fitted to the same data and response.")
     fixed_differ = set(m0.fixef.index) != set(m1.fixef.index)

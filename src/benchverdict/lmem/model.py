@@ -412,6 +412,7 @@ class MixedModel:
         ...                                      ).verdicts()]
         [('A', 'B', 'b'), ('A', 'C', 'inconclusive'), ('B', 'C', 'a')]
         """
+        check_alpha(alpha)
         if self.objective is None:
             raise ValueError("verdicts need the objective; fit the model on a Results.")
         pairs = self.pairwise(factor, adjust, by=by, df=df)
@@ -478,6 +479,21 @@ class MixedModel:
         from benchverdict.lmem.cd import lmem_cd_diagram
 
         return lmem_cd_diagram(self, factor=factor, alpha=alpha, ax=ax, df=df)
+
+
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a significance level (strictly between 0 and 1), or a clear error.
+
+    Examples
+    --------
+    >>> check_alpha(0.05)
+    0.05
+    """
+    value = float(alpha)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"alpha is a significance level and must be between 0 and 1, got "
+                         f"{alpha!r}.")
+    return value
 
 
 def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
@@ -696,8 +712,9 @@ def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
     """Variance components of the standardised response mapped back to the scores' units."""
     out = varcomp.copy()
     variance = (out["term1"] == out["term2"]).to_numpy()
-    out["value"] = out["value"] * s**2
-    out.loc[variance, "sd_cor"] = out.loc[variance, "sd_cor"] * s  # correlations stay
+    sd_cor = out["sd_cor"].to_numpy(dtype=float)
+    out["value"] = out["value"].to_numpy(dtype=float) * s**2
+    out["sd_cor"] = np.where(variance, sd_cor * s, sd_cor)  # correlations stay
     return out
 
 

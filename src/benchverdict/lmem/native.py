@@ -557,28 +557,40 @@ class ProfiledDeviance:
                                           nfev=best.nfev, fun=f)
 
     def _check_boundary(self, best: _Best, run, fun, free: list) -> int:
-        """Push factors at zero off the boundary and try each face; return the checks made."""
+        """Push factors at zero off the boundary and try each face; return the checks made.
+
+        With at most :data:`FACE_REOPTIMISE_MAX` variance factors each is
+        checked on its own: a factor at zero is pushed to
+        :data:`PUSH_THETA` and re-optimised, any other is fixed at zero and
+        the rest re-optimised. With more, the factors at zero are pushed
+        off together in one run and each face is checked by evaluating the
+        deviance there (so the cost stays a few optimisations).
+        """
         lay = self.layout
         diag = np.flatnonzero(lay.lower == 0.0)
-        reoptimise_faces = len(diag) <= FACE_REOPTIMISE_MAX
+        one_by_one = len(diag) <= FACE_REOPTIMISE_MAX
         checks = 0
         for _ in range(BOUNDARY_ROUNDS):
             f_round = best.f
             x_ref = self.normalise(best.x)
-            for i in diag:
+            zero = diag[x_ref[diag] <= ZERO_THETA]
+            inside = diag[x_ref[diag] > ZERO_THETA]
+            pushes = [[i] for i in zero] if one_by_one else ([list(zero)] if len(zero) else [])
+            for group in pushes:  # off the boundary: the deviance may fall inside
                 x0 = x_ref.copy()
+                x0[group] = PUSH_THETA
+                run(x0)
                 checks += 1
-                if x_ref[i] <= ZERO_THETA:
-                    x0[i] = PUSH_THETA  # off the boundary: the deviance may fall inside
-                    run(x0)
-                    continue
-                x0[i] = 0.0  # the face with this variance factor at zero
-                if reoptimise_faces:
+            for i in inside:  # the face with this variance factor at zero
+                x0 = x_ref.copy()
+                x0[i] = 0.0
+                if one_by_one:
                     bounds = list(free)
                     bounds[i] = (0.0, 0.0)
                     run(x0, bounds)
                 else:
                     fun(x0)
+                checks += 1
             if not best.f < f_round - 1e-10 * max(1.0, abs(f_round)):
                 break
             run(best.x)  # polish the improved point with every factor free

@@ -47,7 +47,7 @@ import pandas as pd
 
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
-from benchverdict.lmem.model import DegenerateFitError, fit
+from benchverdict.lmem.model import DegenerateFitError, check_alpha, fit
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -480,6 +480,7 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
     >>> list(report.table["check"])
     ['seed_dependency', 'benchmark_informativeness', 'budget_relevance']
     """
+    check_alpha(alpha)
     runs = [
         ("seed_dependency", lambda: seed_dependency(results, alpha=alpha, budget=budget,
                                                     progress=progress)),
