@@ -141,3 +141,13 @@ def test_sanity_checks_do_not_depend_on_the_scale(study, log10_k):
     assert list(a.table["verdict"]) == list(b.table["verdict"])
     for x, y in zip(a.checks, b.checks):
         np.testing.assert_allclose(y.table["p_value"], x.table["p_value"], rtol=1e-4, atol=1e-12)
+
+
+def test_fitting_leaves_the_callers_scores_alone():
+    frame = _frame(3, 3, 4, 1)
+    before = frame["score"].to_numpy().copy()
+    res = _results(frame, "maximize")
+    fit(frame, FORMULA)
+    fit(res, FORMULA)
+    np.testing.assert_array_equal(frame["score"].to_numpy(), before)
+    np.testing.assert_array_equal(res.table["score"].to_numpy(), before)

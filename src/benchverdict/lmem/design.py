@@ -262,7 +262,7 @@ def build_design(frame: pd.DataFrame, formula: Formula) -> Design:
     y_col = frame[formula.response]
     if is_factor_column(y_col):
         raise FormulaError(f"the response {formula.response!r} must be numeric.")
-    y = y_col.to_numpy(dtype=np.float64)
+    y = y_col.to_numpy(dtype=np.float64, copy=True)  # the fit standardises it in place
     if not np.isfinite(y).all():
         raise ValueError(f"the response {formula.response!r} has non-finite values.")
     variables = {v: make_variable(frame, v) for v in formula.variables if v != formula.response}

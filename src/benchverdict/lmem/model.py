@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,7 +20,7 @@ from benchverdict.lmem.native import (
     satterthwaite_df,
     small_problem_threads,
 )
-from benchverdict.lmem.scaling import ResponseScale, constant_coefficients
+from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
@@ -142,8 +141,10 @@ class MixedModel:
     _deviance: ProfiledDeviance | None = field(default=None, repr=False)
     _r_model: Any = field(default=None, repr=False)
     _scale: ResponseScale = field(default=ResponseScale(0.0, 1.0), repr=False)
-    _design: Design | None = field(default=None, repr=False)
-    _reml_fit: bool = field(default=False, repr=False)
+    # What a refit needs besides the deviance: each random term's (group, column names) and
+    # the coefficients of the constant (for mapping the intercept back).
+    _terms: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), repr=False)
+    _constant: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -612,6 +613,7 @@ def refit(model: MixedModel, start: MixedModel) -> MixedModel:
     :func:`~benchverdict.lmem.glrt.glrt` does this when a model comes out
     with a lower log-likelihood than a model nested in it; the refit is
     never worse than ``start`` (nor than ``model``: lme4's start is tried too).
+    Only the model's cross-products are used, not the data.
 
     Examples
     --------
@@ -621,10 +623,17 @@ def refit(model: MixedModel, start: MixedModel) -> MixedModel:
     >>> bool(refit(m1, m0).loglik >= max(m0.loglik, m1.loglik) - 1e-9)
     True
     """
-    if model._design is None or model.backend != "native":
-        raise ValueError("only native fits can be refitted; fit with backend='native'.")
-    return _fit_design(model._design, reml=model.reml, backend="native", chunk_rows=None,
-                       start=start, objective=model.objective, exclusions=model.exclusions)
+    if model._deviance is None or model.backend != "native" or model.exact:
+        raise ValueError("only native fits with random effects can be refitted; fit with "
+                         "backend='native'.")
+    dev = model._deviance
+    with small_problem_threads(dev.work_size):
+        embedded = _embed_theta(start, model._terms)
+        theta, res = dev.minimize([embedded] if embedded is not None else [])
+    common = {name: getattr(model, name) for name in (
+        "formula", "reml", "objective", "grid", "random_signature", "data_fingerprint",
+        "exclusions", "_scale", "_terms", "_constant")}
+    return _native_model(dev, theta, res, common)
 
 
 def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | None,
@@ -633,13 +642,16 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
     """Fit a built design (see :func:`fit`)."""
     parsed = design.formula
     e = constant_coefficients(design)
-    scale = ResponseScale.of(design.y, centre=e is not None)
-    std = dataclasses.replace(design, y=scale.standardise(design.y))
+    fingerprint = _fingerprint(design)
+    # build_design made y for this fit alone: standardise it in place (no second copy).
+    scale, _ = standardised(design.y, centre=e is not None, inplace=True)
+    std = design
+    terms = tuple((b.group, tuple(c.name for c in b.columns)) for b in design.blocks)
     common = {"formula": parsed, "reml": reml, "objective": objective,
               "grid": GridSpec.from_design(design),
               "random_signature": _random_signature(design),
-              "data_fingerprint": _fingerprint(design), "exclusions": exclusions,
-              "_scale": scale, "_design": design}
+              "data_fingerprint": fingerprint, "exclusions": exclusions,
+              "_scale": scale, "_terms": terms, "_constant": e}
     cp = cross_products(std, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
     check_full_rank(cp.XtX, design.fixed_names)
     dev = ProfiledDeviance(cp, std.blocks, reml)
@@ -647,7 +659,7 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
     with small_problem_threads(dev.work_size):
         beta_exact = fixed_effects_reproduce(std, cp, chunk)
         if beta_exact is not None:
-            return _exact_model(std, dev, beta_exact, e, scale, backend, common)
+            return _exact_model(dev, beta_exact, backend, common)
         if random_effects_reproduce(std, cp, dev, chunk):
             raise DegenerateFitError(
                 f"the fixed and random effects of {parsed} reproduce the scores exactly: no "
@@ -661,36 +673,41 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
         from benchverdict.lmem import rbackend
 
         return rbackend.fit_lme4(std, e=e, **common)
+    del std, design  # the cross-products are all the optimisation needs
     with small_problem_threads(dev.work_size):
-        starts = []
-        if start is not None:
-            embedded = _embed_theta(start, std)
-            if embedded is not None:
-                starts.append(embedded)
-        theta, res = dev.minimize(starts)
+        embedded = _embed_theta(start, terms) if start is not None else None
+        theta, res = dev.minimize([embedded] if embedded is not None else [])
+    return _native_model(dev, theta, res, common)
+
+
+def _native_model(dev: ProfiledDeviance, theta: np.ndarray, res, common: dict) -> MixedModel:
+    """The fitted model at ``theta``, every estimate mapped back to the scores' units."""
+    scale = common["_scale"]
+    with small_problem_threads(dev.work_size):
         sol = dev.solve(theta)
         sigma = dev.sigma_of(sol)
         if sigma < DEGENERATE_SIGMA and dev.q:
             raise DegenerateFitError(
-                f"the residual standard deviation of {parsed} is {sigma:.1e} of the scores' "
-                "spread, below the precision of the fit: the random effects reproduce the "
-                "scores almost exactly. Remove the random term that absorbs them, or compare "
-                "the scores directly."
+                f"the residual standard deviation of {common['formula']} is {sigma:.1e} of the "
+                "scores' spread, below the precision of the fit: the random effects reproduce "
+                "the scores almost exactly. Remove the random term that absorbs them, or "
+                "compare the scores directly."
             )
         if dev.q == 0:
             # No random effects: inference with the unbiased residual variance (as lm/emmeans).
-            vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (design.n - design.p))))
+            vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (dev.n - dev.p))))
         else:
             vcov = dev.vcov_beta(theta, sigma)
-        varcomp, singular = _varcomp(std, sol.factors, sigma)
+        varcomp, singular = _varcomp(common["_terms"], sol.factors, sigma)
     s = scale.scale
-    names = design.fixed_names
+    names = [c.name for c in common["grid"].columns]
     return MixedModel(
         backend="native", loglik=float(-0.5 * dev.deviance_of(sol) - dev.n_eff * np.log(s)),
-        fixef=pd.Series(_unscale_beta(sol.beta, e, scale), index=names, name="estimate"),
+        fixef=pd.Series(_unscale_beta(sol.beta, common["_constant"], scale), index=names,
+                        name="estimate"),
         vcov=pd.DataFrame(vcov * s**2, index=names, columns=names), sigma=float(sigma * s),
         theta=theta, varcomp=unscale_varcomp(varcomp, s),
-        n_params=design.p + dev.layout.n_theta + 1, singular=singular, nobs=design.n,
+        n_params=dev.p + dev.layout.n_theta + 1, singular=singular, nobs=dev.n,
         converged=bool(getattr(res, "success", True)), message=str(getattr(res, "message", "")),
         _deviance=dev, **common,
     )
@@ -718,18 +735,19 @@ def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
     return out
 
 
-def _exact_model(std: Design, dev: ProfiledDeviance, beta: np.ndarray, e: np.ndarray | None,
-                 scale: ResponseScale, backend: str, common: dict) -> MixedModel:
+def _exact_model(dev: ProfiledDeviance, beta: np.ndarray, backend: str,
+                 common: dict) -> MixedModel:
     """The fit of scores the fixed effects reproduce: exact estimates, no variance."""
     theta = np.zeros(dev.layout.n_theta)
-    names = std.fixed_names
-    varcomp, _ = _varcomp(std, dev.layout.factors(theta), 0.0)
+    names = [c.name for c in common["grid"].columns]
+    varcomp, _ = _varcomp(common["_terms"], dev.layout.factors(theta), 0.0)
     return MixedModel(
         backend="native", loglik=np.inf,
-        fixef=pd.Series(_unscale_beta(beta, e, scale), index=names, name="estimate"),
+        fixef=pd.Series(_unscale_beta(beta, common["_constant"], common["_scale"]),
+                        index=names, name="estimate"),
         vcov=pd.DataFrame(np.zeros((len(names), len(names))), index=names, columns=names),
-        sigma=0.0, theta=theta, varcomp=varcomp, n_params=std.p + dev.layout.n_theta + 1,
-        singular=dev.layout.n_theta > 0, nobs=std.n, converged=True,
+        sigma=0.0, theta=theta, varcomp=varcomp, n_params=dev.p + dev.layout.n_theta + 1,
+        singular=dev.layout.n_theta > 0, nobs=dev.n, converged=True,
         message=("exact fit: the fixed effects reproduce every score (no residual variation)"
                  + ("; solved natively, there is nothing for lme4 to estimate"
                     if backend == "lme4" else "")),
@@ -750,36 +768,33 @@ def _psd_cholesky(C: np.ndarray) -> np.ndarray:
     return T
 
 
-def _embed_theta(start: MixedModel, design: Design) -> np.ndarray | None:
-    """``start``'s covariance parameters in ``design``'s layout, new ones at zero.
+def _embed_theta(start: MixedModel,
+                 terms: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray | None:
+    """``start``'s covariance parameters in the layout of ``terms``, new ones at zero.
 
     A term with the same grouping factor and columns is copied; otherwise its
     relative covariance is rebuilt from ``start``'s entries for the same
     group and columns (zero where ``start`` has none).
     """
-    if start._design is None or start.exact or start.backend != "native":
+    if start._deviance is None or start.exact or start.backend != "native":
         return None
-    from benchverdict.lmem.native import ThetaLayout
-
-    old_blocks = start._design.blocks
-    old_factors = ThetaLayout.from_blocks(old_blocks).factors(np.asarray(start.theta))
+    old_factors = start._deviance.layout.factors(np.asarray(start.theta))
     same: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
     cov: dict[tuple[str, str, str], float] = {}
-    for block, T in zip(old_blocks, old_factors):
-        names = tuple(c.name for c in block.columns)
-        same[(block.group, names)] = T
+    for (group, names), T in zip(start._terms, old_factors):
+        same[(group, names)] = T
         C = T @ T.T
         for i, a in enumerate(names):
             for j, b in enumerate(names):
-                cov[(block.group, a, b)] = C[i, j]
+                cov[(group, a, b)] = C[i, j]
     theta = []
-    for block in design.blocks:
-        names = tuple(c.name for c in block.columns)
-        T = same.get((block.group, names))
+    for group, names in terms:
+        T = same.get((group, names))
         if T is None:
-            T = _psd_cholesky(np.array([[cov.get((block.group, a, b), 0.0) for b in names]
+            T = _psd_cholesky(np.array([[cov.get((group, a, b), 0.0) for b in names]
                                         for a in names]))
-        theta.extend(T[i, j] for j in range(block.p) for i in range(j, block.p))
+        p = len(names)
+        theta.extend(T[i, j] for j in range(p) for i in range(j, p))
     return np.array(theta, dtype=float)
 
 
@@ -803,20 +818,19 @@ def check_full_rank(XtX: np.ndarray, names: list[str]) -> None:
         )
 
 
-def _varcomp(design: Design, factors: list[np.ndarray], sigma: float
-             ) -> tuple[pd.DataFrame, bool]:
+def _varcomp(terms: tuple[tuple[str, tuple[str, ...]], ...], factors: list[np.ndarray],
+             sigma: float) -> tuple[pd.DataFrame, bool]:
     rows = []
     singular = False
-    for block, T in zip(design.blocks, factors):
+    for (group, names), T in zip(terms, factors):
         cov = sigma**2 * T @ T.T
-        names = [c.name for c in block.columns]
         sds = np.sqrt(np.diag(cov))
-        for j in range(block.p):
-            for i in range(j, block.p):
+        for j in range(len(names)):
+            for i in range(j, len(names)):
                 value = cov[i, j]
                 sd_cor = sds[i] if i == j else (value / (sds[i] * sds[j])
                                                 if sds[i] > 0 and sds[j] > 0 else np.nan)
-                rows.append({"group": block.group, "term1": names[j], "term2": names[i],
+                rows.append({"group": group, "term1": names[j], "term2": names[i],
                              "value": value, "sd_cor": sd_cor})
         if np.any(np.abs(np.diag(T)) < SINGULAR_TOL):
             singular = True

@@ -49,23 +49,50 @@ class ResponseScale:
     @classmethod
     def of(cls, y: np.ndarray, *, centre: bool) -> ResponseScale:
         """Location (mean, if ``centre``) and scale (spread about it) of ``y``, overflow-safe."""
-        y = np.asarray(y, dtype=float)
-        m = float(np.max(np.abs(y))) if y.size else 0.0
-        if m == 0.0 or not np.isfinite(m):
-            return cls(0.0, 1.0)
-        z = y / m  # in [-1, 1]: squares neither overflow nor underflow
-        c = float(np.mean(z)) if centre else 0.0
-        spread = float(np.sqrt(np.mean((z - c) ** 2)))
-        if spread == 0.0:  # constant scores: any positive scale will do
-            return cls(m * c, m)
-        return cls(m * c, m * spread)
+        return standardised(y, centre=centre)[0]
 
     def standardise(self, y: np.ndarray) -> np.ndarray:
         """``(y - location) / scale``, computed without overflow."""
-        m = float(np.max(np.abs(y))) if len(y) else 0.0
+        y = np.asarray(y, dtype=float)
+        m = float(max(y.max(), -y.min())) if y.size else 0.0
         if m == 0.0:
-            return np.zeros_like(np.asarray(y, dtype=float))
-        return (np.asarray(y, dtype=float) / m - self.location / m) / (self.scale / m)
+            return np.zeros_like(y)
+        out = y / m
+        out -= self.location / m
+        out /= self.scale / m
+        return out
+
+
+def standardised(y: np.ndarray, *, centre: bool, inplace: bool = False
+                 ) -> tuple[ResponseScale, np.ndarray]:
+    """The :class:`ResponseScale` of ``y`` and ``y`` standardised by it.
+
+    Works on one copy of ``y`` (or on ``y`` itself with ``inplace=True``),
+    scaled by its largest magnitude first so that squares neither overflow
+    nor underflow.
+
+    Examples
+    --------
+    >>> rs, z = standardised(np.array([1e-160, 3e-160]), centre=True)
+    >>> rs.scale, z.tolist()
+    (1e-160, [-1.0, 1.0])
+    """
+    y = np.asarray(y, dtype=float)
+    m = float(max(y.max(), -y.min())) if y.size else 0.0
+    if m == 0.0 or not np.isfinite(m):
+        return ResponseScale(0.0, 1.0), y if inplace else y.astype(float, copy=True)
+    if inplace:
+        z = y
+        z /= m  # in [-1, 1]
+    else:
+        z = y / m
+    c = float(z.mean()) if centre else 0.0
+    z -= c
+    spread = float(np.sqrt(z @ z / z.size))
+    if spread == 0.0:  # constant scores: any positive scale will do
+        return ResponseScale(m * c, m), z
+    z /= spread
+    return ResponseScale(m * c, m * spread), z
 
 
 def constant_coefficients(design: Design) -> np.ndarray | None:
