@@ -119,7 +119,7 @@ def _vector_case(seed: int) -> pd.DataFrame:
 VECTOR = "score ~ algorithm + (1|benchmark) + (0 + algorithm|seed)"
 
 
-@pytest.mark.parametrize("seeds", [range(0, 50), range(50, 100)])
+@pytest.mark.parametrize("seeds", [range(0, 30), range(30, 60)])
 def test_random_slopes_reach_the_optimum_and_nest(seeds):
     # Seed 25 is the issue's case: L-BFGS-B with a bound stopped on the face where one
     # seed variance is zero (logLik -77.7508) while the optimum (-77.7480, lme4's) is inside.
@@ -136,7 +136,7 @@ def test_random_slopes_reach_the_optimum_and_nest(seeds):
         for nested in ("score ~ algorithm + (1|benchmark)",
                        "score ~ algorithm + (0 + algorithm|seed)"):
             assert full.loglik >= fit(df, nested).loglik - TOL, (seed, nested)
-    assert singular >= 10
+    assert singular >= 5
 
 
 @pytest.mark.skipif(not available(), reason="R, rpy2 or lme4 not installed")
