@@ -44,10 +44,11 @@ is exactly zero where a variance component is zero: a gradient method can
 neither leave that face nor reach it quickly, and with several terms the
 deviance can have more than one local minimum. :meth:`ProfiledDeviance.minimize`
 therefore starts from lme4's start and from any given start (a nested model's
-solution, embedded), then checks the boundary: every variance factor at zero
-is pushed off it and re-optimised, and every other one is set to zero (the
-face) and re-optimised there; it keeps the best point it has evaluated, and
-reports convergence only if the projected gradient there is small.
+solution, embedded), then checks the boundary: for every variance factor at
+zero the deviance is scanned off the boundary and re-optimised from any lower
+point, and every other factor is set to zero (the face) and re-optimised
+there. It keeps the best point it has evaluated, and reports convergence only
+if the projected gradient there is small.
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ SINGULAR_TOL = 1e-4
 #: i.e. a standard deviation of 1e-7 residual standard deviations).
 ZERO_THETA = 1e-7
 
-#: Where a boundary check pushes a factor that sits at zero (lme4 starts at 1).
-PUSH_THETA = 0.5
+#: Where a boundary check looks, off the boundary, for a lower deviance than at zero.
+PUSH_SCAN = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
 #: Re-optimise on every face (one factor fixed at zero) when there are at most this many
 #: variance factors; above, each face is checked by evaluating the deviance there.
@@ -556,15 +557,34 @@ class ProfiledDeviance:
         return x, optimize.OptimizeResult(success=success, message=message, nit=len(messages),
                                           nfev=best.nfev, fun=f)
 
+    def _scan_off_boundary(self, x: np.ndarray, group: list[int], fun) -> np.ndarray | None:
+        """The best point with ``x[group]`` moved off zero along :data:`PUSH_SCAN`, if better.
+
+        Starting the optimiser from a point strictly better than the face
+        keeps it off the face: the gradient there is zero, and a first step
+        of exactly the current value (L-BFGS-B's unit step from 1 lands on
+        0) would otherwise end the search on it.
+        """
+        f_face = fun(x)[0]
+        best_f, best_x = f_face, None
+        for value in PUSH_SCAN:
+            x0 = x.copy()
+            x0[group] = value
+            f = fun(x0)[0]
+            if f < best_f:
+                best_f, best_x = f, x0
+        return best_x
+
     def _check_boundary(self, best: _Best, run, fun, free: list) -> int:
         """Push factors at zero off the boundary and try each face; return the checks made.
 
         With at most :data:`FACE_REOPTIMISE_MAX` variance factors each is
-        checked on its own: a factor at zero is pushed to
-        :data:`PUSH_THETA` and re-optimised, any other is fixed at zero and
-        the rest re-optimised. With more, the factors at zero are pushed
-        off together in one run and each face is checked by evaluating the
-        deviance there (so the cost stays a few optimisations).
+        checked on its own: for a factor at zero the deviance is scanned off
+        the boundary (:data:`PUSH_SCAN`) and, where it is lower, re-optimised
+        from there; any other is fixed at zero and the rest re-optimised. With
+        more, the factors at zero are scanned off the boundary together and
+        each face is checked by evaluating the deviance there (so the cost
+        stays a few optimisations).
         """
         lay = self.layout
         diag = np.flatnonzero(lay.lower == 0.0)
@@ -577,10 +597,10 @@ class ProfiledDeviance:
             inside = diag[x_ref[diag] > ZERO_THETA]
             pushes = [[i] for i in zero] if one_by_one else ([list(zero)] if len(zero) else [])
             for group in pushes:  # off the boundary: the deviance may fall inside
-                x0 = x_ref.copy()
-                x0[group] = PUSH_THETA
-                run(x0)
                 checks += 1
+                x0 = self._scan_off_boundary(x_ref, group, fun)
+                if x0 is not None:
+                    run(x0)
             for i in inside:  # the face with this variance factor at zero
                 x0 = x_ref.copy()
                 x0[i] = 0.0
