@@ -19,7 +19,7 @@ from benchverdict.lmem.metafeature import (
     difference_clusters,
     metafeature_analysis,
 )
-from benchverdict.lmem.model import MixedModel, fit
+from benchverdict.lmem.model import DegenerateFitError, MixedModel, fit, refit
 from benchverdict.lmem.sanity import (
     SanityCheck,
     SanityReport,
@@ -32,6 +32,7 @@ from benchverdict.lmem.verdicts import lmem_verdicts
 
 __all__ = [
     "BoundaryWarning",
+    "DegenerateFitError",
     "DifferenceClusters",
     "Formula",
     "FormulaError",
@@ -49,6 +50,7 @@ __all__ = [
     "lmem_verdicts",
     "metafeature_analysis",
     "parse_formula",
+    "refit",
     "sanity_checks",
     "seed_dependency",
 ]

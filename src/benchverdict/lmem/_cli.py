@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``lmem`` and ``sanity`` sub-commands."""
@@ -42,32 +44,65 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     s.set_defaults(handler=run_sanity)
 
 
+def _alpha(text: str) -> float:
+    """``--alpha``: a significance level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the significance level must be between 0 and 1, "
+                                         f"got {text}")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="significance level of every test (default 0.05)")
     p.add_argument("--rows", default="final",
                    help="for HPO runs with a budget: 'final' incumbents (default), 'all' rows, "
                         "or a budget value (incumbents at that budget)")
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
 
 
-def _rows(results, rows: str):
+def _rows_option(rows: str) -> str | float:
+    """``--rows`` as "final", "all" or a budget; a clear usage error otherwise."""
+    from benchverdict.cli import UsageError
+
+    if rows in ("final", "all"):
+        return rows
+    try:
+        value = float(rows)
+    except ValueError:
+        raise UsageError(f"--rows must be 'final', 'all' or a budget value, got {rows!r}."
+                         ) from None
+    if not np.isfinite(value):
+        raise UsageError(f"--rows must be a finite budget value, got {rows!r}.")
+    return value
+
+
+def _rows(results, rows: str | float):
+    """The Results to fit, a description of the rows, and what the input left out."""
     import pandas as pd
 
+    from benchverdict.lmem.exclusions import exclusions_of
+
     if results.kind != "runs" or not results.has_budget or rows == "all":
-        return results, f"all {len(results)} rows"
+        return results, f"all {len(results)} rows", exclusions_of(results)
     if rows == "final":
         frame = results.final()
         what = f"final incumbent of each run ({len(frame)} rows)"
     else:
         frame = results.at_budget(float(rows))
         what = f"incumbents at budget {float(rows):g} ({len(frame)} rows)"
+    left_out = exclusions_of(results, frame)
     from benchverdict import Results
 
     extra = {"budget": "budget"} if "budget" in frame.columns else {}
     res = Results.from_frame(pd.DataFrame(frame), algorithm="algorithm", benchmark="benchmark",
                              seed="seed", score="score", objective=results.objective,
                              metafeatures=list(results.metafeatures), kind="runs", **extra)
-    return res, what
+    return res, what, left_out
 
 
 def run_lmem(args: argparse.Namespace) -> int:
@@ -77,26 +112,37 @@ def run_lmem(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import pandas as pd
 
-    from benchverdict.cli import load_results
+    from benchverdict.cli import UsageError, load_results
     from benchverdict.lmem import fit, glrt
     from benchverdict.lmem.formula import drop_fixed, parse_formula
+    from benchverdict.lmem.glrt import NestingError
+    from benchverdict.lmem.model import DegenerateFitError
     from benchverdict.plotting import save_figure
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
 
-    results, what = _rows(load_results(args), args.rows)
+    results, what, left_out = _rows(load_results(args), _rows_option(args.rows))
     formula = args.formula or ("score ~ algorithm + (1|benchmark)" if len(results.benchmarks) > 1
                                else "score ~ algorithm + (1|seed)")
     pd.set_option("display.width", 160)
     print(f"LMEM analysis: {results!r}\nrows used: {what}; objective: {results.objective}")
-    m1 = fit(results, formula, reml=args.reml, backend=args.backend)  # validates the names
+    try:
+        m1 = fit(results, formula, reml=args.reml, backend=args.backend,  # validates the names
+                 exclusions=left_out)
+    except DegenerateFitError as err:
+        raise DegenerateFitError(f"{err} (choose the model with --formula)") from err
     null = args.null or str(drop_fixed(parse_formula(formula), "algorithm"))
     print("\n" + m1.summary())
     if not args.reml:
         import warnings
 
+        m0 = fit(results, null, backend=args.backend, exclusions=left_out)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            test = glrt(fit(results, null, backend=args.backend), m1, alpha=args.alpha)
+            try:
+                test = glrt(m0, m1, alpha=args.alpha)
+            except NestingError as err:
+                raise UsageError(f"the --null model {null!r} must be nested in the --formula "
+                                 f"model {formula!r}: {err.reason}.") from err
         print("\n" + str(test))
         for w in caught:
             print(f"note: {w.message}")
@@ -138,13 +184,12 @@ def run_sanity(args: argparse.Namespace) -> int:
     from benchverdict.lmem.sanity import sanity_checks
     from benchverdict.plotting import save_figure
 
+    rows = _rows_option(args.rows)
     results = load_results(args)
-    budget = {"final": "final", "all": None}.get(args.rows, args.rows)
-    if budget not in ("final", None):
-        budget = float(budget)
+    budget = {"final": "final", "all": None}.get(rows, rows) if isinstance(rows, str) else rows
     pd.set_option("display.width", 160)
     print(f"Sanity checks (Geburek et al. 2024): {results!r}\n")
-    report = sanity_checks(results, alpha=args.alpha, budget=budget)
+    report = sanity_checks(results, alpha=args.alpha, budget=budget, progress=True)
     print(report)
     print("\nsummary:")
     print(report.table.to_string(index=False))

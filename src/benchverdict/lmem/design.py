@@ -7,10 +7,10 @@ indicators), so coefficient names and values match ``lme4``. The
 random-effects matrix ``Z`` follows lme4's layout: term by term, and within a
 term level by level with the term's columns adjacent.
 
-Nothing here holds an ``n x q`` matrix: :func:`cross_products` walks the rows
-in chunks and accumulates ``X'X, X'Z, Z'Z, X'y, Z'y, y'y`` and ``n``, which
-are all the profiled deviance needs. Memory is O(chunk + (p+q)^2), and
-partial sums from separate partitions simply add.
+Nothing here holds a dense ``n x q`` matrix: :func:`cross_products` walks the
+rows in chunks (``Z`` of a chunk is sparse) and accumulates ``X'X, X'Z, Z'Z,
+X'y, Z'y, y'y`` and ``n``, which are all the profiled deviance needs. Memory
+is O(chunk + (p+q)^2), and partial sums from separate partitions simply add.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def build_design(frame: pd.DataFrame, formula: Formula) -> Design:
     y_col = frame[formula.response]
     if is_factor_column(y_col):
         raise FormulaError(f"the response {formula.response!r} must be numeric.")
-    y = y_col.to_numpy(dtype=np.float64)
+    y = y_col.to_numpy(dtype=np.float64, copy=True)  # the fit standardises it in place
     if not np.isfinite(y).all():
         raise ValueError(f"the response {formula.response!r} has non-finite values.")
     variables = {v: make_variable(frame, v) for v in formula.variables if v != formula.response}
@@ -313,9 +313,10 @@ class CrossProducts:
 def cross_products(design: Design, chunk_rows: int = CHUNK_ROWS) -> CrossProducts:
     """Accumulate X'X, X'Z, Z'Z, X'y, Z'y, y'y and n in one chunked pass over the rows.
 
-    ``Z`` is never formed: every block of ``Z'Z``, ``X'Z`` and ``Z'y`` is a
-    weighted count over the grouping codes (``numpy.bincount``), which costs
-    O(rows) per pair of random-effect columns.
+    ``Z`` exists only one chunk at a time, as a sparse matrix of its nonzero
+    entries (a row has one per random-effect column that is nonzero on it:
+    ``(0 + benchmark || algorithm)`` has one, not one per benchmark), so the
+    products cost O(rows x nonzeros per row squared).
     """
     p, q, n = design.p, design.q, design.n
     XtX = np.zeros((p, p))
@@ -334,44 +335,17 @@ def cross_products(design: Design, chunk_rows: int = CHUNK_ROWS) -> CrossProduct
 def _accumulate(design: Design, rows: slice, XtX: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray,
                 Xty: np.ndarray, Zty: np.ndarray) -> float:
     """Add one chunk's cross-products in place; return its y'y."""
-    p, q, blocks = design.p, design.q, design.blocks
     X = design.fixed_matrix(rows)
     y = design.y[rows]
     XtX += X.T @ X
     Xty += X.T @ y
     yty = float(y @ y)
-    if not q:
+    if not design.q:
         return yty
-    m = len(y)
-    values = [[c.evaluate(design.variables, rows) if c.parts else np.ones(m)
-               for c in b.columns] for b in blocks]
-    codes = [b.codes[rows] for b in blocks]
-    for k, (bk, off_k) in enumerate(zip(blocks, design.offsets)):
-        gk, nk = codes[k], bk.n_levels
-        for j, vk in enumerate(values[k]):
-            cols_k = off_k + np.arange(nk) * bk.p + j
-            Zty[cols_k] += np.bincount(gk, weights=vk * y, minlength=nk)
-            for c in range(p):
-                XtZ[c, cols_k] += np.bincount(gk, weights=vk * X[:, c], minlength=nk)
-        for l_ in range(k, len(blocks)):
-            bl, off_l = blocks[l_], design.offsets[l_]
-            gl, nl = codes[l_], bl.n_levels
-            same = l_ == k
-            key = gk if same else gk.astype(np.int64) * nl + gl
-            for j, vk in enumerate(values[k]):
-                rows_k = off_k + np.arange(nk) * bk.p + j
-                for j2, vl in enumerate(values[l_]):
-                    if same and j2 < j:
-                        continue
-                    cols_l = off_l + np.arange(nl) * bl.p + j2
-                    if same:
-                        counts = np.bincount(key, weights=vk * vl, minlength=nk)
-                        ZtZ[rows_k, cols_l] += counts
-                        if j2 != j:
-                            ZtZ[cols_l, rows_k] += counts
-                    else:
-                        counts = np.bincount(key, weights=vk * vl, minlength=nk * nl)
-                        counts = counts.reshape(nk, nl)
-                        ZtZ[np.ix_(rows_k, cols_l)] += counts
-                        ZtZ[np.ix_(cols_l, rows_k)] += counts.T
+    Z = design.random_matrix(rows)
+    Z.eliminate_zeros()
+    Zt = Z.T.tocsr()
+    ZtZ += (Zt @ Z).toarray()
+    XtZ += (Zt @ X).T
+    Zty += Zt @ y
     return yty

@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.model import MixedModel
+from benchverdict.lmem.model import MixedModel, check_alpha, refit
+
+#: A chi2 below this times max(1, |loglik|) is rounding: the two fits coincide.
+CHI2_NOISE = 1e-9
 
 
 class BoundaryWarning(UserWarning):
@@ -17,7 +20,15 @@ class BoundaryWarning(UserWarning):
 
 
 class NestingError(ValueError):
-    """The two models are not nested (or were given in the wrong order)."""
+    """The two models are not nested (or were given in the wrong order).
+
+    ``reason`` holds the reason alone, without advice about Python arguments
+    (the command line words its own advice).
+    """
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,11 @@ class GLRTResult:
     n_params0, n_params1 : int
     formula0, formula1 : str
     alpha : float
+        The significance level.
+    note : str
+        How a degenerate case was resolved: ``m1`` refitted from ``m0``'s
+        solution because it came out with a lower log-likelihood, or an
+        exact fit (infinite log-likelihood) on either side.
     """
 
     chi2: float
@@ -59,6 +75,7 @@ class GLRTResult:
     formula0: str
     formula1: str
     alpha: float = 0.05
+    note: str = ""
 
     @property
     def significant(self) -> bool:
@@ -82,7 +99,7 @@ class GLRTResult:
         note = " (variance at its boundary: p is conservative)" if self.boundary else ""
         return (f"GLRT: chi2 = {self.chi2:.6g}, df = {self.df}, p = {self.p_value:.4g}{note}: "
                 f"{verdict} at alpha = {self.alpha:g}.\n  m0: {self.formula0}\n"
-                f"  m1: {self.formula1}")
+                f"  m1: {self.formula1}" + (f"\n  note: {self.note}" if self.note else ""))
 
 
 def _nested(m0: MixedModel, m1: MixedModel) -> str | None:
@@ -109,6 +126,14 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
     parameters. Unlike lmem-significance, ``df`` is never zero (equal
     parameter counts raise) and the direction is checked, not taken with
     ``abs()``: ``m1`` must contain ``m0``.
+
+    A model that nests another can never fit worse. If ``m1`` comes out with
+    a lower log-likelihood than ``m0`` (an optimiser stop short of the
+    maximum), ``m1`` is refitted from ``m0``'s solution embedded in it, which
+    is at least as good, and the result says so in ``note``. When ``m0`` fits
+    the scores exactly (``m0.exact``: infinite log-likelihood) ``m1`` cannot
+    improve on it: ``chi2 = 0``, ``p = 1``. When only ``m1`` does, ``chi2 =
+    inf``, ``p = 0``.
 
     Parameters
     ----------
@@ -142,6 +167,7 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
     >>> t.df, round(t.chi2, 4) == round(2 * (m1.loglik - m0.loglik), 4)
     (1, True)
     """
+    check_alpha(alpha)
     if m0.data_fingerprint != m1.data_fingerprint or m0.formula.response != m1.formula.response:
         raise NestingError("the two models were not fitted to the same data and response.")
     fixed_differ = set(m0.fixef.index) != set(m1.fixef.index)
@@ -154,22 +180,31 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
         raise ValueError("fit both models with the same criterion (reml=False for a GLRT).")
     df = m1.n_params - m0.n_params
     if df <= 0:
-        raise NestingError(
-            f"m1 ({m1.formula}) has {m1.n_params} parameters and m0 ({m0.formula}) "
-            f"{m0.n_params}: m1 must be the larger model. Did you swap them?"
-        )
+        why = (f"m1 ({m1.formula}) has {m1.n_params} parameters and m0 ({m0.formula}) "
+               f"{m0.n_params}: m1 must be the larger model")
+        raise NestingError(f"{why}. Did you swap them?", why)
     if check_nesting:
         why = _nested(m0, m1)
         if why is not None:
             raise NestingError(f"m0 is not nested in m1: {why}. Pass check_nesting=False "
-                               "only if you know they are nested.")
-    diff = m1.loglik - m0.loglik
-    if diff < -1e-6 * max(1.0, abs(m0.loglik)):
-        raise ValueError(
-            f"the larger model has a lower log-likelihood ({m1.loglik:.8g} < {m0.loglik:.8g}); "
-            "its fit did not converge to the maximum. Check m1.converged and m1.message."
-        )
-    chi2 = max(2.0 * diff, 0.0)
+                               "only if you know they are nested.", why)
+    note = ""
+    if np.isinf(m0.loglik) and m0.loglik > 0:
+        chi2 = 0.0
+        note = ("m0 fits the scores exactly (no residual variation), so m1 cannot improve on "
+                "it: chi2 = 0.")
+    elif np.isinf(m1.loglik) and m1.loglik > 0:
+        chi2 = np.inf
+        note = "m1 fits the scores exactly (no residual variation) and m0 does not: chi2 = inf."
+    else:
+        if m1.loglik < m0.loglik - 1e-9 * max(1.0, abs(m0.loglik)):
+            m1, note = _refit_from(m0, m1)
+        chi2 = 2.0 * (m1.loglik - m0.loglik)
+        # Below the optimiser's precision the two fits are the same point (m1's extra
+        # parameters at zero): chi2 is 0, not rounding noise, which matters for the
+        # chi-bar-squared mixture (its point mass at 0 makes p jump from 1 to 1/2).
+        if chi2 <= CHI2_NOISE * max(1.0, abs(m0.loglik)):
+            chi2 = 0.0
     p = float(stats.chi2.sf(chi2, df))
     n_var0 = sum(1 for _, c in m0.random_signature for _ in c)
     n_var1 = sum(1 for _, c in m1.random_signature for _ in c)
@@ -190,4 +225,54 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
             BoundaryWarning, stacklevel=2,
         )
     return GLRTResult(chi2, int(df), p, boundary, chibar, m0.loglik, m1.loglik, m0.n_params,
-                      m1.n_params, str(m0.formula), str(m1.formula), alpha)
+                      m1.n_params, str(m0.formula), str(m1.formula), alpha, note)
+
+
+def _refit_from(m0: MixedModel, m1: MixedModel) -> tuple[MixedModel, str]:
+    """Refit ``m1`` from ``m0``'s solution after it came out worse than ``m0``."""
+    before = m1.loglik
+    if m1.backend != "native":
+        raise ValueError(
+            f"the larger model has a lower log-likelihood ({m1.loglik:.8g} < {m0.loglik:.8g}): "
+            f"the {m1.backend} optimiser stopped short of the maximum. Refit m1 with "
+            "backend='native', which restarts from m0's solution."
+        )
+    m1 = refit(m1, m0)
+    if m1.loglik < m0.loglik - 1e-9 * max(1.0, abs(m0.loglik)):  # pragma: no cover - guarded
+        raise ValueError(
+            f"the larger model still has a lower log-likelihood after a refit from the "
+            f"smaller one's solution ({m1.loglik:.10g} < {m0.loglik:.10g}); are the models "
+            "nested? Pass check_nesting=True to check."
+        )
+    return m1, (f"m1 was refitted from m0's solution: its first fit stopped at log-likelihood "
+                f"{before:.10g}, below m0's {m0.loglik:.10g}; the refit reached {m1.loglik:.10g}.")
+
+
+def nested_f_test(m0: MixedModel, m1: MixedModel) -> tuple[float, float]:
+    """The exact F test of two nested linear models (no random effects): ``(F, p)``.
+
+    ``F = ((RSS0 - RSS1) / (p1 - p0)) / (RSS1 / (n - p1))`` with ``RSS = n
+    sigma_ML^2``. Exact fits give clear answers instead of a division by
+    zero: when ``m0`` reproduces the scores ``m1`` cannot improve (``F`` nan,
+    ``p = 1``); when only ``m1`` does, ``F = inf`` and ``p = 0``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.lmem import fit
+    >>> df = pd.DataFrame({"score": [1.0, 1.0, 2.0, 2.0], "algorithm": list("aabb")})
+    >>> nested_f_test(fit(df, "score ~ 1"), fit(df, "score ~ algorithm"))
+    (inf, 0.0)
+    """
+    n, p1, p0 = m1.nobs, len(m1.fixef), len(m0.fixef)
+    df1, df2 = p1 - p0, n - p1
+    if m0.exact:
+        return float("nan"), 1.0
+    if m1.exact:
+        return float("inf"), 0.0
+    if df1 <= 0 or df2 <= 0:
+        raise ValueError(f"an F test of {m0.formula} against {m1.formula} needs p0 < p1 < n "
+                         f"(p0 = {p0}, p1 = {p1}, n = {n}).")
+    rss0, rss1 = n * m0.sigma**2, n * m1.sigma**2
+    f_stat = ((rss0 - rss1) / df1) / (rss1 / df2)
+    return float(f_stat), float(stats.f.sf(f_stat, df1, df2))

@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt
+from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import fit
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Scope, Verdict
@@ -180,6 +181,7 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
     else:
         frame = results.at_budget(float(budget))
         used = f"incumbents at budget {float(budget):g}"
+    left_out = _exclusions.exclusions_of(results, frame)
     for col in (metafeature, by):
         if col not in frame.columns:
             raise KeyError(f"column {col!r} not in the results; have {list(frame.columns)}.")
@@ -201,16 +203,13 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
         if (cells < 2).any() or len(cells) < 2 * len(levels):
             raise ValueError(f"{by}={group!r}: every algorithm x {metafeature} cell needs at "
                              f"least two runs; counts:\n{cells}")
-        m0 = fit(sub, f"score ~ algorithm + `{metafeature}`")
-        m1 = fit(sub, f"score ~ algorithm * `{metafeature}`")
+        m0 = fit(sub, f"score ~ algorithm + `{metafeature}`", exclusions=left_out)
+        m1 = fit(sub, f"score ~ algorithm * `{metafeature}`", exclusions=left_out)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BoundaryWarning)
             t = glrt(m0, m1, alpha=alpha)
         tests[group] = t
-        n, p1, p0 = m1.nobs, len(m1.fixef), len(m0.fixef)
-        rss0, rss1 = n * m0.sigma**2, n * m1.sigma**2
-        f_stat = ((rss0 - rss1) / (p1 - p0)) / (rss1 / (n - p1))
-        p_f = float(stats.f.sf(f_stat, p1 - p0, n - p1))
+        f_stat, p_f = nested_f_test(m0, m1)
         pairs = m1.pairwise("algorithm", "none", by=metafeature)
         for r in pairs.itertuples(index=False):
             crit = stats.t.ppf(1 - alpha / 2, r.df)

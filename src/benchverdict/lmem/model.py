@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.design import Column, Design, Variable, build_design, cross_products
+from benchverdict.lmem.exactness import fixed_effects_reproduce, random_effects_reproduce
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
 from benchverdict.lmem.native import (
     SINGULAR_TOL,
@@ -18,6 +20,7 @@ from benchverdict.lmem.native import (
     satterthwaite_df,
     small_problem_threads,
 )
+from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
@@ -92,6 +95,27 @@ class MixedModel:
     nobs : int
     objective : str or None
         ``"maximize"`` or ``"minimize"`` (from the Results).
+    converged : bool
+        Whether the optimiser's projected gradient is small at the reported
+        optimum (which is the best point it evaluated, boundary included).
+    message : str
+        How the optimum was found.
+    exact : bool
+        The fixed effects reproduce every score (no residual variation, e.g.
+        constant scores or scores constant per algorithm): ``sigma`` is 0,
+        ``loglik`` is ``inf`` and every estimate is known exactly (standard
+        errors 0), so a nonzero contrast is significant with p = 0 and a zero
+        one has p = 1.
+    exclusions : pandas.DataFrame
+        Input rows and runs left out of the fit (``unit, id, reason``; see
+        :mod:`benchverdict.lmem.exclusions`); the verdicts repeat the counts.
+
+    Notes
+    -----
+    The response is standardised internally and every estimate mapped back
+    exactly (:mod:`benchverdict.lmem.scaling`); the log-likelihood is that of
+    the scores as given, so it changes by ``-n log(k)`` when they are
+    multiplied by ``k``, while tests and verdicts do not change.
     """
 
     formula: Formula
@@ -112,8 +136,15 @@ class MixedModel:
     data_fingerprint: tuple[int, float]
     converged: bool = True
     message: str = ""
+    exact: bool = False
+    exclusions: pd.DataFrame = field(default_factory=_exclusions.empty, repr=False)
     _deviance: ProfiledDeviance | None = field(default=None, repr=False)
     _r_model: Any = field(default=None, repr=False)
+    _scale: ResponseScale = field(default=ResponseScale(0.0, 1.0), repr=False)
+    # What a refit needs besides the deviance: each random term's (group, column names) and
+    # the coefficients of the constant (for mapping the intercept back).
+    _terms: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), repr=False)
+    _constant: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -132,12 +163,29 @@ class MixedModel:
         return -2.0 * self.loglik + np.log(self.nobs) * self.n_params
 
     @property
+    def n_excluded(self) -> dict[str, int]:
+        """``{"excluded_rows": ..., "excluded_runs": ...}``: what the input left out."""
+        return _exclusions.counts(self.exclusions)
+
+    def _statistic(self, estimate: np.ndarray, se: np.ndarray) -> np.ndarray:
+        """``estimate / se``; for an exact fit (se 0) +-inf, or 0 for a zero estimate.
+
+        Zero means zero up to rounding: 1e-9 of the scores' spread.
+        """
+        estimate, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
+        zero = np.abs(estimate) <= 1e-9 * self._scale.scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = estimate / se
+        exact = se == 0
+        return np.where(exact, np.where(zero, 0.0, np.copysign(np.inf, estimate)), out)
+
+    @property
     def table(self) -> pd.DataFrame:
         """Fixed effects: ``term, estimate, se, statistic`` (Wald)."""
         se = np.sqrt(np.diag(self.vcov.to_numpy()))
         return pd.DataFrame({
             "term": self.fixef.index, "estimate": self.fixef.to_numpy(), "se": se,
-            "statistic": self.fixef.to_numpy() / se,
+            "statistic": self._statistic(self.fixef.to_numpy(), se),
         })
 
     def __repr__(self) -> str:
@@ -150,7 +198,14 @@ class MixedModel:
         """A printable summary: fit, fixed effects and variance components."""
         lines = [repr(self), "", "Fixed effects:", self.table.to_string(index=False), "",
                  "Variance components:", self.varcomp.to_string(index=False)]
-        if self.singular:
+        left_out = _exclusions.describe(self.exclusions)
+        if left_out:
+            lines.append("\n" + left_out)
+        if self.exact:
+            lines.append("\nExact fit: the fixed effects reproduce every score (no residual "
+                         "variation), so estimates are exact and the log-likelihood is "
+                         "infinite.")
+        elif self.singular:
             lines.append("\nSingular fit: a variance is ~0 or a correlation ~+-1; simplify "
                          "the random effects or treat the estimate with care.")
         return "\n".join(lines)
@@ -188,6 +243,8 @@ class MixedModel:
         return L, frame
 
     def _df_for(self, C: np.ndarray, df: str) -> np.ndarray:
+        if self.exact:
+            return np.full(C.shape[0], np.inf)  # nothing is estimated with error
         if self._deviance is not None and self._deviance.q == 0:
             # A linear model: exact t inference with n - p residual df.
             return np.full(C.shape[0], float(self.nobs - len(self.fixef)))
@@ -202,8 +259,10 @@ class MixedModel:
                 "Satterthwaite df here need the native backend's deviance; for an lme4 fit, "
                 "use df=\"asymptotic\" or refit with backend=\"native\"."
             )
-        with small_problem_threads(self._deviance.q):
-            return satterthwaite_df(self._deviance, self.theta, self.sigma, C)
+        with small_problem_threads(self._deviance.work_size):
+            # On the standardised scale the deviance was minimised on (df are scale-free).
+            return satterthwaite_df(self._deviance, self.theta,
+                                    self.sigma / self._scale.scale, C)
 
     def emmeans(self, factor: str = "algorithm", *, by: str | None = None,
                 df: str = "auto", level: float = 0.95) -> pd.DataFrame:
@@ -308,7 +367,7 @@ class MixedModel:
         out = pd.DataFrame(rows)
         out.insert(1, "estimate", est)
         out.insert(2, "se", se)
-        out.insert(3, "statistic", est / se)
+        out.insert(3, "statistic", self._statistic(est, se))
         out.insert(4, "df", dfs)
         out.insert(5, "p_value", adjust_p(out, adjust))
         return out.drop(columns=["_family", "_k"])
@@ -354,6 +413,7 @@ class MixedModel:
         ...                                      ).verdicts()]
         [('A', 'B', 'b'), ('A', 'C', 'inconclusive'), ('B', 'C', 'a')]
         """
+        check_alpha(alpha)
         if self.objective is None:
             raise ValueError("verdicts need the objective; fit the model on a Results.")
         pairs = self.pairwise(factor, adjust, by=by, df=df)
@@ -397,7 +457,7 @@ class MixedModel:
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
-                         "reml": self.reml},
+                         "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out
 
@@ -420,6 +480,21 @@ class MixedModel:
         from benchverdict.lmem.cd import lmem_cd_diagram
 
         return lmem_cd_diagram(self, factor=factor, alpha=alpha, ax=ax, df=df)
+
+
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a significance level (strictly between 0 and 1), or a clear error.
+
+    Examples
+    --------
+    >>> check_alpha(0.05)
+    0.05
+    """
+    value = float(alpha)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"alpha is a significance level and must be between 0 and 1, got "
+                         f"{alpha!r}.")
+    return value
 
 
 def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
@@ -450,8 +525,13 @@ def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+class DegenerateFitError(ValueError):
+    """The fixed and random effects reproduce the scores: no residual variance to estimate."""
+
+
 def _fingerprint(design: Design) -> tuple[int, float]:
-    return (design.n, float(np.round(design.y.sum(), 8)))
+    # Nine significant digits: the same for any scale of the scores.
+    return (design.n, float(f"{float(np.sum(design.y)):.9e}"))
 
 
 def _random_signature(design: Design) -> tuple[tuple[str, frozenset[str]], ...]:
@@ -459,8 +539,18 @@ def _random_signature(design: Design) -> tuple[tuple[str, frozenset[str]], ...]:
 
 
 def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
-        backend: Backend = "native", chunk_rows: int | None = None) -> MixedModel:
+        backend: Backend = "native", chunk_rows: int | None = None,
+        start: MixedModel | None = None,
+        exclusions: pd.DataFrame | None = None) -> MixedModel:
     """Fit a linear mixed model with an lme4-style formula over the Results' columns.
+
+    The scores are standardised internally and every estimate is mapped back
+    exactly (:mod:`benchverdict.lmem.scaling`), so rescaling or shifting the
+    scores changes estimates in proportion and leaves tests and verdicts
+    alone. Scores that the fixed effects reproduce exactly (constant scores,
+    or scores constant per algorithm in ``score ~ algorithm + ...``) give an
+    exact fit (``model.exact``); scores that only the random effects
+    reproduce raise :class:`DegenerateFitError`.
 
     Parameters
     ----------
@@ -479,10 +569,26 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
         lme4 through rpy2 (optional extra).
     chunk_rows : int, optional
         Rows per chunk when accumulating cross-products (native).
+    start : MixedModel, optional
+        A fitted model nested in this one (native): its covariance
+        parameters, with this model's extra ones at zero, are an extra
+        starting point. The fit is then never worse than ``start``.
+    exclusions : pandas.DataFrame, optional
+        What the caller's input left out (see
+        :func:`~benchverdict.lmem.exclusions.exclusions_of`); by default
+        taken from ``results`` (``Results.exclusions``, or the runs a
+        DataFrame from :meth:`Results.at_budget` lists).
 
     Returns
     -------
     MixedModel
+
+    Raises
+    ------
+    DegenerateFitError
+        When the random effects reproduce every score (e.g. scores constant
+        within each benchmark under ``(1|benchmark)``): the likelihood then
+        has no maximum.
 
     Examples
     --------
@@ -493,42 +599,203 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     """
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)
+    left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)
+    if backend not in ("native", "lme4"):
+        raise ValueError(f"backend must be 'native' or 'lme4', got {backend!r}.")
+    design = build_design(frame, parsed)
+    return _fit_design(design, reml=reml, backend=backend, chunk_rows=chunk_rows, start=start,
+                       objective=objective, exclusions=left_out, frame=frame)
+
+
+def refit(model: MixedModel, start: MixedModel) -> MixedModel:
+    """Fit ``model`` again (native) with ``start``'s solution as an extra starting point.
+
+    :func:`~benchverdict.lmem.glrt.glrt` does this when a model comes out
+    with a lower log-likelihood than a model nested in it; the refit is
+    never worse than ``start`` (nor than ``model``: lme4's start is tried too).
+    Only the model's cross-products are used, not the data.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> m0 = fit(_example_small(), "score ~ 1 + (1|benchmark)")
+    >>> m1 = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
+    >>> bool(refit(m1, m0).loglik >= max(m0.loglik, m1.loglik) - 1e-9)
+    True
+    """
+    if model._deviance is None or model.backend != "native" or model.exact:
+        raise ValueError("only native fits with random effects can be refitted; fit with "
+                         "backend='native'.")
+    dev = model._deviance
+    with small_problem_threads(dev.work_size):
+        embedded = _embed_theta(start, model._terms)
+        theta, res = dev.minimize([embedded] if embedded is not None else [])
+    common = {name: getattr(model, name) for name in (
+        "formula", "reml", "objective", "grid", "random_signature", "data_fingerprint",
+        "exclusions", "_scale", "_terms", "_constant")}
+    return _native_model(dev, theta, res, common)
+
+
+def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | None,
+                start: MixedModel | None, objective: str | None, exclusions: pd.DataFrame,
+                frame: pd.DataFrame | None = None) -> MixedModel:
+    """Fit a built design (see :func:`fit`)."""
+    parsed = design.formula
+    e = constant_coefficients(design)
+    fingerprint = _fingerprint(design)
+    # build_design made y for this fit alone: standardise it in place (no second copy).
+    scale, _ = standardised(design.y, centre=e is not None, inplace=True)
+    std = design
+    terms = tuple((b.group, tuple(c.name for c in b.columns)) for b in design.blocks)
+    common = {"formula": parsed, "reml": reml, "objective": objective,
+              "grid": GridSpec.from_design(design),
+              "random_signature": _random_signature(design),
+              "data_fingerprint": fingerprint, "exclusions": exclusions,
+              "_scale": scale, "_terms": terms, "_constant": e}
+    cp = cross_products(std, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
+    check_full_rank(cp.XtX, design.fixed_names)
+    dev = ProfiledDeviance(cp, std.blocks, reml)
+    chunk = chunk_rows or 262_144
+    with small_problem_threads(dev.work_size):
+        beta_exact = fixed_effects_reproduce(std, cp, chunk)
+        if beta_exact is not None:
+            return _exact_model(dev, beta_exact, backend, common)
+        if random_effects_reproduce(std, cp, dev, chunk):
+            raise DegenerateFitError(
+                f"the fixed and random effects of {parsed} reproduce the scores exactly: no "
+                "residual variation is left, so the likelihood has no maximum. This happens "
+                "when the scores are constant within each level of a grouping factor (e.g. "
+                "every algorithm scores the same on each benchmark, or each seed repeats the "
+                "same score). Remove the random term that absorbs them, or compare the "
+                "scores directly."
+            )
     if backend == "lme4":
         from benchverdict.lmem import rbackend
 
-        design = build_design(frame, parsed)
-        return rbackend.fit_lme4(frame, parsed, design, reml=reml, objective=objective,
-                                 grid=GridSpec.from_design(design),
-                                 random_signature=_random_signature(design),
-                                 fingerprint=_fingerprint(design))
-    if backend != "native":
-        raise ValueError(f"backend must be 'native' or 'lme4', got {backend!r}.")
-    design = build_design(frame, parsed)
-    cp = cross_products(design, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
-    check_full_rank(cp.XtX, design.fixed_names)
-    dev = ProfiledDeviance(cp, design.blocks, reml)
-    with small_problem_threads(dev.q):
-        theta, res = dev.minimize()
+        return rbackend.fit_lme4(std, e=e, **common)
+    del std, design  # the cross-products are all the optimisation needs
+    with small_problem_threads(dev.work_size):
+        embedded = _embed_theta(start, terms) if start is not None else None
+        theta, res = dev.minimize([embedded] if embedded is not None else [])
+    return _native_model(dev, theta, res, common)
+
+
+def _native_model(dev: ProfiledDeviance, theta: np.ndarray, res, common: dict) -> MixedModel:
+    """The fitted model at ``theta``, every estimate mapped back to the scores' units."""
+    scale = common["_scale"]
+    with small_problem_threads(dev.work_size):
         sol = dev.solve(theta)
         sigma = dev.sigma_of(sol)
-        names = design.fixed_names
+        if sigma < DEGENERATE_SIGMA and dev.q:
+            raise DegenerateFitError(
+                f"the residual standard deviation of {common['formula']} is {sigma:.1e} of the "
+                "scores' spread, below the precision of the fit: the random effects reproduce "
+                "the scores almost exactly. Remove the random term that absorbs them, or "
+                "compare the scores directly."
+            )
         if dev.q == 0:
             # No random effects: inference with the unbiased residual variance (as lm/emmeans).
-            vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (design.n - design.p))))
+            vcov = dev.vcov_beta(theta, float(np.sqrt(sol.pwrss / (dev.n - dev.p))))
         else:
             vcov = dev.vcov_beta(theta, sigma)
-        varcomp, singular = _varcomp(design, dev, sol, sigma)
-    n_theta = dev.layout.n_theta
+        varcomp, singular = _varcomp(common["_terms"], sol.factors, sigma)
+    s = scale.scale
+    names = [c.name for c in common["grid"].columns]
     return MixedModel(
-        formula=parsed, backend="native", reml=reml, loglik=-0.5 * dev.deviance_of(sol),
-        fixef=pd.Series(sol.beta, index=names, name="estimate"),
-        vcov=pd.DataFrame(vcov, index=names, columns=names), sigma=sigma, theta=theta,
-        varcomp=varcomp, n_params=design.p + n_theta + 1, singular=singular, nobs=design.n,
-        objective=objective, grid=GridSpec.from_design(design),
-        random_signature=_random_signature(design), data_fingerprint=_fingerprint(design),
+        backend="native", loglik=float(-0.5 * dev.deviance_of(sol) - dev.n_eff * np.log(s)),
+        fixef=pd.Series(_unscale_beta(sol.beta, common["_constant"], scale), index=names,
+                        name="estimate"),
+        vcov=pd.DataFrame(vcov * s**2, index=names, columns=names), sigma=float(sigma * s),
+        theta=theta, varcomp=unscale_varcomp(varcomp, s),
+        n_params=dev.p + dev.layout.n_theta + 1, singular=singular, nobs=dev.n,
         converged=bool(getattr(res, "success", True)), message=str(getattr(res, "message", "")),
-        _deviance=dev,
+        _deviance=dev, **common,
     )
+
+
+#: Below this residual standard deviation (relative to the scores' spread) the residual
+#: variation is beyond the precision of cross-products: a degenerate fit.
+DEGENERATE_SIGMA = 1e-7
+
+
+def _unscale_beta(beta: np.ndarray, e: np.ndarray | None, scale: ResponseScale) -> np.ndarray:
+    out = scale.scale * np.asarray(beta, dtype=float)
+    if e is not None:
+        out = out + scale.location * e
+    return out
+
+
+def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
+    """Variance components of the standardised response mapped back to the scores' units."""
+    out = varcomp.copy()
+    variance = (out["term1"] == out["term2"]).to_numpy()
+    sd_cor = out["sd_cor"].to_numpy(dtype=float)
+    out["value"] = out["value"].to_numpy(dtype=float) * s**2
+    out["sd_cor"] = np.where(variance, sd_cor * s, sd_cor)  # correlations stay
+    return out
+
+
+def _exact_model(dev: ProfiledDeviance, beta: np.ndarray, backend: str,
+                 common: dict) -> MixedModel:
+    """The fit of scores the fixed effects reproduce: exact estimates, no variance."""
+    theta = np.zeros(dev.layout.n_theta)
+    names = [c.name for c in common["grid"].columns]
+    varcomp, _ = _varcomp(common["_terms"], dev.layout.factors(theta), 0.0)
+    return MixedModel(
+        backend="native", loglik=np.inf,
+        fixef=pd.Series(_unscale_beta(beta, common["_constant"], common["_scale"]),
+                        index=names, name="estimate"),
+        vcov=pd.DataFrame(np.zeros((len(names), len(names))), index=names, columns=names),
+        sigma=0.0, theta=theta, varcomp=varcomp, n_params=dev.p + dev.layout.n_theta + 1,
+        singular=dev.layout.n_theta > 0, nobs=dev.n, converged=True,
+        message=("exact fit: the fixed effects reproduce every score (no residual variation)"
+                 + ("; solved natively, there is nothing for lme4 to estimate"
+                    if backend == "lme4" else "")),
+        exact=True, _deviance=dev, **common,
+    )
+
+
+def _psd_cholesky(C: np.ndarray) -> np.ndarray:
+    """A lower-triangular ``T`` with ``T T' = C`` for a positive semi-definite ``C``."""
+    p = len(C)
+    T = np.zeros((p, p))
+    for j in range(p):
+        d = C[j, j] - T[j, :j] @ T[j, :j]
+        if d <= 1e-14 * max(1.0, abs(C[j, j])):
+            continue  # a zero pivot: this column stays zero
+        T[j, j] = np.sqrt(d)
+        T[j + 1:, j] = (C[j + 1:, j] - T[j + 1:, :j] @ T[j, :j]) / T[j, j]
+    return T
+
+
+def _embed_theta(start: MixedModel,
+                 terms: tuple[tuple[str, tuple[str, ...]], ...]) -> np.ndarray | None:
+    """``start``'s covariance parameters in the layout of ``terms``, new ones at zero.
+
+    A term with the same grouping factor and columns is copied; otherwise its
+    relative covariance is rebuilt from ``start``'s entries for the same
+    group and columns (zero where ``start`` has none).
+    """
+    if start._deviance is None or start.exact or start.backend != "native":
+        return None
+    old_factors = start._deviance.layout.factors(np.asarray(start.theta))
+    same: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+    cov: dict[tuple[str, str, str], float] = {}
+    for (group, names), T in zip(start._terms, old_factors):
+        same[(group, names)] = T
+        C = T @ T.T
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                cov[(group, a, b)] = C[i, j]
+    theta = []
+    for group, names in terms:
+        T = same.get((group, names))
+        if T is None:
+            T = _psd_cholesky(np.array([[cov.get((group, a, b), 0.0) for b in names]
+                                        for a in names]))
+        p = len(names)
+        theta.extend(T[i, j] for j in range(p) for i in range(j, p))
+    return np.array(theta, dtype=float)
 
 
 def check_full_rank(XtX: np.ndarray, names: list[str]) -> None:
@@ -551,20 +818,19 @@ def check_full_rank(XtX: np.ndarray, names: list[str]) -> None:
         )
 
 
-def _varcomp(design: Design, dev: ProfiledDeviance, sol, sigma: float) -> tuple[pd.DataFrame,
-                                                                               bool]:
+def _varcomp(terms: tuple[tuple[str, tuple[str, ...]], ...], factors: list[np.ndarray],
+             sigma: float) -> tuple[pd.DataFrame, bool]:
     rows = []
     singular = False
-    for block, T in zip(design.blocks, sol.factors):
+    for (group, names), T in zip(terms, factors):
         cov = sigma**2 * T @ T.T
-        names = [c.name for c in block.columns]
         sds = np.sqrt(np.diag(cov))
-        for j in range(block.p):
-            for i in range(j, block.p):
+        for j in range(len(names)):
+            for i in range(j, len(names)):
                 value = cov[i, j]
                 sd_cor = sds[i] if i == j else (value / (sds[i] * sds[j])
                                                 if sds[i] > 0 and sds[j] > 0 else np.nan)
-                rows.append({"group": block.group, "term1": names[j], "term2": names[i],
+                rows.append({"group": group, "term1": names[j], "term2": names[i],
                              "value": value, "sd_cor": sd_cor})
         if np.any(np.abs(np.diag(T)) < SINGULAR_TOL):
             singular = True

@@ -7,7 +7,7 @@ each level of its grouping factor, so that the term's covariance matrix is
 ``sigma^2 T_k T_k'``.
 
 Following Bates, Maechler, Bolker and Walker (2015, J. Stat. Softw. 67(1), §3),
-for fixed ``theta`` let ``L L' = Lambda' Z'Z Lambda + I`` (Cholesky),
+for fixed ``theta`` let ``L L' = A = Lambda' Z'Z Lambda + I`` (Cholesky),
 ``R_ZX = L^{-1} Lambda' Z'X``, ``R_X' R_X = X'X - R_ZX' R_ZX``,
 ``c_u = L^{-1} Lambda' Z'y`` and ``c_beta = R_X^{-T} (X'y - R_ZX' c_u)``. Then
 ``beta_hat = R_X^{-1} c_beta``, the penalised residual sum of squares is
@@ -17,20 +17,50 @@ for fixed ``theta`` let ``L L' = Lambda' Z'Z Lambda + I`` (Cholesky),
     REML:  -2 l_R(theta) = log|L|^2 + log|R_X|^2 + (n-p)(1 + log(2 pi r^2 / (n-p)))
 
 Everything depends on the data only through ``X'X, X'Z, Z'Z, X'y, Z'y, y'y, n``
-(:class:`~benchverdict.lmem.design.CrossProducts`). The deviance is minimised
-over ``theta`` with L-BFGS-B (diagonal elements of each ``T_k`` bounded below
-by 0, as in lme4), using central-difference gradients. ``Z'Z`` is held dense,
-so the per-evaluation cost is O(q^3) in the number of random effects ``q``
-(fine up to a few thousand levels), independent of the number of rows.
+(:class:`~benchverdict.lmem.design.CrossProducts`).
+
+**Blocks.** ``Z'Z`` couples two random effects only when some row has both, and
+``A`` has the same pattern (``Lambda`` only mixes the columns of one level). So
+``A`` is block diagonal over the connected components of that pattern and
+everything above factors block by block: one random term gives one block per
+level, ``(0 + benchmark || algorithm)`` one block per random effect, crossed
+terms one large block. Blocks of equal size are solved together in batched
+calls, so a fit costs O(sum of block sizes cubed) per evaluation, not O(q^3).
+
+**Gradient.** With ``Lambda = sum_t theta_t E_t`` (``E_t`` the 0/1 pattern of
+parameter ``t``), ``u`` and ``beta`` the PLS solution, ``w = Z'(y - X beta - Z
+Lambda u)``, ``B = A^{-1} Lambda' Z'Z``, ``H = A^{-1} Lambda' Z'X`` and ``S =
+R_X' R_X``::
+
+    d log|A| / d theta_t =  2 sum_{(i,j) in E_t} B_ji
+    d r^2    / d theta_t = -2 sum_{(i,j) in E_t} w_i u_j        (envelope theorem)
+    d log|S| / d theta_t = -2 sum_{(i,j) in E_t} (H S^{-1})_j . (Z'X - Z'Z Lambda H)_i
+
+(rows ``_j`` and ``_i``), so one L-BFGS-B step costs one PLS solve instead of
+``2 * len(theta)`` of them.
+
+**Boundary.** The deviance is even in a scalar term's ``theta``, so its gradient
+is exactly zero where a variance component is zero: a gradient method can
+neither leave that face nor reach it quickly, and with several terms the
+deviance can have more than one local minimum. :meth:`ProfiledDeviance.minimize`
+therefore starts from lme4's start and from any given start (a nested model's
+solution, embedded), then checks the boundary: for every variance factor at
+zero the deviance is scanned off the boundary and re-optimised from any lower
+point, and every other factor is set to zero (the face) and re-optimised
+there. It keeps the best point it has evaluated, and reports convergence only
+if the projected gradient there is small.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as la
+import scipy.sparse as sp
 from scipy import optimize
+from scipy.sparse import csgraph
 
 from benchverdict.lmem._threads import small_problem_threads  # noqa: F401 (re-export)
 from benchverdict.lmem.design import CrossProducts, ReBlock
@@ -59,11 +89,29 @@ def cholesky(A: np.ndarray, *, lower: bool) -> np.ndarray:
     return c
 
 
-#: Above this many random effects, a single random term is solved level by level.
-BLOCK_DIAGONAL_MIN_Q = 50
+#: Split ``A`` into its connected blocks (off: one dense block; the tests compare both).
+SPLIT_BLOCKS = True
 
 #: lme4's tolerance for calling a fit singular (``isSingular(tol = 1e-4)``).
 SINGULAR_TOL = 1e-4
+
+#: A diagonal element of ``T_k`` at or below this is at the boundary (relative factor,
+#: i.e. a standard deviation of 1e-7 residual standard deviations).
+ZERO_THETA = 1e-7
+
+#: Where a boundary check looks, off the boundary, for a lower deviance than at zero.
+PUSH_SCAN = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+
+#: Re-optimise on every face (one factor fixed at zero) when there are at most this many
+#: variance factors; above, each face is checked by evaluating the deviance there.
+FACE_REOPTIMISE_MAX = 24
+
+#: Converged when no projected gradient component (times ``max(1, |theta|)``) exceeds this:
+#: the response is standardised, so deviance units are comparable across data sets.
+CONVERGED_GRADIENT = 2e-3
+
+#: Rounds of boundary checks (each round repeats them around the best point so far).
+BOUNDARY_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -99,6 +147,11 @@ class ThetaLayout:
         """Number of covariance parameters."""
         return len(self.lower)
 
+    @property
+    def q(self) -> int:
+        """Number of random effects."""
+        return int(sum(p * g for p, g in zip(self.p, self.n_levels)))
+
     def start(self) -> np.ndarray:
         """lme4's start: identity factors (1 on diagonals, 0 off)."""
         return np.where(self.lower == 0.0, 1.0, 0.0)
@@ -114,13 +167,88 @@ class ThetaLayout:
             out.append(T)
         return out
 
-    def lambda_t(self, factors: list[np.ndarray], V: np.ndarray) -> np.ndarray:
-        """``Lambda' V`` for a (q x m) matrix ``V``."""
-        out = np.empty_like(V)
-        for T, p, g, off in zip(factors, self.p, self.n_levels, self.offsets):
-            block = V[off:off + p * g].reshape(g, p, -1)
-            out[off:off + p * g] = np.einsum("ji,gjc->gic", T, block).reshape(p * g, -1)
-        return out
+    def pattern(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every nonzero of ``Lambda``: its row, column and index into ``theta``."""
+        rows, cols, idx = [], [], []
+        for p, g, off, sl in zip(self.p, self.n_levels, self.offsets, self.theta_slices):
+            t = sl.start
+            for j in range(p):
+                for i in range(j, p):
+                    base = off + np.arange(g) * p
+                    rows.append(base + i)
+                    cols.append(base + j)
+                    idx.append(np.full(g, t))
+                    t += 1
+        if not rows:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        return (np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64),
+                np.concatenate(idx).astype(np.int64))
+
+
+@dataclass(frozen=True)
+class _BlockGroup:
+    """Blocks of ``A`` of one size ``s``, stacked for batched solves.
+
+    ``idx[b]`` are the random effects of block ``b``; the ``lam_*`` arrays place
+    each nonzero of ``Lambda`` in its block (``lam_block``, local row and
+    column) and name its ``theta`` index. ``diagonal``: ``Lambda`` is diagonal
+    within these blocks (scalar terms only), so products with it are scalings.
+    """
+
+    idx: np.ndarray  # (nb, s)
+    ZtZ: np.ndarray  # (nb, s, s)
+    ZtX: np.ndarray  # (nb, s, p)
+    Zty: np.ndarray  # (nb, s)
+    lam_block: np.ndarray
+    lam_row: np.ndarray
+    lam_col: np.ndarray
+    lam_theta: np.ndarray
+    diagonal: bool
+
+    @property
+    def nb(self) -> int:
+        """Number of blocks."""
+        return self.idx.shape[0]
+
+    @property
+    def s(self) -> int:
+        """Size of each block."""
+        return self.idx.shape[1]
+
+
+def _block_groups(cp: CrossProducts, layout: ThetaLayout, split: bool) -> list[_BlockGroup]:
+    """The connected blocks of ``A = Lambda' Z'Z Lambda + I``, grouped by size."""
+    q = cp.ZtZ.shape[0]
+    rows, cols, tidx = layout.pattern()
+    if split:
+        zr, zc = np.nonzero(cp.ZtZ)
+        graph = sp.coo_matrix((np.ones(len(zr) + len(rows)),
+                               (np.concatenate([zr, rows]), np.concatenate([zc, cols]))),
+                              shape=(q, q))
+        _, label = csgraph.connected_components(graph, directed=False)
+    else:
+        label = np.zeros(q, dtype=np.int64)
+    order = np.argsort(label, kind="stable")  # each block's effects in increasing order
+    size = np.bincount(label)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    local = np.empty(q, dtype=np.int64)
+    local[order] = np.arange(q) - np.repeat(start, size)
+    groups = []
+    for s in np.unique(size):
+        comps = np.flatnonzero(size == s)
+        idx = order[start[comps][:, None] + np.arange(s)]  # (nb, s)
+        number = np.full(len(size), -1)
+        number[comps] = np.arange(len(comps))
+        mine = number[label[rows]] >= 0
+        r, c, t = rows[mine], cols[mine], tidx[mine]
+        groups.append(_BlockGroup(
+            idx=idx, ZtZ=cp.ZtZ[idx[:, :, None], idx[:, None, :]],
+            ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
+            lam_block=number[label[r]], lam_row=local[r], lam_col=local[c], lam_theta=t,
+            diagonal=bool(np.all(r == c)),
+        ))
+    return groups
 
 
 @dataclass
@@ -133,10 +261,21 @@ class PLSSolution:
     ldL2: float
     ldRX2: float
     RX: np.ndarray  # upper triangular, R_X' R_X = X'X - R_ZX'R_ZX
-    L: np.ndarray | None  # the sparse Cholesky factor (None when solved level by level)
-    RZX: np.ndarray | None
-    cu: np.ndarray | None
     factors: list[np.ndarray]
+
+
+class _Best:
+    """The best point an optimisation has evaluated (lowest finite deviance)."""
+
+    def __init__(self) -> None:
+        self.f = np.inf
+        self.x: np.ndarray | None = None
+        self.nfev = 0
+
+    def offer(self, f: float, x: np.ndarray) -> None:
+        self.nfev += 1
+        if np.isfinite(f) and f < self.f:
+            self.f, self.x = float(f), np.array(x, dtype=float)
 
 
 class ProfiledDeviance:
@@ -156,72 +295,88 @@ class ProfiledDeviance:
         self.p = cp.XtX.shape[0]
         self.q = cp.ZtZ.shape[0]
         self.n = cp.n
-        self.all_scalar = all(p == 1 for p in self.layout.p)
         self.n_eff = self.n - self.p if reml else self.n
         if self.n_eff <= 0:
             raise ValueError(f"{self.n} rows cannot estimate {self.p} fixed effects.")
+        self.groups = _block_groups(cp, self.layout, SPLIT_BLOCKS) if self.q else []
+
+    @property
+    def work_size(self) -> int:
+        """The order of the largest dense matrix an evaluation factors (a block, or X'X).
+
+        This, not ``q``, decides whether BLAS threads pay off: many small
+        blocks are many small problems.
+        """
+        return max([self.p, *(g.s for g in self.groups)])
+
+    # ------------------------------------------------------------------ PLS
+    def _lambda(self, g: _BlockGroup, theta: np.ndarray) -> np.ndarray:
+        """``Lambda`` on the blocks of ``g``: (nb, s) diagonals or (nb, s, s) matrices."""
+        if g.diagonal:
+            lam = np.zeros((g.nb, g.s))
+            lam[g.lam_block, g.lam_row] = theta[g.lam_theta]
+            return lam
+        lam = np.zeros((g.nb, g.s, g.s))
+        lam[g.lam_block, g.lam_row, g.lam_col] = theta[g.lam_theta]
+        return lam
+
+    def _factor_group(self, g: _BlockGroup, theta: np.ndarray) -> dict:
+        """Cholesky of each block of ``A`` and the block parts of ``R_ZX`` and ``c_u``."""
+        lam = self._lambda(g, theta)
+        if g.diagonal:
+            LtZtZ = lam[:, :, None] * g.ZtZ
+            M = LtZtZ * lam[:, None, :]
+            LtZX = lam[:, :, None] * g.ZtX
+            LtZy = (lam * g.Zty)[:, :, None]
+        else:
+            lamT = lam.transpose(0, 2, 1)
+            LtZtZ = lamT @ g.ZtZ
+            M = LtZtZ @ lam
+            LtZX = lamT @ g.ZtX
+            LtZy = lamT @ g.Zty[:, :, None]
+        diag = np.arange(g.s)
+        M[:, diag, diag] += 1.0
+        if g.s == 1:
+            if not np.all(M[:, 0, 0] > 0):
+                raise la.LinAlgError("matrix not positive definite.")
+            L = np.sqrt(M)
+            RZX, cu = LtZX / L, LtZy / L
+        elif g.nb == 1:
+            L = cholesky(M[0], lower=True)[None]
+            RZX = solve_tri(L[0], LtZX[0], lower=True)[None]
+            cu = solve_tri(L[0], LtZy[0], lower=True)[None]
+        else:
+            L = np.linalg.cholesky(M)
+            RZX, cu = np.linalg.solve(L, LtZX), np.linalg.solve(L, LtZy)
+        return {"lam": lam, "LtZtZ": LtZtZ, "L": L, "RZX": RZX, "cu": cu}
+
+    def _solve(self, theta: np.ndarray) -> tuple[PLSSolution, list[dict]]:
+        cp, p = self.cp, self.p
+        factors = self.layout.factors(theta)
+        RZXtRZX = np.zeros((p, p))
+        RZXtcu = np.zeros(p)
+        cucu = ldL2 = 0.0
+        parts = []
+        for g in self.groups:
+            part = self._factor_group(g, theta)
+            RZX = part["RZX"].reshape(-1, p)
+            cu = part["cu"].reshape(-1)
+            RZXtRZX += RZX.T @ RZX
+            RZXtcu += RZX.T @ cu
+            cucu += float(cu @ cu)
+            ldL2 += 2.0 * float(np.log(np.diagonal(part["L"], axis1=1, axis2=2)).sum())
+            parts.append(part)
+        RX = cholesky(cp.XtX - RZXtRZX, lower=False)
+        cbeta = solve_tri(RX, cp.Xty - RZXtcu, lower=False, trans=True)
+        beta = solve_tri(RX, cbeta, lower=False)
+        pwrss = cp.yty - cucu - float(cbeta @ cbeta)
+        sol = PLSSolution(theta, beta, max(pwrss, 1e-300), ldL2,
+                          2.0 * float(np.log(np.diag(RX)).sum()), RX, factors)
+        return sol, parts
 
     def solve(self, theta: np.ndarray) -> PLSSolution:
         """Solve the PLS problem at ``theta``."""
-        cp = self.cp
-        factors = self.layout.factors(theta)
-        if self.q == 0:
-            RX = cholesky(cp.XtX, lower=False)
-            cbeta = solve_tri(RX, cp.Xty, lower=False, trans=True)
-            beta = solve_tri(RX, cbeta, lower=False)
-            pwrss = cp.yty - cbeta @ cbeta
-            return PLSSolution(theta, beta, max(pwrss, 0.0), 0.0,
-                               2 * np.log(np.diag(RX)).sum(), RX, None, None, None, factors)
-        if len(self.layout.p) == 1 and self.q > BLOCK_DIAGONAL_MIN_Q:
-            return self._solve_one_term(theta, factors)
-        if self.all_scalar:
-            lam = np.concatenate([np.full(g, T[0, 0]) for T, g in
-                                  zip(factors, self.layout.n_levels)])
-            M = cp.ZtZ * np.outer(lam, lam)
-            LtZX = lam[:, None] * cp.XtZ.T
-            LtZy = lam * cp.Zty
-        else:
-            half = self.layout.lambda_t(factors, cp.ZtZ)  # Lambda' Z'Z
-            M = self.layout.lambda_t(factors, np.ascontiguousarray(half.T))
-            LtZX = self.layout.lambda_t(factors, np.ascontiguousarray(cp.XtZ.T))
-            LtZy = self.layout.lambda_t(factors, cp.Zty[:, None])[:, 0]
-        M[np.diag_indices_from(M)] += 1.0
-        L = cholesky(M, lower=True)
-        RZX = solve_tri(L, LtZX, lower=True)
-        cu = solve_tri(L, LtZy, lower=True)
-        RXtRX = cp.XtX - RZX.T @ RZX
-        RX = cholesky(RXtRX, lower=False)
-        cbeta = solve_tri(RX, cp.Xty - RZX.T @ cu, lower=False, trans=True)
-        beta = solve_tri(RX, cbeta, lower=False)
-        pwrss = cp.yty - cu @ cu - cbeta @ cbeta
-        return PLSSolution(theta, beta, max(pwrss, 1e-300), 2 * np.log(np.diag(L)).sum(),
-                           2 * np.log(np.diag(RX)).sum(), RX, L, RZX, cu, factors)
-
-    def _solve_one_term(self, theta: np.ndarray, factors: list[np.ndarray]) -> PLSSolution:
-        """PLS with one random term: ``Lambda' Z'Z Lambda + I`` is block diagonal.
-
-        Rows belong to one level each, so ``Z'Z`` has one ``p x p`` block per
-        level and ``L`` factors level by level: O(g p^3) instead of O(q^3).
-        """
-        cp = self.cp
-        p, g = self.layout.p[0], self.layout.n_levels[0]
-        T = factors[0]
-        idx = np.arange(g)[:, None] * p + np.arange(p)
-        blocks = cp.ZtZ[idx[:, :, None], idx[:, None, :]]  # (g, p, p)
-        M = np.einsum("ji,gjk,kl->gil", T, blocks, T) + np.eye(p)
-        L = np.linalg.cholesky(M)  # batched, lower
-        LtZX = np.einsum("ji,gjc->gic", T, cp.XtZ.T.reshape(g, p, -1))
-        LtZy = np.einsum("ji,gj->gi", T, cp.Zty.reshape(g, p))
-        RZX = np.linalg.solve(L, LtZX).reshape(self.q, -1)
-        cu = np.linalg.solve(L, LtZy[..., None])[..., 0].reshape(self.q)
-        RXtRX = cp.XtX - RZX.T @ RZX
-        RX = cholesky(RXtRX, lower=False)
-        cbeta = solve_tri(RX, cp.Xty - RZX.T @ cu, lower=False, trans=True)
-        beta = solve_tri(RX, cbeta, lower=False)
-        pwrss = cp.yty - cu @ cu - cbeta @ cbeta
-        ldL2 = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum()
-        return PLSSolution(theta, beta, max(pwrss, 1e-300), float(ldL2),
-                           2 * np.log(np.diag(RX)).sum(), RX, None, RZX, cu, factors)
+        return self._solve(np.asarray(theta, dtype=float))[0]
 
     def deviance_of(self, sol: PLSSolution) -> float:
         """The profiled deviance (-2 log-likelihood) at a PLS solution."""
@@ -237,6 +392,54 @@ class ProfiledDeviance:
             return self.deviance_of(self.solve(np.asarray(theta, dtype=float)))
         except la.LinAlgError:
             return np.inf
+
+    def value_and_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The profiled deviance and its exact gradient (see the module docstring)."""
+        theta = np.asarray(theta, dtype=float)
+        sol, parts = self._solve(theta)
+        beta, p = sol.beta, self.p
+        g_ldL = np.zeros(self.layout.n_theta)
+        g_r2 = np.zeros(self.layout.n_theta)
+        g_ldRX = np.zeros(self.layout.n_theta)
+        Sinv = None
+        if self.reml:
+            RXinv = solve_tri(sol.RX, np.eye(p), lower=False)
+            Sinv = RXinv @ RXinv.T
+        n_theta = self.layout.n_theta
+        for g, part in zip(self.groups, parts):
+            lam, L, RZX = part["lam"], part["L"], part["RZX"]
+            r = part["cu"] - RZX @ beta[:, None]  # (nb, s, 1)
+            if g.s == 1:
+                u = r / L
+                H = RZX / L
+                B = part["LtZtZ"] / (L * L)
+            elif g.nb == 1:
+                u = solve_tri(L[0], r[0], lower=True, trans=True)[None]
+                H = solve_tri(L[0], RZX[0], lower=True, trans=True)[None]
+                B = solve_tri(L[0], solve_tri(L[0], part["LtZtZ"][0], lower=True),
+                              lower=True, trans=True)[None]
+            else:
+                LT = L.transpose(0, 2, 1)
+                u = np.linalg.solve(LT, r)
+                H = np.linalg.solve(LT, RZX)
+                B = np.linalg.solve(LT, np.linalg.solve(L, part["LtZtZ"]))
+            b = lam[:, :, None] * u if g.diagonal else lam @ u
+            w = g.Zty[:, :, None] - g.ZtX @ beta[:, None] - g.ZtZ @ b  # (nb, s, 1)
+            blk, row, col, t = g.lam_block, g.lam_row, g.lam_col, g.lam_theta
+            g_ldL += 2.0 * np.bincount(t, weights=B[blk, col, row], minlength=n_theta)
+            g_r2 -= 2.0 * np.bincount(t, weights=w[blk, row, 0] * u[blk, col, 0],
+                                      minlength=n_theta)
+            if self.reml:
+                lamH = lam[:, :, None] * H if g.diagonal else lam @ H
+                C = g.ZtX - g.ZtZ @ lamH
+                K = H @ Sinv
+                g_ldRX -= 2.0 * np.bincount(t, weights=np.einsum("kp,kp->k", K[blk, col],
+                                                                 C[blk, row]),
+                                            minlength=n_theta)
+        grad = g_ldL + self.n_eff * g_r2 / sol.pwrss
+        if self.reml:
+            grad = grad + g_ldRX
+        return self.deviance_of(sol), grad
 
     def deviance_varpar(self, theta: np.ndarray, sigma: float) -> float:
         """Deviance at ``(theta, sigma)`` (not profiled over sigma), as lmerTest uses."""
@@ -256,57 +459,162 @@ class ProfiledDeviance:
         """Residual standard deviation (lme4: divisor n for ML, n - p for REML)."""
         return float(np.sqrt(sol.pwrss / self.n_eff))
 
-    def minimize(self, theta0: np.ndarray | None = None
+    # ------------------------------------------------------------------ optimisation
+    def projected_gradient(self, theta: np.ndarray) -> float:
+        """The largest gradient component that could still lower the deviance.
+
+        Components at their lower bound with a positive gradient are left
+        out (the bound stops them); each is scaled by ``max(1, |theta|)``.
+        """
+        _, grad = self.value_and_gradient(theta)
+        at_bound = (theta <= self.layout.lower + 1e-12) & (grad > 0)
+        projected = np.where(at_bound, 0.0, grad)
+        return float(np.max(np.abs(projected) * np.maximum(1.0, np.abs(theta)), initial=0.0))
+
+    def normalise(self, theta: np.ndarray) -> np.ndarray:
+        """``theta`` with every ``T_k`` column whose diagonal is negative negated.
+
+        ``T_k T_k'`` and hence the deviance do not change; lme4 reports
+        nonnegative diagonals.
+        """
+        x = np.array(theta, dtype=float)
+        for p, sl in zip(self.layout.p, self.layout.theta_slices):
+            t = sl.start
+            for j in range(p):
+                if x[t] < 0:
+                    x[t:t + p - j] *= -1.0  # T[j:, j], stored consecutively
+                t += p - j
+        return x
+
+    def minimize(self, starts: Sequence[np.ndarray] = ()
                  ) -> tuple[np.ndarray, optimize.OptimizeResult]:
-        """Minimise the deviance over ``theta`` (bounded L-BFGS-B, then a bounded polish)."""
+        """Minimise the deviance over ``theta`` (see "Boundary" in the module docstring).
+
+        Parameters
+        ----------
+        starts : sequence of numpy.ndarray
+            Starting points besides lme4's (e.g. a nested model's solution,
+            with the extra factors at zero).
+
+        Returns
+        -------
+        theta : numpy.ndarray
+            The best point evaluated (tiny diagonal factors set to zero when
+            that is no worse).
+        result : scipy.optimize.OptimizeResult
+            ``success`` when the projected gradient at ``theta`` is below
+            :data:`CONVERGED_GRADIENT`; ``message`` says how the point was found.
+        """
         lay = self.layout
         if lay.n_theta == 0:
             return np.zeros(0), optimize.OptimizeResult(success=True, message="no theta", nit=0)
-        x0 = lay.start() if theta0 is None else np.asarray(theta0, dtype=float)
-        bounds = [(lo if np.isfinite(lo) else None, None) for lo in lay.lower]
+        best = _Best()
 
-        def fun_and_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
-            f0 = self(x)
-            grad = np.empty_like(x)
-            for i in range(len(x)):
-                h = 1e-6 * max(1.0, abs(x[i]))
-                up = x.copy()
-                up[i] += h
-                if x[i] - h < lay.lower[i]:  # one-sided at the boundary
-                    grad[i] = (self(up) - f0) / h
-                else:
-                    down = x.copy()
-                    down[i] -= h
-                    grad[i] = (self(up) - self(down)) / (2 * h)
-            return f0, grad
+        def fun(x: np.ndarray) -> tuple[float, np.ndarray]:
+            try:
+                f, grad = self.value_and_gradient(x)
+            except la.LinAlgError:
+                f, grad = np.inf, np.zeros_like(x)
+            best.offer(f, x)
+            return f, grad
 
-        res = optimize.minimize(
-            fun_and_grad, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-            options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000, "maxcor": 20},
-        )
-        x = res.x
-        # Snap tiny diagonal elements to the bound, as lme4's boundary check does, keeping
-        # whichever of the two has the lower deviance.
+        # No bounds: the deviance is unchanged when a column of T_k changes sign, so
+        # diagonals may go negative (normalised below). With a bound at zero, L-BFGS-B
+        # lands on the bound, where the gradient vanishes, and stops there.
+        free = [(None, None)] * lay.n_theta
+        messages: list[str] = []
+
+        def run(x0: np.ndarray, bounds: list | None = None) -> None:
+            res = optimize.minimize(
+                fun, x0, jac=True, method="L-BFGS-B", bounds=bounds or free,
+                options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 2000, "maxcor": 20},
+            )
+            messages.append(str(res.message))
+
+        run(lay.start())
+        for x0 in starts:
+            x0 = np.asarray(x0, dtype=float)
+            if x0.shape == (lay.n_theta,) and np.all(np.isfinite(x0)):
+                run(x0)
+        if best.x is None:
+            raise la.LinAlgError("the deviance could not be evaluated at any starting point.")
+        checks = self._check_boundary(best, run, fun, free)
+        x = self.normalise(best.x)
+        # Snap tiny diagonal factors to the bound (lme4 reports them as zero variances)
+        # when that costs nothing beyond rounding.
         snapped = x.copy()
-        small = (lay.lower == 0.0) & (snapped < 1e-7)
+        small = (lay.lower == 0.0) & (snapped <= ZERO_THETA)
         snapped[small] = 0.0
-        if self(snapped) <= self(x):
+        if small.any() and self(snapped) <= best.f + 1e-12 * max(1.0, abs(best.f)):
             x = snapped
-        if not res.success:
-            # L-BFGS-B often stops with ABNORMAL_TERMINATION_IN_LNSRCH when the
-            # finite-difference gradient is at its precision limit at the optimum. Judge
-            # convergence as lme4 does, by the (projected) gradient at the solution.
-            f0, grad = fun_and_grad(x)
-            at_bound = (x <= lay.lower + 1e-12) & (grad > 0)
-            projected = np.where(at_bound, 0.0, grad)
-            scale = max(1.0, abs(f0))
-            if np.max(np.abs(projected) * np.maximum(1.0, np.abs(x))) <= 1e-4 * scale:
-                res.message = (
-                    f"{res.message}; accepted: the projected gradient at the solution is "
-                    f"{np.max(np.abs(projected)):.2e} (tolerance 1e-4 x |deviance|)"
-                )
-                res.success = True
-        return x, res
+        f = self(x)
+        pg = self.projected_gradient(x)
+        tol = CONVERGED_GRADIENT
+        success = bool(pg <= tol)
+        message = (f"best of {len(messages)} L-BFGS-B run(s) ({checks} boundary check(s)); "
+                   f"projected gradient {pg:.2e} (tolerance {tol:.2e}); first run: "
+                   f"{messages[0]}")
+        return x, optimize.OptimizeResult(success=success, message=message, nit=len(messages),
+                                          nfev=best.nfev, fun=f)
+
+    def _scan_off_boundary(self, x: np.ndarray, group: list[int], fun) -> np.ndarray | None:
+        """The best point with ``x[group]`` moved off zero along :data:`PUSH_SCAN`, if better.
+
+        Starting the optimiser from a point strictly better than the face
+        keeps it off the face: the gradient there is zero, and a first step
+        of exactly the current value (L-BFGS-B's unit step from 1 lands on
+        0) would otherwise end the search on it.
+        """
+        f_face = fun(x)[0]
+        best_f, best_x = f_face, None
+        for value in PUSH_SCAN:
+            x0 = x.copy()
+            x0[group] = value
+            f = fun(x0)[0]
+            if f < best_f:
+                best_f, best_x = f, x0
+        return best_x
+
+    def _check_boundary(self, best: _Best, run, fun, free: list) -> int:
+        """Push factors at zero off the boundary and try each face; return the checks made.
+
+        With at most :data:`FACE_REOPTIMISE_MAX` variance factors each is
+        checked on its own: for a factor at zero the deviance is scanned off
+        the boundary (:data:`PUSH_SCAN`) and, where it is lower, re-optimised
+        from there; any other is fixed at zero and the rest re-optimised. With
+        more, the factors at zero are scanned off the boundary together and
+        each face is checked by evaluating the deviance there (so the cost
+        stays a few optimisations).
+        """
+        lay = self.layout
+        diag = np.flatnonzero(lay.lower == 0.0)
+        one_by_one = len(diag) <= FACE_REOPTIMISE_MAX
+        checks = 0
+        for _ in range(BOUNDARY_ROUNDS):
+            f_round = best.f
+            x_ref = self.normalise(best.x)
+            zero = diag[x_ref[diag] <= ZERO_THETA]
+            inside = diag[x_ref[diag] > ZERO_THETA]
+            pushes = [[i] for i in zero] if one_by_one else ([list(zero)] if len(zero) else [])
+            for group in pushes:  # off the boundary: the deviance may fall inside
+                checks += 1
+                x0 = self._scan_off_boundary(x_ref, group, fun)
+                if x0 is not None:
+                    run(x0)
+            for i in inside:  # the face with this variance factor at zero
+                x0 = x_ref.copy()
+                x0[i] = 0.0
+                if one_by_one:
+                    bounds = list(free)
+                    bounds[i] = (0.0, 0.0)
+                    run(x0, bounds)
+                else:
+                    fun(x0)
+                checks += 1
+            if not best.f < f_round - 1e-10 * max(1.0, abs(f_round)):
+                break
+            run(best.x)  # polish the improved point with every factor free
+        return checks
 
 
 def satterthwaite_df(dev: ProfiledDeviance, theta: np.ndarray, sigma: float,

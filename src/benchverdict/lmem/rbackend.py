@@ -131,10 +131,18 @@ def _label_map(design: Design, safe: dict[str, str]) -> dict[str, str]:
     return mapping
 
 
-def fit_lme4(frame: pd.DataFrame, formula: Formula, design: Design, *, reml: bool,
-             objective, grid, random_signature, fingerprint):
-    """Fit with lme4::lmer (or stats::lm when there are no random effects)."""
-    from benchverdict.lmem.model import MixedModel
+def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
+    """Fit with lme4::lmer (or stats::lm when there are no random effects).
+
+    ``design`` holds the standardised response (``y* = (y - c) / s``, see
+    :mod:`benchverdict.lmem.scaling`); lme4 fits that, and the estimates are
+    mapped back to the scores' units here and in :func:`emmeans` and
+    :func:`pairwise`.
+    """
+    from benchverdict.lmem.model import MixedModel, unscale_varcomp
+
+    reml = bool(common["reml"])
+    formula: Formula = common["formula"]
 
     ro = _r()
     safe = _safe_names(design)
@@ -195,13 +203,18 @@ def fit_lme4(frame: pd.DataFrame, formula: Formula, design: Design, *, reml: boo
     vc_r = np.array(ro.r("function(m) as.matrix(vcov(m))")(model))
     # Without random effects, inference uses lm's unbiased residual variance and n - p df
     # (as emmeans does for lm), in both backends.
-    fixef = pd.Series(np.array(fixef_r), index=names, name="estimate")
+    s = _scale.scale
+    beta = s * np.array(fixef_r)
+    if e is not None:
+        beta = beta + _scale.location * e[[design.fixed_names.index(n) for n in names]]
+    fixef = pd.Series(beta, index=names, name="estimate")
+    n_eff = design.n - design.p if reml else design.n
     fitted = MixedModel(
-        formula=formula, backend="lme4", reml=reml, loglik=loglik, fixef=fixef,
-        vcov=pd.DataFrame(vc_r, index=names, columns=names), sigma=sigma, theta=theta,
-        varcomp=varcomp, n_params=n_params, singular=singular, nobs=design.n,
-        objective=objective, grid=grid, random_signature=random_signature,
-        data_fingerprint=fingerprint, _r_model=(model, safe, inverse),
+        backend="lme4", loglik=float(loglik - n_eff * np.log(s)), fixef=fixef,
+        vcov=pd.DataFrame(vc_r * s**2, index=names, columns=names), sigma=float(sigma * s),
+        theta=theta, varcomp=unscale_varcomp(varcomp, s), n_params=n_params,
+        singular=singular, nobs=design.n, _r_model=(model, safe, inverse), _scale=_scale,
+        **common,
     )
     weakref.finalize(fitted, _release, key)
     return fitted
@@ -256,11 +269,13 @@ def emmeans(model, factor: str, *, by: str | None, df: str, level: float) -> pd.
     if by:
         col = s.rx2(safe[by])
         out[by] = [str(x) for x in col.levels.rx(ro.IntVector(list(col)))]
-    out["emmean"] = np.array(s.rx2("emmean"))
-    out["se"] = np.array(s.rx2("SE"))
+    # Back from the standardised response: every grid row averages to 1 on the constant.
+    loc, scale = model._scale.location, model._scale.scale
+    out["emmean"] = loc + scale * np.array(s.rx2("emmean"))
+    out["se"] = scale * np.array(s.rx2("SE"))
     out["df"] = np.array(s.rx2("df"))
-    out["lower"] = np.array(s.rx2("lower"))
-    out["upper"] = np.array(s.rx2("upper"))
+    out["lower"] = loc + scale * np.array(s.rx2("lower"))
+    out["upper"] = loc + scale * np.array(s.rx2("upper"))
     return out
 
 
@@ -277,8 +292,8 @@ def pairwise(model, factor: str, *, adjust: str, by: str | None, df: str) -> pd.
     a_b = [_split_contrast(c, levels) for c in contrast]
     out = pd.DataFrame({
         "contrast": contrast,
-        "estimate": np.array(s.rx2("estimate")),
-        "se": np.array(s.rx2("SE")),
+        "estimate": model._scale.scale * np.array(s.rx2("estimate")),
+        "se": model._scale.scale * np.array(s.rx2("SE")),
         "statistic": np.array(s.rx2(stat_name)),
         "df": np.array(s.rx2("df")),
         "p_value": np.array(s.rx2("p.value")),

@@ -26,6 +26,14 @@ for the incumbents at that budget. The budget check uses every row.
 Variance components are tested at the boundary of their space, so their
 chi-squared p-values are conservative (Self and Liang 1987): the seed check's
 false-alarm rate is at most alpha; the fixed-effect tests have size alpha.
+
+Degenerate data give answers, not crashes: scores the null model reproduces
+exactly (no residual variation) leave nothing for the larger model to
+explain (p = 1); scores only the larger model reproduces are explained by it
+exactly (p = 0). :func:`sanity_checks` runs each check on its own: a check
+that fails records its error as a check with verdict ``"failed: <reason>"``
+and the others are kept. Rows and runs the input left out are counted in
+each check's ``data`` and ``details``.
 """
 
 from __future__ import annotations
@@ -36,10 +44,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt
-from benchverdict.lmem.model import fit
+from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
+from benchverdict.lmem.model import DegenerateFitError, check_alpha, fit
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -66,8 +74,10 @@ class SanityCheck:
         One row per test (or per benchmark/algorithm), tidy.
     alpha : float
     data : str
-        Which rows were used.
+        Which rows were used (and how many rows or runs the input left out).
     details : dict
+        Check-specific extras; ``excluded_rows`` and ``excluded_runs`` count
+        what the input left out; a failed check has ``error``.
     """
 
     name: str
@@ -78,6 +88,11 @@ class SanityCheck:
     alpha: float
     data: str
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        """Whether the check could not be run (its error is in ``details["error"]``)."""
+        return "error" in self.details
 
     @property
     def models(self) -> list[tuple[str, str]]:
@@ -100,7 +115,11 @@ class SanityCheck:
         ax = new_axes(ax, width=5.0, height=3.0)
         spec = self.details.get("plot")
         with theme():
-            if spec is None:
+            if self.failed or (spec is None and not len(self.table)):
+                ax.text(0.5, 0.5, shorten(self.verdict, 60), ha="center", va="center",
+                        wrap=True, transform=ax.transAxes)
+                ax.set_axis_off()
+            elif spec is None:
                 t = self.table
                 ax.bar(range(len(t)), -np.log10(np.maximum(t["p_value"], 1e-300)),
                        color="0.5")
@@ -155,23 +174,64 @@ class SanityReport:
 
 
 # ---------------------------------------------------------------------- helpers
-def _rows(results: Results | pd.DataFrame, budget) -> tuple[pd.DataFrame, str]:
+def _rows(results: Results | pd.DataFrame, budget) -> tuple[pd.DataFrame, str, pd.DataFrame]:
+    """The rows a check uses, a description, and what the input left out."""
     if isinstance(results, pd.DataFrame):
-        return results, f"{len(results)} rows as given"
-    if budget == "final" and results.has_budget:
+        frame, used = results, f"{len(results)} rows as given"
+    elif budget == "final" and results.has_budget:
         frame = results.final()
-        return frame, f"{len(frame)} final incumbents (one per run)"
-    if budget is None or budget == "final":
+        used = f"{len(frame)} final incumbents (one per run)"
+    elif budget is None or budget == "final":
         frame = results.table
-        return frame, f"all {len(frame)} rows"
-    frame = results.at_budget(float(budget))
-    return frame, f"{len(frame)} incumbents at budget {float(budget):g}"
+        used = f"all {len(frame)} rows"
+    else:
+        frame = results.at_budget(float(budget))
+        used = f"{len(frame)} incumbents at budget {float(budget):g}"
+    left_out = _exclusions.exclusions_of(results, frame)
+    n = _exclusions.counts(left_out)
+    if n["excluded_runs"]:
+        used += (f"; {n['excluded_runs']} run(s) left out (no observation at or below budget "
+                 f"{float(budget):g})")
+    if n["excluded_rows"]:
+        used += f"; {n['excluded_rows']} invalid input row(s) excluded"
+    return frame, used, left_out
 
 
 def _quiet_glrt(m0, m1, alpha: float) -> GLRTResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BoundaryWarning)
         return glrt(m0, m1, alpha=alpha)
+
+
+def _degenerate_glrt(f0: str, f1: str, alpha: float, m0=None) -> GLRTResult:
+    """The test when a model's random effects reproduce the scores exactly.
+
+    ``m0`` is None when the null model already does (nothing is left to
+    explain: chi2 = 0, p = 1); else only ``m1`` does (chi2 = inf, p = 0).
+    """
+    if m0 is None:
+        return GLRTResult(0.0, 0, 1.0, False, None, np.inf, np.inf, 0, 0, f0, f1, alpha,
+                          note="m0 reproduces the scores exactly: nothing is left to explain")
+    return GLRTResult(np.inf, 0, 0.0, False, None, m0.loglik, np.inf, m0.n_params, 0, f0, f1,
+                      alpha, note="m1 reproduces the scores exactly and m0 does not")
+
+
+def _compare(frame: pd.DataFrame, f0: str, f1: str, alpha: float):
+    """GLRT of ``f0`` against ``f1`` on ``frame`` (m1 started from m0's solution).
+
+    Returns the test and both models (``None`` for a model whose random
+    effects reproduce the scores exactly; then the test follows the module
+    docstring's rule).
+    """
+    try:
+        m0 = fit(frame, f0)
+    except DegenerateFitError:
+        return _degenerate_glrt(f0, f1, alpha), None, None
+    try:
+        m1 = fit(frame, f1, start=m0)
+    except DegenerateFitError:
+        return _degenerate_glrt(str(m0.formula), f1, alpha, m0), m0, None
+    return _quiet_glrt(m0, m1, alpha), m0, m1
 
 
 def _holm(p: np.ndarray) -> np.ndarray:
@@ -183,9 +243,18 @@ def _holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def _progress(items, progress: bool, desc: str):
+    if not progress:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, leave=False)
+
+
 # ---------------------------------------------------------------------- checks
 def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
-                    budget: float | str | None = "final") -> SanityCheck:
+                    budget: float | str | None = "final", progress: bool = False
+                    ) -> SanityCheck:
     """Test whether the seed affects the scores (Geburek et al. §4.2, App. C Fig. 14).
 
     See the module docstring for the models. The per-algorithm tests use the
@@ -200,19 +269,19 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     >>> check.verdict, check.flagged
     ('seed-dependent', ('B',))
     """
-    frame, used = _rows(results, budget)
-    base = "score ~ algorithm" + (" + (1|benchmark)" if frame["benchmark"].nunique() > 1 else "")
-    m0 = fit(frame, base)
-    m1 = fit(frame, base + " + (0 + algorithm|seed)")
-    overall = _quiet_glrt(m0, m1, alpha)
-    rows, tests = [], {"overall": overall}
+    frame, used, left_out = _rows(results, budget)
     bench = " + (1|benchmark)" if frame["benchmark"].nunique() > 1 else ""
-    for alg in sorted(map(str, frame["algorithm"].unique())):
+    base = "score ~ algorithm" + bench
+    overall, _, _ = _compare(frame, base, base + " + (0 + algorithm|seed)", alpha)
+    rows, tests = [], {"overall": overall}
+    algorithms = sorted(map(str, frame["algorithm"].unique()))
+    for alg in _progress(algorithms, progress, "seed dependency"):
         sub = frame[frame["algorithm"].astype(str) == alg]
-        alt = fit(sub, "score ~ 1" + bench + " + (1|seed)")
-        t = _quiet_glrt(fit(sub, "score ~ 1" + bench), alt, alpha)
+        t, _, alt = _compare(sub, "score ~ 1" + bench, "score ~ 1" + bench + " + (1|seed)",
+                             alpha)
         tests[alg] = t
-        var = float(alt.varcomp.query("group == 'seed'")["value"].iloc[0])
+        var = (float(alt.varcomp.query("group == 'seed'")["value"].iloc[0])
+               if alt is not None else (np.nan if np.isinf(t.chi2) else 0.0))
         rows.append({"algorithm": alg, "seed_variance": var, "chi2": t.chi2,
                      "p_value": t.p_value_chibar if t.p_value_chibar is not None
                      else t.p_value})
@@ -225,14 +294,15 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     return SanityCheck(
         "seed_dependency", verdict, flagged, tests, table, alpha, used,
         details={"plot": (list(table["algorithm"]), list(table["seed_variance"]),
-                          list(table["affected"] & dependent), "seed variance")},
+                          list(table["affected"] & dependent), "seed variance"),
+                 **_exclusions.counts(left_out)},
     )
 
 
 def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float = 0.05,
                               budget: float | str | None = "final",
                               rank: bool = True, standardize: bool = True,
-                              test: str = "F") -> SanityCheck:
+                              test: str = "F", progress: bool = False) -> SanityCheck:
     """Test, per benchmark, whether the algorithms differ (Geburek et al. §4.2, App. C Fig. 16).
 
     Per benchmark, ``score ~ 1`` against ``score ~ algorithm`` (unadjusted,
@@ -248,6 +318,10 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     benchmark's standard deviation: the model has one residual variance, so
     on raw scores a benchmark's rank would mostly reflect its scale (on the
     PriorBand data, every LC-Bench variance shrinks to zero next to JAHS's).
+    A benchmark on which every algorithm scores identically is uninformative
+    (p = 1); one where each algorithm's scores are constant but differ is
+    informative (p = 0). If the ranking fit fails, the per-benchmark tests
+    are kept and the verdict says why the ranking is missing.
 
     Examples
     --------
@@ -257,48 +331,60 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     >>> benchmark_informativeness(res).flagged
     ('bench00',)
     """
-    frame, used = _rows(results, budget)
     if test not in ("F", "glrt"):
         raise ValueError(f"test must be 'F' or 'glrt', got {test!r}.")
+    frame, used, left_out = _rows(results, budget)
     rows, tests = [], {}
-    for bench in sorted(map(str, frame["benchmark"].unique())):
+    benchmarks = sorted(map(str, frame["benchmark"].unique()))
+    for bench in _progress(benchmarks, progress, "benchmark informativeness"):
         sub = frame[frame["benchmark"].astype(str) == bench]
+        if sub["algorithm"].nunique() < 2:
+            raise ValueError(f"benchmark {bench!r} has results for one algorithm only; the "
+                             "informativeness check compares algorithms within a benchmark.")
         m0, m1 = fit(sub, "score ~ 1"), fit(sub, "score ~ algorithm")
         t = _quiet_glrt(m0, m1, alpha)
         tests[bench] = t
-        # The exact F test of the same nested linear models (RSS = n sigma_ML^2).
-        n, p1 = m1.nobs, len(m1.fixef)
-        rss0, rss1 = n * m0.sigma**2, n * m1.sigma**2
-        df1, df2 = p1 - 1, n - p1
-        f_stat = ((rss0 - rss1) / df1) / (rss1 / df2) if rss1 > 0 else np.inf
-        p_f = float(stats.f.sf(f_stat, df1, df2))
+        # The exact F test of the same nested linear models.
+        f_stat, p_f = nested_f_test(m0, m1)
         rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_glrt": t.p_value,
                      "F": f_stat, "p_F": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
     table["p_holm"] = _holm(table["p_value"].to_numpy())
     table["informative"] = table["p_value"] < alpha
+    rank_error = None
     if rank and len(table) > 1:
         ranked = frame
         if standardize:
             sd = frame.groupby("benchmark", observed=True)["score"].transform("std")
             ranked = frame.assign(score=frame["score"] / sd.where(sd > 0, 1.0))
-        m = fit(ranked, "score ~ benchmark + (0 + benchmark || algorithm)")
-        vc = m.varcomp[m.varcomp["group"] == "algorithm"]
-        var = {t.removeprefix("benchmark"): v for t, v in zip(vc["term1"], vc["value"])}
-        table["algorithm_variance"] = table["benchmark"].map(var)
-        table["variance_rank"] = table["algorithm_variance"].rank(ascending=False,
-                                                                  method="min").astype(int)
+        try:
+            m = fit(ranked, "score ~ benchmark + (0 + benchmark || algorithm)")
+        except DegenerateFitError:
+            rank_error = ("each algorithm's scores are constant within a benchmark, so there is "
+                          "no residual variation to rank against")
+        except np.linalg.LinAlgError as err:
+            rank_error = f"the ranking fit failed: {err}"
+        else:
+            vc = m.varcomp[m.varcomp["group"] == "algorithm"]
+            var = {t.removeprefix("benchmark"): v for t, v in zip(vc["term1"], vc["value"])}
+            table["algorithm_variance"] = table["benchmark"].map(var)
+            table["variance_rank"] = table["algorithm_variance"].rank(
+                ascending=False, method="min").astype(int)
     flagged = tuple(table.loc[~table["informative"], "benchmark"])
     verdict = (f"{len(flagged)} of {len(table)} benchmarks uninformative" if flagged
                else "every benchmark separates the algorithms")
+    if rank_error is not None:
+        verdict += f"; no variance ranking ({rank_error})"
     values = (table["algorithm_variance"] if "algorithm_variance" in table
               else -np.log10(np.maximum(table["p_value"], 1e-300)))
     return SanityCheck(
         "benchmark_informativeness", verdict, flagged, tests, table, alpha, used,
         details={"plot": (list(table["benchmark"]), list(values), list(~table["informative"]),
                           "between-algorithm variance" if "algorithm_variance" in table
-                          else "-log10 p")},
+                          else "-log10 p"),
+                 **({"rank_error": rank_error} if rank_error else {}),
+                 **_exclusions.counts(left_out)},
     )
 
 
@@ -318,17 +404,26 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
     >>> budget_relevance(res).verdict
     'interaction'
     """
-    frame, used = _rows(results, None)
+    frame, used, left_out = _rows(results, None)
     if "budget" not in frame.columns:
-        raise ValueError("the budget check needs a budget column (map budget= in the Results).")
+        raise ValueError("the budget check needs a budget column (Results.from_frame("
+                         "budget=...); on the command line --budget COLUMN).")
     if frame["budget"].nunique() < 2:
         raise ValueError("the budget check needs at least two distinct budgets.")
     bench = " + (1|benchmark)" if frame["benchmark"].nunique() > 1 else ""
-    m0 = fit(frame, "score ~ algorithm" + bench)
-    m_simple = fit(frame, "score ~ algorithm + budget" + bench)
-    m_inter = fit(frame, "score ~ algorithm * budget" + bench)
-    simple = _quiet_glrt(m0, m_simple, alpha)
-    inter = _quiet_glrt(m_simple, m_inter, alpha)
+    f0, f_simple = "score ~ algorithm" + bench, "score ~ algorithm + budget" + bench
+    f_inter = "score ~ algorithm * budget" + bench
+    simple, _, m_simple = _compare(frame, f0, f_simple, alpha)
+    if m_simple is None:
+        raise DegenerateFitError(f"{f0} or {f_simple} reproduces the scores exactly; the "
+                                 "budget check needs residual variation.")
+    try:
+        m_inter = fit(frame, f_inter, start=m_simple)
+    except DegenerateFitError:
+        inter = _degenerate_glrt(str(m_simple.formula), f_inter, alpha, m_simple)
+        m_inter = None
+    else:
+        inter = _quiet_glrt(m_simple, m_inter, alpha)
     if inter.p_value < alpha:
         verdict = "interaction"
     elif simple.p_value < alpha:
@@ -342,28 +437,37 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
          "p_value": inter.p_value},
     ])
     # Each algorithm's fitted slope in the budget (treatment coding: reference + offset).
-    fe = m_inter.fixef
-    algs = m_inter.grid.factors["algorithm"]
-    slope = [float(fe["budget"] + fe.get(f"algorithm{a}:budget", 0.0)) for a in algs]
-    details: dict[str, Any] = {
-        "plot": (list(algs), slope, [verdict == "interaction"] * len(algs), "slope in budget"),
-        "slopes": dict(zip(algs, slope)),
-    }
+    details: dict[str, Any] = dict(_exclusions.counts(left_out))
+    if m_inter is not None:
+        fe = m_inter.fixef
+        algs = m_inter.grid.factors["algorithm"]
+        slope = [float(fe["budget"] + fe.get(f"algorithm{a}:budget", 0.0)) for a in algs]
+        details["plot"] = (list(algs), slope, [verdict == "interaction"] * len(algs),
+                           "slope in budget")
+        details["slopes"] = dict(zip(algs, slope))
     flagged = ("budget",) if verdict != "none" else ()
     return SanityCheck("budget_relevance", verdict, flagged,
                        {"simple": simple, "interaction": inter}, table, alpha, used, details)
 
 
 def sanity_checks(results: Results, *, alpha: float = 0.05,
-                  budget: float | str | None = "final") -> SanityReport:
+                  budget: float | str | None = "final", progress: bool = False
+                  ) -> SanityReport:
     """Run every applicable sanity check (the budget check needs a budget column).
+
+    Each check runs on its own: one that raises is recorded as a check whose
+    verdict is ``"failed: <error>"`` (with ``details["error"]``), and the
+    others are kept.
 
     Parameters
     ----------
     results : Results
     alpha : float
+        Significance level of every test.
     budget : "final", None or float
         Rows for the seed and benchmark checks (see the module docstring).
+    progress : bool
+        Show tqdm progress bars over the checks and their per-item tests.
 
     Returns
     -------
@@ -376,9 +480,29 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
     >>> list(report.table["check"])
     ['seed_dependency', 'benchmark_informativeness', 'budget_relevance']
     """
-    checks = [seed_dependency(results, alpha=alpha, budget=budget),
-              benchmark_informativeness(results, alpha=alpha, budget=budget)]
+    check_alpha(alpha)
+    runs = [
+        ("seed_dependency", lambda: seed_dependency(results, alpha=alpha, budget=budget,
+                                                    progress=progress)),
+        ("benchmark_informativeness",
+         lambda: benchmark_informativeness(results, alpha=alpha, budget=budget,
+                                           progress=progress)),
+    ]
     table = results.table if not isinstance(results, pd.DataFrame) else results
     if "budget" in table.columns and table["budget"].nunique() > 1:
-        checks.append(budget_relevance(results, alpha=alpha))
+        runs.append(("budget_relevance", lambda: budget_relevance(results, alpha=alpha)))
+    checks = []
+    for name, run in _progress(runs, progress, "sanity checks"):
+        try:
+            checks.append(run())
+        except Exception as err:  # one failing check must not take the others with it
+            checks.append(_failed_check(name, err, alpha, results))
     return SanityReport(tuple(checks))
+
+
+def _failed_check(name: str, err: Exception, alpha: float, results) -> SanityCheck:
+    """A check that could not be run, with its error."""
+    reason = f"{type(err).__name__}: {err}"
+    data = f"{len(results)} rows" if hasattr(results, "__len__") else ""
+    return SanityCheck(name, f"failed: {reason}", (), {}, pd.DataFrame(), alpha, data,
+                       details={"error": reason, "error_type": type(err).__name__})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from benchverdict.lmem.exclusions import exclusions_of
 from benchverdict.lmem.model import fit
 from benchverdict.verdict import Scope, Verdict
 
@@ -20,6 +21,9 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
     * Each benchmark (``per_benchmark=True``, with more than one benchmark):
       ``score ~ algorithm * benchmark`` and the contrasts within each
       benchmark (one Tukey family per benchmark).
+
+    Every verdict's ``details`` count the input rows and runs the Results
+    left out (``excluded_rows``, ``excluded_runs``).
 
     Parameters
     ----------
@@ -47,12 +51,14 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
         raise ValueError(f"rows must be 'final' or 'all', got {rows!r}.")
     use_final = rows == "final" and results.has_budget and results.kind == "runs"
     frame = results.final() if use_final else results.table
+    left_out = exclusions_of(results, frame)
     multi = frame["benchmark"].nunique() > 1
-    overall = fit(frame, "score ~ algorithm + (1|benchmark)" if multi else "score ~ algorithm")
+    overall = fit(frame, "score ~ algorithm + (1|benchmark)" if multi else "score ~ algorithm",
+                  exclusions=left_out)
     overall.objective = results.objective
     verdicts = overall.verdicts(alpha=alpha, df=df)
     if per_benchmark and multi:
-        within = fit(frame, "score ~ algorithm * benchmark")
+        within = fit(frame, "score ~ algorithm * benchmark", exclusions=left_out)
         within.objective = results.objective
         for v in within.verdicts(alpha=alpha, df=df, by="benchmark"):
             verdicts.append(Verdict(
