@@ -43,7 +43,8 @@ _SUFFIXES: dict[str, Format] = {
 }
 _COMPRESSION = {".gz", ".bz2", ".xz", ".zst", ".zip"}
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-_PLAIN_INTEGER = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+# "-0" is excluded: it would become 0 and merge with a label "0".
+_PLAIN_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
 
 
 class ReadError(ValueError):
@@ -142,8 +143,15 @@ def read_frame(path: str | Path, *, format: Format | None = None,
         elif fmt == "parquet":
             return pd.read_parquet(path, columns=cols)
         else:
-            frame = pd.read_json(path, lines=True, dtype=dict.fromkeys(text, str) or True)
+            # dtype=False keeps what JSON says: true stays a boolean (pandas' inference
+            # would turn it into 1.0 inside a numeric column, which validation then could
+            # not refuse) and the string "1.10" stays a string.
+            frame = pd.read_json(path, lines=True, dtype=False)
             frame = frame if cols is None else frame[cols]
+            for column in text:
+                if column in frame.columns:
+                    values = frame[column]
+                    frame[column] = values.where(values.isna(), values.astype(str))
     except (KeyError, TypeError):
         raise
     except Exception as err:
@@ -153,8 +161,8 @@ def read_frame(path: str | Path, *, format: Format | None = None,
             raise
         raise _read_error(path, fmt, err) from err
     if fmt != "parquet" and not len(frame.columns):
-        raise ReadError(path, f"cannot read {str(path)!r}: it holds no table (no header "
-                              f"line). Fix: check the file, or name another file.")
+        raise ReadError(path, f"cannot read {str(path)!r}: it is empty (no header line, no "
+                              f"rows). Fix: check the file, or name another file.")
     for column in text:
         if column in frame.columns:
             frame[column] = _plain_integers(frame[column])
@@ -164,8 +172,16 @@ def read_frame(path: str | Path, *, format: Format | None = None,
 def _plain_integers(values: pd.Series) -> pd.Series:
     """Text labels as integers when every label is a plainly written integer.
 
-    ``"0"``, ``"17"`` and ``"-3"`` qualify; ``"007"``, ``"+1"``, ``"1.0"`` and
-    ``"1e3"`` do not (turning them into numbers would change or merge labels).
+    ``"0"``, ``"17"`` and ``"-3"`` qualify; ``"007"``, ``"-0"``, ``"+1"``,
+    ``"1.0"`` and ``"1e3"`` do not (turning them into numbers would change or
+    merge labels: every qualifying label is exactly ``str(int(label))``).
+
+    Examples
+    --------
+    >>> _plain_integers(pd.Series(["10", "2", "-3"])).tolist()
+    [10, 2, -3]
+    >>> _plain_integers(pd.Series(["0", "-0"])).tolist()
+    ['0', '-0']
     """
     if not (pd.api.types.is_string_dtype(values.dtype)
             or pd.api.types.is_object_dtype(values.dtype)):
@@ -202,7 +218,7 @@ def _read_error(path: Path, fmt: str, err: Exception) -> Exception:
         if isinstance(err, OSError) and not isinstance(err, EOFError):
             return err
     if isinstance(err, pd.errors.EmptyDataError):
-        return ReadError(path, f"cannot read {name}: it holds no table (no header line). "
+        return ReadError(path, f"cannot read {name}: it is empty (no header line, no rows). "
                                f"Fix: check the file, or name another file.")
     if isinstance(err, pd.errors.ParserError):
         return ReadError(path, (

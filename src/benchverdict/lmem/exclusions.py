@@ -63,8 +63,10 @@ def exclusions_of(results: Results | pd.DataFrame | None,
     table = getattr(results, "exclusions", None)
     if isinstance(table, pd.DataFrame) and len(table):
         if "row" in table.columns:
-            reasons = table.groupby("row", sort=True)["reason"].agg(
-                lambda r: "; ".join(dict.fromkeys(map(str, r)))) if "reason" in table else None
+            # Results.exclusions holds one record per row with all its reasons joined.
+            column = "reasons" if "reasons" in table else "reason" if "reason" in table else None
+            reasons = table.groupby("row", sort=True)[column].agg(
+                lambda r: "; ".join(dict.fromkeys(map(str, r)))) if column else None
             for row in dict.fromkeys(table["row"]):
                 why = reasons[row] if reasons is not None else "excluded at validation"
                 records.append({"unit": "row", "id": str(row), "reason": why})

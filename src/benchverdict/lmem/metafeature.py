@@ -317,9 +317,8 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     benches = list(dict.fromkeys(grid[by]))
     D = np.array([L[(grid["algorithm"] == a) & (grid[by] == v)][0]
                   - L[(grid["algorithm"] == b) & (grid[by] == v)][0] for v in benches])
-    beta, V = model.fixef.to_numpy(), model.vcov.to_numpy()
-    est = D @ beta
-    se = np.sqrt(np.einsum("ij,jk,ik->i", D, V, D))
+    est = D @ model.fixef.to_numpy()
+    se = model._standard_errors(D)
     table = pd.DataFrame({"benchmark": benches, "estimate": est, "se": se})
     for col in results.metafeatures:
         if col in frame.columns and (frame.groupby(by)[col].nunique() == 1).all():
@@ -330,8 +329,8 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
             C.append(D[i] - D[j])
             rows.append({"benchmark_1": benches[i], "benchmark_2": benches[j]})
     C = np.array(C)
-    diff = C @ beta
-    dse = np.sqrt(np.einsum("ij,jk,ik->i", C, V, C))
+    diff = C @ model.fixef.to_numpy()
+    dse = model._standard_errors(C)
     dfs = model._df_for(C, "auto")
     t = diff / dse
     k = len(benches)

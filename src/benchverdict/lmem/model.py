@@ -145,6 +145,9 @@ class MixedModel:
     # the coefficients of the constant (for mapping the intercept back).
     _terms: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), repr=False)
     _constant: np.ndarray | None = field(default=None, repr=False)
+    # vcov of the standardised response: inference uses it, because ``vcov`` in the
+    # scores' units overflows to inf for scores near 1e300 while every statistic is finite.
+    _vcov_std: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -179,10 +182,23 @@ class MixedModel:
         exact = se == 0
         return np.where(exact, np.where(zero, 0.0, np.copysign(np.inf, estimate)), out)
 
+    def _standard_errors(self, L: np.ndarray) -> np.ndarray:
+        """Standard errors of the linear combinations ``L @ beta`` (rows of ``L``).
+
+        Computed on the standardised response and scaled back, so they stay
+        finite wherever the estimates are (``vcov`` itself may overflow).
+        """
+        s = np.float64(self._scale.scale)
+        if self._vcov_std is not None:
+            V = self._vcov_std
+        else:
+            V = self.vcov.to_numpy() / (s * s)
+        return np.sqrt(np.einsum("ij,jk,ik->i", L, V, L)) * s
+
     @property
     def table(self) -> pd.DataFrame:
         """Fixed effects: ``term, estimate, se, statistic`` (Wald)."""
-        se = np.sqrt(np.diag(self.vcov.to_numpy()))
+        se = self._standard_errors(np.eye(len(self.fixef)))
         return pd.DataFrame({
             "term": self.fixef.index, "estimate": self.fixef.to_numpy(), "se": se,
             "statistic": self._statistic(self.fixef.to_numpy(), se),
@@ -300,9 +316,8 @@ class MixedModel:
 
             return rbackend.emmeans(self, factor, by=by, df=df, level=level)
         L, frame = self._grid_matrix(factor, by)
-        V = self.vcov.to_numpy()
         est = L @ self.fixef.to_numpy()
-        se = np.sqrt(np.einsum("ij,jk,ik->i", L, V, L))
+        se = self._standard_errors(L)
         dfs = self._df_for(L, df)
         crit = stats.t.ppf(0.5 + level / 2, dfs)
         frame["emmean"] = est
@@ -360,9 +375,8 @@ class MixedModel:
                 rows.append({"contrast": f"{a} - {b}", "a": a, "b": b,
                              **({by: g} if by else {}), "_family": g, "_k": len(idx)})
         C = np.array(Cs)
-        V = self.vcov.to_numpy()
         est = C @ self.fixef.to_numpy()
-        se = np.sqrt(np.einsum("ij,jk,ik->i", C, V, C))
+        se = self._standard_errors(C)
         dfs = self._df_for(C, df)
         out = pd.DataFrame(rows)
         out.insert(1, "estimate", est)
@@ -699,13 +713,16 @@ def _native_model(dev: ProfiledDeviance, theta: np.ndarray, res, common: dict) -
         else:
             vcov = dev.vcov_beta(theta, sigma)
         varcomp, singular = _varcomp(common["_terms"], sol.factors, sigma)
-    s = scale.scale
+    s = np.float64(scale.scale)  # numpy: s**2 may overflow to inf instead of raising
     names = [c.name for c in common["grid"].columns]
+    with np.errstate(over="ignore"):
+        vcov_user = vcov * s**2
     return MixedModel(
         backend="native", loglik=float(-0.5 * dev.deviance_of(sol) - dev.n_eff * np.log(s)),
         fixef=pd.Series(_unscale_beta(sol.beta, common["_constant"], scale), index=names,
                         name="estimate"),
-        vcov=pd.DataFrame(vcov * s**2, index=names, columns=names), sigma=float(sigma * s),
+        vcov=pd.DataFrame(vcov_user, index=names, columns=names), sigma=float(sigma * s),
+        _vcov_std=vcov,
         theta=theta, varcomp=unscale_varcomp(varcomp, s),
         n_params=dev.p + dev.layout.n_theta + 1, singular=singular, nobs=dev.n,
         converged=bool(getattr(res, "success", True)), message=str(getattr(res, "message", "")),
@@ -730,7 +747,8 @@ def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
     out = varcomp.copy()
     variance = (out["term1"] == out["term2"]).to_numpy()
     sd_cor = out["sd_cor"].to_numpy(dtype=float)
-    out["value"] = out["value"].to_numpy(dtype=float) * s**2
+    with np.errstate(over="ignore"):  # a variance of scores near 1e300 is inf
+        out["value"] = out["value"].to_numpy(dtype=float) * np.float64(s) ** 2
     out["sd_cor"] = np.where(variance, sd_cor * s, sd_cor)  # correlations stay
     return out
 

@@ -203,7 +203,7 @@ def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
     vc_r = np.array(ro.r("function(m) as.matrix(vcov(m))")(model))
     # Without random effects, inference uses lm's unbiased residual variance and n - p df
     # (as emmeans does for lm), in both backends.
-    s = _scale.scale
+    s = np.float64(_scale.scale)  # numpy: s**2 may overflow to inf instead of raising
     beta = s * np.array(fixef_r)
     if e is not None:
         beta = beta + _scale.location * e[[design.fixed_names.index(n) for n in names]]
@@ -211,13 +211,20 @@ def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
     n_eff = design.n - design.p if reml else design.n
     fitted = MixedModel(
         backend="lme4", loglik=float(loglik - n_eff * np.log(s)), fixef=fixef,
-        vcov=pd.DataFrame(vc_r * s**2, index=names, columns=names), sigma=float(sigma * s),
+        vcov=pd.DataFrame(_times_square(vc_r, s), index=names, columns=names),
+        sigma=float(sigma * s), _vcov_std=vc_r,
         theta=theta, varcomp=unscale_varcomp(varcomp, s), n_params=n_params,
         singular=singular, nobs=design.n, _r_model=(model, safe, inverse), _scale=_scale,
         **common,
     )
     weakref.finalize(fitted, _release, key)
     return fitted
+
+
+def _times_square(values: np.ndarray, s: np.float64) -> np.ndarray:
+    """``values * s**2``, inf where it overflows (scores near 1e300)."""
+    with np.errstate(over="ignore"):
+        return values * s**2
 
 
 def _release(key: str) -> None:

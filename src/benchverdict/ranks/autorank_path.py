@@ -61,7 +61,8 @@ class AutorankResult:
     Attributes
     ----------
     raw : autorank.RankResult
-        Autorank's own result object, untouched.
+        Autorank's own result object, untouched: it was computed on the scores
+        times ``score_scale``.
     omnibus, posthoc : str
         Autorank's names: ``"friedman"``/``"nemenyi"``, ``"anova"``/
         ``"tukeyhsd"``, ``"ttest"`` or ``"wilcoxon"`` (no post-hoc).
@@ -76,6 +77,11 @@ class AutorankResult:
         The replication unit, in words.
     alpha : float
     objective : str
+    notes : tuple of str
+    score_scale : float
+        The power of two the scores were multiplied by before autorank saw
+        them (exact; it keeps scale-free tests out of floating-point under-
+        and overflow). ``rankdf`` and ``table`` are mapped back to score units.
     """
 
     raw: Any
@@ -89,6 +95,7 @@ class AutorankResult:
     alpha: float
     objective: str
     notes: tuple[str, ...] = field(default=())
+    score_scale: float = 1.0
 
     @property
     def pvalue(self) -> float:
@@ -107,13 +114,19 @@ class AutorankResult:
 
     @property
     def rankdf(self) -> pd.DataFrame:
-        """Autorank's ranking table (a copy)."""
-        return self.raw.rankdf.copy()
+        """Autorank's ranking table (a copy), in score units."""
+        out = self.raw.rankdf.copy()
+        if self.score_scale != 1.0:
+            for col in _SCORE_UNIT_COLUMNS:
+                if col in out.columns:
+                    values = pd.to_numeric(out[col], errors="coerce")
+                    out[col] = out[col].where(values.isna(), values / self.score_scale)
+        return out
 
     @property
     def table(self) -> pd.DataFrame:
         """Autorank's ranking table as a tidy frame (``algorithm`` column; unit in attrs)."""
-        out = self.raw.rankdf.copy()
+        out = self.rankdf
         out.index.name = "algorithm"
         out = out.reset_index()
         for col in out.columns:
@@ -134,10 +147,10 @@ class AutorankResult:
         if self.bayesian:
             lines.append(
                 f"  result: pairwise decisions at posterior probability >= {1 - self.alpha:g} "
-                f"(ROPE {self.raw.rope:g}, mode {self.raw.rope_mode})"
+                f"(ROPE {self._rope:g}, mode {self.raw.rope_mode})"
             )
             column = _center_column(self.raw.rankdf)
-            ranking = self.raw.rankdf[column].astype(float).sort_values(
+            ranking = self.rankdf[column].astype(float).sort_values(
                 ascending=self.objective == "minimize")
             lines.append(f"  ranking by {column}: " + ", ".join(
                 f"{name} {value:.4g}" for name, value in ranking.items()))
@@ -156,6 +169,12 @@ class AutorankResult:
 
     def __str__(self) -> str:
         return self.summary()
+
+    @property
+    def _rope(self) -> float:
+        """The ROPE in the units it was given (an absolute ROPE was scaled with the scores)."""
+        rope = float(self.raw.rope)
+        return rope / self.score_scale if self.raw.rope_mode == "absolute" else rope
 
     # ------------------------------------------------------------------ decisions
     def not_different(self) -> pd.DataFrame:
@@ -283,10 +302,10 @@ class AutorankResult:
             a=a, b=b, outcome=outcome, method="ranks.autorank_bayes", scope=scope,
             evidence=Evidence("posterior", value, 1 - self.alpha), objective=self.objective,
             unit=self.unit, n=n,
-            explanation=(f"autorank's Bayesian signed-rank test (ROPE {self.raw.rope:g}, "
+            explanation=(f"autorank's Bayesian signed-rank test (ROPE {self._rope:g}, "
                          f"{self.raw.rope_mode}) on values: {text}"),
             details={"omnibus": "bayes", "decision": decision, "posterior": probs,
-                     "rope": float(self.raw.rope), "rope_mode": str(self.raw.rope_mode),
+                     "rope": self._rope, "rope_mode": str(self.raw.rope_mode),
                      "flags": list(self.flags)},
         )
 
@@ -297,7 +316,7 @@ class AutorankResult:
         grouped by autorank's interval-overlap rule. Two algorithms: their
         mean ranks, joined when the test does not reject.
         """
-        ranking = self.raw.rankdf
+        ranking = self.rankdf
         nd = self.not_different()
         if self.bayesian:
             column = _center_column(ranking)
@@ -441,6 +460,14 @@ def autorank(
         )
     data = matrix.reset_index(drop=True)
     data.columns = [str(c) for c in data.columns]
+    # Autorank's tests (Shapiro-Wilk, Bartlett, t and F statistics) are scale-free in exact
+    # arithmetic but not in floating point: scores near 1e-62 gave Shapiro p = 1 and switched
+    # autorank's path. Multiplying by a power of two brings their spread near 1 exactly (no
+    # rounding); tables are mapped back to score units.
+    score_scale = _power_of_two_scale(data.to_numpy(dtype=float))
+    data = data * score_scale
+    if rope_mode == "absolute":
+        rope = rope * score_scale
     shapiro = {str(c): float(stats.shapiro(data[c]).pvalue) for c in data.columns}
     path = _predicted_path(data, shapiro, alpha, force_mode, approach)
     k = data.shape[1]
@@ -464,7 +491,7 @@ def autorank(
             force_mode=force_mode, approach=approach, rope=rope, rope_mode=rope_mode,
             nsamples=nsamples, random_state=random_state,
         )
-    reasons, flags = _explain(raw, shapiro, alpha, force_mode)
+    reasons, flags = _explain(raw, shapiro, alpha, force_mode, score_scale)
     notes = []
     if blocks.unit == "benchmark_seed":
         notes.append("each benchmark x seed run is a block: seeds are treated as independent "
@@ -485,9 +512,29 @@ def autorank(
     return AutorankResult(
         raw=raw, omnibus=raw.omnibus, posthoc=raw.posthoc, reasons=tuple(reasons),
         flags=tuple(flags), log=buffer.getvalue(), blocks=blocks, unit=unit_text, alpha=alpha,
-        objective=blocks.objective, notes=tuple(notes),
+        objective=blocks.objective, notes=tuple(notes), score_scale=score_scale,
     )
 
+
+def _power_of_two_scale(values: np.ndarray) -> float:
+    """A power of two that brings the standard deviation of ``values`` near 1 (1.0 if 0).
+
+    Examples
+    --------
+    >>> _power_of_two_scale(np.array([0.0, 3e-62, 1e-62]))
+    1.0284403483257538e+62
+    >>> _power_of_two_scale(np.array([5.0, 5.0]))
+    1.0
+    """
+    finite = values[np.isfinite(values)]
+    spread = float(np.std(finite)) if finite.size else 0.0
+    if not spread > 0 or not np.isfinite(spread):
+        return 1.0
+    return float(2.0 ** -np.round(np.log2(spread)))
+
+
+#: Columns of autorank's ranking table in score units (the rest are ranks or unit-free).
+_SCORE_UNIT_COLUMNS = ("mean", "std", "median", "mad", "ci_lower", "ci_upper")
 
 #: Measured cost of autorank's slow paths per pair of algorithms (seconds), for the message.
 _SECONDS_PER_PAIR = {"ANOVA + Tukey HSD": 0.001, "Bayesian signed-rank": 0.02}
@@ -512,7 +559,8 @@ def _predicted_path(data: pd.DataFrame, shapiro: dict[str, float], alpha: float,
 
 
 def _explain(
-    raw: Any, shapiro: dict[str, float], alpha: float, force_mode: str | None
+    raw: Any, shapiro: dict[str, float], alpha: float, force_mode: str | None,
+    score_scale: float = 1.0,
 ) -> tuple[list[str], list[str]]:
     k = len(shapiro)
     # Shapiro-Wilk p-values recomputed per named column (the same scipy call autorank makes):
@@ -534,7 +582,7 @@ def _explain(
                                  or (force_mode is None and raw.all_normal))
                  else "Akinshin's gamma")
         rope_text = (f"{raw.rope:g} x the pooled scale of {scale}" if raw.rope_mode == "effsize"
-                     else f"{raw.rope:g} (absolute)")
+                     else f"{raw.rope / score_scale:g} (absolute)")
         chosen = (f"Bayesian signed-rank test (baycomp) for every pair, ROPE = {rope_text}; "
                   f"no omnibus test")
     elif force_mode is not None:

@@ -243,9 +243,14 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                 f"{len(names)} benchmark(s) were left out of the rank tests because an "
                 f"algorithm had no result there: {names[:8]}{' ...' if len(names) > 8 else ''}")
         else:
+            examples = "; ".join(
+                f"{r.algorithm} on benchmark {r.benchmark}, seed {r.seed}"
+                for r in dropped.head(3).itertuples())
+            more = " ..." if len(dropped) > 3 else ""
             run.warnings.append(
                 f"{len(dropped)} seed run(s) were left out of the rank blocks to keep every "
-                f"block's cells complete (listed in the report's exclusions).")
+                f"block's cells complete, e.g. {examples}{more} (all are listed in the "
+                f"report's exclusions).")
     if blocks.matrix.shape[0] < 2:
         run.status = "not applicable"
         at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
