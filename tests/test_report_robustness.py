@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchverdict.plotting import literal_text, theme
+from benchverdict._plain_text import file_stem as figure_file_name
+from benchverdict._plain_text import plain_text
+from benchverdict.plotting import theme
 from benchverdict.report import _analyses
 from benchverdict.report.figures import outcome_grid
 from benchverdict.report.render import latex_escape, md_escape
@@ -31,7 +33,6 @@ from benchverdict.report.runner import (
     AnalysisRun,
     ReportFigure,
     compare,
-    figure_file_name,
 )
 from benchverdict.results import Results
 
@@ -149,7 +150,7 @@ def test_figure_file_names_are_unique_safe_and_short():
 
 def test_figure_file_names_are_stable_across_processes():
     names = [f"tuning-{b}" for b in COLLIDING]
-    code = ("import json, sys; from benchverdict.report.runner import figure_file_name; "
+    code = ("import json, sys; from benchverdict._plain_text import file_stem as figure_file_name; "
             f"print(json.dumps([figure_file_name(n) for n in {names!r}]))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -530,10 +531,10 @@ def test_names_with_control_characters_give_a_report_or_a_clear_error(tmp_path):
         ET.parse(svg)
 
 
-def test_literal_text_covers_text_drawn_outside_the_theme():
+def test_plain_text_covers_text_drawn_outside_the_theme():
     fig, ax = plt.subplots()  # not themed: mathtext on
     ax.set_xlabel("$\\frac{")
-    literal_text(fig)
+    plain_text(fig)
     import io
 
     fig.savefig(io.BytesIO(), format="svg")

@@ -7,22 +7,22 @@ of a report (:func:`algorithm_colors`).
 
 Names are text, never markup: the theme turns matplotlib's mathtext off
 (``text.parse_math``), so an algorithm called ``$x^$`` is drawn as those four
-characters instead of aborting the figure, and :func:`literal_text` makes a
-finished figure safe to save (mathtext off on every text, control and
-bidirectional-override characters shown as visible escapes).
+characters instead of aborting the figure, and
+:func:`~benchverdict._plain_text.plain_text` makes a finished figure safe to
+save (mathtext off on every text, control and bidirectional-override
+characters shown as visible escapes).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import seaborn as sns
-from matplotlib import ticker
-from matplotlib.category import StrCategoryFormatter
+
+from benchverdict._plain_text import plain_text
 
 #: The palette: seaborn's "colorblind" (Okabe-Ito-like, safe for deuteranopia/protanopia).
 PALETTE = "colorblind"
@@ -64,102 +64,6 @@ def theme() -> Iterator[None]:
     with sns.axes_style("ticks"), sns.plotting_context("paper"), plt.rc_context(RC):
         with sns.color_palette(PALETTE):
             yield
-
-
-#: Characters a name must not carry into a figure or a document as they are: C0/C1
-#: controls (NUL makes an SVG invalid XML), lone surrogates (not encodable as UTF-8),
-#: line/paragraph separators, the byte-order mark and the bidirectional marks,
-#: embeddings, overrides and isolates (U+202E reverses the text that follows it).
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
-)
-
-
-def printable(text: object) -> str:
-    r"""``text`` with every control, surrogate and bidi-control character made visible.
-
-    Each such character becomes its Python escape (``\x00``, ``\u202e``), so
-    what is shown is what the data hold and nothing can hide or reorder the
-    text around it. Every other character is kept.
-
-    Examples
-    --------
-    >>> printable("A\x00B")
-    'A\\x00B'
-    >>> printable("evil\u202etxt.exe"), printable("Ünïcødé $x^$")
-    ('evil\\u202etxt.exe', 'Ünïcødé $x^$')
-    """
-
-    def escape(m: re.Match) -> str:
-        code = ord(m.group(0))
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return _UNPRINTABLE.sub(escape, str(text))
-
-
-def literal_text(fig: plt.Figure) -> plt.Figure:
-    r"""Make every text of ``fig`` literal: no mathtext, no invisible characters.
-
-    The theme already turns mathtext off for texts created inside it; this
-    also covers texts a plot created outside the theme. Returns ``fig``.
-
-    Examples
-    --------
-    >>> fig, ax = plt.subplots()
-    >>> _ = ax.set_title("$x^$ \x00")
-    >>> literal_text(fig).axes[0].title.get_text(), ax.title.get_parse_math()
-    ('$x^$ \\x00', False)
-    >>> plt.close(fig)
-    """
-    from matplotlib.text import Text
-
-    for text in fig.findobj(Text):
-        text.set_parse_math(False)
-        raw = text.get_text()
-        if isinstance(raw, str) and _UNPRINTABLE.search(raw):
-            text.set_text(printable(raw))
-    # Tick labels are rewritten from the axis formatter at draw time: clean them there too.
-    for ax in fig.axes:
-        for axis in ax._axis_map.values():
-            for get, put in ((axis.get_major_formatter, axis.set_major_formatter),
-                             (axis.get_minor_formatter, axis.set_minor_formatter)):
-                formatter = get()
-                if isinstance(formatter, _TEXT_FORMATTERS):
-                    put(_PrintableFormatter(formatter))
-    return fig
-
-
-class _PrintableFormatter(ticker.Formatter):
-    """A tick formatter whose labels pass through :func:`printable` (wraps another)."""
-
-    def __init__(self, inner: ticker.Formatter):
-        self.inner = inner
-
-    def set_axis(self, axis) -> None:
-        super().set_axis(axis)
-        self.inner.set_axis(axis)
-
-    def __call__(self, x, pos=None) -> str:
-        return printable(self.inner(x, pos))
-
-    def format_ticks(self, values) -> list[str]:
-        return [printable(label) for label in self.inner.format_ticks(values)]
-
-    def set_locs(self, locs) -> None:
-        self.inner.set_locs(locs)
-
-    def get_offset(self) -> str:
-        return printable(self.inner.get_offset())
-
-    def format_data(self, value) -> str:
-        return printable(self.inner.format_data(value))
-
-    def format_data_short(self, value) -> str:
-        return printable(self.inner.format_data_short(value))
-
-
-#: Formatters whose labels can be names (fixed labels, functions, categories).
-_TEXT_FORMATTERS = (ticker.FixedFormatter, ticker.FuncFormatter, StrCategoryFormatter)
 
 
 def algorithm_colors(names: Sequence[str]) -> dict[str, tuple[float, float, float]]:
@@ -219,7 +123,7 @@ def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = (
     base = base.with_suffix("") if base.suffix in {".pdf", ".svg", ".png"} else base
     base.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    literal_text(fig)
+    plain_text(fig)
     # The theme also while drawing: matplotlib creates some tick labels at draw time.
     with plt.rc_context(RC):
         for fmt in formats:

@@ -1,7 +1,7 @@
 """The report's own figures: the verdict grid and the method-agreement heat map.
 
 Names are drawn as text (the shared theme turns mathtext off), with control
-characters made visible by :func:`benchverdict.plotting.printable`.
+characters made visible by :func:`benchverdict._plain_text.printable`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from benchverdict.plotting import new_axes, printable, shorten, theme
+from benchverdict._plain_text import printable
+from benchverdict.plotting import new_axes, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.

@@ -6,7 +6,7 @@ column names, and anything derived from them) are escaped for each target:
 Jinja2's autoescape for HTML, entities and backslashes for Markdown, the
 LaTeX specials for LaTeX, and ``json.dumps`` for JSON. In every format,
 control, lone-surrogate and bidirectional-control characters in names are
-shown as visible escapes (:func:`benchverdict.plotting.printable`), so a
+shown as visible escapes (:func:`benchverdict._plain_text.printable`), so a
 name cannot hide or reorder the text around it or make a file unreadable.
 """
 
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import printable
 from benchverdict._version import __version__
-from benchverdict.plotting import printable
 from benchverdict.verdict import verdict_to_dict
 
 if TYPE_CHECKING:
@@ -461,7 +461,7 @@ def html_environment():
     r"""The Jinja2 environment of the HTML report.
 
     Autoescape on; every printed string has its control and bidi characters
-    made visible (:func:`~benchverdict.plotting.printable`) before escaping.
+    made visible (:func:`~benchverdict._plain_text.printable`) before escaping.
 
     Examples
     --------

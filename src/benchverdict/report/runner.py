@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import base64
 import contextvars
-import hashlib
 import io
 import math
-import re
 import sys
 import time
 import traceback
@@ -34,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._plain_text import file_stem, plain_text
 from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
@@ -100,41 +99,6 @@ class Options:
         object.__setattr__(self, "cvar_levels", levels)
 
 
-#: Figure names that are their own file name: lower-case ASCII letters, digits, "-".
-_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,79}")
-#: Longest readable part of a file name built from a name that is not plain.
-_SLUG_LENGTH = 48
-
-
-def figure_file_name(name: str) -> str:
-    """A file-name-safe, unique and stable identifier for a figure name.
-
-    A plain name (lower-case ASCII letters, digits and ``-``, at most 80
-    characters) is used as it is. Any other name becomes a readable slug of
-    it (lower case, every run of other characters replaced by ``_``, at most
-    48 characters) plus the first 10 hex digits of the SHA-256 of the exact
-    name, so names that differ only in characters the slug drops (``a b``,
-    ``a_b``, ``a/b``, ``A_B``) get different files, also on case-insensitive
-    file systems. The result depends on the name alone: the same in every
-    run and for any row order. It is also a valid LaTeX label.
-
-    Examples
-    --------
-    >>> figure_file_name("ranks-cd-nemenyi")
-    'ranks-cd-nemenyi'
-    >>> [figure_file_name(n)[:10] for n in ("tuning-a b", "tuning-a_b", "tuning-a/b")]
-    ['tuning-a_b', 'tuning-a_b', 'tuning-a_b']
-    >>> len({figure_file_name(n) for n in ("tuning-a b", "tuning-a_b", "tuning-a/b")})
-    3
-    """
-    name = str(name)
-    if _PLAIN_NAME.fullmatch(name):
-        return name
-    slug = re.sub(r"[^a-z0-9-]+", "_", name.lower()).strip("_-")[:_SLUG_LENGTH].strip("_-")
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return f"{slug or 'figure'}-{digest}"
-
-
 @dataclass
 class ReportFigure:
     """A figure of the report, kept as a matplotlib figure until rendered.
@@ -161,15 +125,15 @@ class ReportFigure:
         """The figure as SVG bytes (rendered once, then cached).
 
         Every text is drawn literally (no mathtext; control characters shown
-        as escapes, see :func:`benchverdict.plotting.literal_text`).
+        as escapes, see :func:`benchverdict._plain_text.plain_text`).
         """
         if self._svg is None:
             import matplotlib.pyplot as plt
 
-            from benchverdict.plotting import RC, literal_text
+            from benchverdict.plotting import RC
 
             buffer = io.BytesIO()
-            literal_text(self.figure)
+            plain_text(self.figure)
             with plt.rc_context(RC):
                 self.figure.savefig(buffer, format="svg", bbox_inches="tight")
             self._svg = buffer.getvalue()
@@ -189,7 +153,7 @@ class ReportFigure:
 
         See :func:`figure_file_name`.
         """
-        return self._file_name or figure_file_name(self.name)
+        return self._file_name or file_stem(self.name)
 
     def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
         """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
@@ -669,7 +633,7 @@ class Comparison:
         # Two figures with the same name (a module drawing one twice) still get two files.
         seen: dict[str, int] = {}
         for f in figures:
-            base = figure_file_name(f.name)
+            base = file_stem(f.name)
             seen[base] = seen.get(base, 0) + 1
             f._file_name = base if seen[base] == 1 else f"{base}-{seen[base]}"
         return figures

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import re
 import warnings
 from pathlib import Path
 
+from benchverdict._plain_text import file_stem
 from benchverdict.stats.cdf_bands import METHODS
 
 
@@ -54,26 +54,6 @@ def _cell(point: float, lower: float, upper: float) -> str:
         return "-inf" if x == float("-inf") else "inf" if x == float("inf") else f"{x:.4g}"
 
     return f"{f(point)} [{f(lower)}, {f(upper)}]"
-
-
-def _slug(text: str) -> str:
-    """A file-name part for a benchmark: readable, unique and stable.
-
-    Names that are not already safe get a short hash of the exact name, so
-    ``"a b"``, ``"a_b"`` and ``"a/b"`` cannot overwrite each other's figure.
-
-    Examples
-    --------
-    >>> _slug("moons"), _slug("a b") != _slug("a_b"), _slug("a b") == _slug("a b")
-    ('moons', True, True)
-    """
-    import hashlib
-
-    text = str(text)
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "benchmark"
-    if safe == text:
-        return safe
-    return f"{safe[:60]}-{hashlib.blake2b(text.encode(), digest_size=4).hexdigest()}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -156,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         written = ["tuning_curves.csv", "tuning_verdicts.csv", "tuning_verdicts.json"]
         for bench in curves.benchmarks:
             ax = curves.plot(bench)
-            paths = save_figure(ax.figure, out / f"tuning_{_slug(bench)}", formats=("pdf",))
+            paths = save_figure(ax.figure, out / f"tuning_{file_stem(bench)}", formats=("pdf",))
             plt.close(ax.figure)
             written += [p.name for p in paths]
         print(f"\nwrote {len(written)} files to {out}: {', '.join(written[:6])}"
