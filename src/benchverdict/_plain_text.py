@@ -18,7 +18,10 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["file_stem", "plain_text", "printable"]
+__all__ = ["file_stem", "plain_text", "printable", "set_lines"]
+
+#: Attribute marking a Text whose line breaks are layout, set by :func:`set_lines`.
+_LINES_MARK = "_benchverdict_lines"
 
 #: Characters a name must not carry into a figure or a document as they are: C0/C1
 #: controls, lone surrogates (not encodable as UTF-8), line/paragraph separators, the
@@ -108,6 +111,8 @@ def plain_text(drawn: T) -> T:
     for text in root.findobj(Text):
         text.set_parse_math(False)
         raw = text.get_text()
+        if getattr(text, _LINES_MARK, None) == raw:
+            continue  # its lines were made printable one by one (set_lines)
         if isinstance(raw, str) and _UNPRINTABLE.search(raw):
             text.set_text(printable(raw))
     for ax in getattr(root, "axes", []):
@@ -118,6 +123,27 @@ def plain_text(drawn: T) -> T:
                 if _is_text_formatter(formatter):
                     put(_printable_formatter(formatter))
     return drawn
+
+
+def set_lines(text: T, lines: list[str]) -> T:
+    r"""Set a matplotlib Text to ``lines``, one per line: each made printable, then joined.
+
+    The line breaks are layout (a wrapped title), so :func:`plain_text` keeps
+    them; a line break inside a name is still shown as ``\x0a``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> title = set_lines(ax.title, ["first", "a\nb"])
+    >>> plain_text(ax).title.get_text()
+    'first\na\\x0ab'
+    >>> plt.close(fig)
+    """
+    joined = "\n".join(printable(line) for line in lines)
+    text.set_text(joined)  # type: ignore[attr-defined]
+    setattr(text, _LINES_MARK, joined)
+    return text
 
 
 def _is_text_formatter(formatter: object) -> bool:

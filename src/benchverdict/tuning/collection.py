@@ -105,15 +105,23 @@ class TuningCurves:
         return verdicts_to_frame(self.verdicts(pairs))
 
     def plot(self, benchmark: str | None = None, ax=None):
-        """The curves of one benchmark (default: the first) with their bands."""
-        from benchverdict.plotting import algorithm_colors, new_axes
+        """The curves of one benchmark (default: the first) with their bands.
+
+        Each algorithm keeps its colour and line style in every figure
+        (:func:`benchverdict.plotting.algorithm_styles` of all algorithms);
+        the x-axis ends where the bands stop bounding the curves, the
+        y-limits follow the bulk of the curves (an extreme point is marked on
+        the edge), and the legend sits outside the data (see
+        :func:`benchverdict.tuning.curves.draw_tuning_curves`).
+        """
+        from benchverdict.plotting import algorithm_styles
+        from benchverdict.tuning.curves import draw_tuning_curves
 
         bench = benchmark if benchmark is not None else self.benchmarks[0]
-        ax = new_axes(ax)
         algs = [a for a, b in self.curves if b == bench]
-        colors = algorithm_colors(algs)
-        for alg in algs:
-            self.curves[(alg, bench)].plot(ax, color=colors[alg], label=alg)
+        styles = algorithm_styles(list(dict.fromkeys(a for a, _ in self.curves)))
+        ax = draw_tuning_curves({a: self.curves[(a, bench)] for a in algs}, ax=ax,
+                                styles={a: styles[a] for a in algs})
         ax.set_title(str(bench))
         return plain_text(ax)
 

@@ -70,13 +70,18 @@ class TuningComparison:
         return verdicts_to_frame(self.verdicts)
 
     def plot(self, ax=None):
-        """Both curves with their bands; budgets with evidence are shaded by strength."""
-        from benchverdict.plotting import algorithm_colors, new_axes, theme
+        """Both curves with their bands; budgets with evidence are shaded by strength.
 
-        ax = new_axes(ax)
-        colors = algorithm_colors(list(self.names))
-        self.a.plot(ax, color=colors[self.names[0]], label=self.names[0])
-        self.b.plot(ax, color=colors[self.names[1]], label=self.names[1])
+        Drawn by :func:`benchverdict.tuning.curves.draw_tuning_curves` (x-axis
+        where the bands are bounded, robust y-limits, legend outside).
+        """
+        from benchverdict.plotting import algorithm_styles, theme
+        from benchverdict.tuning.curves import draw_tuning_curves
+
+        styles = algorithm_styles(list(self.names))
+        ax = draw_tuning_curves({self.names[0]: self.a, self.names[1]: self.b}, ax=ax,
+                                styles=styles)
+        colors = {name: style.color for name, style in styles.items()}
         # Evidence as a strip along the bottom: the winner's colour, taller for stronger
         # evidence (weak / fair / strong), so the curves stay readable.
         height = {"weak": 0.02, "fair": 0.04, "strong": 0.06}

@@ -160,8 +160,15 @@ class TuningCurve:
         scope = "simultaneous over all k" if self.simultaneous else "pointwise at each k"
         return text + f"; {self.confidence:.0%} {self.band} band, {scope}."
 
-    def plot(self, ax=None, *, color=None, label: str | None = None, cdf: bool = False):
+    def plot(self, ax=None, *, color=None, label: str | None = None, cdf: bool = False,
+             legend: bool = True):
         """Draw the curve and its band (and, with ``cdf=True``, the CDF band beside it).
+
+        The x-axis ends where the band stops bounding the curve (beyond it
+        the band is unbounded and says nothing); the y-limits follow the bulk
+        of the curve, and a point beyond them is marked on the edge with its
+        value (see :func:`draw_tuning_curves`). ``legend=False`` leaves the
+        legend to the caller (several curves on one axes).
 
         Returns the Axes, or the Figure when ``cdf=True`` (two panels).
 
@@ -174,7 +181,7 @@ class TuningCurve:
         """
         import matplotlib.pyplot as plt
 
-        from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
+        from benchverdict.plotting import DOUBLE_COLUMN, theme
 
         if cdf:
             if self.cdf is None:
@@ -183,27 +190,14 @@ class TuningCurve:
                 fig, (ax_curve, ax_cdf) = plt.subplots(
                     1, 2, figsize=(DOUBLE_COLUMN, DOUBLE_COLUMN * 0.38)
                 )
-            self.plot(ax_curve, color=color, label=label)
+            self.plot(ax_curve, color=color, label=label, legend=False)
             self.cdf.plot(ax_cdf, color=color, label=label or self.name)
             ax_cdf.set_title("score distribution")
             return plain_text(fig)
-        ax = new_axes(ax)
         label = label or self.name or f"{self.kind} tuning curve"
-        with theme():
-            line = ax.plot(self.k, self.point, color=color, label=label, linewidth=1.5)[0]
-            if self.band is not None:
-                lo, hi = self._finite_band(ax)
-                ax.fill_between(
-                    self.k, lo, hi, color=line.get_color(), alpha=0.25, linewidth=0,
-                    label=f"{label}: {self.confidence:.0%} band"
-                    + ("" if self.simultaneous else " (pointwise)"),
-                )
-            ax.set_xlabel("budget k (random-search trials)")
-            ax.set_ylabel(f"{kind_label(self.kind, self.q)} best score")
-            if self.k.size and self.k.max() / max(self.k.min(), 1e-12) > 50:
-                ax.set_xscale("log")
-            ax.legend(loc="best", fontsize="x-small")
-        return plain_text(ax)
+        style = None if color is None else {"color": color}
+        return draw_tuning_curves({label: self}, ax=ax, styles={label: style} if style else None,
+                                  legend=legend)
 
     def _finite_band(self, ax) -> tuple[np.ndarray, np.ndarray]:
         """Clip infinite band ends to the plotted range (they mean: unbounded)."""
@@ -214,6 +208,123 @@ class TuningCurve:
         lo[~np.isfinite(lo)] = np.nanmin(finite) - pad
         hi[~np.isfinite(hi)] = np.nanmax(finite) + pad
         return lo, hi
+
+
+def bounded_budgets(curve: TuningCurve) -> np.ndarray:
+    """The budgets at which ``curve``'s band bounds it on both sides (finite ends).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> curve = tuning_curve(rng.normal(size=50), band="ld_highest_density")
+    >>> bool(bounded_budgets(curve).max() < curve.k.max())
+    True
+    """
+    if curve.band is None:
+        return curve.k[:0]
+    finite = np.isfinite(curve.lower) & np.isfinite(curve.upper)
+    return curve.k[finite]
+
+
+def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
+    """Draw several tuning curves with their bands on one axes, readably.
+
+    - The x-axis runs to the largest budget at which some curve's band is
+      bounded on both sides: beyond it every band is unbounded (the data
+      cannot say more), so the curves there are not informative. Without
+      bands, the whole range. Log-scaled (plain 1, 10, 100 labels) when the
+      budgets span more than a factor 50.
+    - The y-limits span the bulk of what is drawn (:func:`~benchverdict.
+      plotting.robust_limits`): one extreme point (the best of a single
+      draw of an erratic algorithm) no longer flattens the other curves. A
+      point beyond the limits is marked on the edge with its value.
+    - One legend entry per curve (line and band together), outside the data.
+
+    Parameters
+    ----------
+    curves : dict
+        ``{label: TuningCurve}``.
+    ax : matplotlib.axes.Axes, optional
+    styles : dict, optional
+        ``{label: Style or dict of line keywords}``; default
+        :func:`benchverdict.plotting.algorithm_styles` of the labels.
+    legend : bool
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> curves = {n: tuning_curve(rng.normal(m, size=60), band="ld_highest_density")
+    ...           for n, m in [("A", 0.0), ("B", 1.0)]}
+    >>> ax = draw_tuning_curves(curves)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['A', 'B']
+    """
+    from matplotlib.patches import Patch
+
+    from benchverdict.plotting import (SINGLE_COLUMN, algorithm_styles, legend_outside,
+                                       mark_off_scale, new_axes, plain_log_axis,
+                                       robust_limits, theme)
+
+    curves = {str(name): curve for name, curve in curves.items()}
+    defaults = algorithm_styles(list(curves))
+    # the legend sits beside the data: a wider default figure keeps the data area
+    ax = new_axes(ax, width=SINGLE_COLUMN + 1.1, height=SINGLE_COLUMN * 0.75)
+    bounded = [bounded_budgets(c) for c in curves.values()]
+    k_all = np.concatenate([c.k for c in curves.values()]) if curves else np.array([1.0])
+    k_lo = float(k_all.min())
+    reach = [float(b.max()) for b in bounded if b.size]
+    k_hi = max(reach) if reach else float(k_all.max())
+    k_hi = max(k_hi, k_lo)
+    handles = []
+    colours = []
+    shown = []
+    with theme():
+        for name, curve in curves.items():
+            style = (styles or {}).get(name) or defaults[name]
+            kw = dict(style.line_kw() if hasattr(style, "line_kw") else style)
+            kw.setdefault("linewidth", 1.5)
+            line = ax.plot(curve.k, curve.point, label=name, **kw)[0]
+            colours.append(line.get_color())
+            handle = [line]
+            if curve.band is not None:
+                lo, hi = curve._finite_band(ax)
+                ax.fill_between(curve.k, lo, hi, color=line.get_color(), alpha=0.25,
+                                linewidth=0)
+                handle.insert(0, Patch(facecolor=line.get_color(), alpha=0.25, linewidth=0))
+            handles.append(tuple(handle))
+            inside = curve.k <= k_hi
+            shown.append(curve.point[inside])
+            for edge in (curve.lower, curve.upper):
+                e = edge[inside]
+                shown.append(e[np.isfinite(e)])
+        first = next(iter(curves.values()), None)
+        ax.set_xlabel("budget k (random-search trials)")
+        if first is not None:
+            ax.set_ylabel(f"{kind_label(first.kind, first.q)} best score")
+        if k_hi > k_lo:
+            ax.set_xlim(k_lo, k_hi)
+        if k_hi / max(k_lo, 1e-12) > 50:
+            plain_log_axis(ax, "x")
+        if shown:
+            ax.set_ylim(*robust_limits(np.concatenate(shown)))
+        for (name, curve), colour in zip(curves.items(), colours):
+            inside = curve.k <= k_hi
+            mark_off_scale(ax, curve.k[inside], curve.point[inside], color=colour,
+                           label=name if len(curves) > 1 else None)
+        if legend and curves:
+            from matplotlib.legend_handler import HandlerTuple
+
+            title = None
+            if first is not None and first.band is not None:
+                title = f"{first.confidence:.0%} band" + (
+                    "" if first.simultaneous else " (pointwise)")
+            legend_outside(ax, handles, list(curves), title=title,
+                           handler_map={tuple: HandlerTuple(ndivide=1)})
+    return plain_text(ax)
 
 
 def _mean_band(band: CDFBand, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
