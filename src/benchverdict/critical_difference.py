@@ -62,7 +62,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
-from benchverdict._plain_text import plain_text
+from benchverdict._plain_text import plain_text, set_lines
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "is_contiguous",
     "not_different_from_pvalues",
     "order_positions",
+    "short_unit",
 ]
 
 
@@ -859,6 +860,15 @@ def draw_cd_diagram(
                     ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
                 ax.text(length + 0.01, y_cd, f"CD = {critical_difference:.3g}", va="center",
                         ha="left", fontsize=8)
+            elif _same_value(*critical_difference_range):  # type: ignore[misc]
+                # every pair has the same CD at the printed precision: state it once
+                cd_value = float(np.mean(critical_difference_range))
+                length = cd_value / width_units
+                ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
+                for xe in (0, length):
+                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
+                ax.text(length + 0.01, y_cd, f"CD = {cd_value:.3g} (every pair)", va="center",
+                        ha="left", fontsize=8)
             else:
                 lo_cd, hi_cd = critical_difference_range  # type: ignore[misc]
                 ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
@@ -910,9 +920,41 @@ def draw_cd_diagram(
             ax.text(0.5, bottom - note_room + 0.6 * i + 0.1, f"note: {note}.",
                     ha="center", va="top", fontsize=7, color="0.3", wrap=True)
         if title:
-            # long titles (they carry the replication unit) wrap instead of widening the figure
-            ax.set_title(textwrap.fill(title, 90), fontsize=9)
+            # long titles wrap instead of widening the figure; the breaks are layout, so
+            # they are kept as line breaks (a break inside a name is still shown escaped)
+            set_lines(ax.set_title("", fontsize=9), textwrap.wrap(title, 90))
     return plain_text(ax)
+
+
+def short_unit(unit: str) -> str:
+    """The replication statement shortened for a figure title: blocks, unit and budget.
+
+    The full statement (how seeds were aggregated, what was left out) stays
+    in the tables, captions and verdicts; a title keeps what identifies the
+    diagram.
+
+    Examples
+    --------
+    >>> short_unit("6 blocks (unit: benchmark; seeds averaged (mean) before ranking, a "
+    ...            "choice: unit benchmark_seed ranks each seed; final budget)")
+    '6 blocks (unit: benchmark; final budget)'
+    >>> short_unit("12 runs")
+    '12 runs'
+    """
+    import re
+
+    text = str(unit)
+    match = re.match(r"^(\d[\d,]* blocks) \(unit: ([A-Za-z_]+);", text)
+    if match is None:
+        return text if len(text) <= 60 else text[:59] + "…"
+    budget = re.search(r"; ((?:final budget)|(?:budget [^;)]+))\)", text)
+    at = f"; {budget.group(1)}" if budget else ""
+    return f"{match.group(1)} (unit: {match.group(2)}{at})"
+
+
+def _same_value(low: float, high: float) -> bool:
+    """Whether two CDs print as the same number (3 significant digits)."""
+    return f"{low:.3g}" == f"{high:.3g}"
 
 
 def _is_rank_scale(limits: tuple[float, float]) -> bool:

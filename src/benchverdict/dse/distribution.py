@@ -230,7 +230,8 @@ class DistributionResult:
         """
         import matplotlib.pyplot as plt
 
-        from benchverdict.plotting import algorithm_colors, new_axes, shorten, theme
+        from benchverdict.plotting import (algorithm_colors, legend_outside, new_axes, shorten,
+                                           theme)
 
         if kind not in ("cdf", "quantile"):
             raise ValueError(f"kind must be 'cdf' or 'quantile', got {kind!r}.")
@@ -266,11 +267,8 @@ class DistributionResult:
                 else:
                     axis.set_xlabel("quantile level")
                     axis.set_ylabel(what)
-            if fig is None:
-                axes[0].legend(loc="best")
-            else:
-                handles, labels = axes[0].get_legend_handles_labels()
-                fig.legend(handles, labels, loc="outside right upper")
+            # one legend, outside the data (every panel has the same algorithms and colours)
+            legend_outside(axes[0] if fig is None else fig)
         return plain_text(ax if fig is None else fig)
 
     def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:

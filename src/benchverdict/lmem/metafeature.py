@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._plain_text import plain_text
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import fit
@@ -97,16 +98,15 @@ class MetafeatureAnalysis:
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """Forest plot: A - B with its interval per group and level."""
-        from benchverdict.plotting import new_axes, shorten, theme
+        from benchverdict.plotting import ALGORITHM_PALETTE, legend_outside, new_axes, shorten, theme
 
         t = self.table
         groups = list(dict.fromkeys(t["group"]))
         levels = list(dict.fromkeys(t["level"]))
-        ax = new_axes(ax, width=4.5, height=0.35 * len(groups) * len(levels) + 1.0)
-        import seaborn as sns
-
+        ax = new_axes(ax, width=5.5, height=0.35 * len(groups) * len(levels) + 1.0)
         with theme():
-            colors = dict(zip(levels, sns.color_palette("colorblind", len(levels))))
+            colors = {lvl: ALGORITHM_PALETTE[i % len(ALGORITHM_PALETTE)]
+                      for i, lvl in enumerate(levels)}
             for i, g in enumerate(groups):
                 for j, lvl in enumerate(levels):
                     r = t[(t["group"] == g) & (t["level"] == lvl)]
@@ -125,8 +125,8 @@ class MetafeatureAnalysis:
             ax.invert_yaxis()
             a, b = self.pair
             ax.set_xlabel(f"{a} - {b} ({self.objective}; * = depends on {self.metafeature})")
-            ax.legend(title=self.metafeature, loc="best")
-        return ax
+            legend_outside(ax, title=self.metafeature)
+        return plain_text(ax)
 
 
 def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: str, *,

@@ -38,6 +38,7 @@ each check's ``data`` and ``details``.
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,10 @@ if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
     from benchverdict.results import Results
+
+
+#: At most this many bars per sanity-check panel (HPO-B has 86 benchmarks).
+MAX_BARS = 30
 
 
 @dataclass(frozen=True)
@@ -106,36 +111,89 @@ class SanityCheck:
                          f"[{t.formula0}  vs  {t.formula1}]")
         return "\n".join(lines)
 
-    def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
-        """A bar chart of the check's per-item statistic (see each check)."""
-        import matplotlib.pyplot as plt  # noqa: F401
+    def plot(self, ax: plt.Axes | None = None, *, max_bars: int = MAX_BARS) -> plt.Axes:
+        """A bar chart of the check's per-item statistic (see each check).
 
-        from benchverdict.plotting import new_axes, shorten, theme
+        One horizontal bar per item (algorithm or benchmark), so names stay
+        readable however many there are; flagged items are drawn hatched in
+        another colour and listed in the legend. With more than ``max_bars``
+        items, every flagged one and the most extreme of the others are drawn
+        (the title says how many of how many; all are in :attr:`table`).
+        """
+        from matplotlib.patches import Patch
 
-        ax = new_axes(ax, width=5.0, height=3.0)
+        from benchverdict._plain_text import plain_text, set_lines
+        from benchverdict.plotting import legend_outside, new_axes, shorten, theme
+
         spec = self.details.get("plot")
+        if self.failed or (spec is None and not len(self.table)):
+            labels, values, hit, xlabel = [], np.array([]), [], ""
+        elif spec is None:
+            t = self.table
+            labels = [str(x) for x in t.iloc[:, 0]]
+            values = -np.log10(np.maximum(t["p_value"].to_numpy(dtype=float), 1e-300))
+            hit = list(t["p_value"].to_numpy(dtype=float) < self.alpha)
+            xlabel = "-log10 p"
+        else:
+            labels, values, hit, xlabel = spec
+            labels = [str(x) for x in labels]
+        values = np.asarray(values, dtype=float)
+        hit = [bool(h) for h in hit]
+        keep = _bars_to_show(values, hit, max_bars)
+        ax = new_axes(ax, width=5.0, height=0.2 * max(len(keep), 3) + 1.2)
         with theme():
-            if self.failed or (spec is None and not len(self.table)):
+            if not len(values):
                 ax.text(0.5, 0.5, shorten(self.verdict, 60), ha="center", va="center",
                         wrap=True, transform=ax.transAxes)
                 ax.set_axis_off()
-            elif spec is None:
-                t = self.table
-                ax.bar(range(len(t)), -np.log10(np.maximum(t["p_value"], 1e-300)),
-                       color="0.5")
-                ax.set_xticks(range(len(t)), [shorten(x, 18) for x in t.iloc[:, 0]],
-                              rotation=45, ha="right")
-                ax.axhline(-np.log10(self.alpha), color="k", ls="--", lw=0.8)
-                ax.set_ylabel("-log10 p")
             else:
-                labels, values, hit, ylabel = spec
-                colors = ["#D55E00" if h else "#0072B2" for h in hit]
-                ax.bar(range(len(values)), values, color=colors)
-                ax.set_xticks(range(len(values)), [shorten(x, 18) for x in labels],
-                              rotation=45, ha="right")
-                ax.set_ylabel(ylabel)
-            ax.set_title(f"{self.name.replace('_', ' ')}: {self.verdict}")
-        return ax
+                colours = {False: "#0021DE", True: "#DE2C00"}
+                y = np.arange(len(keep))
+                for flagged in (False, True):
+                    rows = [i for i, j in enumerate(keep) if hit[j] == flagged]
+                    if rows:
+                        ax.barh(y[rows], values[[keep[i] for i in rows]], height=0.7,
+                                color=colours[flagged], hatch="///" if flagged else None,
+                                edgecolor="white", linewidth=0)
+                ax.set_yticks(y, [shorten(labels[j], 24) + (" *" if hit[j] else "")
+                                  for j in keep])
+                ax.set_ylim(len(keep) - 0.5, -0.5)
+                ax.set_xlabel(xlabel)
+                if spec is None:
+                    ax.axvline(-np.log10(self.alpha), color="k", ls="--", lw=0.8)
+                ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+                # a flagged item can have a zero-length bar (no variance): a marker shows it
+                flagged_rows = [i for i, j in enumerate(keep) if hit[j]]
+                if flagged_rows:
+                    ax.plot(values[[keep[i] for i in flagged_rows]], y[flagged_rows], "D",
+                            color=colours[True], markersize=4, clip_on=False, zorder=4)
+                handles = [Patch(facecolor=colours[True], hatch="///", edgecolor="white",
+                                 label="flagged (*)"),
+                           Patch(facecolor=colours[False], label="not flagged")]
+                legend_outside(ax, handles, [h.get_label() for h in handles])
+            title = f"{self.name.replace('_', ' ')}: {self.verdict}"
+            if len(keep) < len(values):
+                title += (f" ({len(keep)} of {len(values)} shown: every flagged one and the "
+                          f"extremes; all are in the table)")
+            set_lines(ax.set_title(""), textwrap.wrap(title, 60) or [""])
+            ax.title.set_fontsize(9)
+            ax.title.set_ha("left")
+            ax.title.set_position((0.0, 1.0))
+            ax.title.set_va("bottom")
+        return plain_text(ax)
+
+
+def _bars_to_show(values: np.ndarray, hit: list[bool], max_bars: int) -> list[int]:
+    """Indices of the bars to draw: all of them, or every flagged one and the extremes."""
+    n = len(values)
+    if n <= max_bars:
+        return list(range(n))
+    flagged = [i for i in range(n) if hit[i]][:max_bars]
+    others = sorted((i for i in range(n) if not hit[i]), key=lambda i: (values[i], i))
+    room = max_bars - len(flagged)
+    low, high = (room + 1) // 2, room // 2
+    chosen = set(flagged) | set(others[:low]) | set(others[len(others) - high:] if high else [])
+    return sorted(chosen)
 
 
 @dataclass(frozen=True)
@@ -160,16 +218,27 @@ class SanityReport:
     def __str__(self) -> str:
         return "\n\n".join(str(c) for c in self.checks)
 
-    def plot(self):
-        """One panel per check."""
+    def plot(self, *, max_bars: int = MAX_BARS):
+        """One panel per check, stacked, each as tall as its bars need.
+
+        A double-column-wide figure (fonts stay readable when it is shown at
+        a page's width); see :meth:`SanityCheck.plot`.
+        """
         import matplotlib.pyplot as plt
 
-        from benchverdict.plotting import theme
+        from benchverdict.plotting import DOUBLE_COLUMN, theme
 
+        rows = []
+        for c in self.checks:
+            spec = c.details.get("plot")
+            n = len(spec[1]) if spec is not None else len(c.table)
+            rows.append(max(min(n, max_bars), 3) * 0.2 + 1.1)
         with theme():
-            fig, axes = plt.subplots(1, len(self.checks), figsize=(5 * len(self.checks), 3.4))
-        for ax, c in zip(np.atleast_1d(axes), self.checks):
-            c.plot(ax=ax)
+            fig, axes = plt.subplots(len(self.checks), 1, squeeze=False,
+                                     figsize=(DOUBLE_COLUMN, sum(rows) + 0.2),
+                                     gridspec_kw={"height_ratios": rows})
+        for ax, c in zip(axes[:, 0], self.checks):
+            c.plot(ax=ax, max_bars=max_bars)
         return fig
 
 

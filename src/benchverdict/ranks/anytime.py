@@ -39,7 +39,8 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from benchverdict._plain_text import plain_text
-from benchverdict.plotting import algorithm_colors, new_axes, theme
+from benchverdict.plotting import (SINGLE_COLUMN, algorithm_styles, legend_outside, new_axes,
+                                   plain_log_axis, theme)
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import canonical_block_order
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
@@ -132,13 +133,14 @@ class AnytimeRanks:
 
     def plot(self, ax: Axes | None = None, *, log_budget: bool | None = None) -> Axes:
         """Average rank against budget, one line and band per algorithm (1 = best, at the top)."""
-        ax = new_axes(ax)
-        colors = algorithm_colors(self.algorithms)
+        ax = new_axes(ax, width=SINGLE_COLUMN + 1.1)
+        styles = algorithm_styles(self.algorithms)
+        colors = {alg: style.color for alg, style in styles.items()}
         t = self.table
         with theme():
             for alg in self.algorithms:
                 rows = t[t["algorithm"] == alg].sort_values("budget")
-                ax.plot(rows["budget"], rows["average_rank"], color=colors[alg], label=alg)
+                ax.plot(rows["budget"], rows["average_rank"], label=alg, **styles[alg].line_kw())
                 ax.fill_between(rows["budget"], rows["low"], rows["high"], color=colors[alg],
                                 alpha=0.2, linewidth=0)
             budgets = t["budget"].to_numpy()
@@ -146,11 +148,11 @@ class AnytimeRanks:
                 positive = budgets[budgets > 0]
                 log_budget = len(positive) == len(budgets) and positive.max() / positive.min() > 100
             if log_budget:
-                ax.set_xscale("log")
+                plain_log_axis(ax, "x")
             ax.set_ylim(len(self.algorithms) + 0.1, 0.9)
             ax.set_xlabel("budget")
             ax.set_ylabel("average rank (1 = best)")
-            ax.legend(title=None)
+            legend_outside(ax)
             ax.set_title(f"{self.level:.0%} bootstrap bands over seeds", fontsize=9)
         return plain_text(ax)
 

@@ -108,6 +108,59 @@ class AutorankResult:
         return self.omnibus == "bayes"
 
     @property
+    def is_friedman_nemenyi(self) -> bool:
+        """Whether autorank took its Friedman + Nemenyi path.
+
+        Its diagram is then a Demšar critical-difference diagram of mean
+        ranks with Nemenyi's CD: the picture :meth:`FriedmanResult.plot
+        <benchverdict.ranks.friedman.FriedmanResult.plot>` draws for
+        ``posthoc="nemenyi"`` on the same blocks (check with
+        :meth:`same_diagram_as`), so a report can show it once.
+        """
+        return (not self.bayesian and self.omnibus == "friedman"
+                and self.posthoc == "nemenyi")
+
+    def same_diagram_as(self, other: Any, *, atol: float = 1e-9) -> bool:
+        """Whether this result's diagram shows what ``other``'s (a FriedmanResult) shows.
+
+        True when autorank took the Friedman + Nemenyi path
+        (:attr:`is_friedman_nemenyi`) and ``other`` is a Nemenyi result with
+        the same algorithms, the same average ranks (within ``atol``), the
+        same CD (to 0.1%: autorank takes the studentized-range quantile from
+        its own table) and the same not-different pairs: the two
+        critical-difference diagrams are then the same picture, and one of
+        them is a duplicate.
+
+        Examples
+        --------
+        >>> from benchverdict.ranks import autorank, friedman
+        >>> from benchverdict.examples import load_example
+        >>> runs = load_example()
+        >>> auto = autorank(runs)
+        >>> auto.is_friedman_nemenyi, auto.same_diagram_as(friedman(runs, n_bootstrap=0))
+        (True, True)
+        >>> auto.same_diagram_as(friedman(runs, posthoc="wilcoxon", n_bootstrap=0))
+        False
+        """
+        if not self.is_friedman_nemenyi or getattr(other, "posthoc", None) != "nemenyi":
+            return False
+        ours = self.rankdf["meanrank"].astype(float)
+        theirs = other.average_ranks.astype(float)
+        ours.index = [str(i) for i in ours.index]
+        theirs.index = [str(i) for i in theirs.index]
+        if set(ours.index) != set(theirs.index):
+            return False
+        theirs = theirs.loc[ours.index]
+        cd_ours, cd_theirs = self.critical_difference, other.critical_difference
+        if cd_ours is None or not np.isclose(cd_ours, cd_theirs, rtol=1e-3, atol=atol):
+            return False
+        if not np.allclose(ours.to_numpy(), theirs.to_numpy(), rtol=0, atol=atol):
+            return False
+        nd_ours = self.not_different().loc[ours.index, ours.index].to_numpy(dtype=bool)
+        nd_theirs = other.not_different().loc[ours.index, ours.index].to_numpy(dtype=bool)
+        return bool((nd_ours == nd_theirs).all())
+
+    @property
     def critical_difference(self) -> float | None:
         """Nemenyi's CD when autorank used it, else ``None``."""
         return None if self.raw.cd is None else float(self.raw.cd)
@@ -324,13 +377,15 @@ class AutorankResult:
                 ranking[column].astype(float), nd,
                 lower_is_better=self.objective == "minimize",
                 axis_label=f"{column} score (joined: not credibly different)",
-                title=f"autorank: Bayesian signed-rank tests; {self.unit}", ax=ax,
+                title=f"autorank: Bayesian signed-rank tests; {cdd.short_unit(self.unit)}",
+                ax=ax,
             )
         if self.posthoc == "tukeyhsd":
             return cdd.draw_cd_diagram(
                 ranking["mean"].astype(float), nd,
                 lower_is_better=self.objective == "minimize",
-                axis_label="mean score", title=f"autorank: {self.omnibus}+tukeyhsd; {self.unit}",
+                axis_label="mean score",
+                title=f"autorank: {self.omnibus}+tukeyhsd; {cdd.short_unit(self.unit)}",
                 ax=ax,
             )
         return cdd.draw_cd_diagram(
@@ -338,7 +393,7 @@ class AutorankResult:
             critical_difference=self.critical_difference, axis_label="mean rank",
             limits=(1, len(ranking)),
             title=f"autorank: {self.omnibus}{'+' + self.posthoc if self.posthoc else ''}; "
-                  f"{self.unit}",
+                  f"{cdd.short_unit(self.unit)}",
             ax=ax,
         )
 

@@ -300,8 +300,11 @@ class FriedmanResult:
         groups come from their adjusted p-values and no single CD exists.
         """
         k = len(self.algorithms)
+        # the full replication statement is in every table and caption; the figure names
+        # the blocks and the budget only, so the title stays one line
         title = (f"Friedman p = {_p(self.pvalue)}, {self.posthoc}"
-                 f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; {self.unit}")
+                 f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; "
+                 f"{cdd.short_unit(self.unit)}")
         return cdd.draw_cd_diagram(
             self.average_ranks,
             self.not_different(),
