@@ -230,8 +230,7 @@ class DistributionResult:
         """
         import matplotlib.pyplot as plt
 
-        from benchverdict.plotting import (algorithm_colors, legend_outside, new_axes, shorten,
-                                           theme)
+        from benchverdict.plotting import algorithm_colors, legend_outside, new_axes, shorten, theme
 
         if kind not in ("cdf", "quantile"):
             raise ValueError(f"kind must be 'cdf' or 'quantile', got {kind!r}.")

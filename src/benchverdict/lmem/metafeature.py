@@ -98,7 +98,13 @@ class MetafeatureAnalysis:
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """Forest plot: A - B with its interval per group and level."""
-        from benchverdict.plotting import ALGORITHM_PALETTE, legend_outside, new_axes, shorten, theme
+        from benchverdict.plotting import (
+            ALGORITHM_PALETTE,
+            legend_outside,
+            new_axes,
+            shorten,
+            theme,
+        )
 
         t = self.table
         groups = list(dict.fromkeys(t["group"]))

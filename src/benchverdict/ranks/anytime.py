@@ -39,8 +39,14 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from benchverdict._plain_text import plain_text
-from benchverdict.plotting import (SINGLE_COLUMN, algorithm_styles, legend_outside, new_axes,
-                                   plain_log_axis, theme)
+from benchverdict.plotting import (
+    SINGLE_COLUMN,
+    algorithm_styles,
+    legend_outside,
+    new_axes,
+    plain_log_axis,
+    theme,
+)
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import canonical_block_order
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict

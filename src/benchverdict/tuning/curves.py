@@ -265,9 +265,16 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
     """
     from matplotlib.patches import Patch
 
-    from benchverdict.plotting import (SINGLE_COLUMN, algorithm_styles, legend_outside,
-                                       mark_off_scale, new_axes, plain_log_axis,
-                                       robust_limits, theme)
+    from benchverdict.plotting import (
+        SINGLE_COLUMN,
+        algorithm_styles,
+        legend_outside,
+        mark_off_scale,
+        new_axes,
+        plain_log_axis,
+        robust_limits,
+        theme,
+    )
 
     curves = {str(name): curve for name, curve in curves.items()}
     defaults = algorithm_styles(list(curves))
