@@ -203,6 +203,27 @@ class Grouping:
     method: str
     note: str | None = None
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        groups = ["{" + ", ".join(sorted(g)) + "}" for g in self.groups]
+        return [f"{len(self.groups)} group(s) by {self.method}: {names(groups, 4)}",
+                *([self.note] if self.note else [])]
+
+    def _summary_table(self) -> pd.DataFrame:
+        return pd.DataFrame({"group": range(1, len(self.groups) + 1),
+                             "members": [", ".join(sorted(g)) for g in self.groups]})
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
 
 def _rank_permutation(values: np.ndarray, names: list[str], lower_is_better: bool) -> np.ndarray:
     """Indices from best to worst (ties by name), as :func:`order_positions` orders them."""

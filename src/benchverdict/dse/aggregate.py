@@ -262,6 +262,38 @@ class AggregateResult:
     objective: str
     n_benchmarks: int
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        metrics = list(dict.fromkeys(self.table["metric"])) if "metric" in self.table else []
+        algs = self.table["algorithm"].nunique() if "algorithm" in self.table else 0
+        lines = [f"aggregate over {self.n_benchmarks} benchmarks: {algs} algorithms; "
+                 f"{', '.join(map(str, metrics))}; {self.confidence:.0%} intervals "
+                 f"({self.reps} reps); {self._scale()}"]
+        if metrics:
+            # the headline metric (IQM when computed), best first
+            metric = "iqm" if "iqm" in metrics else metrics[0]
+            rows = self.table[self.table["metric"] == metric]
+            # normalised performance is larger-is-better; raw location metrics keep the
+            # user's units; the optimality gap is smaller-is-better either way
+            lower = metric == "optimality_gap" or (self.normalize is None
+                                                   and self.objective == "minimize")
+            rows = rows.sort_values("estimate", ascending=lower, kind="stable")
+            lines.append(f"{metric}, best first: " + names(
+                f"{r.algorithm} {r.estimate:.3g} [{r.low:.3g}, {r.high:.3g}]"
+                for r in rows.itertuples(index=False)))
+        return lines
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def verdicts(self, metric: str = "iqm") -> list[Verdict]:
         """One verdict per pair: whether the ``metric`` difference interval excludes 0."""
         rows = self.differences[self.differences["metric"] == metric]

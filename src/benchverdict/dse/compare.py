@@ -125,6 +125,29 @@ class DominanceTest:
     n_b: int
     crossings: list = field(default_factory=list)
 
+    def _summary_lines(self) -> list[str]:
+        return [f"dominance: {self.outcome}; p(a better) = {self.p_a_better:.3g}, "
+                f"p(b better) = {self.p_b_better:.3g}; alpha = {self.alpha:g}; n = "
+                f"{self.n_a}, {self.n_b}; {len(self.crossings)} crossing(s)"]
+
+    def _summary_table(self):
+        import pandas as pd
+
+        return pd.DataFrame([{"outcome": self.outcome, "p_a_better": self.p_a_better,
+                              "p_b_better": self.p_b_better, "d_a_better": self.d_a_better,
+                              "d_b_better": self.d_b_better, "n_a": self.n_a,
+                              "n_b": self.n_b}])
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def p_adjusted(self) -> float:
         """Bonferroni-adjusted p-value of the winning direction (or the smaller one)."""

@@ -83,6 +83,27 @@ class DistributionResult:
     seed: int | None = 0
     pooled: bool = False
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        scale = self.normalize or "raw scores"
+        return [f"performance distributions: {len(self.algorithms)} algorithms x "
+                f"{len(self.benchmarks)} benchmark(s){' (pooled)' if self.pooled else ''}; "
+                f"CVaR_{self.cvar_level:g}; {self.confidence:.0%} {self.band} band; {scale}; "
+                f"{self.objective}",
+                f"algorithms: {names(self.algorithms)}",
+                f"{len(self.excluded)} row(s) excluded"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def sign(self) -> float:
         """``+1`` when larger values in ``draws`` are better."""

@@ -68,6 +68,26 @@ class StepBand:
     confidence: float
     method: str
 
+    def _summary_lines(self) -> list[str]:
+        return [f"{self.method} step band over {len(self.values)} values, confidence "
+                f"{self.confidence:g}, support [{self.low:g}, {self.high:g}]"]
+
+    def _summary_table(self):
+        import pandas as pd
+
+        return pd.DataFrame({"value": self.values, "lower": self.lower,
+                             "upper": self.upper})
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def pessimistic(self) -> DiscreteLaw:
         """The stochastically smallest distribution in the band (CDF = upper bound)."""
         cdf = np.concatenate([[self.upper_below], self.upper, [1.0]])
@@ -172,6 +192,27 @@ class Interval:
     high: float
     confidence: float
     method: str
+
+    def _summary_lines(self) -> list[str]:
+        return [f"{self.statistic} = {self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] "
+                f"({self.confidence:.0%}, {self.method})"]
+
+    def _summary_table(self):
+        import pandas as pd
+
+        return pd.DataFrame([{"statistic": self.statistic, "estimate": self.estimate,
+                              "low": self.low, "high": self.high,
+                              "confidence": self.confidence, "method": self.method}])
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
 
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies in the closed interval."""

@@ -77,6 +77,21 @@ class GLRTResult:
     alpha: float = 0.05
     note: str = ""
 
+    def _summary_lines(self) -> list[str]:
+        boundary = " (on the boundary)" if self.boundary else ""
+        return [f"GLRT chi2 = {self.chi2:.4g}, df = {self.df}, p = {self.p_value:.3g}"
+                f"{boundary}; alpha = {self.alpha:g}"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def significant(self) -> bool:
         """Whether ``m1`` fits significantly better at ``alpha``."""

@@ -73,6 +73,28 @@ class MetafeatureAnalysis:
     data: str
     _verdicts: tuple[Verdict, ...] = ()
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        a, b = self.pair
+        per_group = self.table.drop_duplicates("group")
+        tests = [f"{r.group} p = {r.p_F:.2g}" for r in per_group.itertuples(index=False)]
+        return [f"{a} - {b} by {self.metafeature} (per {self.by}): {len(per_group)} "
+                f"group(s), alpha = {self.alpha:g}; {self.objective}",
+                f"{a} - {b} depends on {self.metafeature} in {int(per_group['differs'].sum())} "
+                f"of {len(per_group)} group(s) (F test): {names(tests, 4)}",
+                f"data: {self.data}"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def verdicts(self) -> list[Verdict]:
         """A vs B within every group and metafeature level (scope: benchmark + level)."""
         return list(self._verdicts)
@@ -266,6 +288,30 @@ class DifferenceClusters:
     alpha: float
     objective: str
     standardized: bool = True
+
+    def _summary_lines(self) -> list[str]:
+        a, b = self.pair
+        n = len(self.table)
+        lines = [f"{a} - {b} on {n} benchmark(s), clustered by Tukey-adjusted comparisons "
+                 f"(alpha = {self.alpha:g}; {'standardized' if self.standardized else 'raw'})"]
+        if n:
+            t = self.table.sort_values("estimate", kind="stable")
+            lo, hi = t.iloc[0], t.iloc[-1]
+            differ = int((self.pairs["p_value"] < self.alpha).sum()) if len(self.pairs) else 0
+            lines.append(f"{a} - {b} from {lo['estimate']:+.3g} ({lo['benchmark']}) to "
+                         f"{hi['estimate']:+.3g} ({hi['benchmark']}); {differ} of "
+                         f"{len(self.pairs)} benchmark pair(s) differ")
+        return lines
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """CD diagram of the benchmarks placed at A - B (A's advantage grows to the left)."""

@@ -210,6 +210,14 @@ class MixedModel:
         return (f"MixedModel({self.formula}; {how}, backend={self.backend}, n={self.nobs}, "
                 f"logLik={self.loglik:.6g}, {self.n_params} params{sing})")
 
+    def _summary_lines(self) -> list[str]:
+        return [repr(self)]
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def summary(self) -> str:
         """A printable summary: fit, fixed effects and variance components."""
         lines = [repr(self), "", "Fixed effects:", self.table.to_string(index=False), "",

@@ -94,6 +94,23 @@ class SanityCheck:
     data: str
     details: dict[str, Any] = field(default_factory=dict)
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        flagged = f"; flagged: {names(self.flagged)}" if self.flagged else ""
+        return [f"{self.name}: {self.verdict}{flagged} (alpha = {self.alpha:g})",
+                f"data: {self.data}"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def failed(self) -> bool:
         """Whether the check could not be run (its error is in ``details["error"]``)."""
@@ -201,6 +218,20 @@ class SanityReport:
     """All applicable sanity checks of one Results."""
 
     checks: tuple[SanityCheck, ...]
+
+    def _summary_lines(self) -> list[str]:
+        return [f"{len(self.checks)} sanity check(s)",
+                *(f"{c.name}: {c.verdict}" for c in self.checks)]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
 
     @property
     def table(self) -> pd.DataFrame:

@@ -81,6 +81,28 @@ class AnytimeRanks:
     unit: str
     objective: str
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        budgets = sorted(self.table["budget"].unique()) if len(self.table) else []
+        lines = [f"anytime ranks: {len(self.algorithms)} algorithms at {len(budgets)} budget(s); "
+                 f"{self.level:.0%} bootstrap bands", self.unit]
+        if budgets:
+            last = self.at(budgets[-1])
+            lines.append(f"at budget {budgets[-1]:g}, best first: "
+                         + names(f"{a} ({r:.2f})" for a, r in last.items()))
+        return lines
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def at(self, budget: float) -> pd.Series:
         """Average ranks at one of the computed budgets, best first."""
         rows = self.table[np.isclose(self.table["budget"], float(budget))]

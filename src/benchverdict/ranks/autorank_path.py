@@ -97,6 +97,27 @@ class AutorankResult:
     notes: tuple[str, ...] = field(default=())
     score_scale: float = 1.0
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        path = self.omnibus + (f"+{self.posthoc}" if self.posthoc else "")
+        p = "" if self.bayesian else f", p = {self.pvalue:.3g}"
+        return [f"autorank: {path}{p}; {len(self.rankdf)} algorithms; "
+                f"{cdd.short_unit(self.unit)}",
+                "ranking (mean rank): " + names(
+                    f"{a} {r:.2f}" for a, r in self.rankdf["meanrank"].items())
+                if "meanrank" in self.rankdf else f"ranking: {names(self.rankdf.index)}"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def pvalue(self) -> float:
         """The omnibus test's p-value (NaN for the Bayesian approach, which has none)."""

@@ -126,6 +126,26 @@ class FriedmanResult:
     notes: tuple[str, ...] = field(default=())
 
     # ------------------------------------------------------------------ views
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        order = self.average_ranks.sort_values()
+        return [f"Friedman chi2 = {self.statistic:.4g}, df = {self.df}, p = "
+                f"{self.pvalue:.3g}; {self.posthoc}"
+                f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; "
+                f"{len(order)} algorithms; {cdd.short_unit(self.unit)}",
+                "best first: " + names(f"{a} ({r:.2f})" for a, r in order.items())]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def n_blocks(self) -> int:
         """How many blocks (independent units) were ranked."""

@@ -77,6 +77,26 @@ class WinTieLossResult:
         default_factory=lambda: pd.DataFrame(columns=["algorithm", "benchmark", "seed",
                                                       "reason"]))
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        at = "final budget" if self.budget is None else f"budget {self.budget:g}"
+        counts = [f"{r.a} vs {r.b} {r.wins}/{r.ties}/{r.losses} (p = {r.sign_test_pvalue:.2g})"
+                  for r in self.table.itertuples(index=False)]
+        return [f"wins/ties/losses: {len(self.table)} pair(s); {self.test} per benchmark, "
+                f"sign test; alpha = {self.alpha:g}; {at}", self.unit,
+                names(counts, 3) or "no pairs", f"{len(self.excluded)} row(s) excluded"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def summary(self) -> str:
         """The counts and sign tests as text."""
         lines = [f"Win/tie/loss ({self.test} over seeds per benchmark, alpha = {self.alpha:g}; "

@@ -579,6 +579,21 @@ class CDFBand:
     levels: tuple[float, float] = (0.0, 1.0)
 
     # ------------------------------------------------------------ evaluation
+    def _summary_lines(self) -> list[str]:
+        return [f"{self.method} CDF band: n = {self.n}, confidence {self.confidence:g}, "
+                f"levels {self.levels[0]:g}-{self.levels[1]:g}, support [{self.a:g}, "
+                f"{self.b:g}], {self.n_ties} tie(s)"]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def _count(self, x) -> np.ndarray:
         return np.searchsorted(self.scores, np.asarray(x, dtype=float), side="right")
 

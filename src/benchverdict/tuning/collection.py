@@ -44,6 +44,32 @@ class TuningCurves:
     excluded: pd.DataFrame
     calibrate: str = "curve"
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+        from benchverdict.tuning.curves import kind_label
+
+        algs = list(dict.fromkeys(a for a, _ in self.curves))
+        band = "no band" if self.band is None else f"{self.confidence:.0%} {self.band} band"
+        first = next(iter(self.curves.values()), None)
+        kind = self.kind if first is None else kind_label(first.kind, first.q)
+        return [f"{len(self.curves)} {kind} tuning curves: {len(algs)} algorithms x "
+                f"{len(self.benchmarks)} benchmarks; {band}; {self.objective}",
+                f"algorithms: {names(algs)}", f"benchmarks: {names(self.benchmarks)}",
+                f"{len(self.excluded)} cell(s) excluded"]
+
+    def _summary_table(self) -> pd.DataFrame:
+        return self.guidance()
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def __iter__(self) -> Iterator[tuple[tuple[str, str], TuningCurve]]:
         return iter(self.curves.items())
 

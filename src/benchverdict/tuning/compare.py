@@ -58,6 +58,39 @@ class TuningComparison:
     per_budget: pd.DataFrame
     verdicts: list[Verdict]
 
+    def _summary_lines(self) -> list[str]:
+        from benchverdict._repr import names
+
+        # budgets per conclusion, in the order the verdicts run along k
+        spans: dict[str, list[str]] = {}
+        last = ""
+        for v in self.verdicts:
+            lo, hi = v.scope.budget_low, v.scope.budget_high
+            what = {"tie": "tie", "inconclusive": "inconclusive"}.get(
+                v.outcome, f"{v.winner} better")
+            if v.evidence.strength and v.outcome != "inconclusive":
+                what += f" ({v.evidence.strength})"
+            span = "" if lo is None else f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
+            spans.setdefault(what, []).append(span)
+            if hi is not None and self.a.k.size and hi == self.a.k.max():
+                last = f"; at k = {hi:g}: {what}"
+        bench = {v.scope.benchmark for v in self.verdicts} - {None}
+        on = f" on {names(sorted(bench), 2)}" if bench else ""
+        k = f", k = {self.a.k.min():g}..{self.a.k.max():g}" if self.a.k.size else ""
+        return [f"{self.names[0]} vs {self.names[1]}{on}{k}: {len(self.verdicts)} "
+                f"verdict(s){last}",
+                *(f"{what} at k = {names(s, 8)}" for what, s in spans.items())]
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def __iter__(self) -> Iterator[Verdict]:
         return iter(self.verdicts)
 

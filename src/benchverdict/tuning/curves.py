@@ -137,6 +137,29 @@ class TuningCurve:
     name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    def _summary_lines(self) -> list[str]:
+        name = f" {self.name}" if self.name else ""
+        band = ("no band" if self.band is None else
+                f"{self.confidence:.0%} {self.band} band, "
+                f"{'simultaneous' if self.simultaneous else 'pointwise'}")
+        k = f"k = {self.k.min():g}..{self.k.max():g}" if self.k.size else "no budgets"
+        lines = [f"{kind_label(self.kind, self.q)} tuning curve{name}: n = {self.n}, {k}, "
+                 f"{band}; {self.objective}"]
+        for i in dict.fromkeys([0, self.k.size - 1]) if self.k.size else ():
+            band_at = "" if self.band is None else f" [{self.lower[i]:.4g}, {self.upper[i]:.4g}]"
+            lines.append(f"at k = {self.k[i]:g}: {self.point[i]:.4g}{band_at}")
+        return lines
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     @property
     def table(self) -> pd.DataFrame:
         """Tidy table: columns k, point, lower, upper."""
