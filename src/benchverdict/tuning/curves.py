@@ -204,7 +204,7 @@ class TuningCurve:
         """
         import matplotlib.pyplot as plt
 
-        from benchverdict.plotting import DOUBLE_COLUMN, theme
+        from benchverdict.plotting import DOUBLE_COLUMN, legend_outside, theme
 
         if cdf:
             if self.cdf is None:
@@ -216,6 +216,8 @@ class TuningCurve:
             self.plot(ax_curve, color=color, label=label, legend=False)
             self.cdf.plot(ax_cdf, color=color, label=label or self.name)
             ax_cdf.set_title("score distribution")
+            if legend:  # one legend for both panels (it names the curve), right of them
+                legend_outside(fig)
             return plain_text(fig)
         label = label or self.name or f"{self.kind} tuning curve"
         style = None if color is None else {"color": color}
