@@ -74,8 +74,8 @@ def test_every_pair_of_algorithms_is_distinguishable(n):
 
 
 def test_seaborn_colorblind_palette_failed_the_bound():
-    # why the palette was replaced: its 2nd and 8th colours (MLP, SVM in the example order
-    # of the old figures) are 9.0 apart for a deuteranope
+    # why the palette was replaced: its 2nd and 4th colours (MLP and SVM in the example's
+    # order LR, MLP, RF, SVM, kNN) are 9.0 apart under one of the checked visions
     import seaborn as sns
 
     assert min_pairwise_difference(sns.color_palette("colorblind", 5)) < MIN_COLOUR_DIFFERENCE
