@@ -36,9 +36,9 @@ from pathlib import Path
 from benchverdict._validation import ValidationError, to_cli
 from benchverdict._version import __version__
 
-#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus
-#: ``autorank-wide``); listed here so the parser can check them without importing pandas.
-ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide")
+#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
+#: needing ``--objective``); listed here so the parser can check them without importing pandas.
+ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna")
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -140,10 +140,11 @@ def _load_results(args: argparse.Namespace):
         from benchverdict.io import adapters
 
         _check_exists(args.file)
-        if args.adapter == "autorank-wide" and args.objective is None:
-            raise UsageError("the autorank-wide adapter needs --objective maximize|minimize.")
+        if args.adapter in adapters.NEEDS_OBJECTIVE and args.objective is None:
+            raise UsageError(f"the {args.adapter} adapter needs --objective maximize|minimize "
+                             f"(the format does not record it).")
         return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
-                                     objective=args.objective)
+                                     objective=args.objective, score=args.score)
     missing = [
         f"--{name}" for name in ("algorithm", "seed", "score", "objective")
         if getattr(args, name) is None

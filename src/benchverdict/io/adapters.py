@@ -14,7 +14,14 @@ format                    source                           kind    objective
 :func:`read_priorband`    lmem-significance / PriorBand    runs    minimize
 :func:`read_hpob`         HPO-B long table                 runs    maximize
 :func:`from_autorank_wide` autorank's wide table           runs    given
+:func:`read_optuna`       Optuna studies (storage or       runs    the study's
+                          Study objects)                           direction
 ========================= ================================ ======= ======
+
+The HPO-tool readers (Optuna, ...) turn each run's trials into its
+incumbents (best so far, ``kind="runs"``) and record every trial that has no
+result (pruned, failed, still running) in ``results.exclusions`` with the
+tool's state; see :mod:`benchverdict.io._hpo_runs`.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.io import read_frame
+from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.results import Objective, Results
 
 OnInvalid = Literal["raise", "drop"]
@@ -437,24 +445,31 @@ ADAPTERS = {
     "meanmax": read_meanmax,
     "priorband": read_priorband,
     "hpob": read_hpob,
+    "optuna": read_optuna,
 }
+#: Adapters whose format does not record the objective: they need ``objective=``.
+NEEDS_OBJECTIVE = frozenset({"autorank-wide"})
 
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
-                 objective: Objective | None = None) -> Results:
+                 objective: Objective | None = None, score: str | None = None) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
+
+    ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
+    (the others take it from the format); ``score`` names the metric where a
+    format holds several (the CLI's ``--score``).
 
     Examples
     --------
     >>> sorted(ADAPTERS)
-    ['deberta', 'hpob', 'meanmax', 'priorband']
+    ['deberta', 'hpob', 'meanmax', 'optuna', 'priorband']
     """
     if name == "autorank-wide":
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
         return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
     if name not in ADAPTERS:
-        known = [*sorted(ADAPTERS), "autorank-wide"]
+        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
     return ADAPTERS[name](path, on_invalid=on_invalid)
 
@@ -495,10 +510,12 @@ def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -
 
 __all__ = [
     "ADAPTERS",
+    "NEEDS_OBJECTIVE",
     "from_autorank_wide",
     "read_adapter",
     "read_deberta",
     "read_hpob",
     "read_meanmax",
+    "read_optuna",
     "read_priorband",
 ]
