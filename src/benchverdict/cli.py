@@ -38,7 +38,8 @@ from benchverdict._version import __version__
 
 #: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
 #: needing ``--objective``); listed here so the parser can check them without importing pandas.
-ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna")
+ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna",
+                 "rliable", "amlb")
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -100,8 +101,8 @@ def role_options() -> argparse.ArgumentParser:
     group.add_argument(
         "--adapter", choices=ADAPTER_NAMES, metavar="NAME",
         help="read a published format instead of mapping roles by hand: "
-        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide also "
-        "needs --objective)",
+        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide and "
+        "rliable also need --objective; amlb takes a metric column as --score)",
     )
     return parser
 

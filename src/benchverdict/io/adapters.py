@@ -16,6 +16,10 @@ format                    source                           kind    objective
 :func:`from_autorank_wide` autorank's wide table           runs    given
 :func:`read_optuna`       Optuna studies (storage or       runs    the study's
                           Study objects)                           direction
+:func:`read_rliable`      rliable score arrays             runs    given
+                          ``{algorithm: runs x tasks}``
+:func:`read_amlb`         AutoML-benchmark results.csv     runs    AMLB's metric
+                                                                   definitions
 ========================= ================================ ======= ======
 
 The HPO-tool readers (Optuna, ...) turn each run's trials into its
@@ -36,6 +40,7 @@ import pandas as pd
 
 from benchverdict.io import read_frame
 from benchverdict.io.optuna_studies import read_optuna
+from benchverdict.io.score_tables import read_amlb, read_rliable
 from benchverdict.results import Objective, Results
 
 OnInvalid = Literal["raise", "drop"]
@@ -448,7 +453,7 @@ ADAPTERS = {
     "optuna": read_optuna,
 }
 #: Adapters whose format does not record the objective: they need ``objective=``.
-NEEDS_OBJECTIVE = frozenset({"autorank-wide"})
+NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
@@ -468,8 +473,14 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
         return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
+    if name == "rliable":
+        if objective is None:
+            raise ValueError("the rliable adapter needs --objective maximize|minimize.")
+        return read_rliable(path, objective=objective, on_invalid=on_invalid)
+    if name == "amlb":
+        return read_amlb(path, score=score, objective=objective, on_invalid=on_invalid)
     if name not in ADAPTERS:
-        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
+        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE, "amlb"})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
     return ADAPTERS[name](path, on_invalid=on_invalid)
 
@@ -513,9 +524,11 @@ __all__ = [
     "NEEDS_OBJECTIVE",
     "from_autorank_wide",
     "read_adapter",
+    "read_amlb",
     "read_deberta",
     "read_hpob",
     "read_meanmax",
     "read_optuna",
     "read_priorband",
+    "read_rliable",
 ]
