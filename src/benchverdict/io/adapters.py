@@ -16,6 +16,8 @@ format                    source                           kind    objective
 :func:`from_autorank_wide` autorank's wide table           runs    given
 :func:`read_optuna`       Optuna studies (storage or       runs    the study's
                           Study objects)                           direction
+:func:`read_smac`         SMAC3 output folders             runs    minimize
+                          (SMAC's incumbent trajectory)            (SMAC's cost)
 :func:`read_rliable`      rliable score arrays             runs    given
                           ``{algorithm: runs x tasks}``
 :func:`read_amlb`         AutoML-benchmark results.csv     runs    AMLB's metric
@@ -41,6 +43,7 @@ import pandas as pd
 from benchverdict.io import read_frame
 from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.io.score_tables import read_amlb, read_rliable
+from benchverdict.io.smac_runs import read_smac
 from benchverdict.results import Objective, Results
 
 OnInvalid = Literal["raise", "drop"]
@@ -451,24 +454,35 @@ ADAPTERS = {
     "priorband": read_priorband,
     "hpob": read_hpob,
     "optuna": read_optuna,
+    "smac": read_smac,
+    "rliable": read_rliable,  # needs objective= (read_adapter passes it)
+    "amlb": read_amlb,  # takes score= and objective= (read_adapter passes them)
 }
+#: Adapters of HPO tools whose runs are named by a pattern (``name_pattern=``).
+NAMED_RUNS = frozenset({"optuna", "smac"})
 #: Adapters whose format does not record the objective: they need ``objective=``.
 NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
-                 objective: Objective | None = None, score: str | None = None) -> Results:
+                 objective: Objective | None = None, score: str | None = None,
+                 name_pattern: str | None = None) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
     (the others take it from the format); ``score`` names the metric where a
-    format holds several (the CLI's ``--score``).
+    format holds several (the CLI's ``--score``); ``name_pattern`` names the
+    runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
+    ``--name-pattern``).
 
     Examples
     --------
     >>> sorted(ADAPTERS)
-    ['deberta', 'hpob', 'meanmax', 'optuna', 'priorband']
+    ['amlb', 'deberta', 'hpob', 'meanmax', 'optuna', 'priorband', 'rliable', 'smac']
     """
+    if name_pattern is not None and name not in NAMED_RUNS:
+        raise ValueError(f"the {name} adapter takes no name pattern; only "
+                         f"{sorted(NAMED_RUNS)} do.")
     if name == "autorank-wide":
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
@@ -480,8 +494,10 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name == "amlb":
         return read_amlb(path, score=score, objective=objective, on_invalid=on_invalid)
     if name not in ADAPTERS:
-        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE, "amlb"})
+        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    if name in NAMED_RUNS:
+        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern)
     return ADAPTERS[name](path, on_invalid=on_invalid)
 
 
@@ -521,6 +537,7 @@ def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -
 
 __all__ = [
     "ADAPTERS",
+    "NAMED_RUNS",
     "NEEDS_OBJECTIVE",
     "from_autorank_wide",
     "read_adapter",
@@ -531,4 +548,5 @@ __all__ = [
     "read_optuna",
     "read_priorband",
     "read_rliable",
+    "read_smac",
 ]
