@@ -18,6 +18,8 @@ format                    source                           kind    objective
                           Study objects)                           direction
 :func:`read_smac`         SMAC3 output folders             runs    minimize
                           (SMAC's incumbent trajectory)            (SMAC's cost)
+:func:`read_syne_tune`    Syne Tune tuner folders          runs    the recorded
+                          (best so far over wall clock)            metric_mode
 :func:`read_rliable`      rliable score arrays             runs    given
                           ``{algorithm: runs x tasks}``
 :func:`read_amlb`         AutoML-benchmark results.csv     runs    AMLB's metric
@@ -44,6 +46,7 @@ from benchverdict.io import read_frame
 from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.io.score_tables import read_amlb, read_rliable
 from benchverdict.io.smac_runs import read_smac
+from benchverdict.io.syne_tune_runs import read_syne_tune
 from benchverdict.results import Objective, Results
 
 OnInvalid = Literal["raise", "drop"]
@@ -455,11 +458,12 @@ ADAPTERS = {
     "hpob": read_hpob,
     "optuna": read_optuna,
     "smac": read_smac,
+    "syne-tune": read_syne_tune,
     "rliable": read_rliable,  # needs objective= (read_adapter passes it)
     "amlb": read_amlb,  # takes score= and objective= (read_adapter passes them)
 }
 #: Adapters of HPO tools whose runs are named by a pattern (``name_pattern=``).
-NAMED_RUNS = frozenset({"optuna", "smac"})
+NAMED_RUNS = frozenset({"optuna", "smac", "syne-tune"})
 #: Adapters whose format does not record the objective: they need ``objective=``.
 NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
@@ -478,7 +482,7 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     Examples
     --------
     >>> sorted(ADAPTERS)
-    ['amlb', 'deberta', 'hpob', 'meanmax', 'optuna', 'priorband', 'rliable', 'smac']
+    ['amlb', 'deberta', 'hpob', 'meanmax', 'optuna', 'priorband', 'rliable', 'smac', 'syne-tune']
     """
     if name_pattern is not None and name not in NAMED_RUNS:
         raise ValueError(f"the {name} adapter takes no name pattern; only "
@@ -549,4 +553,5 @@ __all__ = [
     "read_priorband",
     "read_rliable",
     "read_smac",
+    "read_syne_tune",
 ]
