@@ -39,7 +39,7 @@ from benchverdict._version import __version__
 #: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
 #: needing ``--objective``); listed here so the parser can check them without importing pandas.
 ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna",
-                 "rliable", "amlb", "smac", "syne-tune")
+                 "rliable", "amlb", "smac", "syne-tune", "ray-tune", "neps")
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 

@@ -20,6 +20,12 @@ format                    source                           kind    objective
                           (SMAC's incumbent trajectory)            (SMAC's cost)
 :func:`read_syne_tune`    Syne Tune tuner folders          runs    the recorded
                           (best so far over wall clock)            metric_mode
+:func:`read_ray_tune`     Ray Tune experiment folders      runs    TuneConfig's
+                          (or ResultGrid objects)                  mode
+:func:`read_neps`         NePS root directories            runs    minimize
+                                                                   (NePS's
+                                                                   objective_to_
+                                                                   minimize)
 :func:`read_rliable`      rliable score arrays             runs    given
                           ``{algorithm: runs x tasks}``
 :func:`read_amlb`         AutoML-benchmark results.csv     runs    AMLB's metric
@@ -43,7 +49,9 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.io import read_frame
+from benchverdict.io.neps_runs import read_neps
 from benchverdict.io.optuna_studies import read_optuna
+from benchverdict.io.ray_tune_runs import read_ray_tune
 from benchverdict.io.score_tables import read_amlb, read_rliable
 from benchverdict.io.smac_runs import read_smac
 from benchverdict.io.syne_tune_runs import read_syne_tune
@@ -459,11 +467,13 @@ ADAPTERS = {
     "optuna": read_optuna,
     "smac": read_smac,
     "syne-tune": read_syne_tune,
+    "ray-tune": read_ray_tune,
+    "neps": read_neps,
     "rliable": read_rliable,  # needs objective= (read_adapter passes it)
     "amlb": read_amlb,  # takes score= and objective= (read_adapter passes them)
 }
 #: Adapters of HPO tools whose runs are named by a pattern (``name_pattern=``).
-NAMED_RUNS = frozenset({"optuna", "smac", "syne-tune"})
+NAMED_RUNS = frozenset({"optuna", "smac", "syne-tune", "ray-tune", "neps"})
 #: Adapters whose format does not record the objective: they need ``objective=``.
 NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
@@ -482,7 +492,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     Examples
     --------
     >>> sorted(ADAPTERS)
-    ['amlb', 'deberta', 'hpob', 'meanmax', 'optuna', 'priorband', 'rliable', 'smac', 'syne-tune']
+    ['amlb', 'deberta', 'hpob', 'meanmax', 'neps', 'optuna', 'priorband', 'ray-tune', 'rliable',
+     'smac', 'syne-tune']
     """
     if name_pattern is not None and name not in NAMED_RUNS:
         raise ValueError(f"the {name} adapter takes no name pattern; only "
@@ -549,8 +560,10 @@ __all__ = [
     "read_deberta",
     "read_hpob",
     "read_meanmax",
+    "read_neps",
     "read_optuna",
     "read_priorband",
+    "read_ray_tune",
     "read_rliable",
     "read_smac",
     "read_syne_tune",
