@@ -7,6 +7,7 @@ subprocess of Syne Tune's local backend (~1 s each), so the experiments are tiny
 from __future__ import annotations
 
 import os
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -111,3 +112,23 @@ def test_metric_choice_and_identity_errors(experiments):
         adapters.read_syne_tune(root, metric="accuracy")
     with pytest.raises(ValueError, match="do not match name_pattern"):
         adapters.read_syne_tune(root, name_pattern=r"(?P<algorithm>x+)")
+
+
+def test_close_report_times_stay_distinct_rows(experiments, tmp_path):
+    # Reports 1 microsecond apart (two workers can report that close): each is its own row.
+    # Labels rounded to 6 significant digits once merged them into duplicate labels.
+    root, names = experiments
+    lengths = []
+    for name in names[:2]:  # RandomSearch and TPE, sphere, seed 0
+        shutil.copytree(root / name, tmp_path / name)
+        results = pd.read_csv(tmp_path / name / "results.csv.zip")
+        results = results.sort_values("st_tuner_time").reset_index(drop=True)
+        results["loss"] = np.arange(len(results), 0, -1, dtype=float)  # every report improves
+        results["st_tuner_time"] = 12.345678 + np.arange(len(results)) * 1e-6
+        results.to_csv(tmp_path / name / "results.csv.zip", index=False)
+        lengths.append(len(results))
+    res = adapters.read_syne_tune(tmp_path)
+    assert len(res) == sum(lengths) and res.table.index.is_unique
+    for alg, n in zip(["RandomSearch", "TPE"], lengths):
+        run = res.table[res.table["algorithm"] == alg].sort_values("budget")
+        np.testing.assert_allclose(run["score"], np.arange(n, 0, -1))

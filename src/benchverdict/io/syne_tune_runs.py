@@ -167,7 +167,8 @@ def read_syne_tune(
             "algorithm": ident["algorithm"], "benchmark": ident["benchmark"],
             "seed": [ident["seed"]] * len(curve), "st_tuner_time": curve.index.to_numpy(),
             metric_name: curve.to_numpy(),
-            "label": [f"{name} at {t:.6g} s" for t in curve.index],
+            # repr: the shortest text that tells distinct times apart (".6g" merged close ones).
+            "label": [f"{name} at {float(t)!r} s" for t in curve.index],
         }))
     if not parts:
         raise ValueError(f"no Syne Tune experiment under {str(root)!r} reported {metric_name!r}.")
