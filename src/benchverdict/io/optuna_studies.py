@@ -168,9 +168,9 @@ def read_optuna(
         }))
     trials = pd.concat(parts, ignore_index=True)
     what = (f"objective {index} ({metric or 'unnamed'})" if objective_index is not None
-            else f"the value ({metric})" if metric else "the value")
+            else f"value ({metric})" if metric else "value")
     reason = (
-        f"Optuna studies: each row is a study's incumbent (best {what} among its complete "
+        f"Optuna studies: each row is a study's incumbent (the best {what} among its complete "
         f"trials so far) after `trials` trials"
         if values == "incumbent" else
         f"Optuna studies: each row is one complete trial's own {what}, taken as an independent "
