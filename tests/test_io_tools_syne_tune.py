@@ -48,6 +48,8 @@ def experiments(tmp_path_factory):
     root = tmp_path_factory.mktemp("syne-tune")
     old = os.environ.get("SYNETUNE_FOLDER")
     os.environ["SYNETUNE_FOLDER"] = str(root)
+    here = os.getcwd()
+    os.chdir(root)  # Syne Tune writes a std.out file (from nvidia-smi) in the working folder
     names = []
     try:
         for bench, func in PROBLEMS.items():
@@ -63,6 +65,7 @@ def experiments(tmp_path_factory):
                     tuner.run()
                     names.append(tuner.name)
     finally:
+        os.chdir(here)
         if old is None:
             os.environ.pop("SYNETUNE_FOLDER", None)
         else:

@@ -84,6 +84,8 @@ def read_syne_tune(
     ...     Reporter()(epoch=1, loss=(x - 1) ** 2)
     >>> space = {"x": uniform(-3, 3)}
     >>> os.environ["SYNETUNE_FOLDER"] = root = tempfile.mkdtemp()
+    >>> here = os.getcwd()
+    >>> os.chdir(root)  # Syne Tune writes a std.out file in the working folder
     >>> with contextlib.redirect_stdout(io.StringIO()):  # Syne Tune prints its progress
     ...     for seed in (0, 1):
     ...         for scheduler in (RandomSearch(space, metrics=["loss"], random_seed=seed),
@@ -94,6 +96,7 @@ def read_syne_tune(
     ...                 stop_criterion=syne_tune.StoppingCriterion(max_num_trials_finished=3),
     ...                 print_update_interval=1000).run()
     >>> del os.environ["SYNETUNE_FOLDER"]
+    >>> os.chdir(here)
     >>> res = read_syne_tune(root)
     >>> res.algorithms, res.seeds, res.objective, res.roles["budget"]
     (['RandomSearch', 'TPE'], [0, 1], 'minimize', 'st_tuner_time')
