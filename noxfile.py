@@ -25,7 +25,7 @@ def tests(session: nox.Session) -> None:
     comparing the native LMM with lme4 run; they skip cleanly otherwise.
     Exit code 5 (no tests collected) is treated as a failure by .ci/run, not here.
     """
-    extras = "test,example"
+    extras = "test,example,tools"
     if shutil.which("R"):
         extras += ",lme4"
     _install(session, extras)

@@ -36,9 +36,10 @@ from pathlib import Path
 from benchverdict._validation import ValidationError, to_cli
 from benchverdict._version import __version__
 
-#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus
-#: ``autorank-wide``); listed here so the parser can check them without importing pandas.
-ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide")
+#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
+#: needing ``--objective``); listed here so the parser can check them without importing pandas.
+ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna",
+                 "rliable", "amlb", "smac", "syne-tune", "ray-tune", "neps")
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
@@ -100,8 +101,14 @@ def role_options() -> argparse.ArgumentParser:
     group.add_argument(
         "--adapter", choices=ADAPTER_NAMES, metavar="NAME",
         help="read a published format instead of mapping roles by hand: "
-        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide also "
-        "needs --objective)",
+        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide and "
+        "rliable also need --objective; amlb takes a metric column as --score)",
+    )
+    group.add_argument(
+        "--name-pattern", metavar="REGEX",
+        help="with an HPO-tool adapter (optuna, smac, ...): a regular expression matching each "
+        "run's name (study name, run folder), whose groups (?P<algorithm>...), "
+        "(?P<benchmark>...), (?P<seed>...) give those roles",
     )
     return parser
 
@@ -140,10 +147,15 @@ def _load_results(args: argparse.Namespace):
         from benchverdict.io import adapters
 
         _check_exists(args.file)
-        if args.adapter == "autorank-wide" and args.objective is None:
-            raise UsageError("the autorank-wide adapter needs --objective maximize|minimize.")
+        if args.adapter in adapters.NEEDS_OBJECTIVE and args.objective is None:
+            raise UsageError(f"the {args.adapter} adapter needs --objective maximize|minimize "
+                             f"(the format does not record it).")
         return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
-                                     objective=args.objective)
+                                     objective=args.objective, score=args.score,
+                                     name_pattern=args.name_pattern)
+    if getattr(args, "name_pattern", None) is not None:
+        raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "
+                         "too (e.g. --adapter optuna).")
     missing = [
         f"--{name}" for name in ("algorithm", "seed", "score", "objective")
         if getattr(args, name) is None
@@ -181,7 +193,7 @@ class UsageError(Exception):
 
 #: The options that say how to read FILE (meaningless with --example).
 _INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
-                  "on_invalid", "kind", "format", "adapter")
+                  "on_invalid", "kind", "format", "adapter", "name_pattern")
 
 
 def _check_exists(path: Path) -> None:

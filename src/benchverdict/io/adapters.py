@@ -14,7 +14,28 @@ format                    source                           kind    objective
 :func:`read_priorband`    lmem-significance / PriorBand    runs    minimize
 :func:`read_hpob`         HPO-B long table                 runs    maximize
 :func:`from_autorank_wide` autorank's wide table           runs    given
+:func:`read_optuna`       Optuna studies (storage or       runs    the study's
+                          Study objects)                           direction
+:func:`read_smac`         SMAC3 output folders             runs    minimize
+                          (SMAC's incumbent trajectory)            (SMAC's cost)
+:func:`read_syne_tune`    Syne Tune tuner folders          runs    the recorded
+                          (best so far over wall clock)            metric_mode
+:func:`read_ray_tune`     Ray Tune experiment folders      runs    TuneConfig's
+                          (or ResultGrid objects)                  mode
+:func:`read_neps`         NePS root directories            runs    minimize
+                                                                   (NePS's
+                                                                   objective_to_
+                                                                   minimize)
+:func:`read_rliable`      rliable score arrays             runs    given
+                          ``{algorithm: runs x tasks}``
+:func:`read_amlb`         AutoML-benchmark results.csv     runs    AMLB's metric
+                                                                   definitions
 ========================= ================================ ======= ======
+
+The HPO-tool readers (Optuna, ...) turn each run's trials into its
+incumbents (best so far, ``kind="runs"``) and record every trial that has no
+result (pruned, failed, still running) in ``results.exclusions`` with the
+tool's state; see :mod:`benchverdict.io._hpo_runs`.
 """
 
 from __future__ import annotations
@@ -28,6 +49,12 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.io import read_frame
+from benchverdict.io.neps_runs import read_neps
+from benchverdict.io.optuna_studies import read_optuna
+from benchverdict.io.ray_tune_runs import read_ray_tune
+from benchverdict.io.score_tables import read_amlb, read_rliable
+from benchverdict.io.smac_runs import read_smac
+from benchverdict.io.syne_tune_runs import read_syne_tune
 from benchverdict.results import Objective, Results
 
 OnInvalid = Literal["raise", "drop"]
@@ -437,25 +464,55 @@ ADAPTERS = {
     "meanmax": read_meanmax,
     "priorband": read_priorband,
     "hpob": read_hpob,
+    "optuna": read_optuna,
+    "smac": read_smac,
+    "syne-tune": read_syne_tune,
+    "ray-tune": read_ray_tune,
+    "neps": read_neps,
+    "rliable": read_rliable,  # needs objective= (read_adapter passes it)
+    "amlb": read_amlb,  # takes score= and objective= (read_adapter passes them)
 }
+#: Adapters of HPO tools whose runs are named by a pattern (``name_pattern=``).
+NAMED_RUNS = frozenset({"optuna", "smac", "syne-tune", "ray-tune", "neps"})
+#: Adapters whose format does not record the objective: they need ``objective=``.
+NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
-                 objective: Objective | None = None) -> Results:
+                 objective: Objective | None = None, score: str | None = None,
+                 name_pattern: str | None = None) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
+
+    ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
+    (the others take it from the format); ``score`` names the metric where a
+    format holds several (the CLI's ``--score``); ``name_pattern`` names the
+    runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
+    ``--name-pattern``).
 
     Examples
     --------
     >>> sorted(ADAPTERS)
-    ['deberta', 'hpob', 'meanmax', 'priorband']
+    ['amlb', 'deberta', 'hpob', 'meanmax', 'neps', 'optuna', 'priorband', 'ray-tune', 'rliable',
+     'smac', 'syne-tune']
     """
+    if name_pattern is not None and name not in NAMED_RUNS:
+        raise ValueError(f"the {name} adapter takes no name pattern; only "
+                         f"{sorted(NAMED_RUNS)} do.")
     if name == "autorank-wide":
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
         return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
+    if name == "rliable":
+        if objective is None:
+            raise ValueError("the rliable adapter needs --objective maximize|minimize.")
+        return read_rliable(path, objective=objective, on_invalid=on_invalid)
+    if name == "amlb":
+        return read_amlb(path, score=score, objective=objective, on_invalid=on_invalid)
     if name not in ADAPTERS:
-        known = [*sorted(ADAPTERS), "autorank-wide"]
+        known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    if name in NAMED_RUNS:
+        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern)
     return ADAPTERS[name](path, on_invalid=on_invalid)
 
 
@@ -495,10 +552,19 @@ def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -
 
 __all__ = [
     "ADAPTERS",
+    "NAMED_RUNS",
+    "NEEDS_OBJECTIVE",
     "from_autorank_wide",
     "read_adapter",
+    "read_amlb",
     "read_deberta",
     "read_hpob",
     "read_meanmax",
+    "read_neps",
+    "read_optuna",
     "read_priorband",
+    "read_ray_tune",
+    "read_rliable",
+    "read_smac",
+    "read_syne_tune",
 ]
