@@ -22,7 +22,21 @@ from benchverdict.lmem.native import (
 )
 from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
 from benchverdict.stats.studentized_range import studentized_range_quantile
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+_LMEM_ASSUMPTIONS = ("a linear mixed model: normal residuals and random effects, the "
+                     "random-effect structure of the formula, additive effects")
+# One entry per multiple-comparison adjustment of Model.verdicts(adjust=...). Each contrast
+# also carries its raw (unadjusted) p-value, through which the LMEM family votes.
+for _adjust, _control in (("tukey", "family-wise over pairs"),
+                          ("holm", "family-wise over pairs"),
+                          ("bonferroni", "family-wise over pairs"),
+                          ("none", "per comparison")):
+    register_method(f"lmem.{_adjust}", "lmem", f"LMEM contrasts of marginal means ({_adjust})",
+                    paired=True, unit="row of the mixed model (a run's incumbent)",
+                    aspect="centre", assumptions=_LMEM_ASSUMPTIONS, error_control=_control,
+                    votes=True, primary=_adjust == "tukey", scale="raw",
+                    adjustment=None if _adjust == "none" else _adjust)
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -471,6 +485,7 @@ class MixedModel:
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
+                         "pvalue_raw": float(2 * stats.t.sf(abs(r["statistic"]), r["df"])),
                          "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out

@@ -42,7 +42,12 @@ from benchverdict._plain_text import plain_text
 from benchverdict.plotting import algorithm_colors, new_axes, theme
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import canonical_block_order
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+register_method("ranks.anytime_ranks", "ranks", "average rank against budget", paired=True,
+                unit="benchmark (seeds resampled)", aspect="ranks",
+                assumptions="a seed-bootstrap band; descriptive", error_control="descriptive",
+                scale="ranks")
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,10 @@ MAX_FIGURES_PER_ANALYSIS = 8
 #: minutes to draw), so the report says so and the tables carry the numbers.
 MAX_FIGURE_ALGORITHMS = 60
 MAX_FIGURE_PAIRS = 120
-#: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
+#: Bootstrap replicates for the DSE's CVaR intervals (studentized intervals).
 DSE_BOOTSTRAP_REPS = 1000
+#: The most label permutations of the DSE's CVaR tests (p-values resolve down to 0.001).
+DSE_PERMUTATIONS = 999
 #: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
 ANYTIME_BUDGETS = 12
 ANYTIME_BOOTSTRAP = 100
@@ -571,9 +573,13 @@ def _sanity_figure(report: Any, ran: list[Any]) -> Any:
 def run_tuning(results: Results, options: Options) -> AnalysisRun:
     """Median tuning curves with exact simultaneous LD bands, compared per benchmark.
 
-    Lourie et al.'s evidence (weak / fair / strong) per budget range becomes
-    one verdict per pair, benchmark and budget range. Cells that get no
-    curve are recorded as exclusions.
+    Per pair, benchmark and budget range: a decision where the bands at
+    ``sqrt(1 - alpha)`` separate (error at most ``alpha`` per pair), else
+    Lourie et al.'s lean (weak / fair / strong) from the display bands.
+    At the final budget -- ``k`` = the trials a search has there -- the
+    exact order-statistic test of the two curves, per benchmark and "on
+    every benchmark", which is the family's vote. Cells that get no curve
+    are recorded as exclusions.
     """
     tuning = _import("tuning")
     if tuning is None or not hasattr(tuning, "from_results"):
@@ -581,8 +587,25 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     run = AnalysisRun("tuning", "ok")
     run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
-                                 confidence=options.confidence)
-    run.verdicts += curves.verdicts()
+                                 confidence=options.confidence, alpha=options.alpha)
+    trials = _trials_per_run(results, options.budget)
+    k_final = int(trials.max()) if trials is not None and len(trials) else None
+    run.step("tuning-curve decisions and tests")
+    final_scope = _budget_scope(options.budget)
+    for v in curves.verdicts(budget=k_final):
+        if v.method.endswith("_test") and k_final is not None:
+            # The test sits at the final budget (k trials there), like the rank tests.
+            v = dataclasses.replace(v, scope=Scope(
+                benchmark=v.scope.benchmark, budget_low=final_scope.budget_low,
+                budget_high=final_scope.budget_high, metafeature=v.scope.metafeature))
+        run.verdicts.append(v)
+    if k_final is not None:
+        run.notes.append(
+            f"At the final budget every pair's curves are compared by the exact "
+            f"order-statistic test at k = {k_final} trials (the most trials a search has "
+            f"there); its p-value is the tuning curves' vote. Decisions over budget ranges "
+            f"need the {np.sqrt(1 - options.alpha):.2%} bands to separate (error at most "
+            f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
     if len(curves.excluded):
         run.tables["cells without a curve"] = curves.excluded
         n = run.exclude("tuning curves", "cell", curves.excluded)
@@ -652,7 +675,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                 f"distributions {label}, CVaR_{level:g}", _with_verdicts,
                 lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
                     results, cvar_level=level, confidence=options.confidence,
-                    reps=DSE_BOOTSTRAP_REPS, **kwargs), options.alpha))
+                    reps=DSE_BOOTSTRAP_REPS, permutations=DSE_PERMUTATIONS, **kwargs),
+                    options.alpha))
             if got is None:
                 continue
             res, found = got
@@ -676,8 +700,11 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                     n_algorithms=len(results.algorithms))
     run.notes.append(
         f"CVaR levels {', '.join(f'{a:g}' for a in options.cvar_levels)} (CVaR_a is the mean "
-        f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws); "
-        f"dominance: two one-sided KS tests at alpha/2 each."
+        f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws), "
+        f"decided by a label-permutation test at alpha = {options.alpha:g}, with "
+        f"{options.confidence:g} studentized bootstrap intervals; dominance: two one-sided KS "
+        f"tests at alpha/2 each. Score distributions describe single draws: they do not vote "
+        f"on the ranking at the final budget."
         + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
 

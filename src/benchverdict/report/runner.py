@@ -858,7 +858,7 @@ def compare(
         guidance = _guidance(results, options, runs)
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
-            guidance=guidance,
+            guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
