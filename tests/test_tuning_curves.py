@@ -87,7 +87,7 @@ def test_ld_median_band_has_exact_coverage(confidence, n, dist_name):
 
 
 def _integer_coverage(curve, dist, reps: int, rng) -> int:
-    """How many fresh samples give bands containing the true curve at every budget of ``curve.k``."""
+    """How many fresh samples give bands containing the true curve at every budget ``curve.k``."""
     levels = 0.5 ** (1.0 / curve.k)
     lo_idx, hi_idx = (np.asarray(v).astype(int) for v in curve.cdf.quantile_interval(levels))
     truth = dist.ppf(levels)

@@ -788,9 +788,9 @@ class CDFBand:
 
     @property
     def grid_coverage(self) -> float | None:
-        """For a band calibrated on a grid of levels: the exact probability that all its
-        quantile intervals hold (continuous scores), else ``None``.
+        """The exact coverage of a band calibrated on a grid of levels (else ``None``).
 
+        The probability that all its quantile intervals hold (continuous scores).
         With few levels the probability moves in steps as the band widens, so the
         calibration takes the first step at or above ``confidence``; this is where it
         landed (e.g. 0.822 for 0.8 with n = 10 at the budgets 1..10).
