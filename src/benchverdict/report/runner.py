@@ -446,6 +446,10 @@ def _format_warning(w: warnings.WarningMessage) -> str:
 
 
 #: Called with the name of every sub-step an analysis starts (the report's progress bar).
+#: Whether the analyses draw their figures (``compare(..., figures=False)`` skips them: the
+#: verdicts, tables and reconciliation are the same, much faster, e.g. in simulations).
+DRAW_FIGURES: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "benchverdict_draw_figures", default=True)
 _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "benchverdict_report_step", default=None)
 
@@ -763,6 +767,7 @@ def compare(
     progress: bool = True,
     cvar_levels: Sequence[float] = (0.5, 0.95),
     runners: Mapping[str, Runner] | None = None,
+    figures: bool = True,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -794,6 +799,10 @@ def compare(
         ``1 - a`` share of draws).
     runners : mapping, optional
         Replace the analysis runners (for testing).
+    figures : bool
+        Draw the analyses' figures (default). ``False`` skips them; every
+        verdict, table and relation is the same (for simulations and
+        leaderboards that need only the numbers).
 
     Returns
     -------
@@ -832,6 +841,7 @@ def compare(
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
                unit="analysis", leave=False, file=sys.stderr)
     report_warnings: list[str] = []
+    figures_token = DRAW_FIGURES.set(bool(figures))
     try:
         bar.set_postfix_str("describing the data")
         description = results.describe()
@@ -863,6 +873,7 @@ def compare(
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
     finally:
+        DRAW_FIGURES.reset(figures_token)
         bar.close()
     return Comparison(
         runs=runs,
