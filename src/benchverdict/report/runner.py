@@ -555,9 +555,51 @@ class Comparison:
         return self.reconciliation.conflicts
 
     @property
+    def conflict_groups(self) -> pd.DataFrame:
+        """The method-level contradictions grouped by explanation: each once, with its pairs."""
+        return self.reconciliation.conflict_groups
+
+    @property
     def rankings(self):
-        """The consensus ranking (or "inconclusive") of each scope group."""
+        """The partial ranking of each scope group (``Ranking`` records)."""
         return self.reconciliation.rankings
+
+    @property
+    def headlines(self) -> pd.DataFrame:
+        """Per scope: the headline sentence, the single-draw row, counts by status.
+
+        Columns :data:`~benchverdict.report.relations.HEADLINE_COLUMNS`.
+        """
+        return self.reconciliation.headlines
+
+    @property
+    def relations(self) -> pd.DataFrame:
+        """Per pair and scope: settled / implied / contradicted / power gap / unsettled.
+
+        Columns :data:`~benchverdict.report.relations.RELATION_COLUMNS`; settled
+        relations have a family-wise error of at most ``alpha`` per scope type.
+        """
+        return self.reconciliation.relations
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """Per scope: groups of mutually unsettled algorithms (as in a CD diagram)."""
+        return self.reconciliation.groups
+
+    @property
+    def contradictions(self) -> pd.DataFrame:
+        """Per scope and pair: families deciding opposite ways (or a cycle), explained."""
+        return self.reconciliation.contradictions
+
+    @property
+    def power_gaps(self) -> pd.DataFrame:
+        """Per scope and family: the settled pairs the family could not decide, and why."""
+        return self.reconciliation.power_gaps
+
+    @property
+    def votes(self) -> pd.DataFrame:
+        """One row per (family, pair, scope): the raw and Holm-adjusted p-values."""
+        return self.reconciliation.votes
 
     @property
     def table(self) -> pd.DataFrame:
@@ -744,9 +786,12 @@ class Comparison:
         ok = [r.name for r in self.runs if r.status == "ok"]
         head = self.reconciliation.headline
         status = head.status if head is not None else "no pooled verdicts"
+        counts = self.relations["status"].value_counts() if len(self.relations) else {}
+        settled = int(counts.get("settled", 0)) + int(counts.get("implied", 0))
         return (
             f"Comparison({len(self.reconciliation.verdicts)} verdicts from {ok}; "
-            f"{len(self.conflicts)} conflict(s); consensus: {status})"
+            f"{settled} settled relation(s), {len(self.contradictions)} contradiction(s); "
+            f"headline: {status})"
         )
 
 
