@@ -722,13 +722,26 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
         "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,
     } for v in votes]
     return {
-        "votes": pd.DataFrame(vote_rows, columns=VOTE_COLUMNS),
-        "relations": pd.DataFrame(relations, columns=RELATION_COLUMNS),
-        "power_gaps": pd.DataFrame(gaps, columns=POWER_GAP_COLUMNS),
-        "contradictions": pd.DataFrame(contradictions, columns=CONTRADICTION_COLUMNS),
-        "groups": pd.DataFrame(groups, columns=GROUP_COLUMNS),
-        "headlines": pd.DataFrame(headlines, columns=HEADLINE_COLUMNS),
+        "votes": _text_none(pd.DataFrame(vote_rows, columns=VOTE_COLUMNS)),
+        "relations": _text_none(pd.DataFrame(relations, columns=RELATION_COLUMNS)),
+        "power_gaps": _text_none(pd.DataFrame(gaps, columns=POWER_GAP_COLUMNS)),
+        "contradictions": _text_none(pd.DataFrame(contradictions,
+                                                  columns=CONTRADICTION_COLUMNS)),
+        "groups": _text_none(pd.DataFrame(groups, columns=GROUP_COLUMNS)),
+        "headlines": _text_none(pd.DataFrame(headlines, columns=HEADLINE_COLUMNS)),
     }
+
+
+def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """Missing values of text columns as ``None`` (pandas turns some into NaN)."""
+    for col in frame.columns:
+        if (frame[col].dtype == object or pd.api.types.is_string_dtype(frame[col])
+                or frame[col].isna().all()):
+            missing = frame[col].isna().to_numpy()
+            values = frame[col].astype(object).to_numpy(copy=True)
+            values[missing] = None
+            frame[col] = pd.Series(values, index=frame.index, dtype=object)
+    return frame
 
 
 def _ranking(rel, guidance: Guidance | None) -> Ranking:
