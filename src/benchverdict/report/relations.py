@@ -584,7 +584,11 @@ def headline_sentence(rel: ScopeRelations) -> str:
         if all(len(b) == 1 for b in blocks):
             body, middle = _chain(blocks), []
         elif len(blocks) == 1:
-            body, middle = _phrase_block(top, better), []
+            # No algorithm is above or below all others: name the known relations.
+            known = [f"{w} > {lo}" for w in top for lo in top if lo in better[w]]
+            body = _names(known)
+            middle = []
+            rest.append("no other pair is settled")
         elif len(top) == 1 and len(bottom) == 1:
             body, middle = f"{top[0]} is best and {bottom[0]} is worst", blocks[1:-1]
         elif len(top) == 1:
