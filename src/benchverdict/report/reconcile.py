@@ -561,15 +561,16 @@ def reconcile(
         scoped[key] = rel
 
     # ---- the descriptive part: every method's verdicts compared pair by pair
+    voters_of: dict[tuple, set[str]] = defaultdict(set)
+    for vote in votes:
+        voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
     agreement_rows, comparison_rows, rep_rows = [], [], []
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
         for key in sorted(nested[pair], key=_group_sort_key):
             by_method = nested[pair][key]
             methods = sorted(by_method)
             reps_all = [representative(by_method[m], final_budget) for m in methods]
-            voting = {(x.family, x.method) for x in votes_by_key.get(key, [])
-                      if (x.a, x.b) == pair}
-            voters = {m for _, m in voting}
+            voters = voters_of.get((key, pair), set())
             elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
             meta = meta_text(key[1])
             for v in reps_all:

@@ -258,10 +258,12 @@ class ScopeRelations:
     contradictions: list[dict] = field(default_factory=list)
 
     def status_of(self, a: str, b: str) -> dict | None:
-        for r in self.rows:
-            if {r["a"], r["b"]} == {a, b}:
-                return r
-        return None
+        """The relation row of the pair (either orientation), or ``None``."""
+        if getattr(self, "_index_size", -1) != len(self.rows):
+            # Built once (and again if rows change): 200 algorithms have 19,900 pairs.
+            self._index = {frozenset((r["a"], r["b"])): r for r in self.rows}
+            self._index_size = len(self.rows)
+        return self._index.get(frozenset((a, b)))
 
 
 def _closure(algorithms: Sequence[str], edges: set[tuple[str, str]]) -> dict[str, set[str]]:
