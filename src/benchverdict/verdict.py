@@ -17,13 +17,24 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from benchverdict.methods import MethodInfo, method_info, register_method
+
+__all__ = [
+    "EVIDENCE_KINDS", "JSON_SCHEMA_VERSION", "OUTCOMES", "VERDICT_COLUMNS", "Effect",
+    "Evidence", "MethodInfo", "Scope", "Verdict", "method_info", "register_method",
+    "verdict_from_dict", "verdict_to_dict", "verdicts_from_json", "verdicts_to_frame",
+    "verdicts_to_json",
+]
+
 Outcome = Literal["a", "b", "tie", "inconclusive"]
 OUTCOMES = ("a", "b", "tie", "inconclusive")
 EvidenceKind = Literal["p_value", "confidence", "band", "posterior", "descriptive"]
 EVIDENCE_KINDS = ("p_value", "confidence", "band", "posterior", "descriptive")
 Strength = Literal["weak", "fair", "strong"]
-#: Version of the JSON layout written by :func:`verdicts_to_json`.
-JSON_SCHEMA_VERSION = 1
+#: Version of the JSON layout written by :func:`verdicts_to_json` (2: verdicts carry ``lean``).
+JSON_SCHEMA_VERSION = 2
+#: Versions :func:`verdicts_from_json` reads (version 1 has no ``lean``: it reads as ``None``).
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -143,10 +154,13 @@ class Verdict:
         The two algorithms.
     outcome : {"a", "b", "tie", "inconclusive"}
         ``"a"``/``"b"``: that algorithm is better (in the objective's
-        direction). ``"tie"``: the method positively supports equivalence
-        (rare). ``"inconclusive"``: the data do not separate them.
+        direction), a decision whose error the method controls at its
+        stated level (``evidence.level``). ``"tie"``: the method positively
+        supports equivalence (rare). ``"inconclusive"``: the data do not
+        separate them at that level.
     method : str
-        The method, ``"module.method"``, e.g. ``"ranks.nemenyi"``.
+        The method, ``"module.method"``, e.g. ``"ranks.nemenyi"``; declared
+        by the module that emits it (:mod:`benchverdict.methods`).
     scope : Scope
     evidence : Evidence
     effect : Effect or None
@@ -160,6 +174,12 @@ class Verdict:
         One line a reader can check.
     details : mapping
         Anything else, JSON-serialisable (kept in the JSON round trip).
+    lean : {"a", "b"} or None
+        Evidence below the decision bar that points one way (Lourie et al.'s
+        weak or fair band evidence, an 80% band or interval that excludes
+        the other): only with an ``"inconclusive"`` outcome, never a win,
+        and never used to settle a relation. Its strength is in
+        ``evidence.strength`` (bands) or ``details``.
 
     Examples
     --------
@@ -185,10 +205,17 @@ class Verdict:
     unit: str = ""
     n: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    lean: Literal["a", "b"] | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome must be one of {OUTCOMES}, got {self.outcome!r}.")
+        if self.lean not in (None, "a", "b"):
+            raise ValueError(f"lean must be 'a', 'b' or None, got {self.lean!r}.")
+        if self.lean is not None and self.outcome != "inconclusive":
+            raise ValueError(
+                f"a lean is evidence below the decision bar, so it goes with an "
+                f"'inconclusive' outcome, got outcome {self.outcome!r} with lean {self.lean!r}.")
         if self.objective not in ("maximize", "minimize"):
             raise ValueError(f"objective must be maximize or minimize, got {self.objective!r}.")
         if self.a == self.b:
@@ -198,12 +225,18 @@ class Verdict:
         object.__setattr__(self, "details", dict(self.details))
 
     def __hash__(self) -> int:
-        return hash((self.a, self.b, self.outcome, self.method, self.scope, self.evidence))
+        return hash((self.a, self.b, self.outcome, self.method, self.scope, self.evidence,
+                     self.lean))
 
     @property
     def winner(self) -> str | None:
         """The better algorithm's name, or ``None`` for a tie or no decision."""
         return {"a": self.a, "b": self.b}.get(self.outcome)
+
+    @property
+    def leans_to(self) -> str | None:
+        """The algorithm the evidence leans to (below the decision bar), or ``None``."""
+        return {"a": self.a, "b": self.b}.get(self.lean or "")
 
     @property
     def module(self) -> str:
@@ -213,6 +246,7 @@ class Verdict:
     def swapped(self) -> Verdict:
         """The same verdict with ``a`` and ``b`` exchanged (effect negated)."""
         outcome = {"a": "b", "b": "a"}.get(self.outcome, self.outcome)
+        lean = {"a": "b", "b": "a"}.get(self.lean or "")
         effect = self.effect
         if effect is not None:
             effect = Effect(
@@ -225,7 +259,7 @@ class Verdict:
         return Verdict(
             a=self.b, b=self.a, outcome=outcome, method=self.method, scope=self.scope,
             evidence=self.evidence, objective=self.objective, explanation=self.explanation,
-            effect=effect, unit=self.unit, n=self.n, details=self.details,
+            effect=effect, unit=self.unit, n=self.n, details=self.details, lean=lean,
         )
 
     def __str__(self) -> str:
@@ -235,12 +269,15 @@ class Verdict:
             "tie": f"{self.a} and {self.b} tie",
             "inconclusive": f"{self.a} vs {self.b}: inconclusive",
         }[self.outcome]
+        if self.lean is not None:
+            strength = f", {self.evidence.strength}" if self.evidence.strength else ""
+            head += f" (leans {self.leans_to}{strength})"
         return f"{head} on {self.scope} [{self.method}; {self.evidence}]: {self.explanation}"
 
 
 VERDICT_COLUMNS = [
-    "a", "b", "outcome", "winner", "method", "module", "benchmark", "budget_low", "budget_high",
-    "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
+    "a", "b", "outcome", "winner", "lean", "method", "module", "benchmark", "budget_low",
+    "budget_high", "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
     "effect_name", "effect", "effect_low", "effect_high", "effect_level", "objective", "unit",
     "n", "explanation",
 ]
@@ -266,6 +303,7 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
                 "b": v.b,
                 "outcome": v.outcome,
                 "winner": v.winner,
+                "lean": v.leans_to,
                 "method": v.method,
                 "module": v.module,
                 "benchmark": v.scope.benchmark,
@@ -346,6 +384,7 @@ def verdict_from_dict(data: Mapping[str, Any]) -> Verdict:
         unit=d.get("unit", ""),
         n=d.get("n"),
         details=d.get("details", {}),
+        lean=d.get("lean"),
     )
 
 
@@ -356,7 +395,7 @@ def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> 
     --------
     >>> doc = verdicts_to_json([])
     >>> json.loads(doc)["schema_version"]
-    1
+    2
     """
     doc = {
         "schema": "benchverdict.verdicts",
@@ -371,10 +410,10 @@ def verdicts_from_json(text: str) -> list[Verdict]:
     doc = json.loads(text)
     if doc.get("schema") != "benchverdict.verdicts":
         raise ValueError("not a benchverdict verdicts document (missing 'schema').")
-    if doc.get("schema_version") != JSON_SCHEMA_VERSION:
+    if doc.get("schema_version") not in READABLE_SCHEMA_VERSIONS:
         raise ValueError(
             f"unsupported verdicts schema_version {doc.get('schema_version')!r}; this version of "
-            f"benchverdict reads version {JSON_SCHEMA_VERSION}."
+            f"benchverdict reads versions {READABLE_SCHEMA_VERSIONS}."
         )
     return [verdict_from_dict(v) for v in doc["verdicts"]]
 

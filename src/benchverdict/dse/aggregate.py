@@ -48,7 +48,17 @@ import pandas as pd
 from benchverdict._plain_text import plain_text
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import sample_key
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+# rliable-style aggregates over benchmarks (a stratified bootstrap interval of the
+# difference, at the result's confidence); single draws, so no vote on the final ranking.
+for _metric, _aspect in (("iqm", "centre"), ("mean", "centre"), ("median", "centre"),
+                         ("optimality_gap", "lower tail")):
+    register_method(f"dse.aggregate_{_metric}", "dse", f"aggregate {_metric} over benchmarks",
+                    paired=False, unit="random-search draw (resampled within benchmark)",
+                    aspect=_aspect, assumptions="IID draws within each benchmark; an "
+                    "asymptotic (percentile) bootstrap interval",
+                    error_control="per comparison", scale="normalised", iid_draws=True)
 
 METRICS = ("iqm", "mean", "median", "optimality_gap")
 #: Metrics where smaller is better.

@@ -16,12 +16,32 @@ import pandas as pd
 
 from benchverdict._plain_text import plain_text
 from benchverdict.dse.aggregate import normalize_frame
-from benchverdict.dse.compare import cvar_difference, dominance_test
+from benchverdict.dse.compare import (
+    cvar_difference,
+    cvar_permutation_test,
+    dominance_test,
+    single_draw_advantage,
+    single_draw_probability,
+)
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
 from benchverdict.dse.statistics import statistic
 from benchverdict.results import Results
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
+_DRAW = "random-search draw (trial)"
+_IID = "IID random-search draws of each algorithm, independent between algorithms"
+# DSE describes single draws (budget 1): its verdicts are shown but do not vote on the
+# ranking at the final budget.
+register_method("dse.dominance", "dse", "first-order stochastic dominance (two one-sided KS)",
+                paired=False, unit=_DRAW, aspect="whole distribution", assumptions=_IID,
+                error_control="per comparison", iid_draws=True)
+register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=False,
+                unit=_DRAW, aspect="upper tail", assumptions=_IID,
+                error_control="per comparison", parametrised=True, iid_draws=True)
+
+#: A CVaR difference is decided only with at least this many draws in each sample's tail
+#: (n (1 - level)); below it the studentized statistic has no usable distribution.
+MIN_TAIL_DRAWS = 5
 #: The benchmark label of pooled distributions.
 POOLED = "pooled"
 
@@ -62,6 +82,12 @@ class DistributionResult:
     pooled : bool
         Whether the draws are pooled over benchmarks (their verdicts then
         speak for all benchmarks, scope ``benchmark=None``).
+    permutations : int
+        The most label permutations of the CVaR test
+        (:func:`~benchverdict.dse.cvar_permutation_test`).
+    strata : dict
+        ``(scope, algorithm) -> benchmark of each draw`` for pooled draws
+        (the permutation test permutes within benchmarks).
     """
 
     draws: dict
@@ -82,6 +108,8 @@ class DistributionResult:
     reps: int = 10_000
     seed: int | None = 0
     pooled: bool = False
+    permutations: int = 1999
+    strata: dict = field(default_factory=dict, repr=False)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -170,17 +198,31 @@ class DistributionResult:
                     if (bench, a) in self.draws and (bench, b) in self.draws:
                         yield bench, a, b, self.draws[bench, a], self.draws[bench, b]
 
+    def cvar_test(self, bench: str, a: str, b: str):
+        """The CVaR permutation test of ``a`` against ``b`` on scope ``bench``."""
+        xa, xb = self.draws[bench, a], self.draws[bench, b]
+        strata = None
+        if (bench, a) in self.strata and (bench, b) in self.strata:
+            strata = (self.strata[bench, a], self.strata[bench, b])
+        return cvar_permutation_test(xa, xb, self.cvar_level, objective=self.objective,
+                                     reps=self.permutations, strata=strata, seed=self.seed)
+
     def verdicts(self, *, alpha: float = 0.05) -> list[Verdict]:
         """Two verdicts per pair and scope: stochastic dominance and the CVaR difference.
 
         ``dse.dominance``: the two one-sided KS tests at ``alpha / 2`` each
         (``"a"`` when only A is significantly better somewhere; a significant
         crossing or no difference is ``"inconclusive"``, with the crossing
-        points in the explanation and ``details``). ``dse.cvar``: ``"a"`` or
-        ``"b"`` when the CVaR-difference interval excludes 0.
+        points in the explanation and ``details``); ``details`` also hold
+        ``p_single_draw``, the probability that a single draw of ``a`` beats
+        one of ``b``. ``dse.cvar``: ``"a"`` or ``"b"`` when the label
+        permutation test of the CVaR difference rejects ``F_A = F_B`` at
+        ``alpha`` (error at most ``alpha`` per comparison, exactly); when it
+        does not but the interval at ``confidence`` excludes 0, the verdict
+        is inconclusive with a *lean*. The effect carries the interval.
         """
         out: list[Verdict] = []
-        unit = "random-search draw (trial)"
+        unit = _DRAW
         for bench, a, b, xa, xb in self._pairs():
             # Only the pooled distribution speaks for all benchmarks; a benchmark that
             # happens to be called "pooled" or "all" is still that one benchmark.
@@ -205,35 +247,70 @@ class DistributionResult:
             else:
                 text = "no significant difference between the CDFs"
                 outcome = "inconclusive"
+            p_win = single_draw_probability(xa, xb, objective=self.objective)
             out.append(
                 Verdict(
                     a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
                     evidence=Evidence("p_value", t.p_adjusted, alpha), objective=self.objective,
-                    explanation=text + ".", unit=unit, n=t.n_a + t.n_b,
+                    explanation=text + f"; a single draw of {a} beats one of {b} "
+                                       f"{p_win:.0%} of the time.",
+                    # Cliff's delta, P(A > B) - P(B > A) = 2 p - 1: antisymmetric, so it
+                    # negates when the pair is swapped, as every effect must.
+                    effect=Effect("single-draw advantage P(a beats b) - P(b beats a) "
+                                  "(Cliff's delta)",
+                                  single_draw_advantage(xa, xb, objective=self.objective)),
+                    unit=unit, n=t.n_a + t.n_b,
                     details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                              "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
                              "crossings": t.crossings, "test": "one-sided two-sample KS x2",
-                             "normalize": self.normalize},
+                             "normalize": self.normalize, "p_single_draw": p_win},
                 )
             )
             iv = self._cvar_diff(xa, xb)
-            outcome = "a" if iv.low > 0 else "b" if iv.high < 0 else "inconclusive"
+            test = self.cvar_test(bench, a, b)
+            what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
+            lean = None
+            tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
+            if test.pvalue <= alpha and test.direction is not None and (
+                    tail_draws < MIN_TAIL_DRAWS):
+                # Exact under equal distributions, but which CVaR is higher rests on too few
+                # draws for the studentized statistic: no decision, and the reason stated.
+                outcome = "inconclusive"
+                lean = test.direction
+                why = (f"the permutation test rejects equal distributions (p = "
+                       f"{test.pvalue:.3g}), but with {tail_draws:.1f} draws in the smaller "
+                       f"sample's tail (fewer than {MIN_TAIL_DRAWS}) which CVaR is higher is "
+                       f"not established: a lean towards {a if lean == 'a' else b}")
+            elif test.pvalue <= alpha and test.direction is not None:
+                outcome = test.direction
+                why = (f"the studentized permutation test rejects equal CVaRs "
+                       f"(p = {test.pvalue:.3g})")
+            else:
+                outcome = "inconclusive"
+                lean = "a" if iv.low > 0 else "b" if iv.high < 0 else None
+                why = (f"the studentized permutation test does not reject equal CVaRs at alpha = "
+                       f"{alpha:g} (p = {test.pvalue:.3g})")
+                if lean is not None:
+                    why += (f"; the {self.confidence:.0%} interval excludes 0, a lean "
+                            f"towards {a if lean == 'a' else b}, not a decision")
             out.append(
                 Verdict(
                     a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
-                    evidence=Evidence("confidence", level=self.confidence),
+                    evidence=Evidence("p_value", test.pvalue, alpha),
                     objective=self.objective,
                     explanation=(
-                        f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%}) "
-                        f"advantage "
-                        f"of {a}: {iv.estimate:.4g} [{iv.low:.4g}, {iv.high:.4g}] "
-                        f"({iv.method})."
+                        f"{what} advantage of {a}: {iv.estimate:.4g} [{iv.low:.4g}, "
+                        f"{iv.high:.4g}] ({self.confidence:.0%} {iv.method}); {why}."
                     ),
                     effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.low,
                                   iv.high, self.confidence),
-                    unit=unit, n=int(xa.size + xb.size),
+                    unit=unit, n=int(xa.size + xb.size), lean=lean,
                     details={"interval": iv.method, "normalize": self.normalize,
-                             "cvar_level": self.cvar_level},
+                             "cvar_level": self.cvar_level, "pvalue_raw": test.pvalue,
+                             "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
+                             "test": "studentized label permutation (Besag-Clifford sequential)"
+                                     + (", within benchmarks" if self.strata else ""),
+                             "permutations": test.reps},
                 )
             )
         return out
@@ -340,6 +417,7 @@ def distribution(
     high: float | None = None,
     reps: int = 10_000,
     seed: int | None = 0,
+    permutations: int = 1999,
 ) -> DistributionResult:
     """Build per-algorithm performance distributions and summarise them.
 
@@ -378,6 +456,8 @@ def distribution(
     reps : int
         Bootstrap replicates.
     seed : int, optional
+    permutations : int
+        The most label permutations of the CVaR test in :meth:`~DistributionResult.verdicts`.
 
     Returns
     -------
@@ -419,6 +499,7 @@ def distribution(
     how = _auto_interval(interval, lo, hi)
     sign = 1.0 if objective == "maximize" else -1.0
     draws: dict = {}
+    strata: dict = {}
     rows = []
     algs = results.algorithms
     for scope in pd.unique(frame["scope"]):
@@ -430,6 +511,8 @@ def distribution(
                 continue
             x = frame.loc[sel, "value"].to_numpy(dtype=float)
             draws[str(scope), alg] = x
+            if pooled:
+                strata[str(scope), alg] = frame.loc[sel, "benchmark"].astype(str).to_numpy()
             rows.append(_summary(str(scope), alg, x, sign, cvar_level, lower_cvar_level,
                                  threshold,
                                  confidence, band, how, lo, hi, reps, seed))
@@ -440,6 +523,7 @@ def distribution(
         confidence=confidence, band=band, interval=how, low=lo, high=hi,
         normalize=normalize, reference=reference, threshold=threshold,
         excluded=results.exclusions, reps=reps, seed=seed, pooled=bool(pooled),
+        permutations=int(permutations), strata=strata,
     )
 
 

@@ -15,8 +15,18 @@ Two kinds:
   CVaR and areas need support bounds (``low``/``high``), as the mean tuning
   curve does: without them the band leaves mass at infinity and the interval
   is infinite on that side.
-* **Bootstrap intervals** (percentile, vectorised): no support bounds,
-  asymptotic only; their coverage is measured in the tests and the README.
+* **Bootstrap intervals** (vectorised): no support bounds, asymptotic only.
+  By default *studentized* (bootstrap-t): the resampled statistic is
+  standardised by its plug-in standard error from the influence function,
+  ``T* = (theta* - theta) / se*``, and the interval is
+  ``[theta - q_hi * se, theta - q_lo * se]``. For tail statistics this
+  matters: the percentile interval of CVaR_0.9 from 50 Beta(2, 5) draws
+  covers 0.81 at a nominal 0.95, the studentized one 0.95
+  (``tests/test_dse_intervals.py``). With fewer than about 5 draws in the
+  tail (CVaR_0.95 from 50 draws) no bootstrap holds its level; the report
+  flags such intervals. Quantiles, which have no plug-in standard error,
+  get the percentile interval (and their band interval is always
+  available).
 
 Bands come from the shared module :mod:`benchverdict.stats.cdf_bands` (DKW,
 KS and Learned-Miller-DeStefano bands).
@@ -183,7 +193,8 @@ class Interval:
     estimate, low, high : float
     confidence : float
     method : str
-        ``"band:<method>"`` or ``"bootstrap:percentile"``.
+        ``"band:<method>"``, ``"bootstrap:studentized"`` or
+        ``"bootstrap:percentile"``.
     """
 
     statistic: str
@@ -271,11 +282,36 @@ def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.nda
 
     The draws are sorted first: a resample's law does not depend on their
     order, and sorting makes the resamples (and so every interval) a function
-    of the values alone, unchanged when the input rows are permuted.
+    of the values alone, unchanged when the input rows are permuted. Each
+    resample comes back sorted (the indices are sorted, which is cheaper than
+    sorting the values again for every order statistic computed from them).
     """
     z = np.sort(np.asarray(z))
-    idx = rng.integers(0, z.size, size=(reps, z.size))
+    idx = np.sort(rng.integers(0, z.size, size=(reps, z.size)), axis=1)
     return z[idx]
+
+
+def studentized_roots(estimates: np.ndarray, ses: np.ndarray, estimate: float) -> np.ndarray:
+    """Bootstrap-t roots ``(theta* - theta) / se*``; ``se* = 0`` gives +-inf (0 if equal).
+
+    Keeping degenerate resamples (all tail draws tied) as infinite roots
+    widens the interval rather than silently dropping them.
+    """
+    diff = estimates - estimate
+    with np.errstate(divide="ignore", invalid="ignore"):
+        roots = np.where(ses > 0, diff / np.where(ses > 0, ses, 1.0),
+                         np.sign(diff) * np.inf)
+    return np.where((ses <= 0) & (diff == 0), 0.0, roots)
+
+
+def studentized_limits(roots: np.ndarray, estimate: float, se: float,
+                       confidence: float) -> tuple[float, float]:
+    """``[theta - q_hi * se, theta - q_lo * se]`` from the bootstrap-t roots."""
+    tail = (1.0 - confidence) / 2.0
+    q_lo, q_hi = np.quantile(roots, [tail, 1.0 - tail], method="inverted_cdf")
+    if se <= 0:  # every draw of the statistic's support is tied: nothing to studentize
+        return estimate, estimate
+    return float(estimate - q_hi * se), float(estimate - q_lo * se)
 
 
 def bootstrap_interval(
@@ -287,33 +323,56 @@ def bootstrap_interval(
     reps: int = 10_000,
     seed: int | np.random.Generator | None = 0,
     chunk: int = 5_000,
+    kind: str = "auto",
 ) -> Interval:
-    """A percentile-bootstrap interval for ``stat`` (vectorised over resamples).
+    """A bootstrap interval for ``stat`` (vectorised over resamples).
 
-    Asymptotic: no finite-sample guarantee, and poor for extreme tails
-    (a CVaR at a level near 1 depends on a handful of draws). Its coverage
-    is measured in ``tests/test_dse_intervals.py``.
+    Parameters
+    ----------
+    kind : {"auto", "studentized", "percentile"}
+        ``"auto"``: studentized when the statistic has a plug-in standard
+        error (mean, CVaR, threshold area, exceedance), else percentile.
+
+    Asymptotic: no finite-sample guarantee. The studentized interval holds
+    its level for CVaR with 5 or more tail draws; the percentile interval
+    does not (module docstring; measured in ``tests/test_dse_intervals.py``).
 
     Examples
     --------
     >>> from benchverdict.dse.statistics import statistic
     >>> x = np.random.default_rng(0).normal(size=200)
     >>> iv = bootstrap_interval(x, statistic("mean"), reps=2000)
-    >>> iv.low < 0 < iv.high
-    True
+    >>> iv.low < 0 < iv.high, iv.method
+    (True, 'bootstrap:studentized')
     """
+    if kind not in ("auto", "studentized", "percentile"):
+        raise ValueError(f"kind must be 'auto', 'studentized' or 'percentile', got {kind!r}.")
+    if kind == "studentized" and stat.se_rows is None:
+        raise ValueError(f"{stat.name} has no plug-in standard error; use kind='percentile'.")
+    studentized = kind != "percentile" and stat.se_rows is not None
     x = as_sample(scores)
     z = sign * x
     rng = np.random.default_rng(seed)
-    values = np.concatenate(
-        [stat.of_rows(bootstrap_rows(z, min(chunk, reps - start), rng))
-         for start in range(0, reps, chunk)]
-    )
-    tail = (1.0 - confidence) / 2.0
-    q = np.percentile(values, [100 * tail, 100 * (1 - tail)])
-    a, b = stat.to_user(float(q[0]), sign), stat.to_user(float(q[1]), sign)
-    est = stat.to_user(stat.of_sample(z), sign)
-    return Interval(stat.name, est, min(a, b), max(a, b), confidence, "bootstrap:percentile")
+    values, ses = [], []
+    for start in range(0, reps, chunk):
+        rows = bootstrap_rows(z, min(chunk, reps - start), rng)
+        values.append(stat.of_rows(rows))
+        if studentized:
+            ses.append(stat.se_rows(rows))
+    values = np.concatenate(values)
+    theta = stat.of_sample(z)
+    if studentized:
+        se = float(stat.se_rows(np.sort(z)[None, :])[0])
+        roots = studentized_roots(values, np.concatenate(ses), theta)
+        lo, hi = studentized_limits(roots, theta, se, confidence)
+        how = "bootstrap:studentized"
+    else:
+        tail = (1.0 - confidence) / 2.0
+        lo, hi = (float(v) for v in np.percentile(values, [100 * tail, 100 * (1 - tail)]))
+        how = "bootstrap:percentile"
+    a, b = stat.to_user(lo, sign), stat.to_user(hi, sign)
+    est = stat.to_user(theta, sign)
+    return Interval(stat.name, est, min(a, b), max(a, b), confidence, how)
 
 
 def interval(
@@ -404,4 +463,6 @@ __all__ = [
     "dkw_epsilon",
     "interval",
     "step_band",
+    "studentized_limits",
+    "studentized_roots",
 ]

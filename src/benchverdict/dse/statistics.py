@@ -217,12 +217,18 @@ class Statistic:
     location : bool
         True when the value is a score (converted back by ``sign``); False
         for areas and probabilities (no sign change).
+    se_rows : callable or None
+        ``(B, n) -> (B,)``: the plug-in standard error of the estimate from
+        its empirical influence function, ``sd(IF(Z)) / sqrt(n)`` (for the
+        studentized bootstrap); ``None`` for quantiles (whose standard error
+        needs a density estimate).
     """
 
     name: str
     of_law: Callable[[DiscreteLaw], float]
     of_rows: Callable[[np.ndarray], np.ndarray]
     location: bool
+    se_rows: Callable[[np.ndarray], np.ndarray] | None = None
 
     def of_sample(self, z: np.ndarray) -> float:
         """The plug-in estimate from an oriented sample."""
@@ -233,11 +239,58 @@ class Statistic:
         return sign * value if self.location else value
 
 
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    """``rows`` sorted along axis 1 (a linear check first: resamples often come sorted)."""
+    if rows.shape[1] > 1 and not np.all(rows[:, 1:] >= rows[:, :-1]):
+        return np.sort(rows, axis=1)
+    return rows
+
+
 def _rows_cvar(level: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
     def f(rows: np.ndarray) -> np.ndarray:
         n = rows.shape[1]
         w = tail_weights(np.arange(1, n + 1) / n, level, tail)
-        return np.sort(rows, axis=1) @ w
+        used = np.flatnonzero(w)  # a contiguous run: only the tail's order statistics
+        lo, hi = int(used[0]), int(used[-1]) + 1
+        return _sorted_rows(rows)[:, lo:hi] @ w[lo:hi]
+
+    return f
+
+
+def _influence_se(values: np.ndarray) -> np.ndarray:
+    """``sd(IF) / sqrt(n)`` per row of influence-function values."""
+    n = values.shape[1]
+    if n < 2:
+        return np.zeros(values.shape[0])
+    return values.std(axis=1, ddof=1) / np.sqrt(n)
+
+
+def _se_cvar(level: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
+    r"""Plug-in standard error of the empirical CVaR from its influence function.
+
+    For the upper tail (Rockafellar-Uryasev form) with ``v = F^{-1}(level)``,
+    :math:`IF(z) = v + (z - v)^+ / (1 - level) - CVaR`; for the lower tail
+    :math:`IF(z) = v + \min(z - v, 0) / level - CVaR`.
+    """
+    def f(rows: np.ndarray) -> np.ndarray:
+        n = rows.shape[1]
+        s = _sorted_rows(rows)
+        i = min(max(int(np.ceil(level * n - 1e-12)) - 1, 0), n - 1)
+        # v and CVaR are constants within a row, so sd(IF) = sd((z - v)^+) / (1 - level)
+        # (upper tail) or sd(min(z - v, 0)) / level (lower tail).
+        # Only the tail's order statistics are non-zero: sum over them (two-pass, with
+        # the zeros' share added back), which is what makes permutations cheap.
+        if tail == "upper":
+            part = np.maximum(s[:, i:] - s[:, i:i + 1], 0.0)
+            scale = 1.0 - level
+        else:
+            part = np.minimum(s[:, :i + 1] - s[:, i:i + 1], 0.0)
+            scale = level
+        if n < 2:
+            return np.zeros(s.shape[0])
+        mean = part.sum(axis=1) / n
+        ss = ((part - mean[:, None]) ** 2).sum(axis=1) + (n - part.shape[1]) * mean ** 2
+        return np.sqrt(ss / (n - 1)) / np.sqrt(n) / scale
 
     return f
 
@@ -260,7 +313,8 @@ def statistic(name: str, **params: float) -> Statistic:
     3.5
     """
     if name == "mean":
-        return Statistic("mean", DiscreteLaw.mean, lambda r: r.mean(axis=1), True)
+        return Statistic("mean", DiscreteLaw.mean, lambda r: r.mean(axis=1), True,
+                         _influence_se)
     if name == "quantile":
         q = float(params["q"])
         if not 0.0 <= q <= 1.0:
@@ -276,7 +330,7 @@ def statistic(name: str, **params: float) -> Statistic:
         level = check_cvar_level(params["cvar_level"], tail)
         return Statistic(
             f"cvar_{tail}_{level:g}", lambda law: law.cvar(level, tail),
-            _rows_cvar(level, tail), True,
+            _rows_cvar(level, tail), True, _se_cvar(level, tail),
         )
     if name == "threshold_area":
         tau = float(params["threshold"])
@@ -284,12 +338,14 @@ def statistic(name: str, **params: float) -> Statistic:
         return Statistic(
             f"threshold_area_{tau:g}", lambda law: law.threshold_area(tau, cap),
             lambda r: np.minimum(np.clip(r - tau, 0.0, None), cap).mean(axis=1), False,
+            lambda r: _influence_se(np.minimum(np.clip(r - tau, 0.0, None), cap)),
         )
     if name == "exceedance":
         tau = float(params["threshold"])
         return Statistic(
             f"exceedance_{tau:g}", lambda law: law.exceedance(tau),
             lambda r: (r > tau).mean(axis=1), False,
+            lambda r: _influence_se((r > tau).astype(float)),
         )
     raise ValueError(
         f"unknown statistic {name!r}; use mean, quantile, cvar, threshold_area or exceedance."

@@ -34,7 +34,12 @@ from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import fit
 from benchverdict.stats.studentized_range import studentized_range_quantile
-from benchverdict.verdict import Scope, Verdict
+from benchverdict.verdict import Scope, Verdict, register_method
+
+register_method("lmem.metafeature", "lmem", "LMEM contrast within a metafeature level",
+                paired=True, unit="run (an incumbent)", aspect="centre",
+                assumptions="a linear mixed model with an algorithm x metafeature interaction",
+                error_control="per comparison", votes=True, scale="raw")
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt

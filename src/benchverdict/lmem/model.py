@@ -22,7 +22,21 @@ from benchverdict.lmem.native import (
 )
 from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
 from benchverdict.stats.studentized_range import studentized_range_quantile
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+_LMEM_ASSUMPTIONS = ("a linear mixed model: normal residuals and random effects, the "
+                     "random-effect structure of the formula, additive effects")
+# One entry per multiple-comparison adjustment of Model.verdicts(adjust=...). Each contrast
+# also carries its raw (unadjusted) p-value, through which the LMEM family votes.
+for _adjust, _control in (("tukey", "family-wise over pairs"),
+                          ("holm", "family-wise over pairs"),
+                          ("bonferroni", "family-wise over pairs"),
+                          ("none", "per comparison")):
+    register_method(f"lmem.{_adjust}", "lmem", f"LMEM contrasts of marginal means ({_adjust})",
+                    paired=True, unit="row of the mixed model (a run's incumbent)",
+                    aspect="centre", assumptions=_LMEM_ASSUMPTIONS, error_control=_control,
+                    votes=True, primary=_adjust == "tukey", scale="raw",
+                    adjustment=None if _adjust == "none" else _adjust)
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -368,6 +382,16 @@ class MixedModel:
         """
         if adjust not in ("tukey", "holm", "bonferroni", "none"):
             raise ValueError(f"adjust must be tukey, holm, bonferroni or none, got {adjust!r}.")
+        # The report asks for the same contrasts three times (verdicts, table, CD diagram);
+        # with many algorithms each Tukey p-value is a numerical integral: compute once.
+        cache = self.__dict__.setdefault("_pairwise_cache", {})
+        key = (factor, adjust, by, df)
+        if key not in cache:
+            cache[key] = self._pairwise(factor, adjust, by=by, df=df)
+        return cache[key].copy()
+
+    def _pairwise(self, factor: str, adjust: str, *, by: str | None,
+                  df: str) -> pd.DataFrame:
         if self._r_model is not None:
             from benchverdict.lmem import rbackend
 
@@ -479,6 +503,7 @@ class MixedModel:
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
+                         "pvalue_raw": float(2 * stats.t.sf(abs(r["statistic"]), r["df"])),
                          "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out

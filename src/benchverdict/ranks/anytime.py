@@ -49,7 +49,12 @@ from benchverdict.plotting import (
 )
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import canonical_block_order
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+register_method("ranks.anytime_ranks", "ranks", "average rank against budget", paired=True,
+                unit="benchmark (seeds resampled)", aspect="ranks",
+                assumptions="a seed-bootstrap band; descriptive", error_control="descriptive",
+                scale="ranks")
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,30 @@ from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
 from benchverdict.ranks.friedman import _as_blocks, _p
 from benchverdict.results import BlockMatrix, Results
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+_AUTORANK_UNIT = "block: a benchmark (seeds aggregated)"
+# Autorank repeats tests the rank family already runs (Nemenyi, Tukey on the same blocks):
+# its verdicts are shown, but the family votes through its own pairwise tests.
+for _name, _label, _aspect, _paired, _control, _scale in (
+    ("nemenyi", "Autorank: Friedman + Nemenyi", "ranks", True, "family-wise over pairs",
+     "ranks"),
+    ("tukey", "Autorank: ANOVA + Tukey HSD", "centre", False, "family-wise over pairs", "raw"),
+    ("friedman", "Autorank: Friedman (no post-hoc)", "ranks", True, "per comparison", "ranks"),
+    ("anova", "Autorank: repeated-measures ANOVA (no post-hoc)", "centre", True,
+     "per comparison", "raw"),
+    ("wilcoxon", "Autorank: Wilcoxon signed-rank (two algorithms)", "ranks", True,
+     "per comparison", "ranks"),
+    ("ttest", "Autorank: paired t-test (two algorithms)", "centre", True, "per comparison",
+     "raw"),
+    ("bayes", "Autorank: Bayesian signed-rank test", "ranks", True, "descriptive", "ranks"),
+):
+    register_method(f"ranks.autorank_{_name}", "ranks", _label, paired=_paired,
+                    unit=_AUTORANK_UNIT, aspect=_aspect,
+                    assumptions="Autorank's decision path: normality (Shapiro-Wilk) and equal "
+                                "variances (Bartlett/Levene) choose the test",
+                    error_control=_control, scale=_scale,
+                    adjustment={"nemenyi": "nemenyi", "tukey": "tukey"}.get(_name))
 
 TUKEY_FLAG = (
     "autorank's Tukey HSD step (statsmodels MultiComparison) treats the algorithms' samples "

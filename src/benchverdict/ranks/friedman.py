@@ -51,7 +51,7 @@ from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
 from benchverdict.results import BlockMatrix, Results
 from benchverdict.stats.symmetry import canonical_block_order
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
 Posthoc = Literal["nemenyi", "wilcoxon", "conover"]
 Adjust = Literal["holm", "bonferroni"]
@@ -63,6 +63,24 @@ METHOD_NAMES = {
     "wilcoxon": "ranks.wilcoxon_holm",
     "conover": "ranks.conover",
 }
+_BLOCKS = "block: a benchmark (seeds aggregated) or a benchmark x seed run"
+_BLOCK_ASSUMPTIONS = "independent blocks; only the order of the algorithms within a block counts"
+# The rank-test family votes through pairwise Wilcoxon signed-rank tests (raw p-values, a
+# test of the pair alone); Nemenyi's and Conover's tests depend on the other algorithms.
+register_method("ranks.wilcoxon_holm", "ranks", "Wilcoxon signed-rank (Holm)", paired=True,
+                unit=_BLOCKS, aspect="ranks", assumptions=_BLOCK_ASSUMPTIONS
+                + "; differences symmetric about their median under H0",
+                error_control="family-wise over pairs", votes=True, primary=True,
+                scale="ranks", adjustment="holm")
+register_method("ranks.nemenyi", "ranks", "Friedman + Nemenyi", paired=True, unit=_BLOCKS,
+                aspect="ranks", assumptions=_BLOCK_ASSUMPTIONS
+                + "; a pair's test depends on the other algorithms (Benavoli et al. 2016)",
+                error_control="family-wise over pairs", votes=True, scale="ranks",
+                adjustment="nemenyi")
+register_method("ranks.conover", "ranks", "Friedman + Conover", paired=True, unit=_BLOCKS,
+                aspect="ranks", assumptions=_BLOCK_ASSUMPTIONS,
+                error_control="family-wise over pairs", votes=True, scale="ranks",
+                adjustment="holm")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,13 @@ from benchverdict._plain_text import plain_text
 from benchverdict.plotting import new_axes, theme
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import compare_samples
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+
+register_method(
+    "ranks.sign_test", "ranks", "win/tie/loss sign test", paired=True,
+    unit="benchmark (win, tie or loss decided over its seeds)", aspect="centre",
+    assumptions="independent benchmarks; per benchmark a two-sided test over seeds decides "
+                "win, tie or loss", error_control="per comparison", votes=True, scale="ranks")
 
 Test = Literal["mannwhitney", "permutation"]
 

@@ -48,8 +48,10 @@ MAX_FIGURES_PER_ANALYSIS = 8
 #: minutes to draw), so the report says so and the tables carry the numbers.
 MAX_FIGURE_ALGORITHMS = 60
 MAX_FIGURE_PAIRS = 120
-#: Bootstrap replicates for the DSE's CVaR intervals (percentile intervals).
+#: Bootstrap replicates for the DSE's CVaR intervals (studentized intervals).
 DSE_BOOTSTRAP_REPS = 1000
+#: The most label permutations of the DSE's CVaR tests (p-values resolve down to 0.001).
+DSE_PERMUTATIONS = 999
 #: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
 ANYTIME_BUDGETS = 12
 ANYTIME_BOOTSTRAP = 100
@@ -126,8 +128,13 @@ def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any]
     """Draw a figure as its own sub-step: a figure that fails costs only itself.
 
     A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
-    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so.
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
+    ``compare(..., figures=False)`` no figure is drawn.
     """
+    from benchverdict.report.runner import DRAW_FIGURES
+
+    if not DRAW_FIGURES.get():
+        return
     if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
         what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
                 else f"{n_pairs:,} pairs")
@@ -571,9 +578,13 @@ def _sanity_figure(report: Any, ran: list[Any]) -> Any:
 def run_tuning(results: Results, options: Options) -> AnalysisRun:
     """Median tuning curves with exact simultaneous LD bands, compared per benchmark.
 
-    Lourie et al.'s evidence (weak / fair / strong) per budget range becomes
-    one verdict per pair, benchmark and budget range. Cells that get no
-    curve are recorded as exclusions.
+    Per pair, benchmark and budget range: a decision where the bands at
+    ``sqrt(1 - alpha)`` separate (error at most ``alpha`` per pair), else
+    Lourie et al.'s lean (weak / fair / strong) from the display bands.
+    At the final budget -- ``k`` = the trials a search has there -- the
+    exact order-statistic test of the two curves, per benchmark and "on
+    every benchmark", which is the family's vote. Cells that get no curve
+    are recorded as exclusions.
     """
     tuning = _import("tuning")
     if tuning is None or not hasattr(tuning, "from_results"):
@@ -581,8 +592,35 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     run = AnalysisRun("tuning", "ok")
     run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
-                                 confidence=options.confidence)
-    run.verdicts += curves.verdicts()
+                                 confidence=options.confidence, alpha=options.alpha)
+    trials = _trials_per_run(results, options.budget)
+    k_final = int(trials.max()) if trials is not None and len(trials) else None
+    run.step("tuning-curve decisions and tests")
+    final_scope = _budget_scope(options.budget)
+    for v in curves.verdicts(budget=k_final):
+        if v.method.endswith("_test") and k_final is not None:
+            # The test sits at the final budget (k trials there), like the rank tests.
+            v = dataclasses.replace(v, scope=Scope(
+                benchmark=v.scope.benchmark, budget_low=final_scope.budget_low,
+                budget_high=final_scope.budget_high, metafeature=v.scope.metafeature))
+        run.verdicts.append(v)
+    if k_final is not None:
+        run.notes.append(
+            f"At the final budget every pair's curves are compared by the exact "
+            f"order-statistic test at k = {k_final} trials (the most trials a search has "
+            f"there); its p-value is the tuning curves' vote. Decisions over budget ranges "
+            f"need the {np.sqrt(1 - options.alpha):.2%} bands to separate (error at most "
+            f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
+    reached = [c.cdf.grid_coverage for _, c in curves if c.cdf is not None]
+    reached = [r for r in reached if r is not None]
+    if reached:
+        low, high = min(reached), max(reached)
+        what = f"{low:.3f}" if high - low < 5e-4 else f"{low:.3f}-{high:.3f}"
+        run.notes.append(
+            f"The {options.confidence:g} bands are calibrated on the integer budgets they "
+            f"are shown at (k = 1, 2, ...): each covers its whole curve at those budgets "
+            f"with probability {what} for continuous scores (the first attainable value at "
+            f"or above {options.confidence:g}; ties make it larger).")
     if len(curves.excluded):
         run.tables["cells without a curve"] = curves.excluded
         n = run.exclude("tuning curves", "cell", curves.excluded)
@@ -652,7 +690,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                 f"distributions {label}, CVaR_{level:g}", _with_verdicts,
                 lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
                     results, cvar_level=level, confidence=options.confidence,
-                    reps=DSE_BOOTSTRAP_REPS, **kwargs), options.alpha))
+                    reps=DSE_BOOTSTRAP_REPS, permutations=DSE_PERMUTATIONS, **kwargs),
+                    options.alpha))
             if got is None:
                 continue
             res, found = got
@@ -676,8 +715,11 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                     n_algorithms=len(results.algorithms))
     run.notes.append(
         f"CVaR levels {', '.join(f'{a:g}' for a in options.cvar_levels)} (CVaR_a is the mean "
-        f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws); "
-        f"dominance: two one-sided KS tests at alpha/2 each."
+        f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws), "
+        f"decided by a label-permutation test at alpha = {options.alpha:g}, with "
+        f"{options.confidence:g} studentized bootstrap intervals; dominance: two one-sided KS "
+        f"tests at alpha/2 each. Score distributions describe single draws: they do not vote "
+        f"on the ranking at the final budget."
         + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
 
@@ -729,6 +771,19 @@ class _Guidance:
         self.counts = table.groupby(["algorithm", "benchmark"], observed=True).size()
         self.n_bench = len(results.benchmarks)
         self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
+        # Looked up once per pair and scope (10,000s of times with many algorithms): plain
+        # dicts, not pandas indexing.
+        self._cell_n = {(str(a), str(b)): int(n) for (a, b), n in self.counts.items()}
+        self._alg_n: dict[str, list[int]] = {}
+        for (alg, _), n in self._cell_n.items():
+            self._alg_n.setdefault(alg, []).append(n)
+        self._cell_k: dict[tuple[str, str], int] = {}
+        self._alg_k: dict[str, int] = {}
+        if self.trials is not None and len(self.trials):
+            by_cell = self.trials.groupby(level=["algorithm", "benchmark"], observed=True).max()
+            for (alg, bench), k in by_cell.items():
+                self._cell_k[str(alg), str(bench)] = int(k)
+                self._alg_k[str(alg)] = max(self._alg_k.get(str(alg), 0), int(k))
         self._units: dict[tuple, str] = {}
         self._largest: dict[int, float] = {}
         self._needed: dict[int, int] = {}
@@ -781,15 +836,15 @@ class _Guidance:
         return text[0].upper() + text[1:]
 
     def _tuning_text(self, a: str, b: str, bench: str | None) -> str | None:
-        cells = [(a, bench), (b, bench)] if bench is not None else None
-        counts = self.counts
-        try:
-            sizes = counts.loc[cells] if cells is not None else counts.loc[[a, b]]
-        except KeyError:
-            return None
-        if not len(sizes):
-            return None
-        n = int(np.min(sizes.to_numpy()))
+        if bench is not None:
+            if (a, bench) not in self._cell_n or (b, bench) not in self._cell_n:
+                return None
+            sizes = [self._cell_n[a, bench], self._cell_n[b, bench]]
+        else:
+            if a not in self._alg_n or b not in self._alg_n:
+                return None
+            sizes = self._alg_n[a] + self._alg_n[b]
+        n = int(min(sizes))
         conf = self.options.confidence
         k_max = self.largest_budget(n)
         k_goal = self._k_goal(a, b, bench, k_max)
@@ -817,12 +872,10 @@ class _Guidance:
         """
         if self.trials is None:
             return max(2, 2 * math.floor(k_max))
-        trials = self.trials
-        mask = trials.index.get_level_values("algorithm").isin([a, b])
         if bench is not None:
-            mask &= trials.index.get_level_values("benchmark") == bench
-        picked = trials[mask]
-        k = int(picked.max()) if len(picked) else 0
+            k = max(self._cell_k.get((a, bench), 0), self._cell_k.get((b, bench), 0))
+        else:
+            k = max(self._alg_k.get(a, 0), self._alg_k.get(b, 0))
         return k if k >= 1 else None
 
 

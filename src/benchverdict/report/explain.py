@@ -140,92 +140,128 @@ def pair_agreement(first: str, second: str) -> float:
 
 
 # ---------------------------------------------------------------------------- method traits
+#: What each aspect of the registry means in a sentence, when the method does not say more.
+_LOOKS_AT = {
+    "ranks": "ranks of per-block aggregates",
+    "centre": "a central statistic (means or medians)",
+    "whole distribution": "the whole score CDF (stochastic dominance)",
+    "upper tail": "the best scores",
+    "lower tail": "the worst scores",
+}
+
+
 def method_traits(verdict: Verdict) -> MethodTraits:
     """Describe what ``verdict.method`` assumes and looks at.
 
-    Read from the method name (``"module.method"``), the budget scope, and
-    overrides in ``verdict.details``: ``paired`` (bool), ``region`` (one of
-    the region constants) and ``looks_at`` (str).
+    Read from the method registry (:func:`benchverdict.methods.method_info`,
+    declared by the module that emits the method), refined by the verdict's
+    own scope and details where the registry says the trait varies: the
+    budget of a tuning curve (the ``0.5^(1/k)`` quantile: centre up to about
+    ``k = 2.4``, upper tail beyond), the level and tail of a CVaR. Overrides
+    in ``verdict.details``: ``paired`` (bool), ``region`` (one of the region
+    constants) and ``looks_at`` (str). An unregistered method raises
+    ``KeyError``.
 
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> v = Verdict("A", "B", "a", "dse.cvar_difference", Scope(),
-    ...             Evidence("confidence", level=0.95), "maximize", "A has the higher CVaR")
+    >>> v = Verdict("A", "B", "a", "dse.cvar_0.95", Scope(),
+    ...             Evidence("p_value", 0.01, 0.05), "maximize", "A has the higher CVaR")
     >>> method_traits(v).region
     'upper tail'
+    >>> method_traits(Verdict("A", "B", "a", "ranks.sign_test", Scope(),
+    ...                       Evidence("p_value", 0.01, 0.05), "maximize", "x")).paired
+    True
     """
-    method = verdict.method.lower()
-    module = verdict.module.lower()
+    from benchverdict.methods import method_info
+
+    info = method_info(verdict.method)
     details = verdict.details
-    tail = str(details.get("tail", "")).lower()
-    if module == "tuning":
+    quantile = None
+    if info.family == "tuning":
         k_low, k_high = verdict.scope.budget_low, verdict.scope.budget_high
-        kind = "mean" if ("mean" in method or "expected" in method) else "median"
+        kind = str(details.get("kind", "median"))
         what = (
             "the expected best score of k random-search draws"
             if kind == "mean"
             else "the median best score of k draws (the 0.5^(1/k) quantile)"
         )
-        q = None
         if k_low is not None and k_low >= 1:
-            q = 0.5 ** (1.0 / k_low)
+            quantile = 0.5 ** (1.0 / k_low)
             if k_high is not None:
                 what += f", k = {k_low:g}-{k_high:g}" if k_high != k_low else f", k = {k_low:g}"
-        # The median tuning curve sits in the centre up to about k = 2.4 (quantile 0.75).
-        if q is not None:
-            region = CENTRE if q < TAIL_QUANTILE else UPPER_TAIL
+        if quantile is not None:
+            region = CENTRE if quantile < TAIL_QUANTILE else UPPER_TAIL
         else:
             region = CENTRE if (k_high is not None and k_high <= 1) else UPPER_TAIL
-        traits = MethodTraits(region, what, paired=False, iid_draws=True, scale="raw",
-                              quantile=q)
-    elif module == "dse":
-        if "cvar" in method:
-            level = cvar_level(verdict)
-            if tail == "lower":
-                region, what = LOWER_TAIL, "the mean of the worst scores (lower-tail CVaR)"
-            elif level is not None:
-                region = UPPER_TAIL if level >= TAIL_QUANTILE else CENTRE
-                what = f"the mean of the best {1 - level:.0%} of draws (CVaR_{level:g})"
-            else:
-                region, what = UPPER_TAIL, "the mean of the best scores (CVaR)"
-            traits = MethodTraits(region, what, False, True, quantile=level)
-        elif "threshold" in method or "exceed" in method:
-            traits = MethodTraits(UPPER_TAIL, "the mass above a threshold", False, True)
-        elif "dominance" in method or "ks" in method.split(".")[-1]:
-            traits = MethodTraits(WHOLE, "the whole score CDF (stochastic dominance)", False, True)
-        elif any(s in method for s in ("iqm", "mean", "median", "quantile", "gap")):
-            traits = MethodTraits(CENTRE, "a central statistic of the score distribution",
-                                  False, True)
+    elif info.method == "dse.cvar":
+        level = cvar_level(verdict)
+        quantile = level
+        if str(details.get("tail", "")).lower() == "lower":
+            region, what = LOWER_TAIL, "the mean of the worst scores (lower-tail CVaR)"
+        elif level is not None:
+            region = UPPER_TAIL if level >= TAIL_QUANTILE else CENTRE
+            what = f"the mean of the best {1 - level:.0%} of draws (CVaR_{level:g})"
         else:
-            traits = MethodTraits(WHOLE, "the score distribution", False, True)
-    elif module == "ranks":
-        unpaired = any(s in method for s in ("win", "mann", "tukey"))
-        parametric = any(s in method for s in ("tukey", "anova", "ttest"))
-        if parametric:
-            looks_at = "means of per-block aggregates (parametric)"
-        elif "win" in method:
-            looks_at = "per-benchmark outcomes"
-        else:
-            looks_at = "ranks of per-block aggregates"
-        traits = MethodTraits(CENTRE, looks_at, paired=not unpaired,
-                              scale="raw" if parametric else "ranks")
-    elif module == "lmem":
-        traits = MethodTraits(CENTRE, "model-based marginal means", paired=True, scale="raw")
+            region, what = UPPER_TAIL, "the mean of the best scores (CVaR)"
     else:
-        traits = MethodTraits(CENTRE, "a summary of the scores", paired=None)
-    paired = details.get("paired", traits.paired)
-    region = details.get("region", traits.region)
+        region = CENTRE if info.aspect in ("ranks", "varies with k") else info.aspect
+        if info.family == "lmem":
+            what = "model-based marginal means"
+        elif info.method == "ranks.sign_test":
+            what = "per-benchmark wins and losses"
+        else:
+            what = _LOOKS_AT.get(info.aspect, info.label)
+    paired = details.get("paired", info.paired)
+    region = details.get("region", region)
     if region not in (CENTRE, UPPER_TAIL, LOWER_TAIL, WHOLE):
-        region = traits.region
-    looks_at = details.get("looks_at", traits.looks_at)
-    scale = details.get("scale", traits.scale)
-    if module == "dse" and any(details.get(k) for k in ("normalize", "normalization",
-                                                         "normalisation")):
+        region = CENTRE
+    looks_at = details.get("looks_at", what)
+    scale = details.get("scale", info.scale)
+    if info.family == "dse" and any(details.get(k) for k in ("normalize", "normalization",
+                                                             "normalisation")):
         scale = "normalised"
     return MethodTraits(str(region), str(looks_at), None if paired is None else bool(paired),
-                        traits.iid_draws, None if scale is None else str(scale),
-                        traits.quantile)
+                        info.iid_draws, None if scale is None else str(scale), quantile)
+
+
+def undecided_reason(verdict: Verdict) -> str | None:
+    """Why a verdict whose p-value is below its alpha made no decision (``None`` otherwise).
+
+    A p-value that small with no decision needs its reason stated: the two
+    one-sided dominance tests both reject (the CDFs cross), an omnibus test
+    gates the post-hoc tests, or the p-value shown is not the one the
+    method decides by.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "inconclusive", "dse.dominance", Scope(),
+    ...             Evidence("p_value", 2.77e-39, 0.05), "maximize", "x",
+    ...             details={"p_a_better": 1e-39, "p_b_better": 1e-20})
+    >>> undecided_reason(v)
+    'both one-sided tests reject (p = 1e-39 and 1e-20): the CDFs cross, so neither dominates'
+    """
+    ev = verdict.evidence
+    if verdict.outcome != "inconclusive" or ev.kind != "p_value" or ev.value is None:
+        return None
+    if ev.level is None or not ev.value < ev.level:
+        return None
+    d = verdict.details
+    pa, pb = d.get("p_a_better"), d.get("p_b_better")
+    if isinstance(pa, (int, float)) and isinstance(pb, (int, float)) and verdict.module == "dse":
+        if pa < ev.level / 2 and pb < ev.level / 2:
+            return (f"both one-sided tests reject (p = {pa:.3g} and {pb:.3g}): the CDFs cross, "
+                    f"so neither dominates")
+    tail, needed = d.get("tail_draws"), d.get("min_tail_draws")
+    if isinstance(tail, (int, float)) and isinstance(needed, (int, float)) and tail < needed:
+        return (f"only {tail:.1f} draws in the tail (fewer than {needed:g}): which CVaR is "
+                f"higher is not established")
+    omnibus = d.get("omnibus_pvalue")
+    if isinstance(omnibus, (int, float)) and omnibus >= ev.level:
+        return (f"the omnibus {d.get('omnibus', 'test')} p = {omnibus:.3g} >= alpha = "
+                f"{ev.level:g} gates the post-hoc tests")
+    return f"the method's decision rule is not met ({verdict.explanation})"
 
 
 def cvar_level(verdict: Verdict) -> float | None:
@@ -329,9 +365,8 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
             found.append(value)
         elif isinstance(value, Sequence) and not isinstance(value, str):
             found += [str(x) for x in value]
-    flags = d.get("flags")
-    if isinstance(flags, Sequence) and not isinstance(flags, str):
-        found += [str(f) for f in flags]
+    # A method's internal decision path (e.g. which tests Autorank's normality checks chose,
+    # d["flags"]) belongs in that method's section, not in a disagreement caveat.
     if d.get("normality") is False:
         found.append("the normality assumption was rejected")
     if d.get("homoscedasticity") is False:
@@ -339,7 +374,7 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
     if v.evidence.kind == "descriptive":
         found.append("it is descriptive, with no inferential guarantee")
     interval = str(d.get("interval", ""))
-    level = cvar_level(v) if "cvar" in v.method.lower() else None
+    level = cvar_level(v) if v.method.startswith("dse.cvar") else None
     if interval.startswith("bootstrap") and level is not None and v.n:
         # n counts both samples; each algorithm has about n/2 draws.
         tail_draws = v.n / 2 * (1 - level)
@@ -488,12 +523,11 @@ def explain_error_standard(v1: Verdict, v2: Verdict, context: Context) -> str | 
 
 
 def _adjustment(v: Verdict) -> str | None:
-    """Return the multiple-comparison adjustment a verdict used, if known."""
-    method = v.method.lower()
-    for name in ("nemenyi", "holm", "bonferroni", "tukey", "conover"):
-        if name in method:
-            return name
-    adjust = v.details.get("adjust", v.details.get("correction"))
+    """Return the multiple-comparison adjustment a verdict used (registry, else details)."""
+    from benchverdict.methods import method_info
+
+    adjust = v.details.get("adjust", v.details.get("correction")) or method_info(
+        v.method).adjustment
     return str(adjust).lower() if adjust else None
 
 
@@ -567,9 +601,9 @@ def explain_disagreement(
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> med = Verdict("MLP", "LSTM", "a", "dse.median_difference", Scope(),
+    >>> med = Verdict("MLP", "LSTM", "a", "dse.aggregate_median", Scope(),
     ...               Evidence("confidence", level=0.95), "maximize", "MLP has the higher median")
-    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_difference", Scope(),
+    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_0.99", Scope(),
     ...                Evidence("confidence", level=0.95), "maximize", "LSTM has the higher CVaR")
     >>> [e.rule for e in explain_disagreement(med, tail)]
     ['distribution_region']

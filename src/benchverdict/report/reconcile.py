@@ -1,29 +1,31 @@
-"""Reconcile verdicts from several methods into tables, conflicts and a consensus.
+"""Reconcile verdicts from several methods: error-controlled relations, a partial ranking.
 
 The input is any list of :class:`~benchverdict.verdict.Verdict` records. They
 are grouped by pair of algorithms and by *scope group*: the benchmark (or all
 benchmarks) and the metafeature level. Budgets are not part of the group:
-a verdict at another budget is compared with the nearest one, and a budget
+verdicts that do not cover the final budget do not vote, and a budget
 difference becomes an explanation (:func:`~benchverdict.report.explain.explain_budget`).
 
-Within a group:
+What is decided (:mod:`benchverdict.report.relations`):
 
-* **agreement score**: each method contributes its *representative* verdict
-  (the one at the final budget, or the highest budget it judged), and the
-  score is the mean over all pairs of methods of 1 (same outcome), 0.5 (one
-  decides, the other does not) or 0 (opposite winners);
-* **conflicts**: every pair of verdicts from different methods with
-  overlapping (or, failing that, nearest) budgets whose outcomes differ,
-  each explained by :func:`~benchverdict.report.explain.explain_disagreement`;
-* **pair consensus**: only the methods whose representative covers the final
-  budget vote (all of them if none does); a winner only if no voter names the
-  other algorithm,
-  at least one inferential (non-descriptive) verdict decides, and the
-  deciding methods are at least as many as the undecided ones; otherwise
-  ``"inconclusive"`` (or ``"conflict"`` when methods name different winners);
-* **ranking**: a consensus ranking only when every pair is settled and the
-  settled pairs are transitive; otherwise "inconclusive: more data needed",
-  with sample-size guidance where a guidance function is given.
+* **one vote per family of evidence** (rank tests, LMEM, tuning curves; the
+  score distributions describe single draws and do not vote), through the
+  family's primary method's raw p-value at the final budget;
+* **Holm over every vote of a scope type**, so that the relations called
+  *settled* in "all benchmarks", "per benchmark" or the levels of a
+  metafeature have a family-wise error of at most ``alpha``;
+* per pair: **settled**, **implied** (transitive closure), **contradicted**
+  (two families decide opposite ways, or a cycle), **power gap** (a family
+  decides at its own level but not after the adjustment) or **unsettled**;
+* per scope: the partial order, **groups** of mutually unsettled algorithms,
+  one **headline** sentence, the families that lack power (once, with the
+  pairs), the contradictions with their explanations, and a row for single
+  draws.
+
+What is described: every method's verdicts (``table``), their agreement
+per pair (``agreement``, ``method_agreement``) and the method-level
+contradictions with their explanations (``conflicts``; each explanation
+shared by several pairs once in ``conflict_groups``).
 """
 
 from __future__ import annotations
@@ -37,17 +39,33 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict.methods import method_info
 from benchverdict.report.explain import (
     budget_interval,
     budgets_overlap,
     disagreement_kind,
     explain_disagreement,
     pair_agreement,
+    undecided_reason,
+)
+from benchverdict.report.relations import (
+    CONTRADICTION_COLUMNS,
+    GROUP_COLUMNS,
+    HEADLINE_COLUMNS,
+    POWER_GAP_COLUMNS,
+    RELATION_COLUMNS,
+    VOTE_COLUMNS,
+    GroupKey,
+    family_votes,
+    headline_sentence,
+    meta_text,
+    relate_scope,
+    scope_type,
+    single_draw_sentence,
+    tiers_of,
 )
 from benchverdict.verdict import Verdict
 
-#: A scope group: (benchmark or None, metafeature levels).
-GroupKey = tuple["str | None", tuple[tuple[str, str], ...]]
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
 
@@ -56,7 +74,7 @@ INCONCLUSIVE_MESSAGE = "inconclusive: more data needed"
 
 @dataclass(frozen=True)
 class Ranking:
-    """The consensus ranking of one scope group.
+    """The partial ranking of one scope group.
 
     Attributes
     ----------
@@ -64,17 +82,29 @@ class Ranking:
         The benchmark, or ``None`` for all benchmarks.
     metafeature : tuple
         Metafeature levels of the group.
-    status : {"ranked", "inconclusive"}
+    status : {"ranked", "partial", "inconclusive"}
+        ``"ranked"``: every pair is settled or implied (a total order);
+        ``"partial"``: some are; ``"inconclusive"``: none is.
     tiers : list of list of str
-        Best tier first (algorithms in one tier tie); empty when inconclusive.
+        Best tier first: every member of a tier beats every member of each
+        later tier (settled or implied); inside a tier not every pair is
+        settled. Singletons when ranked; empty when inconclusive.
     settled : list of (winner, loser)
-        The pairs whose consensus is settled.
+        The relations settled directly (error-controlled).
     unsettled : list of (str, str, str)
-        ``(a, b, why)`` for every pair without a consensus.
+        ``(a, b, why)`` for every pair neither settled nor implied.
     message : str
-        One paragraph a reader can check.
+        The headline sentence of the scope.
     guidance : list of str
-        Sample-size guidance for unsettled pairs.
+        Sample-size guidance, once per distinct advice, with its pairs.
+    implied : list of (winner, loser)
+        Relations that follow from settled ones by transitivity.
+    groups : list of list of str
+        Groups of mutually unsettled algorithms (maximal cliques).
+    contradicted : list of (str, str)
+        Pairs on which families decide opposite ways (or a cycle).
+    single_draws : str
+        The score distributions' row: how often single draws win (no vote).
     """
 
     benchmark: str | None
@@ -85,11 +115,20 @@ class Ranking:
     unsettled: list[tuple[str, str, str]]
     message: str
     guidance: list[str] = field(default_factory=list)
+    implied: list[tuple[str, str]] = field(default_factory=list)
+    groups: list[list[str]] = field(default_factory=list)
+    contradicted: list[tuple[str, str]] = field(default_factory=list)
+    single_draws: str = ""
 
     @property
     def scope_label(self) -> str:
         """The group in words."""
         return group_label((self.benchmark, self.metafeature))
+
+    @property
+    def scope_type(self) -> str:
+        """The scope type whose family-wise error covers this group."""
+        return scope_type((self.benchmark, self.metafeature))
 
 
 @dataclass(frozen=True)
@@ -101,19 +140,22 @@ class Reconciliation:
     verdicts : list of Verdict
         All verdicts, oriented so that ``a`` precedes ``b`` in the algorithm order.
     table : pandas.DataFrame
-        One row per verdict: pair, scope, method, outcome, winner, evidence,
-        effect, unit, n, explanation.
+        One row per verdict: pair, scope, method, family, outcome, winner,
+        lean, evidence (with the reason when a p-value below alpha gave no
+        decision), effect, unit, n, explanation.
     agreement : pandas.DataFrame
         One row per pair and scope group: methods, outcomes, agreement score,
-        consensus and its reason, and the methods that judged another budget
-        and so do not vote on the consensus at the final budget.
+        the relation's status as ``consensus`` (``"a"``/``"b"`` when settled
+        or implied, ``"conflict"`` when contradicted) and its reason, and the
+        methods that judged another budget and so do not vote.
     comparisons : pandas.DataFrame
         Every compared pair of verdicts from different methods, with its
         agreement credit.
     conflicts : pandas.DataFrame
-        The compared pairs that disagree, with the kind of disagreement, the
-        rules that explain it, and the explanation; worst first
-        (contradictions, then same-budget clashes, then pooled scopes).
+        Method-level contradictions (two methods name different winners),
+        with the rules that explain them; same-budget and pooled first.
+        Power gaps (one decides, the other does not) are not listed per
+        pair: see ``power_gaps``.
     method_agreement : pandas.DataFrame
         Method x method mean agreement credit (NaN where never compared).
     rankings : list of Ranking
@@ -125,6 +167,34 @@ class Reconciliation:
         outcome and winner (what the agreement score compares).
     final_budget : float or None
         The budget a scope without budget was taken to mean.
+    votes : pandas.DataFrame
+        One row per (family, pair, scope): the voting method, its raw p,
+        direction, whether it decides at its own level, the Holm-adjusted p
+        over the scope type and whether it rejects (columns
+        :data:`~benchverdict.report.relations.VOTE_COLUMNS`).
+    relations : pandas.DataFrame
+        One row per pair and scope: ``status`` (settled, implied,
+        contradicted, power gap, unsettled), ``winner``, the deciding
+        ``families``, the adjusted p, the families deciding the other way
+        (``against``), those that voted without deciding (``lacking``), the
+        chain of an implied relation (``via``), leans, and the reason.
+    power_gaps : pandas.DataFrame
+        Per scope and family: the settled pairs the family voted on but
+        could not decide, with the reason (its units, the adjusted
+        threshold), stated once for all of them.
+    contradictions : pandas.DataFrame
+        Per scope and pair: families deciding opposite ways (or a cycle),
+        with the explanation.
+    groups : pandas.DataFrame
+        Per scope: groups of mutually unsettled algorithms.
+    headlines : pandas.DataFrame
+        Per scope: the headline sentence, the single-draw row and counts of
+        relations by status.
+    conflict_groups : pandas.DataFrame
+        The method-level contradictions grouped by explanation: each
+        explanation once, with its pairs.
+    alpha : float
+        The family-wise error rate of settled relations per scope type.
     """
 
     verdicts: list[Verdict]
@@ -137,6 +207,18 @@ class Reconciliation:
     coverage: pd.DataFrame
     representatives: pd.DataFrame = field(default_factory=pd.DataFrame)
     final_budget: float | None = None
+    votes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VOTE_COLUMNS))
+    relations: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=RELATION_COLUMNS))
+    power_gaps: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=POWER_GAP_COLUMNS))
+    contradictions: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=CONTRADICTION_COLUMNS))
+    groups: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GROUP_COLUMNS))
+    headlines: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=HEADLINE_COLUMNS))
+    conflict_groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    alpha: float = 0.05
 
     @property
     def headline(self) -> Ranking | None:
@@ -259,91 +341,6 @@ def _matched_pairs(
     ]
 
 
-def pair_consensus(representatives: Sequence[Verdict]) -> tuple[str, str]:
-    """Consensus outcome of one pair in one group, and why.
-
-    Returns ``(outcome, reason)`` with outcome ``"a"``, ``"b"``, ``"tie"``,
-    ``"inconclusive"`` or ``"conflict"``. Rule: a winner needs no method
-    naming the other algorithm, at least one inferential (non-descriptive)
-    deciding verdict, and at least as many deciding methods as undecided ones.
-
-    Examples
-    --------
-    >>> from benchverdict.verdict import Evidence, Scope
-    >>> ev = Evidence("p_value", 0.01, 0.05)
-    >>> vs = [Verdict("A", "B", o, f"m.{i}", Scope(), ev, "maximize", "x")
-    ...       for i, o in enumerate(["a", "a", "inconclusive"])]
-    >>> pair_consensus(vs)[0]
-    'a'
-    """
-    outcomes = [v.outcome for v in representatives]
-    for_a = [v for v in representatives if v.outcome == "a"]
-    for_b = [v for v in representatives if v.outcome == "b"]
-    undecided = len(outcomes) - len(for_a) - len(for_b)
-    if not outcomes:
-        return "inconclusive", "no method judged this pair"
-    if for_a and for_b:
-        return "conflict", (
-            f"methods name different winners ({', '.join(v.method for v in for_a)} against "
-            f"{', '.join(v.method for v in for_b)})"
-        )
-    decided = for_a or for_b
-    if decided:
-        inferential = [v for v in decided if v.evidence.kind != "descriptive"]
-        if not inferential:
-            return "inconclusive", "only descriptive statistics decide; no test supports them"
-        if len(decided) < undecided:
-            return "inconclusive", (
-                f"{len(decided)} method(s) decide but {undecided} do not; the evidence is not "
-                f"broad enough for a consensus"
-            )
-        return ("a" if for_a else "b"), (
-            f"{len(decided)} of {len(outcomes)} method(s) decide the same way and none disagrees"
-        )
-    if all(o == "tie" for o in outcomes):
-        return "tie", "every method finds them equivalent"
-    return "inconclusive", "no method separates them"
-
-
-def _ranking_from_pairs(
-    algorithms: Sequence[str], pair_outcome: dict[tuple[str, str], str]
-) -> list[list[str]] | None:
-    """Tiers (best first) consistent with every settled pair, or None if impossible."""
-    parent = {a: a for a in algorithms}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for (a, b), outcome in pair_outcome.items():
-        if outcome == "tie":
-            parent[find(a)] = find(b)
-    tiers: dict[str, list[str]] = defaultdict(list)
-    for a in algorithms:
-        tiers[find(a)].append(a)
-    comps = list(tiers.values())
-    wins = {i: 0 for i in range(len(comps))}
-    beats: dict[tuple[int, int], bool] = {}
-    index = {a: i for i, comp in enumerate(comps) for a in comp}
-    for (a, b), outcome in pair_outcome.items():
-        if outcome not in ("a", "b"):
-            continue
-        w, loser = (a, b) if outcome == "a" else (b, a)
-        iw, il = index[w], index[loser]
-        if iw == il or beats.get((il, iw)):
-            return None  # a tie group beats itself, or a cycle
-        beats[(iw, il)] = True
-    for (iw, _il) in beats:
-        wins[iw] += 1
-    order = sorted(range(len(comps)), key=lambda i: -wins[i])
-    for x, y in itertools.combinations(order, 2):
-        if beats.get((y, x)):
-            return None
-    return [sorted(comps[i]) for i in order]
-
-
 #: A guidance line names at most this many pairs (1000 algorithms make 500,000 pairs).
 MAX_PAIRS_NAMED = 20
 
@@ -354,65 +351,25 @@ def _pair_list(pairs: Sequence[str]) -> str:
     return shown + (f" and {more:,} more pair(s)" if more > 0 else "")
 
 
-def _rank_group(
-    key: GroupKey,
-    algorithms: Sequence[str],
-    consensus: dict[tuple[str, str], tuple[str, str]],
-    guidance: Guidance | None,
-) -> Ranking:
-    settled: list[tuple[str, str]] = []
-    unsettled: list[tuple[str, str, str]] = []
-    outcomes: dict[tuple[str, str], str] = {}
-    for a, b in itertools.combinations(algorithms, 2):
-        if (a, b) not in consensus:
-            unsettled.append((a, b, "no method judged this pair"))
-            continue
-        outcome, why = consensus[(a, b)]
-        if outcome in ("a", "b"):
-            settled.append((a, b) if outcome == "a" else (b, a))
-            outcomes[(a, b)] = outcome
-        elif outcome == "tie":
-            outcomes[(a, b)] = outcome
-        else:
-            unsettled.append((a, b, why))
-    # Pairs that get the same advice share one line.
-    by_text: dict[str, list[str]] = {}
-    if guidance is not None:
-        for a, b, _ in unsettled:
-            text = guidance(a, b, key)
-            if text:
-                by_text.setdefault(text, []).append(f"{a} vs {b}")
-    notes = [f"{_pair_list(pairs)}: {text}" for text, pairs in by_text.items()]
-    label = group_label(key)
-    if not unsettled:
-        tiers = _ranking_from_pairs(algorithms, outcomes)
-        if tiers is not None:
-            order = " > ".join(" = ".join(t) for t in tiers)
-            return Ranking(key[0], key[1], "ranked", tiers, settled, [],
-                           f"Consensus ranking on {label}: {order} (best first); every pair is "
-                           f"settled and no method contradicts it.", notes)
-        unsettled = [(a, b, "the settled pairs are cyclic") for a, b in settled]
-    n_pairs = len(algorithms) * (len(algorithms) - 1) // 2
-    message = (
-        f"{INCONCLUSIVE_MESSAGE} on {label}: {len(unsettled)} of {n_pairs} pair(s) are not "
-        f"settled, so no consensus ranking is given."
-    )
-    return Ranking(key[0], key[1], "inconclusive", [], settled, unsettled, message, notes)
-
-
 def _verdict_row(v: Verdict) -> dict:
     e = v.effect
+    evidence = str(v.evidence)
+    why = undecided_reason(v)
+    if why:
+        evidence += f"; no decision: {why}"
     return {
         "a": v.a,
         "b": v.b,
         "benchmark": v.scope.benchmark,
-        "metafeature": ";".join(f"{k}={val}" for k, val in v.scope.metafeature) or None,
+        "metafeature": meta_text(v.scope.metafeature),
         "budget_low": v.scope.budget_low,
         "budget_high": v.scope.budget_high,
         "method": v.method,
+        "family": method_info(v.method).family,
         "outcome": v.outcome,
         "winner": v.winner,
-        "evidence": str(v.evidence),
+        "lean": v.leans_to,
+        "evidence": evidence,
         "strength": v.evidence.strength,
         "effect_name": None if e is None else e.name,
         "effect": None if e is None else e.estimate,
@@ -425,18 +382,20 @@ def _verdict_row(v: Verdict) -> dict:
 
 
 TABLE_COLUMNS = [
-    "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "method", "outcome",
-    "winner", "evidence", "strength", "effect_name", "effect", "effect_low", "effect_high",
-    "unit", "n", "explanation",
+    "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "method", "family",
+    "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_low",
+    "effect_high", "unit", "n", "explanation",
 ]
 AGREEMENT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "n_methods", "methods", "outcomes", "agreement",
-    "consensus", "consensus_winner", "reason", "not_voting", "n_conflicts",
+    "consensus", "consensus_winner", "reason", "not_voting", "n_conflicts", "status",
 ]
 CONFLICT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "method_1", "budget_1", "outcome_1", "method_2",
     "budget_2", "outcome_2", "kind", "rules", "explanation",
 ]
+CONFLICT_GROUP_COLUMNS = ["kind", "method_1", "method_2", "rules", "explanation", "n_pairs",
+                          "pairs"]
 
 
 def _budget_text(v: Verdict, final_budget: float | None) -> str:
@@ -447,29 +406,65 @@ def _budget_text(v: Verdict, final_budget: float | None) -> str:
         f"{s.budget_low:g}-{s.budget_high:g}")
 
 
+def scope_sentence_label(key: GroupKey, n_benchmarks: int | None) -> str:
+    """How a headline names its scope ("On all 6 benchmarks", "On moons").
+
+    Examples
+    --------
+    >>> scope_sentence_label((None, ()), 6), scope_sentence_label(("moons", ()), 6)
+    ('On all 6 benchmarks', 'On moons')
+    """
+    bench, meta = key
+    levels = " and ".join(f"{k} = {v}" for k, v in meta)
+    if bench is None:
+        if not meta:
+            return f"On all {n_benchmarks} benchmarks" if n_benchmarks else "On all benchmarks"
+        return f"On the benchmarks with {levels}"
+    return f"On {bench}" + (f" with {levels}" if meta else "")
+
+
+def _default_alpha(verdicts: Sequence[Verdict]) -> float:
+    """The significance level the voting verdicts state (the most common one), else 0.05."""
+    levels = [v.evidence.level for v in verdicts
+              if v.evidence.kind == "p_value" and v.evidence.level is not None
+              and 0 < v.evidence.level < 1]
+    if not levels:
+        return 0.05
+    values, counts = np.unique(np.asarray(levels, dtype=float), return_counts=True)
+    return float(values[np.argmax(counts)])
+
+
 def reconcile(
     verdicts: Iterable[Verdict],
     *,
     algorithms: Sequence[str] | None = None,
     final_budget: float | None = None,
     guidance: Guidance | None = None,
+    alpha: float | None = None,
+    benchmarks: Sequence[str] | None = None,
 ) -> Reconciliation:
-    """Reconcile verdicts from several methods.
+    """Reconcile verdicts from several methods into error-controlled relations.
 
     Parameters
     ----------
     verdicts : iterable of Verdict
-        From any mix of modules and methods.
+        From any mix of modules and methods. Every method must be
+        registered (:func:`benchverdict.methods.register_method`); an
+        unregistered one raises ``KeyError``.
     algorithms : sequence of str, optional
         The algorithm order (defines each pair's orientation and the ranking's
         universe). Default: every algorithm named in a verdict, sorted.
     final_budget : float, optional
         The budget a scope without budget refers to (usually the largest
-        budget), so that rank tests on final incumbents meet tuning-curve
-        verdicts at the largest k.
+        budget); only verdicts covering it vote.
     guidance : callable, optional
         ``guidance(a, b, group) -> str | None``: sample-size guidance for a
-        pair that stays unsettled (the report uses the tuning-curve module's).
+        pair that stays open (the report uses the tuning-curve module's).
+    alpha : float, optional
+        The family-wise error rate of settled relations per scope type;
+        default the level the voting verdicts state.
+    benchmarks : sequence of str, optional
+        The benchmarks (only their number is used, in the headlines).
 
     Returns
     -------
@@ -478,16 +473,25 @@ def reconcile(
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> p = Evidence("p_value", 0.01, 0.05)
-    >>> vs = [Verdict("A", "B", "a", "ranks.wilcoxon_holm", Scope(), p, "maximize", "x",
-    ...               unit="benchmark", n=12),
-    ...       Verdict("A", "B", "inconclusive", "lmem.tukey", Scope(), p, "maximize", "y",
-    ...               unit="benchmark", n=12)]
-    >>> rec = reconcile(vs)
-    >>> float(rec.agreement.loc[0, "agreement"]), rec.conflicts.loc[0, "kind"]
-    (0.5, 'power')
+    >>> lmem = [Verdict("A", b, "a", "lmem.tukey", Scope(), Evidence("p_value", 1e-6, 0.05),
+    ...                 "maximize", "A is better", unit="run", n=600) for b in ("B", "C")]
+    >>> ranks = [Verdict("A", b, "inconclusive", "ranks.wilcoxon_holm", Scope(),
+    ...                  Evidence("p_value", 0.09, 0.05), "maximize", "too few blocks",
+    ...                  unit="benchmark", n=6, details={"pvalue_raw": 0.03})
+    ...          for b in ("B", "C")]
+    >>> rec = reconcile([*lmem, *ranks], algorithms=["A", "B", "C"], benchmarks=range(6))
+    >>> for row in rec.relations[["a", "b", "status", "winner", "families"]].values.tolist():
+    ...     print(row)
+    ['A', 'B', 'settled', 'A', 'lmem']
+    ['A', 'C', 'settled', 'A', 'lmem']
+    ['B', 'C', 'unsettled', None, '']
+    >>> print(rec.headline.message)  # doctest: +NORMALIZE_WHITESPACE
+    On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B
+    and C cannot be separated.
     """
     verdicts = list(verdicts)
+    for method in sorted({v.method for v in verdicts}):
+        method_info(method)  # an unregistered method fails here, loudly
     if algorithms is None:
         algorithms = sorted({name for v in verdicts for name in (v.a, v.b)})
     else:
@@ -495,8 +499,17 @@ def reconcile(
         known = set(algorithms)
         extra = sorted({name for v in verdicts for name in (v.a, v.b)} - known)
         algorithms = [*algorithms, *extra]
+    if alpha is None:
+        alpha = _default_alpha(verdicts)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}.")
     order = {a: i for i, a in enumerate(algorithms)}
     verdicts = _orient_all(verdicts, order)
+    if benchmarks is not None:
+        n_benchmarks: int | None = len(list(benchmarks))
+    else:
+        n_benchmarks = len({v.scope.benchmark for v in verdicts
+                            if v.scope.benchmark is not None}) or None
 
     table = pd.DataFrame([_verdict_row(v) for v in verdicts], columns=TABLE_COLUMNS)
 
@@ -507,27 +520,66 @@ def reconcile(
     for v in verdicts:
         nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
 
-    agreement_rows, comparison_rows, rep_rows = [], [], []
-    group_consensus: dict[GroupKey, dict[tuple[str, str], tuple[str, str]]] = defaultdict(dict)
+    # ---- the error-controlled part: one vote per family, Holm per scope type
+    votes = family_votes(
+        verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget),
+        representative=lambda vs: representative(vs, final_budget), group_key=_group_key)
+    n_tests = defaultdict(int)
+    for vote in votes:
+        n_tests[scope_type(vote.key)] += 1
+    votes_by_key: dict[GroupKey, list] = defaultdict(list)
+    for vote in votes:
+        votes_by_key[vote.key].append(vote)
+    leans: dict[GroupKey, dict[tuple[str, str], list[str]]] = defaultdict(
+        lambda: defaultdict(list))
+    dse_by_key: dict[GroupKey, list[Verdict]] = defaultdict(list)
     group_algorithms: dict[GroupKey, set[str]] = defaultdict(set)
+    for v in verdicts:
+        key = _group_key(v)
+        group_algorithms[key].update((v.a, v.b))
+        family = method_info(v.method).family
+        if family == "dse":
+            dse_by_key[key].append(v)
+        elif v.lean is not None and covers_budget(v, final_budget):
+            strength = f", {v.evidence.strength}" if v.evidence.strength else ""
+            text = f"{v.method} leans {v.leans_to}{strength}"
+            if text not in leans[key][(v.a, v.b)]:
+                leans[key][(v.a, v.b)].append(text)
+
+    def explain(v1: Verdict, v2: Verdict) -> str:
+        return " ".join(e.text for e in explain_disagreement(v1, v2, final_budget=final_budget))
+
+    universe = [a for a in algorithms if any(a in (v.a, v.b) for v in verdicts)]
+    scoped = {}
+    for key in sorted(group_algorithms, key=_group_sort_key):
+        algs = [a for a in universe if a in group_algorithms[key]]
+        rel = relate_scope(key, scope_sentence_label(key, n_benchmarks), algs,
+                           votes_by_key.get(key, []), leans[key], alpha,
+                           max(n_tests[scope_type(key)], 1), explain)
+        rel.sentence = headline_sentence(rel)
+        rel.single_draws = single_draw_sentence(dse_by_key.get(key, []))
+        scoped[key] = rel
+
+    # ---- the descriptive part: every method's verdicts compared pair by pair
+    voters_of: dict[tuple, set[str]] = defaultdict(set)
+    for vote in votes:
+        voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
+    agreement_rows, comparison_rows, rep_rows = [], [], []
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
         for key in sorted(nested[pair], key=_group_sort_key):
             by_method = nested[pair][key]
             methods = sorted(by_method)
             reps_all = [representative(by_method[m], final_budget) for m in methods]
-            # Only methods that judged the final budget vote on the consensus there; the
-            # others' disagreements are still listed (and explained by the budget).
-            reps = [v for v in reps_all if covers_budget(v, final_budget)] or reps_all
-            elsewhere = [v.method for v in reps_all if v not in reps]
+            voters = voters_of.get((key, pair), set())
+            elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
+            meta = meta_text(key[1])
             for v in reps_all:
                 rep_rows.append({
-                    "a": pair[0], "b": pair[1], "benchmark": key[0],
-                    "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
+                    "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
                     "method": v.method, "outcome": v.outcome, "winner": v.winner,
                     "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
-                    "votes": v in reps,
+                    "votes": v.method in voters,
                 })
-            # Agreement describes every method (voting or not); the consensus only voters.
             credits = [
                 pair_agreement(x.outcome, y.outcome)
                 for x, y in itertools.combinations(reps_all, 2)
@@ -537,8 +589,7 @@ def reconcile(
                 for v1, v2 in _matched_pairs(by_method[m1], by_method[m2], final_budget):
                     kind = disagreement_kind(v1.outcome, v2.outcome)
                     row = {
-                        "a": pair[0], "b": pair[1], "benchmark": key[0],
-                        "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
+                        "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
                         "method_1": m1, "budget_1": _budget_text(v1, final_budget),
                         "outcome_1": v1.outcome,
                         "method_2": m2, "budget_2": _budget_text(v2, final_budget),
@@ -546,31 +597,32 @@ def reconcile(
                         "credit": pair_agreement(v1.outcome, v2.outcome), "kind": kind,
                         "rules": "", "explanation": "",
                     }
-                    if kind is not None:
+                    if kind == "contradiction":
                         n_conflicts += 1
                         found = explain_disagreement(v1, v2, final_budget=final_budget)
                         row["rules"] = ",".join(e.rule for e in found)
                         row["explanation"] = " ".join(e.text for e in found)
                     comparison_rows.append(row)
-            outcome, why = pair_consensus(reps)
-
-            group_consensus[key][pair] = (outcome, why)
-            group_algorithms[key].update(pair)
+            rel_row = scoped[key].status_of(*pair)
+            status = rel_row["status"] if rel_row else "unsettled"
+            winner = rel_row["winner"] if rel_row else None
+            consensus = ("conflict" if status == "contradicted" else
+                         ("a" if winner == pair[0] else "b") if winner else "inconclusive")
             agreement_rows.append(
                 {
-                    "a": pair[0], "b": pair[1], "benchmark": key[0],
-                    "metafeature": ";".join(f"{k}={val}" for k, val in key[1]) or None,
+                    "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
                     "n_methods": len(methods),
                     "methods": ", ".join(methods),
                     "outcomes": ", ".join(
-                        f"{v.method}: {v.winner or v.outcome}" for v in reps
+                        f"{v.method}: {v.winner or v.outcome}" for v in reps_all
                     ),
                     "agreement": float(np.mean(credits)) if credits else math.nan,
-                    "consensus": outcome,
-                    "consensus_winner": {"a": pair[0], "b": pair[1]}.get(outcome),
-                    "reason": why,
+                    "consensus": consensus,
+                    "consensus_winner": winner,
+                    "reason": rel_row["reason"] if rel_row else "",
                     "not_voting": ", ".join(elsewhere),
                     "n_conflicts": n_conflicts,
+                    "status": status,
                 }
             )
     agreement = pd.DataFrame(agreement_rows, columns=AGREEMENT_COLUMNS)
@@ -578,33 +630,29 @@ def reconcile(
         comparison_rows,
         columns=[*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"],
     )
-    conflicts = comparisons[comparisons["kind"].notna()].drop(columns="credit")
-    # Worst first: contradictions, then power, then ties; same-budget clashes before
-    # those explained by a different budget; pooled scopes before single benchmarks.
-    severity = conflicts["kind"].map({"contradiction": 0, "power": 1, "tie": 2})
+    conflicts = comparisons[comparisons["kind"] == "contradiction"].drop(columns="credit")
+    # Same-budget clashes before those explained by a different budget; pooled scopes
+    # before single benchmarks.
     other_budget = conflicts["rules"].str.split(",").map(lambda r: "budget" in r)
     per_benchmark = conflicts["benchmark"].notna()
-    order = np.lexsort((np.arange(len(conflicts)), per_benchmark.to_numpy(),
-                        other_budget.to_numpy(), severity.to_numpy()))
-    conflicts = conflicts.iloc[order].reset_index(drop=True)[CONFLICT_COLUMNS]
+    order_idx = np.lexsort((np.arange(len(conflicts)), per_benchmark.to_numpy(),
+                            other_budget.to_numpy()))
+    conflicts = conflicts.iloc[order_idx].reset_index(drop=True)[CONFLICT_COLUMNS]
+    conflict_groups = _group_conflicts(conflicts)
 
     methods_all = sorted({v.method for v in verdicts})
     matrix = pd.DataFrame(np.nan, index=methods_all, columns=methods_all)
     matrix.index.name, matrix.columns.name = "method", "method"
     for m in methods_all:
-        if any(v.method == m for v in verdicts):
-            matrix.loc[m, m] = 1.0
+        matrix.loc[m, m] = 1.0
     if len(comparisons):
         means = comparisons.groupby(["method_1", "method_2"])["credit"].mean()
         for (m1, m2), value in means.items():
             matrix.loc[m1, m2] = value
             matrix.loc[m2, m1] = value
 
-    rankings = []
-    universe = [a for a in algorithms if any(a in (v.a, v.b) for v in verdicts)]
-    for key in sorted(group_consensus, key=_group_sort_key):
-        algs = [a for a in universe if a in group_algorithms[key]]
-        rankings.append(_rank_group(key, algs, group_consensus[key], guidance))
+    rankings = [_ranking(rel, guidance) for rel in scoped.values()]
+    tables = _relation_tables(scoped, votes)
 
     if verdicts:
         cov = pd.DataFrame(
@@ -626,4 +674,104 @@ def reconcile(
             rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome",
                                "winner", "budget", "evidence", "votes"]),
         final_budget=final_budget,
+        conflict_groups=conflict_groups,
+        alpha=float(alpha),
+        **tables,
+    )
+
+
+def _group_conflicts(conflicts: pd.DataFrame) -> pd.DataFrame:
+    """Method-level contradictions with the same explanation, stated once with their pairs."""
+    rows = []
+    if len(conflicts):
+        keys = ["kind", "method_1", "method_2", "rules", "explanation"]
+        for key, group in conflicts.groupby(keys, sort=False):
+            pairs = [
+                f"{r.a} vs {r.b}" + (f" ({r.benchmark})" if r.benchmark is not None else "")
+                for r in group.itertuples(index=False)
+            ]
+            rows.append({**dict(zip(keys, key)), "n_pairs": len(pairs),
+                         "pairs": _pair_list(pairs)})
+    return pd.DataFrame(rows, columns=CONFLICT_GROUP_COLUMNS)
+
+
+def _scope_columns(rel) -> dict:
+    return {"scope_type": scope_type(rel.key), "scope": group_label(rel.key),
+            "benchmark": rel.key[0], "metafeature": meta_text(rel.key[1])}
+
+
+def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
+    relations, gaps, contradictions, groups, headlines = [], [], [], [], []
+    for rel in scoped.values():
+        where = _scope_columns(rel)
+        relations += [{**where, **r} for r in rel.rows]
+        gaps += [{**where, **{k: g[k] for k in POWER_GAP_COLUMNS[4:]}} for g in rel.power_gaps]
+        contradictions += [{**where, **c} for c in rel.contradictions]
+        groups += [{**where, "group": i + 1, "algorithms": ", ".join(g), "size": len(g)}
+                   for i, g in enumerate(rel.groups)]
+        counts = pd.Series([r["status"] for r in rel.rows], dtype=object).value_counts()
+        headlines.append({
+            **where, "sentence": rel.sentence, "single_draws": rel.single_draws,
+            **{f"n_{s.replace(' ', '_')}": int(counts.get(s, 0))
+               for s in ("settled", "implied", "contradicted", "power gap", "unsettled")},
+        })
+    vote_rows = [{
+        "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
+        "metafeature": meta_text(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
+        "method": v.method, "p_raw": v.p_raw,
+        "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
+        "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,
+    } for v in votes]
+    return {
+        "votes": _text_none(pd.DataFrame(vote_rows, columns=VOTE_COLUMNS)),
+        "relations": _text_none(pd.DataFrame(relations, columns=RELATION_COLUMNS)),
+        "power_gaps": _text_none(pd.DataFrame(gaps, columns=POWER_GAP_COLUMNS)),
+        "contradictions": _text_none(pd.DataFrame(contradictions,
+                                                  columns=CONTRADICTION_COLUMNS)),
+        "groups": _text_none(pd.DataFrame(groups, columns=GROUP_COLUMNS)),
+        "headlines": _text_none(pd.DataFrame(headlines, columns=HEADLINE_COLUMNS)),
+    }
+
+
+def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """Missing values of text columns as ``None`` (pandas turns some into NaN)."""
+    for col in frame.columns:
+        if (frame[col].dtype == object or pd.api.types.is_string_dtype(frame[col])
+                or frame[col].isna().all()):
+            missing = frame[col].isna().to_numpy()
+            values = frame[col].astype(object).to_numpy(copy=True)
+            values[missing] = None
+            frame[col] = pd.Series(values, index=frame.index, dtype=object)
+    return frame
+
+
+def _ranking(rel, guidance: Guidance | None) -> Ranking:
+    """The Ranking record of one scope (with guidance once per distinct advice)."""
+    rows = rel.rows
+    settled = [(r["winner"], r["loser"]) for r in rows if r["status"] == "settled"]
+    implied = [(r["winner"], r["loser"]) for r in rows if r["status"] == "implied"]
+    open_rows = [r for r in rows if r["status"] not in ("settled", "implied")]
+    unsettled = [(r["a"], r["b"], r["reason"]) for r in open_rows]
+    by_text: dict[str, list[str]] = {}
+    if guidance is not None:
+        for r in open_rows:
+            if r["status"] == "contradicted":
+                continue
+            text = guidance(r["a"], r["b"], rel.key)
+            if text:
+                by_text.setdefault(text, []).append(f"{r['a']} vs {r['b']}")
+    notes = [f"{_pair_list(pairs)}: {text}" for text, pairs in by_text.items()]
+    better: dict[str, set[str]] = {x: set() for x in rel.algorithms}
+    for w, lo in settled + implied:
+        better[w].add(lo)
+    if not settled and not implied:
+        status, tiers = "inconclusive", []
+    else:
+        tiers = tiers_of(rel.algorithms, better)
+        status = "ranked" if not open_rows else "partial"
+    return Ranking(
+        rel.key[0], rel.key[1], status, tiers, settled, unsettled, rel.sentence, notes,
+        implied=implied, groups=[list(g) for g in rel.groups],
+        contradicted=[(r["a"], r["b"]) for r in rows if r["status"] == "contradicted"],
+        single_draws=rel.single_draws,
     )

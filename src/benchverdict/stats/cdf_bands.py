@@ -88,6 +88,7 @@ __all__ = [
     "ld_band_probability",
     "ld_critical_value",
     "order_statistic_bounds",
+    "restrict_to_grid",
     "restrict_to_levels",
 ]
 
@@ -383,6 +384,54 @@ def restrict_to_levels(
     return new_lower, new_upper
 
 
+def restrict_to_grid(
+    lower: np.ndarray, upper: np.ndarray, grid: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The order-statistic constraints that matter for quantiles at a finite set of levels.
+
+    The quantile interval at level :math:`p` is :math:`[Y_{(j')}, Y_{(j)}]`
+    with :math:`j = \min\{j : l_j \ge p\}` and
+    :math:`j' = \min\{j \ge 0 : u_{j+1} \ge p\}` (see
+    :meth:`CDFBand.quantile_interval`). For continuous :math:`F` it contains
+    :math:`F^{-1}(p)` exactly when :math:`U_{(j)} \ge p` (no constraint
+    when no :math:`l_j` reaches :math:`p`: the upper end is ``b``) and
+    :math:`U_{(j')} \le p` (none for :math:`j' = 0`: the lower end is
+    ``a``). Over a finite set of levels the binding constraint of each order
+    statistic is the largest (lower) and smallest (upper) level mapped to
+    it. This is :func:`restrict_to_levels` for a grid of levels instead of
+    a range (tuning curves at integer budgets need only the levels
+    :math:`0.5^{1/k}`, ``k = 1, 2, ...``).
+
+    Examples
+    --------
+    >>> lo, hi = restrict_to_grid(np.array([0.1, 0.4, 0.7]), np.array([0.3, 0.6, 0.9]),
+    ...                           (0.5, 0.65))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, 0.65], [0.5, 0.65, 1.0])
+    """
+    n = lower.size
+    p = np.asarray(grid, dtype=float)
+    new_lower = np.zeros(n)
+    new_upper = np.ones(n)
+    # Same tolerance as CDFBand._invert, so the constraints are those of the intervals shown.
+    j = np.searchsorted(np.concatenate([[0.0], lower]), p - 1e-12, side="left")
+    keep = (j >= 1) & (j <= n)
+    np.maximum.at(new_lower, j[keep] - 1, p[keep])
+    j_up = np.searchsorted(np.concatenate([upper, [1.0]]), p - 1e-12, side="left")
+    keep = (j_up >= 1) & (j_up <= n)
+    np.minimum.at(new_upper, j_up[keep] - 1, p[keep])
+    return new_lower, new_upper
+
+
+def _check_grid(grid) -> tuple[float, ...] | None:
+    if grid is None:
+        return None
+    values = tuple(sorted({float(v) for v in np.atleast_1d(np.asarray(grid, dtype=float))}))
+    if not values or not all(0.0 < v <= 1.0 for v in values):
+        raise ValueError(f"grid levels must lie in (0, 1], got {grid!r}.")
+    return values
+
+
 def _check_levels(levels) -> tuple[float, float]:
     p_lo, p_hi = (float(v) for v in levels)
     if not 0.0 <= p_lo < p_hi <= 1.0:
@@ -390,12 +439,23 @@ def _check_levels(levels) -> tuple[float, float]:
     return p_lo, p_hi
 
 
+def _restricted(lower: np.ndarray, upper: np.ndarray, levels: tuple[float, float],
+                grid: tuple[float, ...] | None) -> tuple[np.ndarray, np.ndarray]:
+    if grid is not None:
+        return restrict_to_grid(lower, upper, grid)
+    return restrict_to_levels(lower, upper, levels)
+
+
 @functools.lru_cache(maxsize=64)
 def _ld_solve_levels(
-    n: int, confidence: float, kind: str, levels: tuple[float, float]
+    n: int, confidence: float, kind: str, levels: tuple[float, float],
+    grid: tuple[float, ...] | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Like :func:`_ld_solve`, but calibrated on the constraints of :func:`restrict_to_levels`."""
-    if levels == (0.0, 1.0):
+    """Like :func:`_ld_solve`, calibrated on the constraints of :func:`restrict_to_levels`.
+
+    With ``grid``, on those of :func:`restrict_to_grid` instead.
+    """
+    if levels == (0.0, 1.0) and grid is None:
         return _ld_solve(n, confidence, kind)
     target = math.log1p(-confidence)
     state: dict[str, tuple[np.ndarray, np.ndarray] | None] = {"start": None}
@@ -408,7 +468,7 @@ def _ld_solve_levels(
             n, math.exp(s), kind, start=state["start"] if kind == "highest_density" else None
         )
         state["start"] = (lower, upper)
-        p = order_statistics_band_probability(*restrict_to_levels(lower, upper, levels))
+        p = order_statistics_band_probability(*_restricted(lower, upper, levels, grid))
         value = (math.log1p(-p) if p < 1.0 else -math.inf) - target
         cache[s] = (value, lower, upper)
         return value
@@ -419,9 +479,27 @@ def _ld_solve_levels(
     # guess shifted by log 2 (about half the constraints remain for half the
     # levels; only a starting point).
     s_lo, s_hi = math.log((1.0 - confidence) / n), 0.0
-    width = max(levels[1] - levels[0], 1e-3)
+    width = max((grid[-1] - grid[0]) if grid is not None else levels[1] - levels[0], 1e-3)
     s0 = min(max(_ld_start(n, confidence, kind) - math.log(width), s_lo), -1e-3)
     best = _secant_solve(g, s_lo, s_hi, s0, confidence)
+    if cache[best][0] > 0:
+        # Restricted to some levels, P(s) is a step function (a constraint drops out when
+        # an order statistic's bound crosses a level), so it may have no root and the
+        # closest point can lie on the wrong side (P < confidence; e.g. 0.796 for 0.8 with
+        # n = 48 at integer budgets). Bisect to the step and keep its left end: the
+        # band then covers with probability at least ``confidence``, as close as it can.
+        g(s_lo)
+        below = max(s for s, v in cache.items() if v[0] <= 0)
+        above = min(s for s, v in cache.items() if v[0] > 0 and s > below)
+        for _ in range(80):
+            if above - below <= 1e-12 * max(1.0, abs(below)):
+                break
+            mid = 0.5 * (below + above)
+            if g(mid) <= 0:
+                below = mid
+            else:
+                above = mid
+        best = below
     _, lower, upper = cache[best]
     lower.setflags(write=False)
     upper.setflags(write=False)
@@ -459,17 +537,18 @@ def _bracketed_secant(g, s_lo: float, s_hi: float, s0: float, tol: float = 1e-8)
 
 
 @functools.lru_cache(maxsize=64)
-def _ks_solve_levels(n: int, confidence: float, levels: tuple[float, float]) -> float:
+def _ks_solve_levels(n: int, confidence: float, levels: tuple[float, float],
+                     grid: tuple[float, ...] | None = None) -> float:
     """KS distance d with P(restricted KS corridor) = confidence."""
     d_full = ks_critical_value(n, confidence)
-    if levels == (0.0, 1.0):
+    if levels == (0.0, 1.0) and grid is None:
         return d_full
     i = np.arange(1, n + 1)
 
     def g(d: float) -> float:
         lower = np.clip(i / n - d, 0.0, 1.0)
         upper = np.clip((i - 1) / n + d, 0.0, 1.0)
-        p = order_statistics_band_probability(*restrict_to_levels(lower, upper, levels))
+        p = order_statistics_band_probability(*_restricted(lower, upper, levels, grid))
         # Increasing in d: a wider corridor has more probability.
         return math.log1p(-confidence) - (math.log1p(-p) if p < 1.0 else -math.inf)
 
@@ -481,6 +560,7 @@ def order_statistic_bounds(
     confidence: float,
     method: str = "ld_highest_density",
     levels: tuple[float, float] = (0.0, 1.0),
+    grid: tuple[float, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Simultaneous bounds ``l_i <= F(Y_(i)) <= u_i`` for the order statistics of ``n`` draws.
 
@@ -498,6 +578,9 @@ def order_statistic_bounds(
         ``confidence`` (see :func:`restrict_to_levels`); this is what makes
         tuning-curve bands exact rather than conservative. DKW bands are not
         recalibrated (they are conservative by construction).
+    grid : sequence of float, optional
+        Calibrate for the quantiles at exactly these levels instead (see
+        :func:`restrict_to_grid`); overrides ``levels``.
 
     Returns
     -------
@@ -518,12 +601,14 @@ def order_statistic_bounds(
     n = _check_n(n)
     confidence = _check_confidence(confidence)
     levels = _check_levels(levels)
+    grid = _check_grid(grid)
     if method in _LD_KINDS:
-        coverage, lower, upper = _ld_solve_levels(n, confidence, _LD_KINDS[method], levels)
+        coverage, lower, upper = _ld_solve_levels(n, confidence, _LD_KINDS[method], levels,
+                                                  grid)
         return lower.copy(), upper.copy(), coverage
     if method in ("ks", "dkw"):
         if method == "ks":
-            d = _ks_solve_levels(n, confidence, levels)
+            d = _ks_solve_levels(n, confidence, levels, grid)
         else:
             d = dkw_epsilon(n, confidence)
         i = np.arange(1, n + 1)
@@ -564,6 +649,9 @@ class CDFBand:
         calibrated for quantiles: with probability ``confidence``,
         :meth:`quantile_interval` contains :math:`F^{-1}(p)` for every ``p``
         in ``levels`` (the CDF itself may leave the band elsewhere).
+    grid : tuple of float or None
+        When set, the band is calibrated for the quantiles at exactly these
+        levels (``levels`` then spans them).
     """
 
     scores: np.ndarray
@@ -577,6 +665,7 @@ class CDFBand:
     critical_value: float
     n_ties: int = 0
     levels: tuple[float, float] = (0.0, 1.0)
+    grid: tuple[float, ...] | None = None
 
     # ------------------------------------------------------------ evaluation
     def _summary_lines(self) -> list[str]:
@@ -694,6 +783,7 @@ class CDFBand:
             method=self.method, a=-self.b, b=-self.a, n=self.n,
             critical_value=self.critical_value, n_ties=self.n_ties,
             levels=(1.0 - self.levels[1], 1.0 - self.levels[0]),
+            grid=None if self.grid is None else tuple(sorted(1.0 - p for p in self.grid)),
         )
 
     # --------------------------------------------------------------- outputs
@@ -711,11 +801,37 @@ class CDFBand:
             }
         )
 
+    @property
+    def grid_coverage(self) -> float | None:
+        """The exact coverage of a band calibrated on a grid of levels (else ``None``).
+
+        The probability that all its quantile intervals hold (continuous scores).
+        With few levels the probability moves in steps as the band widens, so the
+        calibration takes the first step at or above ``confidence``; this is where it
+        landed (e.g. 0.822 for 0.8 with n = 10 at the budgets 1..10).
+        """
+        if self.grid is None or self.method == "dkw":
+            return None
+        return float(order_statistics_band_probability(
+            *restrict_to_grid(self.lower, self.upper, self.grid)))
+
     def describe(self) -> str:
         """One line saying what the band guarantees."""
         exact = self.method != "dkw" and self.n_ties == 0
         what = "exactly" if exact else "at least"
-        if self.levels == (0.0, 1.0):
+        if self.grid is not None:
+            achieved = self.grid_coverage
+            stated = (f"at least {self.confidence:g}" if achieved is None else
+                      f"{what} {achieved:.4g}" + (
+                          f" (the first value at or above {self.confidence:g} that "
+                          f"{len(self.grid)} level(s) allow)"
+                          if achieved > self.confidence + 5e-4 else ""))
+            text = (
+                f"{self.method} band from n={self.n} scores, calibrated for the quantiles at "
+                f"{len(self.grid)} level(s) {self.grid[0]:.4g}-{self.grid[-1]:.4g}: their "
+                f"quantile intervals hold simultaneously with probability {stated}"
+            )
+        elif self.levels == (0.0, 1.0):
             text = (
                 f"{self.method} band from n={self.n} scores: F lies inside it everywhere with "
                 f"probability {what} {self.confidence:g}"
@@ -780,6 +896,7 @@ def cdf_band(
     b: float = np.inf,
     *,
     levels: tuple[float, float] = (0.0, 1.0),
+    grid=None,
 ) -> CDFBand:
     """A simultaneous distribution-free confidence band for the CDF of ``scores``.
 
@@ -799,6 +916,9 @@ def cdf_band(
     levels : (float, float)
         Calibrate for quantiles at these CDF levels only (see
         :func:`order_statistic_bounds`); default the whole CDF.
+    grid : sequence of float, optional
+        Calibrate for the quantiles at exactly these levels (see
+        :func:`restrict_to_grid`); overrides ``levels``.
 
     Returns
     -------
@@ -834,9 +954,14 @@ def cdf_band(
     n = y.size
     n_ties = int(n - np.unique(y).size)
     levels = _check_levels(levels)
+    grid = _check_grid(grid)
+    if grid is not None:
+        levels = (grid[0], grid[-1]) if grid[0] < grid[-1] else (0.0, 1.0)
     if n_ties and method != "dkw":
         what = (
-            "for all x simultaneously" if levels == (0.0, 1.0)
+            f"for the quantiles at {len(grid)} level(s) {grid[0]:.4g}-{grid[-1]:.4g} "
+            f"simultaneously" if grid is not None
+            else "for all x simultaneously" if levels == (0.0, 1.0)
             else f"for the quantiles at levels {levels[0]:.4g}-{levels[1]:.4g} simultaneously"
         )
         warnings.warn(
@@ -846,11 +971,12 @@ def cdf_band(
             UserWarning,
             stacklevel=2,
         )
-    lower, upper, critical = order_statistic_bounds(n, confidence, method, levels)
+    lower, upper, critical = order_statistic_bounds(n, confidence, method, levels, grid)
     lower.setflags(write=False)
     upper.setflags(write=False)
     y.setflags(write=False)
     return CDFBand(
         scores=y, lower=lower, upper=upper, confidence=confidence, method=method,
         a=a, b=b, n=n, critical_value=float(critical), n_ties=n_ties, levels=levels,
+        grid=grid,
     )

@@ -1,20 +1,46 @@
-"""Tuning curves for every (algorithm, benchmark) of a :class:`~benchverdict.Results`."""
+"""Tuning curves for every (algorithm, benchmark) of a :class:`~benchverdict.Results`.
+
+Verdicts per pair of algorithms: on each benchmark, the bands' decisions and
+leans over budget ranges (:func:`~benchverdict.tuning.compare`), and at one
+budget of interest the exact order-statistic test of the two curves
+(:func:`~benchverdict.tuning.quantile_test`), whose p-value is the tuning
+family's vote when the report reconciles; over all benchmarks, the
+intersection-union test "better on every benchmark" (the largest of the
+per-benchmark one-sided p-values).
+"""
 
 from __future__ import annotations
 
 import itertools
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
-from benchverdict.tuning.compare import TuningComparison, compare
-from benchverdict.tuning.curves import TuningCurve, default_budgets, tuning_curve
+from benchverdict.tuning.compare import TuningComparison, compare, decision_confidence
+from benchverdict.tuning.curves import TuningCurve, default_budgets, kind_label, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
-from benchverdict.verdict import Verdict, verdicts_to_frame
+from benchverdict.tuning.quantile_test import QuantileTest, informative_budget, quantile_test
+from benchverdict.verdict import (
+    Effect,
+    Evidence,
+    Scope,
+    Verdict,
+    register_method,
+    verdicts_to_frame,
+)
+
+for _kind in ("median", "quantile"):
+    register_method(
+        f"tuning.{_kind}_test", "tuning",
+        f"exact order-statistic test of the {_kind} tuning curves at one budget",
+        paired=False, unit="random-search draw", aspect="varies with k",
+        assumptions="IID random-search draws of each algorithm (ties make it conservative); "
+                    "over benchmarks: better on every benchmark (intersection-union)",
+        error_control="per comparison", votes=True, primary=True, scale="raw", iid_draws=True)
 
 __all__ = ["TuningCurves", "from_results"]
 
@@ -34,6 +60,11 @@ class TuningCurves:
     excluded : pandas.DataFrame
         Cells that could not get a curve, with the reason (none are dropped
         silently).
+    calibrate : str
+        The bands' calibration (see :func:`~benchverdict.tuning.tuning_curve`).
+    alpha : float
+        The error rate of a decision (per pair, over all budgets) and the
+        level of the tests.
     """
 
     curves: dict[tuple[str, str], TuningCurve]
@@ -42,7 +73,9 @@ class TuningCurves:
     band: str | None
     kind: str
     excluded: pd.DataFrame
-    calibrate: str = "curve"
+    calibrate: str = "budgets"
+    alpha: float = 0.05
+    _decision: dict = field(default_factory=dict, repr=False, compare=False)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -108,23 +141,147 @@ class TuningCurves:
             rows.append({"algorithm": alg, "benchmark": bench, "n": curve.n, "k_max": k_max})
         return pd.DataFrame(rows)
 
-    def comparisons(self, pairs=None) -> list[TuningComparison]:
-        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given)."""
-        out = []
+    def decision_curve(self, key: tuple[str, str]) -> TuningCurve:
+        """The curve of ``key`` with its band at ``sqrt(1 - alpha)`` (built once)."""
+        if key not in self._decision:
+            self._decision[key] = self.curves[key].at_confidence(decision_confidence(self.alpha))
+        return self._decision[key]
+
+    def _pairs(self, pairs=None):
         for bench in self.benchmarks:
             algs = [a for a, b in self.curves if b == bench]
             wanted = pairs or list(itertools.combinations(algs, 2))
             for a, b in wanted:
                 if (a, bench) in self.curves and (b, bench) in self.curves:
-                    out.append(
-                        compare(self.curves[(a, bench)], self.curves[(b, bench)],
-                                names=(a, b), benchmark=bench)
-                    )
+                    yield bench, a, b
+
+    def comparisons(self, pairs=None) -> list[TuningComparison]:
+        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given)."""
+        return [
+            compare(self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
+                    benchmark=bench, alpha=self.alpha,
+                    decision=(self.decision_curve((a, bench)), self.decision_curve((b, bench))))
+            for bench, a, b in self._pairs(pairs)
+        ]
+
+    def test_budget(self, benchmark: str) -> int:
+        """The default budget of :meth:`tests` on ``benchmark``: the largest the draws can bound.
+
+        :func:`~benchverdict.tuning.informative_budget` of the smallest
+        sample on the benchmark (a function of the sample sizes and
+        ``alpha`` only, never of the scores).
+        """
+        n = min(c.n for (_, b), c in self.curves.items() if b == benchmark)
+        return informative_budget(n, self.alpha, self._q)
+
+    @property
+    def _q(self) -> float:
+        return 0.5 if self.kind == "median" else float(
+            next(iter(self.curves.values())).q or 0.5)
+
+    def tests(self, budget: float | None = None, pairs=None) -> pd.DataFrame:
+        """The exact test of every pair's curves at ``budget``, per benchmark.
+
+        Columns ``benchmark, a, b, k, level, point_a, point_b, p_a, p_b,
+        pvalue, winner`` (``winner``: the better curve when ``pvalue <=
+        alpha``). ``budget`` is a number of trials; default
+        :meth:`test_budget` of each benchmark. Not defined for mean curves.
+        """
+        rows = []
+        for bench, a, b, t in self._tests(budget, pairs):
+            rows.append({"benchmark": bench, "a": a, "b": b, "k": t.k, "level": t.level,
+                         "point_a": t.point_a, "point_b": t.point_b, "p_a": t.p_a,
+                         "p_b": t.p_b, "pvalue": t.pvalue,
+                         "winner": ({"a": a, "b": b}.get(t.direction)
+                                    if t.pvalue <= self.alpha else None)})
+        return pd.DataFrame(rows, columns=["benchmark", "a", "b", "k", "level", "point_a",
+                                           "point_b", "p_a", "p_b", "pvalue", "winner"])
+
+    def _tests(self, budget, pairs) -> list[tuple[str, str, str, QuantileTest]]:
+        if self.kind == "mean":
+            return []
+        out = []
+        for bench, a, b in self._pairs(pairs):
+            k = float(budget) if budget is not None else float(self.test_budget(bench))
+            out.append((bench, a, b, quantile_test(
+                self.curves[(a, bench)].scores, self.curves[(b, bench)].scores, k, q=self._q,
+                objective=self.objective)))
         return out
 
-    def verdicts(self, pairs=None) -> list[Verdict]:
-        """All verdicts of :meth:`comparisons`."""
-        return [v for c in self.comparisons(pairs) for v in c]
+    def verdicts(self, pairs=None, *, budget: float | None = None) -> list[Verdict]:
+        """Every verdict: the band comparisons, then the tests at ``budget`` (see :meth:`tests`).
+
+        The tests give one verdict per pair and benchmark (method
+        ``tuning.median_test``, or ``tuning.quantile_test``) and, with two
+        or more benchmarks, one per pair over all benchmarks: "better on
+        every benchmark", the intersection-union test whose one-sided
+        p-value is the largest per-benchmark one (two-sided: twice the
+        smaller direction's).
+        """
+        out = [v for c in self.comparisons(pairs) for v in c]
+        tests = self._tests(budget, pairs)
+        out += [self._test_verdict(bench, a, b, t) for bench, a, b, t in tests]
+        by_pair: dict[tuple[str, str], list[tuple[str, QuantileTest]]] = {}
+        for bench, a, b, t in tests:
+            by_pair.setdefault((a, b), []).append((bench, t))
+        if len(self.benchmarks) >= 2:
+            for (a, b), found in by_pair.items():
+                if len(found) == len(self.benchmarks):
+                    out.append(self._every_benchmark_verdict(a, b, found))
+        return out
+
+    def _method(self) -> str:
+        return f"tuning.{'median' if self.kind == 'median' else 'quantile'}_test"
+
+    def _test_verdict(self, bench: str, a: str, b: str, t: QuantileTest) -> Verdict:
+        what = kind_label(self.kind, self._q)
+        decided = t.pvalue <= self.alpha and t.direction is not None
+        outcome = t.direction if decided else "inconclusive"
+        better = {"a": a, "b": b}.get(t.direction or "")
+        sign = 1.0 if self.objective == "maximize" else -1.0
+        text = (f"{what} best score of k = {t.k:g} trials (the {t.level:.3f} quantile): {a} "
+                f"{t.point_a:.4g} vs {b} {t.point_b:.4g}; exact order-statistic bounds "
+                f"separate at p = {t.pvalue:.3g}")
+        text += (f", so {better}'s curve is higher." if decided else
+                 f" > alpha = {self.alpha:g}: not separated.")
+        return Verdict(
+            a=a, b=b, outcome=outcome, method=self._method(),
+            scope=Scope(benchmark=bench, budget_low=t.k, budget_high=t.k),
+            evidence=Evidence("p_value", t.pvalue, self.alpha), objective=self.objective,
+            explanation=text,
+            effect=Effect(f"difference in {what} best score at k={t.k:g} (positive favours {a})",
+                          sign * (t.point_a - t.point_b)),
+            unit="random-search draw", n=t.n_a + t.n_b,
+            details={"pvalue_raw": t.pvalue, "p_a_better": t.p_a, "p_b_better": t.p_b,
+                     "k": t.k, "level": t.level, "n_a": t.n_a, "n_b": t.n_b},
+        )
+
+    def _every_benchmark_verdict(self, a: str, b: str,
+                                 found: list[tuple[str, QuantileTest]]) -> Verdict:
+        p_a = max(t.p_a for _, t in found)
+        p_b = max(t.p_b for _, t in found)
+        pvalue = min(1.0, 2.0 * min(p_a, p_b))
+        direction = None if pvalue >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
+        decided = pvalue <= self.alpha and direction is not None
+        ks = sorted({t.k for _, t in found})
+        k_text = f"k = {ks[0]:g}" if len(ks) == 1 else f"k = {ks[0]:g}-{ks[-1]:g}"
+        better = {"a": a, "b": b}.get(direction or "")
+        worst = max(found, key=lambda bt: bt[1].p_a if direction == "a" else bt[1].p_b)[0]
+        text = (f"is one curve higher on every one of {len(found)} benchmarks at {k_text}? "
+                f"intersection-union test: p = {pvalue:.3g} (the weakest benchmark, {worst}, "
+                f"decides)")
+        text += (f"; {better}'s curve is higher on every benchmark." if decided else
+                 f" > alpha = {self.alpha:g}.")
+        return Verdict(
+            a=a, b=b, outcome=direction if decided else "inconclusive", method=self._method(),
+            scope=Scope(budget_low=ks[0], budget_high=ks[-1]),
+            evidence=Evidence("p_value", pvalue, self.alpha), objective=self.objective,
+            explanation=text, unit="random-search draw",
+            n=int(sum(t.n_a + t.n_b for _, t in found)),
+            details={"pvalue_raw": pvalue, "p_a_better": p_a, "p_b_better": p_b,
+                     "combined": "intersection-union over benchmarks (better on every one)",
+                     "n_benchmarks": len(found), "k": ks[-1]},
+        )
 
     def verdict_table(self, pairs=None) -> pd.DataFrame:
         """The verdicts as a tidy frame."""
@@ -163,7 +320,8 @@ def from_results(
     b: float = np.inf,
     q: float = 0.5,
     estimator: str = "v",
-    calibrate: str = "curve",
+    calibrate: str = "budgets",
+    alpha: float = 0.05,
 ) -> TuningCurves:
     """Tuning curves for every (algorithm, benchmark) of random-search results.
 
@@ -180,6 +338,9 @@ def from_results(
     ks : array_like, optional
         Budgets; default 1..(largest n among the benchmark's algorithms), so
         that curves on one benchmark share a grid and can be compared.
+    alpha : float
+        The error rate of a decision between two curves (per pair, over
+        all budgets) and the level of their tests.
 
     Returns
     -------
@@ -193,6 +354,7 @@ def from_results(
     ('a', 'p')
     """
     results.require_kind("trials", "tuning curves")
+    decision_confidence(alpha)  # validates alpha early
     objective = results.objective
     draws: dict[tuple[str, str], np.ndarray] = {}
     for alg, bench, values in results.iter_draws():
@@ -224,5 +386,5 @@ def from_results(
     return TuningCurves(
         curves=curves, objective=objective, confidence=confidence, band=band, kind=kind,
         excluded=pd.DataFrame(excluded, columns=["algorithm", "benchmark", "n", "reason"]),
-        calibrate=calibrate,
+        calibrate=calibrate, alpha=float(alpha),
     )

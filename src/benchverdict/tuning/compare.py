@@ -1,23 +1,29 @@
 """Comparing two tuning curves with their bands (Lourie, Cho & He 2024, §2).
 
-At each budget ``k`` the evidence that ``a`` beats ``b`` (in the
-objective's direction) is rated
+Two kinds of statement, kept apart:
 
-* **weak**: one band excludes the other curve's point estimate (``a``'s band
-  lies entirely above ``b``'s point, or ``b``'s band entirely below ``a``'s);
-* **fair**: each band excludes the other's point estimate;
-* **strong**: the bands do not overlap.
+* **Decisions** ("a beats b at k = 5-20"): the two curves' bands at
+  confidence ``sqrt(1 - alpha)`` each do not overlap. Each band covers its
+  curve at every budget simultaneously with probability ``sqrt(1 - alpha)``
+  and the samples are independent, so both hold together with probability
+  ``1 - alpha``; on that event non-overlapping bands cannot point the wrong
+  way. A decision is therefore wrong with probability at most ``alpha`` for
+  the pair, over all its budgets at once (Lourie et al.'s *strong* evidence
+  at that level).
+* **Leans**: Lourie et al.'s grades for the display bands at
+  ``confidence`` (80% by default), where no decision is made:
 
-Consecutive budgets with the same winner and strength form one
-:class:`~benchverdict.verdict.Verdict` whose scope is that budget range;
-budgets without any such evidence form ``"inconclusive"`` verdicts.
+  - *weak*: one band excludes the other curve's point estimate;
+  - *fair*: each band excludes the other's point estimate;
+  - *strong*: the display bands do not overlap.
 
-What the ratings guarantee: each band covers its own curve at every budget
-with probability ``confidence`` (simultaneously over budgets), so when the
-two samples are independent both hold together with probability
-``confidence ** 2``; on that event a *strong* rating cannot point the wrong
-way. Weak and fair ratings compare a band with a point estimate and carry
-no such guarantee; they are descriptive grades, as in the paper.
+  A lean is reported with its strength as an ``"inconclusive"`` verdict
+  with :attr:`~benchverdict.Verdict.lean` set: never a win. Weak and fair
+  grades compare a band with a point estimate and carry no error bound;
+  an 80% band has a 20% error rate per curve.
+
+Consecutive budgets with the same decision (or lean and strength) form one
+:class:`~benchverdict.verdict.Verdict` whose scope is that budget range.
 """
 
 from __future__ import annotations
@@ -30,11 +36,42 @@ import pandas as pd
 
 from benchverdict._plain_text import plain_text
 from benchverdict.tuning.curves import TuningCurve, kind_label
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict, verdicts_to_frame
+from benchverdict.verdict import (
+    Effect,
+    Evidence,
+    Scope,
+    Verdict,
+    register_method,
+    verdicts_to_frame,
+)
 
 __all__ = ["TuningComparison", "compare"]
 
 STRENGTHS = ("weak", "fair", "strong")
+
+for _kind, _what in (("median", "median"), ("quantile", "quantile"), ("mean", "expected")):
+    register_method(
+        f"tuning.{_kind}_band", "tuning", f"{_what} tuning curves with simultaneous bands",
+        paired=False, unit="random-search draw", aspect="varies with k",
+        assumptions="IID random-search draws of each algorithm; the two samples independent; "
+                    "continuous scores for exact coverage (ties make it conservative)",
+        error_control="per comparison", scale="raw", iid_draws=True)
+
+
+def decision_confidence(alpha: float) -> float:
+    """Each band's confidence so that a decision errs with probability at most ``alpha``.
+
+    Two independent bands at ``sqrt(1 - alpha)`` each hold together with
+    probability ``1 - alpha``.
+
+    Examples
+    --------
+    >>> round(decision_confidence(0.05), 6)
+    0.974679
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}.")
+    return float(np.sqrt(1.0 - alpha))
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,10 +83,14 @@ class TuningComparison:
     a, b : TuningCurve
     names : (str, str)
     per_budget : pandas.DataFrame
-        One row per budget: the two curves, ``winner`` (``"a"``, ``"b"`` or
-        ``None``) and ``strength``.
+        One row per budget: the two curves with their display bands,
+        ``winner`` (the name decided at ``alpha``, or ``None``), ``lean``
+        (the name the display bands favour where nothing is decided) and
+        its ``strength``.
     verdicts : list of Verdict
-        One per run of equal (winner, strength) budgets.
+        One per run of budgets with the same decision (or lean and strength).
+    alpha : float
+        The error rate of a decision, for the pair over all budgets.
     """
 
     a: TuningCurve
@@ -57,6 +98,7 @@ class TuningComparison:
     names: tuple[str, str]
     per_budget: pd.DataFrame
     verdicts: list[Verdict]
+    alpha: float = 0.05
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -133,7 +175,7 @@ class TuningComparison:
 
 
 def _evidence(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool):
-    """Winner ('a', 'b' or None) and strength at one budget."""
+    """Winner ('a', 'b' or None) and Lourie et al.'s strength at one budget."""
     if not maximize:
         # Mirror so that larger is better.
         a_pt, a_lo, a_hi = -a_pt, -a_hi, -a_lo
@@ -153,41 +195,7 @@ def _evidence(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool):
     return None, None
 
 
-def compare(
-    a: TuningCurve,
-    b: TuningCurve,
-    *,
-    names: tuple[str, str] | None = None,
-    benchmark: str | None = None,
-) -> TuningComparison:
-    """Compare two tuning curves budget by budget and state verdicts over budget ranges.
-
-    Parameters
-    ----------
-    a, b : TuningCurve
-        Curves of the same kind and objective, with bands, on the same budget
-        grid (e.g. both from :func:`~benchverdict.tuning.tuning_curve` with the
-        same ``ks``).
-    names : (str, str), optional
-        Algorithm names; default the curves' names, else ``"a"``/``"b"``.
-    benchmark : str, optional
-        Recorded in the verdicts' scope.
-
-    Returns
-    -------
-    TuningComparison
-        Iterating it yields the verdicts.
-
-    Examples
-    --------
-    >>> from benchverdict.tuning import tuning_curve
-    >>> rng = np.random.default_rng(0)
-    >>> good = tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
-    >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), ks=[1, 2, 4], a=0, b=1, name="bad")
-    >>> [(v.winner, v.evidence.strength, v.scope.budget_low, v.scope.budget_high)
-    ...  for v in compare(good, bad)]
-    [('good', 'strong', 1.0, 4.0)]
-    """
+def _check_pair(a: TuningCurve, b: TuningCurve) -> None:
     if a.band is None or b.band is None:
         raise ValueError(
             "both curves need bands: build them with band=... (e.g. 'ld_highest_density')."
@@ -203,75 +211,154 @@ def compare(
         )
     if a.k.shape != b.k.shape or not np.allclose(a.k, b.k):
         raise ValueError("the two curves must share the same budget grid ks.")
+
+
+def compare(
+    a: TuningCurve,
+    b: TuningCurve,
+    *,
+    names: tuple[str, str] | None = None,
+    benchmark: str | None = None,
+    alpha: float = 0.05,
+    decision: tuple[TuningCurve, TuningCurve] | None = None,
+) -> TuningComparison:
+    """Compare two tuning curves budget by budget: decisions at ``alpha``, leans below.
+
+    Parameters
+    ----------
+    a, b : TuningCurve
+        Curves of the same kind and objective, with bands, on the same budget
+        grid (e.g. both from :func:`~benchverdict.tuning.tuning_curve` with the
+        same ``ks``). Their bands (at ``confidence``, e.g. 80%) give the leans.
+    names : (str, str), optional
+        Algorithm names; default the curves' names, else ``"a"``/``"b"``.
+    benchmark : str, optional
+        Recorded in the verdicts' scope.
+    alpha : float
+        Error rate of a decision for the pair (over all budgets at once).
+    decision : (TuningCurve, TuningCurve), optional
+        The same curves with bands at :func:`decision_confidence` (built
+        from ``a`` and ``b`` when not given; pass them to reuse them).
+
+    Returns
+    -------
+    TuningComparison
+        Iterating it yields the verdicts.
+
+    Examples
+    --------
+    >>> from benchverdict.tuning import tuning_curve
+    >>> rng = np.random.default_rng(0)
+    >>> good = tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
+    >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), ks=[1, 2, 4], a=0, b=1, name="bad")
+    >>> [(v.winner, v.scope.budget_low, v.scope.budget_high) for v in compare(good, bad)]
+    [('good', 1.0, 4.0)]
+    >>> close = tuning_curve(rng.uniform(0.0, 0.55, 60), ks=[1], a=0, b=1, name="close")
+    >>> other = tuning_curve(rng.uniform(0.0, 0.45, 60), ks=[1], a=0, b=1, name="other")
+    >>> [(v.outcome, v.leans_to, v.evidence.strength) for v in compare(close, other)]
+    [('inconclusive', 'close', 'weak')]
+    """
+    _check_pair(a, b)
+    level = decision_confidence(alpha)
+    if decision is None:
+        decision = (a.at_confidence(level), b.at_confidence(level))
+    da, db = decision
+    _check_pair(da, db)
+    if not (np.isclose(da.confidence, level) and np.allclose(da.k, a.k)):
+        raise ValueError(f"the decision curves need bands at sqrt(1 - alpha) = {level:.6g} on "
+                         f"the same budgets.")
     name_a, name_b = names or (a.name or "a", b.name or "b")
     if name_a == name_b:
         raise ValueError(f"the two curves need different names, got {name_a!r} twice.")
     maximize = a.objective == "maximize"
-    winners, strengths = [], []
+    decided, leans, strengths = [], [], []
     for j in range(a.k.size):
-        w, s = _evidence(
-            a.point[j], a.lower[j], a.upper[j], b.point[j], b.lower[j], b.upper[j], maximize
-        )
-        winners.append(w)
+        w, s = _evidence(da.point[j], da.lower[j], da.upper[j], db.point[j], db.lower[j],
+                         db.upper[j], maximize)
+        if s == "strong":
+            decided.append(w)
+            leans.append(None)
+            strengths.append(None)
+            continue
+        w, s = _evidence(a.point[j], a.lower[j], a.upper[j], b.point[j], b.lower[j],
+                         b.upper[j], maximize)
+        decided.append(None)
+        leans.append(w)
         strengths.append(s)
+    label = {"a": name_a, "b": name_b}
     per_budget = pd.DataFrame(
         {
             "k": a.k,
             "a_point": a.point, "a_lower": a.lower, "a_upper": a.upper,
             "b_point": b.point, "b_lower": b.lower, "b_upper": b.upper,
-            "winner": [None if w is None else (name_a if w == "a" else name_b) for w in winners],
+            "winner": [label.get(w) for w in decided],
+            "lean": [label.get(w) for w in leans],
             "strength": strengths,
         }
     )
+    keys = list(zip(decided, leans, strengths))
     verdicts = []
     start = 0
     for j in range(1, a.k.size + 1):
-        if j < a.k.size and (winners[j], strengths[j]) == (winners[start], strengths[start]):
+        if j < a.k.size and keys[j] == keys[start]:
             continue
-        verdicts.append(
-            _segment_verdict(
-                a, b, name_a, name_b, benchmark, start, j, winners[start], strengths[start]
-            )
-        )
+        verdicts.append(_segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, j,
+                                         *keys[start], alpha))
         start = j
     return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
-                            verdicts=verdicts)
+                            verdicts=verdicts, alpha=float(alpha))
 
 
-def _segment_verdict(a, b, name_a, name_b, benchmark, start, stop, winner, strength) -> Verdict:
+def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winner, lean,
+                     strength, alpha) -> Verdict:
     ks = a.k[start:stop]
     sign = 1.0 if a.objective == "maximize" else -1.0
     last = stop - 1
     diff = sign * (a.point[last] - b.point[last])
-    lo = sign * (a.lower[last] - b.upper[last]) if sign > 0 else -(a.upper[last] - b.lower[last])
-    hi = sign * (a.upper[last] - b.lower[last]) if sign > 0 else -(a.lower[last] - b.upper[last])
+    # The difference's bounds from the decision bands (joint level 1 - alpha).
+    if sign > 0:
+        lo, hi = da.lower[last] - db.upper[last], da.upper[last] - db.lower[last]
+    else:
+        lo, hi = -(da.upper[last] - db.lower[last]), -(da.lower[last] - db.upper[last])
     what = kind_label(a.kind, a.q)
     k_text = f"k={ks[0]:g}" if ks.size == 1 else f"k={ks[0]:g}-{ks[-1]:g}"
-    if winner is None:
-        outcome = "inconclusive"
-        explanation = (
-            f"at {k_text} neither {a.confidence:.0%} {a.band} band excludes the other "
-            f"curve's point estimate"
-        )
-    else:
+    joint = f"{1 - alpha:.0%}"
+    if winner is not None:
         outcome = winner
         best, other = (name_a, name_b) if winner == "a" else (name_b, name_a)
-        rule = {
-            "strong": "the bands do not overlap",
-            "fair": "each band excludes the other's point estimate",
-            "weak": "one band excludes the other's point estimate",
-        }[strength]
         explanation = (
-            f"{best}'s {what} tuning curve is better than {other}'s at {k_text}: {rule} "
-            f"({a.confidence:.0%} {a.band} bands)"
+            f"{best}'s {what} tuning curve is better than {other}'s at {k_text}: their "
+            f"{da.confidence:.2%} {a.band} bands do not overlap (both hold together with "
+            f"probability {joint}, so the decision errs with probability at most {alpha:g})"
         )
+        evidence = Evidence("band", level=1.0 - alpha, strength="strong")
+    else:
+        outcome = "inconclusive"
+        if lean is None:
+            explanation = (
+                f"at {k_text} neither {a.confidence:.0%} {a.band} band excludes the other "
+                f"curve's point estimate"
+            )
+        else:
+            best = name_a if lean == "a" else name_b
+            rule = {
+                "strong": "the bands do not overlap",
+                "fair": "each band excludes the other's point estimate",
+                "weak": "one band excludes the other's point estimate",
+            }[strength]
+            explanation = (
+                f"at {k_text} the {a.confidence:.0%} {a.band} bands lean towards {best} "
+                f"({strength}: {rule}), but the {da.confidence:.2%} bands that would keep a "
+                f"decision's error at {alpha:g} overlap: a lean, not a win"
+            )
+        evidence = Evidence("band", level=a.confidence, strength=strength)
     return Verdict(
         a=name_a,
         b=name_b,
         outcome=outcome,
         method=f"tuning.{a.kind}_band",
         scope=Scope(benchmark=benchmark, budget_low=float(ks[0]), budget_high=float(ks[-1])),
-        evidence=Evidence("band", level=a.confidence, strength=strength),
+        evidence=evidence,
         objective=a.objective,
         explanation=explanation,
         effect=Effect(
@@ -279,14 +366,16 @@ def _segment_verdict(a, b, name_a, name_b, benchmark, start, stop, winner, stren
             estimate=float(diff),
             low=float(lo),
             high=float(hi),
-            level=float(a.confidence) ** 2,
+            level=1.0 - float(alpha),
         ),
         unit="random-search draw",
         n=int(a.n + b.n),
+        lean=lean,
         details={
             "n_a": int(a.n), "n_b": int(b.n), "ks": [float(k) for k in ks],
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
-            "simultaneous_level_both_bands": float(a.confidence) ** 2,
+            "decision_confidence": float(da.confidence), "alpha": float(alpha),
+            "calibrate": a.calibrate,
             # Tied scores void the bands' exact coverage (they stay conservative); the
             # report cites this when it explains a disagreement.
             "ties": _n_ties(a) + _n_ties(b),

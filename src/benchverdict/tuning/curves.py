@@ -13,11 +13,15 @@ Median (quantile) tuning curve
     refers to performance too: ``q = 0.9`` is the optimistic curve in
     both directions). On the band's event every quantile of :math:`F` lies
     between the quantiles of :math:`U` and :math:`L`, so
-    :math:`[U^{-1}(p_k), L^{-1}(p_k)]` covers the curve **for all k
-    simultaneously** with the band's probability: exactly ``confidence``
-    for the LD and KS bands with continuous scores (the band's event and
-    the curve's containment coincide up to the quantile grid), at least
-    ``confidence`` with ties or the DKW band. Without a finite upper
+    :math:`[U^{-1}(p_k), L^{-1}(p_k)]` covers the curve **at every budget
+    asked for simultaneously** with the band's probability: exactly
+    ``confidence`` for the LD and KS bands with continuous scores, at least
+    ``confidence`` with ties or the DKW band. Exactness needs the band to
+    be calibrated for the budgets it is reported at (``calibrate``): by
+    default for exactly the budgets ``ks`` (the integers ``1..n``), whose
+    quantile levels :math:`p_k` form a finite set; a band calibrated for
+    every real ``k >= 1`` covers 0.80 over all real budgets but 0.88 at the
+    integers, which is as conservative as opda's whole-CDF band there. Without a finite upper
     support bound ``b``, the upper band is ``+inf`` for budgets beyond what
     the sample can vouch for (see :mod:`benchverdict.tuning.guidance`).
 Mean (expected-maximum) tuning curve
@@ -116,6 +120,8 @@ class TuningCurve:
         A label (e.g. the algorithm).
     scores : numpy.ndarray
         The sorted sample.
+    calibrate : {"budgets", "curve", "cdf"}
+        How the band was calibrated (see :func:`tuning_curve`).
     """
 
     k: np.ndarray
@@ -136,6 +142,7 @@ class TuningCurve:
     cdf: CDFBand | None = None
     name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    calibrate: str = "budgets"
 
     def _summary_lines(self) -> list[str]:
         name = f" {self.name}" if self.name else ""
@@ -167,6 +174,30 @@ class TuningCurve:
             {"k": self.k, "point": self.point, "lower": self.lower, "upper": self.upper}
         )
 
+    def at_confidence(self, confidence: float) -> TuningCurve:
+        """The same curve (same draws, budgets, band and calibration) at another confidence.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> curve = tuning_curve(rng.uniform(size=40), ks=[1, 2, 4], a=0, b=1)
+        >>> wide = curve.at_confidence(0.95)
+        >>> bool(np.all(wide.lower <= curve.lower) and np.all(wide.upper >= curve.upper))
+        True
+        """
+        if self.band is None or self.band == "bootstrap":
+            raise ValueError("only a curve with a CDF-based band can be rebuilt at another "
+                             "confidence.")
+        import warnings
+
+        with warnings.catch_warnings():  # ties were reported when the curve was built
+            warnings.simplefilter("ignore", UserWarning)
+            return tuning_curve(
+                self.scores, self.k, kind=self.kind, band=self.band, confidence=confidence,
+                a=self.a, b=self.b, objective=self.objective, q=self.q or 0.5,
+                estimator=self.estimator if self.kind == "mean" else "v", name=self.name,
+                calibrate=self.calibrate)
+
     def with_name(self, name: str) -> TuningCurve:
         """The same curve labelled ``name``."""
         from dataclasses import replace
@@ -180,7 +211,14 @@ class TuningCurve:
         text = f"{what} {best} score after k random-search trials, from n={self.n} draws"
         if self.band is None:
             return text + " (no band)."
-        scope = "simultaneous over all k" if self.simultaneous else "pointwise at each k"
+        if not self.simultaneous:
+            scope = "pointwise at each k"
+        elif self.kind == "mean" or self.calibrate == "cdf":
+            scope = "simultaneous over all k (whole-CDF band)"
+        elif self.calibrate == "curve":
+            scope = f"simultaneous over every real k >= {self.k.min():g}"
+        else:
+            scope = f"simultaneous over the {self.k.size} budget(s) k shown"
         return text + f"; {self.confidence:.0%} {self.band} band, {scope}."
 
     def plot(self, ax=None, *, color=None, label: str | None = None, cdf: bool = False,
@@ -399,7 +437,7 @@ def tuning_curve(
     q: float = 0.5,
     estimator: str = "v",
     name: str | None = None,
-    calibrate: str = "curve",
+    calibrate: str = "budgets",
 ) -> TuningCurve:
     """A tuning curve from IID random-search scores, with a simultaneous band.
 
@@ -432,14 +470,16 @@ def tuning_curve(
         Point estimate of the mean curve.
     name : str, optional
         A label (e.g. the algorithm name).
-    calibrate : {"curve", "cdf"}
-        ``"curve"`` (default): calibrate the median/quantile band on the part
-        of the CDF the curve uses (levels :math:`p_k` for ``k >= min(ks)``),
-        so it covers the curve at every real budget ``k >= min(ks)``
-        simultaneously with probability exactly ``confidence``. ``"cdf"``:
-        use the band for the whole CDF, as opda 0.8.0 does; valid but
-        conservative (the curve ignores the CDF below the median). Mean
-        bands always use the whole-CDF band.
+    calibrate : {"budgets", "curve", "cdf"}
+        ``"budgets"`` (default): calibrate the median/quantile band for
+        exactly the budgets ``ks`` (their levels :math:`p_k`), so it covers
+        the curve at every budget in ``ks`` simultaneously with probability
+        exactly ``confidence`` (continuous scores), and says nothing about
+        budgets between them. ``"curve"``: calibrate on every real budget
+        ``k >= min(ks)``; exact over all those budgets, conservative at the
+        integers. ``"cdf"``: use the band for the whole CDF, as opda 0.8.0
+        does; valid but conservative (the curve ignores the CDF below the
+        median). Mean bands always use the whole-CDF band.
 
     Returns
     -------
@@ -451,10 +491,10 @@ def tuning_curve(
     >>> curve = tuning_curve(rng.uniform(size=48), ks=[1, 2, 4, 8], a=0, b=1)
     >>> curve.table.round(3)
          k  point  lower  upper
-    0  1.0  0.512  0.409  0.623
-    1  2.0  0.725  0.538  0.840
-    2  4.0  0.840  0.725  0.962
-    3  8.0  0.950  0.788  0.981
+    0  1.0  0.512  0.423  0.613
+    1  2.0  0.725  0.541  0.828
+    2  4.0  0.840  0.750  0.950
+    3  8.0  0.950  0.828  0.970
     """
     _check_objective(objective)
     if kind not in KINDS:
@@ -464,8 +504,8 @@ def tuning_curve(
             f"band must be one of {METHODS} or None, got {band!r} (for percentile bootstrap "
             f"bands use benchverdict.tuning.bootstrap_band)."
         )
-    if calibrate not in ("curve", "cdf"):
-        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
+    if calibrate not in ("budgets", "curve", "cdf"):
+        raise ValueError(f"calibrate must be 'budgets', 'curve' or 'cdf', got {calibrate!r}.")
     y = _sorted_scores(scores)
     n = y.size
     ks = default_budgets(n) if ks is None else np.atleast_1d(np.asarray(ks, dtype=float))
@@ -480,11 +520,16 @@ def tuning_curve(
     # negating the scores and flipping the objective negates the curve and its band exactly.
     maximize = objective == "maximize"
     z, z_a, z_b = (y, a, b) if maximize else (-y[::-1], -b, -a)
-    levels = (0.0, 1.0)
+    levels, grid = (0.0, 1.0), None
     if kind != "mean" and calibrate == "curve" and ks.size:
         p_first = float(quantile_levels([max(float(ks.min()), 1e-12)], q)[0])
         levels = (p_first, 1.0)
-    cdf_z = cdf_band(z, confidence, band, a=z_a, b=z_b, levels=levels) if band else None
+    elif kind != "mean" and calibrate == "budgets" and ks.size:
+        # The levels of the budgets asked for (performance is larger-is-better, so the
+        # same levels serve either objective).
+        grid = tuple(float(p) for p in quantile_levels(ks, q))
+    cdf_z = (cdf_band(z, confidence, band, a=z_a, b=z_b, levels=levels, grid=grid)
+             if band else None)
     notes: list[str] = []
     if kind == "mean":
         point = expected_max(y, ks, estimator, objective)
@@ -520,6 +565,6 @@ def tuning_curve(
         q=None if kind == "mean" else q, estimator=est_name, band=band,
         confidence=None if band is None else float(confidence),
         simultaneous=band is not None, objective=objective, n=n, a=float(a), b=float(b),
-        scores=y, cdf=cdf, name=name, notes=tuple(notes),
+        scores=y, cdf=cdf, name=name, notes=tuple(notes), calibrate=calibrate,
     )
 

@@ -61,8 +61,8 @@ _ANCHOR_N = 1024
 def _check_options(confidence: float, band: str, q: float, calibrate: str) -> None:
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must lie strictly between 0 and 1, got {q}.")
-    if calibrate not in ("curve", "cdf"):
-        raise ValueError(f"calibrate must be 'curve' or 'cdf', got {calibrate!r}.")
+    if calibrate not in ("budgets", "curve", "cdf"):
+        raise ValueError(f"calibrate must be 'budgets', 'curve' or 'cdf', got {calibrate!r}.")
     if band not in METHODS:
         raise ValueError(f"band must be one of {METHODS}, got {band!r}.")
     if not 0.0 < confidence < 1.0:
@@ -124,11 +124,14 @@ def largest_budget(
         CDF-band method (see :func:`benchverdict.stats.cdf_band`).
     q : float
         The quantile of the tuning curve (0.5: median).
-    calibrate : {"curve", "cdf"}
+    calibrate : {"budgets", "curve", "cdf"}
         The band calibration (see :func:`~benchverdict.tuning.tuning_curve`):
         ``"curve"`` for this library's exact curve bands over all budgets
         ``k >= 1``, ``"cdf"`` for whole-CDF bands as in Lourie et al. and
-        opda.
+        opda. ``"budgets"`` (bands calibrated at the integer budgets asked
+        for, which depend on the grid) is answered as ``"curve"``: those
+        bands are at most as wide, so the budget returned is a safe lower
+        bound for them.
 
     Returns
     -------
@@ -147,7 +150,7 @@ def largest_budget(
     """
     _check_options(confidence, band, q, calibrate)
     n = _check_n(n)
-    levels = (q, 1.0) if calibrate == "curve" else (0.0, 1.0)
+    levels = (0.0, 1.0) if calibrate == "cdf" else (q, 1.0)
     top = _top(n, float(confidence), band, levels)
     if top <= 0.0:
         return 0.0

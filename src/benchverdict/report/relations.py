@@ -1,0 +1,676 @@
+"""Error-controlled relations between algorithms: family votes, Holm, a partial order.
+
+How a relation "A is better than B on scope S" becomes *settled*:
+
+1. **One vote per family of evidence.** Every verdict method belongs to a
+   family (rank tests, LMEM, tuning curves, score distributions), declared
+   by its module (:mod:`benchverdict.methods`). Per pair and scope each
+   voting family contributes one raw (unadjusted) p-value with a direction:
+   that of its primary method (else its first voting method, by name), at
+   the final budget. Several tests of one family on the same data (Nemenyi,
+   Wilcoxon, the sign test on the same blocks) are one piece of evidence,
+   so they cannot outvote another family. Score distributions (DSE)
+   describe single draws and do not vote.
+2. **Family-wise error per scope type.** Holm's step-down adjustment runs
+   over all (family, pair, scope) p-values of a scope type ("all
+   benchmarks", "per benchmark", the levels of one metafeature). A family
+   *rejects* when its adjusted p is at most ``alpha``. Holm is valid under
+   any dependence between the p-values, so under the null of identical
+   algorithms the probability that any relation of the scope type is
+   settled is at most ``alpha``.
+3. **Settled, contradicted.** A relation is settled when some family
+   rejects in one direction and no family decides the other way (at its own
+   per-comparison level, raw ``p <= alpha``). Two families deciding
+   opposite ways is a *contradiction*; so is a cycle among settled
+   relations.
+4. **Implied, power gap, unsettled.** The transitive closure of settled
+   relations adds *implied* ones (marked as such: the families may measure
+   different things). A pair that is neither settled nor implied is a
+   *power gap* when some family decides it at its own level but the
+   family-wise adjustment takes it back (more data would likely settle
+   it), else *unsettled*.
+
+The result is a partial order per scope, groups of mutually unsettled
+algorithms (maximal cliques, as in a critical-difference diagram) and one
+headline sentence per scope.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchverdict.methods import FAMILIES, FAMILY_LABELS, MethodInfo, method_info
+from benchverdict.verdict import Verdict
+
+#: A scope group: (benchmark or None, metafeature levels).
+GroupKey = tuple["str | None", tuple[tuple[str, str], ...]]
+
+#: Statuses of a relation, strongest first.
+STATUSES = ("settled", "implied", "contradicted", "power gap", "unsettled")
+VOTE_COLUMNS = [
+    "scope_type", "scope", "benchmark", "metafeature", "a", "b", "family", "method",
+    "p_raw", "direction", "decides", "p_adjusted", "rejects", "n", "n_units",
+]
+RELATION_COLUMNS = [
+    "scope_type", "scope", "benchmark", "metafeature", "a", "b", "status", "winner", "loser",
+    "families", "p_adjusted", "p_raw", "against", "lacking", "via", "leans", "reason",
+]
+POWER_GAP_COLUMNS = [
+    "scope_type", "scope", "benchmark", "metafeature", "family", "n_pairs", "pairs",
+    "settled_by", "reason",
+]
+CONTRADICTION_COLUMNS = [
+    "scope_type", "scope", "benchmark", "metafeature", "a", "b", "for_a", "for_b", "kind",
+    "explanation",
+]
+GROUP_COLUMNS = ["scope_type", "scope", "benchmark", "metafeature", "group", "algorithms",
+                 "size"]
+HEADLINE_COLUMNS = [
+    "scope_type", "scope", "benchmark", "metafeature", "sentence", "single_draws",
+    "n_settled", "n_implied", "n_contradicted", "n_power_gap", "n_unsettled",
+]
+#: A sentence names at most this many relations or pairs of one kind.
+MAX_NAMED = 8
+
+
+def scope_type(key: GroupKey) -> str:
+    """The scope type a group belongs to (the unit of family-wise error control).
+
+    Examples
+    --------
+    >>> scope_type((None, ())), scope_type(("moons", ())), scope_type((None, (("prior", "good"),)))
+    ('all benchmarks', 'per benchmark', 'per level of prior')
+    """
+    bench, meta = key
+    if not meta:
+        return "all benchmarks" if bench is None else "per benchmark"
+    names = " x ".join(sorted({k for k, _ in meta}))
+    return f"per level of {names}" + ("" if bench is None else ", per benchmark")
+
+
+def meta_text(meta: tuple[tuple[str, str], ...]) -> str | None:
+    """Metafeature levels as ``name=level;...`` (``None`` without)."""
+    return ";".join(f"{k}={v}" for k, v in meta) or None
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (monotone; valid under any dependence).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    if m == 0:
+        return p
+    order = np.argsort(p, kind="stable")
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def _raw_p(v: Verdict) -> float | None:
+    """A voting verdict's raw p-value: ``details["pvalue_raw"]``, else a p-value evidence."""
+    value = v.details.get("pvalue_raw")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    if v.evidence.kind == "p_value" and v.evidence.value is not None and math.isfinite(
+            v.evidence.value):
+        return float(v.evidence.value)
+    return None
+
+
+def _direction(v: Verdict) -> str | None:
+    """Which algorithm a verdict's evidence favours: its decision, lean or effect sign."""
+    if v.outcome in ("a", "b"):
+        return v.outcome
+    if v.lean is not None:
+        return v.lean
+    for a_key, b_key in (("p_a_better", "p_b_better"),):
+        pa, pb = v.details.get(a_key), v.details.get(b_key)
+        if isinstance(pa, (int, float)) and isinstance(pb, (int, float)) and pa != pb:
+            return "a" if pa < pb else "b"
+    if v.effect is not None and math.isfinite(v.effect.estimate) and v.effect.estimate != 0:
+        return "a" if v.effect.estimate > 0 else "b"
+    return None
+
+
+def _units(v: Verdict, family: str) -> tuple[int | None, str]:
+    """How many independent units a family's vote rests on, and what they are."""
+    if family == "tuning":
+        n_a, n_b = v.details.get("n_a"), v.details.get("n_b")
+        if isinstance(n_a, int) and isinstance(n_b, int):
+            return min(n_a, n_b), "draws per algorithm"
+        return v.n, "draws"
+    if family == "ranks":
+        return v.n, "blocks"
+    if family == "lmem":
+        return v.n, "rows"
+    return v.n, "units"
+
+
+@dataclass
+class _Vote:
+    key: GroupKey
+    a: str
+    b: str
+    family: str
+    method: str
+    p_raw: float
+    direction: str | None
+    decides: bool
+    n: int | None
+    n_units: str
+    verdict: Verdict
+    p_adjusted: float = math.nan
+    rejects: bool = False
+
+
+def family_votes(
+    verdicts: Iterable[Verdict],
+    *,
+    alpha: float,
+    covers: Callable[[Verdict], bool],
+    representative: Callable[[Sequence[Verdict]], Verdict],
+    group_key: Callable[[Verdict], GroupKey],
+) -> list[_Vote]:
+    """One vote per (family, pair, scope): the primary (else first voting) method's raw p.
+
+    ``verdicts`` must be oriented (``a`` before ``b``). Only verdicts that
+    cover the final budget (``covers``) vote; among several of the chosen
+    method, ``representative`` picks one.
+    """
+    chosen: dict[tuple, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
+    infos: dict[str, MethodInfo] = {}
+    for v in verdicts:
+        info = infos.get(v.method) or infos.setdefault(v.method, method_info(v.method))
+        if not info.votes or not covers(v):
+            continue
+        chosen[(info.family, v.a, v.b, group_key(v))][v.method].append(v)
+    votes = []
+    for (family, a, b, key), by_method in chosen.items():
+        primary = [m for m in by_method if infos[m].primary]
+        method = sorted(primary)[0] if primary else sorted(by_method)[0]
+        v = representative(by_method[method])
+        p = _raw_p(v)
+        if p is None:
+            continue
+        direction = _direction(v)
+        n, what = _units(v, family)
+        votes.append(_Vote(key, a, b, family, method, p, direction,
+                           bool(p <= alpha and direction is not None), n, what, v))
+    # Holm over every vote of a scope type.
+    by_type: dict[str, list[_Vote]] = defaultdict(list)
+    for vote in votes:
+        by_type[scope_type(vote.key)].append(vote)
+    for group in by_type.values():
+        adjusted = holm([x.p_raw for x in group])
+        for vote, p_adj in zip(group, adjusted):
+            vote.p_adjusted = float(p_adj)
+            vote.rejects = bool(p_adj <= alpha and vote.direction is not None)
+    return votes
+
+
+def _family_list(families: Iterable[str]) -> str:
+    names = [FAMILY_LABELS.get(f, f) for f in sorted(set(families), key=_family_order)]
+    return _and(names)
+
+
+def _family_order(family: str) -> tuple[int, str]:
+    return (FAMILIES.index(family) if family in FAMILIES else len(FAMILIES), family)
+
+
+def _and(items: Sequence[str]) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _names(items: Sequence[str], limit: int = MAX_NAMED) -> str:
+    items = list(items)
+    if len(items) > limit:
+        return ", ".join(items[:limit]) + f" and {len(items) - limit:,} more"
+    return _and(items)
+
+
+@dataclass
+class ScopeRelations:
+    """The relations of one scope: statuses, partial order, groups, headline."""
+
+    key: GroupKey
+    label: str
+    algorithms: list[str]
+    rows: list[dict] = field(default_factory=list)
+    groups: list[list[str]] = field(default_factory=list)
+    sentence: str = ""
+    single_draws: str = ""
+    power_gaps: list[dict] = field(default_factory=list)
+    contradictions: list[dict] = field(default_factory=list)
+
+    def status_of(self, a: str, b: str) -> dict | None:
+        """The relation row of the pair (either orientation), or ``None``."""
+        if getattr(self, "_index_size", -1) != len(self.rows):
+            # Built once (and again if rows change): 200 algorithms have 19,900 pairs.
+            self._index = {frozenset((r["a"], r["b"])): r for r in self.rows}
+            self._index_size = len(self.rows)
+        return self._index.get(frozenset((a, b)))
+
+
+def _closure(algorithms: Sequence[str], edges: set[tuple[str, str]]) -> dict[str, set[str]]:
+    """Everything each algorithm beats through settled edges (winner -> loser)."""
+    beats: dict[str, set[str]] = {x: set() for x in algorithms}
+    for w, loser in edges:
+        beats[w].add(loser)
+    changed = True
+    while changed:
+        changed = False
+        for x in algorithms:
+            extra = set().union(*(beats[y] for y in beats[x])) - beats[x] if beats[x] else set()
+            if extra:
+                beats[x] |= extra
+                changed = True
+    return beats
+
+
+def _path(beats_direct: dict[str, set[str]], start: str, goal: str) -> list[str]:
+    """A shortest chain of settled relations from ``start`` to ``goal`` (breadth first)."""
+    previous = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for x in frontier:
+            for y in sorted(beats_direct.get(x, ())):
+                if y not in previous:
+                    previous[y] = x
+                    if y == goal:
+                        out = [y]
+                        while previous[out[-1]] is not None:
+                            out.append(previous[out[-1]])
+                        return out[::-1]
+                    nxt.append(y)
+        frontier = nxt
+    return []
+
+
+def maximal_cliques(nodes: Sequence[str], adjacent: dict[str, set[str]],
+                    limit: int = 500) -> list[list[str]] | None:
+    """Maximal cliques (Bron-Kerbosch with pivoting), or ``None`` beyond ``limit`` cliques.
+
+    Examples
+    --------
+    >>> adj = {"A": {"B"}, "B": {"A", "C"}, "C": {"B"}}
+    >>> maximal_cliques(["A", "B", "C"], adj)
+    [['A', 'B'], ['B', 'C']]
+    """
+    out: list[list[str]] = []
+    order = {x: i for i, x in enumerate(nodes)}
+
+    def expand(r: set[str], p: set[str], x: set[str]) -> bool:
+        if not p and not x:
+            out.append(sorted(r, key=order.__getitem__))
+            return len(out) <= limit
+        pivot = max(p | x, key=lambda u: len(adjacent[u] & p))
+        for v in sorted(p - adjacent[pivot], key=order.__getitem__):
+            if not expand(r | {v}, p & adjacent[v], x & adjacent[v]):
+                return False
+            p = p - {v}
+            x = x | {v}
+        return True
+
+    if not expand(set(), set(nodes), set()):
+        return None
+    return sorted(out, key=lambda c: [order[x] for x in c])
+
+
+def relate_scope(
+    key: GroupKey,
+    label: str,
+    algorithms: Sequence[str],
+    votes: Sequence[_Vote],
+    leans: dict[tuple[str, str], list[str]],
+    alpha: float,
+    n_tests: int,
+    explain: Callable[[Verdict, Verdict], str],
+) -> ScopeRelations:
+    """Statuses of every pair of one scope, its partial order, groups and contradictions."""
+    out = ScopeRelations(key, label, list(algorithms))
+    by_pair: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
+    for vote in votes:
+        by_pair[(vote.a, vote.b)].append(vote)
+    pairs = list(itertools.combinations(algorithms, 2))
+    direct: dict[tuple[str, str], dict] = {}
+    edges: set[tuple[str, str]] = set()
+    for a, b in pairs:
+        found = by_pair.get((a, b), [])
+        rej = {"a": [v for v in found if v.rejects and v.direction == "a"],
+               "b": [v for v in found if v.rejects and v.direction == "b"]}
+        dec = {"a": [v for v in found if v.decides and v.direction == "a"],
+               "b": [v for v in found if v.decides and v.direction == "b"]}
+        row = {"a": a, "b": b, "status": "unsettled", "winner": None, "loser": None,
+               "families": "", "p_adjusted": math.nan,
+               "p_raw": min((v.p_raw for v in found), default=math.nan), "against": "",
+               "lacking": "", "via": "", "leans": "; ".join(leans.get((a, b), [])),
+               "reason": "", "_votes": found}
+        side = "a" if rej["a"] else "b" if rej["b"] else None
+        other = {"a": "b", "b": "a"}.get(side or "")
+        if side is not None and (rej[other] or dec[other]):
+            winners = rej[side]
+            losers = rej[other] or dec[other]
+            row.update(status="contradicted",
+                       families=", ".join(sorted({v.family for v in winners + losers})))
+            kind = "both reject" if rej[other] else "one rejects, one decides"
+            text = explain(winners[0].verdict, losers[0].verdict)
+            name = {"a": a, "b": b}
+            row["reason"] = (
+                f"{_family_list(v.family for v in winners)} find {name[side]} better, "
+                f"{_family_list(v.family for v in losers)} find {name[other]} better; {text}")
+            out.contradictions.append({
+                "a": a, "b": b,
+                "for_a": ", ".join(sorted({v.family for v in (winners if side == 'a'
+                                                                 else losers)})),
+                "for_b": ", ".join(sorted({v.family for v in (losers if side == 'a'
+                                                                 else winners)})),
+                "kind": kind, "explanation": text})
+        elif side is not None:
+            winner, loser = (a, b) if side == "a" else (b, a)
+            deciders = rej[side]
+            lacking = [v for v in found if not v.rejects]
+            row.update(status="settled", winner=winner, loser=loser,
+                       families=", ".join(sorted({v.family for v in deciders},
+                                                 key=_family_order)),
+                       p_adjusted=min(v.p_adjusted for v in deciders),
+                       lacking=", ".join(sorted({v.family for v in lacking},
+                                                key=_family_order)))
+            row["reason"] = (
+                f"{_family_list(v.family for v in deciders)} "
+                f"{'settle' if len(deciders) > 1 else 'settles'} it (family-wise adjusted "
+                f"p = {row['p_adjusted']:.3g} over {n_tests} test(s) of this scope type)")
+            edges.add((winner, loser))
+        else:
+            decided = dec["a"] + dec["b"]
+            if decided:
+                best = min(decided, key=lambda v: v.p_raw)
+                fav = a if best.direction == "a" else b
+                row.update(status="power gap", winner=None)
+                row["reason"] = (
+                    f"{FAMILY_LABELS.get(best.family, best.family)} favour {fav} at p = "
+                    f"{best.p_raw:.3g} for this pair alone, but not after the family-wise "
+                    f"adjustment over {n_tests} test(s) (adjusted p = {best.p_adjusted:.3g})")
+            elif found:
+                best = min(found, key=lambda v: v.p_raw)
+                row["reason"] = (f"no family separates them (smallest p = {best.p_raw:.3g}, "
+                                 f"{FAMILY_LABELS.get(best.family, best.family)})")
+            else:
+                row["reason"] = "no family that votes judged this pair"
+        direct[(a, b)] = row
+    # Cycles among settled relations turn them into contradictions.
+    beats = _closure(algorithms, edges)
+    cyclic = {(w, lo) for w, lo in edges if w in beats[lo]}
+    if cyclic:
+        for w, lo in cyclic:
+            row = direct[(w, lo)] if (w, lo) in direct else direct[(lo, w)]
+            row.update(status="contradicted", winner=None, loser=None,
+                       reason=f"part of a cycle of settled relations ({w} > {lo} closes it)")
+            out.contradictions.append({"a": row["a"], "b": row["b"], "for_a": "", "for_b": "",
+                                       "kind": "cycle", "explanation": row["reason"]})
+        edges -= cyclic
+        beats = _closure(algorithms, edges)
+    direct_beats: dict[str, set[str]] = defaultdict(set)
+    for w, lo in edges:
+        direct_beats[w].add(lo)
+    for (a, b), row in direct.items():
+        if row["status"] in ("settled", "contradicted"):
+            continue
+        for w, lo in ((a, b), (b, a)):
+            if lo in beats[w]:
+                chain = _path(direct_beats, w, lo)
+                row.update(status="implied", winner=w, loser=lo,
+                           via=" > ".join(chain),
+                           reason=f"implied by {' > '.join(chain)} (transitivity; the "
+                                  f"families behind each step may measure different things)")
+    out.rows = [{k: v for k, v in r.items() if k != "_votes"} for r in direct.values()]
+    # Groups: maximal cliques of pairs that are neither settled nor implied.
+    open_pairs = {(r["a"], r["b"]) for r in out.rows if r["status"] not in ("settled",
+                                                                            "implied")}
+    adjacent = {x: set() for x in algorithms}
+    for a, b in open_pairs:
+        adjacent[a].add(b)
+        adjacent[b].add(a)
+    cliques = maximal_cliques(list(algorithms), adjacent)
+    if cliques is None:  # too many to list: fall back to connected components
+        cliques = _components(list(algorithms), adjacent)
+    out.groups = [c for c in cliques if len(c) >= 2]
+    out.power_gaps = _power_gaps(direct, alpha, n_tests)
+    return out
+
+
+def _components(nodes: list[str], adjacent: dict[str, set[str]]) -> list[list[str]]:
+    seen, out = set(), []
+    for x in nodes:
+        if x in seen:
+            continue
+        stack, comp = [x], []
+        while stack:
+            y = stack.pop()
+            if y in seen:
+                continue
+            seen.add(y)
+            comp.append(y)
+            stack += sorted(adjacent[y] - seen)
+        out.append(sorted(comp, key=nodes.index))
+    return out
+
+
+def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int) -> list[dict]:
+    """Per family: the settled pairs it voted on without rejecting, and why."""
+    by_family: dict[str, list[tuple[dict, _Vote]]] = defaultdict(list)
+    for row in direct.values():
+        if row["status"] != "settled":
+            continue
+        for vote in row["_votes"]:
+            if not vote.rejects:
+                by_family[vote.family].append((row, vote))
+    out = []
+    for family in sorted(by_family, key=_family_order):
+        items = by_family[family]
+        settled_by = sorted({f for row, _ in items for f in row["families"].split(", ") if f},
+                            key=_family_order)
+        ns = sorted({v.n for _, v in items if v.n is not None})
+        unit = items[0][1].n_units
+        n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
+                  f"{ns[0]:,}-{ns[-1]:,} {unit}" if ns else f"an unstated number of {unit}")
+        best = min(v.p_raw for _, v in items)
+        every = all(v.verdict.details.get("combined") for _, v in items)
+        label = FAMILY_LABELS.get(family, family)
+        if every:
+            # An intersection-union vote asks "better on every benchmark": it fails where
+            # one benchmark shows no difference, which more draws need not change.
+            reason = (f"{label} ask whether one algorithm is better on every benchmark "
+                      f"(intersection-union test, {n_text}); for these pairs some benchmark "
+                      f"does not separate them (smallest p = {best:.3g})")
+        else:
+            reason = (f"{label} with {n_text}: smallest p = {best:.3g} among these pairs, "
+                      f"while the family-wise adjustment over {n_tests} test(s) asks for "
+                      f"p <= {alpha / n_tests:.2g} for the first")
+        if family == "ranks" and len(ns) == 1 and ns[0] < 30:
+            floor = 2.0 / 2.0 ** ns[0]
+            if floor > alpha / n_tests:  # only when the blocks alone rule a decision out
+                reason += (f"; with {ns[0]} blocks no two-sided signed-rank p-value can be "
+                           f"below {floor:.3g}")
+        out.append({
+            "family": family, "n_pairs": len(items),
+            "pairs": ", ".join(f"{row['winner']} > {row['loser']}" for row, _ in items),
+            "settled_by": ", ".join(settled_by), "reason": reason, "n_text": n_text,
+            "every_benchmark": every,
+        })
+    return out
+
+
+# ---------------------------------------------------------------------------- the headline
+def tiers_of(algorithms: Sequence[str], better: dict[str, set[str]]) -> list[list[str]]:
+    """The finest split into consecutive tiers where every member beats every later one.
+
+    ``better[x]`` is the set of algorithms ``x`` beats (settled or implied).
+
+    Examples
+    --------
+    >>> tiers_of(["A", "B", "C", "D"], {"A": {"D"}, "B": {"D"}, "C": {"D"}, "D": set()})
+    [['A', 'B', 'C'], ['D']]
+    """
+    score = {x: len(better[x]) - sum(x in better[y] for y in algorithms) for x in algorithms}
+    order = sorted(algorithms, key=lambda x: (-score[x], list(algorithms).index(x)))
+    blocks, current = [], []
+    for i, x in enumerate(order):
+        current.append(x)
+        rest = order[i + 1:]
+        if rest and all(y in better[w] for w in order[:i + 1] for y in rest):
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def _chain(blocks: Sequence[Sequence[str]]) -> str:
+    return " > ".join(b[0] if len(b) == 1 else "{" + ", ".join(b) + "}" for b in blocks)
+
+
+def _phrase_block(block: Sequence[str], better: dict[str, set[str]]) -> str:
+    """What is known inside a block of algorithms none of which beats all the others."""
+    inside = [(w, lo) for w in block for lo in block if lo in better[w]]
+    names = _and(list(block))
+    if not inside:
+        return f"{names} cannot be separated"
+    shown = ", ".join(f"{w} > {lo}" for w, lo in inside[:MAX_NAMED])
+    more = f" and {len(inside) - MAX_NAMED} more" if len(inside) > MAX_NAMED else ""
+    verb = "are" if len(inside) > 1 else "is"
+    return f"among {names} only {shown}{more} {verb} settled"
+
+
+def headline_sentence(rel: ScopeRelations) -> str:
+    """One sentence a reader can quote: the partial order, who settles it, what is open.
+
+    For the example data over all benchmarks: "On all 6 benchmarks: LR is
+    worst (settled by LMEM; rank tests lack power with 6 blocks); MLP, RF,
+    SVM and kNN cannot be separated."
+    """
+    algs = rel.algorithms
+    better: dict[str, set[str]] = {x: set() for x in algs}
+    for r in rel.rows:
+        if r["status"] in ("settled", "implied"):
+            better[r["winner"]].add(r["loser"])
+    settled = [r for r in rel.rows if r["status"] == "settled"]
+    if len(algs) < 2:
+        return f"{rel.label}: only one algorithm, nothing to compare."
+    rest: list[str] = []
+    if not any(better.values()):
+        body = f"{_and(list(algs))} cannot be separated"
+        gaps = [r for r in rel.rows if r["status"] == "power gap"]
+        if gaps:
+            body += (f" (for {len(gaps)} pair(s) the evidence of one family does not survive "
+                     f"the family-wise adjustment)")
+        note = ""
+    else:
+        blocks = tiers_of(algs, better)
+        top, bottom = blocks[0], blocks[-1]
+        if all(len(b) == 1 for b in blocks):
+            body, middle = _chain(blocks), []
+        elif len(blocks) == 1:
+            # No algorithm is above or below all others: name the known relations.
+            known = [f"{w} > {lo}" for w in top for lo in top if lo in better[w]]
+            body = _names(known)
+            middle = []
+            rest.append("no other pair is settled")
+        elif len(top) == 1 and len(bottom) == 1:
+            body, middle = f"{top[0]} is best and {bottom[0]} is worst", blocks[1:-1]
+        elif len(top) == 1:
+            body, middle = f"{top[0]} is best", blocks[1:]
+        elif len(bottom) == 1:
+            body, middle = f"{bottom[0]} is worst", blocks[:-1]
+        else:
+            body, middle = _chain(blocks), []
+            rest += [_phrase_block(b, better) for b in blocks if len(b) > 1]
+        if len(middle) == 1:
+            rest.append(_phrase_block(middle[0], better))
+        elif middle:
+            rest.append("between them " + _chain(middle))
+            rest += [_phrase_block(b, better) for b in middle if len(b) > 1]
+        note = _evidence_note(rel, settled)
+    text = f"{rel.label}: {body}{note}" + "".join(f"; {part}" for part in rest)
+    contradicted = [r for r in rel.rows if r["status"] == "contradicted"]
+    if contradicted:
+        text += "; contradicted: " + _names([f"{r['a']} vs {r['b']}" for r in contradicted])
+    return text + "."
+
+
+def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
+    if not settled:
+        return " (implied only)"
+    families = sorted({f for r in settled for f in r["families"].split(", ") if f},
+                      key=_family_order)
+    note = f" (settled by {_family_list(families)}"
+    lacking = [g for g in rel.power_gaps if g["n_pairs"] >= 1]
+    for g in lacking:
+        label = FAMILY_LABELS.get(g["family"], g["family"])
+        if g.get("every_benchmark"):
+            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
+            note += f"; {label} do not separate {what} on every benchmark"
+        elif g["n_pairs"] == len(settled):
+            note += f"; {label} lack power with {g['n_text']}"
+        else:
+            note += (f"; {label} cannot decide {g['n_pairs']} of the {len(settled)} settled "
+                     f"pair(s) with {g['n_text']}")
+    return note + ")"
+
+
+def single_draw_sentence(verdicts: Sequence[Verdict]) -> str:
+    """DSE's row: how often a single draw of one algorithm beats one of another (no vote)."""
+    decided, seen = [], 0
+    for v in verdicts:
+        p = v.details.get("p_single_draw")
+        if v.method != "dse.dominance" or not isinstance(p, (int, float)):
+            continue
+        seen += 1
+        if v.outcome in ("a", "b"):
+            w, lo = (v.a, v.b) if v.outcome == "a" else (v.b, v.a)
+            share = p if v.outcome == "a" else 1.0 - p
+            decided.append((share, w, lo))
+    if not seen:
+        return ""
+    if not decided:
+        return ("Single draws (budget 1; score distributions, no vote): no pair's single-draw "
+                "distributions differ significantly.")
+    decided.sort(key=lambda t: (-t[0], t[1], t[2]))
+    shown = [f"{w} beats {lo} {share:.0%} of the time" for share, w, lo in decided[:4]]
+    more = f", and {len(decided) - 4} more pair(s) differ" if len(decided) > 4 else ""
+    return ("Single draws (budget 1; score distributions, no vote): a single draw of "
+            + "; of ".join(shown) + more + ".")
+
+
+__all__ = [
+    "CONTRADICTION_COLUMNS",
+    "GROUP_COLUMNS",
+    "HEADLINE_COLUMNS",
+    "POWER_GAP_COLUMNS",
+    "RELATION_COLUMNS",
+    "STATUSES",
+    "VOTE_COLUMNS",
+    "family_votes",
+    "headline_sentence",
+    "holm",
+    "maximal_cliques",
+    "relate_scope",
+    "scope_type",
+    "single_draw_sentence",
+    "tiers_of",
+]
