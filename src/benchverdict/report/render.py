@@ -445,16 +445,89 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
     }
 
 
+# ----------------------------------------------------------------------------- summary
+def _summary(c: Comparison) -> dict[str, Any]:
+    """The first screen of every format: sentences, the headline scope's matrix, files.
+
+    ``head`` is the scope the summary leads with (all benchmarks when
+    judged), ``others`` the remaining scopes, ``matrix`` the headline
+    scope's pairwise cells (row algorithm vs column algorithm).
+    """
+    from benchverdict.report.summary import (
+        CELL_KINDS,
+        CELL_MEANING,
+        MAX_MATRIX_ALGORITHMS,
+        headline_summary,
+        scope_summaries,
+    )
+
+    summaries = scope_summaries(c.reconciliation, c.algorithms)
+    head = headline_summary(summaries)
+    others = [x for x in summaries if x is not head]
+    matrix = None
+    if head is not None and len(head.order) <= MAX_MATRIX_ALGORITHMS:
+        matrix = {"order": head.order,
+                  "rows": [[None if x == y else head.cells.get((x, y)) for y in head.order]
+                           for x in head.order]}
+    used = {cell.kind for x in ([head] if head is not None else summaries)
+            for cell in x.cells.values()}
+    legend = [(k, CELL_MEANING[k]) for k in CELL_KINDS if k in used]
+    rec = c.reconciliation
+    draws = [x for x in summaries if x.single_draws]
+    return {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
+            "legend": legend, "single_draws": draws,
+            "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
+            if len(rec.relations) else 0}
+
+
+def _matrix_rows_text(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The matrix as plain-text table rows (Markdown, LaTeX)."""
+    header = ["", *matrix["order"]]
+    rows = [[x, *("·" if cell is None else cell.text for cell in row)]
+            for x, row in zip(matrix["order"], matrix["rows"])]
+    return header, rows
+
+
 # ----------------------------------------------------------------------------- HTML
-#: Figures are shown at this many pixels per inch of their size, up to MAX_FIGURE_PX.
+#: Figures are shown at this many pixels per inch of their size, at least MIN_FIGURE_PX.
 FIGURE_PX_PER_INCH = 110
-MAX_FIGURE_PX = 900
+MAX_FIGURE_PX = 1100
+MIN_FIGURE_PX = 700
+#: At most this many verdict rows are shown in the HTML page (verdicts.csv has all).
+MAX_HTML_VERDICTS = 200
+_SVG_NUMBER = re.compile(rb"(-?\d+\.\d)\d+")
+_SVG_GEOMETRY = re.compile(
+    rb'(\s(?:d|x|y|x1|x2|y1|y2|width|height|transform|points|cx|cy|r)=")([^"]*)(")')
+_SVG_PROLOG = re.compile(rb"^.*?(?=<svg\b)", re.S)
+
+
+def compact_svg(svg: bytes) -> bytes:
+    """An SVG with geometry rounded to 0.1 pt and without its XML prolog, for inlining.
+
+    Only geometry attributes are rounded; text (names, tick labels) is left as is.
+
+    Examples
+    --------
+    >>> compact_svg(b'<?xml version="1.0"?>\\n<svg><path d="M 1.23456 2.5"/><text>0.12345</text></svg>')
+    b'<svg><path d="M 1.2 2.5"/><text>0.12345</text></svg>'
+    """
+    svg = _SVG_PROLOG.sub(b"", svg, count=1)
+    return _SVG_GEOMETRY.sub(
+        lambda m: m.group(1) + _SVG_NUMBER.sub(rb"\1", m.group(2)) + m.group(3), svg)
 
 
 def _html_figure(f) -> dict[str, Any]:
-    """The template's view of a figure: the data URI and a display width in pixels."""
-    width = min(MAX_FIGURE_PX, int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH))
-    return {"fig": f, "uri": f.data_uri(), "width": max(width, 320)}
+    """The template's view of a figure: inline SVG markup and a display width in pixels.
+
+    The SVG comes from matplotlib, which escapes every text it draws, so it
+    is safe to inline; the page's Content-Security-Policy forbids scripts anyway.
+    """
+    from markupsafe import Markup
+
+    width = int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH)
+    width = max(MIN_FIGURE_PX, min(MAX_FIGURE_PX, width))
+    svg = compact_svg(f.svg()).decode("utf-8")
+    return {"fig": f, "svg": Markup(svg), "width": width, "size": len(svg)}
 
 
 def html_environment():
@@ -469,6 +542,7 @@ def html_environment():
     '&lt;b&gt;\\u202e'
     """
     import jinja2
+    from markupsafe import Markup
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("benchverdict.report", "templates"),
@@ -476,19 +550,40 @@ def html_environment():
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=lambda value: printable(value) if isinstance(value, str) else value,
+        # Markup (the inline SVG figures, escaped by matplotlib) is passed through as is.
+        finalize=lambda value: printable(value) if isinstance(value, str) and not isinstance(
+            value, Markup) else value,
     )
 
 
-def render_html(comparison: Comparison) -> str:
-    """A self-contained HTML page (Jinja2 with autoescape; figures as SVG data URIs).
+def _unique_figures(figures) -> list:
+    """Figures with distinct pictures: a figure whose SVG repeats an earlier one is dropped."""
+    seen: set[bytes] = set()
+    out = []
+    for f in figures:
+        body = re.sub(rb'id="[^"]*"|xlink:href="[^"]*"|url\(#[^)]*\)|<title>.*?</title>|'
+                      rb"<dc:date>.*?</dc:date>", b"", f.svg())
+        if body in seen:
+            continue
+        seen.add(body)
+        out.append(f)
+    return out
 
-    A Content-Security-Policy forbids scripts and network access, so the
-    page works offline and nothing in it can run.
+
+def render_html(comparison: Comparison) -> str:
+    """A self-contained HTML page: summary first (one screen), details collapsed.
+
+    The summary holds the headline sentence of every scope, the pairwise
+    matrix of the headline scope and the partial-ranking diagram; everything
+    else (contradictions, power gaps, each analysis, the full tables) follows
+    in collapsed ``<details>`` blocks. Figures are inline SVG. A
+    Content-Security-Policy forbids scripts and network access, so the page
+    works offline and nothing in it can run.
     """
     template = html_environment().get_template("report.html.j2")
     c = comparison
-    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
     analyses = []
     for r in c.runs:
         tables = []
@@ -496,16 +591,78 @@ def render_html(comparison: Comparison) -> str:
             header, rows, more = _table_rows(frame)
             tables.append({"name": name, "header": header, "rows": rows, "more": more})
         analyses.append({"run": r, "tables": tables,
-                         "figures": [_html_figure(f) for f in r.figures]})
+                         "figures": [_html_figure(f) for f in _unique_figures(r.figures)]})
     sanity = [(r.name, check) for r in c.runs for check in r.sanity]
+    s = _data_sections(c)
     return template.render(
-        s=_data_sections(c),
-        own_figures=[_html_figure(f) for f in own],
+        s=s,
+        summary=_summary(c),
+        ranking=_html_figure(own["report-ranking"]) if "report-ranking" in own else None,
+        ranking_scopes=_html_figure(own["report-ranking-scopes"])
+        if "report-ranking-scopes" in own else None,
+        agreement_figure=_html_figure(own["report-agreement"])
+        if "report-agreement" in own else None,
         analyses=analyses,
         sanity=sanity,
         outcome_text=_outcome_text,
         shown_conflicts=SHOWN_CONFLICTS,
+        max_verdicts=MAX_HTML_VERDICTS,
+        cell_colours=_cell_colours(),
+        rec=c.reconciliation,
+        relation_rows=_relation_rows(c),
+        guidance=[(_scopes_text(scopes), advice)
+                  for scopes, advice in grouped_guidance(s["rankings"])],
+        power_rows=_power_rows(c),
+        contradiction_rows=_contradiction_rows(c),
+        conflict_group_rows=_conflict_group_rows(c),
     )
+
+
+def _cell_colours() -> dict[str, tuple[str, str]]:
+    from benchverdict.report.summary import CELL_COLOURS
+
+    return CELL_COLOURS
+
+
+def _relation_rows(c: Comparison) -> list[list[str]]:
+    """Every relation (pair and scope) with status, winner, families and reason."""
+    rel = c.reconciliation.relations
+    rows = []
+    for r in rel.head(MAX_DOCUMENT_ROWS).to_dict("records"):
+        who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
+               else f"{r['a']} vs {r['b']}")
+        rows.append([str(r["scope"]), who, str(r["status"]),
+                     _fmt(r.get("families")), _fmt(r.get("p_adjusted")),
+                     _fmt(r.get("reason"))])
+    return rows
+
+
+def _missing_text(value: Any) -> bool:
+    return _plain(value) is None or value == ""
+
+
+def _power_rows(c: Comparison) -> list[list[str]]:
+    from benchverdict.methods import FAMILY_LABELS
+
+    return [[str(r["scope"]), FAMILY_LABELS.get(str(r["family"]), str(r["family"])),
+             f"{int(r['n_pairs'])}", _fmt(r.get("pairs")), _fmt(r.get("settled_by")),
+             _fmt(r.get("reason"))]
+            for r in c.reconciliation.power_gaps.to_dict("records")]
+
+
+def _contradiction_rows(c: Comparison) -> list[list[str]]:
+    return [[str(r["scope"]), f"{r['a']} vs {r['b']}", _fmt(r.get("for_a")),
+             _fmt(r.get("for_b")), _fmt(r.get("kind")), _fmt(r.get("explanation"))]
+            for r in c.reconciliation.contradictions.to_dict("records")]
+
+
+def _conflict_group_rows(c: Comparison) -> list[list[str]]:
+    groups = c.reconciliation.conflict_groups
+    if groups is None or not len(groups):
+        return []
+    return [[_fmt(r.get("method_1")), _fmt(r.get("method_2")), f"{int(r['n_pairs'])}",
+             _fmt(r.get("pairs")), _fmt(r.get("explanation"))]
+            for r in groups.to_dict("records")]
 
 
 # ----------------------------------------------------------------------------- Markdown
@@ -549,112 +706,259 @@ def _md_omitted(s: dict[str, Any], what: str) -> list[str]:
     return ["", md_escape(text)] if text else []
 
 
-def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
-                    figure_link: str = "") -> str:
-    """The report as Markdown: headline, agreement, conflicts, analyses, verdicts, sanity.
+def _slug(text: str, width: int = 48) -> str:
+    """A short file-name-safe form of a table title (ASCII letters, digits, ``_``, ``-``)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", printable(text)).strip("_").lower()
+    return slug[:width].rstrip("_") or "table"
 
-    With ``figure_dir``, every figure is written there as SVG and embedded
-    as an image linked at ``figure_link/<file>.svg`` (a path relative to the
-    Markdown file); without it, figures are listed by title and caption.
+
+def table_names(comparison: Comparison) -> dict[tuple[str, str], str]:
+    """The CSV name (without ``.csv``) of each analysis table, by (analysis, table title).
+
+    ``<analysis>-<slug of the title>``; a clash gets ``-2``, ``-3``, ...
+
+    Examples
+    --------
+    >>> _slug("Pairwise Wilcoxon signed-rank tests (Holm)")
+    'pairwise_wilcoxon_signed_rank_tests_holm'
+    """
+    out: dict[tuple[str, str], str] = {}
+    used = {"relations", "power_gaps", "contradictions", "method_disagreements"}
+    for r in comparison.runs:
+        for name in r.tables:
+            stem = base = f"{_slug(r.name, 16)}-{_slug(name)}"
+            i = 1
+            while stem in used:
+                i += 1
+                stem = f"{base}-{i}"
+            used.add(stem)
+            out[(r.name, name)] = stem
+    return out
+
+
+def full_tables(comparison: Comparison) -> dict[str, pd.DataFrame]:
+    """Every full table of the report, by CSV file name (without ``.csv``).
+
+    The relations of every scope, the power gaps, the contradictions, the
+    method-level disagreements grouped by explanation, and each analysis's
+    tables (named by :func:`table_names`). Markdown and LaTeX link to these
+    files instead of printing the tables inline.
+    """
+    rec = comparison.reconciliation
+    out: dict[str, pd.DataFrame] = {
+        "relations": rec.relations,
+        "power_gaps": rec.power_gaps,
+        "contradictions": rec.contradictions,
+    }
+    if rec.conflict_groups is not None and len(rec.conflict_groups):
+        out["method_disagreements"] = rec.conflict_groups
+    names = table_names(comparison)
+    for r in comparison.runs:
+        for name, frame in r.tables.items():
+            out[names[(r.name, name)]] = frame
+    return out
+
+
+def write_tables(comparison: Comparison, directory: Path) -> dict[str, Path]:
+    """Write :func:`full_tables` as CSV files into ``directory``; return their paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, frame in full_tables(comparison).items():
+        path = directory / f"{name}.csv"
+        shown = frame if isinstance(frame.index, pd.RangeIndex) else frame.reset_index()
+        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
+        shown.to_csv(path, index=False, errors="backslashreplace")
+        paths[name] = path
+    return paths
+
+
+#: The matrix legend in plain text (Markdown, LaTeX, the terminal).
+MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with the families that "
+                 "settle it); △/▽ implied by transitivity; ✕ contradicted; a family name alone: "
+                 "power gap (it decides alone, not after the family-wise adjustment; (▲)/(▼) "
+                 "its direction); – not separated")
+
+
+def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
+                    figure_link: str = "", table_dir: Path | None = None,
+                    table_link: str = "") -> str:
+    """The report as Markdown: the summary, then the sections a paper would cite.
+
+    Summary: the headline sentence of every scope, the pairwise matrix of
+    the headline scope and the partial-ranking diagram. Then contradictions,
+    power gaps, one short paragraph per analysis (status, notes, figures),
+    the data and what was left out. Full tables are not inlined: with
+    ``table_dir`` they are written there as CSV files (:func:`full_tables`)
+    and linked at ``table_link/<name>.csv``. With ``figure_dir``, every
+    figure is written there as SVG and embedded, linked at
+    ``figure_link/<file>.svg`` (paths relative to the Markdown file);
+    without it, figures are listed by title.
     """
     c = comparison
     s = _data_sections(c)
+    summary = _summary(c)
+    tables: dict[str, str] = {}
+    if table_dir is not None:
+        for name, path in write_tables(c, table_dir).items():
+            tables[name] = (f"{table_link.rstrip('/')}/{path.name}" if table_link
+                            else path.name)
 
-    def figure_lines(figs) -> list[str]:
+    def table_ref(name: str) -> str:
+        return f"[{md_escape(name)}.csv]({tables[name]})" if name in tables else (
+            f"{md_escape(name)}.csv")
+
+    def figure_lines(figs, caption: bool = True) -> list[str]:
         lines = []
         for f in figs:
             if figure_dir is None:
-                lines.append(f"- Figure *{md_escape(f.title)}*: {md_escape(f.caption)}")
+                lines.append(f"- Figure *{md_escape(f.title)}*")
                 continue
             figure_dir.mkdir(parents=True, exist_ok=True)
             (figure_dir / f"{f.file_name}.svg").write_bytes(f.svg())
             link = f"{figure_link.rstrip('/')}/{f.file_name}.svg" if figure_link else (
                 f"{f.file_name}.svg")
-            lines += [f"![{md_escape(f.title)}]({link})", "",
-                      f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
+            lines += [f"![{md_escape(f.title)}]({link})", ""]
+            if caption:
+                lines += [f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
         return lines
 
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
+    names = table_names(c)
+    head = summary["head"]
     out = [f"# {md_escape(s['title'])}", "",
-           f"Objective: **{md_escape(s['objective'])}**. Options: {md_escape(s['options'])}.", "",
-           "## Consensus", "", md_escape(s["headline"]), ""]
-    for r in s["rankings"]:
-        out.append(f"- **{md_escape(r.scope_label)}**: {md_escape(r.message)}")
-        if r.settled and r.status != "ranked":
-            out.append("  - settled: " + ", ".join(
-                f"{md_escape(w)} &gt; {md_escape(lo)}" for w, lo in r.settled))
-        for a, b, why in r.unsettled[:10]:
-            out.append(f"  - {md_escape(a)} vs {md_escape(b)}: {md_escape(why)}")
-        for g in r.guidance:
-            out.append(f"  - guidance: {md_escape(g)}")
-    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
-    if own:
+           f"Objective: **{md_escape(s['objective'])}**. {md_escape(s['options'])}.", "",
+           "## Summary", ""]
+    out += [f"**{md_escape(head.sentence if head is not None else s['headline'])}**", ""]
+    others = summary["others"]
+    for x in others[:MAX_SCOPE_LINES]:
+        out.append(f"- {md_escape(x.sentence)}")
+    if len(others) > MAX_SCOPE_LINES:
+        out.append(f"- ... and {len(others) - MAX_SCOPE_LINES} more scopes "
+                   f"({table_ref('relations')}).")
+    if others:
         out.append("")
-        out += figure_lines(own)
-    out += ["", "## Agreement between methods", ""]
-    if s["agreement_rows"]:
-        out += _md_table(s["agreement_header"], s["agreement_rows"])
-        out += _md_omitted(s, "agreement")
+    for x in summary["single_draws"][:1]:
+        out += [md_escape(x.single_draws), ""]
+    if summary["matrix"] is not None:
+        header, rows = _matrix_rows_text(summary["matrix"])
+        out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(MATRIX_LEGEND)}):",
+                ""]
+        out += _md_table(header, rows) + [""]
+    for name in ("report-ranking", "report-ranking-scopes"):
+        if name in own:
+            out += figure_lines([own[name]], caption=name == "report-ranking")
+    out += ["## Contradictions", ""]
+    contradictions = _contradiction_rows(c)
+    if contradictions:
+        out += _md_table(["scope", "pair", "for the first", "for the second", "kind",
+                          "explanation"], contradictions[:MAX_TABLE_ROWS])
+        if len(contradictions) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(contradictions) - MAX_TABLE_ROWS} more in "
+                       f"{table_ref('contradictions')}.)")
     else:
-        out.append("No verdicts.")
-    out += ["", "## Disagreements, explained", ""]
-    if s["conflict_rows"]:
-        out += _md_table(s["conflict_header"], s["conflict_rows"])
-        out += _md_omitted(s, "conflicts")
+        out.append("No two families of evidence decide any pair in opposite directions.")
+    groups = _conflict_group_rows(c)
+    if groups:
+        out += ["", f"Single methods name different winners on {len(c.conflicts):,} "
+                    f"occasion(s) ({table_ref('method_disagreements')}); within a family only "
+                    f"the primary method votes, and score distributions do not vote. The "
+                    f"explanations, each once:", ""]
+        for m1, m2, n, pairs, why in groups[:MAX_SCOPE_LINES]:
+            out.append(f"- {md_escape(m1)} vs {md_escape(m2)} ({n} pair(s)): {md_escape(why)}")
+        if len(groups) > MAX_SCOPE_LINES:
+            out.append(f"- ... and {len(groups) - MAX_SCOPE_LINES} more.")
+    out += ["", "## Power gaps", ""]
+    power = _power_rows(c)
+    if power:
+        out += _md_table(["scope", "family", "pairs", "which", "settled by", "why"],
+                         power[:MAX_TABLE_ROWS])
+        if len(power) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(power) - MAX_TABLE_ROWS} more in {table_ref('power_gaps')}.)")
     else:
-        out.append("No two methods disagree.")
-    out += ["", "## Analyses", ""]
+        out.append("No family misses a relation another family settles.")
+    guided = grouped_guidance(s["rankings"])
+    if guided:
+        out += ["", "Sample-size guidance (each advice once, with the scopes it applies to; the "
+                    "unsettled pairs are in relations.csv):", ""]
+        for scopes, advice in guided[:MAX_SCOPE_LINES]:
+            out.append(f"- {md_escape(_scopes_text(scopes))}: {md_escape(advice)}")
+        if len(guided) > MAX_SCOPE_LINES:
+            out.append(f"- ... and {len(guided) - MAX_SCOPE_LINES} more (report.json).")
+    out += ["", f"Every relation of every scope, with its status and reason: "
+                f"{table_ref('relations')}.", "", "## Analyses", ""]
     for r in c.runs:
-        out += [f"### {md_escape(r.title)}", "",
-                f"Status: **{md_escape(r.status)}**"
-                + (f": {md_escape(r.reason)}" if r.reason else "")
-                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).", ""]
-        for note in r.notes:
+        line = (f"**{md_escape(r.title)}**: {md_escape(r.status)}"
+                + (f"; {md_escape(r.reason)}" if r.reason else "")
+                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).")
+        out += [line, ""]
+        for note in r.notes[:MAX_NOTES]:
             out.append(f"- {md_escape(note)}")
+        if len(r.notes) > MAX_NOTES:
+            out.append(f"- ... and {len(r.notes) - MAX_NOTES} more notes (report.json).")
         if r.notes:
             out.append("")
-        for name, frame in r.tables.items():
-            header, rows, more = _table_rows(frame)
-            out += [f"**{md_escape(name)}**", ""]
-            out += _md_table(header, rows)
-            if more:
-                out.append(f"\n({more} more rows not shown.)")
-            out.append("")
-        out += figure_lines(r.figures)
-        if r.figures and figure_dir is None:
-            out.append("")
-    out += ["## All verdicts", ""]
-    out += _md_table(s["verdict_header"], s["verdict_rows"]) + _md_omitted(s, "verdicts") if (
-        s["verdict_rows"]) else ["No verdicts."]
-    out += ["", "## Sanity", "", "### Data", ""]
+        own_tables = [names[(r.name, name)] for name in r.tables]
+        if own_tables:
+            out += ["Tables: " + ", ".join(table_ref(t) for t in own_tables) + ".", ""]
+        out += figure_lines(_unique_figures(r.figures), caption=False)
+    out += ["## Data", ""]
     out += _md_table(["", "value"], s["data_rows"])
-    out += ["", "### Design balance (seeds per algorithm x benchmark)", ""]
     header, rows, more = s["balance"]
-    out += _md_table(header, rows)
-    if more:
-        out.append(f"\n({more} more rows not shown.)")
-    out += ["", "### Exclusions", ""]
-    if s["exclusion_summary"] is not None:
-        out += ["What was left out, by analysis and step (every record is in exclusions.csv "
-                "when the report is written by the command line):", ""]
-        header, rows, more = s["exclusion_summary"]
-        out += _md_table(header, rows)
-        if more:
-            out.append(f"\n({more} more rows not shown.)")
-    else:
-        out.append("Nothing was left out.")
-    if s["exclusions"] is not None:
-        out += ["", "Rows excluded in validation, by column and reason:", ""]
-        out += _md_table(s["exclusions"][0], s["exclusions"][1])
+    n_excluded = len(c.exclusions)
+    out += ["", (f"Left out: {n_excluded:,} record(s) ({md_escape(_left_out_text(c))}); "
+                 f"every record is in exclusions.csv.") if n_excluded else
+            "Nothing was left out.", ""]
     checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
     if checks:
-        out += ["", "### Sanity checks", ""]
+        out += ["Sanity checks:", ""]
         out += _md_table(["analysis", "check", "status", "conclusion"],
                          [[n, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
                           for n, ch in checks])
-    out += ["", "### Warnings", ""]
-    out += [f"- {md_escape(w)}" for w in s["warnings"]] or ["None."]
+        out.append("")
+    warnings = s["warnings"]
+    if warnings:
+        out += [f"Warnings: {len(warnings)} (all of them in report.json); the first "
+                f"{min(len(warnings), MAX_NOTES)}:", ""]
+        out += [f"- {md_escape(w)}" for w in warnings[:MAX_NOTES]]
+    else:
+        out.append("Warnings: none.")
     out += ["", f"*benchverdict {md_escape(s['version'])}*", ""]
     return "\n".join(out)
+
+
+#: At most this many scope sentences, explanations or guidance lines in Markdown and LaTeX.
+MAX_SCOPE_LINES = 12
+#: At most this many notes per analysis (and warnings) in Markdown and LaTeX.
+MAX_NOTES = 5
+
+
+def grouped_guidance(rankings) -> list[tuple[list[str], str]]:
+    """Sample-size guidance, each distinct advice once with the scopes it applies to.
+
+    A guidance line reads ``"<pairs>: <advice>"``; scopes whose advice is the
+    same text share one line (the pairs are in relations.csv).
+    """
+    by_advice: dict[str, list[str]] = {}
+    for r in rankings:
+        for g in r.guidance:
+            pairs, sep, advice = str(g).partition(": ")
+            text = advice if sep and " vs " in pairs else str(g)
+            scopes = by_advice.setdefault(text, [])
+            if r.scope_label not in scopes:
+                scopes.append(r.scope_label)
+    return [(scopes, advice) for advice, scopes in by_advice.items()]
+
+
+def _scopes_text(scopes: list[str], limit: int = 8) -> str:
+    names = [x.removeprefix("benchmark ") for x in scopes]
+    prefix = "benchmarks " if all(x.startswith("benchmark ") for x in scopes) and len(
+        scopes) > 1 else ("benchmark " if len(scopes) == 1 and scopes[0].startswith(
+            "benchmark ") else "")
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(
+        names) > limit else "")
+    return prefix + shown
 
 
 # ----------------------------------------------------------------------------- LaTeX
