@@ -246,7 +246,7 @@ def ranking_diagram(summary, ax: plt.Axes | None = None, *, title: str | None = 
     return ax
 
 
-def ranking_panels(summaries, *, columns: int = 4) -> plt.Figure:
+def ranking_panels(summaries, *, columns: int = 3) -> plt.Figure:
     """One small Hasse diagram per scope (see :func:`ranking_diagram`), in a grid.
 
     Examples
@@ -266,8 +266,8 @@ def ranking_panels(summaries, *, columns: int = 4) -> plt.Figure:
     layouts = [_layout(s) for s in shown]
     widest = max((w for _, _, w in layouts), default=1)
     deepest = max((len(r) for _, r, _ in layouts), default=1)
-    panel_w = max(2.4, 1.05 * widest + 0.4)
-    panel_h = max(1.3, 0.62 * deepest + 0.6)
+    panel_w = max(2.2, 0.8 * widest + 0.3)
+    panel_h = max(1.2, 0.55 * deepest + 0.55)
     with theme():
         fig, axes = plt.subplots(n_rows, columns, figsize=(panel_w * columns, panel_h * n_rows),
                                  squeeze=False)

@@ -488,6 +488,57 @@ def _matrix_rows_text(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]
     return header, rows
 
 
+#: The headline sentence in ``repr`` is cut after this many characters.
+REPR_SENTENCE = 240
+
+
+def _status_counts(c: Comparison) -> str:
+    rel = c.reconciliation.relations
+    if rel is None or not len(rel):
+        return "no relations"
+    counts = rel["status"].value_counts()
+    from benchverdict.report.relations import STATUSES
+
+    return ", ".join(f"{int(counts.get(k, 0))} {k}" for k in STATUSES) + (
+        f" over {rel['scope'].nunique()} scope(s)")
+
+
+def comparison_repr(comparison: Comparison) -> str:
+    """A short ``repr`` of a comparison: size, analyses that ran, the headline, the counts.
+
+    A few lines whatever the size of the data (the tables are attributes).
+    """
+    c = comparison
+    summary = _summary(c)
+    head = summary["head"]
+    sentence = head.sentence if head is not None else (
+        f"{len(summary['others'])} scope(s), none over all benchmarks")
+    if len(sentence) > REPR_SENTENCE:
+        sentence = sentence[:REPR_SENTENCE - 3] + "..."
+    ok = [r.name for r in c.runs if r.status == "ok"]
+    other = [f"{r.name} {r.status}" for r in c.runs if r.status != "ok"]
+    return (f"Comparison({len(c.algorithms)} algorithms x {len(c.benchmarks)} benchmarks, "
+            f"{c.objective}; analyses: {', '.join(ok) or 'none'}"
+            + (f" ({', '.join(other)})" if other else "")
+            + f"; {len(c.reconciliation.verdicts):,} verdicts\n  {printable(sentence)}\n  "
+            f"relations: {_status_counts(c)})")
+
+
+def comparison_repr_html(comparison: Comparison) -> str:
+    """The notebook view of a comparison: headline sentences and the pairwise matrix."""
+    c = comparison
+    summary = _summary(c)
+    head = summary["head"]
+    others = [x.sentence for x in summary["others"]]
+    template = html_environment().get_template("summary.html.j2")
+    return template.render(
+        title=_title(c), objective=c.objective,
+        headline=head.sentence if head is not None else _data_sections(c)["headline"],
+        others=others[:MAX_SCOPE_LINES], more=max(len(others) - MAX_SCOPE_LINES, 0),
+        matrix=summary["matrix"], scope=head.scope if head is not None else "",
+        status=_status_counts(c))
+
+
 # ----------------------------------------------------------------------------- HTML
 #: Figures are shown at this many pixels per inch of their size, at least MIN_FIGURE_PX.
 FIGURE_PX_PER_INCH = 110
@@ -1019,15 +1070,25 @@ def _latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, captio
         r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
 
 
+_LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)", "✕": "x",
+                             "–": "--", "·": ""})
+
+
 def render_latex(comparison: Comparison, directory: Path) -> Path:
     """Write ``report.tex``, ``tables/*.tex`` (booktabs) and ``figures/*.pdf``.
 
     Returns the path of ``report.tex``, a standalone document (``article``
     with booktabs, longtable, graphicx) that ``\\input``s every table file.
-    Each table file is a complete ``table``/``longtable`` for a paper.
+    It holds what a paper cites: the summary (headline sentences, the
+    pairwise matrix, the partial-ranking diagram), the relations of the
+    headline scope, contradictions, power gaps, each analysis's figures and
+    the data. Each table file is a complete ``table``/``longtable``; the full
+    tables (every scope, every verdict, each analysis's tables) are the CSV
+    files of the report directory (:func:`full_tables`).
     """
     c = comparison
     s = _data_sections(c)
+    summary = _summary(c)
     directory = Path(directory)
     (directory / "tables").mkdir(parents=True, exist_ok=True)
     (directory / "figures").mkdir(parents=True, exist_ok=True)
@@ -1037,35 +1098,46 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         (directory / "tables" / f"{name}.tex").write_text(text, encoding="utf-8")
         tables.append(name)
 
-    if s["agreement_rows"]:
-        write_table("agreement", _latex_table(
-            s["agreement_header"], s["agreement_rows"],
-            caption="Each method's verdict per pair and scope, their agreement (1: same "
-                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus. "
-                    + s["omitted"]["agreement"],
-            label="tab:agreement", spec="p{2.2cm}p{2.0cm}p{4.6cm}rp{1.6cm}p{3.2cm}", long=True))
-    if s["conflict_rows"]:
-        write_table("conflicts", _latex_table(
-            s["conflict_header"], s["conflict_rows"],
-            caption="Disagreements between methods and what explains them. "
-                    + s["omitted"]["conflicts"],
-            label="tab:conflicts", spec="p{2.0cm}p{1.6cm}p{2.6cm}p{2.6cm}p{1.4cm}p{5.0cm}",
+    head = summary["head"]
+    if summary["matrix"] is not None:
+        header, rows = _matrix_rows_text(summary["matrix"])
+        rows = [[r[0], *(v.translate(_LATEX_CELL) for v in r[1:])] for r in rows]
+        write_table("matrix", _latex_table(
+            header, rows,
+            caption=f"Pairwise relations, {head.scope}: row vs column; > row better, < row "
+                    f"worse (settled, with the families that settle it at family-wise error "
+                    f"{c.options.alpha:g}); (>) (<) implied by transitivity; x contradicted; a "
+                    f"family name alone: power gap; -- not separated.",
+            label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
+    if head is not None:
+        head_rows = [r for r in _relation_rows(c) if r[0] == head.scope]
+        write_table("relations", _latex_table(
+            ["scope", "relation", "status", "families", "adjusted p", "why"], head_rows,
+            caption=f"Every pair on {head.scope}: status, the families that settle it, the "
+                    f"Holm-adjusted p-value over the scope type, and why. Every scope is in "
+                    f"relations.csv.",
+            label="tab:relations", spec="p{2.2cm}p{2.6cm}p{1.6cm}p{1.8cm}rp{8.5cm}",
             long=True))
-    if s["verdict_rows"]:
-        write_table("verdicts", _latex_table(
-            s["verdict_header"], s["verdict_rows"],
-            caption="Every verdict of every method. " + s["omitted"]["verdicts"],
-            label="tab:verdicts",
-            spec="p{1.8cm}p{1.8cm}p{1.8cm}p{1.4cm}p{2.0cm}p{2.0cm}p{1.6cm}p{3.6cm}", long=True))
+    contradictions = _contradiction_rows(c)
+    if contradictions:
+        write_table("contradictions", _latex_table(
+            ["scope", "pair", "for the first", "for the second", "kind", "explanation"],
+            contradictions[:MAX_TABLE_ROWS],
+            caption="Families of evidence deciding a pair in opposite directions."
+                    + (f" ({len(contradictions) - MAX_TABLE_ROWS} more in contradictions.csv.)"
+                       if len(contradictions) > MAX_TABLE_ROWS else ""),
+            label="tab:contradictions", spec="p{2.2cm}p{2.4cm}p{1.8cm}p{1.8cm}p{1.6cm}p{8cm}",
+            long=True))
+    power = _power_rows(c)
+    if power:
+        write_table("power_gaps", _latex_table(
+            ["scope", "family", "pairs", "which", "settled by", "why"], power[:MAX_TABLE_ROWS],
+            caption="Power gaps: settled relations a family could not decide on its own data."
+                    + (f" ({len(power) - MAX_TABLE_ROWS} more in power_gaps.csv.)"
+                       if len(power) > MAX_TABLE_ROWS else ""),
+            label="tab:power", spec="p{2.2cm}p{2.0cm}rp{4.0cm}p{1.8cm}p{7.5cm}", long=True))
     write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
                                      label="tab:data", spec="lp{11cm}"))
-    if s["exclusion_summary"] is not None:
-        header, rows, more = s["exclusion_summary"]
-        write_table("exclusions", _latex_table(
-            header, rows, caption="What each analysis left out (count per step), with examples "
-            "and the most common reason." + (f" ({more} more rows not shown.)" if more else ""),
-            label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
-            long=True))
     checks = [[r.name, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
               for r in c.runs for ch in r.sanity]
     if checks:
@@ -1073,29 +1145,50 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
             ["analysis", "check", "status", "conclusion"], checks,
             caption="Sanity checks, and analysis steps that failed or were not run.",
             label="tab:sanity", spec="p{1.4cm}p{4.0cm}p{1.4cm}p{11cm}", long=True))
-    for r in c.runs:
-        for i, (name, frame) in enumerate(r.tables.items()):
-            header, rows, more = _table_rows(frame)
-            caption = f"{r.title}: {name}." + (f" ({more} more rows not shown.)" if more else "")
-            write_table(f"{r.name}-table{i + 1}", _latex_table(
-                header, rows, caption=caption, label=f"tab:{r.name}-{i + 1}",
-                spec="l" * len(header), long=True))
-    figure_blocks = []
-    for f in c.figures:
-        name = f.file_name
+
+    def figure_block(f) -> str:
         f.save(directory / "figures", formats=("pdf",))
-        figure_blocks.append("\n".join([
+        return "\n".join([
             r"\begin{figure}[htbp]", r"\centering",
             rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]"
-            rf"{{figures/{name}.pdf}}",
+            rf"{{figures/{f.file_name}.pdf}}",
             rf"\caption{{{latex_escape(f.title)}. {latex_escape(f.caption)}}}",
-            rf"\label{{fig:{name}}}", r"\end{figure}", ""]))
-    rankings = "\n".join(
-        rf"\item \textbf{{{latex_escape(r.scope_label)}}}: {latex_escape(r.message)}"
-        + "".join(rf" Guidance: {latex_escape(g)}" for g in r.guidance)
-        for r in s["rankings"]
-    )
-    warnings_tex = "\n".join(rf"\item {latex_escape(w)}" for w in s["warnings"])
+            rf"\label{{fig:{f.file_name}}}", r"\end{figure}", ""])
+
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
+    summary_figures = [figure_block(own[n]) for n in ("report-ranking", "report-ranking-scopes")
+                       if n in own]
+    names = table_names(c)
+    analysis_parts = []
+    for r in c.runs:
+        part = [rf"\subsection*{{{latex_escape(r.title)}}}",
+                latex_escape(f"Status: {r.status}" + (f"; {r.reason}" if r.reason else "")
+                             + f" ({len(r.verdicts)} verdicts)."), ""]
+        if r.notes:
+            part += [r"\begin{itemize}", *(rf"\item {latex_escape(n)}"
+                                           for n in r.notes[:MAX_NOTES]), r"\end{itemize}"]
+        if r.tables:
+            part.append(latex_escape("Tables (CSV): " + ", ".join(
+                f"{names[(r.name, t)]}.csv" for t in r.tables) + "."))
+        part += [figure_block(f) for f in _unique_figures(r.figures)]
+        analysis_parts.append("\n".join(part))
+    others = summary["others"][:MAX_SCOPE_LINES]
+    scope_items = "\n".join(rf"\item {latex_escape(x.sentence)}" for x in others)
+    draws = "".join(latex_escape(x.single_draws) for x in summary["single_draws"][:1])
+    guidance = "\n".join(rf"\item \textbf{{{latex_escape(_scopes_text(sc))}}}: "
+                         rf"{latex_escape(adv)}"
+                         for sc, adv in grouped_guidance(s["rankings"])[:MAX_SCOPE_LINES])
+    groups = _conflict_group_rows(c)
+    explanations = "\n".join(
+        rf"\item {latex_escape(m1)} vs {latex_escape(m2)} ({latex_escape(n)} pair(s)): "
+        rf"{latex_escape(why)}" for m1, m2, n, _, why in groups[:MAX_SCOPE_LINES])
+    warnings = s["warnings"]
+
+    def itemize(body: str) -> list[str]:
+        return [r"\begin{itemize}", body, r"\end{itemize}"] if body else []
+
+    headline = head.sentence if head is not None else s["headline"]
     doc = "\n".join([
         "% benchverdict comparison report. Compile with lualatex or xelatex (unicode names),",
         "% or pdflatex for Latin-script names. Tables need booktabs and longtable.",
@@ -1113,14 +1206,32 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\begin{document}", r"\maketitle",
         rf"Objective: \textbf{{{latex_escape(s['objective'])}}}. "
         rf"Options: {latex_escape(s['options'])}.",
-        r"\section*{Consensus}", latex_escape(s["headline"]),
-        r"\begin{itemize}" if rankings else "", rankings, r"\end{itemize}" if rankings else "",
-        r"\section*{Tables}",
-        *[rf"\input{{tables/{t}.tex}}" for t in tables],
-        r"\section*{Figures}", *figure_blocks,
-        r"\section*{Warnings}",
-        (r"\begin{itemize}" + "\n" + warnings_tex + "\n" + r"\end{itemize}")
-        if warnings_tex else "None.",
+        r"\section{Summary}\label{sec:summary}",
+        rf"\textbf{{{latex_escape(headline)}}}",
+        *itemize(scope_items),
+        draws, "",
+        *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "matrix"],
+        *summary_figures,
+        *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "relations"],
+        r"\section{Contradictions}\label{sec:contradictions}",
+        *([r"\input{tables/contradictions.tex}"] if "contradictions" in tables else
+          ["No two families of evidence decide any pair in opposite directions."]),
+        *(["", latex_escape(f"Single methods name different winners on {len(c.conflicts):,} "
+                            f"occasion(s) (method_disagreements.csv); within a family only the "
+                            f"primary method votes, and score distributions do not vote. The "
+                            f"explanations:")] + itemize(explanations) if explanations else []),
+        r"\section{Power gaps}\label{sec:power}",
+        *([r"\input{tables/power_gaps.tex}"] if "power_gaps" in tables else
+          ["No family misses a relation another family settles."]),
+        *(["Sample-size guidance:"] + itemize(guidance) if guidance else []),
+        r"\section{Analyses}\label{sec:analyses}",
+        *analysis_parts,
+        r"\section{Data}\label{sec:data}",
+        r"\input{tables/data.tex}",
+        *([r"\input{tables/sanity.tex}"] if "sanity" in tables else []),
+        latex_escape(f"Warnings: {len(warnings)} (all of them in report.json)."
+                     if warnings else "Warnings: none."),
+        *itemize("\n".join(rf"\item {latex_escape(w)}" for w in warnings[:MAX_NOTES])),
         r"\end{document}", ""])
     path = directory / "report.tex"
     path.write_text(doc, encoding="utf-8")

@@ -721,13 +721,15 @@ class Comparison:
         return render_latex(self, Path(directory))
 
     def __repr__(self) -> str:
-        ok = [r.name for r in self.runs if r.status == "ok"]
-        head = self.reconciliation.headline
-        status = head.status if head is not None else "no pooled verdicts"
-        return (
-            f"Comparison({len(self.reconciliation.verdicts)} verdicts from {ok}; "
-            f"{len(self.conflicts)} conflict(s); consensus: {status})"
-        )
+        from benchverdict.report.render import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The summary for notebooks: headline sentences and the pairwise matrix."""
+        from benchverdict.report.render import comparison_repr_html
+
+        return comparison_repr_html(self)
 
 
 def _default_runners() -> dict[str, Runner]:
