@@ -279,7 +279,9 @@ def ranking_panels(summaries, *, columns: int = 3) -> plt.Figure:
 
 
 def report_figures(comparison) -> list:
-    """The report's own figures: the partial ranking (headline scope, then every scope)
+    """The report's own figures: partial rankings (headline scope, every scope), agreement.
+
+    The ranking of the headline scope, one small diagram per other scope,
     and the method-agreement heat map.
 
     Returns a list of :class:`~benchverdict.report.runner.ReportFigure`.

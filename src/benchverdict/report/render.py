@@ -559,7 +559,8 @@ def compact_svg(svg: bytes) -> bytes:
 
     Examples
     --------
-    >>> compact_svg(b'<?xml version="1.0"?>\\n<svg><path d="M 1.23456 2.5"/><text>0.12345</text></svg>')
+    >>> svg = b'<?xml version="1.0"?>\\n<svg><path d="M 1.23456 2.5"/><text>0.12345</text></svg>'
+    >>> compact_svg(svg)
     b'<svg><path d="M 1.2 2.5"/><text>0.12345</text></svg>'
     """
     svg = _SVG_PROLOG.sub(b"", svg, count=1)
@@ -661,6 +662,7 @@ def render_html(comparison: Comparison) -> str:
         cell_colours=_cell_colours(),
         rec=c.reconciliation,
         relation_rows=_relation_rows(c),
+        relations_left_out=_relations_left_out(c, len(_relation_rows(c))),
         guidance=[(_scopes_text(scopes), advice)
                   for scopes, advice in grouped_guidance(s["rankings"])],
         power_rows=_power_rows(c),
@@ -675,9 +677,23 @@ def _cell_colours() -> dict[str, tuple[str, str]]:
     return CELL_COLOURS
 
 
-def _relation_rows(c: Comparison) -> list[list[str]]:
-    """Every relation (pair and scope) with status, winner, families and reason."""
+def _relations_left_out(c: Comparison, shown: int, scope: str | None = None) -> str:
+    """The note for relation rows a document does not show ("" when it shows them all)."""
     rel = c.reconciliation.relations
+    total = int((rel["scope"] == scope).sum()) if scope is not None else len(rel)
+    n = total - shown
+    return (f"{n:,} more rows are not shown here; relations.csv has them all." if n > 0
+            else "")
+
+
+def _relation_rows(c: Comparison, scope: str | None = None) -> list[list[str]]:
+    """Relations (pair and scope) with status, winner, families and reason.
+
+    At most :data:`MAX_DOCUMENT_ROWS`; only ``scope``'s when given.
+    """
+    rel = c.reconciliation.relations
+    if scope is not None:
+        rel = rel[rel["scope"] == scope]
     rows = []
     for r in rel.head(MAX_DOCUMENT_ROWS).to_dict("records"):
         who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
@@ -896,7 +912,7 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
         header, rows = _matrix_rows_text(summary["matrix"])
         out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(MATRIX_LEGEND)}):",
                 ""]
-        out += _md_table(header, rows) + [""]
+        out += [*_md_table(header, rows), ""]
     for name in ("report-ranking", "report-ranking-scopes"):
         if name in own:
             out += figure_lines([own[name]], caption=name == "report-ranking")
@@ -916,7 +932,7 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
                     f"occasion(s) ({table_ref('method_disagreements')}); within a family only "
                     f"the primary method votes, and score distributions do not vote. The "
                     f"explanations, each once:", ""]
-        for m1, m2, n, pairs, why in groups[:MAX_SCOPE_LINES]:
+        for m1, m2, n, _pairs, why in groups[:MAX_SCOPE_LINES]:
             out.append(f"- {md_escape(m1)} vs {md_escape(m2)} ({n} pair(s)): {md_escape(why)}")
         if len(groups) > MAX_SCOPE_LINES:
             out.append(f"- ... and {len(groups) - MAX_SCOPE_LINES} more.")
@@ -958,9 +974,15 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
     out += _md_table(["", "value"], s["data_rows"])
     header, rows, more = s["balance"]
     n_excluded = len(c.exclusions)
-    out += ["", (f"Left out: {n_excluded:,} record(s) ({md_escape(_left_out_text(c))}); "
-                 f"every record is in exclusions.csv.") if n_excluded else
-            "Nothing was left out.", ""]
+    out += ["", (f"Left out: {n_excluded:,} record(s), by analysis and step (every record "
+                 f"is in exclusions.csv):") if n_excluded else "Nothing was left out.", ""]
+    if s["exclusion_summary"] is not None:
+        header, rows, more = s["exclusion_summary"]
+        out += _md_table(header, rows[:MAX_TABLE_ROWS])
+        if more or len(rows) > MAX_TABLE_ROWS:
+            out.append(f"\n({more + max(len(rows) - MAX_TABLE_ROWS, 0)} more rows in "
+                       f"exclusions.csv.)")
+        out.append("")
     checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
     if checks:
         out += ["Sanity checks:", ""]
@@ -1110,12 +1132,13 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
                     f"family name alone: power gap; -- not separated.",
             label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
     if head is not None:
-        head_rows = [r for r in _relation_rows(c) if r[0] == head.scope]
+        head_rows = [r for r in _relation_rows(c, scope=head.scope)]
+        left = _relations_left_out(c, len(head_rows), scope=head.scope)
         write_table("relations", _latex_table(
             ["scope", "relation", "status", "families", "adjusted p", "why"], head_rows,
             caption=f"Every pair on {head.scope}: status, the families that settle it, the "
                     f"Holm-adjusted p-value over the scope type, and why. Every scope is in "
-                    f"relations.csv.",
+                    f"relations.csv. {left}",
             label="tab:relations", spec="p{2.2cm}p{2.6cm}p{1.6cm}p{1.8cm}rp{8.5cm}",
             long=True))
     contradictions = _contradiction_rows(c)
@@ -1138,6 +1161,14 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
             label="tab:power", spec="p{2.2cm}p{2.0cm}rp{4.0cm}p{1.8cm}p{7.5cm}", long=True))
     write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
                                      label="tab:data", spec="lp{11cm}"))
+    if s["exclusion_summary"] is not None:
+        header, rows, more = s["exclusion_summary"]
+        write_table("exclusions", _latex_table(
+            header, rows, caption="What each analysis left out (count per step), with examples "
+            "and the most common reason; exclusions.csv has every record."
+            + (f" ({more} more rows not shown.)" if more else ""),
+            label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
+            long=True))
     checks = [[r.name, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
               for r in c.runs for ch in r.sanity]
     if checks:
@@ -1189,6 +1220,10 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         return [r"\begin{itemize}", body, r"\end{itemize}"] if body else []
 
     headline = head.sentence if head is not None else s["headline"]
+    disagreements = (f"Single methods name different winners on {len(c.conflicts):,} "
+                     f"occasion(s) (method_disagreements.csv); within a family only the "
+                     f"primary method votes, and score distributions do not vote. The "
+                     f"explanations:")
     doc = "\n".join([
         "% benchverdict comparison report. Compile with lualatex or xelatex (unicode names),",
         "% or pdflatex for Latin-script names. Tables need booktabs and longtable.",
@@ -1216,18 +1251,16 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\section{Contradictions}\label{sec:contradictions}",
         *([r"\input{tables/contradictions.tex}"] if "contradictions" in tables else
           ["No two families of evidence decide any pair in opposite directions."]),
-        *(["", latex_escape(f"Single methods name different winners on {len(c.conflicts):,} "
-                            f"occasion(s) (method_disagreements.csv); within a family only the "
-                            f"primary method votes, and score distributions do not vote. The "
-                            f"explanations:")] + itemize(explanations) if explanations else []),
+        *(["", latex_escape(disagreements), *itemize(explanations)] if explanations else []),
         r"\section{Power gaps}\label{sec:power}",
         *([r"\input{tables/power_gaps.tex}"] if "power_gaps" in tables else
           ["No family misses a relation another family settles."]),
-        *(["Sample-size guidance:"] + itemize(guidance) if guidance else []),
+        *(["Sample-size guidance:", *itemize(guidance)] if guidance else []),
         r"\section{Analyses}\label{sec:analyses}",
         *analysis_parts,
         r"\section{Data}\label{sec:data}",
         r"\input{tables/data.tex}",
+        *([r"\input{tables/exclusions.tex}"] if "exclusions" in tables else []),
         *([r"\input{tables/sanity.tex}"] if "sanity" in tables else []),
         latex_escape(f"Warnings: {len(warnings)} (all of them in report.json)."
                      if warnings else "Warnings: none."),
