@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from benchverdict.methods import FAMILIES, FAMILY_LABELS, MethodInfo, method_info
 from benchverdict.verdict import Verdict
