@@ -439,10 +439,55 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "exclusions": _table_rows(d.exclusions) if len(d.exclusions) else None,
         "exclusion_summary": _table_rows(c.exclusion_summary, limit=10 * MAX_TABLE_ROWS)
         if len(c.exclusion_summary) else None,
-        "warnings": c.warnings,
+        "warnings": collapse_similar(c.warnings),
         "options": options,
         "version": __version__,
     }
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def collapse_similar(messages: Sequence[str]) -> list[str]:
+    """Messages that differ only in numbers and their subject, stated once with a count.
+
+    Two messages are similar when they are equal after numbers are replaced and
+    the subject (the text before the first ": " after an optional ``[analysis]
+    Category:`` prefix, e.g. "LR on moons") is dropped. The first of a group is
+    kept, followed by "(and N similar: subject, subject, ...)".
+
+    Examples
+    --------
+    >>> collapse_similar(["[t] UserWarning: A on x: 3 of 4 ties.",
+    ...                   "[t] UserWarning: B on y: 2 of 4 ties.", "other"])
+    ['[t] UserWarning: A on x: 3 of 4 ties. (and 1 similar: B on y)', 'other']
+    """
+    prefix = re.compile(r"^(\[[^\]]*\]\s*(?:\w+(?:Warning|Error):\s*)?)")
+
+    def split(message: str) -> tuple[str, str, str]:
+        m = prefix.match(message)
+        head = m.group(1) if m else ""
+        rest = message[len(head):]
+        subject, sep, body = rest.partition(": ")
+        if not sep or len(subject) > 80:
+            return head, "", rest
+        return head, subject, body
+
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for message in messages:
+        head, subject, body = split(str(message))
+        key = head + "\x00" + _NUMBER.sub("#", body)
+        groups.setdefault(key, []).append((str(message), subject))
+    out = []
+    for items in groups.values():
+        first = items[0][0]
+        if len(items) > 1:
+            subjects = [x for _, x in items[1:] if x]
+            named = ", ".join(subjects[:6]) + (f" and {len(subjects) - 6} more" if len(
+                subjects) > 6 else "")
+            first += f" (and {len(items) - 1} similar" + (f": {named})" if named else ")")
+        out.append(first)
+    return out
 
 
 # ----------------------------------------------------------------------------- summary
@@ -568,7 +613,7 @@ def compact_svg(svg: bytes) -> bytes:
         lambda m: m.group(1) + _SVG_NUMBER.sub(rb"\1", m.group(2)) + m.group(3), svg)
 
 
-def _html_figure(f) -> dict[str, Any]:
+def _html_figure(f, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
     """The template's view of a figure: inline SVG markup and a display width in pixels.
 
     The SVG comes from matplotlib, which escapes every text it draws, so it
@@ -577,7 +622,7 @@ def _html_figure(f) -> dict[str, Any]:
     from markupsafe import Markup
 
     width = int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH)
-    width = max(MIN_FIGURE_PX, min(MAX_FIGURE_PX, width))
+    width = max(min_px, min(MAX_FIGURE_PX, width))
     svg = compact_svg(f.svg()).decode("utf-8")
     return {"fig": f, "svg": Markup(svg), "width": width, "size": len(svg)}
 
@@ -649,8 +694,10 @@ def render_html(comparison: Comparison) -> str:
     return template.render(
         s=s,
         summary=_summary(c),
-        ranking=_html_figure(own["report-ranking"]) if "report-ranking" in own else None,
-        ranking_scopes=_html_figure(own["report-ranking-scopes"])
+        # The diagrams at their own size (a small diagram blown up to 700 px is unreadable).
+        ranking=_html_figure(own["report-ranking"], min_px=0) if "report-ranking" in own
+        else None,
+        ranking_scopes=_html_figure(own["report-ranking-scopes"], min_px=0)
         if "report-ranking-scopes" in own else None,
         agreement_figure=_html_figure(own["report-agreement"])
         if "report-agreement" in own else None,
@@ -660,6 +707,7 @@ def render_html(comparison: Comparison) -> str:
         shown_conflicts=SHOWN_CONFLICTS,
         max_verdicts=MAX_HTML_VERDICTS,
         cell_colours=_cell_colours(),
+        collapse=collapse_similar,
         rec=c.reconciliation,
         relation_rows=_relation_rows(c),
         relations_left_out=_relations_left_out(c, len(_relation_rows(c))),
@@ -992,8 +1040,9 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
         out.append("")
     warnings = s["warnings"]
     if warnings:
-        out += [f"Warnings: {len(warnings)} (all of them in report.json); the first "
-                f"{min(len(warnings), MAX_NOTES)}:", ""]
+        out += [f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
+                f"report.json)" + (f"; the first {MAX_NOTES}:" if len(warnings) > MAX_NOTES
+                                   else ":"), ""]
         out += [f"- {md_escape(w)}" for w in warnings[:MAX_NOTES]]
     else:
         out.append("Warnings: none.")
@@ -1262,8 +1311,8 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\input{tables/data.tex}",
         *([r"\input{tables/exclusions.tex}"] if "exclusions" in tables else []),
         *([r"\input{tables/sanity.tex}"] if "sanity" in tables else []),
-        latex_escape(f"Warnings: {len(warnings)} (all of them in report.json)."
-                     if warnings else "Warnings: none."),
+        latex_escape(f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
+                     f"report.json)." if warnings else "Warnings: none."),
         *itemize("\n".join(rf"\item {latex_escape(w)}" for w in warnings[:MAX_NOTES])),
         r"\end{document}", ""])
     path = directory / "report.tex"
