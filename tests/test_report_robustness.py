@@ -24,6 +24,7 @@ import pytest
 
 from benchverdict._plain_text import file_stem as figure_file_name
 from benchverdict._plain_text import plain_text
+from benchverdict.methods import register_method
 from benchverdict.plotting import theme
 from benchverdict.report import _analyses
 from benchverdict.report.figures import outcome_grid
@@ -35,6 +36,13 @@ from benchverdict.report.runner import (
     compare,
 )
 from benchverdict.results import Results
+
+# Stand-in analyses emit "<family>.fake" verdicts; like every method, they are declared.
+for _family in ("tuning", "dse", "ranks", "lmem"):
+    register_method(f"{_family}.fake", _family, "a stand-in method for tests", paired=True,
+                    unit="benchmark", aspect="centre", assumptions="none",
+                    error_control="per comparison", votes=True)
+
 
 # CJK glyphs and control characters are missing from matplotlib's default font.
 pytestmark = pytest.mark.filterwarnings("ignore:Glyph:UserWarning")
@@ -172,6 +180,7 @@ def test_colliding_benchmark_names_get_their_own_figures_and_labels(tmp_path):
                        analyses=["tuning"], progress=False)
     files = [f.file_name for f in comp.figures]
     own = [f for f in comp.figures if f.name.startswith("report-")]
+    assert sum(f.startswith("tuning-") for f in files) == 4
     assert len(files) == len(set(files)) == len(own) + 4
     assert sorted(files) == sorted(f.file_name for f in shuffled.figures)  # row order
     tex = comp.to_latex(tmp_path / "latex").read_text(encoding="utf-8")

@@ -128,8 +128,13 @@ def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any]
     """Draw a figure as its own sub-step: a figure that fails costs only itself.
 
     A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
-    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so.
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
+    ``compare(..., figures=False)`` no figure is drawn.
     """
+    from benchverdict.report.runner import DRAW_FIGURES
+
+    if not DRAW_FIGURES.get():
+        return
     if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
         what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
                 else f"{n_pairs:,} pairs")
@@ -756,6 +761,19 @@ class _Guidance:
         self.counts = table.groupby(["algorithm", "benchmark"], observed=True).size()
         self.n_bench = len(results.benchmarks)
         self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
+        # Looked up once per pair and scope (10,000s of times with many algorithms): plain
+        # dicts, not pandas indexing.
+        self._cell_n = {(str(a), str(b)): int(n) for (a, b), n in self.counts.items()}
+        self._alg_n: dict[str, list[int]] = {}
+        for (alg, _), n in self._cell_n.items():
+            self._alg_n.setdefault(alg, []).append(n)
+        self._cell_k: dict[tuple[str, str], int] = {}
+        self._alg_k: dict[str, int] = {}
+        if self.trials is not None and len(self.trials):
+            by_cell = self.trials.groupby(level=["algorithm", "benchmark"], observed=True).max()
+            for (alg, bench), k in by_cell.items():
+                self._cell_k[str(alg), str(bench)] = int(k)
+                self._alg_k[str(alg)] = max(self._alg_k.get(str(alg), 0), int(k))
         self._units: dict[tuple, str] = {}
         self._largest: dict[int, float] = {}
         self._needed: dict[int, int] = {}
@@ -808,15 +826,15 @@ class _Guidance:
         return text[0].upper() + text[1:]
 
     def _tuning_text(self, a: str, b: str, bench: str | None) -> str | None:
-        cells = [(a, bench), (b, bench)] if bench is not None else None
-        counts = self.counts
-        try:
-            sizes = counts.loc[cells] if cells is not None else counts.loc[[a, b]]
-        except KeyError:
-            return None
-        if not len(sizes):
-            return None
-        n = int(np.min(sizes.to_numpy()))
+        if bench is not None:
+            if (a, bench) not in self._cell_n or (b, bench) not in self._cell_n:
+                return None
+            sizes = [self._cell_n[a, bench], self._cell_n[b, bench]]
+        else:
+            if a not in self._alg_n or b not in self._alg_n:
+                return None
+            sizes = self._alg_n[a] + self._alg_n[b]
+        n = int(min(sizes))
         conf = self.options.confidence
         k_max = self.largest_budget(n)
         k_goal = self._k_goal(a, b, bench, k_max)
@@ -844,12 +862,10 @@ class _Guidance:
         """
         if self.trials is None:
             return max(2, 2 * math.floor(k_max))
-        trials = self.trials
-        mask = trials.index.get_level_values("algorithm").isin([a, b])
         if bench is not None:
-            mask &= trials.index.get_level_values("benchmark") == bench
-        picked = trials[mask]
-        k = int(picked.max()) if len(picked) else 0
+            k = max(self._cell_k.get((a, bench), 0), self._cell_k.get((b, bench), 0))
+        else:
+            k = max(self._alg_k.get(a, 0), self._alg_k.get(b, 0))
         return k if k >= 1 else None
 
 

@@ -446,6 +446,10 @@ def _format_warning(w: warnings.WarningMessage) -> str:
 
 
 #: Called with the name of every sub-step an analysis starts (the report's progress bar).
+#: Whether the analyses draw their figures (``compare(..., figures=False)`` skips them: the
+#: verdicts, tables and reconciliation are the same, much faster, e.g. in simulations).
+DRAW_FIGURES: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "benchverdict_draw_figures", default=True)
 _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "benchverdict_report_step", default=None)
 
@@ -551,9 +555,51 @@ class Comparison:
         return self.reconciliation.conflicts
 
     @property
+    def conflict_groups(self) -> pd.DataFrame:
+        """The method-level contradictions grouped by explanation: each once, with its pairs."""
+        return self.reconciliation.conflict_groups
+
+    @property
     def rankings(self):
-        """The consensus ranking (or "inconclusive") of each scope group."""
+        """The partial ranking of each scope group (``Ranking`` records)."""
         return self.reconciliation.rankings
+
+    @property
+    def headlines(self) -> pd.DataFrame:
+        """Per scope: the headline sentence, the single-draw row, counts by status.
+
+        Columns :data:`~benchverdict.report.relations.HEADLINE_COLUMNS`.
+        """
+        return self.reconciliation.headlines
+
+    @property
+    def relations(self) -> pd.DataFrame:
+        """Per pair and scope: settled / implied / contradicted / power gap / unsettled.
+
+        Columns :data:`~benchverdict.report.relations.RELATION_COLUMNS`; settled
+        relations have a family-wise error of at most ``alpha`` per scope type.
+        """
+        return self.reconciliation.relations
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """Per scope: groups of mutually unsettled algorithms (as in a CD diagram)."""
+        return self.reconciliation.groups
+
+    @property
+    def contradictions(self) -> pd.DataFrame:
+        """Per scope and pair: families deciding opposite ways (or a cycle), explained."""
+        return self.reconciliation.contradictions
+
+    @property
+    def power_gaps(self) -> pd.DataFrame:
+        """Per scope and family: the settled pairs the family could not decide, and why."""
+        return self.reconciliation.power_gaps
+
+    @property
+    def votes(self) -> pd.DataFrame:
+        """One row per (family, pair, scope): the raw and Holm-adjusted p-values."""
+        return self.reconciliation.votes
 
     @property
     def table(self) -> pd.DataFrame:
@@ -749,6 +795,7 @@ def compare(
     progress: bool = True,
     cvar_levels: Sequence[float] = (0.5, 0.95),
     runners: Mapping[str, Runner] | None = None,
+    figures: bool = True,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -780,6 +827,10 @@ def compare(
         ``1 - a`` share of draws).
     runners : mapping, optional
         Replace the analysis runners (for testing).
+    figures : bool
+        Draw the analyses' figures (default). ``False`` skips them; every
+        verdict, table and relation is the same (for simulations and
+        leaderboards that need only the numbers).
 
     Returns
     -------
@@ -818,6 +869,7 @@ def compare(
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
                unit="analysis", leave=False, file=sys.stderr)
     report_warnings: list[str] = []
+    figures_token = DRAW_FIGURES.set(bool(figures))
     try:
         bar.set_postfix_str("describing the data")
         description = results.describe()
@@ -849,6 +901,7 @@ def compare(
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
     finally:
+        DRAW_FIGURES.reset(figures_token)
         bar.close()
     return Comparison(
         runs=runs,
