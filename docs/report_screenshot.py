@@ -22,6 +22,7 @@ WIDTH, HEIGHT, SCREEN = 1400, 2400, 900
 
 
 def main() -> None:
+    """Render the example report, screenshot it and keep the first screen."""
     from PIL import Image
 
     from benchverdict.examples import load_example

@@ -525,10 +525,17 @@ def _summary(c: Comparison) -> dict[str, Any]:
             if len(rec.relations) else 0}
 
 
+#: Above this many algorithms the matrix names families by one letter (L, R, T, D).
+WIDE_MATRIX = 7
+LETTERS_LEGEND = "families: L LMEM, R rank tests, T tuning curves, D score distributions"
+
+
 def _matrix_rows_text(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The matrix as plain-text table rows (Markdown, LaTeX)."""
+    """The matrix as plain-text table rows (Markdown, LaTeX); letters when it is wide."""
+    wide = len(matrix["order"]) > WIDE_MATRIX
     header = ["", *matrix["order"]]
-    rows = [[x, *("·" if cell is None else cell.text for cell in row)]
+    rows = [[x, *("·" if cell is None else (cell.short if wide else cell.text)
+                  for cell in row)]
             for x, row in zip(matrix["order"], matrix["rows"])]
     return header, rows
 
@@ -958,8 +965,9 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
         out += [md_escape(x.single_draws), ""]
     if summary["matrix"] is not None:
         header, rows = _matrix_rows_text(summary["matrix"])
-        out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(MATRIX_LEGEND)}):",
-                ""]
+        legend = MATRIX_LEGEND + ("; " + LETTERS_LEGEND if len(header) - 1 > WIDE_MATRIX
+                                  else "")
+        out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(legend)}):", ""]
         out += [*_md_table(header, rows), ""]
     for name in ("report-ranking", "report-ranking-scopes"):
         if name in own:
@@ -1178,7 +1186,9 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
             caption=f"Pairwise relations, {head.scope}: row vs column; > row better, < row "
                     f"worse (settled, with the families that settle it at family-wise error "
                     f"{c.options.alpha:g}); (>) (<) implied by transitivity; x contradicted; a "
-                    f"family name alone: power gap; -- not separated.",
+                    f"family name alone: power gap; -- not separated."
+                    + (f" Letters name the {LETTERS_LEGEND}." if len(header) - 1 > WIDE_MATRIX
+                       else ""),
             label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
     if head is not None:
         head_rows = [r for r in _relation_rows(c, scope=head.scope)]

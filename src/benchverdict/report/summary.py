@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 #: Short family names for matrix cells (the full ones are in FAMILY_LABELS).
 FAMILY_SHORT = {"lmem": "LMEM", "ranks": "ranks", "tuning": "tuning", "dse": "DSE"}
+#: One letter per family, for the cells of a wide matrix (many algorithms).
+FAMILY_LETTER = {"lmem": "L", "ranks": "R", "tuning": "T", "dse": "D"}
 #: Cell kinds, in the order the legend lists them.
 CELL_KINDS = ("better", "worse", "implied better", "implied worse", "contradicted",
               "power gap", "unsettled")
@@ -84,6 +86,7 @@ class Cell:
     kind: str
     text: str
     title: str
+    short: str = ""
 
     @property
     def colours(self) -> tuple[str, str]:
@@ -194,6 +197,19 @@ def _vote_families(votes: pd.DataFrame) -> dict[tuple[str, str, str], dict[str, 
     return out
 
 
+def _short(text: str) -> str:
+    """A cell's text with one letter per family ("▲ L+R" for "▲ LMEM + ranks").
+
+    Examples
+    --------
+    >>> _short("▲ LMEM + ranks"), _short("(▼) tuning"), _short("–")
+    ('▲ L+R', '(▼) T', '–')
+    """
+    for family, name in FAMILY_SHORT.items():
+        text = text.replace(name, FAMILY_LETTER[family])
+    return text.replace(" + ", "+").replace("implied", "impl.")
+
+
 def _cell(row: dict, x: str, y: str, deciding: dict[str, list[str]]) -> Cell:
     """The cell of row algorithm ``x`` against column ``y`` from the relation ``row``."""
     status = str(row["status"])
@@ -212,8 +228,9 @@ def _cell(row: dict, x: str, y: str, deciding: dict[str, list[str]]) -> Cell:
     if status == "contradicted":
         return Cell("contradicted", "✕ " + (families or "cycle"), f"{x} vs {y}: {reason}")
     if status == "power gap":
+        # A vote's direction is "a"/"b" or the favoured algorithm's name.
         side = {"a": row["a"], "b": row["b"]}
-        favoured = [(side.get(d), f) for d, fs in deciding.items() for f in fs]
+        favoured = [(side.get(d, d), f) for d, fs in deciding.items() for f in fs]
         fams = family_text(_families(",".join(f for _, f in favoured)))
         leader = favoured[0][0] if favoured else None
         arrow = "" if leader is None else ("(▲) " if leader == x else "(▼) ")
@@ -270,8 +287,10 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
         cells = {}
         for r in rows:
             votes = deciding.get((scope, str(r["a"]), str(r["b"])), {})
-            cells[(r["a"], r["b"])] = _cell(r, r["a"], r["b"], votes)
-            cells[(r["b"], r["a"])] = _cell(r, r["b"], r["a"], votes)
+            for x, y in ((r["a"], r["b"]), (r["b"], r["a"])):
+                cell = _cell(r, x, y, votes)
+                cell.short = _short(cell.text)
+                cells[(x, y)] = cell
         head = sentences.get(scope, {})
         first = rows[0]
         benchmark = None if _missing(first.get("benchmark")) else str(first["benchmark"])
@@ -301,6 +320,7 @@ __all__ = [
     "CELL_KINDS",
     "CELL_MEANING",
     "FAMILY_LABELS",
+    "FAMILY_LETTER",
     "Cell",
     "ScopeSummary",
     "family_text",
