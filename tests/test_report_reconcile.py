@@ -493,3 +493,38 @@ def test_rules_are_symmetric_and_always_explain(v1, v2, final_budget):
         assert forward and all(e.text for e in forward)
     else:
         assert forward == []
+
+
+family_method_st = st.sampled_from(["ranks.wilcoxon_holm", "lmem.tukey", "tuning.median_test",
+                                    "ranks.nemenyi", "dse.cvar_0.5"])
+vote_st = st.builds(
+    lambda pair, outcome, method, p, bench: V(
+        a=pair[0], b=pair[1], outcome=outcome if p <= 0.05 else "inconclusive",
+        method=method, evidence=Evidence("p_value", p, 0.05), scope=Scope(bench),
+        effect=Effect("diff", 1.0 if outcome == "a" else -1.0)),
+    st.sampled_from([("A", "B"), ("A", "C"), ("B", "C"), ("C", "D"), ("B", "D"), ("A", "D")]),
+    st.sampled_from(["a", "b"]), family_method_st,
+    st.sampled_from([1e-6, 1e-4, 0.003, 0.02, 0.2, 0.9]), st.sampled_from([None, "x", "y"]))
+
+
+def _facts(rec) -> set:
+    return {(r.scope, frozenset((r.a, r.b)), r.status, r.winner)
+            for r in rec.relations.itertuples(index=False)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(vote_st, max_size=12,  # a method judges a pair and scope once
+                unique_by=lambda v: (v.method, frozenset((v.a, v.b)), v.scope.benchmark)),
+       st.permutations(["A", "B", "C", "D"]))
+def test_relations_do_not_depend_on_the_order_or_orientation(verdicts, order):
+    base = reconcile(verdicts, algorithms=["A", "B", "C", "D"])
+    other = reconcile([v.swapped() for v in verdicts[::-1]], algorithms=list(order))
+    assert _facts(base) == _facts(other)
+    # Settled relations never contradict each other, and implied ones follow from them.
+    for rel in (base, other):
+        settled = rel.relations[rel.relations["status"].isin(["settled", "implied"])]
+        for _, here in settled.groupby("scope"):
+            reverse = set(zip(here["loser"], here["winner"]))
+            assert not any(pair in reverse for pair in zip(here["winner"], here["loser"]))
+        # Score distributions never vote.
+        assert "dse" not in set(rel.votes["family"])

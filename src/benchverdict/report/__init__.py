@@ -2,7 +2,9 @@
 
 :func:`reconcile` works on any list of verdicts; :func:`compare` runs the
 analysis modules on a :class:`~benchverdict.Results` and returns a
-:class:`Comparison` that renders to HTML, Markdown, LaTeX and JSON.
+:class:`Comparison` that renders to HTML, Markdown, LaTeX and JSON. Its
+``headlines``, ``relations``, ``groups``, ``contradictions`` and
+``power_gaps`` tables (columns ``*_COLUMNS``) hold the error-controlled answer.
 """
 
 from benchverdict.report.explain import (
@@ -13,6 +15,14 @@ from benchverdict.report.explain import (
     method_traits,
 )
 from benchverdict.report.reconcile import Ranking, Reconciliation, reconcile
+from benchverdict.report.relations import (
+    CONTRADICTION_COLUMNS,
+    GROUP_COLUMNS,
+    HEADLINE_COLUMNS,
+    POWER_GAP_COLUMNS,
+    RELATION_COLUMNS,
+    VOTE_COLUMNS,
+)
 from benchverdict.report.runner import (
     ANALYSES,
     AnalysisRun,
@@ -25,7 +35,13 @@ from benchverdict.report.runner import (
 
 __all__ = [
     "ANALYSES",
+    "CONTRADICTION_COLUMNS",
     "EXPLANATION_RULES",
+    "GROUP_COLUMNS",
+    "HEADLINE_COLUMNS",
+    "POWER_GAP_COLUMNS",
+    "RELATION_COLUMNS",
+    "VOTE_COLUMNS",
     "AnalysisRun",
     "Comparison",
     "Explanation",

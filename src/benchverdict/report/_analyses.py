@@ -611,6 +611,16 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"there); its p-value is the tuning curves' vote. Decisions over budget ranges "
             f"need the {np.sqrt(1 - options.alpha):.2%} bands to separate (error at most "
             f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
+    reached = [c.cdf.grid_coverage for _, c in curves if c.cdf is not None]
+    reached = [r for r in reached if r is not None]
+    if reached:
+        low, high = min(reached), max(reached)
+        what = f"{low:.3f}" if high - low < 5e-4 else f"{low:.3f}-{high:.3f}"
+        run.notes.append(
+            f"The {options.confidence:g} bands are calibrated on the integer budgets they "
+            f"are shown at (k = 1, 2, ...): each covers its whole curve at those budgets "
+            f"with probability {what} for continuous scores (the first attainable value at "
+            f"or above {options.confidence:g}; ties make it larger).")
     if len(curves.excluded):
         run.tables["cells without a curve"] = curves.excluded
         n = run.exclude("tuning curves", "cell", curves.excluded)

@@ -601,9 +601,9 @@ def explain_disagreement(
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> med = Verdict("MLP", "LSTM", "a", "dse.median_difference", Scope(),
+    >>> med = Verdict("MLP", "LSTM", "a", "dse.aggregate_median", Scope(),
     ...               Evidence("confidence", level=0.95), "maximize", "MLP has the higher median")
-    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_difference", Scope(),
+    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_0.99", Scope(),
     ...                Evidence("confidence", level=0.95), "maximize", "LSTM has the higher CVaR")
     >>> [e.rule for e in explain_disagreement(med, tail)]
     ['distribution_region']

@@ -561,15 +561,16 @@ def reconcile(
         scoped[key] = rel
 
     # ---- the descriptive part: every method's verdicts compared pair by pair
+    voters_of: dict[tuple, set[str]] = defaultdict(set)
+    for vote in votes:
+        voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
     agreement_rows, comparison_rows, rep_rows = [], [], []
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
         for key in sorted(nested[pair], key=_group_sort_key):
             by_method = nested[pair][key]
             methods = sorted(by_method)
             reps_all = [representative(by_method[m], final_budget) for m in methods]
-            voting = {(x.family, x.method) for x in votes_by_key.get(key, [])
-                      if (x.a, x.b) == pair}
-            voters = {m for _, m in voting}
+            voters = voters_of.get((key, pair), set())
             elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
             meta = meta_text(key[1])
             for v in reps_all:
@@ -722,13 +723,26 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
         "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,
     } for v in votes]
     return {
-        "votes": pd.DataFrame(vote_rows, columns=VOTE_COLUMNS),
-        "relations": pd.DataFrame(relations, columns=RELATION_COLUMNS),
-        "power_gaps": pd.DataFrame(gaps, columns=POWER_GAP_COLUMNS),
-        "contradictions": pd.DataFrame(contradictions, columns=CONTRADICTION_COLUMNS),
-        "groups": pd.DataFrame(groups, columns=GROUP_COLUMNS),
-        "headlines": pd.DataFrame(headlines, columns=HEADLINE_COLUMNS),
+        "votes": _text_none(pd.DataFrame(vote_rows, columns=VOTE_COLUMNS)),
+        "relations": _text_none(pd.DataFrame(relations, columns=RELATION_COLUMNS)),
+        "power_gaps": _text_none(pd.DataFrame(gaps, columns=POWER_GAP_COLUMNS)),
+        "contradictions": _text_none(pd.DataFrame(contradictions,
+                                                  columns=CONTRADICTION_COLUMNS)),
+        "groups": _text_none(pd.DataFrame(groups, columns=GROUP_COLUMNS)),
+        "headlines": _text_none(pd.DataFrame(headlines, columns=HEADLINE_COLUMNS)),
     }
+
+
+def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """Missing values of text columns as ``None`` (pandas turns some into NaN)."""
+    for col in frame.columns:
+        if (frame[col].dtype == object or pd.api.types.is_string_dtype(frame[col])
+                or frame[col].isna().all()):
+            missing = frame[col].isna().to_numpy()
+            values = frame[col].astype(object).to_numpy(copy=True)
+            values[missing] = None
+            frame[col] = pd.Series(values, index=frame.index, dtype=object)
+    return frame
 
 
 def _ranking(rel, guidance: Guidance | None) -> Ranking:

@@ -258,10 +258,12 @@ class ScopeRelations:
     contradictions: list[dict] = field(default_factory=list)
 
     def status_of(self, a: str, b: str) -> dict | None:
-        for r in self.rows:
-            if {r["a"], r["b"]} == {a, b}:
-                return r
-        return None
+        """The relation row of the pair (either orientation), or ``None``."""
+        if getattr(self, "_index_size", -1) != len(self.rows):
+            # Built once (and again if rows change): 200 algorithms have 19,900 pairs.
+            self._index = {frozenset((r["a"], r["b"])): r for r in self.rows}
+            self._index_size = len(self.rows)
+        return self._index.get(frozenset((a, b)))
 
 
 def _closure(algorithms: Sequence[str], edges: set[tuple[str, str]]) -> dict[str, set[str]]:
@@ -584,7 +586,11 @@ def headline_sentence(rel: ScopeRelations) -> str:
         if all(len(b) == 1 for b in blocks):
             body, middle = _chain(blocks), []
         elif len(blocks) == 1:
-            body, middle = _phrase_block(top, better), []
+            # No algorithm is above or below all others: name the known relations.
+            known = [f"{w} > {lo}" for w in top for lo in top if lo in better[w]]
+            body = _names(known)
+            middle = []
+            rest.append("no other pair is settled")
         elif len(top) == 1 and len(bottom) == 1:
             body, middle = f"{top[0]} is best and {bottom[0]} is worst", blocks[1:-1]
         elif len(top) == 1:
