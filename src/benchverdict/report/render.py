@@ -506,6 +506,11 @@ def _summary(c: Comparison) -> dict[str, Any]:
         scope_summaries,
     )
 
+    # Every format asks for it: computed once per reconciliation (linear in the pairs, but
+    # 200 algorithms make 19,900 of them).
+    cached = getattr(c, "_summary_cache", None)
+    if cached is not None and cached[0] is c.reconciliation:
+        return cached[1]
     summaries = scope_summaries(c.reconciliation, c.algorithms)
     head = headline_summary(summaries)
     others = [x for x in summaries if x is not head]
@@ -519,10 +524,12 @@ def _summary(c: Comparison) -> dict[str, Any]:
     legend = [(k, CELL_MEANING[k]) for k in CELL_KINDS if k in used]
     rec = c.reconciliation
     draws = [x for x in summaries if x.single_draws]
-    return {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
-            "legend": legend, "single_draws": draws,
-            "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
-            if len(rec.relations) else 0}
+    out = {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
+           "legend": legend, "single_draws": draws,
+           "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
+           if len(rec.relations) else 0}
+    c._summary_cache = (c.reconciliation, out)
+    return out
 
 
 #: Above this many algorithms the matrix names families by one letter (L, R, T, D).
