@@ -52,6 +52,14 @@ UNICODE = "Ünïcødé-算法 |pipe| *star* `tick`"
 NAMES = [EVIL, QUOTES, UNICODE]
 
 
+# Stand-in analyses emit "<family>.fake" verdicts; like every method, they are declared
+# (with the same traits as in test_report_robustness.py: one name, one declaration).
+for _family in ("tuning", "dse", "ranks", "lmem"):
+    register_method(f"{_family}.fake", _family, "a stand-in method for tests", paired=True,
+                    unit="benchmark", aspect="centre", assumptions="none",
+                    error_control="per comparison", votes=True)
+
+
 def evil_results(kind: str = "trials") -> Results:
     rng = np.random.default_rng(0)
     rows = []
@@ -276,11 +284,17 @@ def test_html_is_self_contained_and_names_stay_inert(comparison, tmp_path):
     text = "".join(parser.text)
     for name in NAMES:
         assert name in text  # shown, as text
-    # Offline: no external references; figures are data URIs.
+    # Offline: no external references; figures are inline SVG, each figure once.
     assert not re.search(r'(src|href)="(https?:)?//', page)
-    assert parser.imgs and all(s.startswith("data:image/svg+xml;base64,") for s in parser.imgs)
+    assert not parser.imgs
     assert "Content-Security-Policy" in page
-    assert len(parser.imgs) == 2 + 3  # two report figures, one per successful analysis
+    # The ranking diagram, the method-agreement heat map and one figure per successful
+    # analysis (there is no second scope, so no per-scope diagram).
+    assert [f.name for f in comparison.figures[:2]] == ["report-ranking", "report-agreement"]
+    assert parser.tags.count("svg") == 2 + 3
+    # The summary comes first: the headline sentence, then the matrix, then the diagram.
+    assert page.index('id="headline"') < page.index('id="matrix"') < page.index(
+        'id="ranking-diagram"') < page.index('id="contradictions"')
 
 
 def test_svg_figures_escape_names(comparison):
@@ -303,11 +317,12 @@ def test_markdown_escapes_names(comparison):
     text = "".join(parser.text)
     for name in NAMES:
         assert name in text
-    # Pipes in names do not break the tables: every agreement row keeps its 6 cells.
-    section = md.split("## Agreement between methods")[1].split("##")[0]
+    # Pipes in names do not break the tables: every matrix row keeps one cell per
+    # algorithm plus the row name.
+    section = md.split("## Summary")[1].split("##")[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
     cells = [len(re.split(r"(?<!\\)\|", row)) - 2 for row in rows]
-    assert set(cells) == {6}
+    assert len(rows) == 1 + 3 and set(cells) == {1 + 3}
 
 
 def test_md_escape_examples():
@@ -322,14 +337,15 @@ def test_latex_escapes_every_special(comparison, tmp_path):
     doc = path.read_text(encoding="utf-8")
     tables = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "tex" / "tables").glob(
         "*.tex")}
-    assert {"agreement.tex", "verdicts.tex", "data.tex"} <= set(tables)
+    assert {"matrix.tex", "relations.tex", "data.tex"} <= set(tables)
     figures = sorted(p.name for p in (tmp_path / "tex" / "figures").glob("*.pdf"))
-    assert len(figures) == 5 and all(re.fullmatch(r"[A-Za-z0-9_-]+\.pdf", f) for f in figures)
+    # The ranking diagram and one figure per successful analysis.
+    assert len(figures) == 4 and all(re.fullmatch(r"[A-Za-z0-9_-]+\.pdf", f) for f in figures)
     for name in figures:
         assert f"figures/{name}" in doc
     body = "\n".join([doc, *tables.values()])
     assert "<script>" not in body and r"\textless{}script\textgreater{}" in body
-    assert r"\toprule" in tables["agreement.tex"] and r"\bottomrule" in tables["agreement.tex"]
+    assert r"\toprule" in tables["relations.tex"] and r"\bottomrule" in tables["relations.tex"]
     # Escaped text has balanced braces and no bare specials.
     for text in tables.values():
         stripped = re.sub(r"\\[{}%$&#_]", "", text)
@@ -455,12 +471,21 @@ def test_markdown_with_a_path_embeds_svg_figures(comparison, tmp_path):
     md = comparison.to_markdown(path)
     assert path.read_text(encoding="utf-8") == md
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
-    assert len(links) == len(comparison.figures) == 5
+    # Every figure but the method-agreement heat map (HTML only): the ranking diagram and
+    # one per successful analysis.
+    assert len(links) == len(comparison.figures) - 1 == 4
     for link in links:
         assert link.startswith("report_figures/") and link.endswith(".svg")
         svg = (tmp_path / link).read_text(encoding="utf-8")
         assert svg.lstrip().startswith("<?xml") and "<script" not in svg.lower()
+    # Full tables are CSV files beside it, linked, not inlined.
+    tables = re.findall(r"\]\((report_tables/[^)]+\.csv)\)", md)
+    assert "report_tables/relations.csv" in tables
+    for link in tables:
+        assert (tmp_path / link).is_file(), link
+    assert len(pd.read_csv(tmp_path / "report_tables" / "relations.csv")) == len(
+        comparison.reconciliation.relations)
     markdown_it = pytest.importorskip("markdown_it")
     parser = _Tags()
     parser.feed(markdown_it.MarkdownIt("commonmark").enable("table").render(md))
-    assert "script" not in parser.tags and parser.tags.count("img") == 5
+    assert "script" not in parser.tags and parser.tags.count("img") == 4

@@ -113,7 +113,8 @@ def test_every_figure_of_the_report_draws_markup_names_as_text(tmp_path):
     assert not [c for r in comp.runs for c in r.failed_steps]
     html, md, tex, doc = render_everything(comp, tmp_path)
     kinds = {"tuning" if f.name.startswith("tuning-") else f.name for f in comp.figures}
-    assert kinds == {"report-outcomes", "report-agreement", "tuning", "dse-cdf",
+    assert kinds == {"report-ranking", "report-ranking-scopes", "report-agreement", "tuning",
+                     "dse-cdf",
                      "dse-cdf-pooled", "ranks-cd-nemenyi", "ranks-win-tie-loss",
                      "ranks-anytime", "ranks-autorank", "lmem-cd", "lmem-sanity"}
     assert set(doc["data"]["algorithms"]) == set(MATH_ALGORITHMS)
@@ -129,9 +130,14 @@ def test_every_figure_of_the_report_draws_markup_names_as_text(tmp_path):
     for name in MATH_ALGORITHMS + MATH_BENCHMARKS[:4]:
         assert name in texts, name
     assert "\\$" not in texts
-    # Every figure was written for LaTeX and Markdown, one file each.
-    assert len(list((tmp_path / "latex" / "figures").glob("*.pdf"))) == len(comp.figures)
-    assert len(list((tmp_path / "report_figures").glob("*.svg"))) == len(comp.figures)
+    # Every figure was written for LaTeX and Markdown, one file each (not the HTML-only
+    # method-agreement heat map, and a picture repeated within an analysis once).
+    from benchverdict.report.render import _unique_figures
+
+    expected = sum(f.name.startswith("report-ranking") for f in comp.figures) + sum(
+        len(_unique_figures(r.figures)) for r in comp.runs)
+    assert len(list((tmp_path / "latex" / "figures").glob("*.pdf"))) == expected
+    assert len(list((tmp_path / "report_figures").glob("*.svg"))) == expected
 
 
 def test_outcome_grid_labels_are_the_names_unescaped():
@@ -173,16 +179,16 @@ def test_colliding_benchmark_names_get_their_own_figures_and_labels(tmp_path):
     shuffled = compare(as_results(frame.sample(frac=1.0, random_state=3)),
                        analyses=["tuning"], progress=False)
     files = [f.file_name for f in comp.figures]
-    # The report's own figures (their number depends on how many methods emitted
-    # verdicts: tuning emits band decisions and tests) plus one tuning figure each.
-    n_own = sum(f.name.startswith("report-") for f in comp.figures)
+    own = [f for f in comp.figures if f.name.startswith("report-")]
     assert sum(f.startswith("tuning-") for f in files) == 4
-    assert len(files) == len(set(files)) == n_own + 4
+    assert len(files) == len(set(files)) == len(own) + 4
     assert sorted(files) == sorted(f.file_name for f in shuffled.figures)  # row order
     tex = comp.to_latex(tmp_path / "latex").read_text(encoding="utf-8")
     labels = re.findall(r"\\label\{(fig:[^}]*)\}", tex)
-    assert len(labels) == len(set(labels)) == n_own + 4
-    assert len(list((tmp_path / "latex" / "figures").glob("*.pdf"))) == n_own + 4
+    # LaTeX holds the ranking diagrams (not the method-agreement heat map) and the 4 curves.
+    in_tex = len([f for f in own if f.name.startswith("report-ranking")]) + 4
+    assert len(labels) == len(set(labels)) == in_tex
+    assert len(list((tmp_path / "latex" / "figures").glob("*.pdf"))) == in_tex
     # Each caption names its own benchmark, and its file is drawn from that benchmark.
     for bench in COLLIDING[:4]:
         figure = next(f for f in comp.figures if f.title.endswith(f" on {bench}"))
@@ -571,6 +577,7 @@ def test_figures_with_too_many_algorithms_are_not_drawn_and_say_so():
 
 def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_path):
     """With 1000 algorithms (500,000 pairs) no page can show every row."""
+    import test_report_render  # noqa: F401  (declares the stand-in method ranks.fake)
     from benchverdict.report import render
 
     monkeypatch.setattr(render, "MAX_DOCUMENT_ROWS", 25)
@@ -589,12 +596,15 @@ def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_pat
     res = as_results(trials_frame(names, ["p", "q"], seeds=2, trials=2))
     comp = compare(res, analyses=["ranks"], runners={"ranks": runner}, progress=False)
     html, md, _, doc = render_everything(comp, tmp_path)
-    tex = (tmp_path / "latex" / "tables" / "agreement.tex").read_text(encoding="utf-8")
+    tex = (tmp_path / "latex" / "tables" / "relations.tex").read_text(encoding="utf-8")
     assert len(doc["agreement"]) == len(doc["verdicts"]) == 66
     note = "41 more rows are not shown here"
-    assert note in html and note in md and note in tex
-    section = md.split("## Agreement between methods")[1].split("##")[0]
-    assert sum(line.startswith("| alg") for line in section.splitlines()) == 25
+    assert note in html and note in tex
+    assert sum(line.startswith("| alg") for line in tex.splitlines()) == 0
+    assert tex.count("alg") <= 25 * 4  # at most 25 rows, each naming at most 4 times
+    # Markdown shows the pairwise matrix (one row per algorithm), not a row per pair.
+    section = md.split("## Summary")[1].split("##")[0]
+    assert sum(line.startswith("| alg") for line in section.splitlines()) == 12
     # Guidance names a bounded number of pairs.
     guidance = " ".join(g for r in comp.rankings for g in r.guidance)
     assert "and 46 more pair(s)" in guidance

@@ -163,9 +163,28 @@ def _report(args: argparse.Namespace, out: Path) -> int:
     return 1 if errors else 0
 
 
-#: The files of a report directory, in the order they are written.
-REPORT_FILES = ("report.html", "report.md", "report.json", "latex/", "verdicts.csv",
-                "agreement.csv", "conflicts.csv", "exclusions.csv")
+#: The files of a report directory, in the order they are written, and what each holds.
+REPORT_FILES = {
+    "report.html": "the report as one self-contained page: summary first (headline sentences, "
+                   "pairwise matrix, partial-ranking diagram), details collapsed; figures "
+                   "inline SVG; no scripts, works offline",
+    "report.md": "the summary and the sections a paper cites (contradictions, power gaps, "
+                 "analyses, data), about 150 lines for the example; links the files below",
+    "report_figures/": "every figure as SVG (embedded by report.md)",
+    "report_tables/": "the full tables as CSV: relations.csv (every pair in every scope: "
+                      "status, winner, families, adjusted p, reason), power_gaps.csv, "
+                      "contradictions.csv, method_disagreements.csv and each analysis's tables "
+                      "(<analysis>-<table>.csv)",
+    "report.json": "the whole report as versioned JSON (schema benchverdict.report) for "
+                   "leaderboards and scripts",
+    "latex/": "report.tex (standalone: summary, matrix, diagrams, contradictions, power gaps, "
+              "analyses, data), tables/*.tex (booktabs, one table each) and figures/*.pdf",
+    "verdicts.csv": "every verdict of every method, one row each",
+    "agreement.csv": "per pair and scope: each method's outcome, agreement, consensus",
+    "conflicts.csv": "every disagreement between two methods, with its explanation",
+    "exclusions.csv": "every row, run, seed or cell validation or an analysis left out, and why",
+    ".benchverdict-report": "marks the directory as a report (a re-run replaces it whole)",
+}
 
 
 def write_report(comparison, out: Path, *, progress: bool = False) -> str:
@@ -181,12 +200,10 @@ def write_report(comparison, out: Path, *, progress: bool = False) -> str:
         # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
         frame.to_csv(path, index=False, errors="backslashreplace")
 
-    json_text = ""
-    with staged_directory(out) as stage, tqdm(
-            total=len(REPORT_FILES), desc="writing the report", unit="file", leave=False,
-            disable=not progress, file=sys.stderr) as bar:
-        steps = [
+    def steps(stage: Path) -> list:
+        return [
             ("report.html", lambda: comparison.to_html(stage / "report.html")),
+            # Also writes report_figures/ and report_tables/.
             ("report.md", lambda: comparison.to_markdown(stage / "report.md")),
             ("report.json", lambda: comparison.to_json(stage / "report.json")),
             ("latex/", lambda: comparison.to_latex(stage / "latex")),
@@ -195,12 +212,18 @@ def write_report(comparison, out: Path, *, progress: bool = False) -> str:
             ("conflicts.csv", lambda: csv(comparison.conflicts, stage / "conflicts.csv")),
             ("exclusions.csv", lambda: csv(comparison.exclusions, stage / "exclusions.csv")),
         ]
-        for name, write in steps:
-            bar.set_postfix_str(name)
-            result = write()
-            if name == "report.json":
-                json_text = result
-            bar.update()
+
+    json_text = ""
+    with staged_directory(out) as stage:
+        todo = steps(stage)
+        with tqdm(total=len(todo), desc="writing the report", unit="file", leave=False,
+                  disable=not progress, file=sys.stderr) as bar:
+            for name, write in todo:
+                bar.set_postfix_str(name)
+                result = write()
+                if name == "report.json":
+                    json_text = result
+                bar.update()
     return json_text
 
 
@@ -217,27 +240,33 @@ def _print_warnings(warnings: list[str]) -> None:
 
 
 def _print_summary(comparison, out: Path) -> None:
-    print(repr(comparison).replace("Comparison(", "benchverdict report (", 1))
+    from benchverdict.report.render import _summary
+
+    ok = [r.name for r in comparison.runs if r.status == "ok"]
+    print(f"benchverdict report: {len(comparison.algorithms)} algorithms x "
+          f"{len(comparison.benchmarks)} benchmarks ({comparison.objective}); "
+          f"{len(comparison.reconciliation.verdicts):,} verdicts from {', '.join(ok) or 'none'}")
     for run in comparison.runs:
         print(f"  {run.name:<7} {run.status:<15} {len(run.verdicts):>4} verdicts  "
               f"{run.seconds:6.1f} s  {run.reason}")
-    head = comparison.reconciliation.headline
+    summary = _summary(comparison)
     print()
-    if head is not None:
-        print(head.message)
-        for g in head.guidance[:5]:
-            print(f"  guidance: {g}")
-    else:
-        for r in comparison.rankings[:8]:
-            print(r.message)
-    if len(comparison.conflicts):
-        print(f"\n{len(comparison.conflicts)} disagreement(s) between methods, e.g.:")
-        for row in comparison.conflicts.head(3).itertuples(index=False):  # worst first
-            print(f"  {row.a} vs {row.b}: {row.method_1} -> {row.outcome_1}, "
-                  f"{row.method_2} -> {row.outcome_2}: {row.explanation}")
+    if summary["head"] is not None:
+        print(summary["head"].sentence)
+    for x in summary["others"][:MAX_PRINTED_SCOPES]:
+        print(f"  {x.sentence}")
+    if len(summary["others"]) > MAX_PRINTED_SCOPES:
+        print(f"  ... and {len(summary['others']) - MAX_PRINTED_SCOPES} more scopes (report.md)")
+    if summary["n_contradicted"]:
+        print(f"\n{summary['n_contradicted']} contradicted relation(s): see the report's "
+              f"Contradictions section.")
     n_left_out = len(comparison.exclusions)
     if n_left_out:
         print(f"\n{n_left_out:,} row(s), run(s), seed(s) or cell(s) were left out by validation "
               f"or the analyses: see the report's Exclusions section and exclusions.csv.")
-    print(f"\nWrote {out / 'report.html'}, report.md, report.json, verdicts.csv, "
-          f"exclusions.csv and {out / 'latex'}/.")
+    print(f"\nWrote {out / 'report.html'} (open it in a browser), report.md, report.json, "
+          f"CSV tables and {out / 'latex'}/.")
+
+
+#: At most this many per-scope sentences are printed.
+MAX_PRINTED_SCOPES = 8

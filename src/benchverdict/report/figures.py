@@ -6,6 +6,8 @@ characters made visible by :func:`benchverdict._plain_text.printable`.
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
@@ -142,3 +144,180 @@ def agreement_heatmap(reconciliation: Reconciliation, ax: plt.Axes | None = None
             label.set_ha("right")
         ax.set_title("Agreement between methods")
     return ax
+
+
+# ----------------------------------------------------------------------------- partial ranking
+#: A layer of the ranking diagram wraps onto a new row beyond this many algorithms.
+MAX_PER_ROW = 7
+#: Above this many algorithms no ranking diagram is drawn (the relations table has them).
+MAX_DIAGRAM_ALGORITHMS = 30
+#: Above this many scopes the per-scope diagram shows the first ones only.
+MAX_DIAGRAM_PANELS = 24
+#: Diagram colours (Okabe-Ito): settled edge, implied edge, contradiction, group band.
+DIAGRAM_COLOURS = {"settled": "#0072B2", "implied": "#7f7f7f", "contradicted": "#CC79A7",
+                   "group": "#e4ecf2"}
+
+
+def _layout(summary) -> tuple[dict[str, tuple[float, float]], list[list[str]], int]:
+    """Node positions of a Hasse diagram: best layer on top, each layer centred.
+
+    Returns positions, the rows (lists of algorithms, top first) and the widest row.
+    """
+    levels = summary.levels()
+    rows: list[list[str]] = []
+    for level in sorted(set(levels.values())):
+        layer = [a for a in summary.order if levels[a] == level]
+        rows += [layer[i:i + MAX_PER_ROW] for i in range(0, len(layer), MAX_PER_ROW)]
+    widest = max((len(r) for r in rows), default=1)
+    pos = {}
+    for i, row in enumerate(rows):
+        for j, name in enumerate(row):
+            pos[name] = (j - (len(row) - 1) / 2.0, -float(i))
+    return pos, rows, widest
+
+
+def ranking_diagram(summary, ax: plt.Axes | None = None, *, title: str | None = None
+                    ) -> plt.Axes:
+    """Draw one scope's partial ranking as a Hasse diagram (best on top).
+
+    A line joins two algorithms when the upper one beats the lower one and
+    no third algorithm lies between them: solid blue when settled directly
+    (family-wise error controlled), dashed grey when implied by transitivity.
+    Algorithms with no chain of lines between them are not separated; a
+    grey band marks a row of algorithms that are mutually unsettled. A
+    dotted purple line marks a contradicted pair.
+
+    Parameters
+    ----------
+    summary : benchverdict.report.summary.ScopeSummary
+    ax : matplotlib Axes, optional
+    title : str, optional
+        Defaults to the scope.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from benchverdict.report.reconcile import reconcile
+    >>> from benchverdict.report.summary import scope_summaries
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> v = Verdict("A", "B", "a", "lmem.tukey", Scope(), Evidence("p_value", 1e-6, 0.05),
+    ...             "maximize", "x", n=60)
+    >>> ax = ranking_diagram(scope_summaries(reconcile([v]), ["A", "B"])[0])
+    >>> sorted(t.get_text() for t in ax.texts)
+    ['A', 'B']
+    """
+    pos, rows, widest = _layout(summary)
+    width = max(2.6, 1.25 * widest + 0.6)
+    height = max(1.5, 0.75 * len(rows) + 0.7)
+    ax = new_axes(ax, width=width, height=height)
+    with theme():
+        # Bands behind rows whose algorithms are all mutually unsettled.
+        open_pairs = {(c.kind, x, y) for (x, y), c in summary.cells.items()}
+        separated = {(x, y) for kind, x, y in open_pairs
+                     if kind not in ("unsettled", "power gap")}
+        for row in rows:
+            if len(row) >= 2 and not any((x, y) in separated for x in row for y in row):
+                x0, y0 = pos[row[0]]
+                x1, _ = pos[row[-1]]
+                ax.add_patch(plt.Rectangle((x0 - 0.48, y0 - 0.3), x1 - x0 + 0.96, 0.6,
+                                           facecolor=DIAGRAM_COLOURS["group"], edgecolor="none",
+                                           zorder=0))
+        for w, lo, direct in summary.cover_edges():
+            (xw, yw), (xl, yl) = pos[w], pos[lo]
+            ax.plot([xw, xl], [yw, yl], zorder=1, linewidth=1.6 if direct else 1.1,
+                    linestyle="-" if direct else (0, (4, 3)),
+                    color=DIAGRAM_COLOURS["settled" if direct else "implied"])
+        for (x, y), cell in summary.cells.items():
+            if cell.kind == "contradicted" and summary.order.index(x) < summary.order.index(y):
+                (x0, y0), (x1, y1) = pos[x], pos[y]
+                ax.plot([x0, x1], [y0, y1], zorder=1, linewidth=1.4, linestyle=":",
+                        color=DIAGRAM_COLOURS["contradicted"])
+        for name, (x, y) in pos.items():
+            ax.text(x, y, printable(shorten(name, 16)), ha="center", va="center", zorder=3,
+                    fontsize=10, bbox={"boxstyle": "round,pad=0.35", "facecolor": "white",
+                                       "edgecolor": "#1d1d1f", "linewidth": 1.0})
+        ax.set_xlim(-(widest - 1) / 2.0 - 0.6, (widest - 1) / 2.0 + 0.6)
+        ax.set_ylim(-(len(rows) - 1) - 0.5, 0.5)
+        ax.set_axis_off()
+        ax.set_title(printable(title if title is not None else summary.scope), fontsize=10)
+    return ax
+
+
+def ranking_panels(summaries, *, columns: int = 3) -> plt.Figure:
+    """One small Hasse diagram per scope (see :func:`ranking_diagram`), in a grid.
+
+    Examples
+    --------
+    >>> from benchverdict.report.reconcile import reconcile
+    >>> from benchverdict.report.summary import scope_summaries
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> vs = [Verdict("A", "B", "a", "lmem.tukey", Scope(b), Evidence("p_value", 1e-6, 0.05),
+    ...               "maximize", "x", n=60) for b in ("t1", "t2")]
+    >>> fig = ranking_panels(scope_summaries(reconcile(vs), ["A", "B"]))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['t1', 't2']
+    """
+    shown = list(summaries)[:MAX_DIAGRAM_PANELS]
+    columns = max(1, min(columns, len(shown)))
+    n_rows = math.ceil(len(shown) / columns) if shown else 1
+    layouts = [_layout(s) for s in shown]
+    widest = max((w for _, _, w in layouts), default=1)
+    deepest = max((len(r) for _, r, _ in layouts), default=1)
+    panel_w = max(2.2, 0.8 * widest + 0.3)
+    panel_h = max(1.2, 0.55 * deepest + 0.55)
+    with theme():
+        fig, axes = plt.subplots(n_rows, columns, figsize=(panel_w * columns, panel_h * n_rows),
+                                 squeeze=False)
+    for ax, s in zip(axes.flat, shown):
+        ranking_diagram(s, ax=ax, title=s.short_label)
+    for ax in list(axes.flat)[len(shown):]:
+        fig.delaxes(ax)
+    return fig
+
+
+def report_figures(comparison) -> list:
+    """The report's own figures: partial rankings (headline scope, every scope), agreement.
+
+    The ranking of the headline scope, one small diagram per other scope,
+    and the method-agreement heat map.
+
+    Returns a list of :class:`~benchverdict.report.runner.ReportFigure`.
+    """
+    from benchverdict.report.runner import ReportFigure
+    from benchverdict.report.summary import headline_summary, scope_summaries
+
+    rec = comparison.reconciliation
+    summaries = scope_summaries(rec, comparison.algorithms)
+    head = headline_summary(summaries)
+    out = []
+    caption = ("Best on top. A line joins two algorithms when the upper one is better and no "
+               "third lies between them: solid blue when settled directly (family-wise error "
+               "controlled over the scope type), dashed grey when implied by transitivity. "
+               "Algorithms not joined by a downward chain of lines are not separated; a grey "
+               "band marks a row of mutually unsettled algorithms; a dotted purple line a "
+               "contradiction.")
+    too_many = len(comparison.algorithms) > MAX_DIAGRAM_ALGORITHMS
+    if head is not None and not too_many:
+        ax = ranking_diagram(head, title=f"Partial ranking, {head.scope}")
+        out.append(ReportFigure("report-ranking", f"Partial ranking on {head.scope}",
+                                ax.figure, caption))
+    others = [s for s in summaries if s is not head]
+    if others and not too_many:
+        fig = ranking_panels(others)
+        more = (f" The first {MAX_DIAGRAM_PANELS} of {len(others)} scopes are drawn; "
+                f"relations.csv has every one." if len(others) > MAX_DIAGRAM_PANELS else "")
+        out.append(ReportFigure("report-ranking-scopes", "Partial ranking per scope", fig,
+                                caption + more))
+    if rec.method_agreement.shape[0] >= 2:
+        ax = agreement_heatmap(rec)
+        out.append(ReportFigure(
+            "report-agreement", "How often the methods agree", ax.figure,
+            "Mean agreement credit over the pairs and scopes both methods judged: 1 same "
+            "outcome, 0.5 one decides and the other does not, 0 opposite winners. Blank: "
+            "the methods never judged the same pair and scope."))
+    for f in out:
+        plt.close(f.figure)  # kept for rendering, released from pyplot's registry
+    return out

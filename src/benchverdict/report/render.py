@@ -439,22 +439,206 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         "exclusions": _table_rows(d.exclusions) if len(d.exclusions) else None,
         "exclusion_summary": _table_rows(c.exclusion_summary, limit=10 * MAX_TABLE_ROWS)
         if len(c.exclusion_summary) else None,
-        "warnings": c.warnings,
+        "warnings": collapse_similar(c.warnings),
         "options": options,
         "version": __version__,
     }
 
 
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def collapse_similar(messages: Sequence[str]) -> list[str]:
+    """Messages that differ only in numbers and their subject, stated once with a count.
+
+    Two messages are similar when they are equal after numbers are replaced and
+    the subject (the text before the first ": " after an optional ``[analysis]
+    Category:`` prefix, e.g. "LR on moons") is dropped. The first of a group is
+    kept, followed by "(and N similar: subject, subject, ...)".
+
+    Examples
+    --------
+    >>> collapse_similar(["[t] UserWarning: A on x: 3 of 4 ties.",
+    ...                   "[t] UserWarning: B on y: 2 of 4 ties.", "other"])
+    ['[t] UserWarning: A on x: 3 of 4 ties. (and 1 similar: B on y)', 'other']
+    """
+    prefix = re.compile(r"^(\[[^\]]*\]\s*(?:\w+(?:Warning|Error):\s*)?)")
+
+    def split(message: str) -> tuple[str, str, str]:
+        m = prefix.match(message)
+        head = m.group(1) if m else ""
+        rest = message[len(head):]
+        subject, sep, body = rest.partition(": ")
+        if not sep or len(subject) > 80:
+            return head, "", rest
+        return head, subject, body
+
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for message in messages:
+        head, subject, body = split(str(message))
+        key = head + "\x00" + _NUMBER.sub("#", body)
+        groups.setdefault(key, []).append((str(message), subject))
+    out = []
+    for items in groups.values():
+        first = items[0][0]
+        if len(items) > 1:
+            subjects = [x for _, x in items[1:] if x]
+            named = ", ".join(subjects[:6]) + (f" and {len(subjects) - 6} more" if len(
+                subjects) > 6 else "")
+            first += f" (and {len(items) - 1} similar" + (f": {named})" if named else ")")
+        out.append(first)
+    return out
+
+
+# ----------------------------------------------------------------------------- summary
+def _summary(c: Comparison) -> dict[str, Any]:
+    """The first screen of every format: sentences, the headline scope's matrix, files.
+
+    ``head`` is the scope the summary leads with (all benchmarks when
+    judged), ``others`` the remaining scopes, ``matrix`` the headline
+    scope's pairwise cells (row algorithm vs column algorithm).
+    """
+    from benchverdict.report.summary import (
+        CELL_KINDS,
+        CELL_MEANING,
+        MAX_MATRIX_ALGORITHMS,
+        headline_summary,
+        scope_summaries,
+    )
+
+    # Every format asks for it: computed once per reconciliation (linear in the pairs, but
+    # 200 algorithms make 19,900 of them).
+    cached = getattr(c, "_summary_cache", None)
+    if cached is not None and cached[0] is c.reconciliation:
+        return cached[1]
+    summaries = scope_summaries(c.reconciliation, c.algorithms)
+    head = headline_summary(summaries)
+    others = [x for x in summaries if x is not head]
+    matrix = None
+    if head is not None and len(head.order) <= MAX_MATRIX_ALGORITHMS:
+        matrix = {"order": head.order,
+                  "rows": [[None if x == y else head.cells.get((x, y)) for y in head.order]
+                           for x in head.order]}
+    used = {cell.kind for x in ([head] if head is not None else summaries)
+            for cell in x.cells.values()}
+    legend = [(k, CELL_MEANING[k]) for k in CELL_KINDS if k in used]
+    rec = c.reconciliation
+    draws = [x for x in summaries if x.single_draws]
+    out = {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
+           "legend": legend, "single_draws": draws,
+           "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
+           if len(rec.relations) else 0}
+    c._summary_cache = (c.reconciliation, out)
+    return out
+
+
+#: Above this many algorithms the matrix names families by one letter (L, R, T, D).
+WIDE_MATRIX = 7
+LETTERS_LEGEND = "families: L LMEM, R rank tests, T tuning curves, D score distributions"
+
+
+def _matrix_rows_text(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The matrix as plain-text table rows (Markdown, LaTeX); letters when it is wide."""
+    wide = len(matrix["order"]) > WIDE_MATRIX
+    header = ["", *matrix["order"]]
+    rows = [[x, *("·" if cell is None else (cell.short if wide else cell.text)
+                  for cell in row)]
+            for x, row in zip(matrix["order"], matrix["rows"])]
+    return header, rows
+
+
+#: The headline sentence in ``repr`` is cut after this many characters.
+REPR_SENTENCE = 240
+
+
+def _status_counts(c: Comparison) -> str:
+    rel = c.reconciliation.relations
+    if rel is None or not len(rel):
+        return "no relations"
+    counts = rel["status"].value_counts()
+    from benchverdict.report.relations import STATUSES
+
+    return ", ".join(f"{int(counts.get(k, 0))} {k}" for k in STATUSES) + (
+        f" over {rel['scope'].nunique()} scope(s)")
+
+
+def comparison_repr(comparison: Comparison) -> str:
+    """A short ``repr`` of a comparison: size, analyses that ran, the headline, the counts.
+
+    A few lines whatever the size of the data (the tables are attributes).
+    """
+    c = comparison
+    summary = _summary(c)
+    head = summary["head"]
+    sentence = head.sentence if head is not None else (
+        f"{len(summary['others'])} scope(s), none over all benchmarks")
+    if len(sentence) > REPR_SENTENCE:
+        sentence = sentence[:REPR_SENTENCE - 3] + "..."
+    ok = [r.name for r in c.runs if r.status == "ok"]
+    other = [f"{r.name} {r.status}" for r in c.runs if r.status != "ok"]
+    return (f"Comparison({len(c.algorithms)} algorithms x {len(c.benchmarks)} benchmarks, "
+            f"{c.objective}; analyses: {', '.join(ok) or 'none'}"
+            + (f" ({', '.join(other)})" if other else "")
+            + f"; {len(c.reconciliation.verdicts):,} verdicts\n  {printable(sentence)}\n  "
+            f"relations: {_status_counts(c)})")
+
+
+def comparison_repr_html(comparison: Comparison) -> str:
+    """The notebook view of a comparison: headline sentences and the pairwise matrix."""
+    c = comparison
+    summary = _summary(c)
+    head = summary["head"]
+    others = [x.sentence for x in summary["others"]]
+    template = html_environment().get_template("summary.html.j2")
+    return template.render(
+        title=_title(c), objective=c.objective,
+        headline=head.sentence if head is not None else _data_sections(c)["headline"],
+        others=others[:MAX_SCOPE_LINES], more=max(len(others) - MAX_SCOPE_LINES, 0),
+        matrix=summary["matrix"], scope=head.scope if head is not None else "",
+        status=_status_counts(c))
+
+
 # ----------------------------------------------------------------------------- HTML
-#: Figures are shown at this many pixels per inch of their size, up to MAX_FIGURE_PX.
+#: Figures are shown at this many pixels per inch of their size, at least MIN_FIGURE_PX.
 FIGURE_PX_PER_INCH = 110
-MAX_FIGURE_PX = 900
+MAX_FIGURE_PX = 1100
+MIN_FIGURE_PX = 700
+#: At most this many verdict rows are shown in the HTML page (verdicts.csv has all).
+MAX_HTML_VERDICTS = 200
+_SVG_NUMBER = re.compile(rb"(-?\d+\.\d)\d+")
+_SVG_GEOMETRY = re.compile(
+    rb'(\s(?:d|x|y|x1|x2|y1|y2|width|height|transform|points|cx|cy|r)=")([^"]*)(")')
+_SVG_PROLOG = re.compile(rb"^.*?(?=<svg\b)", re.S)
 
 
-def _html_figure(f) -> dict[str, Any]:
-    """The template's view of a figure: the data URI and a display width in pixels."""
-    width = min(MAX_FIGURE_PX, int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH))
-    return {"fig": f, "uri": f.data_uri(), "width": max(width, 320)}
+def compact_svg(svg: bytes) -> bytes:
+    """An SVG with geometry rounded to 0.1 pt and without its XML prolog, for inlining.
+
+    Only geometry attributes are rounded; text (names, tick labels) is left as is.
+
+    Examples
+    --------
+    >>> svg = b'<?xml version="1.0"?>\\n<svg><path d="M 1.23456 2.5"/><text>0.12345</text></svg>'
+    >>> compact_svg(svg)
+    b'<svg><path d="M 1.2 2.5"/><text>0.12345</text></svg>'
+    """
+    svg = _SVG_PROLOG.sub(b"", svg, count=1)
+    return _SVG_GEOMETRY.sub(
+        lambda m: m.group(1) + _SVG_NUMBER.sub(rb"\1", m.group(2)) + m.group(3), svg)
+
+
+def _html_figure(f, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
+    """The template's view of a figure: inline SVG markup and a display width in pixels.
+
+    The SVG comes from matplotlib, which escapes every text it draws, so it
+    is safe to inline; the page's Content-Security-Policy forbids scripts anyway.
+    """
+    from markupsafe import Markup
+
+    width = int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH)
+    width = max(min_px, min(MAX_FIGURE_PX, width))
+    svg = compact_svg(f.svg()).decode("utf-8")
+    return {"fig": f, "svg": Markup(svg), "width": width, "size": len(svg)}
 
 
 def html_environment():
@@ -469,6 +653,7 @@ def html_environment():
     '&lt;b&gt;\\u202e'
     """
     import jinja2
+    from markupsafe import Markup
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("benchverdict.report", "templates"),
@@ -476,19 +661,40 @@ def html_environment():
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=lambda value: printable(value) if isinstance(value, str) else value,
+        # Markup (the inline SVG figures, escaped by matplotlib) is passed through as is.
+        finalize=lambda value: printable(value) if isinstance(value, str) and not isinstance(
+            value, Markup) else value,
     )
 
 
-def render_html(comparison: Comparison) -> str:
-    """A self-contained HTML page (Jinja2 with autoescape; figures as SVG data URIs).
+def _unique_figures(figures) -> list:
+    """Figures with distinct pictures: a figure whose SVG repeats an earlier one is dropped."""
+    seen: set[bytes] = set()
+    out = []
+    for f in figures:
+        body = re.sub(rb'id="[^"]*"|xlink:href="[^"]*"|url\(#[^)]*\)|<title>.*?</title>|'
+                      rb"<dc:date>.*?</dc:date>", b"", f.svg())
+        if body in seen:
+            continue
+        seen.add(body)
+        out.append(f)
+    return out
 
-    A Content-Security-Policy forbids scripts and network access, so the
-    page works offline and nothing in it can run.
+
+def render_html(comparison: Comparison) -> str:
+    """A self-contained HTML page: summary first (one screen), details collapsed.
+
+    The summary holds the headline sentence of every scope, the pairwise
+    matrix of the headline scope and the partial-ranking diagram; everything
+    else (contradictions, power gaps, each analysis, the full tables) follows
+    in collapsed ``<details>`` blocks. Figures are inline SVG. A
+    Content-Security-Policy forbids scripts and network access, so the page
+    works offline and nothing in it can run.
     """
     template = html_environment().get_template("report.html.j2")
     c = comparison
-    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
     analyses = []
     for r in c.runs:
         tables = []
@@ -496,16 +702,96 @@ def render_html(comparison: Comparison) -> str:
             header, rows, more = _table_rows(frame)
             tables.append({"name": name, "header": header, "rows": rows, "more": more})
         analyses.append({"run": r, "tables": tables,
-                         "figures": [_html_figure(f) for f in r.figures]})
+                         "figures": [_html_figure(f) for f in _unique_figures(r.figures)]})
     sanity = [(r.name, check) for r in c.runs for check in r.sanity]
+    s = _data_sections(c)
     return template.render(
-        s=_data_sections(c),
-        own_figures=[_html_figure(f) for f in own],
+        s=s,
+        summary=_summary(c),
+        # The diagrams at their own size (a small diagram blown up to 700 px is unreadable).
+        ranking=_html_figure(own["report-ranking"], min_px=0) if "report-ranking" in own
+        else None,
+        ranking_scopes=_html_figure(own["report-ranking-scopes"], min_px=0)
+        if "report-ranking-scopes" in own else None,
+        agreement_figure=_html_figure(own["report-agreement"])
+        if "report-agreement" in own else None,
         analyses=analyses,
         sanity=sanity,
         outcome_text=_outcome_text,
         shown_conflicts=SHOWN_CONFLICTS,
+        max_verdicts=MAX_HTML_VERDICTS,
+        cell_colours=_cell_colours(),
+        collapse=collapse_similar,
+        rec=c.reconciliation,
+        relation_rows=_relation_rows(c),
+        relations_left_out=_relations_left_out(c, len(_relation_rows(c))),
+        guidance=[(_scopes_text(scopes), advice)
+                  for scopes, advice in grouped_guidance(s["rankings"])],
+        power_rows=_power_rows(c),
+        contradiction_rows=_contradiction_rows(c),
+        conflict_group_rows=_conflict_group_rows(c),
     )
+
+
+def _cell_colours() -> dict[str, tuple[str, str]]:
+    from benchverdict.report.summary import CELL_COLOURS
+
+    return CELL_COLOURS
+
+
+def _relations_left_out(c: Comparison, shown: int, scope: str | None = None) -> str:
+    """The note for relation rows a document does not show ("" when it shows them all)."""
+    rel = c.reconciliation.relations
+    total = int((rel["scope"] == scope).sum()) if scope is not None else len(rel)
+    n = total - shown
+    return (f"{n:,} more rows are not shown here; relations.csv has them all." if n > 0
+            else "")
+
+
+def _relation_rows(c: Comparison, scope: str | None = None) -> list[list[str]]:
+    """Relations (pair and scope) with status, winner, families and reason.
+
+    At most :data:`MAX_DOCUMENT_ROWS`; only ``scope``'s when given.
+    """
+    rel = c.reconciliation.relations
+    if scope is not None:
+        rel = rel[rel["scope"] == scope]
+    rows = []
+    for r in rel.head(MAX_DOCUMENT_ROWS).to_dict("records"):
+        who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
+               else f"{r['a']} vs {r['b']}")
+        rows.append([str(r["scope"]), who, str(r["status"]),
+                     _fmt(r.get("families")), _fmt(r.get("p_adjusted")),
+                     _fmt(r.get("reason"))])
+    return rows
+
+
+def _missing_text(value: Any) -> bool:
+    return _plain(value) is None or value == ""
+
+
+def _power_rows(c: Comparison) -> list[list[str]]:
+    from benchverdict.methods import FAMILY_LABELS
+
+    return [[str(r["scope"]), FAMILY_LABELS.get(str(r["family"]), str(r["family"])),
+             f"{int(r['n_pairs'])}", _fmt(r.get("pairs")), _fmt(r.get("settled_by")),
+             _fmt(r.get("reason"))]
+            for r in c.reconciliation.power_gaps.to_dict("records")]
+
+
+def _contradiction_rows(c: Comparison) -> list[list[str]]:
+    return [[str(r["scope"]), f"{r['a']} vs {r['b']}", _fmt(r.get("for_a")),
+             _fmt(r.get("for_b")), _fmt(r.get("kind")), _fmt(r.get("explanation"))]
+            for r in c.reconciliation.contradictions.to_dict("records")]
+
+
+def _conflict_group_rows(c: Comparison) -> list[list[str]]:
+    groups = c.reconciliation.conflict_groups
+    if groups is None or not len(groups):
+        return []
+    return [[_fmt(r.get("method_1")), _fmt(r.get("method_2")), f"{int(r['n_pairs'])}",
+             _fmt(r.get("pairs")), _fmt(r.get("explanation"))]
+            for r in groups.to_dict("records")]
 
 
 # ----------------------------------------------------------------------------- Markdown
@@ -549,112 +835,267 @@ def _md_omitted(s: dict[str, Any], what: str) -> list[str]:
     return ["", md_escape(text)] if text else []
 
 
-def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
-                    figure_link: str = "") -> str:
-    """The report as Markdown: headline, agreement, conflicts, analyses, verdicts, sanity.
+def _slug(text: str, width: int = 48) -> str:
+    """A short file-name-safe form of a table title (ASCII letters, digits, ``_``, ``-``)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", printable(text)).strip("_").lower()
+    return slug[:width].rstrip("_") or "table"
 
-    With ``figure_dir``, every figure is written there as SVG and embedded
-    as an image linked at ``figure_link/<file>.svg`` (a path relative to the
-    Markdown file); without it, figures are listed by title and caption.
+
+def table_names(comparison: Comparison) -> dict[tuple[str, str], str]:
+    """The CSV name (without ``.csv``) of each analysis table, by (analysis, table title).
+
+    ``<analysis>-<slug of the title>``; a clash gets ``-2``, ``-3``, ...
+
+    Examples
+    --------
+    >>> _slug("Pairwise Wilcoxon signed-rank tests (Holm)")
+    'pairwise_wilcoxon_signed_rank_tests_holm'
+    """
+    out: dict[tuple[str, str], str] = {}
+    used = {"relations", "power_gaps", "contradictions", "method_disagreements"}
+    for r in comparison.runs:
+        for name in r.tables:
+            stem = base = f"{_slug(r.name, 16)}-{_slug(name)}"
+            i = 1
+            while stem in used:
+                i += 1
+                stem = f"{base}-{i}"
+            used.add(stem)
+            out[(r.name, name)] = stem
+    return out
+
+
+def full_tables(comparison: Comparison) -> dict[str, pd.DataFrame]:
+    """Every full table of the report, by CSV file name (without ``.csv``).
+
+    The relations of every scope, the power gaps, the contradictions, the
+    method-level disagreements grouped by explanation, and each analysis's
+    tables (named by :func:`table_names`). Markdown and LaTeX link to these
+    files instead of printing the tables inline.
+    """
+    rec = comparison.reconciliation
+    out: dict[str, pd.DataFrame] = {
+        "relations": rec.relations,
+        "power_gaps": rec.power_gaps,
+        "contradictions": rec.contradictions,
+    }
+    if rec.conflict_groups is not None and len(rec.conflict_groups):
+        out["method_disagreements"] = rec.conflict_groups
+    names = table_names(comparison)
+    for r in comparison.runs:
+        for name, frame in r.tables.items():
+            out[names[(r.name, name)]] = frame
+    return out
+
+
+def write_tables(comparison: Comparison, directory: Path) -> dict[str, Path]:
+    """Write :func:`full_tables` as CSV files into ``directory``; return their paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, frame in full_tables(comparison).items():
+        path = directory / f"{name}.csv"
+        shown = frame if isinstance(frame.index, pd.RangeIndex) else frame.reset_index()
+        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
+        shown.to_csv(path, index=False, errors="backslashreplace")
+        paths[name] = path
+    return paths
+
+
+#: The matrix legend in plain text (Markdown, LaTeX, the terminal).
+MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with the families that "
+                 "settle it); △/▽ implied by transitivity; ✕ contradicted; a family name alone: "
+                 "power gap (it decides alone, not after the family-wise adjustment; (▲)/(▼) "
+                 "its direction); – not separated")
+
+
+def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
+                    figure_link: str = "", table_dir: Path | None = None,
+                    table_link: str = "") -> str:
+    """The report as Markdown: the summary, then the sections a paper would cite.
+
+    Summary: the headline sentence of every scope, the pairwise matrix of
+    the headline scope and the partial-ranking diagram. Then contradictions,
+    power gaps, one short paragraph per analysis (status, notes, figures),
+    the data and what was left out. Full tables are not inlined: with
+    ``table_dir`` they are written there as CSV files (:func:`full_tables`)
+    and linked at ``table_link/<name>.csv``. With ``figure_dir``, every
+    figure is written there as SVG and embedded, linked at
+    ``figure_link/<file>.svg`` (paths relative to the Markdown file);
+    without it, figures are listed by title.
     """
     c = comparison
     s = _data_sections(c)
+    summary = _summary(c)
+    tables: dict[str, str] = {}
+    if table_dir is not None:
+        for name, path in write_tables(c, table_dir).items():
+            tables[name] = (f"{table_link.rstrip('/')}/{path.name}" if table_link
+                            else path.name)
 
-    def figure_lines(figs) -> list[str]:
+    def table_ref(name: str) -> str:
+        return f"[{md_escape(name)}.csv]({tables[name]})" if name in tables else (
+            f"{md_escape(name)}.csv")
+
+    def figure_lines(figs, caption: bool = True) -> list[str]:
         lines = []
         for f in figs:
             if figure_dir is None:
-                lines.append(f"- Figure *{md_escape(f.title)}*: {md_escape(f.caption)}")
+                lines.append(f"- Figure *{md_escape(f.title)}*")
                 continue
             figure_dir.mkdir(parents=True, exist_ok=True)
             (figure_dir / f"{f.file_name}.svg").write_bytes(f.svg())
             link = f"{figure_link.rstrip('/')}/{f.file_name}.svg" if figure_link else (
                 f"{f.file_name}.svg")
-            lines += [f"![{md_escape(f.title)}]({link})", "",
-                      f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
+            lines += [f"![{md_escape(f.title)}]({link})", ""]
+            if caption:
+                lines += [f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
         return lines
 
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
+    names = table_names(c)
+    head = summary["head"]
     out = [f"# {md_escape(s['title'])}", "",
-           f"Objective: **{md_escape(s['objective'])}**. Options: {md_escape(s['options'])}.", "",
-           "## Consensus", "", md_escape(s["headline"]), ""]
-    for r in s["rankings"]:
-        out.append(f"- **{md_escape(r.scope_label)}**: {md_escape(r.message)}")
-        if r.settled and r.status != "ranked":
-            out.append("  - settled: " + ", ".join(
-                f"{md_escape(w)} &gt; {md_escape(lo)}" for w, lo in r.settled))
-        for a, b, why in r.unsettled[:10]:
-            out.append(f"  - {md_escape(a)} vs {md_escape(b)}: {md_escape(why)}")
-        for g in r.guidance:
-            out.append(f"  - guidance: {md_escape(g)}")
-    own = c.figures[: len(c.figures) - sum(len(r.figures) for r in c.runs)]
-    if own:
+           f"Objective: **{md_escape(s['objective'])}**. {md_escape(s['options'])}.", "",
+           "## Summary", ""]
+    out += [f"**{md_escape(head.sentence if head is not None else s['headline'])}**", ""]
+    others = summary["others"]
+    for x in others[:MAX_SCOPE_LINES]:
+        out.append(f"- {md_escape(x.sentence)}")
+    if len(others) > MAX_SCOPE_LINES:
+        out.append(f"- ... and {len(others) - MAX_SCOPE_LINES} more scopes "
+                   f"({table_ref('relations')}).")
+    if others:
         out.append("")
-        out += figure_lines(own)
-    out += ["", "## Agreement between methods", ""]
-    if s["agreement_rows"]:
-        out += _md_table(s["agreement_header"], s["agreement_rows"])
-        out += _md_omitted(s, "agreement")
+    for x in summary["single_draws"][:1]:
+        out += [md_escape(x.single_draws), ""]
+    if summary["matrix"] is not None:
+        header, rows = _matrix_rows_text(summary["matrix"])
+        legend = MATRIX_LEGEND + ("; " + LETTERS_LEGEND if len(header) - 1 > WIDE_MATRIX
+                                  else "")
+        out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(legend)}):", ""]
+        out += [*_md_table(header, rows), ""]
+    for name in ("report-ranking", "report-ranking-scopes"):
+        if name in own:
+            out += figure_lines([own[name]], caption=name == "report-ranking")
+    out += ["## Contradictions", ""]
+    contradictions = _contradiction_rows(c)
+    if contradictions:
+        out += _md_table(["scope", "pair", "for the first", "for the second", "kind",
+                          "explanation"], contradictions[:MAX_TABLE_ROWS])
+        if len(contradictions) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(contradictions) - MAX_TABLE_ROWS} more in "
+                       f"{table_ref('contradictions')}.)")
     else:
-        out.append("No verdicts.")
-    out += ["", "## Disagreements, explained", ""]
-    if s["conflict_rows"]:
-        out += _md_table(s["conflict_header"], s["conflict_rows"])
-        out += _md_omitted(s, "conflicts")
+        out.append("No two families of evidence decide any pair in opposite directions.")
+    groups = _conflict_group_rows(c)
+    if groups:
+        out += ["", f"Single methods name different winners on {len(c.conflicts):,} "
+                    f"occasion(s) ({table_ref('method_disagreements')}); within a family only "
+                    f"the primary method votes, and score distributions do not vote. The "
+                    f"explanations, each once:", ""]
+        for m1, m2, n, _pairs, why in groups[:MAX_SCOPE_LINES]:
+            out.append(f"- {md_escape(m1)} vs {md_escape(m2)} ({n} pair(s)): {md_escape(why)}")
+        if len(groups) > MAX_SCOPE_LINES:
+            out.append(f"- ... and {len(groups) - MAX_SCOPE_LINES} more.")
+    out += ["", "## Power gaps", ""]
+    power = _power_rows(c)
+    if power:
+        out += _md_table(["scope", "family", "pairs", "which", "settled by", "why"],
+                         power[:MAX_TABLE_ROWS])
+        if len(power) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(power) - MAX_TABLE_ROWS} more in {table_ref('power_gaps')}.)")
     else:
-        out.append("No two methods disagree.")
-    out += ["", "## Analyses", ""]
+        out.append("No family misses a relation another family settles.")
+    guided = grouped_guidance(s["rankings"])
+    if guided:
+        out += ["", "Sample-size guidance (each advice once, with the scopes it applies to; the "
+                    "unsettled pairs are in relations.csv):", ""]
+        for scopes, advice in guided[:MAX_SCOPE_LINES]:
+            out.append(f"- {md_escape(_scopes_text(scopes))}: {md_escape(advice)}")
+        if len(guided) > MAX_SCOPE_LINES:
+            out.append(f"- ... and {len(guided) - MAX_SCOPE_LINES} more (report.json).")
+    out += ["", f"Every relation of every scope, with its status and reason: "
+                f"{table_ref('relations')}.", "", "## Analyses", ""]
     for r in c.runs:
-        out += [f"### {md_escape(r.title)}", "",
-                f"Status: **{md_escape(r.status)}**"
-                + (f": {md_escape(r.reason)}" if r.reason else "")
-                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).", ""]
-        for note in r.notes:
+        line = (f"**{md_escape(r.title)}**: {md_escape(r.status)}"
+                + (f"; {md_escape(r.reason)}" if r.reason else "")
+                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).")
+        out += [line, ""]
+        for note in r.notes[:MAX_NOTES]:
             out.append(f"- {md_escape(note)}")
+        if len(r.notes) > MAX_NOTES:
+            out.append(f"- ... and {len(r.notes) - MAX_NOTES} more notes (report.json).")
         if r.notes:
             out.append("")
-        for name, frame in r.tables.items():
-            header, rows, more = _table_rows(frame)
-            out += [f"**{md_escape(name)}**", ""]
-            out += _md_table(header, rows)
-            if more:
-                out.append(f"\n({more} more rows not shown.)")
-            out.append("")
-        out += figure_lines(r.figures)
-        if r.figures and figure_dir is None:
-            out.append("")
-    out += ["## All verdicts", ""]
-    out += _md_table(s["verdict_header"], s["verdict_rows"]) + _md_omitted(s, "verdicts") if (
-        s["verdict_rows"]) else ["No verdicts."]
-    out += ["", "## Sanity", "", "### Data", ""]
+        own_tables = [names[(r.name, name)] for name in r.tables]
+        if own_tables:
+            out += ["Tables: " + ", ".join(table_ref(t) for t in own_tables) + ".", ""]
+        out += figure_lines(_unique_figures(r.figures), caption=False)
+    out += ["## Data", ""]
     out += _md_table(["", "value"], s["data_rows"])
-    out += ["", "### Design balance (seeds per algorithm x benchmark)", ""]
     header, rows, more = s["balance"]
-    out += _md_table(header, rows)
-    if more:
-        out.append(f"\n({more} more rows not shown.)")
-    out += ["", "### Exclusions", ""]
+    n_excluded = len(c.exclusions)
+    out += ["", (f"Left out: {n_excluded:,} record(s), by analysis and step (every record "
+                 f"is in exclusions.csv):") if n_excluded else "Nothing was left out.", ""]
     if s["exclusion_summary"] is not None:
-        out += ["What was left out, by analysis and step (every record is in exclusions.csv "
-                "when the report is written by the command line):", ""]
         header, rows, more = s["exclusion_summary"]
-        out += _md_table(header, rows)
-        if more:
-            out.append(f"\n({more} more rows not shown.)")
-    else:
-        out.append("Nothing was left out.")
-    if s["exclusions"] is not None:
-        out += ["", "Rows excluded in validation, by column and reason:", ""]
-        out += _md_table(s["exclusions"][0], s["exclusions"][1])
+        out += _md_table(header, rows[:MAX_TABLE_ROWS])
+        if more or len(rows) > MAX_TABLE_ROWS:
+            out.append(f"\n({more + max(len(rows) - MAX_TABLE_ROWS, 0)} more rows in "
+                       f"exclusions.csv.)")
+        out.append("")
     checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
     if checks:
-        out += ["", "### Sanity checks", ""]
+        out += ["Sanity checks:", ""]
         out += _md_table(["analysis", "check", "status", "conclusion"],
                          [[n, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
                           for n, ch in checks])
-    out += ["", "### Warnings", ""]
-    out += [f"- {md_escape(w)}" for w in s["warnings"]] or ["None."]
+        out.append("")
+    warnings = s["warnings"]
+    if warnings:
+        out += [f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
+                f"report.json)" + (f"; the first {MAX_NOTES}:" if len(warnings) > MAX_NOTES
+                                   else ":"), ""]
+        out += [f"- {md_escape(w)}" for w in warnings[:MAX_NOTES]]
+    else:
+        out.append("Warnings: none.")
     out += ["", f"*benchverdict {md_escape(s['version'])}*", ""]
     return "\n".join(out)
+
+
+#: At most this many scope sentences, explanations or guidance lines in Markdown and LaTeX.
+MAX_SCOPE_LINES = 12
+#: At most this many notes per analysis (and warnings) in Markdown and LaTeX.
+MAX_NOTES = 5
+
+
+def grouped_guidance(rankings) -> list[tuple[list[str], str]]:
+    """Sample-size guidance, each distinct advice once with the scopes it applies to.
+
+    A guidance line reads ``"<pairs>: <advice>"``; scopes whose advice is the
+    same text share one line (the pairs are in relations.csv).
+    """
+    by_advice: dict[str, list[str]] = {}
+    for r in rankings:
+        for g in r.guidance:
+            pairs, sep, advice = str(g).partition(": ")
+            text = advice if sep and " vs " in pairs else str(g)
+            scopes = by_advice.setdefault(text, [])
+            if r.scope_label not in scopes:
+                scopes.append(r.scope_label)
+    return [(scopes, advice) for advice, scopes in by_advice.items()]
+
+
+def _scopes_text(scopes: list[str], limit: int = 8) -> str:
+    names = [x.removeprefix("benchmark ") for x in scopes]
+    prefix = "benchmarks " if all(x.startswith("benchmark ") for x in scopes) and len(
+        scopes) > 1 else ("benchmark " if len(scopes) == 1 and scopes[0].startswith(
+            "benchmark ") else "")
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(
+        names) > limit else "")
+    return prefix + shown
 
 
 # ----------------------------------------------------------------------------- LaTeX
@@ -715,15 +1156,25 @@ def _latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, captio
         r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
 
 
+_LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)", "✕": "x",
+                             "–": "--", "·": ""})
+
+
 def render_latex(comparison: Comparison, directory: Path) -> Path:
     """Write ``report.tex``, ``tables/*.tex`` (booktabs) and ``figures/*.pdf``.
 
     Returns the path of ``report.tex``, a standalone document (``article``
     with booktabs, longtable, graphicx) that ``\\input``s every table file.
-    Each table file is a complete ``table``/``longtable`` for a paper.
+    It holds what a paper cites: the summary (headline sentences, the
+    pairwise matrix, the partial-ranking diagram), the relations of the
+    headline scope, contradictions, power gaps, each analysis's figures and
+    the data. Each table file is a complete ``table``/``longtable``; the full
+    tables (every scope, every verdict, each analysis's tables) are the CSV
+    files of the report directory (:func:`full_tables`).
     """
     c = comparison
     s = _data_sections(c)
+    summary = _summary(c)
     directory = Path(directory)
     (directory / "tables").mkdir(parents=True, exist_ok=True)
     (directory / "figures").mkdir(parents=True, exist_ok=True)
@@ -733,33 +1184,55 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         (directory / "tables" / f"{name}.tex").write_text(text, encoding="utf-8")
         tables.append(name)
 
-    if s["agreement_rows"]:
-        write_table("agreement", _latex_table(
-            s["agreement_header"], s["agreement_rows"],
-            caption="Each method's verdict per pair and scope, their agreement (1: same "
-                    "outcome, 0.5: one undecided, 0: opposite winners) and the consensus. "
-                    + s["omitted"]["agreement"],
-            label="tab:agreement", spec="p{2.2cm}p{2.0cm}p{4.6cm}rp{1.6cm}p{3.2cm}", long=True))
-    if s["conflict_rows"]:
-        write_table("conflicts", _latex_table(
-            s["conflict_header"], s["conflict_rows"],
-            caption="Disagreements between methods and what explains them. "
-                    + s["omitted"]["conflicts"],
-            label="tab:conflicts", spec="p{2.0cm}p{1.6cm}p{2.6cm}p{2.6cm}p{1.4cm}p{5.0cm}",
+    head = summary["head"]
+    if summary["matrix"] is not None:
+        header, rows = _matrix_rows_text(summary["matrix"])
+        rows = [[r[0], *(v.translate(_LATEX_CELL) for v in r[1:])] for r in rows]
+        write_table("matrix", _latex_table(
+            header, rows,
+            caption=f"Pairwise relations, {head.scope}: row vs column; > row better, < row "
+                    f"worse (settled, with the families that settle it at family-wise error "
+                    f"{c.options.alpha:g}); (>) (<) implied by transitivity; x contradicted; a "
+                    f"family name alone: power gap; -- not separated."
+                    + (f" Letters name the {LETTERS_LEGEND}." if len(header) - 1 > WIDE_MATRIX
+                       else ""),
+            label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
+    if head is not None:
+        head_rows = [r for r in _relation_rows(c, scope=head.scope)]
+        left = _relations_left_out(c, len(head_rows), scope=head.scope)
+        write_table("relations", _latex_table(
+            ["scope", "relation", "status", "families", "adjusted p", "why"], head_rows,
+            caption=f"Every pair on {head.scope}: status, the families that settle it, the "
+                    f"Holm-adjusted p-value over the scope type, and why. Every scope is in "
+                    f"relations.csv. {left}",
+            label="tab:relations", spec="p{2.2cm}p{2.6cm}p{1.6cm}p{1.8cm}rp{8.5cm}",
             long=True))
-    if s["verdict_rows"]:
-        write_table("verdicts", _latex_table(
-            s["verdict_header"], s["verdict_rows"],
-            caption="Every verdict of every method. " + s["omitted"]["verdicts"],
-            label="tab:verdicts",
-            spec="p{1.8cm}p{1.8cm}p{1.8cm}p{1.4cm}p{2.0cm}p{2.0cm}p{1.6cm}p{3.6cm}", long=True))
+    contradictions = _contradiction_rows(c)
+    if contradictions:
+        write_table("contradictions", _latex_table(
+            ["scope", "pair", "for the first", "for the second", "kind", "explanation"],
+            contradictions[:MAX_TABLE_ROWS],
+            caption="Families of evidence deciding a pair in opposite directions."
+                    + (f" ({len(contradictions) - MAX_TABLE_ROWS} more in contradictions.csv.)"
+                       if len(contradictions) > MAX_TABLE_ROWS else ""),
+            label="tab:contradictions", spec="p{2.2cm}p{2.4cm}p{1.8cm}p{1.8cm}p{1.6cm}p{8cm}",
+            long=True))
+    power = _power_rows(c)
+    if power:
+        write_table("power_gaps", _latex_table(
+            ["scope", "family", "pairs", "which", "settled by", "why"], power[:MAX_TABLE_ROWS],
+            caption="Power gaps: settled relations a family could not decide on its own data."
+                    + (f" ({len(power) - MAX_TABLE_ROWS} more in power_gaps.csv.)"
+                       if len(power) > MAX_TABLE_ROWS else ""),
+            label="tab:power", spec="p{2.2cm}p{2.0cm}rp{4.0cm}p{1.8cm}p{7.5cm}", long=True))
     write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
                                      label="tab:data", spec="lp{11cm}"))
     if s["exclusion_summary"] is not None:
         header, rows, more = s["exclusion_summary"]
         write_table("exclusions", _latex_table(
             header, rows, caption="What each analysis left out (count per step), with examples "
-            "and the most common reason." + (f" ({more} more rows not shown.)" if more else ""),
+            "and the most common reason; exclusions.csv has every record."
+            + (f" ({more} more rows not shown.)" if more else ""),
             label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
             long=True))
     checks = [[r.name, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
@@ -769,29 +1242,54 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
             ["analysis", "check", "status", "conclusion"], checks,
             caption="Sanity checks, and analysis steps that failed or were not run.",
             label="tab:sanity", spec="p{1.4cm}p{4.0cm}p{1.4cm}p{11cm}", long=True))
-    for r in c.runs:
-        for i, (name, frame) in enumerate(r.tables.items()):
-            header, rows, more = _table_rows(frame)
-            caption = f"{r.title}: {name}." + (f" ({more} more rows not shown.)" if more else "")
-            write_table(f"{r.name}-table{i + 1}", _latex_table(
-                header, rows, caption=caption, label=f"tab:{r.name}-{i + 1}",
-                spec="l" * len(header), long=True))
-    figure_blocks = []
-    for f in c.figures:
-        name = f.file_name
+
+    def figure_block(f) -> str:
         f.save(directory / "figures", formats=("pdf",))
-        figure_blocks.append("\n".join([
+        return "\n".join([
             r"\begin{figure}[htbp]", r"\centering",
             rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]"
-            rf"{{figures/{name}.pdf}}",
+            rf"{{figures/{f.file_name}.pdf}}",
             rf"\caption{{{latex_escape(f.title)}. {latex_escape(f.caption)}}}",
-            rf"\label{{fig:{name}}}", r"\end{figure}", ""]))
-    rankings = "\n".join(
-        rf"\item \textbf{{{latex_escape(r.scope_label)}}}: {latex_escape(r.message)}"
-        + "".join(rf" Guidance: {latex_escape(g)}" for g in r.guidance)
-        for r in s["rankings"]
-    )
-    warnings_tex = "\n".join(rf"\item {latex_escape(w)}" for w in s["warnings"])
+            rf"\label{{fig:{f.file_name}}}", r"\end{figure}", ""])
+
+    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
+    own = {f.name: f for f in c.figures[:n_own]}
+    summary_figures = [figure_block(own[n]) for n in ("report-ranking", "report-ranking-scopes")
+                       if n in own]
+    names = table_names(c)
+    analysis_parts = []
+    for r in c.runs:
+        part = [rf"\subsection*{{{latex_escape(r.title)}}}",
+                latex_escape(f"Status: {r.status}" + (f"; {r.reason}" if r.reason else "")
+                             + f" ({len(r.verdicts)} verdicts)."), ""]
+        if r.notes:
+            part += [r"\begin{itemize}", *(rf"\item {latex_escape(n)}"
+                                           for n in r.notes[:MAX_NOTES]), r"\end{itemize}"]
+        if r.tables:
+            part.append(latex_escape("Tables (CSV): " + ", ".join(
+                f"{names[(r.name, t)]}.csv" for t in r.tables) + "."))
+        part += [figure_block(f) for f in _unique_figures(r.figures)]
+        analysis_parts.append("\n".join(part))
+    others = summary["others"][:MAX_SCOPE_LINES]
+    scope_items = "\n".join(rf"\item {latex_escape(x.sentence)}" for x in others)
+    draws = "".join(latex_escape(x.single_draws) for x in summary["single_draws"][:1])
+    guidance = "\n".join(rf"\item \textbf{{{latex_escape(_scopes_text(sc))}}}: "
+                         rf"{latex_escape(adv)}"
+                         for sc, adv in grouped_guidance(s["rankings"])[:MAX_SCOPE_LINES])
+    groups = _conflict_group_rows(c)
+    explanations = "\n".join(
+        rf"\item {latex_escape(m1)} vs {latex_escape(m2)} ({latex_escape(n)} pair(s)): "
+        rf"{latex_escape(why)}" for m1, m2, n, _, why in groups[:MAX_SCOPE_LINES])
+    warnings = s["warnings"]
+
+    def itemize(body: str) -> list[str]:
+        return [r"\begin{itemize}", body, r"\end{itemize}"] if body else []
+
+    headline = head.sentence if head is not None else s["headline"]
+    disagreements = (f"Single methods name different winners on {len(c.conflicts):,} "
+                     f"occasion(s) (method_disagreements.csv); within a family only the "
+                     f"primary method votes, and score distributions do not vote. The "
+                     f"explanations:")
     doc = "\n".join([
         "% benchverdict comparison report. Compile with lualatex or xelatex (unicode names),",
         "% or pdflatex for Latin-script names. Tables need booktabs and longtable.",
@@ -809,14 +1307,30 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\begin{document}", r"\maketitle",
         rf"Objective: \textbf{{{latex_escape(s['objective'])}}}. "
         rf"Options: {latex_escape(s['options'])}.",
-        r"\section*{Consensus}", latex_escape(s["headline"]),
-        r"\begin{itemize}" if rankings else "", rankings, r"\end{itemize}" if rankings else "",
-        r"\section*{Tables}",
-        *[rf"\input{{tables/{t}.tex}}" for t in tables],
-        r"\section*{Figures}", *figure_blocks,
-        r"\section*{Warnings}",
-        (r"\begin{itemize}" + "\n" + warnings_tex + "\n" + r"\end{itemize}")
-        if warnings_tex else "None.",
+        r"\section{Summary}\label{sec:summary}",
+        rf"\textbf{{{latex_escape(headline)}}}",
+        *itemize(scope_items),
+        draws, "",
+        *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "matrix"],
+        *summary_figures,
+        *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "relations"],
+        r"\section{Contradictions}\label{sec:contradictions}",
+        *([r"\input{tables/contradictions.tex}"] if "contradictions" in tables else
+          ["No two families of evidence decide any pair in opposite directions."]),
+        *(["", latex_escape(disagreements), *itemize(explanations)] if explanations else []),
+        r"\section{Power gaps}\label{sec:power}",
+        *([r"\input{tables/power_gaps.tex}"] if "power_gaps" in tables else
+          ["No family misses a relation another family settles."]),
+        *(["Sample-size guidance:", *itemize(guidance)] if guidance else []),
+        r"\section{Analyses}\label{sec:analyses}",
+        *analysis_parts,
+        r"\section{Data}\label{sec:data}",
+        r"\input{tables/data.tex}",
+        *([r"\input{tables/exclusions.tex}"] if "exclusions" in tables else []),
+        *([r"\input{tables/sanity.tex}"] if "sanity" in tables else []),
+        latex_escape(f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
+                     f"report.json)." if warnings else "Warnings: none."),
+        *itemize("\n".join(rf"\item {latex_escape(w)}" for w in warnings[:MAX_NOTES])),
         r"\end{document}", ""])
     path = directory / "report.tex"
     path.write_text(doc, encoding="utf-8")

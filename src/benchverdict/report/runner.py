@@ -685,27 +685,9 @@ class Comparison:
         return figures
 
     def _own_figures(self) -> list[ReportFigure]:
-        import matplotlib.pyplot as plt
+        from benchverdict.report.figures import report_figures
 
-        from benchverdict.report.figures import agreement_heatmap, outcome_grid
-
-        out = []
-        if len(self.reconciliation.verdicts):
-            ax = outcome_grid(self.reconciliation)
-            out.append(ReportFigure(
-                "report-outcomes", "Every method's verdict on every pair", ax.figure,
-                "Rows: pairs of algorithms (and scope); columns: methods. The colour says which "
-                "algorithm the method finds better; grey: no decision."))
-        if self.reconciliation.method_agreement.shape[0] >= 2:
-            ax = agreement_heatmap(self.reconciliation)
-            out.append(ReportFigure(
-                "report-agreement", "How often the methods agree", ax.figure,
-                "Mean agreement credit over the pairs and scopes both methods judged: 1 same "
-                "outcome, 0.5 one decides and the other does not, 0 opposite winners. Blank: "
-                "the methods never judged the same pair and scope."))
-        for f in out:
-            plt.close(f.figure)  # kept for rendering, released from pyplot's registry
-        return out
+        return report_figures(self)
 
     # ----------------------------------------------------------------- plots
     def plot(self, kind: str = "agreement", ax=None):
@@ -760,15 +742,17 @@ class Comparison:
         """The report as Markdown (tables as pipe tables, names escaped).
 
         With ``path``, the figures are written as SVG files into
-        ``<stem>_figures/`` beside it and embedded; without, they are listed.
+        ``<stem>_figures/`` beside it and embedded, and the full tables as CSV
+        files into ``<stem>_tables/`` and linked; without, figures are listed.
         """
         from benchverdict.report.render import render_markdown
 
         if path is None:
             return render_markdown(self)
         path = Path(path)
-        folder = f"{path.stem}_figures"
-        text = render_markdown(self, figure_dir=path.parent / folder, figure_link=folder)
+        folder, tables = f"{path.stem}_figures", f"{path.stem}_tables"
+        text = render_markdown(self, figure_dir=path.parent / folder, figure_link=folder,
+                               table_dir=path.parent / tables, table_link=tables)
         path.write_text(text, encoding="utf-8")
         return text
 
@@ -783,16 +767,15 @@ class Comparison:
         return render_latex(self, Path(directory))
 
     def __repr__(self) -> str:
-        ok = [r.name for r in self.runs if r.status == "ok"]
-        head = self.reconciliation.headline
-        status = head.status if head is not None else "no pooled verdicts"
-        counts = self.relations["status"].value_counts() if len(self.relations) else {}
-        settled = int(counts.get("settled", 0)) + int(counts.get("implied", 0))
-        return (
-            f"Comparison({len(self.reconciliation.verdicts)} verdicts from {ok}; "
-            f"{settled} settled relation(s), {len(self.contradictions)} contradiction(s); "
-            f"headline: {status})"
-        )
+        from benchverdict.report.render import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The summary for notebooks: headline sentences and the pairwise matrix."""
+        from benchverdict.report.render import comparison_repr_html
+
+        return comparison_repr_html(self)
 
 
 def _default_runners() -> dict[str, Runner]:
