@@ -104,3 +104,36 @@ def test_meanmax_median_and_cvar_disagree(shared_data):
     assert "cross at 0.7974" in verdicts["dse.dominance"].explanation
     assert verdicts["dse.cvar"].outcome == "inconclusive"
     assert verdicts["dse.cvar"].effect.estimate < 0  # a = mlp is behind in CVaR_0.99
+
+
+@pytest.mark.parametrize(("level", "n"), [(0.5, 40), (0.95, 100)])
+def test_cvar_permutation_test_type_one_error_is_at_most_alpha(level, n):
+    # Exact under F_A = F_B: the rejection rate at alpha = 0.05 is at most 0.05 up to the
+    # 99.9% Clopper-Pearson error (400 null data sets, Beta(2, 5) scores).
+    from benchverdict.dse.compare import cvar_permutation_test
+
+    rng = np.random.default_rng([int(level * 100), n])
+    reps = 400
+    rejected = sum(
+        cvar_permutation_test(rng.beta(2, 5, n), rng.beta(2, 5, n), level, reps=199,
+                              seed=r).pvalue <= 0.05
+        for r in range(reps))
+    lo, _ = cp_interval(rejected, reps)
+    assert lo <= 0.05, rejected / reps
+
+
+def test_cvar_permutation_test_keeps_its_level_for_equal_cvars_and_different_shapes():
+    # Studentized, the test is about the CVaRs, not "the distributions differ": two laws
+    # with the same CVaR_0.5 but different spread are rejected at about alpha, not more
+    # (N(0, 1) vs N(m, 3^2) with m chosen to equalise the upper-half means).
+    from benchverdict.dse.compare import cvar_permutation_test
+
+    m = (1.0 - 3.0) * stats.norm.pdf(0) / 0.5  # CVaR_0.5 of N(mu, s^2) = mu + s phi(0)/0.5
+    rng = np.random.default_rng(97)
+    reps = 300
+    rejected = sum(
+        cvar_permutation_test(rng.normal(0, 1, 200), rng.normal(m, 3, 200), 0.5, reps=199,
+                              seed=r).pvalue <= 0.05
+        for r in range(reps))
+    lo, _ = cp_interval(rejected, reps)
+    assert lo <= 0.05 * 1.5, rejected / reps

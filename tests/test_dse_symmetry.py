@@ -97,7 +97,8 @@ def _canonical(verdicts, names=None) -> set:
         if v.effect is not None:
             effect = (v.effect.estimate, v.effect.low, v.effect.high)
             if a > b:
-                effect = (-effect[0], -effect[2], -effect[1])
+                effect = tuple(None if x is None else -x
+                               for x in (effect[0], effect[2], effect[1]))
         bench = v.scope.benchmark
         out.add((tuple(sorted((a, b))), v.method, names.get(bench, bench), v.outcome
                  in ("a", "b"), winner, effect))

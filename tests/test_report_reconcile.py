@@ -1,4 +1,11 @@
-"""Reconciliation of hand-made verdicts: rules, agreement, conflicts, consensus."""
+"""Reconciliation of hand-made verdicts: rules, agreement, conflicts, error-controlled relations.
+
+Issue 11 changed the consensus: one vote per family of evidence (rank tests, LMEM,
+tuning curves; DSE does not vote), Holm over every vote of a scope type, settled /
+implied / contradicted / power gap / unsettled relations and a partial order. Tests that
+encoded the old per-method majority (pair_consensus, "inconclusive" whenever any pair is
+open, a DSE verdict deciding alone) were rewritten to the new rules.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +17,21 @@ from hypothesis import strategies as st
 
 from benchverdict.report import explain as ex
 from benchverdict.report.reconcile import (
-    INCONCLUSIVE_MESSAGE,
-    pair_consensus,
-    reconcile,
+        reconcile,
     representative,
 )
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
 P = Evidence("p_value", 0.01, 0.05)
+STRONG = Evidence("p_value", 1e-4, 0.05)
 BAND = Evidence("band", level=0.8, strength="strong")
 
 
 def V(a="A", b="B", outcome="a", method="ranks.wilcoxon_holm", scope=None, evidence=P,
-      unit="benchmark", n=12, details=None, effect=None):
+      unit="benchmark", n=12, details=None, effect=None, lean=None):
     return Verdict(a, b, outcome, method, scope or Scope(), evidence, "maximize",
                    f"{method} says {outcome}", effect=effect, unit=unit, n=n,
-                   details=details or {})
+                   details=details or {}, lean=lean)
 
 
 # ----------------------------------------------------------------------------- small functions
@@ -54,9 +60,10 @@ def test_orient_swaps_outcome_and_effect():
         ("tuning.median_band", Scope(None, 5, 50), ex.UPPER_TAIL, False),
         ("dse.cvar", Scope(), ex.UPPER_TAIL, False),
         ("dse.dominance", Scope(), ex.WHOLE, False),
-        ("dse.median_difference", Scope(), ex.CENTRE, False),
+        ("dse.aggregate_median", Scope(), ex.CENTRE, False),
         ("ranks.nemenyi", Scope(), ex.CENTRE, True),
-        ("ranks.win_tie_loss", Scope(), ex.CENTRE, False),
+        # The sign test pairs by benchmark (the old name-guessing called it unpaired).
+        ("ranks.sign_test", Scope(), ex.CENTRE, True),
         ("ranks.autorank_tukey", Scope(), ex.CENTRE, False),
         ("lmem.tukey", Scope(), ex.CENTRE, True),
     ],
@@ -109,15 +116,16 @@ def test_rule_sample_size_only_for_power_disagreements():
 
 def test_rule_pairing():
     paired = V(method="ranks.wilcoxon_holm")
-    unpaired = V(outcome="inconclusive", method="ranks.win_tie_loss")
+    unpaired = V(outcome="inconclusive", method="ranks.autorank_tukey")
     text = ex.explain_pairing(paired, unpaired, {})
     assert text.startswith("ranks.wilcoxon_holm pairs")
     assert ex.explain_pairing(paired, V(method="lmem.tukey"), {}) is None
-    assert ex.explain_pairing(paired, V(method="other.thing"), {}) is None  # unknown pairing
+    with pytest.raises(KeyError, match="not registered"):  # an unknown method is an error
+        ex.explain_pairing(paired, V(method="other.thing"), {})
 
 
 def test_rule_distribution_region():
-    centre = V(method="dse.median_difference")
+    centre = V(method="dse.aggregate_median")
     tail = V(outcome="b", method="dse.cvar")
     assert "upper tail" in ex.explain_distribution_region(centre, tail, {})
     assert ex.explain_distribution_region(centre, V(method="lmem.tukey"), {}) is None
@@ -130,7 +138,7 @@ def test_rule_score_scale():
     assert ex.explain_score_scale(ranks, V(method="ranks.wilcoxon_holm"), {}) is None
     one_benchmark = V(outcome="b", method="lmem.tukey", scope=Scope(benchmark="x"))
     assert ex.explain_score_scale(ranks, one_benchmark, {}) is None
-    normalised = V(method="dse.iqm", details={"normalization": "minmax"})
+    normalised = V(method="dse.aggregate_iqm", details={"normalization": "minmax"})
     assert "normalised" in ex.explain_score_scale(normalised, ranks, {})
 
 
@@ -184,32 +192,72 @@ def test_explain_disagreement_orients_the_second_verdict():
 
 # ----------------------------------------------------------------------------- reconcile
 def test_representative_prefers_the_final_budget_then_a_decision():
-    k1 = V(method="tuning.median", scope=Scope(None, 1, 10), outcome="b", evidence=BAND)
-    k2 = V(method="tuning.median", scope=Scope(None, 11, 40), outcome="inconclusive",
+    k1 = V(method="tuning.median_band", scope=Scope(None, 1, 10), outcome="b", evidence=BAND)
+    k2 = V(method="tuning.median_band", scope=Scope(None, 11, 40), outcome="inconclusive",
            evidence=BAND)
     assert representative([k1, k2], 40.0) is k2
     assert representative([k1, k2], None) is k2  # the highest budget
-    nb = V(method="x.y", outcome="inconclusive")
-    nb2 = V(method="x.y", outcome="a", scope=Scope(benchmark=None))
+    nb = V(method="lmem.tukey", outcome="inconclusive")
+    nb2 = V(method="lmem.tukey", outcome="a", scope=Scope(benchmark=None))
     assert representative([nb, nb2], None) is nb2
 
 
-def test_pair_consensus_rules():
-    assert pair_consensus([])[0] == "inconclusive"
-    assert pair_consensus([V(), V(outcome="b", method="m.x")])[0] == "conflict"
-    assert pair_consensus([V(), V(outcome="inconclusive", method="m.x")])[0] == "a"
-    two_undecided = [V(), V(outcome="inconclusive", method="m.x"),
-                     V(outcome="inconclusive", method="m.y")]
-    assert pair_consensus(two_undecided)[0] == "inconclusive"
-    assert pair_consensus([V(evidence=Evidence("descriptive"))])[0] == "inconclusive"
-    assert pair_consensus([V(outcome="tie"), V(outcome="tie", method="m.x")])[0] == "tie"
+def test_one_vote_per_family_rank_tests_do_not_outvote_the_lmem():
+    # Issue 11: Nemenyi, Autorank's Nemenyi, the sign test and Wilcoxon-Holm on the same
+    # blocks are one family; undecided, they must not outvote a decided LMEM.
+    ranks = [V(outcome="inconclusive", method=m, evidence=Evidence("p_value", 0.3, 0.05))
+             for m in ("ranks.nemenyi", "ranks.autorank_nemenyi", "ranks.sign_test",
+                       "ranks.wilcoxon_holm")]
+    lmem = V(method="lmem.tukey", evidence=STRONG, n=600, unit="row")
+    rec = reconcile([*ranks, lmem])
+    assert set(rec.votes["family"]) == {"ranks", "lmem"}
+    assert rec.votes.groupby("family").size().to_dict() == {"lmem": 1, "ranks": 1}
+    # The ranks family votes through its primary method.
+    assert rec.votes.set_index("family").loc["ranks", "method"] == "ranks.wilcoxon_holm"
+    row = rec.relations.iloc[0]
+    assert (row["status"], row["winner"], row["families"]) == ("settled", "A", "lmem")
+    assert row["lacking"] == "ranks"
+    # Two families deciding opposite ways is a contradiction, never a settled relation.
+    against = V(outcome="b", method="ranks.wilcoxon_holm", evidence=STRONG)
+    rec = reconcile([against, lmem])
+    assert rec.relations.iloc[0]["status"] == "contradicted"
+    assert len(rec.contradictions) == 1 and rec.headline.status == "inconclusive"
+    assert "contradicted" in rec.headline.message
+
+
+def test_dse_does_not_vote_and_leans_never_settle():
+    dse = V(method="dse.cvar_0.5", evidence=STRONG, unit="draw", n=400)
+    lean = V(outcome="inconclusive", method="tuning.median_band",
+             evidence=Evidence("band", level=0.8, strength="strong"), lean="a")
+    rec = reconcile([dse, lean])
+    assert rec.votes.empty
+    assert rec.relations.iloc[0]["status"] == "unsettled"
+    assert "leans A" in rec.relations.iloc[0]["leans"]
+
+
+def test_holm_controls_the_family_wise_error_per_scope_type():
+    # 10 pairs at p = 0.01 each: alone each would decide, together Holm keeps none
+    # (10 x 0.01 > 0.05): every pair is a power gap, stated once per family.
+    algs = list("ABCDE")
+    vs = [V(a=a, b=b) for i, a in enumerate(algs) for b in algs[i + 1:]]
+    rec = reconcile(vs, algorithms=algs)
+    assert set(rec.relations["status"]) == {"power gap"}
+    assert rec.headline.status == "inconclusive"
+    assert (rec.votes["p_adjusted"] == 0.1).all()
+    # Per benchmark the adjustment runs over every benchmark's votes together.
+    per = [V(a="A", b="B", scope=Scope(benchmark=b), evidence=Evidence("p_value", 0.02, 0.05))
+           for b in ("x", "y", "z")]
+    rec = reconcile(per)
+    assert (rec.votes["p_adjusted"] == 0.06).all()
+    assert set(rec.relations["status"]) == {"power gap"}
 
 
 def _three_way(outcomes_by_pair, methods=("ranks.wilcoxon_holm", "lmem.tukey")):
     out = []
     for (a, b), outcome in outcomes_by_pair.items():
         for m in methods:
-            out.append(V(a=a, b=b, outcome=outcome, method=m))
+            out.append(V(a=a, b=b, outcome=outcome, method=m,
+                         evidence=STRONG if outcome in ("a", "b") else P))
     return out
 
 
@@ -221,30 +269,38 @@ def test_consensus_ranking_total_order():
     assert head.tiers == [["A"], ["B"], ["C"]]
     assert (rec.agreement["agreement"] == 1.0).all()
     assert rec.conflicts.empty
+    assert head.message == "On all benchmarks: A > B > C (settled by LMEM and rank tests)."
 
 
 def test_consensus_ranking_with_a_tie_tier():
     vs = _three_way({("A", "B"): "a", ("A", "C"): "a", ("B", "C"): "tie"})
-    assert reconcile(vs).headline.tiers == [["A"], ["B", "C"]]
+    rec = reconcile(vs)
+    assert rec.headline.tiers == [["A"], ["B", "C"]]
+    assert rec.headline.status == "partial"
+    assert rec.groups["algorithms"].tolist() == ["B, C"]
+    assert rec.headline.message.startswith("On all benchmarks: A is best")
+    assert "B and C cannot be separated" in rec.headline.message
 
 
-def test_cycle_gives_no_ranking():
+def test_cycle_is_a_contradiction():
     vs = _three_way({("A", "B"): "a", ("B", "C"): "a", ("A", "C"): "b"})
-    head = reconcile(vs).headline
+    rec = reconcile(vs)
+    head = rec.headline
     assert head.status == "inconclusive"
-    assert head.message.startswith(INCONCLUSIVE_MESSAGE)
-    assert any("cyclic" in why for _, _, why in head.unsettled)
+    assert set(rec.relations["status"]) == {"contradicted"}
+    assert set(rec.contradictions["kind"]) == {"cycle"}
+    assert "contradicted" in head.message
 
 
-def test_unsettled_pair_gives_inconclusive_with_guidance():
+def test_unsettled_pair_keeps_the_partial_order_and_gives_guidance():
     vs = _three_way({("A", "B"): "a", ("B", "C"): "inconclusive", ("A", "C"): "a"})
 
     def guidance(a, b, key):
         return "about 300 draws each would settle it"
 
     head = reconcile(vs, guidance=guidance).headline
-    assert head.status == "inconclusive"
-    assert head.tiers == []
+    assert head.status == "partial"
+    assert head.tiers == [["A"], ["B", "C"]]
     assert head.unsettled[0][:2] == ("B", "C")
     assert head.guidance == ["B vs C: about 300 draws each would settle it"]
     assert ("A", "B") in head.settled
@@ -257,15 +313,22 @@ def test_pairs_with_the_same_guidance_share_a_line():
     assert head.guidance == ["A vs B, B vs C: more benchmarks"]
 
 
-def test_missing_pair_is_unsettled():
-    vs = [V(a="A", b="B"), V(a="B", b="C")]
-    head = reconcile(vs, algorithms=["A", "B", "C"]).headline
-    assert head.status == "inconclusive"
-    assert ("A", "C", "no method judged this pair") in head.unsettled
+def test_missing_pair_is_implied_by_transitivity():
+    vs = [V(a="A", b="B", evidence=STRONG), V(a="B", b="C", evidence=STRONG)]
+    rec = reconcile(vs, algorithms=["A", "B", "C"])
+    head = rec.headline
+    assert head.status == "ranked" and head.implied == [("A", "C")]
+    row = rec.relations.set_index(["a", "b"]).loc[("A", "C")]
+    assert (row["status"], row["via"]) == ("implied", "A > B > C")
+    # Without the chain the pair stays open, and says why.
+    open_bc = V(a="B", b="C", outcome="inconclusive", evidence=Evidence("p_value", 0.3, 0.05))
+    rec = reconcile([vs[0], open_bc], algorithms=["A", "B", "C"])
+    row = rec.relations.set_index(["a", "b"]).loc[("A", "C")]
+    assert row["status"] == "unsettled" and row["reason"] == "no family that votes judged this pair"
 
 
 def test_meanmax_like_conflict_is_explained_by_the_distribution_region():
-    median = V(a="MLP", b="LSTM", outcome="a", method="dse.median_difference",
+    median = V(a="MLP", b="LSTM", outcome="a", method="dse.aggregate_median",
                evidence=Evidence("confidence", level=0.95), unit="random-search draw", n=297)
     cvar = V(a="LSTM", b="MLP", outcome="a", method="dse.cvar",
              evidence=Evidence("confidence", level=0.95), unit="random-search draw", n=297)
@@ -275,14 +338,15 @@ def test_meanmax_like_conflict_is_explained_by_the_distribution_region():
     assert row["kind"] == "contradiction"
     assert row["rules"] == "distribution_region"
     assert rec.headline.status == "inconclusive"
-    assert rec.agreement.loc[0, "consensus"] == "conflict"
-    assert rec.method_agreement.loc["dse.cvar", "dse.median_difference"] == 0.0
+    # Score distributions describe single draws: they do not vote, so no relation.
+    assert rec.agreement.loc[0, "consensus"] == "inconclusive"
+    assert rec.method_agreement.loc["dse.aggregate_median", "dse.cvar"] == 0.0
 
 
 def test_budget_matching_compares_nearest_budgets():
     tuning = [
-        V(method="tuning.median", scope=Scope(None, 1, 4), outcome="b", evidence=BAND),
-        V(method="tuning.median", scope=Scope(None, 5, 50), outcome="a", evidence=BAND),
+        V(method="tuning.median_band", scope=Scope(None, 1, 4), outcome="b", evidence=BAND),
+        V(method="tuning.median_band", scope=Scope(None, 5, 50), outcome="a", evidence=BAND),
     ]
     ranks = V(method="ranks.wilcoxon_holm", outcome="a")
     rec = reconcile([*tuning, ranks], final_budget=50.0)
@@ -326,7 +390,7 @@ verdict_st = st.builds(
         scope=Scope(bench, lo, lo + width) if lo is not None else Scope(bench), n=n, unit=unit,
     ),
     st.booleans(), outcome_st,
-    st.sampled_from(["ranks.nemenyi", "lmem.tukey", "dse.cvar", "tuning.median"]),
+    st.sampled_from(["ranks.nemenyi", "lmem.tukey", "dse.cvar", "tuning.median_band"]),
     st.sampled_from([None, "x"]),
     st.one_of(st.none(), st.integers(1, 30)), st.integers(0, 10),
     st.one_of(st.none(), st.integers(1, 500)),
@@ -361,7 +425,7 @@ def test_ranking_recovers_any_total_order(order):
     rank = {a: i for i, a in enumerate(order)}
     vs = []
     for a, b in [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]:
-        vs.append(V(a=a, b=b, outcome="a" if rank[a] < rank[b] else "b"))
+        vs.append(V(a=a, b=b, outcome="a" if rank[a] < rank[b] else "b", evidence=STRONG))
     head = reconcile(vs).headline
     assert head.status == "ranked"
     assert [t[0] for t in head.tiers] == list(order)
@@ -384,16 +448,16 @@ def test_only_methods_at_the_final_budget_vote():
     final = [V(method="ranks.nemenyi"), V(method="lmem.tukey")]
     rec = reconcile([one_draw, *final], final_budget=20.0)
     row = rec.agreement.iloc[0]
-    assert row["consensus"] == "a"
+    assert row["consensus"] == "a"  # ranks and LMEM at p = 0.01 each: Holm 0.02
     assert row["agreement"] == 1 / 3  # the budget-1 verdict disagrees with both others
     assert row["not_voting"] == "dse.cvar"
     assert len(rec.conflicts) == 2  # still listed, and explained by the budget
     assert rec.conflicts["rules"].str.startswith("budget").all()
     assert rec.representatives.set_index("method")["votes"].to_dict() == {
         "dse.cvar": False, "lmem.tukey": True, "ranks.nemenyi": True}
-    # Without any method at the final budget, everyone votes.
+    # Score distributions never vote, even alone.
     alone = reconcile([one_draw], final_budget=20.0)
-    assert alone.agreement.iloc[0]["consensus"] == "b"
+    assert alone.agreement.iloc[0]["consensus"] == "inconclusive"
 
 
 method_st = st.sampled_from([

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchverdict.methods import register_method
 from benchverdict.report import render
 from benchverdict.report.runner import (
     AnalysisRun,
@@ -33,6 +34,13 @@ from benchverdict.verdict import (
     verdict_from_dict,
     verdict_to_dict,
 )
+
+# Stand-in analyses emit "<family>.fake" verdicts; like every method, they are declared.
+for _family in ("tuning", "dse", "ranks", "lmem"):
+    register_method(f"{_family}.fake", _family, "a stand-in method for tests", paired=True,
+                    unit="benchmark", aspect="centre", assumptions="none",
+                    error_control="per comparison", votes=True)
+
 
 # CJK glyphs are missing from matplotlib's default font; the SVG keeps them as text.
 pytestmark = pytest.mark.filterwarnings("ignore:Glyph:UserWarning")

@@ -111,7 +111,7 @@ def test_comparison_verdicts_survive_negation(shift, n, seed, band, kind):
 def test_results_verdicts_survive_negation(band):
     rng = np.random.default_rng(3)
     rows = [(alg, task, s, float(rng.normal(shift, 1)))
-            for task in ("p", "q") for alg, shift in (("A", 0.8), ("B", 0.0)) for s in range(50)]
+            for task in ("p", "q") for alg, shift in (("A", 1.5), ("B", 0.0)) for s in range(50)]
     frame = pd.DataFrame(rows, columns=["alg", "task", "seed", "acc"])
 
     def verdicts(frame, objective):
@@ -127,11 +127,17 @@ def test_results_verdicts_survive_negation(band):
 
 def test_user_scale_cdf_band_is_the_mirror():
     y = np.random.default_rng(0).uniform(size=30)
-    up = tuning_curve(y, [1, 2], band="ks", a=0, b=1)
-    down = tuning_curve(-y, [1, 2], band="ks", a=-1, b=0, objective="minimize")
+    up = tuning_curve(y, [1, 2], band="ks", a=0, b=1, calibrate="curve")
+    down = tuning_curve(-y, [1, 2], band="ks", a=-1, b=0, objective="minimize",
+                        calibrate="curve")
     np.testing.assert_array_equal(down.cdf.scores, -up.cdf.scores[::-1])
     np.testing.assert_allclose(down.cdf.lower, 1 - up.cdf.upper[::-1])
     assert down.cdf.levels == (0.0, 1 - up.cdf.levels[0])
+    # Calibrated on the budgets' levels only (the default), the grid mirrors too.
+    up = tuning_curve(y, [1, 2], band="ks", a=0, b=1)
+    down = tuning_curve(-y, [1, 2], band="ks", a=-1, b=0, objective="minimize")
+    np.testing.assert_allclose(down.cdf.lower, 1 - up.cdf.upper[::-1])
+    np.testing.assert_allclose(down.cdf.grid, sorted(1 - p for p in up.cdf.grid))
 
 
 @settings(max_examples=40, deadline=None)

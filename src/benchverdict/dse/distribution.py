@@ -20,6 +20,7 @@ from benchverdict.dse.compare import (
     cvar_difference,
     cvar_permutation_test,
     dominance_test,
+    single_draw_advantage,
     single_draw_probability,
 )
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
@@ -38,6 +39,9 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
                 unit=_DRAW, aspect="upper tail", assumptions=_IID,
                 error_control="per comparison", parametrised=True, iid_draws=True)
 
+#: A CVaR difference is decided only with at least this many draws in each sample's tail
+#: (n (1 - level)); below it the studentized statistic has no usable distribution.
+MIN_TAIL_DRAWS = 5
 #: The benchmark label of pooled distributions.
 POOLED = "pooled"
 
@@ -229,7 +233,11 @@ class DistributionResult:
                     evidence=Evidence("p_value", t.p_adjusted, alpha), objective=self.objective,
                     explanation=text + f"; a single draw of {a} beats one of {b} "
                                        f"{p_win:.0%} of the time.",
-                    effect=Effect(f"P(a single draw of {a} beats one of {b})", p_win),
+                    # Cliff's delta, P(A > B) - P(B > A) = 2 p - 1: antisymmetric, so it
+                    # negates when the pair is swapped, as every effect must.
+                    effect=Effect("single-draw advantage P(a beats b) - P(b beats a) "
+                                  "(Cliff's delta)",
+                                  single_draw_advantage(xa, xb, objective=self.objective)),
                     unit=unit, n=t.n_a + t.n_b,
                     details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                              "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
@@ -241,13 +249,25 @@ class DistributionResult:
             test = self.cvar_test(bench, a, b)
             what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
             lean = None
-            if test.pvalue <= alpha and test.direction is not None:
+            tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
+            if test.pvalue <= alpha and test.direction is not None and (
+                    tail_draws < MIN_TAIL_DRAWS):
+                # Exact under equal distributions, but which CVaR is higher rests on too few
+                # draws for the studentized statistic: no decision, and the reason stated.
+                outcome = "inconclusive"
+                lean = test.direction
+                why = (f"the permutation test rejects equal distributions (p = "
+                       f"{test.pvalue:.3g}), but with {tail_draws:.1f} draws in the smaller "
+                       f"sample's tail (fewer than {MIN_TAIL_DRAWS}) which CVaR is higher is "
+                       f"not established: a lean towards {a if lean == 'a' else b}")
+            elif test.pvalue <= alpha and test.direction is not None:
                 outcome = test.direction
-                why = f"the permutation test rejects equal distributions (p = {test.pvalue:.3g})"
+                why = (f"the studentized permutation test rejects equal CVaRs "
+                       f"(p = {test.pvalue:.3g})")
             else:
                 outcome = "inconclusive"
                 lean = "a" if iv.low > 0 else "b" if iv.high < 0 else None
-                why = (f"the permutation test does not reject equal distributions at alpha = "
+                why = (f"the studentized permutation test does not reject equal CVaRs at alpha = "
                        f"{alpha:g} (p = {test.pvalue:.3g})")
                 if lean is not None:
                     why += (f"; the {self.confidence:.0%} interval excludes 0, a lean "
@@ -266,7 +286,8 @@ class DistributionResult:
                     unit=unit, n=int(xa.size + xb.size), lean=lean,
                     details={"interval": iv.method, "normalize": self.normalize,
                              "cvar_level": self.cvar_level, "pvalue_raw": test.pvalue,
-                             "test": "label permutation (Besag-Clifford sequential)"
+                             "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
+                             "test": "studentized label permutation (Besag-Clifford sequential)"
                                      + (", within benchmarks" if self.strata else ""),
                              "permutations": test.reps},
                 )

@@ -251,7 +251,7 @@ def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.nda
 
 
 def studentized_roots(estimates: np.ndarray, ses: np.ndarray, estimate: float) -> np.ndarray:
-    """Bootstrap-t roots ``(theta* - theta) / se*``; a resample with ``se* = 0`` gives +-inf (0 if equal).
+    """Bootstrap-t roots ``(theta* - theta) / se*``; ``se* = 0`` gives +-inf (0 if equal).
 
     Keeping degenerate resamples (all tail draws tied) as infinite roots
     widens the interval rather than silently dropping them.
@@ -419,9 +419,9 @@ __all__ = [
     "bootstrap_interval",
     "bootstrap_rows",
     "coverage",
-    "studentized_limits",
-    "studentized_roots",
     "dkw_epsilon",
     "interval",
     "step_band",
+    "studentized_limits",
+    "studentized_roots",
 ]

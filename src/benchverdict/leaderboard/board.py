@@ -440,7 +440,8 @@ def build_leaderboard(
         keep = inside["algorithm"].isin(complete).to_numpy()
         data = _results_of(inside[keep], results)
         comparison = compare(data, analyses=list(analyses), alpha=alpha, progress=progress,
-                             sanity_checks=sanity_checks, budget=design.final_budget)
+                             sanity_checks=sanity_checks, budget=design.final_budget,
+                             figures=False)
         for run in comparison.errors:
             notes.append(f"analysis {run.name} {run.status}: {run.reason}")
         rec = comparison.reconciliation

@@ -128,8 +128,13 @@ def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any]
     """Draw a figure as its own sub-step: a figure that fails costs only itself.
 
     A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
-    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so.
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
+    ``compare(..., figures=False)`` no figure is drawn.
     """
+    from benchverdict.report.runner import DRAW_FIGURES
+
+    if not DRAW_FIGURES.get():
+        return
     if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
         what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
                 else f"{n_pairs:,} pairs")

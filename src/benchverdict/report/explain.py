@@ -253,6 +253,10 @@ def undecided_reason(verdict: Verdict) -> str | None:
         if pa < ev.level / 2 and pb < ev.level / 2:
             return (f"both one-sided tests reject (p = {pa:.3g} and {pb:.3g}): the CDFs cross, "
                     f"so neither dominates")
+    tail, needed = d.get("tail_draws"), d.get("min_tail_draws")
+    if isinstance(tail, (int, float)) and isinstance(needed, (int, float)) and tail < needed:
+        return (f"only {tail:.1f} draws in the tail (fewer than {needed:g}): which CVaR is "
+                f"higher is not established")
     omnibus = d.get("omnibus_pvalue")
     if isinstance(omnibus, (int, float)) and omnibus >= ev.level:
         return (f"the omnibus {d.get('omnibus', 'test')} p = {omnibus:.3g} >= alpha = "

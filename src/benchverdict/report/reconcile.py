@@ -65,6 +65,7 @@ from benchverdict.report.relations import (
     tiers_of,
 )
 from benchverdict.verdict import Verdict
+
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
 
@@ -479,10 +480,14 @@ def reconcile(
     ...                  unit="benchmark", n=6, details={"pvalue_raw": 0.03})
     ...          for b in ("B", "C")]
     >>> rec = reconcile([*lmem, *ranks], algorithms=["A", "B", "C"], benchmarks=range(6))
-    >>> rec.relations[["a", "b", "status", "winner", "families"]].values.tolist()
-    [['A', 'B', 'settled', 'A', 'lmem'], ['A', 'C', 'settled', 'A', 'lmem'], ['B', 'C', 'unsettled', None, '']]
-    >>> rec.headline.message
-    'On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B and C cannot be separated.'
+    >>> for row in rec.relations[["a", "b", "status", "winner", "families"]].values.tolist():
+    ...     print(row)
+    ['A', 'B', 'settled', 'A', 'lmem']
+    ['A', 'C', 'settled', 'A', 'lmem']
+    ['B', 'C', 'unsettled', None, '']
+    >>> print(rec.headline.message)  # doctest: +NORMALIZE_WHITESPACE
+    On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B
+    and C cannot be separated.
     """
     verdicts = list(verdicts)
     for method in sorted({v.method for v in verdicts}):

@@ -44,7 +44,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from benchverdict.methods import FAMILIES, FAMILY_LABELS, MethodInfo, method_info
 from benchverdict.verdict import Verdict
@@ -489,17 +488,28 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
                   f"{ns[0]:,}-{ns[-1]:,} {unit}" if ns else f"an unstated number of {unit}")
         best = min(v.p_raw for _, v in items)
-        reason = (f"{FAMILY_LABELS.get(family, family)} with {n_text}: smallest p = {best:.3g} "
-                  f"among these pairs, while the family-wise adjustment over {n_tests} "
-                  f"test(s) asks for p <= {alpha / n_tests:.2g} for the first")
+        every = all(v.verdict.details.get("combined") for _, v in items)
+        label = FAMILY_LABELS.get(family, family)
+        if every:
+            # An intersection-union vote asks "better on every benchmark": it fails where
+            # one benchmark shows no difference, which more draws need not change.
+            reason = (f"{label} ask whether one algorithm is better on every benchmark "
+                      f"(intersection-union test, {n_text}); for these pairs some benchmark "
+                      f"does not separate them (smallest p = {best:.3g})")
+        else:
+            reason = (f"{label} with {n_text}: smallest p = {best:.3g} among these pairs, "
+                      f"while the family-wise adjustment over {n_tests} test(s) asks for "
+                      f"p <= {alpha / n_tests:.2g} for the first")
         if family == "ranks" and len(ns) == 1 and ns[0] < 30:
             floor = 2.0 / 2.0 ** ns[0]
-            reason += (f"; with {ns[0]} blocks no two-sided signed-rank p-value can be below "
-                       f"{floor:.3g}")
+            if floor > alpha / n_tests:  # only when the blocks alone rule a decision out
+                reason += (f"; with {ns[0]} blocks no two-sided signed-rank p-value can be "
+                           f"below {floor:.3g}")
         out.append({
             "family": family, "n_pairs": len(items),
             "pairs": ", ".join(f"{row['winner']} > {row['loser']}" for row, _ in items),
             "settled_by": ", ".join(settled_by), "reason": reason, "n_text": n_text,
+            "every_benchmark": every,
         })
     return out
 
@@ -606,7 +616,10 @@ def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
     lacking = [g for g in rel.power_gaps if g["n_pairs"] >= 1]
     for g in lacking:
         label = FAMILY_LABELS.get(g["family"], g["family"])
-        if g["n_pairs"] == len(settled):
+        if g.get("every_benchmark"):
+            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
+            note += f"; {label} do not separate {what} on every benchmark"
+        elif g["n_pairs"] == len(settled):
             note += f"; {label} lack power with {g['n_text']}"
         else:
             note += (f"; {label} cannot decide {g['n_pairs']} of the {len(settled)} settled "

@@ -451,6 +451,10 @@ def _format_warning(w: warnings.WarningMessage) -> str:
 
 
 #: Called with the name of every sub-step an analysis starts (the report's progress bar).
+#: Whether the analyses draw their figures (``compare(..., figures=False)`` skips them: the
+#: verdicts, tables and reconciliation are the same, much faster, e.g. in simulations).
+DRAW_FIGURES: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "benchverdict_draw_figures", default=True)
 _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "benchverdict_report_step", default=None)
 
@@ -556,9 +560,51 @@ class Comparison:
         return self.reconciliation.conflicts
 
     @property
+    def conflict_groups(self) -> pd.DataFrame:
+        """The method-level contradictions grouped by explanation: each once, with its pairs."""
+        return self.reconciliation.conflict_groups
+
+    @property
     def rankings(self):
-        """The consensus ranking (or "inconclusive") of each scope group."""
+        """The partial ranking of each scope group (``Ranking`` records)."""
         return self.reconciliation.rankings
+
+    @property
+    def headlines(self) -> pd.DataFrame:
+        """Per scope: the headline sentence, the single-draw row, counts by status.
+
+        Columns :data:`~benchverdict.report.relations.HEADLINE_COLUMNS`.
+        """
+        return self.reconciliation.headlines
+
+    @property
+    def relations(self) -> pd.DataFrame:
+        """Per pair and scope: settled / implied / contradicted / power gap / unsettled.
+
+        Columns :data:`~benchverdict.report.relations.RELATION_COLUMNS`; settled
+        relations have a family-wise error of at most ``alpha`` per scope type.
+        """
+        return self.reconciliation.relations
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        """Per scope: groups of mutually unsettled algorithms (as in a CD diagram)."""
+        return self.reconciliation.groups
+
+    @property
+    def contradictions(self) -> pd.DataFrame:
+        """Per scope and pair: families deciding opposite ways (or a cycle), explained."""
+        return self.reconciliation.contradictions
+
+    @property
+    def power_gaps(self) -> pd.DataFrame:
+        """Per scope and family: the settled pairs the family could not decide, and why."""
+        return self.reconciliation.power_gaps
+
+    @property
+    def votes(self) -> pd.DataFrame:
+        """One row per (family, pair, scope): the raw and Holm-adjusted p-values."""
+        return self.reconciliation.votes
 
     @property
     def table(self) -> pd.DataFrame:
@@ -745,9 +791,12 @@ class Comparison:
         ok = [r.name for r in self.runs if r.status == "ok"]
         head = self.reconciliation.headline
         status = head.status if head is not None else "no pooled verdicts"
+        counts = self.relations["status"].value_counts() if len(self.relations) else {}
+        settled = int(counts.get("settled", 0)) + int(counts.get("implied", 0))
         return (
             f"Comparison({len(self.reconciliation.verdicts)} verdicts from {ok}; "
-            f"{len(self.conflicts)} conflict(s); consensus: {status})"
+            f"{settled} settled relation(s), {len(self.contradictions)} contradiction(s); "
+            f"headline: {status})"
         )
 
 
@@ -769,6 +818,7 @@ def compare(
     cvar_levels: Sequence[float] = (0.5, 0.95),
     runners: Mapping[str, Runner] | None = None,
     sanity_checks: bool = True,
+    figures: bool = True,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -802,6 +852,10 @@ def compare(
         Replace the analysis runners (for testing).
     sanity_checks : bool
         Run the LMEM sanity checks (default); see :class:`Options`.
+    figures : bool
+        Draw the analyses' figures (default). ``False`` skips them; every
+        verdict, table and relation is the same (for simulations and
+        leaderboards that need only the numbers).
 
     Returns
     -------
@@ -840,6 +894,7 @@ def compare(
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
                unit="analysis", leave=False, file=sys.stderr)
     report_warnings: list[str] = []
+    figures_token = DRAW_FIGURES.set(bool(figures))
     try:
         bar.set_postfix_str("describing the data")
         description = results.describe()
@@ -871,6 +926,7 @@ def compare(
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
     finally:
+        DRAW_FIGURES.reset(figures_token)
         bar.close()
     return Comparison(
         runs=runs,

@@ -482,6 +482,24 @@ def _ld_solve_levels(
     width = max((grid[-1] - grid[0]) if grid is not None else levels[1] - levels[0], 1e-3)
     s0 = min(max(_ld_start(n, confidence, kind) - math.log(width), s_lo), -1e-3)
     best = _secant_solve(g, s_lo, s_hi, s0, confidence)
+    if cache[best][0] > 0:
+        # Restricted to some levels, P(s) is a step function (a constraint drops out when
+        # an order statistic's bound crosses a level), so it may have no root and the
+        # closest point can lie on the wrong side (P < confidence; e.g. 0.796 for 0.8 with
+        # n = 48 at integer budgets). Bisect to the step and keep its left end: the
+        # band then covers with probability at least ``confidence``, as close as it can.
+        g(s_lo)
+        below = max(s for s, v in cache.items() if v[0] <= 0)
+        above = min(s for s, v in cache.items() if v[0] > 0 and s > below)
+        for _ in range(80):
+            if above - below <= 1e-12 * max(1.0, abs(below)):
+                break
+            mid = 0.5 * (below + above)
+            if g(mid) <= 0:
+                below = mid
+            else:
+                above = mid
+        best = below
     _, lower, upper = cache[best]
     lower.setflags(write=False)
     upper.setflags(write=False)
@@ -768,16 +786,35 @@ class CDFBand:
             }
         )
 
+    @property
+    def grid_coverage(self) -> float | None:
+        """The exact coverage of a band calibrated on a grid of levels (else ``None``).
+
+        The probability that all its quantile intervals hold (continuous scores).
+        With few levels the probability moves in steps as the band widens, so the
+        calibration takes the first step at or above ``confidence``; this is where it
+        landed (e.g. 0.822 for 0.8 with n = 10 at the budgets 1..10).
+        """
+        if self.grid is None or self.method == "dkw":
+            return None
+        return float(order_statistics_band_probability(
+            *restrict_to_grid(self.lower, self.upper, self.grid)))
+
     def describe(self) -> str:
         """One line saying what the band guarantees."""
         exact = self.method != "dkw" and self.n_ties == 0
         what = "exactly" if exact else "at least"
         if self.grid is not None:
+            achieved = self.grid_coverage
+            stated = (f"at least {self.confidence:g}" if achieved is None else
+                      f"{what} {achieved:.4g}" + (
+                          f" (the first value at or above {self.confidence:g} that "
+                          f"{len(self.grid)} level(s) allow)"
+                          if achieved > self.confidence + 5e-4 else ""))
             text = (
                 f"{self.method} band from n={self.n} scores, calibrated for the quantiles at "
                 f"{len(self.grid)} level(s) {self.grid[0]:.4g}-{self.grid[-1]:.4g}: their "
-                f"quantile intervals hold simultaneously with probability {what} "
-                f"{self.confidence:g}"
+                f"quantile intervals hold simultaneously with probability {stated}"
             )
         elif self.levels == (0.0, 1.0):
             text = (

@@ -1,4 +1,4 @@
-"""An exact test of two tuning curves at one budget: do their order-statistic intervals separate?
+"""An exact test of two tuning curves at one budget: do order-statistic intervals separate.
 
 The median tuning curve at budget ``k`` is the ``p_k = 0.5^(1/k)`` quantile
 of an algorithm's score distribution (in general ``q^(1/k)``). For ``n``
@@ -178,4 +178,4 @@ def informative_budget(n: int, alpha: float, q: float = 0.5) -> int:
     """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}.")
-    return max(1, int(math.floor(n * math.log(q) / math.log(alpha / 4.0) + 1e-9)))
+    return max(1, math.floor(n * math.log(q) / math.log(alpha / 4.0) + 1e-9))
