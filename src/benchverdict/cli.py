@@ -57,18 +57,24 @@ EXIT_CODES_SENTENCE = (
 )
 
 #: Modules that may contribute sub-commands (skipped if they have no ``_cli``).
-PLUGIN_MODULES = ("tuning", "ranks", "lmem", "dse", "report")
+PLUGIN_MODULES = ("tuning", "ranks", "lmem", "dse", "report", "leaderboard")
 
 
-def role_options() -> argparse.ArgumentParser:
+def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
     """The input every sub-command shares: FILE or ``--example``, and the role options.
 
     The role options map a file's columns onto roles (they mirror
     ``Results.from_frame``). Module sub-commands get this parser as a parent,
-    so they read their input the same way.
+    so they read their input the same way. With ``many_files`` the
+    positional argument is ``files`` (any number, each read the same way).
     """
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("file", nargs="?", type=Path, help="CSV, TSV, Parquet or JSON Lines")
+    if many_files:
+        parser.add_argument("files", nargs="*", type=Path, metavar="FILE",
+                            help="CSV, TSV, Parquet or JSON Lines files (or adapter inputs)")
+    else:
+        parser.add_argument("file", nargs="?", type=Path,
+                            help="CSV, TSV, Parquet or JSON Lines")
     # Also accepted after the sub-command; SUPPRESS keeps a top-level --debug from being
     # reset to False by the sub-command's default.
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -184,6 +190,7 @@ def _load_results(args: argparse.Namespace):
         on_invalid=args.on_invalid,
         kind=args.kind,
         format=args.format,
+        min_algorithms=getattr(args, "min_algorithms", 2),
     )
 
 

@@ -341,6 +341,7 @@ class Results:
         metafeatures: Sequence[str] = (),
         on_invalid: Literal["raise", "drop"] = "raise",
         kind: Kind | None = None,
+        min_algorithms: int = 2,
     ) -> Results:
         """Validate a long-format frame and map its columns onto the schema's roles.
 
@@ -359,6 +360,9 @@ class Results:
             The budget (trial number, epochs, fidelity, seconds) column.
         metafeatures : sequence of str
             Other columns to keep, under their own names.
+        min_algorithms : int
+            Fewer distinct algorithms is an error (default 2: a comparison
+            needs two). A leaderboard submission may hold one (``1``).
         on_invalid : {"raise", "drop"}
             ``"raise"`` (default) raises :class:`ValidationError` listing every
             problem. ``"drop"`` drops rows with row-level problems (missing
@@ -429,6 +433,7 @@ class Results:
             score=score,
             metafeatures=tuple(metafeatures),
             on_invalid=on_invalid,
+            min_algorithms=min_algorithms,
         )
         if problems:
             raise ValidationError(problems)
@@ -1049,6 +1054,7 @@ def _validate(
     score: str,
     metafeatures: tuple[str, ...],
     on_invalid: str,
+    min_algorithms: int = 2,
 ) -> tuple[pd.DataFrame, list[Problem], pd.DataFrame, tuple | None]:
     """Check ``df`` and build the canonical frame.
 
@@ -1166,7 +1172,7 @@ def _validate(
     for m in metafeatures:
         frame[m] = meta_values[m] if all_kept else meta_values[m][keep]
     n_alg = len(frame["algorithm"].cat.categories)
-    if n_alg < 2:
+    if n_alg < min_algorithms:
         names = list(frame["algorithm"].cat.categories)
         return df, [
             Problem(
@@ -1175,7 +1181,8 @@ def _validate(
                 message=(
                     f"column {algorithm!r} (algorithm) has {n_alg} distinct value(s) {names}"
                     f"{' after dropping invalid rows' if len(exclusions) else ''}; a comparison "
-                    f"needs at least 2 algorithms. Fix: check that you mapped the right column "
+                    f"needs at least {max(min_algorithms, 1)} algorithm(s). Fix: check that "
+                    f"you mapped the right column "
                     f"and did not filter the others away."
                 ),
             )

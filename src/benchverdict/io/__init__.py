@@ -266,6 +266,7 @@ def read(
     metafeatures: Sequence[str] = (),
     on_invalid: Literal["raise", "drop"] = "raise",
     kind: Kind | None = None,
+    min_algorithms: int = 2,
     format: Format | None = None,
 ) -> Results:
     """Read a results file and validate it into a :class:`Results`.
@@ -303,7 +304,7 @@ def read(
         frame = read_frame(path, format=fmt)
     roles = dict(algorithm=algorithm, seed=seed, score=score, objective=objective,
                  benchmark=benchmark, budget=budget, metafeatures=metafeatures,
-                 on_invalid=on_invalid, kind=kind)
+                 on_invalid=on_invalid, kind=kind, min_algorithms=min_algorithms)
     try:
         return Results.from_frame(frame, **roles)
     except ValidationError as err:

@@ -438,7 +438,9 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
                 "Algorithms at their estimated marginal means; a bar joins algorithms whose "
                 "Tukey-adjusted difference is not significant.",
                 n_algorithms=len(data.algorithms))
-    if hasattr(lmem, "sanity_checks"):
+    if not options.sanity_checks:
+        run.notes.append("The LMEM sanity checks were skipped (sanity_checks=False).")
+    elif hasattr(lmem, "sanity_checks"):
         _lmem_sanity(lmem, results, options, run)
     else:
         run.notes.append("The LMEM sanity checks are not available in this version.")

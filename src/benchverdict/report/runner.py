@@ -73,6 +73,10 @@ class Options:
         The LMEM's formula; ``None``: the module's default.
     cvar_levels : tuple of float
         The DSE's CVaR levels: Jordan et al.'s 0.5 and a tail level.
+    sanity_checks : bool
+        Run the LMEM sanity checks (Geburek et al.). They refit the model per
+        algorithm and benchmark, which dominates the time with many
+        algorithms; a leaderboard skips them and says so.
     """
 
     confidence: float = 0.8
@@ -80,6 +84,7 @@ class Options:
     budget: float | None = None
     formula: str | None = None
     cvar_levels: tuple[float, ...] = (0.5, 0.95)
+    sanity_checks: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -795,6 +800,7 @@ def compare(
     progress: bool = True,
     cvar_levels: Sequence[float] = (0.5, 0.95),
     runners: Mapping[str, Runner] | None = None,
+    sanity_checks: bool = True,
     figures: bool = True,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
@@ -827,6 +833,8 @@ def compare(
         ``1 - a`` share of draws).
     runners : mapping, optional
         Replace the analysis runners (for testing).
+    sanity_checks : bool
+        Run the LMEM sanity checks (default); see :class:`Options`.
     figures : bool
         Draw the analyses' figures (default). ``False`` skips them; every
         verdict, table and relation is the same (for simulations and
@@ -855,7 +863,7 @@ def compare(
     from tqdm.auto import tqdm
 
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
-                      cvar_levels=tuple(cvar_levels))
+                      cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks))
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     unknown = [a for a in requested if a not in ANALYSES]
     if unknown:

@@ -1,0 +1,126 @@
+"""``benchverdict leaderboard``: start a leaderboard from files, or add a submission.
+
+``benchverdict leaderboard FILES... -o DIR`` starts one (the first files set
+the design); ``benchverdict leaderboard --update DIR FILES...`` adds a
+submission, writes a new version and prints what moved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+#: Analyses a leaderboard may run (those that compare final scores over benchmarks).
+LEADERBOARD_ANALYSES = ("ranks", "lmem")
+
+
+def _analyses(text: str) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in LEADERBOARD_ANALYSES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown analysis {unknown or text!r}; a leaderboard runs "
+            f"{','.join(LEADERBOARD_ANALYSES)} (or a subset).")
+    return names
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be strictly between 0 and 1")
+    return value
+
+
+def register(subparsers, parents) -> None:
+    """Add the ``leaderboard`` sub-command (it reads several files, so it has its own roles)."""
+    from benchverdict.cli import EXIT_CODES_SENTENCE, role_options
+
+    parser = subparsers.add_parser(
+        "leaderboard", parents=[role_options(many_files=True)],
+        help="start a leaderboard, or add a submission to one",
+        description=(
+            "Start a leaderboard from FILES (-o DIR), or add the submission in FILES to the "
+            "leaderboard in DIR (--update DIR). Writes leaderboard.html (sortable), "
+            "leaderboard.md, leaderboard.json (versioned schema), changes.md and "
+            "versions/vNNNN/; earlier versions are kept. " + EXIT_CODES_SENTENCE),
+    )
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
+                        help="folder of the new leaderboard (must not hold one)")
+    target.add_argument("--update", type=Path, default=None, metavar="DIR",
+                        help="add the submission in FILES to the leaderboard in DIR")
+    parser.add_argument("--replace", action="store_true",
+                        help="with --update: replace the rows of algorithms already on the "
+                             "board (otherwise a name clash is an error)")
+    parser.add_argument("--analyses", type=_analyses, default=list(LEADERBOARD_ANALYSES),
+                        metavar="LIST", help="ranks,lmem or a subset (default both)")
+    parser.add_argument("--alpha", type=_probability, default=0.05,
+                        help="family-wise error of settled positions (default 0.05)")
+    parser.add_argument("--confidence", type=_probability, default=0.95,
+                        help="level of the mean-rank intervals (default 0.95)")
+    parser.add_argument("--sanity-checks", action="store_true",
+                        help="also run the LMEM sanity checks (slow with many algorithms)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true", help="show progress on stderr")
+    shown.add_argument("--no-progress", action="store_true", help="never show progress")
+    # A submission may hold a single algorithm.
+    parser.set_defaults(handler=_cmd_leaderboard, min_algorithms=1)
+
+
+def _read_all(args: argparse.Namespace):
+    from benchverdict.cli import UsageError, load_results
+    from benchverdict.leaderboard.store import combine_results
+
+    if getattr(args, "example", False):
+        if args.files:
+            raise UsageError("--example reads the built-in data; it cannot be combined with "
+                             "FILE. Fix: drop one of them.")
+        return load_results(argparse.Namespace(**{**vars(args), "file": None}))
+    if not args.files:
+        raise UsageError("give one or more results FILEs (or --example).")
+    parts = [load_results(argparse.Namespace(**{**vars(args), "file": f})) for f in args.files]
+    return combine_results(parts, [str(f) for f in args.files])
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from benchverdict._validation import ValidationError
+    from benchverdict.cli import UsageError
+    from benchverdict.leaderboard.store import create_leaderboard, update_leaderboard
+
+    if args.out is None and args.update is None:
+        raise UsageError("say where the leaderboard lives: -o DIR to start one, or "
+                         "--update DIR to add a submission.")
+    if args.replace and args.update is None:
+        raise UsageError("--replace only applies with --update DIR.")
+    try:
+        results = _read_all(args)
+    except ValidationError as err:
+        print(f"INVALID: {len(err.problems)} problem(s):", file=sys.stderr)
+        for p in err.problems:
+            print(f"  - {p.message}", file=sys.stderr)
+        return 1
+    progress = bool(args.progress) or (not args.no_progress and sys.stderr.isatty())
+    sources = [str(f) for f in args.files] or ["built-in example"]
+    if args.update is not None:
+        board, changes = update_leaderboard(args.update, results, replace=args.replace,
+                                            progress=progress, sources=sources)
+        folder = args.update
+    else:
+        board = create_leaderboard(args.out, results, analyses=args.analyses,
+                                   alpha=args.alpha, confidence=args.confidence,
+                                   sanity_checks=args.sanity_checks, progress=progress,
+                                   sources=sources)
+        changes = []
+        folder = args.out
+    print(board.summary())
+    if changes:
+        print(f"\nChanges in version {board.version}:")
+        for change in changes:
+            print(f"  - {change.text}")
+    print(f"\nWrote {folder}/leaderboard.html, leaderboard.md, leaderboard.json, changes.md "
+          f"and versions/v{board.version:04d}/.")
+    return 0

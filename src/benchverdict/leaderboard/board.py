@@ -1,0 +1,531 @@
+"""A leaderboard: the report's partial ranking as a ranked table.
+
+Each complete entry gets
+
+- a **position range** ``best..worst`` from the partial order of the
+  report over all benchmarks: ``best = 1 + #(algorithms settled or implied
+  better)``, ``worst = n - #(algorithms settled or implied worse)``. A
+  position shared by several entries means the data do not separate them;
+  nothing is ranked by a difference that is not error-controlled. Settled
+  relations have family-wise error at most ``alpha`` over all pairs (see
+  :mod:`benchverdict.report.relations`).
+- the **families** (rank tests, LMEM, ...) whose decisions settle its
+  relations, and the algorithms it is settled above and below;
+- its **mean rank** over benchmarks (seeds averaged first, rank 1 = best,
+  ties share the mean rank) with a percentile bootstrap interval over
+  benchmarks at ``confidence``: a descriptive summary that orders entries
+  inside a shared position; it does not settle anything.
+
+Incomplete submissions (see :mod:`benchverdict.leaderboard.design`) are
+listed apart with what they miss, never compared on a smaller design.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchverdict._plain_text import plain_text, printable
+from benchverdict.leaderboard.design import Design, budget_text, check_submission
+from benchverdict.methods import FAMILY_LABELS
+from benchverdict.results import Results
+from benchverdict.verdict import Verdict
+
+#: The JSON schema of a leaderboard file; bump the version on any incompatible change.
+SCHEMA = "benchverdict.leaderboard"
+SCHEMA_VERSION = 1
+
+ENTRY_COLUMNS = [
+    "position", "best_position", "worst_position", "algorithm", "group", "mean_rank",
+    "mean_rank_lower", "mean_rank_upper", "better_than", "worse_than", "settled_by",
+    "n_benchmarks", "n_seeds",
+]
+INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", "reasons"]
+RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_adjusted", "reason"]
+
+
+def mean_rank_interval(
+    table: pd.DataFrame, objective: str, *, confidence: float = 0.95,
+    n_resamples: int = 2000, seed: int = 0,
+) -> pd.DataFrame:
+    """Mean rank over benchmarks with a percentile bootstrap interval over benchmarks.
+
+    Scores are averaged over seeds per (algorithm, benchmark), ranked within
+    each benchmark (1 = best, ties share their mean rank), and averaged over
+    benchmarks. The bootstrap resamples benchmarks with replacement (the
+    unit a leaderboard generalises over); its weights are multinomial counts,
+    so the cost is ``n_resamples x benchmarks x algorithms`` flops without
+    copying the rank matrix.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Columns ``algorithm``, ``benchmark``, ``score`` (one row per run's
+        final score; several seeds per cell are averaged).
+    objective : {"maximize", "minimize"}
+    confidence : float
+        Level of the percentile interval.
+    n_resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm: ``mean_rank``, ``lower``, ``upper``,
+        ``n_benchmarks``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"algorithm": ["a", "b"] * 3, "benchmark": list("ppqqrr"),
+    ...                   "score": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]})
+    >>> mean_rank_interval(t, "maximize")["mean_rank"].round(3).tolist()
+    [1.333, 1.667]
+    """
+    cells = table.groupby(["benchmark", "algorithm"], observed=True)["score"].mean().unstack()
+    cells = cells.dropna(axis=0, how="any")
+    values = cells.to_numpy(dtype=float)
+    if objective == "maximize":
+        values = -values
+    ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()
+    n_bench = ranks.shape[0]
+    mean = ranks.mean(axis=0)
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n_bench, np.full(n_bench, 1.0 / n_bench), size=n_resamples)
+    boot = weights @ ranks / n_bench
+    tail = (1.0 - confidence) / 2.0
+    lower, upper = np.quantile(boot, [tail, 1.0 - tail], axis=0)
+    return pd.DataFrame({"mean_rank": mean, "lower": lower, "upper": upper,
+                         "n_benchmarks": n_bench}, index=pd.Index(cells.columns, name="algorithm"))
+
+
+@dataclass
+class Leaderboard:
+    """A ranked, versioned table of algorithms on one design.
+
+    Build with :func:`build_leaderboard`; keep and update on disk with
+    :mod:`benchverdict.leaderboard.store`.
+
+    Attributes
+    ----------
+    design : Design
+    entries : pandas.DataFrame
+        One row per complete entry (columns :data:`ENTRY_COLUMNS`), best first.
+    incomplete : pandas.DataFrame
+        One row per incomplete submission, with what it misses.
+    relations : pandas.DataFrame
+        Every pair's relation over all benchmarks (columns
+        :data:`RELATION_COLUMNS`): status (settled, implied, contradicted,
+        power gap, unsettled), winner and loser when decided, the deciding
+        families, the Holm-adjusted p and the reason.
+    groups : list of list of str
+        Groups of mutually unsettled entries.
+    headline : str
+        The report's headline sentence over all benchmarks.
+    alpha, confidence : float
+    analyses : list of str
+        The analysis families run.
+    notes : list of str
+        What was skipped or left out (sanity checks, rows outside the design).
+    version : int
+        1 for the first build; each update adds one.
+    created : str
+        ISO timestamp of this version.
+    """
+
+    design: Design
+    entries: pd.DataFrame
+    incomplete: pd.DataFrame
+    relations: pd.DataFrame
+    groups: list[list[str]]
+    headline: str
+    alpha: float
+    confidence: float
+    analyses: list[str]
+    notes: list[str] = field(default_factory=list)
+    version: int = 1
+    created: str = ""
+    _verdicts: list[Verdict] = field(default_factory=list, repr=False)
+
+    # ----------------------------------------------------------- protocol
+    @property
+    def table(self) -> pd.DataFrame:
+        """The ranked entries (a tidy copy of :attr:`entries`)."""
+        return self.entries.copy()
+
+    def verdicts(self) -> list[Verdict]:
+        """The verdicts behind the ranking (empty for a leaderboard loaded from JSON)."""
+        return list(self._verdicts)
+
+    def summary(self) -> str:
+        """Plain-text summary: headline and the ranked entries."""
+        lines = [f"Leaderboard v{self.version} ({len(self.entries)} entries, "
+                 f"{len(self.design.benchmarks)} benchmarks x {len(self.design.seeds)} seeds, "
+                 f"{self.design.objective}, at {budget_text(self.design.final_budget)})",
+                 self.headline, ""]
+        for r in self.entries.itertuples():
+            lines.append(f"{r.position:>7}  {printable(r.algorithm):<24} mean rank "
+                         f"{r.mean_rank:.2f} [{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]"
+                         f"  {r.settled_by or 'not separated'}")
+        for r in self.incomplete.itertuples():
+            lines.append(f"{'-':>7}  {printable(r.algorithm):<24} incomplete: {r.reasons}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        top = ", ".join(printable(a) for a in self.entries["algorithm"].head(3))
+        return (f"<Leaderboard v{self.version}: {len(self.entries)} entries "
+                f"({len(self.incomplete)} incomplete), top: {top}>")
+
+    def _repr_html_(self) -> str:
+        return self.to_html(standalone=False)
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Mean rank with its bootstrap interval per entry, coloured by position.
+
+        Returns the matplotlib Axes.
+        """
+        import matplotlib.pyplot as plt
+
+        from benchverdict.plotting import algorithm_colors
+
+        entries = self.entries
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.5, 0.3 * max(len(entries), 3) + 1.2))
+        colours = algorithm_colors(list(dict.fromkeys(entries["position"])))
+        y = np.arange(len(entries))[::-1]
+        for yi, r in zip(y, entries.itertuples(), strict=True):
+            ax.errorbar(r.mean_rank, yi, xerr=[[r.mean_rank - r.mean_rank_lower],
+                                               [r.mean_rank_upper - r.mean_rank]],
+                        fmt="o", color=colours[r.position], capsize=3, **kwargs)
+        ax.set_yticks(y, [f"{p}  {a}" for p, a in
+                          zip(entries["position"], entries["algorithm"], strict=True)])
+        ax.set_xlabel(f"mean rank over benchmarks ({self.confidence:.0%} bootstrap interval; "
+                      "1 = best)")
+        ax.invert_xaxis()
+        ax.set_title(f"Leaderboard v{self.version}: positions settled at FWER "
+                     f"{self.alpha:g}", fontsize="medium")
+        return plain_text(ax)
+
+    # ----------------------------------------------------------- output
+    def to_dict(self) -> dict[str, Any]:
+        """The stable, versioned JSON form (schema :data:`SCHEMA` v:data:`SCHEMA_VERSION`)."""
+        def clean(value: Any) -> Any:
+            if isinstance(value, float) and not math.isfinite(value):
+                return None
+            if isinstance(value, np.generic):
+                return clean(value.item())
+            return value
+
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            return [{k: clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+        return {
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "version": self.version,
+            "created": self.created, "design": self.design.to_dict(), "alpha": self.alpha,
+            "confidence": self.confidence, "analyses": list(self.analyses),
+            "headline": self.headline, "notes": list(self.notes),
+            "entries": records(self.entries), "incomplete": records(self.incomplete),
+            "relations": records(self.relations), "groups": [list(g) for g in self.groups],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Leaderboard:
+        """Read the JSON form back (refuses other schemas and newer schema versions)."""
+        if data.get("schema") != SCHEMA:
+            raise ValueError(f"not a leaderboard file (schema {data.get('schema')!r}).")
+        if int(data.get("schema_version", 0)) > SCHEMA_VERSION:
+            raise ValueError(
+                f"leaderboard schema version {data['schema_version']} is newer than this "
+                f"benchverdict understands ({SCHEMA_VERSION}). Fix: upgrade benchverdict.")
+        entries = pd.DataFrame(data["entries"], columns=ENTRY_COLUMNS)
+        for column in ("mean_rank", "mean_rank_lower", "mean_rank_upper"):
+            entries[column] = entries[column].astype(float)
+        return cls(
+            design=Design.from_dict(data["design"]), entries=entries,
+            incomplete=pd.DataFrame(data["incomplete"], columns=INCOMPLETE_COLUMNS),
+            relations=pd.DataFrame(data["relations"], columns=RELATION_COLUMNS),
+            groups=[list(g) for g in data["groups"]], headline=str(data["headline"]),
+            alpha=float(data["alpha"]), confidence=float(data["confidence"]),
+            analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
+            version=int(data["version"]), created=str(data.get("created", "")),
+        )
+
+    def _families_text(self) -> str:
+        return ", ".join(family_names(",".join(self.analyses)))
+
+    def to_markdown(self) -> str:
+        """A Markdown page: headline, ranked table, incomplete entries, notes."""
+        def cell(text: Any) -> str:
+            return printable(str(text)).replace("|", "\\|")
+
+        d = self.design
+        lines = [
+            f"# Leaderboard (version {self.version})", "",
+            f"{len(self.entries)} entries on {len(d.benchmarks)} benchmarks x {len(d.seeds)} "
+            f"seeds, {d.objective}, compared at {budget_text(d.final_budget)}. "
+            f"Positions rest only on relations settled with family-wise error <= {self.alpha:g} "
+            f"over all pairs ({self._families_text()}); entries that share a position are "
+            f"not separated by the data.", "",
+            f"**{cell(self.headline)}**", "",
+            "| position | algorithm | mean rank [interval] | better than | worse than | "
+            "settled by |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in self.entries.itertuples():
+            lines.append(
+                f"| {r.position} | {cell(r.algorithm)} | {r.mean_rank:.2f} "
+                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}] | {r.better_than} | "
+                f"{r.worse_than} | {cell(r.settled_by or '-')} |")
+        lines.append("")
+        lines.append(f"Mean rank: over benchmarks, seeds averaged first, 1 = best; interval: "
+                     f"{self.confidence:.0%} percentile bootstrap over benchmarks (descriptive).")
+        if len(self.incomplete):
+            lines += ["", "## Incomplete submissions (not compared)", ""]
+            for r in self.incomplete.itertuples():
+                lines.append(f"- **{cell(r.algorithm)}**: {cell(r.reasons)}")
+        if self.notes:
+            lines += ["", "## Notes", ""] + [f"- {cell(n)}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self, *, standalone: bool = True) -> str:
+        """A self-contained HTML page with a table sortable by any column (no network)."""
+        esc = html.escape
+        d = self.design
+        head = ("<tr>" + "".join(
+            f"<th onclick=\"bvSort(this)\" title=\"sort\">{esc(h)}</th>" for h in
+            ("position", "algorithm", "mean rank", "interval", "better than", "worse than",
+             "settled by")) + "</tr>")
+        rows = []
+        for r in self.entries.itertuples():
+            rows.append(
+                f"<tr><td data-v=\"{r.best_position}.{r.worst_position:06d}\">"
+                f"{esc(str(r.position))}</td><td>{esc(str(r.algorithm))}</td>"
+                f"<td data-v=\"{r.mean_rank:.6f}\">"
+                f"{r.mean_rank:.2f}</td><td data-v=\"{r.mean_rank_lower:.6f}\">"
+                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]</td>"
+                f"<td data-v=\"{r.better_than:06d}\">{r.better_than}</td>"
+                f"<td data-v=\"{r.worse_than:06d}\">{r.worse_than}</td>"
+                f"<td>{esc(str(r.settled_by or '-'))}</td></tr>")
+        incomplete = "".join(
+            f"<li><b>{esc(str(r.algorithm))}</b>: {esc(str(r.reasons))}</li>"
+            for r in self.incomplete.itertuples())
+        notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
+        body = (
+            f"<h1>Leaderboard <small>version {self.version}</small></h1>"
+            f"<p class=\"headline\">{esc(self.headline)}</p>"
+            f"<p>{len(self.entries)} entries on {len(d.benchmarks)} benchmarks &times; "
+            f"{len(d.seeds)} seeds, {esc(d.objective)}, compared at "
+            f"{esc(budget_text(d.final_budget))}. Positions rest only on relations settled "
+            f"with family-wise error &le; {self.alpha:g} ({esc(self._families_text())}); "
+            f"entries sharing a position are not separated. Click a column to sort.</p>"
+            f"<table class=\"bv-leaderboard\"><thead>{head}</thead><tbody>{''.join(rows)}"
+            f"</tbody></table>"
+            f"<p class=\"note\">Mean rank over benchmarks (seeds averaged first, 1 = best); "
+            f"interval: {self.confidence:.0%} percentile bootstrap over benchmarks "
+            f"(descriptive).</p>"
+            + (f"<h2>Incomplete submissions (not compared)</h2><ul>{incomplete}</ul>"
+               if incomplete else "")
+            + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else ""))
+        if not standalone:
+            return f"<div>{body}</div>"
+        return (
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Leaderboard v{self.version}</title><style>{_CSS}</style>"
+            f"<script>{_SORT_JS}</script></head><body>{body}</body></html>\n")
+
+
+_CSS = (
+    "body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;"
+    "color:#222}table{border-collapse:collapse;width:100%}th,td{padding:.3em .6em;"
+    "border-bottom:1px solid #ddd;text-align:left}th{cursor:pointer;background:#f3f3f3}"
+    "th:hover{background:#e6e6e6}.headline{font-size:1.15em;font-weight:600}"
+    ".note{color:#555;font-size:.9em}small{color:#666;font-weight:normal}")
+# A few lines of plain JavaScript so the page needs no network and no library.
+_SORT_JS = (
+    "function bvSort(th){var t=th.closest('table'),b=t.tBodies[0],i=th.cellIndex,"
+    "d=th.dataset.dir==='asc'?'desc':'asc';th.dataset.dir=d;var rs=Array.from(b.rows);"
+    "rs.sort(function(x,y){var p=x.cells[i],q=y.cells[i],u=p.dataset.v||p.textContent,"
+    "v=q.dataset.v||q.textContent,nu=parseFloat(u),nv=parseFloat(v),c=(!isNaN(nu)&&"
+    "!isNaN(nv))?nu-nv:u.localeCompare(v);return d==='asc'?c:-c;});"
+    "rs.forEach(function(r){b.appendChild(r);});}")
+
+
+def build_leaderboard(
+    results: Results,
+    *,
+    design: Design | None = None,
+    analyses: Sequence[str] = ("ranks", "lmem"),
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    sanity_checks: bool = False,
+    progress: bool = False,
+    version: int = 1,
+    created: str = "",
+) -> Leaderboard:
+    """Rank the algorithms of ``results`` on one design.
+
+    Parameters
+    ----------
+    results : Results
+        Every submission's rows.
+    design : Design, optional
+        The leaderboard's design; default: that of ``results``.
+    analyses : sequence of str
+        The report's analyses to run (default: rank tests and the LMEM, the
+        two families that compare final scores over benchmarks).
+    alpha : float
+        Family-wise error of the settled relations over all pairs.
+    confidence : float
+        Level of the mean-rank intervals.
+    n_resamples, seed : int
+        Bootstrap of the mean-rank intervals.
+    sanity_checks : bool
+        Run the LMEM sanity checks (slow with many algorithms; run
+        ``benchverdict report`` for them).
+    progress : bool
+        Show progress.
+
+    Returns
+    -------
+    Leaderboard
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> board = build_leaderboard(_example_small(), analyses=["ranks"])
+    >>> board.entries[["position", "algorithm"]].to_dict("records")
+    [{'position': '1-2', 'algorithm': 'a'}, {'position': '1-2', 'algorithm': 'b'}]
+    """
+    from benchverdict.report.runner import compare
+
+    design = Design.from_results(results) if design is None else design
+    checks, inside = check_submission(design, results)
+    complete = [c.algorithm for c in checks if c.complete]
+    notes: list[str] = []
+    if len(results.exclusions):
+        notes.append(exclusion_note(results.exclusions, "the data"))
+    extra_rows = sum(c.extra_rows for c in checks)
+    if extra_rows:
+        notes.append(f"{extra_rows} row(s) outside the leaderboard's design were left out "
+                     f"(see the entries' reasons).")
+    if not sanity_checks and "lmem" in analyses:
+        notes.append("The LMEM sanity checks were not run (run `benchverdict report` on the "
+                     "leaderboard's data for them).")
+    relations = pd.DataFrame(columns=RELATION_COLUMNS)
+    groups: list[list[str]] = []
+    verdicts: list[Verdict] = []
+    headline = "No complete entries yet."
+    better: dict[str, set[str]] = {a: set() for a in complete}
+    worse: dict[str, set[str]] = {a: set() for a in complete}
+    families: dict[str, set[str]] = {a: set() for a in complete}
+    if len(complete) >= 2:
+        keep = inside["algorithm"].isin(complete).to_numpy()
+        data = _results_of(inside[keep], results)
+        comparison = compare(data, analyses=list(analyses), alpha=alpha, progress=progress,
+                             sanity_checks=sanity_checks, budget=design.final_budget,
+                             figures=False)
+        for run in comparison.errors:
+            notes.append(f"analysis {run.name} {run.status}: {run.reason}")
+        rec = comparison.reconciliation
+        verdicts = list(rec.verdicts)
+        overall = rec.relations[rec.relations["scope_type"] == "all benchmarks"]
+        if len(overall) == 0 and len(design.benchmarks) == 1:
+            overall = rec.relations[rec.relations["scope_type"] == "per benchmark"]
+        relations = pd.DataFrame({
+            "a": overall["a"].astype(str), "b": overall["b"].astype(str),
+            "status": overall["status"].astype(str),
+            "winner": overall["winner"].astype(object).where(overall["winner"].notna(), None),
+            "loser": overall["loser"].astype(object).where(overall["loser"].notna(), None),
+            "families": overall["families"].fillna("").astype(str),
+            "p_adjusted": pd.to_numeric(overall["p_adjusted"], errors="coerce"),
+            "reason": overall["reason"].fillna("").astype(str),
+        }, columns=RELATION_COLUMNS).reset_index(drop=True)
+        decided = relations[relations["status"].isin(["settled", "implied"])]
+        for r in decided.itertuples():
+            better[r.winner].add(r.loser)
+            worse[r.loser].add(r.winner)
+            for fam in family_names(r.families):
+                families[r.winner].add(fam)
+                families[r.loser].add(fam)
+        ranking = rec.headline
+        if ranking is not None:
+            headline = ranking.message
+            groups = [list(g) for g in ranking.groups]
+    elif len(complete) == 1:
+        headline = f"{complete[0]} is the only complete entry; nothing to compare yet."
+    stats = (mean_rank_interval(inside[inside["algorithm"].isin(complete)], design.objective,
+                                confidence=confidence, n_resamples=n_resamples, seed=seed)
+             if complete else pd.DataFrame(columns=["mean_rank", "lower", "upper",
+                                                    "n_benchmarks"]))
+    n = len(complete)
+    rows = []
+    for a in complete:
+        best, worst = 1 + len(worse[a]), n - len(better[a])
+        group = next((i + 1 for i, g in enumerate(groups) if a in g), None)
+        rows.append({
+            "position": str(best) if best == worst else f"{best}-{worst}",
+            "best_position": best, "worst_position": worst, "algorithm": a,
+            "group": group, "mean_rank": float(stats.loc[a, "mean_rank"]),
+            "mean_rank_lower": float(stats.loc[a, "lower"]),
+            "mean_rank_upper": float(stats.loc[a, "upper"]),
+            "better_than": len(better[a]), "worse_than": len(worse[a]),
+            "settled_by": ", ".join(sorted(families[a])),
+            "n_benchmarks": len(design.benchmarks), "n_seeds": len(design.seeds),
+        })
+    entries = pd.DataFrame(rows, columns=ENTRY_COLUMNS)
+    if len(entries):
+        entries = entries.sort_values(
+            ["best_position", "worst_position", "mean_rank", "algorithm"],
+            kind="stable").reset_index(drop=True)
+    incomplete = pd.DataFrame([{
+        "algorithm": c.algorithm, "missing_cells": len(c.missing_cells),
+        "short_runs": len(c.short_runs), "extra_rows": c.extra_rows,
+        "reasons": "; ".join(c.reasons),
+    } for c in checks if not c.complete], columns=INCOMPLETE_COLUMNS)
+    return Leaderboard(
+        design=design, entries=entries, incomplete=incomplete, relations=relations,
+        groups=groups, headline=headline, alpha=alpha, confidence=confidence,
+        analyses=list(analyses), notes=notes, version=version, created=created,
+        _verdicts=verdicts)
+
+
+def family_names(text: object) -> list[str]:
+    """Display names of the families in a relation's ``families`` text (``"lmem, ranks"``)."""
+    codes = [c.strip() for c in str(text or "").split(",") if c.strip()]
+    return [FAMILY_LABELS.get(c, c) for c in codes]
+
+
+def exclusion_note(exclusions: pd.DataFrame, what: str) -> str:
+    """One sentence: how many rows of ``what`` were excluded when read, and the top reasons."""
+    reasons = exclusions["reasons"].astype(str).value_counts()
+    shown = "; ".join(f"{n} x {why}" for why, n in reasons.head(3).items())
+    return (f"{len(exclusions)} row(s) of {what} were excluded when read ({shown}"
+            f"{'; ...' if len(reasons) > 3 else ''}).")
+
+
+def _results_of(table: pd.DataFrame, like: Results) -> Results:
+    """A Results from a canonical table, read the way ``like`` was."""
+    columns = ["algorithm", "benchmark", "seed", "score"] + (
+        ["budget"] if like.has_budget else [])
+    return Results.from_frame(
+        table[columns].reset_index(drop=True), algorithm="algorithm", benchmark="benchmark",
+        seed="seed", score="score", objective=like.objective,
+        budget="budget" if like.has_budget else None, kind=like.kind)
