@@ -299,7 +299,7 @@ def read(
     if engine == "dask":
         from benchverdict._dask.frame import from_dask_frame, read_dask
 
-        ddf, names = read_dask(path, columns=None, format=format)
+        ddf, names = read_dask(path, columns=wanted, format=format)
         return from_dask_frame(ddf, algorithm=algorithm, seed=seed, score=score,
                                objective=objective, benchmark=benchmark, budget=budget,
                                metafeatures=metafeatures, on_invalid=on_invalid, kind=kind,
