@@ -505,7 +505,7 @@ def from_dask_frame(
         parts=parts, offsets=offsets, names=names, roles=roles, metafeatures=metafeatures,
         categories=categories, dropped=dropped, objective=objective, kind=kind,
         kind_reason=kind_reason, exclusions=exclusions_frame, summary=summary,
-        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta)
+        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress)
 
 
 def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:

@@ -101,7 +101,7 @@ class _Header:
     largest: float
 
 
-def _header(results: Any, parsed, progress: bool) -> _Header:
+def _header(results: Any, parsed, progress: bool | None) -> _Header:
     frame = results._frame  # the canonical columns and dtypes, no rows
     build_design(frame, parsed)  # the in-memory checks on names and types (no rows needed)
     names = [v for v in parsed.variables if v != parsed.response]
@@ -277,7 +277,7 @@ class _PartitionedDesign:
 def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
                     backend: str = "native", start: MixedModel | None = None,
                     exclusions: pd.DataFrame | None = None,
-                    progress: bool = False) -> MixedModel:
+                    progress: bool | None = None) -> MixedModel:
     """:func:`benchverdict.lmem.fit` on a DaskResults, cross-products summed per partition.
 
     Examples

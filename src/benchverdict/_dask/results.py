@@ -157,7 +157,8 @@ class DaskResults(Results):
     def build(cls, *, parts: list, offsets: np.ndarray, names: list[str], roles: dict,
               metafeatures: tuple, categories: dict, dropped: np.ndarray, objective: str,
               kind: str, kind_reason: str, exclusions: pd.DataFrame, summary: pd.DataFrame,
-              n_rows: int, persist: bool, meta: pd.DataFrame) -> DaskResults:
+              n_rows: int, persist: bool, meta: pd.DataFrame,
+              progress: bool = False) -> DaskResults:
         """Assemble a validated DaskResults (called by ``from_dask_frame``)."""
         import dask
 
@@ -182,7 +183,8 @@ class DaskResults(Results):
         object.__setattr__(out, "_parts", canon)
         object.__setattr__(out, "_summary", summary)
         object.__setattr__(out, "_n_rows", int(n_rows))
-        object.__setattr__(out, "_spec", {"sizes": [len(categories[r]) for r in ID_ROLES]})
+        object.__setattr__(out, "_spec", {"sizes": [len(categories[r]) for r in ID_ROLES],
+                                          "progress": progress})
         object.__setattr__(out, "partition_names", list(names))
         return out
 
@@ -203,11 +205,12 @@ class DaskResults(Results):
     def _sizes(self) -> list[int]:
         return list(self._spec["sizes"])
 
-    def _map(self, func, *args, desc: str, progress: bool = False) -> list:
+    def _map(self, func, *args, desc: str, progress: bool | None = None) -> list:
         import dask
 
         tasks = [dask.delayed(func)(p, *args) for p in self._parts]
-        return compute_all(tasks, desc=desc, progress=progress)
+        shown = self._spec.get("progress", False) if progress is None else progress
+        return compute_all(tasks, desc=desc, progress=shown)
 
     def __repr__(self) -> str:
         budget = f", {len(self.budgets)} budgets" if self.has_budget else ""
