@@ -124,8 +124,12 @@ def _length_and_labels(pdf: pd.DataFrame, columns: tuple[str, ...]) -> dict:
         values = pdf[c]
         out["dtypes"][c] = str(values.dtype)
         if isinstance(values.dtype, pd.CategoricalDtype):
-            values = values.astype(object)
-        out["labels"][c] = pd.unique(values.dropna().to_numpy(dtype=object))
+            codes = values.cat.codes.to_numpy()
+            used = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories)) > 0
+            distinct = values.cat.categories[used]
+        else:
+            distinct = pd.unique(values.dropna())  # native types: far faster than objects
+        out["labels"][c] = np.asarray(list(distinct), dtype=object)
     out["columns"] = list(map(str, pdf.columns))
     return out
 
@@ -136,11 +140,25 @@ def _positions(pdf: pd.DataFrame, offset: int) -> pd.DataFrame:
     return pdf
 
 
-def _codes(values: pd.Series, categories: np.ndarray) -> np.ndarray:
+def codes_in(values: pd.Series, categories: Any) -> np.ndarray:
+    """Each value's position in ``categories`` (-1 if absent or missing), as int64.
+
+    A categorical column is mapped through its categories (no hashing per row),
+    which is what makes dictionary-encoded Parquet columns cheap.
+
+    Examples
+    --------
+    >>> codes_in(pd.Series(["b", "a", None], dtype="category"), ["a", "b"]).tolist()
+    [1, 0, -1]
+    """
+    index = pd.Index(categories)
     if isinstance(values.dtype, pd.CategoricalDtype):
-        values = values.astype(object)
-    return pd.Categorical(values.to_numpy(dtype=object), categories=categories).codes.astype(
-        np.int64)
+        lookup = np.r_[index.get_indexer(values.cat.categories), -1].astype(np.int64)
+        return lookup[values.cat.codes.to_numpy().astype(np.int64)]
+    return index.get_indexer(values).astype(np.int64)
+
+
+_codes = codes_in
 
 
 def run_keys(pdf: pd.DataFrame, roles: dict, categories: dict) -> np.ndarray:

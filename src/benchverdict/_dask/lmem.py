@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._dask.frame import codes_in
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.design import (
     CrossProducts,
@@ -165,9 +166,7 @@ def _header(results: Any, parsed, progress: bool | None) -> _Header:
 
 
 def _factor_codes(values: pd.Series, levels: list) -> np.ndarray:
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        values = values.astype(object)
-    return pd.Categorical(values.to_numpy(dtype=object), categories=levels).codes.astype(np.int32)
+    return codes_in(values, levels).astype(np.int32)
 
 
 def _combined_codes(frame: pd.DataFrame, group: tuple[str, ...], levels: dict,

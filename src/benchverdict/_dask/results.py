@@ -109,18 +109,26 @@ def _rows_of_cell(canon: pd.DataFrame, algorithm: str, benchmark: str) -> np.nda
 
 def _budget_levels(canon: pd.DataFrame) -> pd.DataFrame:
     """Distinct (algorithm code, budget) pairs of a partition."""
-    return pd.DataFrame({"a": canon["algorithm"].cat.codes.to_numpy().astype(np.int64),
-                         "budget": canon["budget"].to_numpy()}).drop_duplicates()
+    a = canon["algorithm"].cat.codes.to_numpy().astype(np.int64)
+    b_codes, levels = pd.factorize(canon["budget"].to_numpy())
+    pairs = np.unique(a * max(len(levels), 1) + b_codes)
+    a, b = np.divmod(pairs, max(len(levels), 1))
+    return pd.DataFrame({"a": a, "budget": np.asarray(levels, dtype=float)[b]})
 
 
 def _meta_levels(canon: pd.DataFrame, metafeatures: Sequence[str]) -> dict:
     """Per metafeature: distinct (benchmark code, value) pairs and the missing count."""
     out = {}
+    b_codes = canon["benchmark"].cat.codes.to_numpy().astype(np.int64)
     for m in metafeatures:
         col = canon[m]
         present = col.notna().to_numpy()
-        out[m] = (pd.DataFrame({"b": canon["benchmark"].cat.codes.to_numpy()[present],
-                                "v": col.to_numpy()[present]}).drop_duplicates(),
+        # Distinct (benchmark, value) pairs through integer codes: hashing objects is slow.
+        v_codes, levels = pd.factorize(col)
+        key = b_codes[present] * max(len(levels), 1) + v_codes[present]
+        pairs = np.unique(key)
+        b, v = np.divmod(pairs, max(len(levels), 1))
+        out[m] = (pd.DataFrame({"b": b, "v": np.asarray(levels, dtype=object)[v]}),
                   int((~present).sum()), str(col.dtype))
     return out
 
