@@ -32,7 +32,7 @@ def compute_all(tasks: Sequence[Any], *, desc: str, progress: bool = False) -> l
 
     Examples
     --------
-    >>> import dask
+    >>> import pytest; dask = pytest.importorskip("dask")  # the dask extra
     >>> compute_all([dask.delayed(sum)([1, 2]), dask.delayed(len)("abc")], desc="demo")
     [3, 3]
     """

@@ -87,6 +87,7 @@ def read_dask(path: str | Path, *, columns: Sequence[str] | None = None,
 
     Examples
     --------
+    >>> import pytest; _ = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp()
     >>> pd.DataFrame({"a": [1, 2]}).to_parquet(os.path.join(d, "p0.parquet"))
@@ -215,15 +216,19 @@ def _validate_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeature
         metafeatures=metafeatures, on_invalid=on_invalid)
     # A partition may hold one algorithm: that is checked on the whole data, not here.
     problems = [p for p in problems if p.reason not in ("too_few_algorithms", "empty")]
-    if any(not p.droppable for p in problems) or (problems and on_invalid == "raise"):
+    if any(not p.droppable for p in problems):
         return {"problems": problems, "exclusions": exclusions, "summary": None, "kept": 0}
-    keep = ~pdf.index.isin(exclusions["row"].to_numpy(dtype=np.int64))
+    # Row problems (raise mode): summarise the other rows all the same, so that keys
+    # duplicated across partitions are found and reported together with these.
+    bad = np.array([r for p in problems for r in p.rows], dtype=np.int64)
+    keep = ~pdf.index.isin(np.r_[exclusions["row"].to_numpy(dtype=np.int64), bad])
     kept = pdf[keep]
     budget = (numeric_column(kept, roles["budget"], "budget")[0]
               if roles.get("budget") else None)
     score = numeric_column(kept, roles["score"], "score")[0]
     summary = summarise_runs(run_keys(kept, roles, categories), budget, score, sign)
-    return {"problems": [], "exclusions": exclusions, "summary": summary, "kept": len(kept)}
+    return {"problems": problems, "exclusions": exclusions, "summary": summary,
+            "kept": len(kept)}
 
 
 def _gather_runs(pdf: pd.DataFrame, offset: int, roles: dict, categories: dict,
@@ -292,7 +297,7 @@ def _files_of(rows: Sequence, names: list[str], offsets: np.ndarray) -> str:
     pieces = []
     for i in dict.fromkeys(part.tolist()):
         local = pos[part == i] - offsets[i]
-        pieces.append(f"{names[i]!r} (its row(s) {format_rows(tuple(local.tolist()))})")
+        pieces.append(f"{names[i]!r} (its {format_rows(tuple(local.tolist()))})")
     return "In file " + "; in file ".join(pieces) + "."
 
 
@@ -381,7 +386,7 @@ def from_dask_frame(
 
     Examples
     --------
-    >>> import dask.dataframe as dd
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
     ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
@@ -441,7 +446,7 @@ def from_dask_frame(
         p, int(o), roles, metafeatures, on_invalid, raw_categories, sign)
         for p, o in zip(parts, offsets)], desc="validating", progress=progress)
     found = [(p, names[i]) for i, s in enumerate(second) for p in s["problems"]]
-    if found:
+    if any(not p.droppable for p, _ in found):
         raise ValidationError(_merge_problems(found, names, offsets))
     exclusions = [s["exclusions"] for s in second if len(s["exclusions"])]
     pieces = pd.concat([s["summary"] for s in second if s["summary"] is not None],
@@ -462,8 +467,9 @@ def from_dask_frame(
             gathered, algorithm=algorithm, benchmark=benchmark, seed=seed, budget=budget,
             score=score, metafeatures=metafeatures, on_invalid=on_invalid)
         problems = [p for p in problems if p.reason not in ("too_few_algorithms", "empty")]
-        if problems:
-            raise ValidationError(_merge_problems([(p, "") for p in problems], names, offsets))
+        if problems or found:
+            raise ValidationError(_merge_problems(found + [(p, "") for p in problems], names,
+                                                  offsets))
         already = set()
         for e in exclusions:
             already.update(e["row"].tolist())
@@ -481,12 +487,11 @@ def from_dask_frame(
         if len(suspect_summary):
             ordered = pd.concat([ordered, suspect_summary], ignore_index=True).sort_values(
                 ["run", "bmin"] if budget else ["run"], kind="stable").reset_index(drop=True)
+    if found:
+        raise ValidationError(_merge_problems(found, names, offsets))
     summary, worse = _runs_summary(ordered, sign)
     exclusions_frame = (pd.concat(exclusions, ignore_index=True).sort_values(
         "row", kind="stable").reset_index(drop=True) if exclusions else _empty_exclusions())
-    if len(exclusions_frame):
-        exclusions_frame = exclusions_frame.astype(
-            {"row": object, "columns": object, "reasons": object})
 
     # Categories of the kept rows, and the run keys remapped to them.
     sizes = [max(len(raw_categories[r]), 1) for r in ID_ROLES]

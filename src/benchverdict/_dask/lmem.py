@@ -33,7 +33,6 @@ from benchverdict.lmem.design import (
     Design,
     ReBlock,
     Variable,
-    build_design,
     cross_products,
     is_factor_column,
     term_columns,
@@ -104,7 +103,12 @@ class _Header:
 
 def _header(results: Any, parsed, progress: bool | None) -> _Header:
     frame = results._frame  # the canonical columns and dtypes, no rows
-    build_design(frame, parsed)  # the in-memory checks on names and types (no rows needed)
+    # build_design's checks that need no rows (the levels come from the partitions).
+    parsed.validate(frame.columns)
+    if is_factor_column(frame[parsed.response]):
+        raise FormulaError(f"the response {parsed.response!r} must be numeric.")
+    if parsed.response in parsed.variables[1:]:
+        raise FormulaError(f"the response {parsed.response!r} also appears as a predictor.")
     names = [v for v in parsed.variables if v != parsed.response]
     factors = tuple(v for v in names if is_factor_column(frame[v]))
     numerics = tuple(v for v in names if v not in factors)
@@ -281,7 +285,7 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
 
     Examples
     --------
-    >>> import dask.dataframe as dd
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> from benchverdict.results import Results, _example_small
     >>> from benchverdict.lmem import fit
     >>> df = _example_small().table.reset_index(drop=True)

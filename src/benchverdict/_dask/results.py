@@ -147,7 +147,7 @@ class DaskResults(Results):
 
     Examples
     --------
-    >>> import dask.dataframe as dd
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> from benchverdict.results import _example_small
     >>> df = _example_small().table.reset_index(drop=True)
     >>> res = Results.from_frame(dd.from_pandas(df, npartitions=3), algorithm="algorithm",
