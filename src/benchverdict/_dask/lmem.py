@@ -1,4 +1,4 @@
-"""The native LMM on a :class:`~benchverdict._dask.results.DaskResults`: cross-products per partition.
+"""The native LMM on a ``DaskResults``: cross-products summed per partition.
 
 The profiled (RE)ML deviance depends on the rows only through ``X'X, X'Z,
 Z'Z, X'y, Z'y, y'y`` and ``n`` (:mod:`benchverdict.lmem.design`). Each
@@ -199,7 +199,7 @@ def _combo_labels(combined: np.ndarray, group: tuple[str, ...], variables: dict)
 
 # ---------------------------------------------------------------------- pass 2
 def _partition_design(canon: pd.DataFrame, header: _Header, y: np.ndarray) -> Design:
-    """This partition's slice of the design, with the global levels."""
+    """The slice of the design in one partition, with the global levels."""
     parsed = header.design.formula
     variables: dict[str, Variable] = {}
     for name, var in header.design.variables.items():

@@ -282,7 +282,7 @@ class DaskResults(Results):
             benchmark = self.benchmarks[0]
         self._check_name("algorithm", algorithm)
         self._check_name("benchmark", benchmark)
-        na, nb, ns = self._sizes()
+        _, nb, ns = self._sizes()
         a = self.algorithms.index(str(algorithm))
         b = self.benchmarks.index(str(benchmark))
         run = self._summary["run"].to_numpy()
@@ -396,7 +396,7 @@ class DaskResults(Results):
             raise ValueError("runs_without_incumbent() needs a budget column.")
         s = self._summary
         late = s["bmin"].to_numpy() > float(budget)
-        na, nb, ns = self._sizes()
+        _, nb, ns = self._sizes()
         rest, s_codes = np.divmod(s["run"].to_numpy()[late], ns)
         a_codes, b_codes = np.divmod(rest, nb)
         f = self._frame
