@@ -133,6 +133,10 @@ def _meta_levels(canon: pd.DataFrame, metafeatures: Sequence[str]) -> dict:
     return out
 
 
+def _first_per_benchmark(canon: pd.DataFrame, name: str) -> pd.Series:
+    return canon.groupby("benchmark", observed=True)[name].first().dropna()
+
+
 class DaskResults(Results):
     """A :class:`~benchverdict.results.Results` whose rows stay in Dask partitions.
 
@@ -432,6 +436,21 @@ class DaskResults(Results):
                 merged[m] = (pairs, sum(p[m][1] for p in parts), parts[0][m][2])
             self._cache["meta_levels"] = merged
         return self._cache["meta_levels"]
+
+    def first_per_benchmark(self, name: str) -> pd.Series:
+        """``table.groupby("benchmark")[name].first()`` as a reduction (first non-missing)."""
+        if ("first", name) not in self._cache:
+            parts = self._map(_first_per_benchmark, name, desc=f"{name} per benchmark")
+            firsts = pd.concat(parts)
+            firsts = firsts[~firsts.index.duplicated(keep="first")]  # partitions in row order
+            categories = self._frame["benchmark"].cat.categories
+            order = pd.CategoricalIndex(
+                [c for c in categories if c in set(firsts.index)], categories=categories,
+                name="benchmark")
+            out = firsts.reindex(list(order))
+            out.index = order
+            self._cache[("first", name)] = out.rename(name)
+        return self._cache[("first", name)].copy()
 
     def _lmem_partitions(self) -> list[Any]:
         """The canonical partitions (Dask delayed objects), for the partitioned LMEM."""

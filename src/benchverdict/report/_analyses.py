@@ -94,21 +94,25 @@ def level_metafeatures(results: Results) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if not results.metafeatures:
         return out
-    table = results.table
     desc = results.describe().metafeatures
     for name in results.metafeatures:
         if not bool(desc.loc[name, "constant_within_benchmark"]):
             continue
-        per_bench = table.groupby("benchmark", observed=True)[name].first().dropna()
+        per_bench = _first_per_benchmark(results, name).dropna()
         counts = per_bench.astype(str).value_counts()
         if 2 <= len(counts) <= MAX_METAFEATURE_LEVELS and (counts >= 2).all():
             out[name] = sorted(counts.index)
     return out
 
 
+def _first_per_benchmark(results: Results, name: str) -> pd.Series:
+    if hasattr(results, "first_per_benchmark"):  # rows in Dask partitions: one reduction
+        return results.first_per_benchmark(name)
+    return results.table.groupby("benchmark", observed=True)[name].first()
+
+
 def _benchmarks_at(results: Results, name: str, level: str) -> list[str]:
-    table = results.table
-    per_bench = table.groupby("benchmark", observed=True)[name].first().astype(str)
+    per_bench = _first_per_benchmark(results, name).astype(str)
     return sorted(per_bench.index[per_bench == level].astype(str))
 
 
