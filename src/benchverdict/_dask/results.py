@@ -37,9 +37,10 @@ from benchverdict._dask.frame import canonical_partition
 from benchverdict.results import ID_ROLES, Results
 
 #: The most rows a view that needs every row (``table``, ``draws``) brings to the client.
-#: 3e7 canonical rows take about 1 GB; set ``benchverdict._dask.results.MAX_CLIENT_ROWS``
+#: 10^7 canonical rows took 1.4 GB of client memory in the report (benchmarks/bench_dask.py),
+#: which keeps the client under 4 GB; set ``benchverdict._dask.results.MAX_CLIENT_ROWS``
 #: to change it.
-MAX_CLIENT_ROWS = 30_000_000
+MAX_CLIENT_ROWS = 10_000_000
 
 
 class RowsTooLargeError(MemoryError):
