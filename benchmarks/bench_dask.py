@@ -8,8 +8,8 @@ anytime benchmark of ``benchmarks/make_anytime_parquet.py`` (made in
 
 Measured per size, from partitioned Parquet:
 
-* ``validate``: ``Results.from_frame`` on the Dask frame (two passes: labels, checks),
-  then the canonical partitions persisted on the workers;
+* ``validate``: ``Results.from_frame`` on the Dask frame (two passes: labels, checks);
+  the canonical partitions are then kept in the workers' memory unless ``--no-persist``;
 * ``core``: ``describe()`` + LMEM ``score ~ algorithm + (1|benchmark)`` and its null
   model + GLRT + Tukey-adjusted pairwise contrasts, on all rows;
 * ``report``: ``benchverdict.compare`` (every analysis that applies) and writing it;
@@ -62,7 +62,7 @@ def files_for(data: Path, rows: float, tmp: Path) -> Path:
     return out
 
 
-def measure(path: Path, report: bool, out: Path) -> dict:
+def measure(path: Path, report: bool, out: Path, persist: bool) -> dict:
     import benchverdict as bv
     from benchverdict._dask.frame import from_dask_frame, read_dask
     from benchverdict.lmem import fit, glrt
@@ -74,8 +74,9 @@ def measure(path: Path, report: bool, out: Path) -> dict:
     res = from_dask_frame(ddf, algorithm="algorithm", benchmark="bench_prior", seed="seed",
                           budget="used_fidelity", score="value", objective="minimize",
                           metafeatures=["prior"], kind=None, partition_names=names,
-                          persist=True)
+                          persist=persist)
     row["rows"] = len(res)
+    row["persist"] = persist
     row["partitions"] = res.npartitions
     row["validate_s"] = time.perf_counter() - t0
     t1 = time.perf_counter()
@@ -120,7 +121,7 @@ def run_one(args: argparse.Namespace, rows: float, report: bool) -> dict:
                                    memory_limit="4GiB", dashboard_address=None)
             client = Client(cluster)
         try:
-            row = measure(path, report, args.out)
+            row = measure(path, report, args.out, not args.no_persist)
             peaks = client.run(peak_rss_mb)
             row["worker_peak_mb"] = max(peaks.values())
             row["client_peak_mb"] = peak_rss_mb()
@@ -167,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="sizes at which the full report is also timed (default: all)")
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--out", type=Path, default=HERE / "dask_scaling")
+    parser.add_argument("--no-persist", action="store_true",
+                        help="read the Parquet parts again in every pass instead of keeping "
+                             "the canonical partitions in the workers' memory (~36 bytes a "
+                             "row in all: 10^8 rows do not fit two 4 GiB workers)")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -184,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                "--out", str(args.out)] + (["--scheduler", args.scheduler] if args.scheduler
                                           else [])
         cmd += ["--report-rows"] + ([str(n)] if n in report_rows else [])
+        cmd += ["--no-persist"] if args.no_persist else []
         done = subprocess.run(cmd, capture_output=True, text=True,
                               env={**os.environ, "MPLBACKEND": "Agg"})
         line = [x for x in done.stdout.splitlines() if x.startswith("ROW ")]
