@@ -311,6 +311,13 @@ def test_whole_table_views_refuse_beyond_the_client_limit(cluster_client, monkey
     assert len(dk.final()) == 600  # the reductions still work
 
 
+def test_cell_sizes_equal_the_table_groupby(cluster_client):
+    df = load_example_frame().sample(frac=1, random_state=2).reset_index(drop=True)
+    mem, dk = _both(df.iloc[:-7], 4, **EXAMPLE_ROLES)
+    want = mem.table.groupby(["algorithm", "benchmark"], observed=True).size()
+    pd.testing.assert_series_equal(dk.cell_sizes(), want)
+
+
 def test_persisted_partitions_give_the_same_answers(cluster_client):
     from benchverdict._dask.frame import from_dask_frame
 
@@ -330,8 +337,15 @@ def test_cli_report_engine_dask_equals_pandas(cluster_client, tmp_path):
               "--budget", "trial", "--score", "accuracy", "--objective", "maximize",
               "--no-progress", "--analyses", "ranks,lmem"]
     assert main(["report", str(data), *common, "-o", str(tmp_path / "mem")]) == 0
-    assert main(["report", str(data), *common, "--engine", "dask", "--scheduler",
-                 cluster_client.scheduler.address, "-o", str(tmp_path / "dk")]) == 0
+    from benchverdict._dask import cli as dask_cli
+
+    try:
+        assert main(["report", str(data), *common, "--engine", "dask", "--scheduler",
+                     cluster_client.scheduler.address, "-o", str(tmp_path / "dk")]) == 0
+    finally:  # the command's own client: close it before the cluster goes away
+        for client in dask_cli._CLIENT:
+            client.close()
+        dask_cli._CLIENT.clear()
     for name in ("verdicts.csv", "agreement.csv", "exclusions.csv"):
         assert (tmp_path / "dk" / name).read_text() == (tmp_path / "mem" / name).read_text()
 

@@ -438,6 +438,19 @@ class DaskResults(Results):
             self._cache["meta_levels"] = merged
         return self._cache["meta_levels"]
 
+    def cell_sizes(self) -> pd.Series:
+        """Rows per (algorithm, benchmark) cell, as ``table.groupby([...]).size()`` gives them."""
+        _, nb, ns = self._sizes()
+        run = self._summary["run"].to_numpy()
+        rest = run // ns
+        a, b = np.divmod(rest, nb)
+        f = self._frame
+        frame = pd.DataFrame({
+            "algorithm": pd.Categorical.from_codes(a, categories=f["algorithm"].cat.categories),
+            "benchmark": pd.Categorical.from_codes(b, categories=f["benchmark"].cat.categories),
+            "n": self._summary["n"].to_numpy()})
+        return frame.groupby(["algorithm", "benchmark"], observed=True)["n"].sum().rename(None)
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """``table.groupby("benchmark")[name].first()`` as a reduction (first non-missing)."""
         if ("first", name) not in self._cache:

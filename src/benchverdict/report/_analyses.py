@@ -111,6 +111,12 @@ def _first_per_benchmark(results: Results, name: str) -> pd.Series:
     return results.table.groupby("benchmark", observed=True)[name].first()
 
 
+def _cell_sizes(results: Results) -> pd.Series:
+    if hasattr(results, "cell_sizes"):  # rows in Dask partitions: from the run summaries
+        return results.cell_sizes()
+    return results.table.groupby(["algorithm", "benchmark"], observed=True).size()
+
+
 def _benchmarks_at(results: Results, name: str, level: str) -> list[str]:
     per_bench = _first_per_benchmark(results, name).astype(str)
     return sorted(per_bench.index[per_bench == level].astype(str))
@@ -729,8 +735,7 @@ class _Guidance:
         self.tuning = tuning
         self.ranks_ran = ranks_ran
         self.warnings: list[str] = []
-        table = results.table
-        self.counts = table.groupby(["algorithm", "benchmark"], observed=True).size()
+        self.counts = _cell_sizes(results)
         self.n_bench = len(results.benchmarks)
         self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
         self._units: dict[tuple, str] = {}
