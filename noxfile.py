@@ -25,7 +25,9 @@ def tests(session: nox.Session) -> None:
     comparing the native LMM with lme4 run; they skip cleanly otherwise.
     Exit code 5 (no tests collected) is treated as a failure by .ci/run, not here.
     """
-    extras = "test,example,tools"
+    # tools: the HPO-tool readers are tested on the real tools' output.
+    # dask: the scale-out tests (tests/test_dask_*.py) run on a LocalCluster.
+    extras = "test,example,tools,dask"
     if shutil.which("R"):
         extras += ",lme4"
     _install(session, extras)

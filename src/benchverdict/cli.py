@@ -105,6 +105,16 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
         "--format", choices=["csv", "tsv", "parquet", "jsonl"], help="override the file suffix"
     )
     group.add_argument(
+        "--engine", choices=["pandas", "dask"], default="pandas",
+        help="pandas: rows in memory (default); dask: FILE is Parquet (a file, a directory "
+             "of parts or a glob) and rows stay in Dask partitions (benchverdict[dask])",
+    )
+    group.add_argument(
+        "--scheduler", metavar="ADDRESS", default=None,
+        help="with --engine dask: the dask.distributed scheduler to run on (e.g. "
+             "tcp://host:8786; default: Dask's local threads)",
+    )
+    group.add_argument(
         "--adapter", choices=ADAPTER_NAMES, metavar="NAME",
         help="read a published format instead of mapping roles by hand: "
         f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide and "
@@ -173,6 +183,10 @@ def _load_results(args: argparse.Namespace):
             f"(or use --adapter for a published format)."
         )
     _check_exists(args.file)
+    if getattr(args, "engine", "pandas") == "dask":
+        from benchverdict._dask.cli import load_dask
+
+        return load_dask(args)
     if args.format is None:
         try:
             io.detect_format(args.file)
@@ -200,7 +214,7 @@ class UsageError(Exception):
 
 #: The options that say how to read FILE (meaningless with --example).
 _INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
-                  "on_invalid", "kind", "format", "adapter", "name_pattern")
+                  "on_invalid", "kind", "format", "adapter", "name_pattern", "scheduler")
 
 
 def _check_exists(path: Path) -> None:

@@ -423,6 +423,15 @@ class Results:
         if kind is not None and kind not in ("trials", "runs"):
             raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
         if not isinstance(df, pd.DataFrame):
+            from benchverdict._dask import is_dask_frame
+
+            if is_dask_frame(df):  # rows stay in Dask partitions (benchverdict[dask])
+                from benchverdict._dask.frame import from_dask_frame
+
+                return from_dask_frame(  # type: ignore[return-value]
+                    df, algorithm=algorithm, seed=seed, score=score, objective=objective,
+                    benchmark=benchmark, budget=budget, metafeatures=metafeatures,
+                    on_invalid=on_invalid, kind=kind)
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
         frame, problems, exclusions, budget_index = _validate(
             df,

@@ -268,8 +268,16 @@ def read(
     kind: Kind | None = None,
     min_algorithms: int = 2,
     format: Format | None = None,
+    engine: Literal["pandas", "dask"] = "pandas",
 ) -> Results:
     """Read a results file and validate it into a :class:`Results`.
+
+    With ``engine="dask"`` (the ``benchverdict[dask]`` extra), ``path`` is a
+    Parquet file, a directory of parts or a glob, and the rows stay in Dask
+    partitions (one per file): the result is a
+    :class:`~benchverdict._dask.results.DaskResults` with the same API,
+    validated per partition, on the current ``dask.distributed`` client if
+    there is one.
 
     The role options are those of :meth:`Results.from_frame`. Only the
     mapped columns are read from Parquet, so wide files load fast. The
@@ -287,6 +295,16 @@ def read(
     """
     wanted = [c for c in (algorithm, benchmark, seed, budget, score) if c is not None]
     wanted += list(metafeatures)
+    if engine not in ("pandas", "dask"):
+        raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}.")
+    if engine == "dask":
+        from benchverdict._dask.frame import from_dask_frame, read_dask
+
+        ddf, names = read_dask(path, columns=wanted, format=format)
+        return from_dask_frame(ddf, algorithm=algorithm, seed=seed, score=score,
+                               objective=objective, benchmark=benchmark, budget=budget,
+                               metafeatures=metafeatures, on_invalid=on_invalid, kind=kind,
+                               partition_names=names)
     ids = [c for c in (algorithm, benchmark, seed) if c is not None]
     fmt = format or detect_format(path)
     try:

@@ -644,6 +644,11 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     >>> m.n_params, m.fixef.index.tolist()
     (4, ['(Intercept)', 'algorithmb'])
     """
+    if hasattr(results, "_lmem_partitions"):  # a DaskResults: cross-products per partition
+        from benchverdict._dask.lmem import fit_partitioned
+
+        return fit_partitioned(results, formula, reml=reml, backend=backend, start=start,
+                               exclusions=exclusions)
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)
     left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)

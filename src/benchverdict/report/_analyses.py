@@ -96,21 +96,31 @@ def level_metafeatures(results: Results) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if not results.metafeatures:
         return out
-    table = results.table
     desc = results.describe().metafeatures
     for name in results.metafeatures:
         if not bool(desc.loc[name, "constant_within_benchmark"]):
             continue
-        per_bench = table.groupby("benchmark", observed=True)[name].first().dropna()
+        per_bench = _first_per_benchmark(results, name).dropna()
         counts = per_bench.astype(str).value_counts()
         if 2 <= len(counts) <= MAX_METAFEATURE_LEVELS and (counts >= 2).all():
             out[name] = sorted(counts.index)
     return out
 
 
+def _first_per_benchmark(results: Results, name: str) -> pd.Series:
+    if hasattr(results, "first_per_benchmark"):  # rows in Dask partitions: one reduction
+        return results.first_per_benchmark(name)
+    return results.table.groupby("benchmark", observed=True)[name].first()
+
+
+def _cell_sizes(results: Results) -> pd.Series:
+    if hasattr(results, "cell_sizes"):  # rows in Dask partitions: from the run summaries
+        return results.cell_sizes()
+    return results.table.groupby(["algorithm", "benchmark"], observed=True).size()
+
+
 def _benchmarks_at(results: Results, name: str, level: str) -> list[str]:
-    table = results.table
-    per_bench = table.groupby("benchmark", observed=True)[name].first().astype(str)
+    per_bench = _first_per_benchmark(results, name).astype(str)
     return sorted(per_bench.index[per_bench == level].astype(str))
 
 
@@ -769,8 +779,7 @@ class _Guidance:
         self.tuning = tuning
         self.ranks_ran = ranks_ran
         self.warnings: list[str] = []
-        table = results.table
-        self.counts = table.groupby(["algorithm", "benchmark"], observed=True).size()
+        self.counts = _cell_sizes(results)
         self.n_bench = len(results.benchmarks)
         self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
         # Looked up once per pair and scope (10,000s of times with many algorithms): plain

@@ -1,0 +1,555 @@
+"""Build a :class:`DaskResults`: read partitioned Parquet, validate per partition.
+
+Validation runs the in-memory checks (:func:`benchverdict.results._validate`)
+on every partition, with the partition's rows labelled by their global
+position (the row numbers ``pandas.read_parquet`` of the same directory
+would give), so each problem and exclusion record reads as in memory; row
+problems also name the file they are in. What a single partition cannot see
+is settled on the client from per-run summaries:
+
+* duplicated keys across partitions: a key can only repeat across two
+  partitions if the run's budget ranges there overlap; the rows of such runs
+  (usually none) are gathered and checked exactly, by the same code;
+* the kind (``"trials"`` or ``"runs"``): steps between partitions are
+  checked at the boundaries of each run's pieces (exact when pieces do not
+  interleave; interleaved runs are gathered and checked row by row);
+* the categories: the sorted union of the labels of the kept rows.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from benchverdict._dask import require_dask
+from benchverdict._dask.compute import compute_all
+from benchverdict._validation import Problem, ValidationError, format_rows, numeric_column
+from benchverdict.results import (
+    ID_ROLES,
+    SINGLE_BENCHMARK,
+    Kind,
+    Objective,
+    _empty_exclusions,
+    _metafeature_values,
+    _validate,
+    check_objective,
+)
+
+
+# ---------------------------------------------------------------------- reading
+def parquet_parts(path: str | Path) -> list[Path]:
+    """The Parquet files of a file, a directory of parts (recursively) or a glob, sorted.
+
+    Examples
+    --------
+    >>> parquet_parts("/no/such/dir/*.parquet")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no Parquet file matches '/no/such/dir/*.parquet'
+    """
+    text = str(path)
+    p = Path(text)
+    if p.is_dir():
+        parts = sorted(p.rglob("*.parquet"))
+        if not parts:
+            raise ValueError(f"directory {text!r} holds no *.parquet parts.")
+        return parts
+    if p.is_file():
+        return [p]
+    parts = sorted(Path(m) for m in _glob.glob(text, recursive=True) if Path(m).is_file())
+    if not parts:
+        raise FileNotFoundError(f"no Parquet file matches {text!r}")
+    return parts
+
+
+def _read_part(path: Path, columns: list[str] | None) -> pd.DataFrame:
+    from benchverdict.io import ReadError
+
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except Exception as err:
+        if type(err).__module__.startswith("pyarrow"):
+            raise ReadError(path, (
+                f"cannot read {str(path)!r}: it is not a valid Parquet file or lacks a "
+                f"column ({err}). Fix: write it again (it may be truncated), or check its "
+                f"columns.")) from err
+        raise
+
+
+def read_dask(path: str | Path, *, columns: Sequence[str] | None = None,
+              format: str | None = None) -> tuple[Any, list[str]]:
+    """A Dask DataFrame with one partition per Parquet file, and the files' names.
+
+    Examples
+    --------
+    >>> import pytest; _ = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> pd.DataFrame({"a": [1, 2]}).to_parquet(os.path.join(d, "p0.parquet"))
+    >>> ddf, names = read_dask(d)
+    >>> ddf.npartitions, [os.path.basename(n) for n in names]
+    (1, ['p0.parquet'])
+    """
+    require_dask()
+    import dask.dataframe as dd
+
+    if format not in (None, "parquet"):
+        raise ValueError(
+            f"engine='dask' reads Parquet (a file, a directory of parts or a glob), not "
+            f"{format!r}. Fix: convert the file to Parquet, or use engine='pandas'.")
+    parts = parquet_parts(path)
+    cols = None if columns is None else list(dict.fromkeys(columns))
+    head = _read_part(parts[0], None)
+    if cols is not None:
+        missing = [c for c in cols if c not in head.columns]
+        if missing:
+            cols = None  # validation names the missing column and lists those that exist
+    meta = head.iloc[:0] if cols is None else head[cols].iloc[:0]
+    ddf = dd.from_map(_read_part, parts, columns=cols, meta=meta, enforce_metadata=False,
+                      divisions=None, label="read-benchverdict-parquet")
+    return ddf, [str(p) for p in parts]
+
+
+# ---------------------------------------------------------------------- partition tasks
+def _length_and_labels(pdf: pd.DataFrame, columns: tuple[str, ...]) -> dict:
+    """Pass 1: the partition's length, and per id column its labels and dtype."""
+    out: dict[str, Any] = {"n": len(pdf), "labels": {}, "dtypes": {}}
+    for c in columns:
+        if c not in pdf.columns:
+            continue
+        values = pdf[c]
+        out["dtypes"][c] = str(values.dtype)
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            codes = values.cat.codes.to_numpy()
+            used = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories)) > 0
+            distinct = values.cat.categories[used]
+        else:
+            distinct = pd.unique(values.dropna())  # native types: far faster than objects
+        out["labels"][c] = np.asarray(list(distinct), dtype=object)
+    out["columns"] = list(map(str, pdf.columns))
+    return out
+
+
+def _positions(pdf: pd.DataFrame, offset: int) -> pd.DataFrame:
+    pdf = pdf.copy(deep=False)
+    pdf.index = pd.RangeIndex(offset, offset + len(pdf))
+    return pdf
+
+
+def codes_in(values: pd.Series, categories: Any) -> np.ndarray:
+    """Each value's position in ``categories`` (-1 if absent or missing), as int64.
+
+    A categorical column is mapped through its categories (no hashing per row),
+    which is what makes dictionary-encoded Parquet columns cheap.
+
+    Examples
+    --------
+    >>> codes_in(pd.Series(["b", "a", None], dtype="category"), ["a", "b"]).tolist()
+    [1, 0, -1]
+    """
+    index = pd.Index(categories)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        lookup = np.r_[index.get_indexer(values.cat.categories), -1].astype(np.int64)
+        return lookup[values.cat.codes.to_numpy().astype(np.int64)]
+    return index.get_indexer(values).astype(np.int64)
+
+
+_codes = codes_in
+
+
+def run_keys(pdf: pd.DataFrame, roles: dict, categories: dict) -> np.ndarray:
+    """Each row's run key ``(a * n_benchmarks + b) * n_seeds + s`` from global categories."""
+    key = np.zeros(len(pdf), dtype=np.int64)
+    for role in ID_ROLES:
+        cats = categories[role]
+        column = roles.get(role)
+        codes = (np.zeros(len(pdf), dtype=np.int64) if column is None
+                 else _codes(pdf[column], cats))
+        key = key * max(len(cats), 1) + codes
+    return key
+
+
+def summarise_runs(run: np.ndarray, budget: np.ndarray | None, score: np.ndarray,
+                   sign: float) -> pd.DataFrame:
+    """Per run: rows, first and last budget, the scores there, and worsening steps.
+
+    Examples
+    --------
+    >>> summarise_runs(np.array([0, 0, 1]), np.array([2.0, 1.0, 5.0]),
+    ...                np.array([0.5, 0.7, 0.1]), 1.0).to_dict("list")["worse"]
+    [1, 0]
+    """
+    if budget is None:
+        runs, counts = np.unique(run, return_counts=True)
+        return pd.DataFrame({"run": runs, "n": counts})
+    order = np.lexsort((budget, run))
+    r, b, s = run[order], budget[order], score[order] * sign
+    if not len(r):
+        return pd.DataFrame({c: np.array([], dtype=t) for c, t in (
+            ("run", np.int64), ("n", np.int64), ("bmin", float), ("bmax", float),
+            ("sfirst", float), ("slast", float), ("worse", np.int64))})
+    start = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+    end = np.r_[start[1:], len(r)] - 1
+    same = np.r_[r[1:] == r[:-1]]
+    worse = np.r_[(s[1:] < s[:-1]) & same, False].astype(np.int64)
+    return pd.DataFrame({
+        "run": r[start], "n": end - start + 1, "bmin": b[start], "bmax": b[end],
+        "sfirst": s[start] * sign, "slast": s[end] * sign,
+        "worse": np.add.reduceat(worse, start) - worse[end],
+    })
+
+
+def _validate_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeatures: tuple,
+                        on_invalid: str, categories: dict, sign: float) -> dict:
+    """Pass 2: the in-memory checks on one partition, and its per-run summary."""
+    pdf = _positions(pdf, offset)
+    if not len(pdf):
+        return {"problems": [], "exclusions": _empty_exclusions(), "summary": None, "kept": 0}
+    _, problems, exclusions, _ = _validate(
+        pdf, algorithm=roles["algorithm"], benchmark=roles.get("benchmark"),
+        seed=roles["seed"], budget=roles.get("budget"), score=roles["score"],
+        metafeatures=metafeatures, on_invalid=on_invalid)
+    # A partition may hold one algorithm: that is checked on the whole data, not here.
+    problems = [p for p in problems if p.reason not in ("too_few_algorithms", "empty")]
+    if any(not p.droppable for p in problems):
+        return {"problems": problems, "exclusions": exclusions, "summary": None, "kept": 0}
+    # Row problems (raise mode): summarise the other rows all the same, so that keys
+    # duplicated across partitions are found and reported together with these.
+    bad = np.array([r for p in problems for r in p.rows], dtype=np.int64)
+    keep = ~pdf.index.isin(np.r_[exclusions["row"].to_numpy(dtype=np.int64), bad])
+    kept = pdf[keep]
+    budget = (numeric_column(kept, roles["budget"], "budget")[0]
+              if roles.get("budget") else None)
+    score = numeric_column(kept, roles["score"], "score")[0]
+    summary = summarise_runs(run_keys(kept, roles, categories), budget, score, sign)
+    return {"problems": problems, "exclusions": exclusions, "summary": summary,
+            "kept": len(kept)}
+
+
+def _gather_runs(pdf: pd.DataFrame, offset: int, roles: dict, categories: dict,
+                 runs: np.ndarray) -> pd.DataFrame:
+    """The rows (every column) of the given runs, labelled by global position."""
+    pdf = _positions(pdf, offset)
+    key = run_keys(pdf, roles, categories)
+    hit = np.isin(key, runs)
+    out = pdf[hit].copy()
+    out["__run__"] = key[hit]
+    return out
+
+
+def canonical_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeatures: tuple,
+                        categories: dict, dropped: np.ndarray) -> pd.DataFrame:
+    """One partition in the canonical schema (the rows a Results keeps)."""
+    pdf = _positions(pdf, offset)
+    if len(dropped):
+        pdf = pdf[~pdf.index.isin(dropped)]
+    out: dict[str, Any] = {}
+    for role in ID_ROLES:
+        column = roles.get(role)
+        cats = pd.Index(categories[role]) if column is not None else pd.Index(
+            [SINGLE_BENCHMARK])
+        codes = (np.zeros(len(pdf), dtype=np.int64) if column is None
+                 else _codes(pdf[column], cats))
+        out[role] = pd.Categorical.from_codes(codes, categories=cats, validate=False)
+    if roles.get("budget"):
+        out["budget"] = numeric_column(pdf, roles["budget"], "budget")[0]
+    out["score"] = numeric_column(pdf, roles["score"], "score")[0]
+    frame = pd.DataFrame(out, index=pdf.index)
+    for m in metafeatures:
+        frame[m] = _metafeature_values(pdf, m)[0]
+    return frame
+
+
+# ---------------------------------------------------------------------- client side
+def _merge_problems(found: list[tuple[Problem, str]], names: list[str],
+                    offsets: np.ndarray) -> list[Problem]:
+    """One problem per (column, reason): rows united, the files they are in named."""
+    by_key: dict[tuple[str, str], list[Problem]] = {}
+    for p, _ in found:
+        by_key.setdefault((p.column, p.reason), []).append(p)
+    merged = []
+    for (column, reason), group in by_key.items():
+        rows = tuple(dict.fromkeys(r for p in group for r in p.rows))
+        best = max(group, key=lambda p: len(p.rows))
+        message = best.message
+        if len(rows) > len(best.rows):
+            message += f" In all, {len(rows)} rows have this problem: {format_rows(rows)}."
+        if rows:
+            message += " " + _files_of(rows, names, offsets)
+        else:
+            files = sorted({where for p, where in found if (p.column, p.reason) == (column,
+                                                                                     reason)})
+            message += f" (in {', '.join(files)})"
+        merged.append(Problem(column=column, reason=reason, message=message, rows=rows,
+                              droppable=best.droppable, cli=best.cli))
+    return merged
+
+
+def _files_of(rows: Sequence, names: list[str], offsets: np.ndarray) -> str:
+    """'In file X (its rows i, j)' for global row positions."""
+    pos = np.asarray(rows, dtype=np.int64)
+    part = np.searchsorted(offsets, pos, side="right") - 1
+    pieces = []
+    for i in dict.fromkeys(part.tolist()):
+        local = pos[part == i] - offsets[i]
+        pieces.append(f"{names[i]!r} (its {format_rows(tuple(local.tolist()))})")
+    return "In file " + "; in file ".join(pieces) + "."
+
+
+def _mixed_label_types(labels: list[dict], names: list[str], roles: dict) -> list[Problem]:
+    """Id columns whose labels have different types in different files."""
+    problems = []
+    for role in ID_ROLES:
+        column = roles.get(role)
+        if column is None:
+            continue
+        types: dict[str, list[str]] = {}
+        for info, name in zip(labels, names):
+            for v in info["labels"].get(column, ()):
+                types.setdefault(type(v).__name__, [])
+                if not types[type(v).__name__] or types[type(v).__name__][-1] != name:
+                    types[type(v).__name__].append(name)
+        kinds = {"float" if t in ("float", "float64", "int", "int64") else t for t in types}
+        if len(kinds) > 1:
+            where = "; ".join(f"{t} in {', '.join(map(repr, files[:3]))}"
+                              for t, files in types.items())
+            problems.append(Problem(
+                column=column, reason="mixed_types",
+                message=(f"column {column!r} ({role}) mixes value types across files ({where}). "
+                         f"Identifiers like 1 and '1' would silently become different groups. "
+                         f"Fix: write the column with one type in every file, e.g. "
+                         f"df[{column!r}] = df[{column!r}].astype(str).")))
+    return problems
+
+
+def _sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
+    if not arrays:
+        return np.array([], dtype=object)
+    values = pd.unique(np.concatenate([np.asarray(a, dtype=object) for a in arrays]))
+    return np.asarray(sorted(values), dtype=object)
+
+
+def _combine_pieces(pieces: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per-run summary from per-partition pieces, and the runs whose pieces overlap.
+
+    Two pieces of a run overlap when their budget ranges intersect; only then
+    can a key repeat across partitions, and only then are the pieces not
+    ordered, so such runs are settled on their gathered rows.
+    """
+    if "bmin" not in pieces:
+        multi = pieces["run"].duplicated(keep=False).to_numpy()
+        return pieces.groupby("run", sort=True)["n"].sum().reset_index(), np.unique(
+            pieces["run"].to_numpy()[multi])
+    p = pieces.sort_values(["run", "bmin"], kind="stable").reset_index(drop=True)
+    same = np.r_[False, p["run"].to_numpy()[1:] == p["run"].to_numpy()[:-1]]
+    prev_max = np.r_[np.nan, p["bmax"].to_numpy()[:-1]]
+    overlap = same & (p["bmin"].to_numpy() <= prev_max)
+    bad_runs = np.unique(p["run"].to_numpy()[overlap])
+    return p, bad_runs
+
+
+def _runs_summary(p: pd.DataFrame, sign: float) -> tuple[pd.DataFrame, int]:
+    """Combine ordered, non-overlapping pieces: totals per run and worsening steps."""
+    if "bmin" not in p:
+        return p, 0
+    run = p["run"].to_numpy()
+    same = np.r_[False, run[1:] == run[:-1]]
+    prev_last = np.r_[np.nan, p["slast"].to_numpy()[:-1]]
+    boundary = same & (p["sfirst"].to_numpy() * sign < prev_last * sign)
+    g = p.assign(boundary=boundary.astype(np.int64))
+    out = g.groupby("run", sort=True).agg(
+        n=("n", "sum"), bmin=("bmin", "min"), bmax=("bmax", "max"), worse=("worse", "sum"),
+        boundary=("boundary", "sum"))
+    worse = int(out["worse"].sum() + out["boundary"].sum())
+    return out.drop(columns=["worse", "boundary"]).reset_index(), worse
+
+
+def from_dask_frame(
+    ddf: Any, *, algorithm: str, seed: str, score: str, objective: Objective,
+    benchmark: str | None = None, budget: str | None = None,
+    metafeatures: Sequence[str] = (), on_invalid: Literal["raise", "drop"] = "raise",
+    kind: Kind | None = None, partition_names: Sequence[str] | None = None,
+    persist: bool = False, progress: bool = False,
+):
+    """Validate a Dask DataFrame into a :class:`~benchverdict._dask.results.DaskResults`.
+
+    The arguments are those of :meth:`Results.from_frame`; see the module
+    docstring for how the checks are split between partitions and client.
+    ``partition_names`` names each partition in messages (the reader passes
+    the file names); ``persist`` keeps the canonical partitions in the
+    workers' memory for the analyses that follow.
+
+    Examples
+    --------
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
+    ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
+    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
+    ...                       score="acc", objective="maximize")
+    >>> len(res), res.algorithms
+    (4, ['a', 'b'])
+    """
+    require_dask()
+    import dask
+
+    from benchverdict._dask.results import DaskResults
+
+    check_objective(objective)
+    if on_invalid not in ("raise", "drop"):
+        raise ValueError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}.")
+    if kind is not None and kind not in ("trials", "runs"):
+        raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
+    metafeatures = tuple(metafeatures)
+    roles = {"algorithm": algorithm, "seed": seed, "score": score}
+    if benchmark is not None:
+        roles["benchmark"] = benchmark
+    if budget is not None:
+        roles["budget"] = budget
+    sign = 1.0 if objective == "maximize" else -1.0
+    parts = ddf.to_delayed()
+    names = (list(partition_names) if partition_names is not None
+             else [f"partition {i}" for i in range(len(parts))])
+    id_columns = tuple(roles[r] for r in ID_ROLES if r in roles)
+
+    # Pass 1: lengths (for global row positions) and labels (for global categories).
+    first = compute_all([dask.delayed(_length_and_labels)(p, id_columns) for p in parts],
+                        desc="reading labels", progress=progress)
+    lengths = np.array([f["n"] for f in first], dtype=np.int64)
+    offsets = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64)
+    if lengths.sum() == 0 or any(c not in first[0]["columns"]
+                                 for c in [*roles.values(), *metafeatures]):
+        # Missing columns and the empty table: the in-memory checks on the (empty) frame
+        # give the same error as in memory.
+        head = ddf.head(0, npartitions=1) if lengths.sum() == 0 else parts[0].compute()
+        from benchverdict.results import Results
+
+        Results.from_frame(head.iloc[:0] if lengths.sum() == 0 else head, **{
+            **{k: v for k, v in roles.items()}, "objective": objective,
+            "metafeatures": metafeatures, "on_invalid": on_invalid, "kind": kind})
+    mixed = _mixed_label_types(first, names, roles)
+    if mixed:
+        raise ValidationError(mixed)
+    raw_categories = {}
+    for role in ID_ROLES:
+        column = roles.get(role)
+        raw_categories[role] = (np.array([SINGLE_BENCHMARK], dtype=object) if column is None
+                                else _sorted_union([f["labels"].get(column, np.array([]))
+                                                    for f in first]))
+
+    # Pass 2: the in-memory checks per partition, and per-run summaries.
+    second = compute_all([dask.delayed(_validate_partition)(
+        p, int(o), roles, metafeatures, on_invalid, raw_categories, sign)
+        for p, o in zip(parts, offsets)], desc="validating", progress=progress)
+    found = [(p, names[i]) for i, s in enumerate(second) for p in s["problems"]]
+    if any(not p.droppable for p, _ in found):
+        raise ValidationError(_merge_problems(found, names, offsets))
+    exclusions = [s["exclusions"] for s in second if len(s["exclusions"])]
+    pieces = pd.concat([s["summary"] for s in second if s["summary"] is not None],
+                       ignore_index=True)
+    ordered, suspect = _combine_pieces(pieces)
+
+    # Runs whose pieces overlap across partitions: gather their rows and check them whole.
+    extra_dropped = np.array([], dtype=np.int64)
+    suspect_summary = None
+    if len(suspect):
+        rows = compute_all([dask.delayed(_gather_runs)(p, int(o), roles, raw_categories,
+                                                      suspect)
+                            for p, o in zip(parts, offsets)], desc="checking split runs",
+                           progress=progress)
+        gathered = pd.concat(rows).sort_index()
+        run_of = gathered.pop("__run__")
+        _, problems, ex, _ = _validate(
+            gathered, algorithm=algorithm, benchmark=benchmark, seed=seed, budget=budget,
+            score=score, metafeatures=metafeatures, on_invalid=on_invalid)
+        problems = [p for p in problems if p.reason not in ("too_few_algorithms", "empty")]
+        if problems or found:
+            raise ValidationError(_merge_problems(found + [(p, "") for p in problems], names,
+                                                  offsets))
+        already = set()
+        for e in exclusions:
+            already.update(e["row"].tolist())
+        new = ex[~ex["row"].isin(already)] if len(ex) else ex
+        if len(new):
+            exclusions.append(new)
+            extra_dropped = new["row"].to_numpy(dtype=np.int64)
+        keep = ~gathered.index.isin(ex["row"].to_numpy(dtype=np.int64)) if len(ex) else (
+            np.ones(len(gathered), dtype=bool))
+        kept = gathered[keep]
+        b = numeric_column(kept, budget, "budget")[0] if budget else None
+        s = numeric_column(kept, score, "score")[0]
+        suspect_summary = summarise_runs(run_of.to_numpy()[keep], b, s, sign)
+        ordered = ordered[~ordered["run"].isin(suspect)]
+        if len(suspect_summary):
+            ordered = pd.concat([ordered, suspect_summary], ignore_index=True).sort_values(
+                ["run", "bmin"] if budget else ["run"], kind="stable").reset_index(drop=True)
+    if found:
+        raise ValidationError(_merge_problems(found, names, offsets))
+    summary, worse = _runs_summary(ordered, sign)
+    exclusions_frame = (pd.concat(exclusions, ignore_index=True).sort_values(
+        "row", kind="stable").reset_index(drop=True) if exclusions else _empty_exclusions())
+
+    # Categories of the kept rows, and the run keys remapped to them.
+    sizes = [max(len(raw_categories[r]), 1) for r in ID_ROLES]
+    run = summary["run"].to_numpy()
+    rest, s_codes = np.divmod(run, sizes[2])
+    a_codes, b_codes = np.divmod(rest, sizes[1])
+    categories = {}
+    new_codes = []
+    for role, codes, size in zip(ID_ROLES, (a_codes, b_codes, s_codes), sizes):
+        used = np.bincount(codes, minlength=size) > 0
+        # Inferred as pandas would for the column (int64, float64, str): the dtype of the
+        # categories is part of the categorical dtype the analyses compare.
+        categories[role] = pd.Index(list(raw_categories[role][used]))
+        new_codes.append((np.cumsum(used) - 1)[codes])
+    n_alg = len(categories["algorithm"])
+    if n_alg < 2:
+        raise ValidationError([Problem(
+            column=algorithm, reason="too_few_algorithms",
+            message=(f"column {algorithm!r} (algorithm) has {n_alg} distinct value(s) "
+                     f"{list(categories['algorithm'])}"
+                     f"{' after dropping invalid rows' if len(exclusions_frame) else ''}; a "
+                     f"comparison needs at least 2 algorithms. Fix: check that you mapped the "
+                     f"right column and did not filter the others away."))])
+    nb, ns = len(categories["benchmark"]), len(categories["seed"])
+    summary["run"] = (new_codes[0] * nb + new_codes[1]) * ns + new_codes[2]
+    if kind is None:
+        kind, kind_reason = _kind_of(summary, worse, budget is not None)
+    else:
+        kind_reason = "given by the caller"
+    dropped = exclusions_frame["row"].to_numpy(dtype=np.int64) if len(exclusions_frame) else (
+        np.array([], dtype=np.int64))
+    del extra_dropped
+    return DaskResults.build(
+        parts=parts, offsets=offsets, names=names, roles=roles, metafeatures=metafeatures,
+        categories=categories, dropped=dropped, objective=objective, kind=kind,
+        kind_reason=kind_reason, exclusions=exclusions_frame, summary=summary,
+        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress)
+
+
+def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:
+    """The in-memory rule of :func:`benchverdict.results._infer_kind`, from run summaries."""
+    if not has_budget:
+        return "trials", (
+            "inferred: no budget column, so each row is taken as one independent draw "
+            "(pass kind='runs' if these are final results of HPO runs)"
+        )
+    if not (summary["n"] > 1).any():
+        return "trials", "inferred: every run has a single row, so rows are taken as draws"
+    if worse:
+        return "trials", (
+            f"inferred: scores get worse along the budget within {worse} step(s) "
+            f"of some runs, so rows are independent trials, not incumbents"
+        )
+    return "runs", (
+        "inferred: scores never get worse along the budget within any run, so rows are "
+        "incumbents of HPO runs"
+    )
+
+
+__all__ = ["canonical_partition", "from_dask_frame", "parquet_parts", "read_dask", "run_keys",
+           "summarise_runs"]

@@ -1,0 +1,474 @@
+"""``DaskResults``: a :class:`~benchverdict.results.Results` whose rows stay in Dask partitions.
+
+It has the public API of ``Results``; the views the analyses use are
+per-partition reductions added up on the client:
+
+* :meth:`DaskResults.at_budget` / :meth:`DaskResults.final`: each partition
+  picks, per run, its candidate incumbent (the last row at or below the
+  budget for ``kind="runs"``; the best trial, earliest on ties, for
+  ``"trials"``); the client keeps, per run, the candidate with the largest
+  budget (``"runs"``) or the best score (``"trials"``). A run split across
+  partitions gets the same incumbent as in memory, because both rules are
+  associative.
+* :meth:`DaskResults.incumbent_cube`: the same for many budgets at once.
+* :meth:`DaskResults.blocks`, :meth:`DaskResults.runs_without_incumbent`,
+  ``describe()`` and the pairing rule use the per-run summaries made during
+  validation and the incumbents above; the rank matrices are then built by
+  the in-memory code.
+* :func:`benchverdict.lmem.fit` sums the cross-products per partition
+  (:mod:`benchverdict._dask.lmem`).
+
+Views that need every row on the client (``table``, ``draws``,
+``iter_draws``) are exact and are computed when the rows fit
+(:data:`MAX_CLIENT_ROWS`); beyond that they raise a clear error instead of
+exhausting the client's memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchverdict._dask.compute import compute_all
+from benchverdict._dask.frame import canonical_partition
+from benchverdict.results import ID_ROLES, Results
+
+#: The most rows a view that needs every row (``table``, ``draws``) brings to the client.
+#: 10^7 canonical rows took 1.4 GB of client memory in the report (benchmarks/bench_dask.py),
+#: which keeps the client under 4 GB; set ``benchverdict._dask.results.MAX_CLIENT_ROWS``
+#: to change it.
+MAX_CLIENT_ROWS = 10_000_000
+
+
+class RowsTooLargeError(MemoryError):
+    """A view needs every row on the client, and there are more than ``MAX_CLIENT_ROWS``."""
+
+
+def _run_codes(frame: pd.DataFrame, sizes: Sequence[int]) -> np.ndarray:
+    key = np.zeros(len(frame), dtype=np.int64)
+    for role, size in zip(ID_ROLES, sizes):
+        key = key * size + frame[role].cat.codes.to_numpy().astype(np.int64)
+    return key
+
+
+def _pick_partition(canon: pd.DataFrame, budget: float | None, kind: str, sign: float,
+                    sizes: Sequence[int]) -> pd.DataFrame:
+    """Per run, this partition's candidate incumbent at ``budget`` (None: over all rows)."""
+    if budget is not None:
+        canon = canon[canon["budget"].to_numpy() <= budget]
+    run = _run_codes(canon, sizes)
+    b = canon["budget"].to_numpy()
+    if kind == "runs":
+        order = np.lexsort((b, run))
+        last = np.r_[run[order][1:] != run[order][:-1], True] if len(run) else np.array(
+            [], dtype=bool)
+        chosen = order[last]
+    else:
+        oriented = canon["score"].to_numpy() * sign
+        order = np.lexsort((b, -oriented, run))
+        first = np.r_[True, run[order][1:] != run[order][:-1]] if len(run) else np.array(
+            [], dtype=bool)
+        chosen = order[first]
+    out = canon.iloc[chosen].copy()
+    out["__run__"] = run[chosen]
+    return out
+
+
+def _cube_partition(canon: pd.DataFrame, budgets: np.ndarray, kind: str, sign: float,
+                    sizes: Sequence[int]) -> pd.DataFrame:
+    """Per run and budget, this partition's candidate: (run, t, budget there, score)."""
+    run = _run_codes(canon, sizes)
+    b = canon["budget"].to_numpy()
+    s = canon["score"].to_numpy() * sign
+    order = np.lexsort((b, run))
+    run, b, s = run[order], b[order], s[order]
+    if kind == "trials" and len(s):
+        s = pd.Series(s).groupby(run).cummax().to_numpy()  # best trial so far, per run
+    pieces = []
+    for t, budget in enumerate(budgets):
+        ok = b <= budget
+        r_ok = run[ok]
+        if not len(r_ok):
+            continue
+        last = np.r_[r_ok[1:] != r_ok[:-1], True]
+        pieces.append(pd.DataFrame({"run": r_ok[last], "t": t, "b": b[ok][last],
+                                    "s": s[ok][last]}))
+    if not pieces:
+        return pd.DataFrame({"run": np.array([], dtype=np.int64), "t": np.array([], dtype=int),
+                             "b": np.array([], dtype=float), "s": np.array([], dtype=float)})
+    return pd.concat(pieces, ignore_index=True)
+
+
+def _rows_of_cell(canon: pd.DataFrame, algorithm: str, benchmark: str) -> np.ndarray:
+    mask = ((canon["algorithm"] == algorithm).to_numpy()
+            & (canon["benchmark"] == benchmark).to_numpy())
+    return canon["score"].to_numpy()[mask]
+
+
+def _budget_levels(canon: pd.DataFrame) -> pd.DataFrame:
+    """Distinct (algorithm code, budget) pairs of a partition."""
+    a = canon["algorithm"].cat.codes.to_numpy().astype(np.int64)
+    b_codes, levels = pd.factorize(canon["budget"].to_numpy())
+    pairs = np.unique(a * max(len(levels), 1) + b_codes)
+    a, b = np.divmod(pairs, max(len(levels), 1))
+    return pd.DataFrame({"a": a, "budget": np.asarray(levels, dtype=float)[b]})
+
+
+def _meta_levels(canon: pd.DataFrame, metafeatures: Sequence[str]) -> dict:
+    """Per metafeature: distinct (benchmark code, value) pairs and the missing count."""
+    out = {}
+    b_codes = canon["benchmark"].cat.codes.to_numpy().astype(np.int64)
+    for m in metafeatures:
+        col = canon[m]
+        present = col.notna().to_numpy()
+        # Distinct (benchmark, value) pairs through integer codes: hashing objects is slow.
+        v_codes, levels = pd.factorize(col)
+        key = b_codes[present] * max(len(levels), 1) + v_codes[present]
+        pairs = np.unique(key)
+        b, v = np.divmod(pairs, max(len(levels), 1))
+        out[m] = (pd.DataFrame({"b": b, "v": np.asarray(levels, dtype=object)[v]}),
+                  int((~present).sum()), str(col.dtype))
+    return out
+
+
+def _first_per_benchmark(canon: pd.DataFrame, name: str) -> pd.Series:
+    return canon.groupby("benchmark", observed=True)[name].first().dropna()
+
+
+class DaskResults(Results):
+    """A :class:`~benchverdict.results.Results` whose rows stay in Dask partitions.
+
+    Made by :func:`benchverdict.read` with ``engine="dask"`` or by
+    :meth:`Results.from_frame` given a Dask DataFrame; use it exactly like a
+    ``Results`` (see the module docstring for how each view is computed).
+
+    Attributes
+    ----------
+    partition_names : list of str
+        The file (or partition) behind each partition, named in messages.
+
+    Examples
+    --------
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> from benchverdict.results import _example_small
+    >>> df = _example_small().table.reset_index(drop=True)
+    >>> res = Results.from_frame(dd.from_pandas(df, npartitions=3), algorithm="algorithm",
+    ...                          benchmark="benchmark", seed="seed", budget="budget",
+    ...                          score="score", objective="maximize")
+    >>> type(res).__name__, len(res), res.kind
+    ('DaskResults', 16, 'trials')
+    >>> res.final()["score"].tolist() == _example_small().final()["score"].tolist()
+    True
+    """
+
+    __slots__ = ("_n_rows", "_parts", "_spec", "_summary", "partition_names")
+
+    @classmethod
+    def build(cls, *, parts: list, offsets: np.ndarray, names: list[str], roles: dict,
+              metafeatures: tuple, categories: dict, dropped: np.ndarray, objective: str,
+              kind: str, kind_reason: str, exclusions: pd.DataFrame, summary: pd.DataFrame,
+              n_rows: int, persist: bool, meta: pd.DataFrame,
+              progress: bool = False) -> DaskResults:
+        """Assemble a validated DaskResults (called by ``from_dask_frame``)."""
+        import dask
+
+        ends = np.r_[offsets[1:], np.iinfo(np.int64).max]
+        canon = [
+            dask.delayed(canonical_partition)(
+                p, int(o), roles, metafeatures, categories,
+                dropped[(dropped >= o) & (dropped < e)])
+            for p, o, e in zip(parts, offsets, ends)
+        ]
+        if persist:
+            from benchverdict._dask.compute import current_client
+
+            client = current_client()
+            canon = client.persist(canon) if client is not None else list(dask.persist(*canon))
+        empty = canonical_partition(meta.iloc[:0], 0, roles, metafeatures, categories,
+                                    np.array([], dtype=np.int64))
+        public_roles = {r: roles[r] for r in ("algorithm", "seed", "score", "benchmark",
+                                              "budget") if r in roles}
+        out = cls(empty, objective=objective, kind=kind, kind_reason=kind_reason,  # type: ignore[arg-type]
+                  roles=public_roles, metafeatures=metafeatures, exclusions=exclusions)
+        object.__setattr__(out, "_parts", canon)
+        object.__setattr__(out, "_summary", summary)
+        object.__setattr__(out, "_n_rows", int(n_rows))
+        object.__setattr__(out, "_spec", {"sizes": [len(categories[r]) for r in ID_ROLES],
+                                          "progress": progress})
+        object.__setattr__(out, "partition_names", list(names))
+        return out
+
+    # ------------------------------------------------------------------ plumbing
+    def __getstate__(self) -> dict:
+        names = ("_frame", "exclusions", "kind", "kind_reason", "metafeatures", "objective",
+                 "roles", "_n_rows", "_parts", "_spec", "_summary", "partition_names")
+        return {n: getattr(self, n) for n in names}
+
+    def __len__(self) -> int:
+        return self._n_rows
+
+    @property
+    def npartitions(self) -> int:
+        """The number of partitions."""
+        return len(self._parts)
+
+    def _sizes(self) -> list[int]:
+        return list(self._spec["sizes"])
+
+    def _map(self, func, *args, desc: str, progress: bool | None = None) -> list:
+        import dask
+
+        tasks = [dask.delayed(func)(p, *args) for p in self._parts]
+        shown = self._spec.get("progress", False) if progress is None else progress
+        return compute_all(tasks, desc=desc, progress=shown)
+
+    def __repr__(self) -> str:
+        budget = f", {len(self.budgets)} budgets" if self.has_budget else ""
+        return (
+            f"DaskResults({len(self)} rows in {self.npartitions} partitions, kind={self.kind!r}, "
+            f"objective={self.objective!r}: {len(self.algorithms)} algorithms x "
+            f"{len(self.benchmarks)} benchmarks x {len(self.seeds)} seeds{budget}; "
+            f"{len(self.exclusions)} rows excluded)"
+        )
+
+    def equals(self, other: object) -> bool:
+        """Whether ``other`` holds the same rows, roles, objective, kind and exclusions."""
+        if not isinstance(other, Results):
+            return False
+        mine = self.in_memory()
+        return mine.equals(other.in_memory() if isinstance(other, DaskResults) else other)
+
+    def copy(self) -> DaskResults:
+        """The object itself: it is immutable and its partitions are never changed."""
+        return self
+
+    # ------------------------------------------------------------------ whole-table views
+    def _check_fits(self, what: str, rows: int) -> None:
+        if rows > MAX_CLIENT_ROWS:
+            raise RowsTooLargeError(
+                f"{what} needs {rows:,} rows on the client, more than MAX_CLIENT_ROWS = "
+                f"{MAX_CLIENT_ROWS:,}. Every benchverdict analysis that scales (describe, "
+                f"at_budget/final, blocks and the rank tests, anytime ranks, the LMEM fit on "
+                f"the long table) runs per partition; this view does not. Fix: subset the "
+                f"data, raise benchverdict._dask.results.MAX_CLIENT_ROWS if the client has "
+                f"the memory, or use the incumbents (final(), at_budget()).")
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Every row in the canonical schema, on the client (exact; see ``MAX_CLIENT_ROWS``)."""
+        self._check_fits("the long table", len(self))
+        if "table" not in self._cache:
+            parts = self._map(lambda p: p, desc="collecting rows")
+            self._cache["table"] = pd.concat(parts) if parts else self._frame
+        return self._cache["table"].copy(deep=False)
+
+    def in_memory(self) -> Results:
+        """The same data as an in-memory :class:`Results` (exact; see ``MAX_CLIENT_ROWS``)."""
+        return Results(self.table, objective=self.objective, kind=self.kind,
+                       kind_reason=self.kind_reason, roles=self.roles,
+                       metafeatures=self.metafeatures, exclusions=self.exclusions)
+
+    def subset(self, *, algorithms: Sequence[str] | None = None,
+               benchmarks: Sequence[str] | None = None) -> Results:
+        """Restrict to some algorithms and/or benchmarks (in memory; see ``MAX_CLIENT_ROWS``)."""
+        return self.in_memory().subset(algorithms=algorithms, benchmarks=benchmarks)
+
+    def draws(self, algorithm: str, benchmark: str | None = None) -> np.ndarray:
+        """The IID scores of one (algorithm, benchmark) cell, in row order (exact)."""
+        self.require_kind("trials", "draws()")
+        if benchmark is None:
+            if len(self.benchmarks) != 1:
+                raise ValueError(
+                    f"benchmark is required: there are {len(self.benchmarks)} benchmarks "
+                    f"({self.benchmarks[:5]}...).")
+            benchmark = self.benchmarks[0]
+        self._check_name("algorithm", algorithm)
+        self._check_name("benchmark", benchmark)
+        _, nb, ns = self._sizes()
+        a = self.algorithms.index(str(algorithm))
+        b = self.benchmarks.index(str(benchmark))
+        run = self._summary["run"].to_numpy()
+        in_cell = (run // ns) == a * nb + b
+        self._check_fits(f"the draws of ({algorithm}, {benchmark})",
+                         int(self._summary["n"].to_numpy()[in_cell].sum()))
+        parts = self._map(_rows_of_cell, algorithm, benchmark, desc="collecting draws")
+        return np.concatenate(parts) if parts else np.array([], dtype=float)
+
+    def iter_draws(self) -> Iterator[tuple[str, str, np.ndarray]]:
+        """Yield ``(algorithm, benchmark, draws)`` for every non-empty cell (exact)."""
+        self.require_kind("trials", "iter_draws()")
+        return self.in_memory().iter_draws()
+
+    # ------------------------------------------------------------------ reductions
+    @property
+    def budgets(self) -> np.ndarray:
+        """The sorted distinct budgets (one reduction, cached)."""
+        if not self.has_budget:
+            return np.array([], dtype=float)
+        return np.unique(self._budget_pairs()["budget"].to_numpy())
+
+    def _budget_pairs(self) -> pd.DataFrame:
+        if "budget_pairs" not in self._cache:
+            parts = self._map(_budget_levels, desc="budgets")
+            self._cache["budget_pairs"] = pd.concat(parts, ignore_index=True).drop_duplicates()
+        return self._cache["budget_pairs"]
+
+    def _budget_index(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError("DaskResults has no per-row budget codes on the client.")
+
+    def _picked(self, budget: float | None) -> pd.DataFrame:
+        """Per run, the incumbent row (see the module docstring), sorted by run."""
+        key = ("picked", budget)
+        if key not in self._cache:
+            parts = self._map(_pick_partition, budget, self.kind, self.sign, self._sizes(),
+                              desc="incumbents")
+            cand = pd.concat(parts)
+            if self.kind == "runs":
+                order = np.lexsort((cand["budget"].to_numpy(), cand["__run__"].to_numpy()))
+                cand = cand.iloc[order]
+                keep = np.r_[cand["__run__"].to_numpy()[1:] != cand["__run__"].to_numpy()[:-1],
+                             True]
+            else:
+                oriented = cand["score"].to_numpy() * self.sign
+                order = np.lexsort((cand["budget"].to_numpy(), -oriented,
+                                    cand["__run__"].to_numpy()))
+                cand = cand.iloc[order]
+                keep = np.r_[True,
+                             cand["__run__"].to_numpy()[1:] != cand["__run__"].to_numpy()[:-1]]
+            self._cache[key] = cand[keep]
+        return self._cache[key]
+
+    def _incumbent_frame(self, picked: pd.DataFrame) -> pd.DataFrame:
+        out = picked.drop(columns="__run__").reset_index(drop=True)
+        return out
+
+    def at_budget(self, budget: float) -> pd.DataFrame:
+        """The incumbent of every run after ``budget`` (see :meth:`Results.at_budget`)."""
+        if not self.has_budget:
+            raise ValueError(
+                "at_budget() needs a budget column; pass budget=<column> to from_frame, or "
+                "use final().")
+        budget = float(budget)
+        picked = self._incumbent_frame(self._picked(budget))
+        picked["budget"] = budget
+        excluded = self.runs_without_incumbent(budget)
+        picked.attrs["excluded_runs"] = tuple(
+            (str(a), str(b), s)
+            for a, b, s in excluded[["algorithm", "benchmark", "seed"]].itertuples(index=False))
+        picked.attrs["budget"] = budget
+        return picked
+
+    def final(self) -> pd.DataFrame:
+        """The final incumbent of every run (see :meth:`Results.final`)."""
+        if not self.has_budget:
+            return self.table.reset_index(drop=True)
+        picked = self._incumbent_frame(self._picked(None))
+        if self.kind == "trials":
+            last = self._summary.set_index("run")["bmax"]
+            picked["budget"] = last.reindex(self._picked(None)["__run__"].to_numpy()).to_numpy()
+        picked.attrs["excluded_runs"] = ()
+        picked.attrs["budget"] = None
+        return picked
+
+    def incumbent_cube(self, budgets: Sequence[float]) -> np.ndarray:
+        """The incumbent of every run at many budgets (see :meth:`Results.incumbent_cube`)."""
+        if not self.has_budget:
+            raise ValueError("incumbent_cube() needs a budget column; use final().")
+        budgets = np.asarray(budgets, dtype=float)
+        sizes = self._sizes()
+        parts = self._map(_cube_partition, budgets, self.kind, self.sign, sizes,
+                          desc="incumbent cube")
+        cand = pd.concat(parts, ignore_index=True)
+        n_runs = int(np.prod(sizes))
+        flat = np.full(len(budgets) * n_runs, np.nan)
+        if len(cand):
+            cell = cand["t"].to_numpy().astype(np.int64) * n_runs + cand["run"].to_numpy()
+            if self.kind == "runs":
+                order = np.lexsort((cand["b"].to_numpy(), cell))  # the latest row wins
+            else:
+                order = np.lexsort((cand["s"].to_numpy(), cell))  # the best trial wins
+            cell, s = cell[order], cand["s"].to_numpy()[order]
+            last = np.r_[cell[1:] != cell[:-1], True]
+            flat[cell[last]] = s[last] * self.sign
+        return flat.reshape(len(budgets), *sizes)
+
+    def runs_without_incumbent(self, budget: float) -> pd.DataFrame:
+        """The runs with no observation at or below ``budget`` (see the in-memory method)."""
+        if not self.has_budget:
+            raise ValueError("runs_without_incumbent() needs a budget column.")
+        s = self._summary
+        late = s["bmin"].to_numpy() > float(budget)
+        _, nb, ns = self._sizes()
+        rest, s_codes = np.divmod(s["run"].to_numpy()[late], ns)
+        a_codes, b_codes = np.divmod(rest, nb)
+        f = self._frame
+        return pd.DataFrame({
+            "algorithm": [str(c) for c in f["algorithm"].cat.categories[a_codes]],
+            "benchmark": [str(c) for c in f["benchmark"].cat.categories[b_codes]],
+            "seed": pd.Series(np.asarray(f["seed"].cat.categories[s_codes]), dtype=object),
+            "first_budget": s["bmin"].to_numpy()[late].astype(float),
+        })
+
+    def _paired(self) -> bool:
+        na, nb, ns = self._sizes()
+        run = self._summary["run"].to_numpy()
+        rest, s = np.divmod(run, ns)
+        a, b = np.divmod(rest, nb)
+        cells = np.unique((b * ns + s) * na + a) // na
+        return bool(len(cells) and (np.diff(cells) == 0).any())
+
+    def describe(self):
+        """Summarise the data from per-partition reductions (see :meth:`Results.describe`)."""
+        from benchverdict._dask.describe import describe_partitioned
+
+        if "describe" not in self._cache:
+            self._cache["describe"] = describe_partitioned(self)
+        return self._cache["describe"]
+
+    def _meta_levels(self) -> dict:
+        if "meta_levels" not in self._cache:
+            parts = self._map(_meta_levels, self.metafeatures, desc="metafeatures")
+            merged = {}
+            for m in self.metafeatures:
+                pairs = pd.concat([p[m][0] for p in parts], ignore_index=True).drop_duplicates()
+                merged[m] = (pairs, sum(p[m][1] for p in parts), parts[0][m][2])
+            self._cache["meta_levels"] = merged
+        return self._cache["meta_levels"]
+
+    def cell_sizes(self) -> pd.Series:
+        """Rows per (algorithm, benchmark) cell, as ``table.groupby([...]).size()`` gives them."""
+        _, nb, ns = self._sizes()
+        run = self._summary["run"].to_numpy()
+        rest = run // ns
+        a, b = np.divmod(rest, nb)
+        f = self._frame
+        frame = pd.DataFrame({
+            "algorithm": pd.Categorical.from_codes(a, categories=f["algorithm"].cat.categories),
+            "benchmark": pd.Categorical.from_codes(b, categories=f["benchmark"].cat.categories),
+            "n": self._summary["n"].to_numpy()})
+        return frame.groupby(["algorithm", "benchmark"], observed=True)["n"].sum().rename(None)
+
+    def first_per_benchmark(self, name: str) -> pd.Series:
+        """``table.groupby("benchmark")[name].first()`` as a reduction (first non-missing)."""
+        if ("first", name) not in self._cache:
+            parts = self._map(_first_per_benchmark, name, desc=f"{name} per benchmark")
+            firsts = pd.concat(parts)
+            firsts = firsts[~firsts.index.duplicated(keep="first")]  # partitions in row order
+            categories = self._frame["benchmark"].cat.categories
+            order = pd.CategoricalIndex(
+                [c for c in categories if c in set(firsts.index)], categories=categories,
+                name="benchmark")
+            out = firsts.reindex(list(order))
+            out.index = order
+            self._cache[("first", name)] = out.rename(name)
+        return self._cache[("first", name)].copy()
+
+    def _lmem_partitions(self) -> list[Any]:
+        """The canonical partitions (Dask delayed objects), for the partitioned LMEM."""
+        return list(self._parts)
+
+
+__all__ = ["MAX_CLIENT_ROWS", "DaskResults", "RowsTooLargeError"]
