@@ -82,6 +82,10 @@ def _read_all(args: argparse.Namespace):
         return load_results(argparse.Namespace(**{**vars(args), "file": None}))
     if not args.files:
         raise UsageError("give one or more results FILEs (or --example).")
+    if getattr(args, "engine", "pandas") != "pandas":
+        raise UsageError("a leaderboard reads its submissions in memory (its data are final "
+                         "scores, small by nature). Fix: drop --engine, or reduce a large run "
+                         "to its final incumbents first.")
     parts = [load_results(argparse.Namespace(**{**vars(args), "file": f})) for f in args.files]
     return combine_results(parts, [str(f) for f in args.files])
 
