@@ -374,6 +374,16 @@ class MixedModel:
         """
         if adjust not in ("tukey", "holm", "bonferroni", "none"):
             raise ValueError(f"adjust must be tukey, holm, bonferroni or none, got {adjust!r}.")
+        # The report asks for the same contrasts three times (verdicts, table, CD diagram);
+        # with many algorithms each Tukey p-value is a numerical integral: compute once.
+        cache = self.__dict__.setdefault("_pairwise_cache", {})
+        key = (factor, adjust, by, df)
+        if key not in cache:
+            cache[key] = self._pairwise(factor, adjust, by=by, df=df)
+        return cache[key].copy()
+
+    def _pairwise(self, factor: str, adjust: str, *, by: str | None,
+                  df: str) -> pd.DataFrame:
         if self._r_model is not None:
             from benchverdict.lmem import rbackend
 
