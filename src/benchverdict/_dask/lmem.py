@@ -272,9 +272,9 @@ class _PartitionedDesign:
 
     def row_rss(self, beta: np.ndarray, b: np.ndarray | None) -> float:
         """``||y - X beta - Z b||^2`` summed over the partitions."""
-        parts = self.results._map(_rss_partition, self.header, self.largest, self.centre,
-                                  self.spread, beta, b, desc="LMEM exactness check")
-        return float(sum(parts))
+        return float(self.results._map_sum(_rss_partition, self.header, self.largest,
+                                           self.centre, self.spread, beta, b,
+                                           desc="LMEM exactness check"))
 
 
 def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
@@ -315,11 +315,8 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
     fingerprint = (header.n, float(f"{header.total:.9e}"))
     largest = header.largest if np.isfinite(header.largest) else 0.0
     centre = (header.total / largest / header.n) if (e is not None and largest) else 0.0
-    parts = results._map(_cross_products_partition, header, largest, centre,
-                         desc="LMEM cross-products", progress=progress)
-    raw = parts[0]
-    for cp in parts[1:]:
-        raw = raw + cp
+    raw = results._map_sum(_cross_products_partition, header, largest, centre,
+                           desc="LMEM cross-products")
     spread = float(np.sqrt(raw.yty / raw.n)) if largest else 1.0
     if largest == 0.0:
         scale = ResponseScale(0.0, 1.0)

@@ -225,6 +225,23 @@ class DaskResults(Results):
         shown = self._spec.get("progress", False) if progress is None else progress
         return compute_all(tasks, desc=desc, progress=shown)
 
+    def _map_sum(self, func, *args, desc: str) -> Any:
+        """Like :meth:`_map`, with the partial results added pairwise on the workers.
+
+        The client receives one sum instead of one partial result per
+        partition (100 LMEM cross-products with 2,000 random-effect levels are
+        3 GB; their sum is 32 MB).
+        """
+        import operator
+
+        import dask
+
+        tasks = [dask.delayed(func)(p, *args) for p in self._parts]
+        while len(tasks) > 1:
+            paired = [dask.delayed(operator.add)(a, b) for a, b in zip(tasks[::2], tasks[1::2])]
+            tasks = paired + (tasks[-1:] if len(tasks) % 2 else [])
+        return compute_all(tasks, desc=desc, progress=self._spec.get("progress", False))[0]
+
     def __repr__(self) -> str:
         budget = f", {len(self.budgets)} budgets" if self.has_budget else ""
         return (
