@@ -354,7 +354,12 @@ def _studentized(stat, rows_1: np.ndarray, rows_2: np.ndarray) -> np.ndarray:
     standard error (every tail draw tied) gives +-inf, or 0 when the
     difference is 0 as well.
     """
-    d = stat.of_rows(rows_1) - stat.of_rows(rows_2)
+    c1, c2 = stat.of_rows(rows_1), stat.of_rows(rows_2)
+    d = c1 - c2
+    # Equal up to round-off counts as equal (relative to the values' size), so that a
+    # rescaling of the scores cannot turn a tie into +-inf.
+    size = np.maximum(np.abs(c1), np.abs(c2))
+    d = np.where(np.abs(d) <= 1e-12 * size, 0.0, d)
     se = np.hypot(stat.se_rows(rows_1), stat.se_rows(rows_2))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, d / np.where(se > 0, se, 1.0), np.sign(d) * np.inf)
@@ -488,7 +493,8 @@ def cvar_permutation_test(
     positions = [np.flatnonzero(labels == s) for s in np.unique(labels)]
     rng = np.random.default_rng(seed)
     # Round-off must not turn a tie with the observed value into a miss.
-    tol = 1e-12 * max(1.0, float(np.max(np.abs(pool))))
+    # T is scale-free (a studentized difference), so its round-off is relative to T itself.
+    tol = 1e-9 * max(1.0, observed) if np.isfinite(observed) else 0.0
     extreme, done, chunk = 0, 0, 64
     while done < reps:
         size = min(chunk, int(reps) - done)
@@ -498,7 +504,7 @@ def cvar_permutation_test(
         rows = np.broadcast_to(pool, members.shape)
         t = _studentized(stat, rows[members].reshape(size, n1),
                          rows[~members].reshape(size, n2))
-        hits = np.abs(t) >= observed - tol * (1.0 if np.isfinite(observed) else 0.0)
+        hits = np.abs(t) >= observed - tol
         if stop_after is not None and extreme + int(hits.sum()) >= stop_after:
             at = int(np.flatnonzero(np.cumsum(hits) == stop_after - extreme)[0]) + 1
             return PermutationTest(float(estimate), stop_after / (done + at), done + at,

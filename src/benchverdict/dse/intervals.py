@@ -298,6 +298,11 @@ def studentized_roots(estimates: np.ndarray, ses: np.ndarray, estimate: float) -
     widens the interval rather than silently dropping them.
     """
     diff = estimates - estimate
+    # A resample whose tail draws are all tied has se* = 0 and, up to round-off, the
+    # estimate itself: equal within a tolerance relative to the values' size, so that
+    # rescaling the scores (which moves the round-off) does not turn 0 into +-inf.
+    size = max(abs(float(estimate)), float(np.max(np.abs(estimates), initial=0.0)))
+    diff = np.where(np.abs(diff) <= 1e-12 * size, 0.0, diff)
     with np.errstate(divide="ignore", invalid="ignore"):
         roots = np.where(ses > 0, diff / np.where(ses > 0, ses, 1.0),
                          np.sign(diff) * np.inf)

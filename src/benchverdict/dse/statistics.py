@@ -288,9 +288,13 @@ def _se_cvar(level: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
             scale = level
         if n < 2:
             return np.zeros(s.shape[0])
+        # Scaled per row before squaring, so that scores near 1e150 do not overflow.
+        size = np.max(np.abs(part), axis=1)
+        size = np.where(size > 0, size, 1.0)
+        part = part / size[:, None]
         mean = part.sum(axis=1) / n
         ss = ((part - mean[:, None]) ** 2).sum(axis=1) + (n - part.shape[1]) * mean ** 2
-        return np.sqrt(ss / (n - 1)) / np.sqrt(n) / scale
+        return size * np.sqrt(ss / (n - 1)) / np.sqrt(n) / scale
 
     return f
 
