@@ -172,6 +172,35 @@ def test_done_when_report_end_to_end_from_the_cli(storage, tmp_path, capsys):
     assert counted == states[states != "COMPLETE"].value_counts().to_dict()
 
 
+def test_done_when_leaderboard_end_to_end_from_the_cli(storage, tmp_path, capsys):
+    """The issue's done-when: a leaderboard from two samplers' studies, then a third submitted.
+
+    The submission is one sampler's studies in their own SQLite file (a single
+    algorithm: ``--adapter optuna`` reads it for a leaderboard).
+    """
+    path, studies = storage
+    first, last = SAMPLERS[:2], SAMPLERS[2]
+    base_db, new_db = tmp_path / "base.db", tmp_path / "new.db"
+    make_studies(f"sqlite:///{base_db}", samplers=first)
+    make_studies(f"sqlite:///{new_db}", samplers=(last,))
+    board_dir = tmp_path / "board"
+    assert main(["leaderboard", str(base_db), "--adapter", "optuna", "--no-progress",
+                 "-o", str(board_dir)]) == 0
+    assert main(["leaderboard", "--update", str(board_dir), str(new_db), "--adapter", "optuna",
+                 "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{last} enters at position" in printed
+    doc = json.loads((board_dir / "leaderboard.json").read_text(encoding="utf-8"))
+    assert doc["version"] == 2 and doc["design"]["objective"] == "minimize"
+    assert {e["algorithm"] for e in doc["entries"]} == set(SAMPLERS)
+    assert (board_dir / "versions" / "v0001" / "leaderboard.json").exists()
+    # Pruned trials of the submission are accounted for in the leaderboard's notes.
+    pruned = sum(t.state.name != "COMPLETE" for s in studies for t in s.trials
+                 if s.user_attrs["algorithm"] == last)
+    if pruned:
+        assert any("excluded when read" in n for n in doc["notes"])
+
+
 def test_incumbent_is_optunas_own_best_value(storage):
     path, studies = storage
     res = adapters.read_optuna(path)

@@ -64,8 +64,8 @@ def test_rows_outside_the_design_are_counted_not_silently_dropped():
     assert checks[0].complete and checks[0].extra_rows == 5
     assert checks[0].extra == ["benchmark task8"]
     assert len(inside) == 40
-    board = build_leaderboard(as_results(pd.concat([base, extra], ignore_index=True)), design=design,
-                              analyses=["ranks"])
+    both = pd.concat([base, extra], ignore_index=True)
+    board = build_leaderboard(as_results(both), design=design, analyses=["ranks"])
     assert any("5 row(s) outside the leaderboard's design" in n for n in board.notes)
 
 
@@ -75,19 +75,24 @@ def test_objective_mismatch_is_an_error_naming_the_fix():
         check_submission(design, as_results(scores({"x": 0.0}), objective="minimize"))
 
 
-def test_short_runs_make_an_entry_incomplete():
+def test_runs_that_stop_early_make_an_entry_incomplete():
     frame = scores(PLANTED).assign(trial=10)
+    early = scores({"early": 1.0}).assign(trial=7)  # every run stops at 7 of 10
     late = scores({"late": 1.0}).assign(trial=10)
-    late.loc[late.index[:3], "trial"] = 7  # three runs stop before the final budget
-    data = pd.concat([frame, late], ignore_index=True)
+    late.loc[late.index[:3], "trial"] = 12  # three runs have no result by budget 10
+    carried = scores({"carried": 1.0}).assign(trial=10)
+    carried.loc[carried.index[:3], "trial"] = 6  # incumbents found early still count
+    data = pd.concat([frame, early, late, carried], ignore_index=True)
     res = Results.from_frame(data, algorithm="algo", benchmark="task", seed="seed",
                              score="acc", budget="trial", objective="maximize", kind="runs")
     design = Design.from_results(as_results(frame.drop(columns="trial")))
     design = Design(**{**design.__dict__, "final_budget": 10.0})
-    checks, _ = check_submission(design, res)
-    late_check = next(c for c in checks if c.algorithm == "late")
-    assert not late_check.complete and len(late_check.short_runs) == 3
-    assert "end before the leaderboard's final budget" in late_check.reasons[0]
+    checks = {c.algorithm: c for c in check_submission(design, res)[0]}
+    assert not checks["early"].complete and checks["early"].longest_budget == 7.0
+    assert "stop at budget 7" in checks["early"].reasons[0]
+    assert not checks["late"].complete and len(checks["late"].short_runs) == 3
+    assert "no result at or below" in checks["late"].reasons[0]
+    assert checks["carried"].complete and checks["best"].complete
 
 
 # ------------------------------------------------------------------ positions
@@ -270,7 +275,8 @@ def test_leaderboard_on_real_data(shared_data: Path):
     board = build_leaderboard(results, analyses=["ranks"])
     # Every optimizer is ranked or listed as incomplete with what it misses.
     assert len(board.entries) + len(board.incomplete) == len(results.algorithms)
-    assert all("missing" in r or "end before" in r for r in board.incomplete["reasons"])
+    assert all("missing" in r or "stop at budget" in r or "no result" in r
+               for r in board.incomplete["reasons"])
     assert board.entries["best_position"].min() == 1
     assert (board.entries["better_than"] > 0).any()  # the data separate some optimizers
     assert board.headline.startswith("On all")

@@ -168,7 +168,8 @@ def _load_results(args: argparse.Namespace):
                              f"(the format does not record it).")
         return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
                                      objective=args.objective, score=args.score,
-                                     name_pattern=args.name_pattern)
+                                     name_pattern=args.name_pattern,
+                                     min_algorithms=getattr(args, "min_algorithms", 2))
     if getattr(args, "name_pattern", None) is not None:
         raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "
                          "too (e.g. --adapter optuna).")

@@ -192,6 +192,7 @@ def trials_to_results(
     budget: str,
     incumbent: bool = True,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
     kind_reason: str,
 ) -> Results:
     """Validate the trials of many runs into a :class:`Results`.
@@ -213,6 +214,9 @@ def trials_to_results(
     incumbent : bool
         Rows hold the run's incumbent (``kind="runs"``), or each trial's own
         value (``kind="trials"``).
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame` (a finished trial with a NaN value).
     kind_reason : str
@@ -270,7 +274,7 @@ def trials_to_results(
         budget=budget,
         score=score,
         objective=objective,
-        on_invalid=on_invalid,
+        on_invalid=on_invalid, min_algorithms=min_algorithms,
         kind="runs" if incumbent else "trials",
     )
     excluded = trials[~finished]

@@ -480,14 +480,15 @@ NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
                  objective: Objective | None = None, score: str | None = None,
-                 name_pattern: str | None = None) -> Results:
+                 name_pattern: str | None = None, min_algorithms: int = 2) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
     (the others take it from the format); ``score`` names the metric where a
     format holds several (the CLI's ``--score``); ``name_pattern`` names the
     runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
-    ``--name-pattern``).
+    ``--name-pattern``); ``min_algorithms=1`` lets those read a single
+    algorithm's runs (a leaderboard submission).
 
     Examples
     --------
@@ -512,7 +513,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
     if name in NAMED_RUNS:
-        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern)
+        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
+                              min_algorithms=min_algorithms)
     return ADAPTERS[name](path, on_invalid=on_invalid)
 
 

@@ -33,6 +33,7 @@ def read_neps(
     *,
     name_pattern: str | re.Pattern | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read NePS runs: every ``root_directory`` that ``neps.run`` wrote under ``path``.
 
@@ -68,6 +69,9 @@ def read_neps(
         A NePS root directory, or folders searched recursively for them.
     name_pattern : str or compiled regex, optional
         See above, e.g. ``r"(?P<benchmark>[^/]+)/(?P<seed>\\d+)"``.
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
 
@@ -157,7 +161,7 @@ def read_neps(
         raise ValueError(f"the NePS runs {[n for n, _ in roots]} have no trials.")
     return trials_to_results(
         pd.DataFrame(rows), objective="minimize", tool="NePS", score="objective_to_minimize",
-        budget="evaluations", on_invalid=on_invalid, kind_reason=(
+        budget="evaluations", on_invalid=on_invalid, min_algorithms=min_algorithms, kind_reason=(
             "NePS runs: each row is the least objective_to_minimize among the run's successful "
             "trials after `evaluations` sampled trials (the incumbent)"),
     )

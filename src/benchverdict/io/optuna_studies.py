@@ -36,6 +36,7 @@ def read_optuna(
     objective_index: int | None = None,
     values: Literal["incumbent", "trial"] = "incumbent",
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read Optuna studies: one study per (algorithm, benchmark, seed) run.
 
@@ -88,6 +89,9 @@ def read_optuna(
         is the trial's own value (``kind="trials"``); right only where trials
         are independent draws (``RandomSampler``, ``QMCSampler``), where it
         gives tuning curves and score distributions.
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
 
@@ -178,7 +182,8 @@ def read_optuna(
     )
     return trials_to_results(
         trials, objective=objective, tool="Optuna", score=metric or "value", budget="trials",
-        incumbent=values == "incumbent", on_invalid=on_invalid, kind_reason=reason,
+        incumbent=values == "incumbent", on_invalid=on_invalid,
+        min_algorithms=min_algorithms, kind_reason=reason,
     )
 
 

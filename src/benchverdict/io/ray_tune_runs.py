@@ -33,6 +33,7 @@ def read_ray_tune(
     *,
     name_pattern: str | re.Pattern | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read Ray Tune experiments: one experiment per (algorithm, benchmark, seed) run.
 
@@ -78,6 +79,9 @@ def read_ray_tune(
         returned (its ``experiment_path`` is read).
     name_pattern : str or compiled regex, optional
         See above, e.g. ``r"(?P<benchmark>[^-]+)-(?P<seed>\\d+)"``.
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
 
@@ -175,7 +179,7 @@ def read_ray_tune(
         raise ValueError(f"the Ray Tune experiments {[f.name for f in folders]} have no trials.")
     return trials_to_results(
         pd.DataFrame(rows), objective=objective, tool="Ray Tune", score=metric,
-        budget="trials", on_invalid=on_invalid, kind_reason=(
+        budget="trials", on_invalid=on_invalid, min_algorithms=min_algorithms, kind_reason=(
             f"Ray Tune experiments: each row is the best last-reported {metric!r} among the "
             f"experiment's terminated trials after `trials` trials (the incumbent)"),
     )

@@ -30,6 +30,7 @@ def read_smac(
     *,
     name_pattern: str | re.Pattern | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read SMAC3 runs: every folder under ``path`` holding SMAC's ``runhistory.json``.
 
@@ -64,6 +65,9 @@ def read_smac(
         A run folder, or a folder searched recursively for run folders.
     name_pattern : str or compiled regex, optional
         See above.
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
 
@@ -155,7 +159,8 @@ def read_smac(
     has_bench = frame["benchmark"].notna().any()
     results = Results.from_frame(
         frame, algorithm="algorithm", benchmark="benchmark" if has_bench else None, seed="seed",
-        budget="trials", score="cost", objective="minimize", on_invalid=on_invalid, kind="runs",
+        budget="trials", score="cost", objective="minimize", on_invalid=on_invalid,
+        min_algorithms=min_algorithms, kind="runs",
     )
     records = pd.DataFrame(excluded, columns=["row", "columns", "reasons"])
     return with_exclusions(results, records, kind_reason=(

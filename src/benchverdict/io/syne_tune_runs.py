@@ -30,6 +30,7 @@ def read_syne_tune(
     metric: str | None = None,
     name_pattern: str | re.Pattern | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read Syne Tune experiments: every tuner folder under ``path``.
 
@@ -66,6 +67,9 @@ def read_syne_tune(
         refused); defaults to the single recorded metric.
     name_pattern : str or compiled regex, optional
         See above.
+    min_algorithms : int
+        Fewer distinct algorithms is an error (default 2); ``1`` reads a
+        single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
 
@@ -180,6 +184,7 @@ def read_syne_tune(
     res = Results.from_frame(
         table, algorithm="algorithm", benchmark="benchmark" if has_bench else None, seed="seed",
         budget="st_tuner_time", score=metric_name, objective=objective, on_invalid=on_invalid,
+        min_algorithms=min_algorithms,
         kind="runs",
     )
     records = pd.DataFrame(excluded, columns=["row", "columns", "reasons"])

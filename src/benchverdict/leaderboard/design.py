@@ -101,12 +101,17 @@ class SubmissionCheck:
     ----------
     algorithm : str
     complete : bool
-        Every benchmark x seed cell of the design present, every run reaching
-        the final budget.
+        Every benchmark x seed cell of the design present, each run with a
+        result at or below the final budget, and the algorithm's runs
+        reaching it.
     missing_cells : list of (str, str)
         (benchmark, seed) cells of the design the submission lacks.
     short_runs : list of (str, str)
-        (benchmark, seed) runs that end before the design's final budget.
+        (benchmark, seed) runs with no observation at or below the design's
+        final budget (no incumbent there).
+    longest_budget : float or None
+        The largest budget the algorithm's runs reach, when that is below the
+        design's final budget (``None`` when they reach it).
     extra_rows : int
         Rows outside the design (other benchmarks or seeds): left out.
     extra : list of str
@@ -119,6 +124,7 @@ class SubmissionCheck:
     short_runs: list[tuple[str, str]] = field(default_factory=list)
     extra_rows: int = 0
     extra: list[str] = field(default_factory=list)
+    longest_budget: float | None = None
 
     @property
     def reasons(self) -> list[str]:
@@ -127,10 +133,13 @@ class SubmissionCheck:
         if self.missing_cells:
             cells = [f"{b}/seed {s}" for b, s in self.missing_cells]
             out.append(f"missing {len(cells)} benchmark x seed cell(s): {_listed(cells)}")
+        if self.longest_budget is not None:
+            out.append(f"its runs stop at budget {self.longest_budget:g}, before the "
+                       f"leaderboard's final budget")
         if self.short_runs:
             runs = [f"{b}/seed {s}" for b, s in self.short_runs]
-            out.append(f"{len(runs)} run(s) end before the leaderboard's final budget: "
-                       f"{_listed(runs)}")
+            out.append(f"{len(runs)} run(s) have no result at or below the leaderboard's "
+                       f"final budget: {_listed(runs)}")
         if self.extra_rows:
             out.append(f"{self.extra_rows} row(s) outside the design left out "
                        f"({_listed(self.extra)})")
@@ -191,20 +200,28 @@ def check_submission(design: Design, results: Results) -> tuple[list[SubmissionC
             [own["benchmark"].astype(str), own["seed"].astype(str)]).unique()
         missing = [tuple(x) for x in wanted.difference(present)]
         short: list[tuple[str, str]] = []
+        longest = None
         if design.final_budget is not None and len(own):
-            ends = own.groupby([own["benchmark"].astype(str), own["seed"].astype(str)],
-                               observed=True)["budget"].max()
-            too_short = ends[ends < design.final_budget - 1e-9 * max(
-                1.0, abs(design.final_budget))]
-            short = [tuple(map(str, k)) for k in too_short.index]
+            tolerance = 1e-9 * max(1.0, abs(design.final_budget))
+            # A run is compared by its incumbent at the final budget: it needs an
+            # observation at or below it. Whether a run that stops reporting earlier was
+            # stopped early or found nothing better cannot be told from its rows, so the
+            # algorithm as a whole must reach the final budget.
+            starts = own.groupby([own["benchmark"].astype(str), own["seed"].astype(str)],
+                                 observed=True)["budget"].min()
+            short = [tuple(map(str, k)) for k in
+                     starts[starts > design.final_budget + tolerance].index]
+            reached = float(own["budget"].max())
+            if reached < design.final_budget - tolerance:
+                longest = reached
         outside = table[mine & ~inside_mask.to_numpy()]
         extra = sorted({f"benchmark {b}" for b in outside["benchmark"].astype(str)
                         if b not in design.benchmarks}
                        | {f"seed {s}" for s in outside["seed"].astype(str)
                           if s not in design.seeds})
         checks.append(SubmissionCheck(
-            algorithm=str(algorithm), complete=not missing and not short,
-            missing_cells=sorted(missing), short_runs=sorted(short),
+            algorithm=str(algorithm), complete=not missing and not short and longest is None,
+            missing_cells=sorted(missing), short_runs=sorted(short), longest_budget=longest,
             extra_rows=len(outside), extra=extra))
     return checks, table[inside_mask.to_numpy()]
 
