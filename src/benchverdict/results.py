@@ -1190,7 +1190,8 @@ def _validate(
                 message=(
                     f"column {algorithm!r} (algorithm) has {n_alg} distinct value(s) {names}"
                     f"{' after dropping invalid rows' if len(exclusions) else ''}; a comparison "
-                    f"needs at least {max(min_algorithms, 1)} algorithm(s). Fix: check that "
+                    f"needs at least {max(min_algorithms, 1)} "
+                    f"{'algorithm' if min_algorithms <= 1 else 'algorithms'}. Fix: check that "
                     f"you mapped the right column "
                     f"and did not filter the others away."
                 ),
