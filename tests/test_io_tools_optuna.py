@@ -178,7 +178,7 @@ def test_done_when_leaderboard_end_to_end_from_the_cli(storage, tmp_path, capsys
     The submission is one sampler's studies in their own SQLite file (a single
     algorithm: ``--adapter optuna`` reads it for a leaderboard).
     """
-    path, studies = storage
+    _, studies = storage
     first, last = SAMPLERS[:2], SAMPLERS[2]
     base_db, new_db = tmp_path / "base.db", tmp_path / "new.db"
     make_studies(f"sqlite:///{base_db}", samplers=first)

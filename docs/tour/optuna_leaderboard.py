@@ -32,6 +32,7 @@ FUNCTIONS = {
 
 
 def run(storage: str, sampler_name: str, seeds: range = range(5), n_trials: int = 30) -> None:
+    """One study per (test function, seed) for ``sampler_name``, tagged with its roles."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     for bench, f in FUNCTIONS.items():
         for seed in seeds:
@@ -46,6 +47,7 @@ def run(storage: str, sampler_name: str, seeds: range = range(5), n_trials: int 
 
 
 def main() -> None:
+    """Make the studies, start the leaderboard, submit NSGA-II, print what moved."""
     here = Path(tempfile.mkdtemp())
     for name in ("RandomSampler", "TPESampler", "QMCSampler"):
         run(f"sqlite:///{here / 'studies.db'}", name)
@@ -53,8 +55,8 @@ def main() -> None:
     res = read_optuna(here / "studies.db")
     print(res)
     create_leaderboard(here / "board", res, sources=["studies.db"])
-    board, changes = update_leaderboard(here / "board", read_optuna(here / "nsga2.db", min_algorithms=1),
-                                        sources=["nsga2.db"])
+    submission = read_optuna(here / "nsga2.db", min_algorithms=1)  # one sampler
+    board, changes = update_leaderboard(here / "board", submission, sources=["nsga2.db"])
     print(board.summary())
     for change in changes:
         print("-", change.text)
