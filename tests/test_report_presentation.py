@@ -190,3 +190,43 @@ def test_first_screen_shows_headline_matrix_and_ranking(example, tmp_path):
     screenshot(pushed, tmp_path / "pushed.png", tmp_path / "profile")
     assert first_screen(tmp_path / "pushed.png") == {
         "headline": False, "matrix": False, "diagram": False}
+
+
+def test_autorank_diagram_is_not_drawn_twice():
+    """Autorank on the Friedman + Nemenyi path draws the Nemenyi diagram: show it once.
+
+    Where Autorank takes another path (e.g. ANOVA + Tukey on normal data), its
+    own diagram is kept.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from benchverdict import Results
+    from benchverdict.examples import load_example
+    from benchverdict.report import compare
+
+    def ranks_run(results):
+        comp = compare(results, analyses=["ranks"], progress=False)
+        return next(r for r in comp.runs if r.name == "ranks")
+
+    run = ranks_run(load_example())
+    names = [f.name for f in run.figures]
+    assert "ranks-cd-nemenyi" in names and "ranks-autorank" not in names
+    assert any("shown once" in n for n in run.notes)
+    # Normal block means with equal variances: Autorank's parametric path, own diagram.
+    rng = np.random.default_rng(3)
+    rows = [(a, f"b{b}", s, 10.0 * off + rng.normal())
+            for a, off in (("x", 0.0), ("y", 0.3), ("z", 0.6))
+            for b in range(40) for s in range(1)]
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "score"])
+    normal = Results.from_frame(frame, algorithm="alg", benchmark="bench", seed="seed",
+                                score="score", objective="maximize", kind="runs")
+    from benchverdict import ranks
+
+    blocks = normal.blocks()
+    auto = ranks.autorank(blocks)
+    assert not auto.is_friedman_nemenyi  # normal data: the parametric path
+    assert not auto.same_diagram_as(ranks.friedman(blocks))
+    run = ranks_run(normal)
+    assert "ranks-autorank" in [f.name for f in run.figures]
+    assert not any("shown once" in n for n in run.notes)

@@ -280,6 +280,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
         return run
     n_algorithms = blocks.matrix.shape[1]
     n_pairs = n_algorithms * (n_algorithms - 1) // 2
+    nemenyi_result = None
     for posthoc in ("nemenyi", "wilcoxon"):
         label = "Friedman + Nemenyi" if posthoc == "nemenyi" else "Friedman + Wilcoxon-Holm"
         got = run.attempt(label, _with_verdicts, lambda posthoc=posthoc: ranks.friedman(
@@ -289,6 +290,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
         res, verdicts = got
         run.verdicts += verdicts
         if posthoc == "nemenyi":
+            nemenyi_result = res
             run.notes.append(
                 f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.pvalue:.3g}; "
                 f"Kendall's W = {res.kendall_w:.3g}; replication unit: {res.unit}."
@@ -341,6 +343,13 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.verdicts += verdicts
             run.notes.append(ar.summary())
             run.tables["Autorank's ranking"] = ar.table
+            if nemenyi_result is not None and ar.same_diagram_as(nemenyi_result):
+                # Autorank took the Friedman + Nemenyi path on the same blocks: its diagram
+                # is the Nemenyi CD diagram above, so the report shows that picture once.
+                run.notes.append("Autorank's critical-difference diagram is the Friedman + "
+                                 "Nemenyi diagram above (same ranks and critical difference); "
+                                 "it is shown once.")
+                return run
             _add_figure(
                 run, "ranks-autorank", f"Autorank ({ar.omnibus}"
                 + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
