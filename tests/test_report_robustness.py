@@ -608,3 +608,15 @@ def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_pat
     # Guidance names a bounded number of pairs.
     guidance = " ".join(g for r in comp.rankings for g in r.guidance)
     assert "and 46 more pair(s)" in guidance
+
+
+def test_validation_exclusions_keep_their_reasons_in_the_report():
+    """Rows dropped at validation reach exclusions.csv with their reasons (were blank)."""
+    frame = pd.DataFrame({"alg": ["a", "a", "b", "b", "c", "c"], "seed": [0, 1] * 3,
+                          "acc": [0.5, float("nan"), 0.6, 0.7, float("inf"), 0.4]})
+    res = Results.from_frame(frame, algorithm="alg", seed="seed", score="acc",
+                             objective="maximize", on_invalid="drop", kind="runs")
+    comp = compare(res, analyses=["ranks"], progress=False)
+    rows = comp.exclusions[comp.exclusions["analysis"] == "validation"]
+    assert len(rows) == 2
+    assert all(r.startswith("acc: ") and len(r) > len("acc: ") for r in rows["reason"])

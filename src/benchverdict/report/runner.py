@@ -623,8 +623,11 @@ class Comparison:
         """
         records = []
         for r in self.validation_exclusions.to_dict("records"):
-            column = r.get("column")
-            reason = str(r.get("reason", ""))
+            # Results.exclusions records hold "columns" and "reasons" (all of a row's
+            # problems, joined by "; "); older tables had the singular names.
+            column = r.get("columns", r.get("column"))
+            reason = r.get("reasons", r.get("reason"))
+            reason = "" if _missing(reason) else str(reason)
             records.append({
                 "analysis": "validation", "step": "validation", "what": "row",
                 "row": r.get("row"),
