@@ -215,8 +215,11 @@ def method_info(method: str) -> MethodInfo:
         module = method.split(".", 1)[0]
         try:  # the module registers its methods when it is imported
             importlib.import_module(f"benchverdict.{module}")
-        except ImportError:
-            pass
+        except ModuleNotFoundError as err:
+            # No such module: the KeyError below names the method. A failure inside an
+            # existing module is a bug and must not pass as "unregistered".
+            if err.name != f"benchverdict.{module}":
+                raise
         info = _lookup(method)
     if info is None:
         known = ", ".join(sorted(METHODS)) or "none"

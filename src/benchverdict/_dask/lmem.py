@@ -155,12 +155,14 @@ def _header(results: Any, parsed, progress: bool | None) -> _Header:
             combos[term.group] = combined
             group_levels = tuple(_combo_labels(combined, term.group, variables))
         columns = term_columns(term.expr, variables)
-        placeholder = np.zeros(0, dtype=np.int32)
+        # The per-row level codes stay in the partitions (each partition's
+        # cross-products are built there); the client-side block needs none.
+        no_row_codes = np.zeros(0, dtype=np.int32)
         if term.diagonal:
             for col in columns:
-                blocks.append(ReBlock(term.group_name, (col,), group_levels, placeholder, term))
+                blocks.append(ReBlock(term.group_name, (col,), group_levels, no_row_codes, term))
         else:
-            blocks.append(ReBlock(term.group_name, tuple(columns), group_levels, placeholder,
+            blocks.append(ReBlock(term.group_name, tuple(columns), group_levels, no_row_codes,
                                   term))
     blocks.sort(key=lambda b: -b.n_levels)
     offsets = list(np.cumsum([0] + [b.q for b in blocks])[:-1].astype(int))

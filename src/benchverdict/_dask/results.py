@@ -334,7 +334,11 @@ class DaskResults(Results):
         return self._cache["budget_pairs"]
 
     def _budget_index(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError("DaskResults has no per-row budget codes on the client.")
+        # Per-row budget codes would need every row on the client; every view of
+        # DaskResults reduces budgets per partition instead (see _budget_pairs), so
+        # reaching this is a bug in a view, not a user error.
+        raise TypeError("internal: DaskResults keeps budget codes in its partitions; use "
+                        "a per-partition reduction instead of Results._budget_index.")
 
     def _picked(self, budget: float | None) -> pd.DataFrame:
         """Per run, the incumbent row (see the module docstring), sorted by run."""
