@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import benchverdict
-from benchverdict import cli
+from benchverdict import _cli_common, cli
 from benchverdict.cli import main
 
 ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize"]
@@ -41,7 +41,7 @@ def test_closed_pipe_is_quiet(results_csv):
     done = run_shell(cmd)
     assert done.stdout.startswith("80 rows")
     assert done.stderr == ""  # no "Broken pipe", no "Exception ignored"
-    assert done.returncode in (0, cli.EXIT_BROKEN_PIPE)
+    assert done.returncode in (0, _cli_common.EXIT_BROKEN_PIPE)
 
 
 def test_unknown_adapter_is_a_usage_error(results_csv, capsys):
@@ -54,7 +54,7 @@ def test_unknown_adapter_is_a_usage_error(results_csv, capsys):
 def test_adapter_names_match_the_library():
     from benchverdict.io.adapters import ADAPTERS
 
-    assert set(cli.ADAPTER_NAMES) == {*ADAPTERS, "autorank-wide"}
+    assert set(_cli_common.ADAPTER_NAMES) == {*ADAPTERS, "autorank-wide"}
 
 
 def test_autorank_wide_from_the_command_line(tmp_path, capsys):

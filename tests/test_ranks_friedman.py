@@ -15,6 +15,7 @@ from statsmodels.stats.multitest import multipletests
 from benchverdict.ranks import _stats, friedman
 from benchverdict.ranks._examples import small_runs
 from benchverdict.results import BlockMatrix, Results
+from benchverdict.stats.multiple_testing import adjust_p_values
 
 
 def block_matrix(x, objective="maximize", names=None):
@@ -119,7 +120,7 @@ def test_adjust_pvalues_matches_statsmodels_randomly():
     rng = np.random.default_rng(9)
     for _ in range(12):
         p = rng.uniform(0, 0.2, size=rng.integers(1, 30))
-        assert np.allclose(_stats.adjust_pvalues(p, "holm"), multipletests(p, method="holm")[1])
+        assert np.allclose(adjust_p_values(p, "holm"), multipletests(p, method="holm")[1])
 
 
 def test_posthocs_match_scikit_posthocs():
@@ -199,11 +200,11 @@ def test_type_one_error_of_friedman_and_posthoc_families():
         mr = r.mean(0)
         fwer_nemenyi += omnibus and (np.ptp(mr) > cd)
         pc = _stats.conover_pvalues(r)
-        fwer_conover += omnibus and _stats.adjust_pvalues(
+        fwer_conover += omnibus and adjust_p_values(
             np.array([pc[i, j] for i, j in pairs])).min() < alpha
         d = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
         pw = stats.wilcoxon(d, axis=0).pvalue
-        fwer_wilcoxon += _stats.adjust_pvalues(pw).min() < alpha
+        fwer_wilcoxon += adjust_p_values(pw).min() < alpha
     lo, hi = clopper_pearson(reject, reps)
     # chi-square approximation with n = 20 blocks: size within binomial error of alpha,
     # allowing the approximation's known slight conservativeness (0.04 < size <= 0.05)

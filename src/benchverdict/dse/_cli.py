@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchverdict._cli_common import load_results
+
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``dse`` sub-command."""
@@ -71,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from benchverdict.cli import load_results
     from benchverdict.dse.aggregate import aggregate
     from benchverdict.dse.distribution import distribution
     from benchverdict.plotting import save_figure

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchverdict.dse.statistics import DiscreteLaw, Statistic, as_sample
+from benchverdict.stats.cdf_bands import dkw_epsilon
 
 try:  # the shared CDF-band module (tuning-curve issue)
     from benchverdict.stats.cdf_bands import cdf_band
@@ -113,17 +114,6 @@ class StepBand:
         probs = np.diff(np.concatenate([[0.0], cdf]))
         atoms = np.concatenate([[self.low], self.values, [self.high]])
         return DiscreteLaw(atoms, probs)
-
-
-def dkw_epsilon(n: int, confidence: float) -> float:
-    """Half-width of the DKW band with Massart's constant: ``sqrt(log(2/(1-c)) / (2n))``.
-
-    Examples
-    --------
-    >>> round(dkw_epsilon(100, 0.95), 4)
-    0.1358
-    """
-    return float(np.sqrt(np.log(2.0 / (1.0 - confidence)) / (2.0 * n)))
 
 
 def step_band(

@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchverdict._cli_common import EXIT_CODES_SENTENCE, UsageError, load_results, role_options
+
 #: Analyses a leaderboard may run (those that compare final scores over benchmarks).
 LEADERBOARD_ANALYSES = ("ranks", "lmem")
 
@@ -37,8 +39,6 @@ def _probability(text: str) -> float:
 
 def register(subparsers, parents) -> None:
     """Add the ``leaderboard`` sub-command (it reads several files, so it has its own roles)."""
-    from benchverdict.cli import EXIT_CODES_SENTENCE, role_options
-
     parser = subparsers.add_parser(
         "leaderboard", parents=[role_options(many_files=True)],
         help="start a leaderboard, or add a submission to one",
@@ -72,7 +72,6 @@ def register(subparsers, parents) -> None:
 
 
 def _read_all(args: argparse.Namespace):
-    from benchverdict.cli import UsageError, load_results
     from benchverdict.leaderboard.store import combine_results
 
     if getattr(args, "example", False):
@@ -92,7 +91,6 @@ def _read_all(args: argparse.Namespace):
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from benchverdict._validation import ValidationError
-    from benchverdict.cli import UsageError
     from benchverdict.leaderboard.store import create_leaderboard, update_leaderboard
 
     if args.out is None and args.update is None:

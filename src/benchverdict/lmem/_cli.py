@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchverdict._cli_common import UsageError, load_results
+
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``lmem`` and ``sanity`` sub-commands."""
@@ -67,8 +69,6 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _rows_option(rows: str) -> str | float:
     """``--rows`` as "final", "all" or a budget; a clear usage error otherwise."""
-    from benchverdict.cli import UsageError
-
     if rows in ("final", "all"):
         return rows
     try:
@@ -112,7 +112,6 @@ def run_lmem(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import pandas as pd
 
-    from benchverdict.cli import UsageError, load_results
     from benchverdict.lmem import fit, glrt
     from benchverdict.lmem.formula import drop_fixed, parse_formula
     from benchverdict.lmem.glrt import NestingError
@@ -180,7 +179,6 @@ def run_sanity(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import pandas as pd
 
-    from benchverdict.cli import load_results
     from benchverdict.lmem.sanity import sanity_checks
     from benchverdict.plotting import save_figure
 

@@ -21,6 +21,7 @@ from benchverdict.lmem.native import (
     small_problem_threads,
 )
 from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
+from benchverdict.stats.multiple_testing import holm
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
@@ -561,12 +562,7 @@ def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
         elif adjust == "bonferroni":
             out[idx] = np.minimum(1.0, raw[idx] * len(idx))
         elif adjust == "holm":
-            order = np.argsort(raw[idx])
-            m = len(idx)
-            adj = np.maximum.accumulate((m - np.arange(m)) * raw[idx][order])
-            res = np.empty(m)
-            res[order] = np.minimum(1.0, adj)
-            out[idx] = res
+            out[idx] = holm(raw[idx])
         else:
             out[idx] = raw[idx]
     return np.clip(out, 0.0, 1.0)

@@ -49,6 +49,7 @@ import pandas as pd
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import DegenerateFitError, check_alpha, fit
+from benchverdict.stats.multiple_testing import holm
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -334,15 +335,6 @@ def _compare(frame: pd.DataFrame, f0: str, f1: str, alpha: float):
     return _quiet_glrt(m0, m1, alpha), m0, m1
 
 
-def _holm(p: np.ndarray) -> np.ndarray:
-    m = len(p)
-    order = np.argsort(p)
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
-
-
 def _progress(items, progress: bool, desc: str):
     if not progress:
         return items
@@ -386,7 +378,7 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
                      "p_value": t.p_value_chibar if t.p_value_chibar is not None
                      else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_adjusted"] = _holm(table["p_value"].to_numpy())
+    table["p_adjusted"] = holm(table["p_value"].to_numpy())
     table["affected"] = table["p_adjusted"] < alpha
     dependent = overall.p_value < alpha
     flagged = tuple(table.loc[table["affected"], "algorithm"]) if dependent else ()
@@ -450,7 +442,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
                      "F": f_stat, "p_F": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_holm"] = _holm(table["p_value"].to_numpy())
+    table["p_holm"] = holm(table["p_value"].to_numpy())
     table["informative"] = table["p_value"] < alpha
     rank_error = None
     if rank and len(table) > 1:

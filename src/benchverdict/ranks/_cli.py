@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchverdict._cli_common import load_results
+
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``ranks`` sub-command."""
@@ -55,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from benchverdict.cli import load_results
     from benchverdict.plotting import save_figure
     from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json

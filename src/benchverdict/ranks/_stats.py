@@ -23,7 +23,6 @@ from benchverdict.stats.studentized_range import studentized_range_quantile
 
 __all__ = [
     "FriedmanStatistic",
-    "adjust_pvalues",
     "akinshin_gamma",
     "block_ranks",
     "bootstrap_effect_intervals",
@@ -218,7 +217,7 @@ def conover_pvalues(ranks: np.ndarray) -> np.ndarray:
     :math:`|R_i - R_j| > t_{1-\alpha/2,(n-1)(k-1)}\sqrt{2(nA - \sum_j R_j^2)/((n-1)(k-1))}`,
     with rank sums :math:`R_j` and :math:`A = \sum r_{bj}^2` (Conover 1999,
     eq. 5.8.6). Adjust the p-values for multiplicity with
-    :func:`adjust_pvalues`.
+    :func:`benchverdict.stats.multiple_testing.adjust_p_values`.
     """
     ranks = np.asarray(ranks, dtype=float)
     n, k = ranks.shape
@@ -345,37 +344,6 @@ def _two_sided_from_counts(counts: np.ndarray, observed: np.ndarray, n: int) -> 
     above = np.cumsum(counts[::-1])[::-1]
     total = 2.0**n
     return np.clip(2 * np.minimum(below[observed] / total, above[observed] / total), 0, 1)
-
-
-def adjust_pvalues(pvalues: np.ndarray, method: str = "holm") -> np.ndarray:
-    """Adjust a family of p-values: ``"holm"`` (step-down), ``"bonferroni"`` or ``"none"``.
-
-    Holm's adjusted p-value of the ``i``-th smallest of ``m`` is
-    ``max_{j <= i} min(1, (m - j + 1) p_(j))``; it controls the family-wise
-    error rate under any dependence, like Bonferroni's ``min(1, m p)``, and
-    rejects at least as much.
-
-    Examples
-    --------
-    >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), "holm")
-    array([0.03, 0.06, 0.06])
-    >>> adjust_pvalues(np.array([0.01, 0.04, 0.03]), "bonferroni")
-    array([0.03, 0.12, 0.09])
-    """
-    p = np.asarray(pvalues, dtype=float)
-    m = p.size
-    if method == "none" or m == 0:
-        return p.copy()
-    if method == "bonferroni":
-        return np.minimum(1.0, p * m)
-    if method == "holm":
-        order = np.argsort(p, kind="stable")
-        scaled = (m - np.arange(m)) * p[order]
-        adjusted = np.minimum(1.0, np.maximum.accumulate(scaled))
-        out = np.empty(m)
-        out[order] = adjusted
-        return out
-    raise ValueError(f"adjust must be 'holm', 'bonferroni' or 'none', got {method!r}.")
 
 
 # ---------------------------------------------------------------------- effect sizes

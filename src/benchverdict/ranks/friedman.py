@@ -50,6 +50,7 @@ from benchverdict import critical_difference as cdd
 from benchverdict._bulk import paused_gc
 from benchverdict.ranks import _stats
 from benchverdict.results import BlockMatrix, Results
+from benchverdict.stats.multiple_testing import adjust_p_values
 from benchverdict.stats.symmetry import canonical_block_order
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
@@ -508,7 +509,7 @@ def friedman(
             statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
         adjusted = np.ones((k, k))
         if first.size:
-            flat = _stats.adjust_pvalues(raw[first, second], adjust)
+            flat = adjust_p_values(raw[first, second], adjust)
             adjusted[first, second] = adjusted[second, first] = flat
         adjust_text = adjust
 

@@ -18,6 +18,7 @@ import math
 import sys
 from pathlib import Path
 
+from benchverdict._cli_common import load_results
 from benchverdict.report.runner import ANALYSES
 
 
@@ -130,7 +131,6 @@ def _show_progress(args: argparse.Namespace) -> bool:
 
 def _report(args: argparse.Namespace, out: Path) -> int:
     from benchverdict._validation import ValidationError
-    from benchverdict.cli import load_results
     from benchverdict.report.runner import compare
 
     try:

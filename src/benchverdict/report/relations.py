@@ -43,9 +43,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from benchverdict.methods import FAMILIES, FAMILY_LABELS, MethodInfo, method_info
+from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Verdict
 
 #: A scope group: (benchmark or None, metafeature levels).
@@ -97,25 +96,6 @@ def scope_type(key: GroupKey) -> str:
 def meta_text(meta: tuple[tuple[str, str], ...]) -> str | None:
     """Metafeature levels as ``name=level;...`` (``None`` without)."""
     return ";".join(f"{k}={v}" for k, v in meta) or None
-
-
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values (monotone; valid under any dependence).
-
-    Examples
-    --------
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(pvalues, dtype=float)
-    m = p.size
-    if m == 0:
-        return p
-    order = np.argsort(p, kind="stable")
-    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
 
 
 def _raw_p(v: Verdict) -> float | None:

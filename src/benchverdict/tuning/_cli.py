@@ -6,6 +6,7 @@ import argparse
 import warnings
 from pathlib import Path
 
+from benchverdict._cli_common import UsageError, load_results
 from benchverdict._plain_text import file_stem
 from benchverdict.stats.cdf_bands import METHODS
 
@@ -66,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from benchverdict.cli import UsageError, load_results
     from benchverdict.plotting import save_figure
     from benchverdict.tuning.collection import from_results
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json

@@ -1,0 +1,211 @@
+"""Command-line parts every sub-command shares: the input options, loading, usage errors.
+
+The module sub-commands (``tuning/_cli.py``, ``ranks/_cli.py``, ...) and the
+top-level :mod:`benchverdict.cli` import from here; this module imports
+none of them, so the command line is layered: shared parsing below, the
+module sub-commands above it, ``cli.py`` on top.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchverdict._validation import ValidationError, to_cli
+
+#: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
+#: needing ``--objective``); listed here so the parser can check them without importing pandas.
+ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna",
+                 "rliable", "amlb", "smac", "syne-tune", "ray-tune", "neps")
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+EXIT_CODES_HELP = """exit codes:
+  0    success (valid data; every analysis ran)
+  1    invalid or unreadable data, or an analysis failed
+  2    usage error (unknown option or adapter, missing role option, no such FILE,
+       -o names a file)
+  130  interrupted (Ctrl-C)
+  141  output pipe closed by the reader (e.g. | head); output stops quietly"""
+EXIT_CODES_SENTENCE = (
+    "Exit codes: 0 success; 1 invalid or unreadable data, or an analysis failed; 2 usage "
+    "error (unknown option or adapter, missing role option, no such FILE, -o names a file); "
+    "130 interrupted; 141 output pipe closed by the reader (| head)."
+)
+
+def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
+    """The input every sub-command shares: FILE or ``--example``, and the role options.
+
+    The role options map a file's columns onto roles (they mirror
+    ``Results.from_frame``). Module sub-commands get this parser as a parent,
+    so they read their input the same way. With ``many_files`` the
+    positional argument is ``files`` (any number, each read the same way).
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    if many_files:
+        parser.add_argument("files", nargs="*", type=Path, metavar="FILE",
+                            help="CSV, TSV, Parquet or JSON Lines files (or adapter inputs)")
+    else:
+        parser.add_argument("file", nargs="?", type=Path,
+                            help="CSV, TSV, Parquet or JSON Lines")
+    # Also accepted after the sub-command; SUPPRESS keeps a top-level --debug from being
+    # reset to False by the sub-command's default.
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks on errors")
+    parser.add_argument(
+        "--example", action="store_true",
+        help="use the built-in example (random-search trials after Jordan et al. 2018)",
+    )
+    group = parser.add_argument_group("role options (see Results.from_frame)")
+    group.add_argument("--algorithm", help="column naming the algorithm")
+    group.add_argument("--seed", help="column naming the seed / replicate")
+    group.add_argument("--score", help="column holding the score")
+    group.add_argument(
+        "--objective", choices=["maximize", "minimize"], help="whether larger scores are better"
+    )
+    group.add_argument("--benchmark", help="column naming the benchmark (default: one benchmark)")
+    group.add_argument("--budget", help="column holding the budget / trial number")
+    group.add_argument(
+        "--metafeature", action="append", default=[], metavar="COLUMN",
+        help="a metafeature column to keep (repeatable)",
+    )
+    group.add_argument(
+        "--on-invalid", choices=["raise", "drop"], default="raise",
+        help="raise on invalid rows (default) or drop and record them",
+    )
+    group.add_argument("--kind", choices=["trials", "runs"], help="override the inferred kind")
+    group.add_argument(
+        "--format", choices=["csv", "tsv", "parquet", "jsonl"], help="override the file suffix"
+    )
+    group.add_argument(
+        "--engine", choices=["pandas", "dask"], default="pandas",
+        help="pandas: rows in memory (default); dask: FILE is Parquet (a file, a directory "
+             "of parts or a glob) and rows stay in Dask partitions (benchverdict[dask])",
+    )
+    group.add_argument(
+        "--scheduler", metavar="ADDRESS", default=None,
+        help="with --engine dask: the dask.distributed scheduler to run on (e.g. "
+             "tcp://host:8786; default: Dask's local threads)",
+    )
+    group.add_argument(
+        "--adapter", choices=ADAPTER_NAMES, metavar="NAME",
+        help="read a published format instead of mapping roles by hand: "
+        f"{', '.join(ADAPTER_NAMES)} (see benchverdict.io.adapters; autorank-wide and "
+        "rliable also need --objective; amlb takes a metric column as --score)",
+    )
+    group.add_argument(
+        "--name-pattern", metavar="REGEX",
+        help="with an HPO-tool adapter (optuna, smac, ...): a regular expression matching each "
+        "run's name (study name, run folder), whose groups (?P<algorithm>...), "
+        "(?P<benchmark>...), (?P<seed>...) give those roles",
+    )
+    return parser
+
+
+def load_results(args: argparse.Namespace):
+    """Build a :class:`~benchverdict.Results` from a parsed command line.
+
+    ``args.file`` is the path; ``args.example`` (if set) loads the built-in
+    example instead. A :class:`ValidationError` raised here has its fixes
+    written as command-line options (``--on-invalid drop``), so a sub-command
+    can print ``problem.message`` as it is.
+    """
+    try:
+        return _load_results(args)
+    except ValidationError as err:
+        raise err.for_cli() from None
+
+
+def _load_results(args: argparse.Namespace):
+    from benchverdict import io
+
+    if getattr(args, "example", False):
+        from benchverdict.examples import load_example
+
+        given = [f"--{name.replace('_', '-')}" for name in _INPUT_OPTIONS
+                 if getattr(args, name, None) not in (None, [], "raise")]
+        if getattr(args, "file", None) is not None:
+            given.insert(0, "FILE")
+        if given:
+            raise UsageError(f"--example reads the built-in data; it cannot be combined with "
+                             f"{', '.join(given)}. Fix: drop one of them.")
+        return load_example()
+    if getattr(args, "file", None) is None:
+        raise UsageError("give a results FILE (or --example).")
+    if args.adapter:
+        from benchverdict.io import adapters
+
+        _check_exists(args.file)
+        if args.adapter in adapters.NEEDS_OBJECTIVE and args.objective is None:
+            raise UsageError(f"the {args.adapter} adapter needs --objective maximize|minimize "
+                             f"(the format does not record it).")
+        return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
+                                     objective=args.objective, score=args.score,
+                                     name_pattern=args.name_pattern,
+                                     min_algorithms=getattr(args, "min_algorithms", 2))
+    if getattr(args, "name_pattern", None) is not None:
+        raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "
+                         "too (e.g. --adapter optuna).")
+    missing = [
+        f"--{name}" for name in ("algorithm", "seed", "score", "objective")
+        if getattr(args, name) is None
+    ]
+    if missing:
+        raise UsageError(
+            f"missing {', '.join(missing)}: say which columns hold the roles, e.g. "
+            f"--algorithm model --seed seed --score accuracy --objective maximize "
+            f"(or use --adapter for a published format)."
+        )
+    _check_exists(args.file)
+    if getattr(args, "engine", "pandas") == "dask":
+        from benchverdict._dask.cli import load_dask
+
+        return load_dask(args)
+    if args.format is None:
+        try:
+            io.detect_format(args.file)
+        except ValueError as err:
+            raise UsageError(to_cli(str(err))) from None
+    return io.read(
+        args.file,
+        algorithm=args.algorithm,
+        seed=args.seed,
+        score=args.score,
+        objective=args.objective,
+        benchmark=args.benchmark,
+        budget=args.budget,
+        metafeatures=args.metafeature,
+        on_invalid=args.on_invalid,
+        kind=args.kind,
+        format=args.format,
+        min_algorithms=getattr(args, "min_algorithms", 2),
+    )
+
+
+class UsageError(Exception):
+    """A mistake on the command line (exit code 2)."""
+
+
+#: The options that say how to read FILE (meaningless with --example).
+_INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
+                  "on_invalid", "kind", "format", "adapter", "name_pattern", "scheduler")
+
+
+def _check_exists(path: Path) -> None:
+    if not path.exists():
+        raise UsageError(f"no such file or directory: {str(path)!r}. Fix: check the path.")
+
+
+def check_output_dir(path: Path | None, option: str = "-o/--out") -> None:
+    """Refuse an output folder that is an existing file, before any work is done."""
+    if path is None:
+        return
+    path = Path(path)
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise UsageError(
+                    f"{option} {str(path)!r}: {str(candidate)!r} is a file, not a folder. "
+                    f"Fix: give a folder path (it is created if missing), or move the file."
+                )
+            return
