@@ -20,8 +20,8 @@ methods bound the CDF at the order statistics: with
 
 (with :math:`l_0 = 0`, :math:`u_{n+1} = 1`), so
 :math:`L(x) = l_{N(x)}` and :math:`U(x) = u_{N(x)+1}`. Known support
-bounds ``a`` and ``b`` add :math:`F(x) = 0` below ``a`` and :math:`F(x) = 1`
-from ``b`` on. The methods differ in the bounds:
+bounds ``low`` and ``high`` add :math:`F(x) = 0` below ``low`` and
+:math:`F(x) = 1` from ``high`` on. The methods differ in the bounds:
 
 ``dkw``
     :math:`l_i = i/n - \\varepsilon`, :math:`u_i = (i-1)/n + \\varepsilon`
@@ -394,9 +394,9 @@ def restrict_to_grid(
     :math:`j' = \min\{j \ge 0 : u_{j+1} \ge p\}` (see
     :meth:`CDFBand.quantile_interval`). For continuous :math:`F` it contains
     :math:`F^{-1}(p)` exactly when :math:`U_{(j)} \ge p` (no constraint
-    when no :math:`l_j` reaches :math:`p`: the upper end is ``b``) and
+    when no :math:`l_j` reaches :math:`p`: the upper end is ``high``) and
     :math:`U_{(j')} \le p` (none for :math:`j' = 0`: the lower end is
-    ``a``). Over a finite set of levels the binding constraint of each order
+    ``low``). Over a finite set of levels the binding constraint of each order
     statistic is the largest (lower) and smallest (upper) level mapped to
     it. This is :func:`restrict_to_levels` for a grid of levels instead of
     a range (tuning curves at integer budgets need only the levels
@@ -637,7 +637,7 @@ class CDFBand:
     confidence : float
     method : str
         One of :data:`METHODS`.
-    a, b : float
+    low, high : float
         Known bounds of the support (``-inf``/``inf`` if unknown).
     n : int
     critical_value : float
@@ -659,8 +659,8 @@ class CDFBand:
     upper: np.ndarray
     confidence: float
     method: str
-    a: float
-    b: float
+    low: float
+    high: float
     n: int
     critical_value: float
     n_ties: int = 0
@@ -670,8 +670,8 @@ class CDFBand:
     # ------------------------------------------------------------ evaluation
     def _summary_lines(self) -> list[str]:
         return [f"{self.method} CDF band: n = {self.n}, confidence {self.confidence:g}, "
-                f"levels {self.levels[0]:g}-{self.levels[1]:g}, support [{self.a:g}, "
-                f"{self.b:g}], {self.n_ties} tie(s)"]
+                f"levels {self.levels[0]:g}-{self.levels[1]:g}, support [{self.low:g}, "
+                f"{self.high:g}], {self.n_ties} tie(s)"]
 
     def __repr__(self) -> str:
         from benchverdict._repr import result_repr
@@ -683,31 +683,46 @@ class CDFBand:
 
         return result_html(self)
 
+    def summary(self) -> str:
+        """What the band is and what it guarantees, as text (also ``str(band)``)."""
+        return "\n".join([*self._summary_lines(), self.describe()])
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def verdicts(self) -> list:
+        """An empty list: a band describes one sample and compares nothing.
+
+        It is here so that every result object answers the same protocol
+        (``table``, ``verdicts()``, ``plot()``, ``summary()``).
+        """
+        return []
+
     def _count(self, x) -> np.ndarray:
         return np.searchsorted(self.scores, np.asarray(x, dtype=float), side="right")
 
     def lower_cdf(self, x) -> np.ndarray:
-        """The lower band :math:`L(x) = l_{N(x)}` (0 below ``a``, 1 from ``b`` on)."""
+        """The lower band :math:`L(x) = l_{N(x)}` (0 below ``low``, 1 from ``high`` on)."""
         x = np.asarray(x, dtype=float)
         lower_ext = np.concatenate([[0.0], self.lower])
         out = lower_ext[self._count(x)]
-        out = np.where(x >= self.b, 1.0, out)
-        return np.where(x < self.a, 0.0, out)[()]
+        out = np.where(x >= self.high, 1.0, out)
+        return np.where(x < self.low, 0.0, out)[()]
 
     def upper_cdf(self, x) -> np.ndarray:
-        """The upper band :math:`U(x) = u_{N(x)+1}` (0 below ``a``, 1 from ``b`` on)."""
+        """The upper band :math:`U(x) = u_{N(x)+1}` (0 below ``low``, 1 from ``high`` on)."""
         x = np.asarray(x, dtype=float)
         upper_ext = np.concatenate([self.upper, [1.0]])
         out = upper_ext[self._count(x)]
-        out = np.where(x >= self.b, 1.0, out)
-        return np.where(x < self.a, 0.0, out)[()]
+        out = np.where(x >= self.high, 1.0, out)
+        return np.where(x < self.low, 0.0, out)[()]
 
     def ecdf(self, x) -> np.ndarray:
         """The empirical CDF :math:`N(x) / n`."""
         return (self._count(x) / self.n)[()]
 
     def quantile(self, q) -> np.ndarray:
-        """The empirical quantile :math:`\\inf\\{x \\ge a: \\hat F(x) \\ge q\\}` (``a`` at 0).
+        """The empirical quantile :math:`\\inf\\{x \\ge low: \\hat F(x) \\ge q\\}` (``low`` at 0).
 
         Examples
         --------
@@ -724,9 +739,9 @@ class CDFBand:
 
         On the band's event, for every ``q`` at once,
         ``low(q) <= F^{-1}(q) <= high(q)`` with
-        :math:`F^{-1}(q) = \\inf\\{x \\ge a : F(x) \\ge q\\}`:
+        :math:`F^{-1}(q) = \\inf\\{x \\ge low : F(x) \\ge q\\}`:
         ``low`` inverts the upper band and ``high`` the lower band. ``high``
-        is ``b`` (possibly ``inf``) where the lower band never reaches ``q``.
+        is ``high`` (possibly ``inf``) where the lower band never reaches ``q``.
 
         Examples
         --------
@@ -741,8 +756,8 @@ class CDFBand:
         return self._invert(upper_ext, q), self._invert(lower_ext, q)
 
     def _invert(self, cdf_ext: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """inf{x >= a : G(x) >= q} for the step CDF G with values cdf_ext on [Y_(j), Y_(j+1))."""
-        scores_ext = np.concatenate([[self.a], self.scores, [self.b]])
+        """inf{x >= low : G(x) >= q} for the step CDF G with values cdf_ext on [Y_(j), Y_(j+1))."""
+        scores_ext = np.concatenate([[self.low], self.scores, [self.high]])
         # Float noise must not push a bound past a level it meets exactly.
         j = np.searchsorted(cdf_ext, q - 1e-12, side="left")
         return scores_ext[j][()]
@@ -761,14 +776,14 @@ class CDFBand:
         bounds :math:`l_i \\le F(Y_{(i)})` and :math:`F(x) \\le u_i` for
         :math:`x < Y_{(i)}` become :math:`1 - u_{n+1-j} \\le F'(Y'_{(j)})` and
         :math:`F'(x) \\le 1 - l_{n+1-j}` for :math:`x < Y'_{(j)}`: the same
-        event, so the same coverage. Support bounds become ``(-b, -a)`` and
+        event, so the same coverage. Support bounds become ``(-high, -low)`` and
         quantile levels ``(1 - p_hi, 1 - p_lo)``.
 
         Examples
         --------
-        >>> band = cdf_band([0.2, 0.5, 0.9], 0.8, "ks", a=0, b=1)
+        >>> band = cdf_band([0.2, 0.5, 0.9], 0.8, "ks", low=0, high=1)
         >>> m = band.mirrored()
-        >>> m.scores.tolist(), (m.a, m.b)
+        >>> m.scores.tolist(), (m.low, m.high)
         ([-0.9, -0.5, -0.2], (-1.0, -0.0))
         >>> bool(np.allclose(m.mirrored().lower, band.lower))
         True
@@ -780,7 +795,7 @@ class CDFBand:
             array.setflags(write=False)
         return CDFBand(
             scores=scores, lower=lower, upper=upper, confidence=self.confidence,
-            method=self.method, a=-self.b, b=-self.a, n=self.n,
+            method=self.method, low=-self.high, high=-self.low, n=self.n,
             critical_value=self.critical_value, n_ties=self.n_ties,
             levels=(1.0 - self.levels[1], 1.0 - self.levels[0]),
             grid=None if self.grid is None else tuple(sorted(1.0 - p for p in self.grid)),
@@ -861,14 +876,14 @@ class CDFBand:
         ax = new_axes(ax)
         span = self.scores[-1] - self.scores[0]
         pad = 0.05 * span if span > 0 else 1.0
-        left = self.a if np.isfinite(self.a) else self.scores[0] - pad
-        right = self.b if np.isfinite(self.b) else self.scores[-1] + pad
+        left = self.low if np.isfinite(self.low) else self.scores[0] - pad
+        right = self.high if np.isfinite(self.high) else self.scores[-1] + pad
         xs = np.concatenate([[left], self.scores, [right]])
         with theme():
             lower = self.lower_cdf(xs)
             upper = self.upper_cdf(xs)
             # At the right edge the unknown-support band stays open.
-            if not np.isfinite(self.b):
+            if not np.isfinite(self.high):
                 lower[-1] = self.lower[-1]
             line_kw = {"color": color} if color is not None else {}
             band_label = f"{self.confidence:.0%} band"
@@ -892,9 +907,9 @@ def cdf_band(
     scores,
     confidence: float,
     method: str = "ld_highest_density",
-    a: float = -np.inf,
-    b: float = np.inf,
     *,
+    low: float = -np.inf,
+    high: float = np.inf,
     levels: tuple[float, float] = (0.0, 1.0),
     grid=None,
 ) -> CDFBand:
@@ -909,9 +924,9 @@ def cdf_band(
     method : {"ld_highest_density", "ld_equal_tailed", "ks", "dkw"}
         See the module docstring. ``ld_highest_density`` gives the tightest
         band in the tails (Lourie et al.'s default).
-    a, b : float
+    low, high : float
         Known bounds of the support, e.g. 0 and 1 for accuracy. They make
-        the band reach 0 at ``a`` and 1 at ``b`` and the quantile bounds
+        the band reach 0 at ``low`` and 1 at ``high`` and the quantile bounds
         finite.
     levels : (float, float)
         Calibrate for quantiles at these CDF levels only (see
@@ -933,7 +948,7 @@ def cdf_band(
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> band = cdf_band(rng.uniform(size=48), 0.8, a=0.0, b=1.0)
+    >>> band = cdf_band(rng.uniform(size=48), 0.8, low=0.0, high=1.0)
     >>> band.n, band.method
     (48, 'ld_highest_density')
     >>> x = np.linspace(0, 1, 5)
@@ -944,12 +959,14 @@ def cdf_band(
     confidence = _check_confidence(confidence)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
-    a, b = float(a), float(b)
-    if not a < b:
-        raise ValueError(f"the support bounds must satisfy a < b, got a={a}, b={b}.")
-    if a > y[0] or b < y[-1]:
+    low, high = float(low), float(high)
+    if not low < high:
+        raise ValueError(f"the support bounds must satisfy low < high, got low={low}, "
+                         f"high={high}.")
+    if low > y[0] or high < y[-1]:
         raise ValueError(
-            f"scores must lie within [a, b] = [{a}, {b}], but they range over [{y[0]}, {y[-1]}]."
+            f"scores must lie within [low, high] = [{low}, {high}], but they range over "
+            f"[{y[0]}, {y[-1]}]; pass support bounds that contain every score."
         )
     n = y.size
     n_ties = int(n - np.unique(y).size)
@@ -977,6 +994,6 @@ def cdf_band(
     y.setflags(write=False)
     return CDFBand(
         scores=y, lower=lower, upper=upper, confidence=confidence, method=method,
-        a=a, b=b, n=n, critical_value=float(critical), n_ties=n_ties, levels=levels,
+        low=low, high=high, n=n, critical_value=float(critical), n_ties=n_ties, levels=levels,
         grid=grid,
     )

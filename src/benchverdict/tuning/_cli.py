@@ -35,7 +35,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
                    help="point estimate of the expected best score for --curve mean")
     p.add_argument("--low", type=float, help="lowest possible score (support bound, e.g. 0)")
     p.add_argument("--high", type=float, help="highest possible score (support bound, e.g. 1)")
-    p.add_argument("--ks", help="budgets to print, comma-separated (default 1,2,5,10,20,...)")
+    p.add_argument("--budgets", help="budgets k to print, comma-separated "
+                                     "(default 1,2,5,10,20,...)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level: error rate of a decision between two curves "
+                        "(per pair, over all budgets) and of the tests (default 0.05)")
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
     p.set_defaults(handler=run)
 
@@ -73,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.0 < args.confidence < 1.0:
         raise UsageError(f"--confidence must lie strictly between 0 and 1, got {args.confidence}.")
+    if not 0.0 < args.alpha < 1.0:
+        raise UsageError(f"--alpha must lie strictly between 0 and 1, got {args.alpha}.")
     results = load_results(args)
     band = None if args.band == "none" else args.band
     low = -math.inf if args.low is None else args.low
@@ -80,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         curves = from_results(
-            results, kind=args.curve, band=band, confidence=args.confidence, a=low, b=high,
-            estimator=args.estimator,
+            results, kind=args.curve, band=band, confidence=args.confidence, low=low,
+            high=high, estimator=args.estimator, alpha=args.alpha,
         )
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 40)
@@ -104,9 +110,8 @@ def run(args: argparse.Namespace) -> int:
     for bench in curves.benchmarks:
         cells = {alg: c for (alg, b), c in curves.curves.items() if b == bench}
         n_max = max(c.n for c in cells.values())
-        ks = _budgets_to_print(n_max, args.ks)
         rows = []
-        for k in ks:
+        for k in _budgets_to_print(n_max, args.budgets):
             row = {"k": f"{k:g}"}
             for alg, c in cells.items():
                 idx = [i for i, kk in enumerate(c.k) if kk == k]
@@ -135,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         (out / "tuning_verdicts.json").write_text(verdicts_to_json(verdicts))
         written = ["tuning_curves.csv", "tuning_verdicts.csv", "tuning_verdicts.json"]
         for bench in curves.benchmarks:
-            ax = curves.plot(bench)
+            ax = curves.plot(benchmark=bench)
             paths = save_figure(ax.figure, out / f"tuning_{file_stem(bench)}", formats=("pdf",))
             plt.close(ax.figure)
             written += [p.name for p in paths]

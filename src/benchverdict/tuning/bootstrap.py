@@ -14,26 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchverdict.results import check_objective
+from benchverdict.stats.samples import sorted_finite_scores
 from benchverdict.tuning.curves import TuningCurve, default_budgets
-from benchverdict.tuning.estimators import (
-    _check_ks,
-    _check_objective,
-    _sorted_scores,
-    estimator_weights,
-    expected_max,
-)
+from benchverdict.tuning.estimators import check_budgets, estimator_weights, expected_max
 
 __all__ = ["bootstrap_band"]
 
 
-def _weight_matrix(n: int, ks: np.ndarray, estimator: str) -> np.ndarray:
-    """Dense (K, n) weights on the sorted scores (nan rows where undefined)."""
-    return estimator_weights(n, ks, estimator)
-
-
 def bootstrap_band(
     scores,
-    ks=None,
+    budgets=None,
     *,
     estimator: str = "v",
     confidence: float = 0.8,
@@ -48,7 +39,7 @@ def bootstrap_band(
     ----------
     scores : array_like of float
         IID random-search scores.
-    ks : array_like of int, optional
+    budgets : array_like of int, optional
         Budgets (default 1..n).
     estimator : {"v", "u"}
     confidence : float
@@ -73,18 +64,19 @@ def bootstrap_band(
     """
     if estimator not in ("v", "u"):
         raise ValueError(f"estimator must be 'v' or 'u' for bootstrap bands, got {estimator!r}.")
-    _check_objective(objective)
+    check_objective(objective)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
     if int(n_resamples) < 10:
         raise ValueError(f"n_resamples must be at least 10, got {n_resamples}.")
-    y = _sorted_scores(scores)
+    y = sorted_finite_scores(scores)
     n = y.size
-    ks = default_budgets(n) if ks is None else _check_ks(ks, integer=True)
+    budgets = default_budgets(n) if budgets is None else check_budgets(budgets, integer=True)
     rng = np.random.default_rng(seed)
     sign = 1.0 if objective == "maximize" else -1.0
     base = np.sort(sign * y)
-    weights = _weight_matrix(n, ks, estimator)
+    # Dense (K, n) weights on the sorted scores (nan rows where undefined).
+    weights = estimator_weights(n, budgets, estimator)
     defined = ~np.isnan(weights[:, 0])
     weights = weights[defined]
     estimates = np.empty((int(n_resamples), int(defined.sum())))
@@ -93,17 +85,17 @@ def bootstrap_band(
         stop = min(start + chunk, int(n_resamples))
         resamples = np.sort(base[rng.integers(0, n, size=(stop - start, n))], axis=1)
         estimates[start:stop] = resamples @ weights.T
-    alpha = 1.0 - confidence
-    lo = np.full(ks.size, np.nan)
-    hi = np.full(ks.size, np.nan)
+    tail = (1.0 - confidence) / 2
+    lo = np.full(budgets.size, np.nan)
+    hi = np.full(budgets.size, np.nan)
     if estimates.shape[1]:
-        lo[defined], hi[defined] = np.quantile(estimates, [alpha / 2, 1 - alpha / 2], axis=0)
+        lo[defined], hi[defined] = np.quantile(estimates, [tail, 1 - tail], axis=0)
     if sign < 0:
         lo, hi = -hi, -lo
-    point = expected_max(y, ks, estimator, objective)
+    point = expected_max(y, budgets, estimator, objective)
     return TuningCurve(
-        k=ks, point=point, lower=lo, upper=hi, kind="mean", q=None, estimator=estimator,
+        k=budgets, point=point, lower=lo, upper=hi, kind="mean", q=None, estimator=estimator,
         band="bootstrap", confidence=float(confidence), simultaneous=False,
-        objective=objective, n=n, a=-np.inf, b=np.inf, scores=y, cdf=None, name=name,
+        objective=objective, n=n, low=-np.inf, high=np.inf, scores=y, cdf=None, name=name,
         notes=("percentile bootstrap: pointwise only, and it under-covers at large k",),
     )

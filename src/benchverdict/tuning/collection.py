@@ -93,6 +93,21 @@ class TuningCurves:
     def _summary_table(self) -> pd.DataFrame:
         return self.guidance()
 
+    def summary(self) -> str:
+        """The curves, the bands' reach per curve and the verdicts, as text (also ``str``)."""
+        lines = self._summary_lines()
+        reach = self.guidance()
+        if len(reach):
+            lines.append("largest budget each band bounds (k_max):")
+            lines += [f"  {r.algorithm} on {r.benchmark}: n = {r.n}, k_max = {r.k_max:g}"
+                      for r in reach.itertuples(index=False)]
+        lines += [f"excluded {r.algorithm} on {r.benchmark}: {r.reason}"
+                  for r in self.excluded.itertuples(index=False)]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def __repr__(self) -> str:
         from benchverdict._repr import result_repr
 
@@ -182,20 +197,21 @@ class TuningCurves:
     def tests(self, budget: float | None = None, pairs=None) -> pd.DataFrame:
         """The exact test of every pair's curves at ``budget``, per benchmark.
 
-        Columns ``benchmark, a, b, k, level, point_a, point_b, p_a, p_b,
-        pvalue, winner`` (``winner``: the better curve when ``pvalue <=
-        alpha``). ``budget`` is a number of trials; default
+        Columns ``benchmark, a, b, k, quantile_level, point_a, point_b, p_a,
+        p_b, p_value, winner`` (``winner``: the better curve when ``p_value
+        <= alpha``). ``budget`` is a number of trials; default
         :meth:`test_budget` of each benchmark. Not defined for mean curves.
         """
         rows = []
         for bench, a, b, t in self._tests(budget, pairs):
-            rows.append({"benchmark": bench, "a": a, "b": b, "k": t.k, "level": t.level,
-                         "point_a": t.point_a, "point_b": t.point_b, "p_a": t.p_a,
-                         "p_b": t.p_b, "pvalue": t.pvalue,
+            rows.append({"benchmark": bench, "a": a, "b": b, "k": t.k,
+                         "quantile_level": t.quantile_level, "point_a": t.point_a,
+                         "point_b": t.point_b, "p_a": t.p_a, "p_b": t.p_b, "p_value": t.p_value,
                          "winner": ({"a": a, "b": b}.get(t.direction)
-                                    if t.pvalue <= self.alpha else None)})
-        return pd.DataFrame(rows, columns=["benchmark", "a", "b", "k", "level", "point_a",
-                                           "point_b", "p_a", "p_b", "pvalue", "winner"])
+                                    if t.p_value <= self.alpha else None)})
+        return pd.DataFrame(rows, columns=["benchmark", "a", "b", "k", "quantile_level",
+                                           "point_a", "point_b", "p_a", "p_b", "p_value",
+                                           "winner"])
 
     def _tests(self, budget, pairs) -> list[tuple[str, str, str, QuantileTest]]:
         if self.kind == "mean":
@@ -235,60 +251,62 @@ class TuningCurves:
 
     def _test_verdict(self, bench: str, a: str, b: str, t: QuantileTest) -> Verdict:
         what = kind_label(self.kind, self._q)
-        decided = t.pvalue <= self.alpha and t.direction is not None
+        decided = t.p_value <= self.alpha and t.direction is not None
         outcome = t.direction if decided else "inconclusive"
         better = {"a": a, "b": b}.get(t.direction or "")
         sign = 1.0 if self.objective == "maximize" else -1.0
-        text = (f"{what} best score of k = {t.k:g} trials (the {t.level:.3f} quantile): {a} "
+        text = (f"{what} best score of k = {t.k:g} trials (the {t.quantile_level:.3f} quantile): {a} "
                 f"{t.point_a:.4g} vs {b} {t.point_b:.4g}; exact order-statistic bounds "
-                f"separate at p = {t.pvalue:.3g}")
+                f"separate at p = {t.p_value:.3g}")
         text += (f", so {better}'s curve is higher." if decided else
                  f" > alpha = {self.alpha:g}: not separated.")
         return Verdict(
             a=a, b=b, outcome=outcome, method=self._method(),
             scope=Scope(benchmark=bench, budget_low=t.k, budget_high=t.k),
-            evidence=Evidence("p_value", t.pvalue, self.alpha), objective=self.objective,
+            evidence=Evidence("p_value", t.p_value, self.alpha), objective=self.objective,
             explanation=text,
             effect=Effect(f"difference in {what} best score at k={t.k:g} (positive favours {a})",
                           sign * (t.point_a - t.point_b)),
             unit="random-search draw", n=t.n_a + t.n_b,
-            details={"pvalue_raw": t.pvalue, "p_a_better": t.p_a, "p_b_better": t.p_b,
-                     "k": t.k, "level": t.level, "n_a": t.n_a, "n_b": t.n_b},
+            details={"p_value_raw": t.p_value, "p_a_better": t.p_a, "p_b_better": t.p_b,
+                     "k": t.k, "quantile_level": t.quantile_level, "n_a": t.n_a,
+                     "n_b": t.n_b},
         )
 
     def _every_benchmark_verdict(self, a: str, b: str,
                                  found: list[tuple[str, QuantileTest]]) -> Verdict:
         p_a = max(t.p_a for _, t in found)
         p_b = max(t.p_b for _, t in found)
-        pvalue = min(1.0, 2.0 * min(p_a, p_b))
-        direction = None if pvalue >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
-        decided = pvalue <= self.alpha and direction is not None
-        ks = sorted({t.k for _, t in found})
-        k_text = f"k = {ks[0]:g}" if len(ks) == 1 else f"k = {ks[0]:g}-{ks[-1]:g}"
+        p_value = min(1.0, 2.0 * min(p_a, p_b))
+        direction = None if p_value >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
+        decided = p_value <= self.alpha and direction is not None
+        budgets = sorted({t.k for _, t in found})
+        k_text = (f"k = {budgets[0]:g}" if len(budgets) == 1
+                  else f"k = {budgets[0]:g}-{budgets[-1]:g}")
         better = {"a": a, "b": b}.get(direction or "")
         worst = max(found, key=lambda bt: bt[1].p_a if direction == "a" else bt[1].p_b)[0]
         text = (f"is one curve higher on every one of {len(found)} benchmarks at {k_text}? "
-                f"intersection-union test: p = {pvalue:.3g} (the weakest benchmark, {worst}, "
+                f"intersection-union test: p = {p_value:.3g} (the weakest benchmark, {worst}, "
                 f"decides)")
         text += (f"; {better}'s curve is higher on every benchmark." if decided else
                  f" > alpha = {self.alpha:g}.")
         return Verdict(
             a=a, b=b, outcome=direction if decided else "inconclusive", method=self._method(),
-            scope=Scope(budget_low=ks[0], budget_high=ks[-1]),
-            evidence=Evidence("p_value", pvalue, self.alpha), objective=self.objective,
+            scope=Scope(budget_low=budgets[0], budget_high=budgets[-1]),
+            evidence=Evidence("p_value", p_value, self.alpha), objective=self.objective,
             explanation=text, unit="random-search draw",
             n=int(sum(t.n_a + t.n_b for _, t in found)),
-            details={"pvalue_raw": pvalue, "p_a_better": p_a, "p_b_better": p_b,
+            details={"p_value_raw": p_value, "p_a_better": p_a, "p_b_better": p_b,
                      "combined": "intersection-union over benchmarks (better on every one)",
-                     "n_benchmarks": len(found), "k": ks[-1]},
+                     "n_benchmarks": len(found), "k": budgets[-1]},
         )
 
     def verdict_table(self, pairs=None) -> pd.DataFrame:
         """The verdicts as a tidy frame."""
         return verdicts_to_frame(self.verdicts(pairs))
 
-    def plot(self, benchmark: str | None = None, ax=None):
-        """The curves of one benchmark (default: the first) with their bands.
+    def plot(self, ax=None, *, benchmark: str | None = None):
+        """The curves of one benchmark (default: the first) with their bands; returns the Axes.
 
         Each algorithm keeps its colour and line style in every figure
         (:func:`benchverdict.plotting.algorithm_styles` of all algorithms);
@@ -315,9 +333,9 @@ def from_results(
     kind: str = "median",
     band: str | None = "ld_highest_density",
     confidence: float = 0.8,
-    ks=None,
-    a: float = -np.inf,
-    b: float = np.inf,
+    budgets=None,
+    low: float = -np.inf,
+    high: float = np.inf,
     q: float = 0.5,
     estimator: str = "v",
     calibrate: str = "budgets",
@@ -331,12 +349,12 @@ def from_results(
         Must be ``kind="trials"``: every row an IID random-search draw.
         HPO-run incumbents (``kind="runs"``) are refused with a clear error,
         because incumbents are running maxima, not independent draws.
-    kind, band, confidence, a, b, q, estimator, calibrate
-        As in :func:`~benchverdict.tuning.tuning_curve`. ``a``/``b`` bound
-        the score's support in the user's direction (e.g. 0 and 1 for
+    kind, band, confidence, low, high, q, estimator, calibrate
+        As in :func:`~benchverdict.tuning.tuning_curve`. ``low``/``high``
+        bound the score's support in the user's direction (e.g. 0 and 1 for
         accuracy or error rate).
-    ks : array_like, optional
-        Budgets; default 1..(largest n among the benchmark's algorithms), so
+    budgets : array_like, optional
+        Budgets ``k``; default 1..(largest n among the benchmark's algorithms), so
         that curves on one benchmark share a grid and can be compared.
     alpha : float
         The error rate of a decision between two curves (per pair, over
@@ -361,11 +379,11 @@ def from_results(
         draws[(alg, bench)] = values
     grid: dict[str, np.ndarray] = {}
     for _, bench in draws:
-        if ks is None:
+        if budgets is None:
             n_max = max(v.size for (_, y), v in draws.items() if y == bench)
             grid[bench] = default_budgets(n_max)
         else:
-            grid[bench] = np.atleast_1d(np.asarray(ks, dtype=float))
+            grid[bench] = np.atleast_1d(np.asarray(budgets, dtype=float))
     curves: dict[tuple[str, str], TuningCurve] = {}
     excluded = []
     for (alg, bench), values in draws.items():
@@ -374,7 +392,7 @@ def from_results(
                 warnings.simplefilter("always")
                 curve = tuning_curve(
                     values, grid[bench], kind=kind, band=band, confidence=confidence,
-                    a=a, b=b, objective=objective, q=q, estimator=estimator, name=alg,
+                    low=low, high=high, objective=objective, q=q, estimator=estimator, name=alg,
                     calibrate=calibrate,
                 )
             for w in caught:

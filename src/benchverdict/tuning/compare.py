@@ -87,8 +87,9 @@ class TuningComparison:
         ``winner`` (the name decided at ``alpha``, or ``None``), ``lean``
         (the name the display bands favour where nothing is decided) and
         its ``strength``.
-    verdicts : list of Verdict
-        One per run of budgets with the same decision (or lean and strength).
+    segments : list of Verdict
+        One verdict per run of budgets with the same decision (or lean and
+        strength); :meth:`verdicts` returns them.
     alpha : float
         The error rate of a decision, for the pair over all budgets.
     """
@@ -97,7 +98,7 @@ class TuningComparison:
     b: TuningCurve
     names: tuple[str, str]
     per_budget: pd.DataFrame
-    verdicts: list[Verdict]
+    segments: list[Verdict]
     alpha: float = 0.05
 
     def _summary_lines(self) -> list[str]:
@@ -106,7 +107,7 @@ class TuningComparison:
         # budgets per conclusion, in the order the verdicts run along k
         spans: dict[str, list[str]] = {}
         last = ""
-        for v in self.verdicts:
+        for v in self.segments:
             lo, hi = v.scope.budget_low, v.scope.budget_high
             what = {"tie": "tie", "inconclusive": "inconclusive"}.get(
                 v.outcome, f"{v.winner} better")
@@ -116,10 +117,10 @@ class TuningComparison:
             spans.setdefault(what, []).append(span)
             if hi is not None and self.a.k.size and hi == self.a.k.max():
                 last = f"; at k = {hi:g}: {what}"
-        bench = {v.scope.benchmark for v in self.verdicts} - {None}
+        bench = {v.scope.benchmark for v in self.segments} - {None}
         on = f" on {names(sorted(bench), 2)}" if bench else ""
         k = f", k = {self.a.k.min():g}..{self.a.k.max():g}" if self.a.k.size else ""
-        return [f"{self.names[0]} vs {self.names[1]}{on}{k}: {len(self.verdicts)} "
+        return [f"{self.names[0]} vs {self.names[1]}{on}{k}: {len(self.segments)} "
                 f"verdict(s){last}",
                 *(f"{what} at k = {names(s, 8)}" for what, s in spans.items())]
 
@@ -133,19 +134,32 @@ class TuningComparison:
 
         return result_html(self)
 
+    def summary(self) -> str:
+        """The comparison and every verdict's explanation, as text (also ``str``)."""
+        return "\n".join([*self._summary_lines(), *(f"- {v.explanation}" for v in self.segments)])
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def __iter__(self) -> Iterator[Verdict]:
-        return iter(self.verdicts)
+        return iter(self.segments)
 
     def __len__(self) -> int:
-        return len(self.verdicts)
+        return len(self.segments)
+
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per run of budgets with the same decision (or lean and strength)."""
+        return list(self.segments)
 
     @property
     def table(self) -> pd.DataFrame:
         """The verdicts as a tidy frame (see :func:`benchverdict.verdicts_to_frame`)."""
-        return verdicts_to_frame(self.verdicts)
+        return verdicts_to_frame(self.segments)
 
     def plot(self, ax=None):
         """Both curves with their bands; budgets with evidence are shaded by strength.
+
+        Returns the Axes.
 
         Drawn by :func:`benchverdict.tuning.curves.draw_tuning_curves` (x-axis
         where the bands are bounded, robust y-limits, legend outside).
@@ -162,7 +176,7 @@ class TuningComparison:
         height = {"weak": 0.02, "fair": 0.04, "strong": 0.06}
         with theme():
             step = np.min(np.diff(self.a.k)) / 2 if self.a.k.size > 1 else 0.5
-            for v in self.verdicts:
+            for v in self.segments:
                 if v.outcome in ("a", "b") and v.evidence.strength:
                     ax.axvspan(
                         v.scope.budget_low - step, v.scope.budget_high + step,
@@ -210,7 +224,7 @@ def _check_pair(a: TuningCurve, b: TuningCurve) -> None:
             f"build both curves with the same band and confidence."
         )
     if a.k.shape != b.k.shape or not np.allclose(a.k, b.k):
-        raise ValueError("the two curves must share the same budget grid ks.")
+        raise ValueError("the two curves must share the same budgets (their k grids differ).")
 
 
 def compare(
@@ -229,7 +243,7 @@ def compare(
     a, b : TuningCurve
         Curves of the same kind and objective, with bands, on the same budget
         grid (e.g. both from :func:`~benchverdict.tuning.tuning_curve` with the
-        same ``ks``). Their bands (at ``confidence``, e.g. 80%) give the leans.
+        same ``budgets``). Their bands (at ``confidence``, e.g. 80%) give the leans.
     names : (str, str), optional
         Algorithm names; default the curves' names, else ``"a"``/``"b"``.
     benchmark : str, optional
@@ -249,24 +263,28 @@ def compare(
     --------
     >>> from benchverdict.tuning import tuning_curve
     >>> rng = np.random.default_rng(0)
-    >>> good = tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
-    >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), ks=[1, 2, 4], a=0, b=1, name="bad")
+    >>> good = tuning_curve(rng.uniform(0.5, 1.0, 60), budgets=[1, 2, 4], low=0, high=1,
+    ...                     name="good")
+    >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), budgets=[1, 2, 4], low=0, high=1,
+    ...                    name="bad")
     >>> [(v.winner, v.scope.budget_low, v.scope.budget_high) for v in compare(good, bad)]
     [('good', 1.0, 4.0)]
-    >>> close = tuning_curve(rng.uniform(0.0, 0.55, 60), ks=[1], a=0, b=1, name="close")
-    >>> other = tuning_curve(rng.uniform(0.0, 0.45, 60), ks=[1], a=0, b=1, name="other")
+    >>> close = tuning_curve(rng.uniform(0.0, 0.55, 60), budgets=[1], low=0, high=1,
+    ...                      name="close")
+    >>> other = tuning_curve(rng.uniform(0.0, 0.45, 60), budgets=[1], low=0, high=1,
+    ...                      name="other")
     >>> [(v.outcome, v.leans_to, v.evidence.strength) for v in compare(close, other)]
     [('inconclusive', 'close', 'weak')]
     """
     _check_pair(a, b)
-    level = decision_confidence(alpha)
+    joint_confidence = decision_confidence(alpha)
     if decision is None:
-        decision = (a.at_confidence(level), b.at_confidence(level))
+        decision = (a.at_confidence(joint_confidence), b.at_confidence(joint_confidence))
     da, db = decision
     _check_pair(da, db)
-    if not (np.isclose(da.confidence, level) and np.allclose(da.k, a.k)):
-        raise ValueError(f"the decision curves need bands at sqrt(1 - alpha) = {level:.6g} on "
-                         f"the same budgets.")
+    if not (np.isclose(da.confidence, joint_confidence) and np.allclose(da.k, a.k)):
+        raise ValueError(f"the decision curves need bands at sqrt(1 - alpha) = "
+                         f"{joint_confidence:.6g} on the same budgets.")
     name_a, name_b = names or (a.name or "a", b.name or "b")
     if name_a == name_b:
         raise ValueError(f"the two curves need different names, got {name_a!r} twice.")
@@ -306,12 +324,12 @@ def compare(
                                          *keys[start], alpha))
         start = j
     return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
-                            verdicts=verdicts, alpha=float(alpha))
+                            segments=verdicts, alpha=float(alpha))
 
 
 def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winner, lean,
                      strength, alpha) -> Verdict:
-    ks = a.k[start:stop]
+    budgets = a.k[start:stop]
     sign = 1.0 if a.objective == "maximize" else -1.0
     last = stop - 1
     diff = sign * (a.point[last] - b.point[last])
@@ -321,7 +339,8 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
     else:
         lo, hi = -(da.upper[last] - db.lower[last]), -(da.lower[last] - db.upper[last])
     what = kind_label(a.kind, a.q)
-    k_text = f"k={ks[0]:g}" if ks.size == 1 else f"k={ks[0]:g}-{ks[-1]:g}"
+    k_text = (f"k={budgets[0]:g}" if budgets.size == 1
+              else f"k={budgets[0]:g}-{budgets[-1]:g}")
     joint = f"{1 - alpha:.0%}"
     if winner is not None:
         outcome = winner
@@ -331,7 +350,8 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
             f"{da.confidence:.2%} {a.band} bands do not overlap (both hold together with "
             f"probability {joint}, so the decision errs with probability at most {alpha:g})"
         )
-        evidence = Evidence("band", level=1.0 - alpha, strength="strong")
+        # positional: Evidence(kind, value, level, strength)
+        evidence = Evidence("band", None, 1.0 - alpha, "strong")
     else:
         outcome = "inconclusive"
         if lean is None:
@@ -351,28 +371,27 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
                 f"({strength}: {rule}), but the {da.confidence:.2%} bands that would keep a "
                 f"decision's error at {alpha:g} overlap: a lean, not a win"
             )
-        evidence = Evidence("band", level=a.confidence, strength=strength)
+        evidence = Evidence("band", None, a.confidence, strength)
     return Verdict(
         a=name_a,
         b=name_b,
         outcome=outcome,
         method=f"tuning.{a.kind}_band",
-        scope=Scope(benchmark=benchmark, budget_low=float(ks[0]), budget_high=float(ks[-1])),
+        scope=Scope(benchmark=benchmark, budget_low=float(budgets[0]),
+                    budget_high=float(budgets[-1])),
         evidence=evidence,
         objective=a.objective,
         explanation=explanation,
+        # positional: Effect(name, estimate, interval ends, interval level)
         effect=Effect(
-            name=f"difference in {what} best score at k={ks[-1]:g} (positive favours {name_a})",
-            estimate=float(diff),
-            low=float(lo),
-            high=float(hi),
-            level=1.0 - float(alpha),
+            f"difference in {what} best score at k={budgets[-1]:g} (positive favours {name_a})",
+            float(diff), float(lo), float(hi), 1.0 - float(alpha),
         ),
         unit="random-search draw",
         n=int(a.n + b.n),
         lean=lean,
         details={
-            "n_a": int(a.n), "n_b": int(b.n), "ks": [float(k) for k in ks],
+            "n_a": int(a.n), "n_b": int(b.n), "budgets": [float(k) for k in budgets],
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
             "decision_confidence": float(da.confidence), "alpha": float(alpha),
             "calibrate": a.calibrate,

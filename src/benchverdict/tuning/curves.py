@@ -18,19 +18,19 @@ Median (quantile) tuning curve
     ``confidence`` for the LD and KS bands with continuous scores, at least
     ``confidence`` with ties or the DKW band. Exactness needs the band to
     be calibrated for the budgets it is reported at (``calibrate``): by
-    default for exactly the budgets ``ks`` (the integers ``1..n``), whose
+    default for exactly the ``budgets`` (the integers ``1..n``), whose
     quantile levels :math:`p_k` form a finite set; a band calibrated for
     every real ``k >= 1`` covers 0.80 over all real budgets but 0.88 at the
     integers, which is as conservative as opda's whole-CDF band there. Without a finite upper
-    support bound ``b``, the upper band is ``+inf`` for budgets beyond what
+    support bound ``high``, the upper band is ``+inf`` for budgets beyond what
     the sample can vouch for (see :mod:`benchverdict.tuning.guidance`).
 Mean (expected-maximum) tuning curve
     :math:`E[\\max_k]` is monotone in the stochastic order, and
     :math:`L \\le F \\le U` means the distributions with CDFs :math:`U`
     and :math:`L` are stochastically smaller and larger than :math:`F`;
     their expected maxima bound the curve for all ``k`` at once. The mass
-    that :math:`L` leaves at the top sits at ``b`` and the mass :math:`U`
-    puts at the bottom sits at ``a``, so **without finite bounds the mean
+    that :math:`L` leaves at the top sits at ``high`` and the mass :math:`U`
+    puts at the bottom sits at ``low``, so **without finite bounds the mean
     band is infinite**; with them it is valid but conservative.
 
 The point estimates are the plug-in empirical quantile (median curve) and
@@ -46,12 +46,9 @@ import pandas as pd
 
 from benchverdict._plain_text import plain_text
 from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
-from benchverdict.tuning.estimators import (
-    _check_objective,
-    _sorted_scores,
-    expected_max,
-    quantile_levels,
-)
+from benchverdict.results import check_objective
+from benchverdict.stats.samples import sorted_finite_scores
+from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
 
 __all__ = ["KINDS", "TuningCurve", "default_budgets", "tuning_curve"]
 
@@ -112,7 +109,7 @@ class TuningCurve:
     objective : {"maximize", "minimize"}
     n : int
         Sample size.
-    a, b : float
+    low, high : float
         Support bounds used by the band.
     cdf : CDFBand or None
         The CDF band the curve band was built from.
@@ -136,8 +133,8 @@ class TuningCurve:
     simultaneous: bool
     objective: str
     n: int
-    a: float
-    b: float
+    low: float
+    high: float
     scores: np.ndarray
     cdf: CDFBand | None = None
     name: str | None = None
@@ -167,9 +164,25 @@ class TuningCurve:
 
         return result_html(self)
 
+    def summary(self) -> str:
+        """What the curve is, its band's guarantee and its ends, as text (also ``str``)."""
+        return "\n".join([*self._summary_lines(), self.describe(), *self.notes])
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def verdicts(self) -> list:
+        """An empty list: a single curve compares nothing.
+
+        Compare two curves with :func:`benchverdict.tuning.compare` (or
+        :meth:`TuningCurves.verdicts`); this method is here so that every
+        result object answers the same protocol.
+        """
+        return []
+
     @property
     def table(self) -> pd.DataFrame:
-        """Tidy table: columns k, point, lower, upper."""
+        """Tidy table: columns k (the budget), point, lower, upper."""
         return pd.DataFrame(
             {"k": self.k, "point": self.point, "lower": self.lower, "upper": self.upper}
         )
@@ -180,7 +193,7 @@ class TuningCurve:
         Examples
         --------
         >>> rng = np.random.default_rng(0)
-        >>> curve = tuning_curve(rng.uniform(size=40), ks=[1, 2, 4], a=0, b=1)
+        >>> curve = tuning_curve(rng.uniform(size=40), budgets=[1, 2, 4], low=0, high=1)
         >>> wide = curve.at_confidence(0.95)
         >>> bool(np.all(wide.lower <= curve.lower) and np.all(wide.upper >= curve.upper))
         True
@@ -194,7 +207,7 @@ class TuningCurve:
             warnings.simplefilter("ignore", UserWarning)
             return tuning_curve(
                 self.scores, self.k, kind=self.kind, band=self.band, confidence=confidence,
-                a=self.a, b=self.b, objective=self.objective, q=self.q or 0.5,
+                low=self.low, high=self.high, objective=self.objective, q=self.q or 0.5,
                 estimator=self.estimator if self.kind == "mean" else "v", name=self.name,
                 calibrate=self.calibrate)
 
@@ -231,12 +244,13 @@ class TuningCurve:
         value (see :func:`draw_tuning_curves`). ``legend=False`` leaves the
         legend to the caller (several curves on one axes).
 
-        Returns the Axes, or the Figure when ``cdf=True`` (two panels).
+        Returns the Axes of the curve (with ``cdf=True`` the CDF panel is
+        the other Axes of its figure, ``ax.figure.axes[1]``).
 
         Examples
         --------
         >>> rng = np.random.default_rng(0)
-        >>> curve = tuning_curve(rng.uniform(size=40), band="ld_highest_density", a=0, b=1)
+        >>> curve = tuning_curve(rng.uniform(size=40), band="ld_highest_density", low=0, high=1)
         >>> curve.plot().get_xlabel()
         'budget k (random-search trials)'
         """
@@ -256,7 +270,8 @@ class TuningCurve:
             ax_cdf.set_title("score distribution")
             if legend:  # one legend for both panels (it names the curve), right of them
                 legend_outside(fig)
-            return plain_text(fig)
+            plain_text(fig)
+            return ax_curve
         label = label or self.name or f"{self.kind} tuning curve"
         style = None if color is None else {"color": color}
         return draw_tuning_curves({label: self}, ax=ax, styles={label: style} if style else None,
@@ -397,16 +412,16 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
     return plain_text(ax)
 
 
-def _mean_band(band: CDFBand, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _mean_band(band: CDFBand, budgets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Expected best-of-k (larger is better) under the band's two extreme CDFs (module doc)."""
     y = band.scores
-    lower_cdf = np.concatenate([band.lower, [1.0]])  # CDF values of F_L at y_1..y_n, b
-    lower_pts = np.concatenate([y, [band.b]])
-    upper_cdf = np.concatenate([band.upper, [1.0]])  # CDF values of F_U at a, y_1..y_n
-    upper_pts = np.concatenate([[band.a], y])
-    out_lo = np.empty(ks.size)
-    out_hi = np.empty(ks.size)
-    for j, k in enumerate(ks):
+    lower_cdf = np.concatenate([band.lower, [1.0]])  # CDF values of F_L at y_1..y_n, high
+    lower_pts = np.concatenate([y, [band.high]])
+    upper_cdf = np.concatenate([band.upper, [1.0]])  # CDF values of F_U at low, y_1..y_n
+    upper_pts = np.concatenate([[band.low], y])
+    out_lo = np.empty(budgets.size)
+    out_hi = np.empty(budgets.size)
+    for j, k in enumerate(budgets):
         out_hi[j] = _expected_max(lower_pts, lower_cdf, k)
         out_lo[j] = _expected_max(upper_pts, upper_cdf, k)
     return out_lo, out_hi
@@ -426,13 +441,13 @@ def _expected_max(points: np.ndarray, cdf: np.ndarray, k: float) -> float:
 
 def tuning_curve(
     scores,
-    ks=None,
+    budgets=None,
     *,
     kind: str = "median",
     band: str | None = "ld_highest_density",
     confidence: float = 0.8,
-    a: float = -np.inf,
-    b: float = np.inf,
+    low: float = -np.inf,
+    high: float = np.inf,
     objective: str = "maximize",
     q: float = 0.5,
     estimator: str = "v",
@@ -445,8 +460,8 @@ def tuning_curve(
     ----------
     scores : array_like of float
         One score per random-search configuration (IID draws).
-    ks : array_like, optional
-        Budgets; default every integer from 1 to ``n``. Real values are
+    budgets : array_like, optional
+        Budgets ``k`` (random-search trials); default every integer from 1 to ``n``. Real values are
         allowed for the median/quantile curve and the V estimate.
     kind : {"median", "mean", "quantile"}
         ``"median"``: the median best score after ``k`` trials (Lourie et
@@ -459,7 +474,7 @@ def tuning_curve(
         :func:`benchverdict.tuning.bootstrap_band`.
     confidence : float
         Simultaneous coverage of the band.
-    a, b : float
+    low, high : float
         Known bounds of the score's support (e.g. 0 and 1 for accuracy).
         Needed for a finite mean band, and for a finite median band at
         large budgets.
@@ -472,11 +487,11 @@ def tuning_curve(
         A label (e.g. the algorithm name).
     calibrate : {"budgets", "curve", "cdf"}
         ``"budgets"`` (default): calibrate the median/quantile band for
-        exactly the budgets ``ks`` (their levels :math:`p_k`), so it covers
-        the curve at every budget in ``ks`` simultaneously with probability
+        exactly the ``budgets`` (their levels :math:`p_k`), so it covers
+        the curve at every one of the ``budgets`` simultaneously with probability
         exactly ``confidence`` (continuous scores), and says nothing about
         budgets between them. ``"curve"``: calibrate on every real budget
-        ``k >= min(ks)``; exact over all those budgets, conservative at the
+        ``k >= min(budgets)``; exact over all those budgets, conservative at the
         integers. ``"cdf"``: use the band for the whole CDF, as opda 0.8.0
         does; valid but conservative (the curve ignores the CDF below the
         median). Mean bands always use the whole-CDF band.
@@ -488,7 +503,7 @@ def tuning_curve(
     Examples
     --------
     >>> rng = np.random.default_rng(1)
-    >>> curve = tuning_curve(rng.uniform(size=48), ks=[1, 2, 4, 8], a=0, b=1)
+    >>> curve = tuning_curve(rng.uniform(size=48), budgets=[1, 2, 4, 8], low=0, high=1)
     >>> curve.table.round(3)
          k  point  lower  upper
     0  1.0  0.512  0.423  0.613
@@ -496,7 +511,7 @@ def tuning_curve(
     2  4.0  0.840  0.750  0.950
     3  8.0  0.950  0.828  0.970
     """
-    _check_objective(objective)
+    check_objective(objective)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
     if band is not None and band not in METHODS:
@@ -506,53 +521,53 @@ def tuning_curve(
         )
     if calibrate not in ("budgets", "curve", "cdf"):
         raise ValueError(f"calibrate must be 'budgets', 'curve' or 'cdf', got {calibrate!r}.")
-    y = _sorted_scores(scores)
+    y = sorted_finite_scores(scores)
     n = y.size
-    ks = default_budgets(n) if ks is None else np.atleast_1d(np.asarray(ks, dtype=float))
+    budgets = (default_budgets(n) if budgets is None
+               else np.atleast_1d(np.asarray(budgets, dtype=float)))
     if kind == "median":
         q = 0.5
-    a, b = float(a), float(b)
-    if not (a <= y[0] and y[-1] <= b):
+    low, high = float(low), float(high)
+    if not (low <= y[0] and y[-1] <= high):
         raise ValueError(
-            f"scores must lie within [a, b] = [{a}, {b}], but they range over [{y[0]}, {y[-1]}]."
+            f"scores must lie within [low, high] = [{low}, {high}], but they range over "
+            f"[{y[0]}, {y[-1]}]; pass support bounds that contain every score."
         )
     # Everything is computed on the performance z (larger is better) and mapped back, so
     # negating the scores and flipping the objective negates the curve and its band exactly.
     maximize = objective == "maximize"
-    z, z_a, z_b = (y, a, b) if maximize else (-y[::-1], -b, -a)
+    z, z_low, z_high = (y, low, high) if maximize else (-y[::-1], -high, -low)
     levels, grid = (0.0, 1.0), None
-    if kind != "mean" and calibrate == "curve" and ks.size:
-        p_first = float(quantile_levels([max(float(ks.min()), 1e-12)], q)[0])
+    if kind != "mean" and calibrate == "curve" and budgets.size:
+        p_first = float(quantile_levels([max(float(budgets.min()), 1e-12)], q)[0])
         levels = (p_first, 1.0)
-    elif kind != "mean" and calibrate == "budgets" and ks.size:
+    elif kind != "mean" and calibrate == "budgets" and budgets.size:
         # The levels of the budgets asked for (performance is larger-is-better, so the
         # same levels serve either objective).
-        grid = tuple(float(p) for p in quantile_levels(ks, q))
-    cdf_z = (cdf_band(z, confidence, band, a=z_a, b=z_b, levels=levels, grid=grid)
+        grid = tuple(float(p) for p in quantile_levels(budgets, q))
+    cdf_z = (cdf_band(z, confidence, band, low=z_low, high=z_high, levels=levels, grid=grid)
              if band else None)
     notes: list[str] = []
     if kind == "mean":
-        point = expected_max(y, ks, estimator, objective)
+        point = expected_max(y, budgets, estimator, objective)
         if cdf_z is not None:
-            lower_z, upper_z = _mean_band(cdf_z, ks)
-            if not (np.isfinite(a) and np.isfinite(b)):
+            lower_z, upper_z = _mean_band(cdf_z, budgets)
+            if not (np.isfinite(low) and np.isfinite(high)):
                 notes.append(
                     "mean band is infinite on the side(s) without a finite support bound "
-                    "(pass a and b)"
+                    "(pass low and high)"
                 )
         else:
-            lower_z = upper_z = np.full(ks.size, np.nan)
+            lower_z = upper_z = np.full(budgets.size, np.nan)
         est_name = estimator
     else:
-        p_levels = quantile_levels(ks, q)
+        p_levels = quantile_levels(budgets, q)
         if cdf_z is not None:
             point_z = cdf_z.quantile(p_levels)
             lower_z, upper_z = cdf_z.quantile_interval(p_levels)
         else:
-            from benchverdict.tuning.estimators import quantile_tuning_curve
-
-            point_z = quantile_tuning_curve(z, ks, q)
-            lower_z = upper_z = np.full(ks.size, np.nan)
+            point_z = quantile_tuning_curve(z, budgets, q)
+            lower_z = upper_z = np.full(budgets.size, np.nan)
         point = point_z if maximize else -np.asarray(point_z, dtype=float)
         est_name = "empirical quantile"
     lower, upper = (lower_z, upper_z) if maximize else (-np.asarray(upper_z, dtype=float),
@@ -560,11 +575,11 @@ def tuning_curve(
     # The CDF band in the user's units (for plots): the oriented band, mirrored when minimising.
     cdf = None if cdf_z is None else (cdf_z if maximize else cdf_z.mirrored())
     return TuningCurve(
-        k=ks, point=np.asarray(point, dtype=float), lower=np.asarray(lower, dtype=float),
+        k=budgets, point=np.asarray(point, dtype=float), lower=np.asarray(lower, dtype=float),
         upper=np.asarray(upper, dtype=float), kind=kind,
         q=None if kind == "mean" else q, estimator=est_name, band=band,
         confidence=None if band is None else float(confidence),
-        simultaneous=band is not None, objective=objective, n=n, a=float(a), b=float(b),
+        simultaneous=band is not None, objective=objective, n=n, low=low, high=high,
         scores=y, cdf=cdf, name=name, notes=tuple(notes), calibrate=calibrate,
     )
 

@@ -49,8 +49,8 @@ Stirling corrections remain), so the weights keep a relative error near
 ``1e-13`` for ``n`` up to ``10**6`` and beyond; the weights are then
 renormalised to sum to one. Ties need no special care (tied scores are
 equal, so any order among them gives the same sum). Cost: one sort,
-``O(n log n)``, then ``O(n)`` per budget; memory ``O(n + K)`` (budgets are
-processed in chunks).
+``O(n log n)``, then ``O(n)`` per budget; memory ``O(n + K)`` (one budget's
+weights at a time).
 """
 
 from __future__ import annotations
@@ -68,26 +68,19 @@ __all__ = ["ESTIMATORS", "estimator_weights", "expected_max", "quantile_tuning_c
 #: Expected-maximum estimators :func:`expected_max` accepts.
 ESTIMATORS = ("v", "u", "w")
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-#: Elements (budgets x scores) processed at once: bounds temporary memory.
-_CHUNK_ELEMENTS = 1 << 21
 
 
-def _check_objective(objective: str) -> str:
-    return check_objective(objective)
-
-
-_sorted_scores = sorted_finite_scores
-
-
-def _check_ks(ks, *, integer: bool, minimum: float = 1.0) -> np.ndarray:
-    ks = np.atleast_1d(np.asarray(ks, dtype=float))
-    if ks.ndim != 1:
-        raise ValueError(f"ks must be a scalar or 1-D, got shape {ks.shape}.")
-    if np.any(~np.isfinite(ks)) or np.any(ks < minimum):
-        raise ValueError(f"budgets ks must be finite and >= {minimum:g}, got {ks[:10]}.")
-    if integer and np.any(ks != np.round(ks)):
-        raise ValueError(f"this estimator needs integer budgets, got {ks[ks != np.round(ks)][:5]}.")
-    return ks
+def check_budgets(budgets, *, integer: bool, minimum: float = 1.0) -> np.ndarray:
+    """``budgets`` as a 1-D float array, checked finite, ``>= minimum`` (and integer)."""
+    budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
+    if budgets.ndim != 1:
+        raise ValueError(f"budgets must be a scalar or 1-D, got shape {budgets.shape}.")
+    if np.any(~np.isfinite(budgets)) or np.any(budgets < minimum):
+        raise ValueError(f"budgets must be finite and >= {minimum:g}, got {budgets[:10]}.")
+    if integer and np.any(budgets != np.round(budgets)):
+        raise ValueError(f"this estimator needs integer budgets, got "
+                         f"{budgets[budgets != np.round(budgets)][:5]}.")
+    return budgets
 
 
 def _stirlerr(x: np.ndarray) -> np.ndarray:
@@ -211,20 +204,15 @@ def _weight_function(n: int, estimator: str, k_max: float):
     return w_est
 
 
-def _weights(n: int, k: float, estimator: str) -> tuple[int, np.ndarray]:
-    """Weights on the sorted scores at one budget: (start, weights); see _weight_function."""
-    return _weight_function(n, estimator, k)(k)
-
-
-def expected_max(scores, ks, estimator: str = "v", objective: str = "maximize") -> np.ndarray:
+def expected_max(scores, budgets, estimator: str = "v", objective: str = "maximize") -> np.ndarray:
     """Estimate the expected best score of ``k`` random-search draws, for each ``k``.
 
     Parameters
     ----------
     scores : array_like of float
         ``n`` IID scores (one per random-search configuration).
-    ks : float or array_like
-        Budgets. ``"v"``: real ``k >= 1``; ``"u"``: integers (``nan`` for
+    budgets : float or array_like
+        Budgets ``k``. ``"v"``: real ``k >= 1``; ``"u"``: integers (``nan`` for
         ``k > n``); ``"w"``: integers ``>= 1``.
     estimator : {"v", "u", "w"}
         See the module docstring (Dodge et al. 2019; Tang et al. 2020;
@@ -256,22 +244,22 @@ def expected_max(scores, ks, estimator: str = "v", objective: str = "maximize") 
     estimator = str(estimator).lower()
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}.")
-    _check_objective(objective)
-    y = _sorted_scores(scores)
-    ks = _check_ks(ks, integer=estimator in ("u", "w"))
+    check_objective(objective)
+    y = sorted_finite_scores(scores)
+    budgets = check_budgets(budgets, integer=estimator in ("u", "w"))
     if objective == "minimize":
         y = -y[::-1]
     n = y.size
-    out = np.empty(ks.size)
-    weights = _weight_function(n, estimator, float(ks.max()))
-    for j, k in enumerate(ks):
+    out = np.empty(budgets.size)
+    weights = _weight_function(n, estimator, float(budgets.max()))
+    for j, k in enumerate(budgets):
         start, w = weights(float(k))
         out[j] = math.nan if w.size == 0 else float(w @ y[start:])
     return -out if objective == "minimize" else out
 
 
-def estimator_weights(n: int, ks, estimator: str = "v") -> np.ndarray:
-    """The (K, n) matrix ``W`` with ``expected_max(y, ks, estimator) == W @ sort(y)``.
+def estimator_weights(n: int, budgets, estimator: str = "v") -> np.ndarray:
+    """The (K, n) matrix ``W`` with ``expected_max(y, budgets, estimator) == W @ sort(y)``.
 
     Every estimator is linear in the sorted sample, so simulations of many
     samples of the same size can apply ``W`` to all of them at once. Rows are
@@ -287,10 +275,10 @@ def estimator_weights(n: int, ks, estimator: str = "v") -> np.ndarray:
     estimator = str(estimator).lower()
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}.")
-    ks = _check_ks(ks, integer=estimator in ("u", "w"))
-    out = np.zeros((ks.size, int(n)))
-    weights = _weight_function(int(n), estimator, float(ks.max()))
-    for j, k in enumerate(ks):
+    budgets = check_budgets(budgets, integer=estimator in ("u", "w"))
+    out = np.zeros((budgets.size, int(n)))
+    weights = _weight_function(int(n), estimator, float(budgets.max()))
+    for j, k in enumerate(budgets):
         start, w = weights(float(k))
         if w.size == 0:
             out[j] = np.nan
@@ -299,7 +287,7 @@ def estimator_weights(n: int, ks, estimator: str = "v") -> np.ndarray:
     return out
 
 
-def quantile_levels(ks, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
+def quantile_levels(budgets, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
     """The level of the score's CDF at the ``q``-quantile of the best performance of ``k`` draws.
 
     ``q ** (1 / k)`` for maximisation; for minimisation the best of ``k``
@@ -315,16 +303,16 @@ def quantile_levels(ks, q: float = 0.5, objective: str = "maximize") -> np.ndarr
     >>> quantile_levels([1, 2], 0.5, "minimize").round(4)
     array([0.5   , 0.2929])
     """
-    _check_objective(objective)
+    check_objective(objective)
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must lie strictly between 0 and 1, got {q}.")
-    ks = _check_ks(ks, integer=False, minimum=np.finfo(float).tiny)
+    budgets = check_budgets(budgets, integer=False, minimum=np.finfo(float).tiny)
     if objective == "maximize":
-        return np.exp(math.log(q) / ks)
-    return -np.expm1(math.log(q) / ks)
+        return np.exp(math.log(q) / budgets)
+    return -np.expm1(math.log(q) / budgets)
 
 
-def quantile_tuning_curve(scores, ks, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
+def quantile_tuning_curve(scores, budgets, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
     """Plug-in estimate of the ``q``-quantile of the best of ``k`` draws (median: ``q = 0.5``).
 
     Uses the empirical quantile of the performance,
@@ -339,10 +327,10 @@ def quantile_tuning_curve(scores, ks, q: float = 0.5, objective: str = "maximize
     >>> -quantile_tuning_curve([-0.1, -0.5, -0.4, -0.9], [1, 2, 3], objective="minimize")
     array([0.4, 0.5, 0.9])
     """
-    if _check_objective(objective) == "minimize":
-        return -quantile_tuning_curve(-np.asarray(scores, dtype=float), ks, q, "maximize")
-    y = _sorted_scores(scores)
-    levels = quantile_levels(ks, q, objective)
+    if check_objective(objective) == "minimize":
+        return -quantile_tuning_curve(-np.asarray(scores, dtype=float), budgets, q, "maximize")
+    y = sorted_finite_scores(scores)
+    levels = quantile_levels(budgets, q, objective)
     n = y.size
     # Smallest i with i / n >= p (float noise must not skip a level met exactly).
     idx = np.ceil(levels * n - 1e-9).astype(np.int64)

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from benchverdict.tuning.estimators import _check_objective, _sorted_scores
+from benchverdict.results import check_objective
+from benchverdict.stats.samples import sorted_finite_scores
 
 __all__ = ["QuantileTest", "informative_budget", "quantile_test", "tail_to_separate"]
 
@@ -64,11 +65,11 @@ class QuantileTest:
     ----------
     k : float
         The budget.
-    level : float
+    quantile_level : float
         The quantile level ``q^(1/k)`` compared.
     p_a, p_b : float
         One-sided p-values for "a's curve is better at k" and "b's is".
-    pvalue : float
+    p_value : float
         Two-sided: ``min(1, 2 min(p_a, p_b))``.
     direction : {"a", "b"} or None
         The direction of the smaller one-sided p-value (``None`` when both
@@ -80,10 +81,10 @@ class QuantileTest:
     """
 
     k: float
-    level: float
+    quantile_level: float
     p_a: float
     p_b: float
-    pvalue: float
+    p_value: float
     direction: str | None
     n_a: int
     n_b: int
@@ -91,7 +92,7 @@ class QuantileTest:
     point_b: float
 
 
-def tail_to_separate(za: np.ndarray, zb: np.ndarray, level: float) -> float:
+def tail_to_separate(za: np.ndarray, zb: np.ndarray, quantile_level: float) -> float:
     """The smallest tail ``t`` at which A's lower quantile bound exceeds B's upper one.
 
     ``za`` and ``zb`` are sorted performances (larger is better). Returns
@@ -111,8 +112,8 @@ def tail_to_separate(za: np.ndarray, zb: np.ndarray, level: float) -> float:
     ok = s >= 1
     if not ok.any():
         return 1.0
-    lower_fails = stats.binom.cdf(r[ok] - 1, n_a, level)
-    upper_fails = stats.binom.sf(s[ok] - 1, n_b, level)  # P(B_B >= s)
+    lower_fails = stats.binom.cdf(r[ok] - 1, n_a, quantile_level)
+    upper_fails = stats.binom.sf(s[ok] - 1, n_b, quantile_level)  # P(B_B >= s)
     return float(min(1.0, np.min(np.maximum(lower_fails, upper_fails))))
 
 
@@ -138,28 +139,28 @@ def quantile_test(a, b, k: float, *, q: float = 0.5,
     --------
     >>> rng = np.random.default_rng(0)
     >>> t = quantile_test(rng.normal(1, 1, 300), rng.normal(0, 1, 300), k=5)
-    >>> t.direction, t.pvalue < 1e-6
+    >>> t.direction, t.p_value < 1e-6
     ('a', True)
-    >>> quantile_test([1.0, 2, 3], [1.0, 2, 3], k=1).pvalue
+    >>> quantile_test([1.0, 2, 3], [1.0, 2, 3], k=1).p_value
     1.0
     """
-    _check_objective(objective)
+    check_objective(objective)
     if not (math.isfinite(k) and k >= 1):
         raise ValueError(f"the budget k must be a number >= 1, got {k!r}.")
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must lie strictly between 0 and 1, got {q}.")
-    ya, yb = _sorted_scores(a), _sorted_scores(b)
+    ya, yb = sorted_finite_scores(a), sorted_finite_scores(b)
     sign = 1.0 if objective == "maximize" else -1.0
     za = np.sort(sign * ya)
     zb = np.sort(sign * yb)
-    level = q ** (1.0 / k)
-    p_a = min(1.0, 2.0 * tail_to_separate(za, zb, level))
-    p_b = min(1.0, 2.0 * tail_to_separate(zb, za, level))
-    pvalue = min(1.0, 2.0 * min(p_a, p_b))
-    direction = None if pvalue >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
-    point_a = sign * float(np.quantile(za, level, method="inverted_cdf"))
-    point_b = sign * float(np.quantile(zb, level, method="inverted_cdf"))
-    return QuantileTest(float(k), float(level), p_a, p_b, pvalue, direction, za.size, zb.size,
+    quantile_level = q ** (1.0 / k)
+    p_a = min(1.0, 2.0 * tail_to_separate(za, zb, quantile_level))
+    p_b = min(1.0, 2.0 * tail_to_separate(zb, za, quantile_level))
+    p_value = min(1.0, 2.0 * min(p_a, p_b))
+    direction = None if p_value >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
+    point_a = sign * float(np.quantile(za, quantile_level, method="inverted_cdf"))
+    point_b = sign * float(np.quantile(zb, quantile_level, method="inverted_cdf"))
+    return QuantileTest(float(k), float(quantile_level), p_a, p_b, p_value, direction, za.size, zb.size,
                         point_a, point_b)
 
 
