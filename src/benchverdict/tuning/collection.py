@@ -255,7 +255,8 @@ class TuningCurves:
         outcome = t.direction if decided else "inconclusive"
         better = {"a": a, "b": b}.get(t.direction or "")
         sign = 1.0 if self.objective == "maximize" else -1.0
-        text = (f"{what} best score of k = {t.k:g} trials (the {t.quantile_level:.3f} quantile): {a} "
+        text = (f"{what} best score of k = {t.k:g} trials (the {t.quantile_level:.3f} "
+                f"quantile): {a} "
                 f"{t.point_a:.4g} vs {b} {t.point_b:.4g}; exact order-statistic bounds "
                 f"separate at p = {t.p_value:.3g}")
         text += (f", so {better}'s curve is higher." if decided else

@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
-from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
 from benchverdict.results import check_objective
+from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
 from benchverdict.stats.samples import sorted_finite_scores
 from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
 

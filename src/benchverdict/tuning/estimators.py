@@ -312,7 +312,8 @@ def quantile_levels(budgets, q: float = 0.5, objective: str = "maximize") -> np.
     return -np.expm1(math.log(q) / budgets)
 
 
-def quantile_tuning_curve(scores, budgets, q: float = 0.5, objective: str = "maximize") -> np.ndarray:
+def quantile_tuning_curve(scores, budgets, q: float = 0.5,
+                          objective: str = "maximize") -> np.ndarray:
     """Plug-in estimate of the ``q``-quantile of the best of ``k`` draws (median: ``q = 0.5``).
 
     Uses the empirical quantile of the performance,

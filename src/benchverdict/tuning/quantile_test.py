@@ -160,8 +160,8 @@ def quantile_test(a, b, k: float, *, q: float = 0.5,
     direction = None if p_value >= 1.0 else "a" if p_a < p_b else "b" if p_b < p_a else None
     point_a = sign * float(np.quantile(za, quantile_level, method="inverted_cdf"))
     point_b = sign * float(np.quantile(zb, quantile_level, method="inverted_cdf"))
-    return QuantileTest(float(k), float(quantile_level), p_a, p_b, p_value, direction, za.size, zb.size,
-                        point_a, point_b)
+    return QuantileTest(float(k), float(quantile_level), p_a, p_b, p_value, direction, za.size,
+                        zb.size, point_a, point_b)
 
 
 def informative_budget(n: int, alpha: float, q: float = 0.5) -> int:
