@@ -46,9 +46,26 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--aggregate", action="store_true",
                    help="also print IQM/mean/median/optimality gap with stratified-bootstrap "
                         "intervals (min-max normalised unless --normalize says otherwise)")
-    p.add_argument("--reps", type=int, default=10_000, help="bootstrap replicates (10000)")
+    p.add_argument("--n-resamples", type=_positive_int, default=10_000,
+                   help="bootstrap replicates of the intervals and aggregates (default 10000)")
+    p.add_argument("--n-permutations", type=_positive_int, default=1999,
+                   help="most label permutations of each CVaR test (default 1999)")
+    p.add_argument("--random-seed", type=int, default=0,
+                   help="seed of the bootstrap and the permutations (default 0; --seed names "
+                        "the seed column)")
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
     p.set_defaults(handler=run)
+
+
+def _positive_int(text: str) -> int:
+    """A count that must be at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _significance(text: str) -> float:
@@ -71,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
 
     matplotlib.use("Agg")
     import pandas as pd
-    from matplotlib.figure import Figure
 
     from benchverdict.dse.aggregate import aggregate
     from benchverdict.dse.distribution import distribution
@@ -84,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
         cvar_level=args.cvar_level, lower_cvar_level=args.lower_cvar_level,
         threshold=args.threshold,
         confidence=args.confidence, band=args.band, interval=args.interval, low=args.low,
-        high=args.high, reps=args.reps,
+        high=args.high, n_resamples=args.n_resamples, seed=args.random_seed,
+        n_permutations=args.n_permutations,
     )
     pd.set_option("display.width", 160)
     pd.set_option("display.max_columns", 30)
@@ -100,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     dom = res.dominance(alpha=args.alpha)
     if len(dom):
         print("\nfirst-order dominance (two one-sided KS tests, Bonferroni):")
-        cols = ["benchmark", "a", "b", "outcome", "p_adjusted", "crossings"]
+        cols = ["benchmark", "a", "b", "outcome", "p_value_adjusted", "crossings"]
         print(dom[cols].to_string(index=False))
     verdicts = res.verdicts(alpha=args.alpha)
     print("\nverdicts:")
@@ -109,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
     agg = None
     if args.aggregate:
         agg = aggregate(results, normalize=args.normalize or "minmax",
-                        reference=args.reference, reps=args.reps)
+                        reference=args.reference, n_resamples=args.n_resamples,
+                        seed=args.random_seed)
         print(f"\naggregates over {agg.n_benchmarks} benchmarks ({agg._scale()}, stratified "
-              f"bootstrap, {agg.reps} replicates):")
+              f"bootstrap, {agg.n_resamples} replicates):")
         print(agg.table.round(4).to_string(index=False))
     if args.out is not None:
         out = Path(args.out)
@@ -122,10 +140,9 @@ def run(args: argparse.Namespace) -> int:
         verdicts_to_frame(verdicts).to_csv(out / "dse_verdicts.csv", index=False)
         (out / "dse_verdicts.json").write_text(verdicts_to_json(verdicts))
         for kind in ("cdf", "quantile"):
-            drawn = res.plot(kind)
-            save_figure(drawn if isinstance(drawn, Figure) else drawn.figure, out / f"dse_{kind}")
+            save_figure(res.plot(kind=kind).figure, out / f"dse_{kind}")
         if agg is not None:
             agg.table.to_csv(out / "dse_aggregate.csv", index=False)
-            save_figure(agg.plot(), out / "dse_aggregate")
+            save_figure(agg.plot().figure, out / "dse_aggregate")
         print(f"\nwrote tables, verdicts and figures to {out}/")
     return 0

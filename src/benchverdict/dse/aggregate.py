@@ -178,7 +178,7 @@ def stratified_bootstrap(
     groups: Sequence[np.ndarray],
     metrics: Sequence[str] = METRICS,
     *,
-    reps: int = 50_000,
+    n_resamples: int = 50_000,
     gamma: float = 1.0,
     seed: int | np.random.Generator | None = 0,
     chunk: int = 10_000,
@@ -191,7 +191,8 @@ def stratified_bootstrap(
     groups : sequence of 1-d arrays
         The runs of each task (stratum).
     metrics : sequence of str
-    reps : int
+    n_resamples : int
+        Bootstrap replicates.
     gamma : float
         The optimality-gap threshold.
     seed : int or Generator
@@ -206,12 +207,12 @@ def stratified_bootstrap(
     Returns
     -------
     dict
-        ``metric -> (reps,)`` replicate values.
+        ``metric -> (n_resamples,)`` replicate values.
 
     Examples
     --------
     >>> g = [np.arange(5.0), np.arange(5.0) + 10]
-    >>> out = stratified_bootstrap(g, ["mean"], reps=100)
+    >>> out = stratified_bootstrap(g, ["mean"], n_resamples=100)
     >>> out["mean"].shape
     (100,)
     """
@@ -228,9 +229,8 @@ def stratified_bootstrap(
     base = np.repeat(offsets, sizes).astype(np.int32 if values.size < 2**31 else np.int64)
     sample = index_sampler or _default_indices
     out: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
-    for start in range(0, reps, chunk):
-        b = min(chunk, reps - start)
-        local = sample(rng, b, sizes)
+    for start in range(0, n_resamples, chunk):
+        local = sample(rng, min(chunk, n_resamples - start), sizes)
         pooled = values[local.astype(base.dtype, copy=False) + base]
         for m in metrics:
             out[m].append(_aggregate_pooled(pooled, offsets, sizes, m, gamma))
@@ -252,13 +252,15 @@ class AggregateResult:
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per algorithm x metric: ``estimate``, ``low``, ``high``.
+        One row per algorithm x metric: ``estimate``, ``lower``, ``upper``, ``n``.
     differences : pandas.DataFrame
         One row per pair x metric: the difference ``a - b`` (oriented so that
-        positive favours ``a``, also for the optimality gap) with its interval.
+        positive favours ``a``, also for the optimality gap) with its interval
+        ``lower``/``upper``.
     normalize, reference : str or None
     confidence : float
-    reps : int
+    n_resamples : int
+        Bootstrap replicates.
     objective : str
     n_benchmarks : int
     """
@@ -268,7 +270,7 @@ class AggregateResult:
     normalize: str | None
     reference: str | None
     confidence: float
-    reps: int
+    n_resamples: int
     objective: str
     n_benchmarks: int
 
@@ -279,7 +281,7 @@ class AggregateResult:
         algs = self.table["algorithm"].nunique() if "algorithm" in self.table else 0
         lines = [f"aggregate over {self.n_benchmarks} benchmarks: {algs} algorithms; "
                  f"{', '.join(map(str, metrics))}; {self.confidence:.0%} intervals "
-                 f"({self.reps} reps); {self._scale()}"]
+                 f"({self.n_resamples} resamples); {self._scale()}"]
         if metrics:
             # the headline metric (IQM when computed), best first
             metric = "iqm" if "iqm" in metrics else metrics[0]
@@ -290,7 +292,7 @@ class AggregateResult:
                                                    and self.objective == "minimize")
             rows = rows.sort_values("estimate", ascending=lower, kind="stable")
             lines.append(f"{metric}, best first: " + names(
-                f"{r.algorithm} {r.estimate:.3g} [{r.low:.3g}, {r.high:.3g}]"
+                f"{r.algorithm} {r.estimate:.3g} [{r.lower:.3g}, {r.upper:.3g}]"
                 for r in rows.itertuples(index=False)))
         return lines
 
@@ -304,23 +306,38 @@ class AggregateResult:
 
         return result_html(self)
 
+    def summary(self, metric: str = "iqm") -> str:
+        """The aggregates and the verdicts on ``metric``, as text (also ``str``)."""
+        if metric not in set(self.differences.get("metric", ())):
+            metric = next(iter(self.differences.get("metric", ())), metric)
+        return "\n".join([*self._summary_lines(),
+                          *(f"- {v.explanation}" for v in self.verdicts(metric))])
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def verdicts(self, metric: str = "iqm") -> list[Verdict]:
-        """One verdict per pair: whether the ``metric`` difference interval excludes 0."""
+        """One verdict per pair: whether the ``metric`` difference interval excludes 0.
+
+        Empty when ``metric`` was not computed (see ``table["metric"]``).
+        """
         rows = self.differences[self.differences["metric"] == metric]
         out = []
         for r in rows.itertuples(index=False):
-            outcome = "a" if r.low > 0 else "b" if r.high < 0 else "inconclusive"
+            outcome = "a" if r.lower > 0 else "b" if r.upper < 0 else "inconclusive"
             explanation = (
                 f"{metric} advantage of {r.a} over {r.b}: {r.estimate:.3g} "
-                f"[{r.low:.3g}, {r.high:.3g}] ({self._scale()}; stratified bootstrap over "
-                f"draws within each benchmark, {self.reps} replicates)"
+                f"[{r.lower:.3g}, {r.upper:.3g}] ({self._scale()}; stratified bootstrap over "
+                f"draws within each benchmark, {self.n_resamples} replicates)"
             )
             out.append(
                 Verdict(
                     a=r.a, b=r.b, outcome=outcome, method=f"dse.aggregate_{metric}",
-                    scope=Scope(), evidence=Evidence("confidence", level=self.confidence),
+                    # positional: Evidence(kind, value, level) and Effect(name, estimate,
+                    # interval ends, interval level)
+                    scope=Scope(), evidence=Evidence("confidence", None, self.confidence),
                     objective=self.objective, explanation=explanation,
-                    effect=Effect(f"{metric} advantage", r.estimate, r.low, r.high,
+                    effect=Effect(f"{metric} advantage", r.estimate, r.lower, r.upper,
                                   self.confidence),
                     unit="random-search draw (resampled within benchmark)",
                     n=int(r.n), details={"normalize": self.normalize},
@@ -336,7 +353,11 @@ class AggregateResult:
         return "raw scores"
 
     def plot(self, ax=None):
-        """Plot rliable-style intervals: one panel per metric, one bar per algorithm."""
+        """Plot rliable-style intervals: one panel per metric, one bar per algorithm.
+
+        Returns the Axes: the one given, or the first panel of a new figure
+        (the other metrics' panels are ``ax.figure.axes``).
+        """
         import matplotlib.pyplot as plt
 
         from benchverdict.plotting import algorithm_colors, theme
@@ -358,14 +379,15 @@ class AggregateResult:
                 t = self.table[self.table["metric"] == metric].set_index("algorithm")
                 for i, alg in enumerate(algs):
                     r = t.loc[alg]
-                    axis.barh(i, r["high"] - r["low"], left=r["low"], height=0.6,
+                    axis.barh(i, r["upper"] - r["lower"], left=r["lower"], height=0.6,
                               color=colors[alg], alpha=0.75)
                     axis.plot([r["estimate"]] * 2, [i - 0.3, i + 0.3], color="k", lw=1.2)
                 axis.set_yticks(range(len(algs)), algs)
                 axis.set_title(metric.replace("_", " ").upper() if metric == "iqm"
                                else metric.replace("_", " "))
             axes[0].figure.supxlabel(f"performance ({self._scale()})")
-        return plain_text(fig if ax is None else ax)
+        plain_text(fig)
+        return axes[0]
 
 
 def aggregate(
@@ -375,7 +397,7 @@ def aggregate(
     reference: str | None = None,
     metrics: Sequence[str] = METRICS,
     gamma: float = 1.0,
-    reps: int = 50_000,
+    n_resamples: int = 50_000,
     confidence: float = 0.95,
     seed: int | None = 0,
 ) -> AggregateResult:
@@ -395,7 +417,7 @@ def aggregate(
     metrics : sequence of {"iqm", "mean", "median", "optimality_gap"}
     gamma : float
         Optimality-gap target (1 = the best normalised draw).
-    reps : int
+    n_resamples : int
         Bootstrap replicates (rliable's default is 50,000).
     confidence : float
     seed : int, optional
@@ -407,7 +429,7 @@ def aggregate(
     Examples
     --------
     >>> from benchverdict.results import _example_small
-    >>> agg = aggregate(_example_small(), reps=500, metrics=["mean"])
+    >>> agg = aggregate(_example_small(), n_resamples=500, metrics=["mean"])
     >>> agg.table[["algorithm", "metric"]].values.tolist()
     [['a', 'mean'], ['b', 'mean']]
     """
@@ -445,25 +467,45 @@ def aggregate(
     rows = []
     for alg in algs:
         groups = data[alg]
-        reps_alg = stratified_bootstrap(groups, metrics, reps=reps, gamma=gamma,
-                                        seed=np.random.default_rng(streams[alg]))
-        replicates[alg] = reps_alg
+        replicates[alg] = stratified_bootstrap(groups, metrics, n_resamples=n_resamples,
+                                               gamma=gamma,
+                                               seed=np.random.default_rng(streams[alg]))
         n = int(sum(g.size for g in groups))
         for m in metrics:
             est = aggregate_values(groups, m, gamma)
-            lo, hi = percentile_interval(reps_alg[m], confidence)
+            lo, hi = percentile_interval(replicates[alg][m], confidence)
             f = 1.0 if m == "optimality_gap" else back
             lo, hi = sorted((f * lo, f * hi))
-            rows.append({"algorithm": alg, "metric": m, "estimate": f * est, "low": lo,
-                         "high": hi, "n": n})
+            rows.append({"algorithm": alg, "metric": m, "estimate": f * est, "lower": lo,
+                         "upper": hi, "n": n})
     table = pd.DataFrame(rows)
+    diffs = _differences(table, replicates, keys, algs, metrics, back, confidence)
+    return AggregateResult(
+        table=table,
+        differences=diffs,
+        normalize=normalize,
+        reference=reference,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        objective=results.objective,
+        n_benchmarks=len(benchmarks),
+    )
+
+
+
+def _differences(table: pd.DataFrame, replicates: dict, keys: dict, algs: list[str],
+                 metrics: Sequence[str], back: float, confidence: float) -> pd.DataFrame:
+    """Every pair's difference per metric (positive favours ``a``) with its interval.
+
+    The interval is computed once, in the data's order of the pair, and
+    mirrored for the other order: exactly antisymmetric (identical data:
+    symmetric).
+    """
     estimates = table.set_index(["algorithm", "metric"])["estimate"]
     sizes = table.set_index(["algorithm", "metric"])["n"]
     diffs = []
     for i, a in enumerate(algs):
         for b in algs[i + 1:]:
-            # The interval is computed once, in the data's order of the pair, and mirrored
-            # for the other order: exactly antisymmetric (identical data: symmetric).
             order = 0 if keys[a] == keys[b] else (-1 if keys[a] < keys[b] else 1)
             first, second = (a, b) if order <= 0 else (b, a)
             for m in metrics:
@@ -480,17 +522,8 @@ def aggregate(
                     lo, hi = -hi, -lo
                 n = int(sizes[a, m] + sizes[b, m])
                 diffs.append({"a": a, "b": b, "metric": m, "estimate": float(est),
-                              "low": float(lo), "high": float(hi), "n": n})
-    return AggregateResult(
-        table=table,
-        differences=pd.DataFrame(diffs),
-        normalize=normalize,
-        reference=reference,
-        confidence=confidence,
-        reps=reps,
-        objective=results.objective,
-        n_benchmarks=len(benchmarks),
-    )
+                              "lower": float(lo), "upper": float(hi), "n": n})
+    return pd.DataFrame(diffs, columns=["a", "b", "metric", "estimate", "lower", "upper", "n"])
 
 
 __all__ = [

@@ -23,7 +23,7 @@ empirical CDFs cross, :func:`cvar_difference` gives the difference of
 CVaRs with an interval, and :func:`cvar_permutation_test` decides whether
 it differs from 0: a label-permutation test whose type-I error under
 ``H0: F_A = F_B`` is at most ``alpha`` for every sample size (the Monte
-Carlo p-value ``(1 + #{|T*| >= |T|}) / (1 + reps)`` is exactly valid).
+Carlo p-value ``(1 + #{|T*| >= |T|}) / (1 + n_resamples)`` is exactly valid).
 :func:`single_draw_probability` gives ``P(a single draw of A beats one of B)``.
 """
 
@@ -164,7 +164,7 @@ class DominanceTest:
         return result_html(self)
 
     @property
-    def p_adjusted(self) -> float:
+    def p_value_adjusted(self) -> float:
         """Bonferroni-adjusted p-value of the winning direction (or the smaller one)."""
         p = {"a": self.p_a_better, "b": self.p_b_better}.get(
             self.outcome, min(self.p_a_better, self.p_b_better)
@@ -215,7 +215,7 @@ def dominance_test(
     r_first = stats.ks_2samp(first, second, alternative="less", method=method)
     r_second = stats.ks_2samp(first, second, alternative="greater", method=method)
     ra, rb = (r_first, r_second) if first is za else (r_second, r_first)
-    sig_a, sig_b = ra.pvalue < alpha / 2, rb.pvalue < alpha / 2
+    sig_a, sig_b = ra.pvalue < alpha / 2, rb.pvalue < alpha / 2  # scipy's field name
     outcome = {(True, False): "a", (False, True): "b", (True, True): "crossing"}.get(
         (bool(sig_a), bool(sig_b)), "none"
     )
@@ -244,7 +244,7 @@ def cvar_difference(
     band: str = "dkw",
     low: float = -np.inf,
     high: float = np.inf,
-    reps: int = 10_000,
+    n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
 ) -> Interval:
     """The CVaR advantage of A over B, with a confidence interval.
@@ -264,8 +264,8 @@ def cvar_difference(
       Distribution-free, needs support bounds ``low``/``high``.
 
     Both intervals are exactly antisymmetric: ``cvar_difference(b, a)`` is
-    ``cvar_difference(a, b)`` mirrored (estimate negated, ``low`` and
-    ``high`` swapped and negated), so a verdict cannot depend on which
+    ``cvar_difference(a, b)`` mirrored (estimate negated, ``lower`` and
+    ``upper`` swapped and negated), so a verdict cannot depend on which
     algorithm is named first. For the bootstrap this holds because the
     resampling streams are assigned to the two samples in an order fixed by
     their values (:func:`benchverdict.stats.symmetry.compare_samples`), and
@@ -278,10 +278,10 @@ def cvar_difference(
     >>> rng = np.random.default_rng(1)
     >>> x, y = rng.uniform(0.2, 1, 300), rng.uniform(0, 0.8, 300)
     >>> iv = cvar_difference(x, y, 0.5, interval="band", low=0, high=1)
-    >>> round(iv.estimate, 2), iv.low > 0
+    >>> round(iv.estimate, 2), iv.lower > 0
     (0.2, True)
     >>> ab, ba = cvar_difference(x, y, 0.9), cvar_difference(y, x, 0.9)
-    >>> (ba.estimate, ba.low, ba.high) == (-ab.estimate, -ab.high, -ab.low)
+    >>> (ba.estimate, ba.lower, ba.upper) == (-ab.estimate, -ab.upper, -ab.lower)
     True
     """
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
@@ -293,7 +293,8 @@ def cvar_difference(
         order = compare_samples(za, zb)
         first, second = (za, zb) if order <= 0 else (zb, za)
         rng = np.random.default_rng(seed)
-        rows_1, rows_2 = bootstrap_rows(first, reps, rng), bootstrap_rows(second, reps, rng)
+        rows_1, rows_2 = (bootstrap_rows(first, n_resamples, rng),
+                          bootstrap_rows(second, n_resamples, rng))
         diffs = stat.of_rows(rows_1) - stat.of_rows(rows_2)
         d = stat.of_sample(first) - stat.of_sample(second)
         se = float(np.hypot(stat.se_rows(np.sort(first)[None, :])[0],
@@ -327,17 +328,17 @@ class PermutationTest:
     ----------
     estimate : float
         ``sign * (CVaR_A - CVaR_B)`` (positive: A better), in score units.
-    pvalue : float
+    p_value : float
         Two-sided Monte Carlo permutation p-value ``(1 + #{|T*| >= |T|}) /
-        (1 + reps)``.
-    reps : int
-        Random label permutations.
+        (1 + n_resamples)``.
+    n_resamples : int
+        Random label permutations drawn.
     n_a, n_b : int
     """
 
     estimate: float
-    pvalue: float
-    reps: int
+    p_value: float
+    n_resamples: int
     n_a: int
     n_b: int
 
@@ -393,7 +394,7 @@ def cvar_permutation_test(
     *,
     tail: Tail = "upper",
     objective: Objective = "maximize",
-    reps: int = 1999,
+    n_resamples: int = 1999,
     stop_after: int | None = 20,
     strata: tuple[object, object] | None = None,
     seed: int | None = 0,
@@ -410,8 +411,8 @@ def cvar_permutation_test(
     other ways (Janssen 1997; Chung & Romano 2013), so the direction it
     reports is about the CVaRs, not just "the distributions differ". With
     fewer than about 5 draws in the tail no asymptotics hold; the verdicts
-    say so. With ``stop_after = None`` all ``reps`` splits are drawn and
-    ``p = (1 + #{|T*| >= |T|}) / (1 + reps)``; with ``stop_after = h``
+    say so. With ``stop_after = None`` all ``n_resamples`` splits are drawn and
+    ``p = (1 + #{|T*| >= |T|}) / (1 + n_resamples)``; with ``stop_after = h``
     drawing stops as soon as ``h`` splits are at least as extreme as the
     data, after ``L`` splits, and ``p = h / L`` (Besag & Clifford 1991,
     sequential Monte Carlo p-values). Both satisfy ``P(p <= alpha) <=
@@ -431,7 +432,7 @@ def cvar_permutation_test(
     cvar_level : float
     tail : {"upper", "lower"}
     objective : {"maximize", "minimize"}
-    reps : int
+    n_resamples : int
         The most random permutations (1999 resolves p-values down to 0.0005).
     stop_after : int or None
         Stop after this many permutations at least as extreme (``None``:
@@ -444,10 +445,10 @@ def cvar_permutation_test(
     --------
     >>> rng = np.random.default_rng(0)
     >>> t = cvar_permutation_test(rng.normal(0.5, 1, 300), rng.normal(0, 1, 300), 0.5)
-    >>> t.direction, t.pvalue < 0.01
+    >>> t.direction, t.p_value < 0.01
     ('a', True)
     >>> same = rng.normal(size=200)
-    >>> cvar_permutation_test(same, same, 0.9).pvalue
+    >>> cvar_permutation_test(same, same, 0.9).p_value
     1.0
 
     References
@@ -460,8 +461,8 @@ def cvar_permutation_test(
     hypotheses and the generalized Behrens-Fisher problem. Statistics &
     Probability Letters 36(1).
     """
-    if int(reps) != reps or reps < 1:
-        raise ValueError(f"reps must be a positive integer, got {reps!r}.")
+    if int(n_resamples) != n_resamples or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}.")
     if stop_after is not None and (int(stop_after) != stop_after or stop_after < 1):
         raise ValueError(f"stop_after must be a positive integer or None, got {stop_after!r}.")
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
@@ -496,8 +497,8 @@ def cvar_permutation_test(
     # T is scale-free (a studentized difference), so its round-off is relative to T itself.
     tol = 1e-9 * max(1.0, observed) if np.isfinite(observed) else 0.0
     extreme, done, chunk = 0, 0, 64
-    while done < reps:
-        size = min(chunk, int(reps) - done)
+    while done < n_resamples:
+        size = min(chunk, int(n_resamples) - done)
         members = np.empty((size, pool.size), dtype=bool)
         for pos in positions:
             members[:, pos] = _random_subsets(rng, size, pos.size, int(first[pos].sum()))
@@ -512,7 +513,8 @@ def cvar_permutation_test(
         extreme += int(hits.sum())
         done += size
         chunk = min(2 * chunk, 256)
-    return PermutationTest(float(estimate), (1 + extreme) / (1 + int(reps)), int(reps),
+    return PermutationTest(float(estimate), (1 + extreme) / (1 + int(n_resamples)),
+                           int(n_resamples),
                            n_a, n_b)
 
 

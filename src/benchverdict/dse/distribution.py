@@ -58,10 +58,11 @@ class DistributionResult:
         ``objective`` is ``"maximize"``).
     table : pandas.DataFrame
         One row per benchmark x algorithm: ``n``, ``mean``, quartiles,
-        ``cvar`` (upper tail at ``cvar_level``) with ``cvar_low``/``cvar_high``,
-        ``cvar_lower`` (mean of the worst ``lower_cvar_level``), ``median_low``/
-        ``median_high`` (band interval), and, when a threshold was given,
-        ``threshold_area`` and ``exceedance`` with their intervals.
+        ``cvar`` (upper tail at ``cvar_level``) with its interval
+        ``cvar_lower``/``cvar_upper``, ``lower_cvar`` (mean of the worst
+        ``lower_cvar_level``), ``median_lower``/``median_upper`` (band
+        interval), and, when a threshold was given, ``threshold_area`` and
+        ``exceedance`` with their intervals (``<statistic>_lower``/``_upper``).
     objective : str
         The direction of the values in ``draws``.
     source_objective : str
@@ -82,7 +83,10 @@ class DistributionResult:
     pooled : bool
         Whether the draws are pooled over benchmarks (their verdicts then
         speak for all benchmarks, scope ``benchmark=None``).
-    permutations : int
+    n_resamples : int
+        Bootstrap replicates of the bootstrap intervals.
+    seed : int or None
+    n_permutations : int
         The most label permutations of the CVaR test
         (:func:`~benchverdict.dse.cvar_permutation_test`).
     strata : dict
@@ -105,10 +109,10 @@ class DistributionResult:
     reference: str | None
     threshold: float | None
     excluded: pd.DataFrame = field(repr=False)
-    reps: int = 10_000
+    n_resamples: int = 10_000
     seed: int | None = 0
     pooled: bool = False
-    permutations: int = 1999
+    n_permutations: int = 1999
     strata: dict = field(default_factory=dict, repr=False)
 
     def _summary_lines(self) -> list[str]:
@@ -132,6 +136,14 @@ class DistributionResult:
 
         return result_html(self)
 
+    def summary(self, *, alpha: float = 0.05) -> str:
+        """The distributions and every verdict at ``alpha``, as text (``str`` uses 0.05)."""
+        return "\n".join([*self._summary_lines(),
+                          *(f"- {v.explanation}" for v in self.verdicts(alpha=alpha))])
+
+    def __str__(self) -> str:
+        return self.summary()
+
     @property
     def sign(self) -> float:
         """``+1`` when larger values in ``draws`` are better."""
@@ -152,7 +164,7 @@ class DistributionResult:
         """Pairwise first-order dominance tests per benchmark (see :func:`dominance_test`).
 
         Columns: ``benchmark, a, b, outcome, p_a_better, p_b_better,
-        d_a_better, d_b_better, p_adjusted, n_crossings, crossings`` (the first
+        d_a_better, d_b_better, p_value_adjusted, n_crossings, crossings`` (the first
         six scores where the empirical CDFs cross, as text; all of them are in
         the verdicts' ``details``).
         """
@@ -164,7 +176,8 @@ class DistributionResult:
                     "benchmark": bench, "a": a, "b": b, "outcome": t.outcome,
                     "p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                     "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
-                    "p_adjusted": t.p_adjusted, "n_crossings": len(t.crossings),
+                    "p_value_adjusted": t.p_value_adjusted,
+                    "n_crossings": len(t.crossings),
                     "crossings": "; ".join(
                         f"{c['score']:.4g} ({c['before']}->{c['after']})"
                         for c in t.crossings[:6]
@@ -174,12 +187,15 @@ class DistributionResult:
         return pd.DataFrame(rows)
 
     def cvar_differences(self) -> pd.DataFrame:
-        """Pairwise CVaR advantages (positive favours ``a``) with intervals, per benchmark."""
+        """Pairwise CVaR advantages (positive favours ``a``) with intervals, per benchmark.
+
+        Columns ``benchmark, a, b, estimate, lower, upper, confidence, method``.
+        """
         rows = []
         for bench, a, b, xa, xb in self._pairs():
             iv = self._cvar_diff(xa, xb)
             rows.append({"benchmark": bench, "a": a, "b": b, "estimate": iv.estimate,
-                         "low": iv.low, "high": iv.high, "confidence": iv.confidence,
+                         "lower": iv.lower, "upper": iv.upper, "confidence": iv.confidence,
                          "method": iv.method})
         return pd.DataFrame(rows)
 
@@ -187,7 +203,7 @@ class DistributionResult:
         return cvar_difference(
             xa, xb, self.cvar_level, objective=self.objective, confidence=self.confidence,
             interval=self.interval, band=self.band, low=self.low, high=self.high,
-            reps=self.reps, seed=self.seed,
+            n_resamples=self.n_resamples, seed=self.seed,
         )
 
     def _pairs(self):
@@ -205,7 +221,8 @@ class DistributionResult:
         if (bench, a) in self.strata and (bench, b) in self.strata:
             strata = (self.strata[bench, a], self.strata[bench, b])
         return cvar_permutation_test(xa, xb, self.cvar_level, objective=self.objective,
-                                     reps=self.permutations, strata=strata, seed=self.seed)
+                                     n_resamples=self.n_permutations, strata=strata,
+                                     seed=self.seed)
 
     def verdicts(self, *, alpha: float = 0.05) -> list[Verdict]:
         """Two verdicts per pair and scope: stochastic dominance and the CVaR difference.
@@ -222,109 +239,116 @@ class DistributionResult:
         is inconclusive with a *lean*. The effect carries the interval.
         """
         out: list[Verdict] = []
-        unit = _DRAW
         for bench, a, b, xa, xb in self._pairs():
             # Only the pooled distribution speaks for all benchmarks; a benchmark that
             # happens to be called "pooled" or "all" is still that one benchmark.
             scope = Scope(benchmark=None if self.pooled else bench)
-            t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
-            cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
-            more = " ..." if len(t.crossings) > 4 else ""
-            if t.outcome in ("a", "b"):
-                win, lose = (a, b) if t.outcome == "a" else (b, a)
-                text = (
-                    f"{win}'s performance CDF is significantly below {lose}'s somewhere and "
-                    f"nowhere significantly above: consistent with {win} dominating {lose}"
-                )
-                if t.crossings:
-                    text += (f"; the empirical CDFs still cross at {cross}{more} (too few "
-                             f"draws there to tell)")
-                outcome = t.outcome
-            elif t.outcome == "crossing":
-                text = (f"the CDFs cross significantly (each is better somewhere; crossings at "
-                        f"{cross}{more}): neither dominates")
-                outcome = "inconclusive"
-            else:
-                text = "no significant difference between the CDFs"
-                outcome = "inconclusive"
-            p_win = single_draw_probability(xa, xb, objective=self.objective)
-            out.append(
-                Verdict(
-                    a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
-                    evidence=Evidence("p_value", t.p_adjusted, alpha), objective=self.objective,
-                    explanation=text + f"; a single draw of {a} beats one of {b} "
-                                       f"{p_win:.0%} of the time.",
-                    # Cliff's delta, P(A > B) - P(B > A) = 2 p - 1: antisymmetric, so it
-                    # negates when the pair is swapped, as every effect must.
-                    effect=Effect("single-draw advantage P(a beats b) - P(b beats a) "
-                                  "(Cliff's delta)",
-                                  single_draw_advantage(xa, xb, objective=self.objective)),
-                    unit=unit, n=t.n_a + t.n_b,
-                    details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
-                             "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
-                             "crossings": t.crossings, "test": "one-sided two-sample KS x2",
-                             "normalize": self.normalize, "p_single_draw": p_win},
-                )
-            )
-            iv = self._cvar_diff(xa, xb)
-            test = self.cvar_test(bench, a, b)
-            what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
-            lean = None
-            tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
-            if test.pvalue <= alpha and test.direction is not None and (
-                    tail_draws < MIN_TAIL_DRAWS):
-                # Exact under equal distributions, but which CVaR is higher rests on too few
-                # draws for the studentized statistic: no decision, and the reason stated.
-                outcome = "inconclusive"
-                lean = test.direction
-                why = (f"the permutation test rejects equal distributions (p = "
-                       f"{test.pvalue:.3g}), but with {tail_draws:.1f} draws in the smaller "
-                       f"sample's tail (fewer than {MIN_TAIL_DRAWS}) which CVaR is higher is "
-                       f"not established: a lean towards {a if lean == 'a' else b}")
-            elif test.pvalue <= alpha and test.direction is not None:
-                outcome = test.direction
-                why = (f"the studentized permutation test rejects equal CVaRs "
-                       f"(p = {test.pvalue:.3g})")
-            else:
-                outcome = "inconclusive"
-                lean = "a" if iv.low > 0 else "b" if iv.high < 0 else None
-                why = (f"the studentized permutation test does not reject equal CVaRs at alpha = "
-                       f"{alpha:g} (p = {test.pvalue:.3g})")
-                if lean is not None:
-                    why += (f"; the {self.confidence:.0%} interval excludes 0, a lean "
-                            f"towards {a if lean == 'a' else b}, not a decision")
-            out.append(
-                Verdict(
-                    a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
-                    evidence=Evidence("p_value", test.pvalue, alpha),
-                    objective=self.objective,
-                    explanation=(
-                        f"{what} advantage of {a}: {iv.estimate:.4g} [{iv.low:.4g}, "
-                        f"{iv.high:.4g}] ({self.confidence:.0%} {iv.method}); {why}."
-                    ),
-                    effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.low,
-                                  iv.high, self.confidence),
-                    unit=unit, n=int(xa.size + xb.size), lean=lean,
-                    details={"interval": iv.method, "normalize": self.normalize,
-                             "cvar_level": self.cvar_level, "pvalue_raw": test.pvalue,
-                             "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
-                             "test": "studentized label permutation (Besag-Clifford sequential)"
-                                     + (", within benchmarks" if self.strata else ""),
-                             "permutations": test.reps},
-                )
-            )
+            out.append(self._dominance_verdict(a, b, xa, xb, scope, alpha))
+            out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
         return out
 
+    def _dominance_verdict(self, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
+                           scope: Scope, alpha: float) -> Verdict:
+        """``dse.dominance``: the two one-sided KS tests (see :meth:`verdicts`)."""
+        t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
+        cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
+        more = " ..." if len(t.crossings) > 4 else ""
+        if t.outcome in ("a", "b"):
+            win, lose = (a, b) if t.outcome == "a" else (b, a)
+            text = (
+                f"{win}'s performance CDF is significantly below {lose}'s somewhere and "
+                f"nowhere significantly above: consistent with {win} dominating {lose}"
+            )
+            if t.crossings:
+                text += (f"; the empirical CDFs still cross at {cross}{more} (too few "
+                         f"draws there to tell)")
+            outcome = t.outcome
+        elif t.outcome == "crossing":
+            text = (f"the CDFs cross significantly (each is better somewhere; crossings at "
+                    f"{cross}{more}): neither dominates")
+            outcome = "inconclusive"
+        else:
+            text = "no significant difference between the CDFs"
+            outcome = "inconclusive"
+        p_win = single_draw_probability(xa, xb, objective=self.objective)
+        return Verdict(
+            a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
+            evidence=Evidence("p_value", t.p_value_adjusted, alpha), objective=self.objective,
+            explanation=text + f"; a single draw of {a} beats one of {b} "
+                               f"{p_win:.0%} of the time.",
+            # Cliff's delta, P(A > B) - P(B > A) = 2 p - 1: antisymmetric, so it
+            # negates when the pair is swapped, as every effect must.
+            effect=Effect("single-draw advantage P(a beats b) - P(b beats a) "
+                          "(Cliff's delta)",
+                          single_draw_advantage(xa, xb, objective=self.objective)),
+            unit=_DRAW, n=t.n_a + t.n_b,
+            details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
+                     "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
+                     "crossings": t.crossings, "test": "one-sided two-sample KS x2",
+                     "normalize": self.normalize, "p_single_draw": p_win},
+        )
+
+    def _cvar_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
+                      scope: Scope, alpha: float) -> Verdict:
+        """``dse.cvar``: the permutation test decides, the interval may lean (:meth:`verdicts`)."""
+        iv = self._cvar_diff(xa, xb)
+        test = self.cvar_test(bench, a, b)
+        what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
+        lean = None
+        tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
+        if test.p_value <= alpha and test.direction is not None and (
+                tail_draws < MIN_TAIL_DRAWS):
+            # Exact under equal distributions, but which CVaR is higher rests on too few
+            # draws for the studentized statistic: no decision, and the reason stated.
+            outcome = "inconclusive"
+            lean = test.direction
+            why = (f"the permutation test rejects equal distributions (p = "
+                   f"{test.p_value:.3g}), but with {tail_draws:.1f} draws in the smaller "
+                   f"sample's tail (fewer than {MIN_TAIL_DRAWS}) which CVaR is higher is "
+                   f"not established: a lean towards {a if lean == 'a' else b}")
+        elif test.p_value <= alpha and test.direction is not None:
+            outcome = test.direction
+            why = (f"the studentized permutation test rejects equal CVaRs "
+                   f"(p = {test.p_value:.3g})")
+        else:
+            outcome = "inconclusive"
+            lean = "a" if iv.lower > 0 else "b" if iv.upper < 0 else None
+            why = (f"the studentized permutation test does not reject equal CVaRs at alpha = "
+                   f"{alpha:g} (p = {test.p_value:.3g})")
+            if lean is not None:
+                why += (f"; the {self.confidence:.0%} interval excludes 0, a lean "
+                        f"towards {a if lean == 'a' else b}, not a decision")
+        return Verdict(
+            a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
+            evidence=Evidence("p_value", test.p_value, alpha),
+            objective=self.objective,
+            explanation=(
+                f"{what} advantage of {a}: {iv.estimate:.4g} [{iv.lower:.4g}, "
+                f"{iv.upper:.4g}] ({self.confidence:.0%} {iv.method}); {why}."
+            ),
+            # positional: Effect(name, estimate, interval ends, interval level)
+            effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.lower,
+                          iv.upper, self.confidence),
+            unit=_DRAW, n=int(xa.size + xb.size), lean=lean,
+            details={"interval": iv.method, "normalize": self.normalize,
+                     "cvar_level": self.cvar_level, "p_value_raw": test.p_value,
+                     "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
+                     "test": "studentized label permutation (Besag-Clifford sequential)"
+                             + (", within benchmarks" if self.strata else ""),
+                     "n_permutations": test.n_resamples},
+        )
+
     # ------------------------------------------------------------------ plots
-    def plot(self, kind: str = "cdf", *, benchmark: str | None = None, ax=None,
+    def plot(self, ax=None, *, kind: str = "cdf", benchmark: str | None = None,
              bands: bool = True):
         """The performance CDFs (``kind="cdf"``) or inverse CDFs (``"quantile"``).
 
         As in Jordan et al.'s Figures 1 and 2: one curve per algorithm, with
         its simultaneous confidence band shaded. The inverse-CDF plot puts
         the quantile level on the x-axis, so a curve that is higher
-        everywhere dominates. Several benchmarks give one panel each
-        (returns the Figure); one benchmark returns the Axes.
+        everywhere dominates. Returns the Axes; several benchmarks (without
+        ``benchmark``) give one panel each in a new figure, and the Axes
+        returned is the first panel (the others are ``ax.figure.axes``).
         """
         import matplotlib.pyplot as plt
 
@@ -366,7 +390,8 @@ class DistributionResult:
                     axis.set_ylabel(what)
             # one legend, outside the data (every panel has the same algorithms and colours)
             legend_outside(axes[0] if fig is None else fig)
-        return plain_text(ax if fig is None else fig)
+        plain_text(axes[0].figure)
+        return axes[0]
 
     def _draw(self, axis, xs: np.ndarray, color, label: str, kind: str, bands: bool) -> None:
         n = xs.size
@@ -415,9 +440,9 @@ def distribution(
     interval: str = "auto",
     low: float | None = None,
     high: float | None = None,
-    reps: int = 10_000,
+    n_resamples: int = 10_000,
     seed: int | None = 0,
-    permutations: int = 1999,
+    n_permutations: int = 1999,
 ) -> DistributionResult:
     """Build per-algorithm performance distributions and summarise them.
 
@@ -453,10 +478,10 @@ def distribution(
     low, high : float, optional
         Support bounds of the score (e.g. 0 and 1 for accuracy), needed for
         finite band intervals of CVaR and areas.
-    reps : int
+    n_resamples : int
         Bootstrap replicates.
     seed : int, optional
-    permutations : int
+    n_permutations : int
         The most label permutations of the CVaR test in :meth:`~DistributionResult.verdicts`.
 
     Returns
@@ -515,20 +540,20 @@ def distribution(
                 strata[str(scope), alg] = frame.loc[sel, "benchmark"].astype(str).to_numpy()
             rows.append(_summary(str(scope), alg, x, sign, cvar_level, lower_cvar_level,
                                  threshold,
-                                 confidence, band, how, lo, hi, reps, seed))
+                                 confidence, band, how, lo, hi, n_resamples, seed))
     return DistributionResult(
         draws=draws, table=pd.DataFrame(rows), objective=objective,
         source_objective=results.objective, cvar_level=cvar_level,
         lower_cvar_level=lower_cvar_level,
         confidence=confidence, band=band, interval=how, low=lo, high=hi,
         normalize=normalize, reference=reference, threshold=threshold,
-        excluded=results.exclusions, reps=reps, seed=seed, pooled=bool(pooled),
-        permutations=int(permutations), strata=strata,
+        excluded=results.exclusions, n_resamples=n_resamples, seed=seed,
+        pooled=bool(pooled), n_permutations=int(n_permutations), strata=strata,
     )
 
 
 def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confidence, band,
-             how, lo, hi, reps, seed) -> dict:
+             how, lo, hi, n_resamples, seed) -> dict:
     z = sign * x
     up = statistic("cvar", cvar_level=cvar_level, tail="upper")
     down = statistic("cvar", cvar_level=lower_cvar_level, tail="lower")
@@ -545,12 +570,13 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
     if how == "band":
         iv = band_interval(x, up, sign=sign, confidence=confidence, method=band, low=lo, high=hi)
     else:
-        iv = bootstrap_interval(x, up, sign=sign, confidence=confidence, reps=reps, seed=seed)
-    row["cvar_low"], row["cvar_high"] = iv.low, iv.high
-    row["cvar_lower"] = down.to_user(down.of_sample(z), sign)
+        iv = bootstrap_interval(x, up, sign=sign, confidence=confidence,
+                                n_resamples=n_resamples, seed=seed)
+    row["cvar_lower"], row["cvar_upper"] = iv.lower, iv.upper
+    row["lower_cvar"] = down.to_user(down.of_sample(z), sign)
     med = band_interval(x, statistic("quantile", q=0.5), sign=sign, confidence=confidence,
                         method=band, low=lo, high=hi)
-    row["median_low"], row["median_high"] = med.low, med.high
+    row["median_lower"], row["median_upper"] = med.lower, med.upper
     if threshold is not None:
         tau = sign * float(threshold)
         area = statistic("threshold_area", threshold=tau)
@@ -560,13 +586,13 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
             ai = band_interval(x, area, sign=sign, confidence=confidence, method=band, low=lo,
                                high=hi)
         else:
-            ai = bootstrap_interval(x, area, sign=sign, confidence=confidence, reps=reps,
-                                    seed=seed)
-        row["threshold_area_low"], row["threshold_area_high"] = ai.low, ai.high
+            ai = bootstrap_interval(x, area, sign=sign, confidence=confidence,
+                                    n_resamples=n_resamples, seed=seed)
+        row["threshold_area_lower"], row["threshold_area_upper"] = ai.lower, ai.upper
         row["exceedance"] = exc.of_sample(z)
         ei = band_interval(x, exc, sign=sign, confidence=confidence, method=band, low=lo,
                            high=hi)
-        row["exceedance_low"], row["exceedance_high"] = ei.low, ei.high
+        row["exceedance_lower"], row["exceedance_upper"] = ei.lower, ei.upper
     return row
 
 

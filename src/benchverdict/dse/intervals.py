@@ -41,14 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchverdict.dse.statistics import DiscreteLaw, Statistic, as_sample
-from benchverdict.stats.cdf_bands import dkw_epsilon
+from benchverdict.stats.cdf_bands import cdf_band
 
-try:  # the shared CDF-band module (tuning-curve issue)
-    from benchverdict.stats.cdf_bands import cdf_band
-except ImportError:  # pragma: no cover - only in a build without benchverdict.stats
-    cdf_band = None
-
-#: Band methods; all but "dkw" need benchverdict.stats.cdf_bands.
+#: Band methods (all from :func:`benchverdict.stats.cdf_bands.cdf_band`).
 BAND_METHODS = ("dkw", "ks", "ld_equal_tailed", "ld_highest_density")
 
 
@@ -129,8 +124,6 @@ def step_band(
     Every method comes from :func:`benchverdict.stats.cdf_bands.cdf_band`,
     evaluated at the distinct draws. Ties make the ``ks`` and ``ld_*`` bands
     conservative (coverage at least ``confidence``), which is still valid.
-    Only if the shared module is missing is ``"dkw"`` computed here in closed
-    form (Dvoretzky-Kiefer-Wolfowitz with Massart's constant).
 
     Examples
     --------
@@ -150,23 +143,11 @@ def step_band(
         )
     if method not in BAND_METHODS:
         raise ValueError(f"unknown band method {method!r}; use one of {BAND_METHODS}.")
-    values, counts = np.unique(z, return_counts=True)
-    if cdf_band is None:
-        if method != "dkw":
-            raise ImportError(
-                f"band method {method!r} needs benchverdict.stats.cdf_bands, which is not "
-                f"available; use method='dkw'."
-            )
-        # Fallback (only without the shared module): the DKW band in closed form.
-        eps = dkw_epsilon(z.size, confidence)
-        ecdf = np.cumsum(counts) / z.size
-        lower = np.clip(ecdf - eps, 0.0, 1.0)
-        upper = np.clip(ecdf + eps, 0.0, 1.0)
-        return StepBand(values, lower, upper, min(eps, 1.0), low, high, confidence, method)
+    values = np.unique(z)
     with warnings.catch_warnings():
         # Ties make the exact bands conservative; the caller's docs say so already.
         warnings.simplefilter("ignore", UserWarning)
-        band = cdf_band(z, confidence, method=method, a=low, b=high)
+        band = cdf_band(z, confidence, method=method, low=low, high=high)
     lower = np.asarray(band.lower_cdf(values), dtype=float)
     upper = np.asarray(band.upper_cdf(values), dtype=float)
     below = float(np.asarray(band.upper_cdf(np.nextafter(values[0], -np.inf))))
@@ -180,7 +161,8 @@ class Interval:
     Attributes
     ----------
     statistic : str
-    estimate, low, high : float
+    estimate, lower, upper : float
+        The point estimate and the interval's ends.
     confidence : float
     method : str
         ``"band:<method>"``, ``"bootstrap:studentized"`` or
@@ -189,20 +171,20 @@ class Interval:
 
     statistic: str
     estimate: float
-    low: float
-    high: float
+    lower: float
+    upper: float
     confidence: float
     method: str
 
     def _summary_lines(self) -> list[str]:
-        return [f"{self.statistic} = {self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] "
+        return [f"{self.statistic} = {self.estimate:.4g} [{self.lower:.4g}, {self.upper:.4g}] "
                 f"({self.confidence:.0%}, {self.method})"]
 
     def _summary_table(self):
         import pandas as pd
 
         return pd.DataFrame([{"statistic": self.statistic, "estimate": self.estimate,
-                              "low": self.low, "high": self.high,
+                              "lower": self.lower, "upper": self.upper,
                               "confidence": self.confidence, "method": self.method}])
 
     def __repr__(self) -> str:
@@ -217,7 +199,7 @@ class Interval:
 
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies in the closed interval."""
-        return self.low <= value <= self.high
+        return self.lower <= value <= self.upper
 
 
 def band_interval(
@@ -254,21 +236,22 @@ def band_interval(
     >>> from benchverdict.dse.statistics import statistic
     >>> x = np.linspace(0.01, 0.99, 99)
     >>> iv = band_interval(x, statistic("quantile", q=0.5), low=0.0, high=1.0)
-    >>> iv.low < 0.5 < iv.high
+    >>> iv.lower < 0.5 < iv.upper
     True
     """
     x = as_sample(scores)
     z = sign * x
     lo, hi = sorted((sign * low, sign * high))
     band = step_band(z, confidence, method=method, low=lo, high=hi)
-    a = stat.to_user(stat.of_law(band.pessimistic()), sign)
-    b = stat.to_user(stat.of_law(band.optimistic()), sign)
+    worst = stat.to_user(stat.of_law(band.pessimistic()), sign)
+    best = stat.to_user(stat.of_law(band.optimistic()), sign)
     est = stat.to_user(stat.of_sample(z), sign)
-    return Interval(stat.name, est, min(a, b), max(a, b), confidence, f"band:{method}")
+    return Interval(stat.name, est, min(worst, best), max(worst, best), confidence,
+                    f"band:{method}")
 
 
-def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
-    """``reps`` IID resamples of ``z`` as a ``(reps, n)`` array.
+def bootstrap_rows(z: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_resamples`` IID resamples of ``z`` as a ``(n_resamples, n)`` array.
 
     The draws are sorted first: a resample's law does not depend on their
     order, and sorting makes the resamples (and so every interval) a function
@@ -277,7 +260,7 @@ def bootstrap_rows(z: np.ndarray, reps: int, rng: np.random.Generator) -> np.nda
     sorting the values again for every order statistic computed from them).
     """
     z = np.sort(np.asarray(z))
-    idx = np.sort(rng.integers(0, z.size, size=(reps, z.size)), axis=1)
+    idx = np.sort(rng.integers(0, z.size, size=(n_resamples, z.size)), axis=1)
     return z[idx]
 
 
@@ -315,7 +298,7 @@ def bootstrap_interval(
     *,
     sign: float = 1.0,
     confidence: float = 0.95,
-    reps: int = 10_000,
+    n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
     chunk: int = 5_000,
     kind: str = "auto",
@@ -336,8 +319,8 @@ def bootstrap_interval(
     --------
     >>> from benchverdict.dse.statistics import statistic
     >>> x = np.random.default_rng(0).normal(size=200)
-    >>> iv = bootstrap_interval(x, statistic("mean"), reps=2000)
-    >>> iv.low < 0 < iv.high, iv.method
+    >>> iv = bootstrap_interval(x, statistic("mean"), n_resamples=2000)
+    >>> iv.lower < 0 < iv.upper, iv.method
     (True, 'bootstrap:studentized')
     """
     if kind not in ("auto", "studentized", "percentile"):
@@ -349,8 +332,8 @@ def bootstrap_interval(
     z = sign * x
     rng = np.random.default_rng(seed)
     values, ses = [], []
-    for start in range(0, reps, chunk):
-        rows = bootstrap_rows(z, min(chunk, reps - start), rng)
+    for start in range(0, n_resamples, chunk):
+        rows = bootstrap_rows(z, min(chunk, n_resamples - start), rng)
         values.append(stat.of_rows(rows))
         if studentized:
             ses.append(stat.se_rows(rows))
@@ -365,9 +348,9 @@ def bootstrap_interval(
         tail = (1.0 - confidence) / 2.0
         lo, hi = (float(v) for v in np.percentile(values, [100 * tail, 100 * (1 - tail)]))
         how = "bootstrap:percentile"
-    a, b = stat.to_user(lo, sign), stat.to_user(hi, sign)
+    ends = stat.to_user(lo, sign), stat.to_user(hi, sign)
     est = stat.to_user(theta, sign)
-    return Interval(stat.name, est, min(a, b), max(a, b), confidence, how)
+    return Interval(stat.name, est, min(ends), max(ends), confidence, how)
 
 
 def interval(
@@ -380,7 +363,7 @@ def interval(
     band: str = "ld_highest_density",
     low: float = -np.inf,
     high: float = np.inf,
-    reps: int = 10_000,
+    n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
     **params: float,
 ) -> Interval:
@@ -400,7 +383,7 @@ def interval(
     low, high : float
         Support bounds of the score, for finite band intervals of means,
         CVaR and areas.
-    reps, seed
+    n_resamples, seed
         Bootstrap settings.
     **params
         ``q``; ``cvar_level`` and ``tail``; ``threshold`` (in score units).
@@ -409,7 +392,7 @@ def interval(
     --------
     >>> x = np.random.default_rng(0).uniform(size=200)
     >>> iv = interval(x, "cvar", cvar_level=0.5, low=0, high=1)
-    >>> iv.low < 0.75 < iv.high
+    >>> iv.lower < 0.75 < iv.upper
     True
     >>> iv.method
     'band:ld_highest_density'
@@ -425,8 +408,8 @@ def interval(
         return band_interval(scores, stat, sign=sign, confidence=confidence, method=band,
                              low=low, high=high)
     if method == "bootstrap":
-        return bootstrap_interval(scores, stat, sign=sign, confidence=confidence, reps=reps,
-                                  seed=seed)
+        return bootstrap_interval(scores, stat, sign=sign, confidence=confidence,
+                                  n_resamples=n_resamples, seed=seed)
     raise ValueError(f"method must be 'band' or 'bootstrap', got {method!r}.")
 
 
@@ -455,7 +438,6 @@ __all__ = [
     "bootstrap_interval",
     "bootstrap_rows",
     "coverage",
-    "dkw_epsilon",
     "interval",
     "step_band",
     "studentized_limits",

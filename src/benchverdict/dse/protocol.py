@@ -53,8 +53,12 @@ def _as_mapping(value: Any, what: str, default: str) -> dict[str, Any]:
     raise TypeError(f"{what} must be a callable or a mapping of names to callables.")
 
 
-def kfold_splits(n: int, k: int, rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+def kfold_splits(n: int, k: int,
+                 seed: int | np.random.Generator | None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Shuffled ``k``-fold (train, validation) index pairs of ``range(n)``.
+
+    ``seed`` is an int, ``None`` or a :class:`numpy.random.Generator` (used,
+    and advanced, as it is).
 
     Examples
     --------
@@ -66,7 +70,7 @@ def kfold_splits(n: int, k: int, rng: np.random.Generator) -> list[tuple[np.ndar
     """
     if not 2 <= k <= n:
         raise ValueError(f"need 2 <= k <= n for k-fold cross-validation, got k={k}, n={n}.")
-    order = rng.permutation(n)
+    order = np.random.default_rng(seed).permutation(n)
     folds = np.array_split(order, k)
     return [(np.concatenate([f for j, f in enumerate(folds) if j != i]), folds[i])
             for i in range(k)]

@@ -110,12 +110,12 @@ def check_cvar_level(cvar_level: float, tail: str) -> float:
 
 
 # ----------------------------------------------------------------------------- discrete laws
-def tail_weights(cumulative: np.ndarray, level: float, tail: Tail) -> np.ndarray:
+def tail_weights(cumulative: np.ndarray, cvar_level: float, tail: Tail) -> np.ndarray:
     """Weights of each atom in the CVaR tail integral of a discrete distribution.
 
     ``cumulative`` holds the CDF after each atom (increasing, last = 1). The
     weight of atom ``i`` is the length of ``[c_{i-1}, c_i]`` that lies in the
-    tail's level range (``[level, 1]`` or ``[0, level]``) divided by the
+    tail's level range (``[cvar_level, 1]`` or ``[0, cvar_level]``) divided by the
     range's length, so the atom at the quantile gets only its fractional
     share.
 
@@ -129,8 +129,8 @@ def tail_weights(cumulative: np.ndarray, level: float, tail: Tail) -> np.ndarray
     if tail == "upper":
         c = c.copy()
         c[-1] = 1.0  # guard against round-off leaving the top atom short of level 1
-        return np.clip(c - np.maximum(prev, level), 0.0, None) / (1.0 - level)
-    return np.clip(np.minimum(c, level) - prev, 0.0, None) / level
+        return np.clip(c - np.maximum(prev, cvar_level), 0.0, None) / (1.0 - cvar_level)
+    return np.clip(np.minimum(c, cvar_level) - prev, 0.0, None) / cvar_level
 
 
 def _weighted_sum(values: np.ndarray, weights: np.ndarray) -> float:
@@ -183,9 +183,9 @@ class DiscreteLaw:
         i = min(max(i, positive[0]), len(c) - 1)
         return float(self.values[i])
 
-    def cvar(self, level: float, tail: Tail) -> float:
-        """The tail mean at CVaR level ``level`` (see the module docstring)."""
-        return _weighted_sum(self.values, tail_weights(self.cumulative, level, tail))
+    def cvar(self, cvar_level: float, tail: Tail) -> float:
+        """The tail mean at CVaR level ``cvar_level`` (see the module docstring)."""
+        return _weighted_sum(self.values, tail_weights(self.cumulative, cvar_level, tail))
 
     def threshold_area(self, tau: float, cap: float = np.inf) -> float:
         """``E[min((Z - tau)^+, cap)]``."""
@@ -526,7 +526,8 @@ def threshold_area(
     return float(np.mean(np.clip(z - tau, 0.0, None)) / width)
 
 
-def au_cdf(scores: object, low: float, high: float, *, objective: Objective = "maximize") -> float:
+def au_cdf(scores: object, *, low: float, high: float,
+           objective: Objective = "maximize") -> float:
     """The normalised area under the performance CDF on ``[low, high]`` (smaller is better).
 
     ``(1 / (high - low)) * integral F(z) dz`` over the performance range;
@@ -537,7 +538,7 @@ def au_cdf(scores: object, low: float, high: float, *, objective: Objective = "m
 
     Examples
     --------
-    >>> au_cdf([0.0, 1.0], 0.0, 1.0)
+    >>> au_cdf([0.0, 1.0], low=0.0, high=1.0)
     0.5
     >>> round(au_cdf([0.2, 0.4], low=1.0, high=0.0, objective="minimize"), 12)
     0.3

@@ -3,7 +3,7 @@
 Tukey's HSD and the Nemenyi test need the ``1 - alpha`` quantile of the
 studentized range for ``k`` means and ``df`` degrees of freedom. scipy
 computes it by root-finding over a numerical integral (about 0.15 s per
-call with finite ``df``), and a report asks for the same ``(k, df, level)``
+call with finite ``df``), and a report asks for the same ``(probability, k, df)``
 for every pair of algorithms, so the values are cached.
 
 Satterthwaite degrees of freedom of a balanced design agree to many digits
@@ -22,8 +22,8 @@ from scipy import stats
 
 
 @functools.lru_cache(maxsize=4096)
-def _quantile(level: float, k: int, df: float) -> float:
-    return float(stats.studentized_range.ppf(level, k, df))
+def _quantile(probability: float, k: int, df: float) -> float:
+    return float(stats.studentized_range.ppf(probability, k, df))
 
 
 def _rounded(df: float) -> float:
@@ -31,8 +31,8 @@ def _rounded(df: float) -> float:
     return df if not np.isfinite(df) else float(f"{df:.8g}")
 
 
-def studentized_range_quantile(level: float, k: int, df) -> np.ndarray | float:
-    """The ``level`` quantile of the studentized range for ``k`` means and ``df`` df.
+def studentized_range_quantile(probability: float, k: int, df) -> np.ndarray | float:
+    """The ``probability`` quantile of the studentized range for ``k`` means and ``df`` df.
 
     ``df`` may be an array (one value per contrast); each distinct value is
     computed once per process. ``df = inf`` gives the asymptotic (normal)
@@ -46,8 +46,8 @@ def studentized_range_quantile(level: float, k: int, df) -> np.ndarray | float:
     (2,)
     """
     if np.ndim(df) == 0:
-        return _quantile(float(level), int(k), _rounded(float(df)))
+        return _quantile(float(probability), int(k), _rounded(float(df)))
     dfs = np.vectorize(_rounded, otypes=[float])(np.asarray(df, dtype=float))
     uniq, inverse = np.unique(dfs, return_inverse=True)
-    values = np.array([_quantile(float(level), int(k), float(d)) for d in uniq])
+    values = np.array([_quantile(float(probability), int(k), float(d)) for d in uniq])
     return values[inverse].reshape(dfs.shape)
