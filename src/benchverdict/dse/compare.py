@@ -109,7 +109,10 @@ def crossings(
 
 @dataclass(frozen=True)
 class DominanceTest:
-    """Result of :func:`dominance_test`.
+    """Result of :func:`dominance_test`: a test record with named fields, as scipy.stats'.
+
+    It names no algorithms and keeps no draws, so it has no ``verdicts()`` or
+    ``plot()``: :meth:`DistributionResult.verdicts` makes verdicts of it.
 
     Attributes
     ----------
@@ -145,12 +148,15 @@ class DominanceTest:
                 f"p(b better) = {self.p_b_better:.3g}; alpha = {self.alpha:g}; n = "
                 f"{self.n_a}, {self.n_b}; {len(self.crossings)} crossing(s)"]
 
-    def _summary_table(self):
+    @property
+    def table(self):
+        """One row: the outcome, the one-sided p-values and statistics, the adjusted p-value."""
         import pandas as pd
 
         return pd.DataFrame([{"outcome": self.outcome, "p_a_better": self.p_a_better,
                               "p_b_better": self.p_b_better, "d_a_better": self.d_a_better,
-                              "d_b_better": self.d_b_better, "n_a": self.n_a,
+                              "d_b_better": self.d_b_better,
+                              "p_value_adjusted": self.p_value_adjusted, "n_a": self.n_a,
                               "n_b": self.n_b}])
 
     def __repr__(self) -> str:
@@ -162,6 +168,15 @@ class DominanceTest:
         from benchverdict._repr import result_html
 
         return result_html(self)
+
+    def summary(self) -> str:
+        """The outcome, p-values and crossings, as text (also ``str``)."""
+        cross = [f"crossing at {c['score']:.4g} ({c['before']} -> {c['after']})"
+                 for c in self.crossings]
+        return "\n".join([*self._summary_lines(), *cross])
+
+    def __str__(self) -> str:
+        return self.summary()
 
     @property
     def p_value_adjusted(self) -> float:
@@ -322,7 +337,10 @@ def cvar_difference(
 
 @dataclass(frozen=True)
 class PermutationTest:
-    """Result of :func:`cvar_permutation_test`.
+    """Result of :func:`cvar_permutation_test`: a test record with named fields.
+
+    It names no algorithms and keeps no draws, so it has no ``verdicts()`` or
+    ``plot()``: :meth:`DistributionResult.verdicts` makes verdicts of it.
 
     Attributes
     ----------
@@ -341,6 +359,36 @@ class PermutationTest:
     n_resamples: int
     n_a: int
     n_b: int
+
+    def _summary_lines(self) -> list[str]:
+        return [f"CVaR permutation test: difference {self.estimate:.4g}, p = {self.p_value:.3g} "
+                f"({self.n_resamples} permutations); n = {self.n_a}, {self.n_b}"]
+
+    @property
+    def table(self):
+        """One row: estimate, p_value, n_resamples, n_a, n_b, direction."""
+        import pandas as pd
+
+        return pd.DataFrame([{"estimate": self.estimate, "p_value": self.p_value,
+                              "n_resamples": self.n_resamples, "n_a": self.n_a,
+                              "n_b": self.n_b, "direction": self.direction}])
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
+    def summary(self) -> str:
+        """The test's outcome as text (also ``str``)."""
+        return "\n".join(self._summary_lines())
+
+    def __str__(self) -> str:
+        return self.summary()
 
     @property
     def direction(self) -> str | None:

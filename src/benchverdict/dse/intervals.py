@@ -180,7 +180,9 @@ class Interval:
         return [f"{self.statistic} = {self.estimate:.4g} [{self.lower:.4g}, {self.upper:.4g}] "
                 f"({self.confidence:.0%}, {self.method})"]
 
-    def _summary_table(self):
+    @property
+    def table(self):
+        """One row: statistic, estimate, lower, upper, confidence, method."""
         import pandas as pd
 
         return pd.DataFrame([{"statistic": self.statistic, "estimate": self.estimate,
@@ -196,6 +198,43 @@ class Interval:
         from benchverdict._repr import result_html
 
         return result_html(self)
+
+    def summary(self) -> str:
+        """The estimate with its interval, as text (also ``str``)."""
+        return "\n".join(self._summary_lines())
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def verdicts(self) -> list:
+        """An empty list: an interval names no algorithms.
+
+        :meth:`DistributionResult.verdicts` and :meth:`AggregateResult.verdicts`
+        turn intervals of differences into verdicts; this method is here so
+        that every result object answers the same protocol.
+        """
+        return []
+
+    def plot(self, ax=None, *, color=None, label: str | None = None):
+        """Draw the interval as a horizontal bar with the estimate marked; returns the Axes.
+
+        Examples
+        --------
+        >>> Interval("mean", 0.5, 0.4, 0.7, 0.95, "bootstrap:studentized").plot().get_xlabel()
+        'mean'
+        """
+        from benchverdict._plain_text import plain_text
+        from benchverdict.plotting import new_axes, theme
+
+        ax = new_axes(ax)
+        with theme():
+            lines = ax.plot([self.lower, self.upper], [0, 0], lw=3, solid_capstyle="butt",
+                            label=label or f"{self.confidence:.0%} interval ({self.method})",
+                            **({} if color is None else {"color": color}))
+            ax.plot([self.estimate], [0], "o", color=lines[0].get_color())
+            ax.set_yticks([])
+            ax.set_xlabel(self.statistic)
+        return plain_text(ax)
 
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies in the closed interval."""

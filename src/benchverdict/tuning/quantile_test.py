@@ -61,6 +61,10 @@ __all__ = ["QuantileTest", "informative_budget", "quantile_test", "tail_to_separ
 class QuantileTest:
     """The exact order-statistic test of two tuning curves at one budget.
 
+    A test record with named fields, as scipy.stats' results. It names no
+    algorithms, so it has no ``verdicts()`` or ``plot()``:
+    :meth:`TuningCurves.verdicts` makes verdicts of it.
+
     Attributes
     ----------
     k : float
@@ -90,6 +94,37 @@ class QuantileTest:
     n_b: int
     point_a: float
     point_b: float
+
+    def _summary_lines(self) -> list[str]:
+        better = {"a": "a's curve higher", "b": "b's curve higher"}.get(self.direction or "",
+                                                                         "no direction")
+        return [f"quantile test at k = {self.k:g} (quantile level {self.quantile_level:.4g}): "
+                f"{self.point_a:.4g} vs {self.point_b:.4g}, p = {self.p_value:.3g} ({better}); "
+                f"n = {self.n_a}, {self.n_b}"]
+
+    @property
+    def table(self):
+        """One row with every field."""
+        import pandas as pd
+
+        return pd.DataFrame([dict(self.__dict__)])
+
+    def __repr__(self) -> str:
+        from benchverdict._repr import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
+    def summary(self) -> str:
+        """The test's outcome as text (also ``str``)."""
+        return "\n".join(self._summary_lines())
+
+    def __str__(self) -> str:
+        return self.summary()
 
 
 def tail_to_separate(za: np.ndarray, zb: np.ndarray, quantile_level: float) -> float:
