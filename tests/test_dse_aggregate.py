@@ -37,8 +37,8 @@ def test_vectorised_replicates_equal_per_replicate_metrics():
     scores = rng.beta(2, 3, size=(10, 26)) * 1.2  # some above gamma = 1
     groups = [scores[:, t] for t in range(26)]
     store: list = []
-    out = stratified_bootstrap(groups, reps=40, seed=1, index_sampler=recording_sampler(store),
-                               chunk=40)
+    out = stratified_bootstrap(groups, n_resamples=40, seed=1,
+                               index_sampler=recording_sampler(store), chunk=40)
     idx = store[0].reshape(40, 26, 10).transpose(0, 2, 1)  # (rep, run, task)
     for r in range(40):
         resample = np.take_along_axis(scores, idx[r], axis=0)
@@ -62,7 +62,7 @@ def test_point_estimates_match_rliable_if_installed():
 def test_ragged_tasks_and_stratification():
     # Resampling stays within each task: with constant tasks the bootstrap has no spread.
     groups = [np.full(3, 1.0), np.full(8, 5.0)]
-    out = stratified_bootstrap(groups, ["mean", "median"], reps=200, seed=0)
+    out = stratified_bootstrap(groups, ["mean", "median"], n_resamples=200, seed=0)
     assert np.all(out["mean"] == 3.0) and np.all(out["median"] == 3.0)
     assert aggregate_values([np.array([0.0, 1.0]), np.array([4.0])], "mean") == 2.25
 
@@ -84,7 +84,7 @@ def test_stratified_bootstrap_interval_covers_the_iqm_of_a_known_law():
     for r in range(reps):
         groups = [t + rng.uniform(size=15) for t in range(8)]
         lo, hi = percentile_interval(
-            stratified_bootstrap(groups, ["iqm"], reps=1000, seed=r)["iqm"], 0.9
+            stratified_bootstrap(groups, ["iqm"], n_resamples=1000, seed=r)["iqm"], 0.9
         )
         hits += lo <= truth <= hi
     upper = stats.binomtest(hits, reps).proportion_ci(0.999, method="exact").high
@@ -126,7 +126,7 @@ def test_aggregate_on_results_orients_and_verdicts():
     df["loss"] = -df["loss"]  # as a loss, "good" has the smaller values
     res = Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed", score="loss",
                              objective="minimize")
-    agg = aggregate(res, reps=2000)
+    agg = aggregate(res, n_resamples=2000)
     iqm = agg.table[agg.table.metric == "iqm"].set_index("algorithm")["estimate"]
     assert iqm["good"] > iqm["bad"]
     gap = agg.table[agg.table.metric == "optimality_gap"].set_index("algorithm")["estimate"]
@@ -134,7 +134,7 @@ def test_aggregate_on_results_orients_and_verdicts():
     v = {x.method: x for x in agg.verdicts("iqm") + agg.verdicts("optimality_gap")}
     assert v["dse.aggregate_iqm"].winner == "good"
     assert v["dse.aggregate_optimality_gap"].winner == "good"
-    raw = aggregate(res, normalize=None, reps=500, metrics=["mean"])
+    raw = aggregate(res, normalize=None, n_resamples=500, metrics=["mean"])
     mean = raw.table.set_index("algorithm")["estimate"]
     assert mean["good"] == pytest.approx(df.loc[df.alg == "good"].groupby("task")["loss"]
                                          .mean().mean())

@@ -25,7 +25,7 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
                  "seed", "--score", "acc", "--objective", "maximize", "--low", "0", "--high",
-                 "1", "--cvar-level", "0.5", "--aggregate", "--reps", "500", "-o", str(out)])
+                 "1", "--cvar-level", "0.5", "--aggregate", "--n-resamples", "500", "-o", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "CVaR_0.5" in text and "A beats B" in text and "aggregates over 2" in text
@@ -52,7 +52,7 @@ def test_dse_alpha_is_the_significance_level(tmp_path, capsys):
     # and a value that can only be a CVaR level is refused with a pointer to --cvar-level.
     path = _write(tmp_path)
     roles = [str(path), "--algorithm", "model", "--benchmark", "task", "--seed", "seed",
-             "--score", "acc", "--objective", "maximize", "--reps", "200"]
+             "--score", "acc", "--objective", "maximize", "--n-resamples", "200"]
     try:
         code = main(["dse", *roles, "--alpha", "0.9"])
     except SystemExit as stop:

@@ -74,7 +74,7 @@ def test_cvar_difference_band_interval_covers():
     for _ in range(reps):
         iv = cvar_difference(rng.uniform(0.2, 1, 60), rng.uniform(0, 0.8, 60), 0.5,
                              interval="band", low=0, high=1, confidence=0.8)
-        hits += iv.low <= 0.2 <= iv.high
+        hits += iv.lower <= 0.2 <= iv.upper
     _, hi = cp_interval(hits, reps)
     assert hi >= 0.8
 
@@ -95,7 +95,7 @@ def test_meanmax_median_and_cvar_disagree(shared_data):
     assert 0.79 < t.crossings[0]["score"] <= 0.8024
     # The band interval (distribution-free) cannot confirm the LSTM's CVaR lead.
     iv = cvar_difference(lstm, mlp, 0.99, interval="band", low=0, high=1)
-    assert iv.estimate > 0 and iv.low < 0 < iv.high
+    assert iv.estimate > 0 and iv.lower < 0 < iv.upper
     res = Results.from_frame(df, algorithm="model_name", seed="--seed", score="f1",
                              objective="maximize")
     d = distribution(res, cvar_level=0.99, low=0, high=1)
@@ -115,8 +115,8 @@ def test_cvar_permutation_test_type_one_error_is_at_most_alpha(level, n):
     rng = np.random.default_rng([int(level * 100), n])
     reps = 400
     rejected = sum(
-        cvar_permutation_test(rng.beta(2, 5, n), rng.beta(2, 5, n), level, reps=199,
-                              seed=r).pvalue <= 0.05
+        cvar_permutation_test(rng.beta(2, 5, n), rng.beta(2, 5, n), level, n_resamples=199,
+                              seed=r).p_value <= 0.05
         for r in range(reps))
     lo, _ = cp_interval(rejected, reps)
     assert lo <= 0.05, rejected / reps
@@ -132,8 +132,8 @@ def test_cvar_permutation_test_keeps_its_level_for_equal_cvars_and_different_sha
     rng = np.random.default_rng(97)
     reps = 300
     rejected = sum(
-        cvar_permutation_test(rng.normal(0, 1, 200), rng.normal(m, 3, 200), 0.5, reps=199,
-                              seed=r).pvalue <= 0.05
+        cvar_permutation_test(rng.normal(0, 1, 200), rng.normal(m, 3, 200), 0.5, n_resamples=199,
+                              seed=r).p_value <= 0.05
         for r in range(reps))
     lo, _ = cp_interval(rejected, reps)
     assert lo <= 0.05 * 1.5, rejected / reps

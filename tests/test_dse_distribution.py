@@ -33,10 +33,10 @@ def test_table_matches_the_statistics():
     x = res.draws("A", "p")
     assert row["n"] == x.size
     assert row["cvar"] == pytest.approx(cvar(x, 0.5))
-    assert row["cvar_lower"] == pytest.approx(cvar(x, 0.2, tail="lower"))
+    assert row["lower_cvar"] == pytest.approx(cvar(x, 0.2, tail="lower"))
     assert row["median"] == pytest.approx(np.median(x))
-    assert row["cvar_low"] <= row["cvar"] <= row["cvar_high"]
-    assert row["median_low"] <= row["median"] <= row["median_high"]
+    assert row["cvar_lower"] <= row["cvar"] <= row["cvar_upper"]
+    assert row["median_lower"] <= row["median"] <= row["median_upper"]
     assert row["exceedance"] == pytest.approx(np.mean(x > 0.5))
     assert d.interval == "bootstrap"  # no support bounds given
     assert distribution(res, low=0, high=10).interval == "band"
@@ -74,7 +74,7 @@ def test_dominance_and_cvar_difference_tables():
     dom = d.dominance()
     assert len(dom) == 2 * 3 and set(dom["outcome"]) <= {"a", "b", "crossing", "none"}
     diff = d.cvar_differences()
-    assert (diff["low"] <= diff["estimate"]).all() and (diff["estimate"] <= diff["high"]).all()
+    assert (diff["lower"] <= diff["estimate"]).all() and (diff["estimate"] <= diff["upper"]).all()
     assert diff["method"].iloc[0] == "band:dkw"
 
 
@@ -91,12 +91,13 @@ def test_refuses_runs():
 @pytest.mark.parametrize("kind", ["cdf", "quantile"])
 def test_plots(kind):
     d = distribution(_results(), low=0, high=10, band="ld_highest_density")
-    fig = d.plot(kind)
-    assert isinstance(fig, plt.Figure) and len([a for a in fig.axes if a.get_visible()]) == 2
-    ax = d.plot(kind, benchmark="p")
+    ax = d.plot(kind=kind)  # two benchmarks: two panels, the first returned
+    assert isinstance(ax, plt.Axes)
+    assert len([a for a in ax.figure.axes if a.get_visible()]) == 2
+    ax = d.plot(kind=kind, benchmark="p")
     assert len(ax.get_lines()) == 3
     with pytest.raises(KeyError):
-        d.plot(kind, benchmark="nope")
+        d.plot(kind=kind, benchmark="nope")
 
 
 def test_example_data_runs_end_to_end():
@@ -106,6 +107,6 @@ def test_example_data_runs_end_to_end():
         res = load_example()
     except FileNotFoundError as err:  # the committed example data are not generated yet
         pytest.skip(str(err).splitlines()[0])
-    d = distribution(res, pooled=True, normalize="minmax", reps=500)
+    d = distribution(res, pooled=True, normalize="minmax", n_resamples=500)
     assert set(d.table["algorithm"]) == set(res.algorithms)
     assert len(d.verdicts()) == 2 * 10

@@ -11,10 +11,10 @@ from benchverdict.dse.intervals import (
     band_interval,
     bootstrap_interval,
     coverage,
-    dkw_epsilon,
     step_band,
 )
 from benchverdict.dse.statistics import statistic
+from benchverdict.stats.cdf_bands import dkw_epsilon
 
 
 def clopper_pearson_upper(k: int, n: int, level: float = 0.999) -> float:
@@ -43,7 +43,7 @@ def test_band_intervals_cover_every_statistic_simultaneously(method):
         ok = True
         for stat, truth in truths.values():
             iv = band_interval(x, stat, confidence=conf, method=method, low=0.0, high=1.0)
-            ok &= iv.low <= truth <= iv.high
+            ok &= iv.lower <= truth <= iv.upper
         hits.append(ok)
     k = int(np.sum(hits))
     assert clopper_pearson_upper(k, reps) >= conf, (method, k / reps)
@@ -66,9 +66,9 @@ def test_band_interval_covers_for_a_loss_without_support_bounds():
 def test_cvar_band_interval_is_infinite_without_support_bounds():
     x = np.random.default_rng(0).uniform(size=50)
     iv = band_interval(x, statistic("cvar", cvar_level=0.5), confidence=0.9)
-    assert iv.high == np.inf and np.isfinite(iv.low)
+    assert iv.upper == np.inf and np.isfinite(iv.lower)
     iv = band_interval(x, statistic("cvar", cvar_level=0.5), confidence=0.9, low=0, high=1)
-    assert 0 <= iv.low <= iv.estimate <= iv.high <= 1
+    assert 0 <= iv.lower <= iv.estimate <= iv.upper <= 1
 
 
 def test_band_interval_minimize_flips_orientation():
@@ -76,7 +76,7 @@ def test_band_interval_minimize_flips_orientation():
     up = band_interval(loss, statistic("cvar", cvar_level=0.5), sign=-1.0, low=0, high=1)
     mirrored = band_interval(1 - loss, statistic("cvar", cvar_level=0.5), low=0, high=1)
     assert up.estimate == pytest.approx(1 - mirrored.estimate)
-    assert (up.low, up.high) == pytest.approx((1 - mirrored.high, 1 - mirrored.low))
+    assert (up.lower, up.upper) == pytest.approx((1 - mirrored.upper, 1 - mirrored.lower))
 
 
 def test_dkw_step_band_matches_closed_form():
@@ -120,7 +120,7 @@ def test_bootstrap_coverage_is_near_nominal(name, stat, truth, slack):
     reps, hits = 300, []
     for r in range(reps):
         x = rng.normal(size=100)
-        iv = bootstrap_interval(x, stat, confidence=0.95, reps=1000, seed=r)
+        iv = bootstrap_interval(x, stat, confidence=0.95, n_resamples=1000, seed=r)
         hits.append(iv.contains(truth))
     est, lo, hi = coverage(hits)
     print(f"bootstrap coverage of {name}: {est:.3f} [{lo:.3f}, {hi:.3f}]")
@@ -133,11 +133,12 @@ def test_interval_by_name_converts_thresholds_for_a_loss():
     loss = np.random.default_rng(6).uniform(size=80)
     iv = interval(loss, "exceedance", threshold=0.3, objective="minimize", low=0, high=1)
     assert iv.estimate == pytest.approx(exceedance_probability(loss, 0.3, objective="minimize"))
-    assert iv.low <= iv.estimate <= iv.high
-    bs = interval(loss, "cvar", cvar_level=0.5, objective="minimize", method="bootstrap", reps=500)
+    assert iv.lower <= iv.estimate <= iv.upper
+    bs = interval(loss, "cvar", cvar_level=0.5, objective="minimize", method="bootstrap",
+                  n_resamples=500)
     # CVaR has a plug-in standard error, so the bootstrap is studentized (issue 11: the
     # percentile interval of CVaR_0.9 covers 0.82 at a nominal 0.95).
-    assert bs.method == "bootstrap:studentized" and bs.low <= bs.estimate <= bs.high
+    assert bs.method == "bootstrap:studentized" and bs.lower <= bs.estimate <= bs.upper
     with pytest.raises(ValueError, match="method"):
         interval(loss, "mean", method="jackknife")
 
@@ -161,7 +162,7 @@ def test_cvar_bootstrap_coverage_in_the_tail(kind):
     stat = statistic("cvar", cvar_level=0.9)
     rng = np.random.default_rng(2018)
     reps = 600
-    hits = [bootstrap_interval(rng.beta(2, 5, 50), stat, confidence=0.95, reps=1000, seed=r,
+    hits = [bootstrap_interval(rng.beta(2, 5, 50), stat, confidence=0.95, n_resamples=1000, seed=r,
                                kind=kind).contains(truth) for r in range(reps)]
     k = int(np.sum(hits))
     if kind == "studentized":

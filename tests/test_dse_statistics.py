@@ -92,12 +92,12 @@ def test_estimators_are_consistent_by_simulation(name):
 
 def test_au_cdf_and_normalised_area_closed_forms():
     grid = (np.arange(100_000) + 0.5) / 100_000  # uniform on [0, 1]
-    assert au_cdf(grid, 0.0, 1.0) == pytest.approx(0.5, abs=1e-6)
+    assert au_cdf(grid, low=0.0, high=1.0) == pytest.approx(0.5, abs=1e-6)
     # Normalised area above tau with bound 1: (1 - tau)^2 / 2 / (1 - tau).
     assert threshold_area(grid, 0.4, bound=1.0, normalize=True) == pytest.approx(0.3, abs=1e-6)
     # AU-CDF is one minus the normalised area at tau = low.
     x = np.random.default_rng(1).beta(2, 5, size=500)
-    assert au_cdf(x, 0.0, 1.0) == pytest.approx(
+    assert au_cdf(x, low=0.0, high=1.0) == pytest.approx(
         1 - threshold_area(x, 0.0, bound=1.0, normalize=True)
     )
 

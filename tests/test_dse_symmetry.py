@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,20 +28,20 @@ samples = st.lists(
 
 
 def _mirrored(ab, ba) -> bool:
-    return (ba.estimate, ba.low, ba.high) == (-ab.estimate, -ab.high, -ab.low)
+    return (ba.estimate, ba.lower, ba.upper) == (-ab.estimate, -ab.upper, -ab.lower)
 
 
 @settings(max_examples=60, deadline=None)
 @given(a=samples, b=samples, level=st.sampled_from([0.0, 0.5, 0.9]),
        objective=st.sampled_from(["maximize", "minimize"]), seed=st.integers(0, 3))
 def test_cvar_bootstrap_difference_is_exactly_antisymmetric(a, b, level, objective, seed):
-    kw = {"objective": objective, "reps": 300, "seed": seed}
+    kw = {"objective": objective, "n_resamples": 300, "seed": seed}
     ab = cvar_difference(a, b, level, **kw)
     ba = cvar_difference(b, a, level, **kw)
     assert _mirrored(ab, ba)
     # identical data: a symmetric interval (which is what antisymmetry demands of a - a)
     aa = cvar_difference(a, list(reversed(a)), level, **kw)
-    assert aa.estimate == 0 and aa.low == -aa.high
+    assert aa.estimate == 0 and aa.lower == -aa.upper
 
 
 @settings(max_examples=30, deadline=None)
@@ -57,10 +59,10 @@ def test_swapping_the_pair_used_to_flip_a_cvar_verdict():
     found = 0
     for _ in range(200):
         a, b = rng.normal(0.3, 1, 30), rng.normal(0, 1, 30)
-        ab = cvar_difference(a, b, 0.5, reps=400, seed=0)
-        ba = cvar_difference(b, a, 0.5, reps=400, seed=0)
+        ab = cvar_difference(a, b, 0.5, n_resamples=400, seed=0)
+        ba = cvar_difference(b, a, 0.5, n_resamples=400, seed=0)
         assert _mirrored(ab, ba)
-        found += (ab.low > 0) != (ba.high < 0)
+        found += (ab.lower > 0) != (ba.upper < 0)
     assert found == 0
 
 
@@ -95,7 +97,7 @@ def _canonical(verdicts, names=None) -> set:
         winner = None if v.winner is None else names.get(v.winner, v.winner)
         effect = None
         if v.effect is not None:
-            effect = (v.effect.estimate, v.effect.low, v.effect.high)
+            effect = astuple(v.effect)[1:4]  # estimate and interval ends (names: verdict.py's)
             if a > b:
                 effect = tuple(None if x is None else -x
                                for x in (effect[0], effect[2], effect[1]))
@@ -109,7 +111,7 @@ def _canonical(verdicts, names=None) -> set:
 def test_distribution_verdicts_do_not_depend_on_names(interval):
     frame = _trials(3)
     bounds = {"low": -10.0, "high": 10.0} if interval == "band" else {}
-    kw = {"interval": interval, "reps": 500, "cvar_level": 0.5, **bounds}
+    kw = {"interval": interval, "n_resamples": 500, "cvar_level": 0.5, **bounds}
     base = distribution(_results(frame), **kw).verdicts()
     # Reverse the sorted order of the algorithms and of the benchmarks.
     rename = {"A": "zeta", "B": "eta", "C": "alpha", "p": "y", "q": "x"}
@@ -123,7 +125,7 @@ def test_distribution_verdicts_do_not_depend_on_names(interval):
 
 def test_distribution_verdicts_survive_negation_with_the_objective_flipped():
     frame = _trials(4)
-    kw = {"reps": 500, "cvar_level": 0.5}
+    kw = {"n_resamples": 500, "cvar_level": 0.5}
     base = distribution(_results(frame), **kw)
     flipped = distribution(_results(frame.assign(acc=-frame["acc"]), "minimize"), **kw)
     assert _canonical(base.verdicts()) == _canonical(flipped.verdicts())
@@ -131,11 +133,11 @@ def test_distribution_verdicts_survive_negation_with_the_objective_flipped():
 
 def test_aggregate_differences_do_not_depend_on_names():
     frame = _trials(5, n=15)
-    base = aggregate(_results(frame), reps=400, metrics=["iqm", "optimality_gap"])
+    base = aggregate(_results(frame), n_resamples=400, metrics=["iqm", "optimality_gap"])
     rename = {"A": "zeta", "B": "eta", "C": "alpha", "p": "y", "q": "x"}
     other = aggregate(_results(frame.assign(alg=frame["alg"].map(rename),
                                             task=frame["task"].map(rename))),
-                      reps=400, metrics=["iqm", "optimality_gap"])
+                      n_resamples=400, metrics=["iqm", "optimality_gap"])
     a = base.table.assign(algorithm=base.table["algorithm"].map(rename))
     pd.testing.assert_frame_equal(
         a.sort_values(["algorithm", "metric"]).reset_index(drop=True),
@@ -146,10 +148,10 @@ def test_aggregate_differences_do_not_depend_on_names():
 def test_aggregate_difference_of_identical_algorithms_is_symmetric():
     frame = _trials(6, n=10)
     twin = frame[frame["alg"] == "A"].assign(alg="A2")
-    res = aggregate(_results(pd.concat([frame, twin], ignore_index=True)), reps=300,
+    res = aggregate(_results(pd.concat([frame, twin], ignore_index=True)), n_resamples=300,
                     metrics=["mean"])
     row = res.differences.query("a == 'A' and b == 'A2'").iloc[0]
-    assert row["estimate"] == 0 and row["low"] == -row["high"] and row["high"] > 0
+    assert row["estimate"] == 0 and row["lower"] == -row["upper"] and row["upper"] > 0
 
 
 def test_alpha_is_not_a_cvar_level():

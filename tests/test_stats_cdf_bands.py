@@ -244,7 +244,7 @@ def test_ld_band_against_opda_on_deberta(shared_data):
     assert np.all(o_hi[:-1] >= inner_hi - 1e-9) and np.all(o_hi[:-1] <= outer_hi + 1e-9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        band = cdf_band(ys, confidence, a=0.0, b=1.0)
+        band = cdf_band(ys, confidence, low=0.0, high=1.0)
     assert band.n == n and band.n_ties > 0
 
 
@@ -257,7 +257,7 @@ def test_ks_dkw_bands_match_opda_on_deberta(shared_data, method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lo, _, hi = EmpiricalDistribution.confidence_bands(ys, 0.9, 0.0, 1.0, method=method)
-        band = cdf_band(ys, 0.9, method=method, a=0.0, b=1.0)
+        band = cdf_band(ys, 0.9, method=method, low=0.0, high=1.0)
     grid = np.concatenate([np.linspace(0.0, 1.0, 301), ys, ys - 1e-9])
     np.testing.assert_allclose(band.lower_cdf(grid), lo.cdf(grid), atol=1e-8)
     np.testing.assert_allclose(band.upper_cdf(grid), hi.cdf(grid), atol=1e-8)
@@ -288,7 +288,7 @@ def test_band_is_ordered_and_quantiles_invert_it(values, method, confidence):
 
 
 def test_support_bounds_close_the_band():
-    band = cdf_band([0.2, 0.4, 0.9], 0.8, a=0.0, b=1.0)
+    band = cdf_band([0.2, 0.4, 0.9], 0.8, low=0.0, high=1.0)
     assert band.upper_cdf(-0.1) == 0.0 and band.lower_cdf(1.0) == 1.0
     low, high = band.quantile_interval([0.0, 1.0])
     assert np.all(np.isfinite(low)) and np.all(np.isfinite(high))
@@ -308,13 +308,13 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(ValueError, match="confidence"):
         cdf_band([1.0, 2.0], 1.0)
     with pytest.raises(ValueError, match="within"):
-        cdf_band([1.0, 2.0], 0.8, a=1.5)
+        cdf_band([1.0, 2.0], 0.8, low=1.5)
     with pytest.raises(ValueError, match="method"):
         cdf_band([1.0, 2.0], 0.8, method="bootstrap")
 
 
 def test_table_and_plot():
-    band = cdf_band(np.linspace(0, 1, 20), 0.9, method="ks", a=0, b=1)
+    band = cdf_band(np.linspace(0, 1, 20), 0.9, method="ks", low=0, high=1)
     table = band.table
     assert list(table.columns) == ["i", "score", "ecdf", "lower", "upper"]
     assert len(table) == 20

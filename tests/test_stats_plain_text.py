@@ -52,7 +52,7 @@ def _runs() -> Results:
 
 @pytest.mark.parametrize("what", ["curves", "curve_cdf", "comparison"])
 def test_tuning_figures(what):
-    curves = tuning.from_results(_trials(), band="ks", a=0, b=1.5)
+    curves = tuning.from_results(_trials(), band="ks", low=0, high=1.5)
     if what == "curves":
         _literal(curves.plot())
     elif what == "curve_cdf":
@@ -63,11 +63,11 @@ def test_tuning_figures(what):
 
 @pytest.mark.parametrize("kind", ["cdf", "quantile"])
 def test_dse_figures(kind):
-    _literal(dse.distribution(_trials(), reps=200).plot(kind))
+    _literal(dse.distribution(_trials(), n_resamples=200).plot(kind=kind))
 
 
 def test_dse_aggregate_figure():
-    _literal(dse.aggregate(_trials(), reps=200).plot())
+    _literal(dse.aggregate(_trials(), n_resamples=200).plot())
 
 
 @pytest.mark.parametrize("what", ["friedman", "win_tie_loss", "anytime"])

@@ -80,7 +80,7 @@ def test_ld_median_band_has_exact_coverage(confidence, n, dist_name):
     rng = np.random.default_rng([n, int(confidence * 100), len(dist_name)])
     reps = 6000
     curve = tuning_curve(np.arange(1.0, n + 1), band="ld_highest_density", confidence=confidence,
-                         a=0, b=n + 1, calibrate="curve")
+                         low=0, high=n + 1, calibrate="curve")
     hits = _coverage(curve, DISTRIBUTIONS[dist_name], reps, rng)
     lo, hi = clopper_pearson(hits, reps)
     assert lo <= confidence <= hi, (hits / reps, lo, hi)
@@ -105,7 +105,7 @@ def test_default_band_covers_exactly_at_the_integer_budgets_it_reports(confidenc
     # replications, 99.9% Clopper-Pearson interval about +-0.02 at 0.8.
     rng = np.random.default_rng([n, int(confidence * 100), 7])
     reps = 6000
-    curve = tuning_curve(np.arange(1.0, n + 1), confidence=confidence, a=0, b=n + 1)
+    curve = tuning_curve(np.arange(1.0, n + 1), confidence=confidence, low=0, high=n + 1)
     assert curve.calibrate == "budgets" and curve.k.tolist() == list(range(1, n + 1))
     hits = _integer_coverage(curve, stats.norm(), reps, rng)
     lo, hi = clopper_pearson(hits, reps)
@@ -116,7 +116,7 @@ def test_default_band_covers_exactly_at_the_integer_budgets_it_reports(confidenc
     assert lo <= achieved <= hi, (hits / reps, lo, hi, achieved)
     # The curve-calibrated band over-covers at the integers when there are many of them.
     if n >= 48 and confidence == 0.8:
-        wide = tuning_curve(np.arange(1.0, n + 1), confidence=confidence, a=0, b=n + 1,
+        wide = tuning_curve(np.arange(1.0, n + 1), confidence=confidence, low=0, high=n + 1,
                             calibrate="curve")
         hits = _integer_coverage(wide, stats.norm(), reps, np.random.default_rng(n))
         assert clopper_pearson(hits, reps)[0] > confidence
@@ -125,7 +125,7 @@ def test_default_band_covers_exactly_at_the_integer_budgets_it_reports(confidenc
 def test_whole_cdf_band_is_conservative_for_the_curve():
     # The same check has the power to see opda's (whole-CDF) calibration over-cover.
     rng = np.random.default_rng(5)
-    curve = tuning_curve(np.arange(1.0, 49), confidence=0.8, calibrate="cdf", a=0, b=49)
+    curve = tuning_curve(np.arange(1.0, 49), confidence=0.8, calibrate="cdf", low=0, high=49)
     hits = _coverage_cdf_calibrated(curve, stats.norm(), 6000, rng)
     lo, _ = clopper_pearson(hits, 6000)
     assert lo > 0.8
@@ -148,7 +148,7 @@ def test_minimisation_band_covers_exactly():
     n, confidence, reps = 48, 0.8, 6000
     dist = stats.expon()
     curve = tuning_curve(np.arange(1.0, n + 1), confidence=confidence, objective="minimize",
-                         a=0, b=n + 1, calibrate="curve")
+                         low=0, high=n + 1, calibrate="curve")
     p_lo, p_hi = curve.cdf.levels
     assert (p_lo, p_hi) == (0.0, 0.5)
     band = curve.cdf
@@ -195,7 +195,7 @@ def test_mean_band_is_conservative_and_needs_bounds():
     truth = ks / (ks + 1.0)  # E[max of k Uniform(0, 1)]
     reps, hits = 300, 0
     for _ in range(reps):
-        curve = tuning_curve(rng.uniform(size=30), ks, kind="mean", confidence=0.8, a=0, b=1)
+        curve = tuning_curve(rng.uniform(size=30), ks, kind="mean", confidence=0.8, low=0, high=1)
         hits += bool(np.all((curve.lower <= truth) & (truth <= curve.upper)))
     lo, _ = clopper_pearson(hits, reps)
     assert lo >= 0.8
@@ -233,11 +233,11 @@ def test_whole_cdf_curve_bands_match_opda(method, objective):
     ks = np.arange(1, 100)
     minimize = objective == "minimize"
     lo, _, hi = EmpiricalDistribution.confidence_bands(y, 0.8, 0.0, 1.0, method=method)
-    ours = tuning_curve(y, ks, band=method, confidence=0.8, a=0, b=1, objective=objective,
+    ours = tuning_curve(y, ks, band=method, confidence=0.8, low=0, high=1, objective=objective,
                         calibrate="cdf")
     np.testing.assert_allclose(ours.lower, hi.quantile_tuning_curve(ks, minimize=minimize))
     np.testing.assert_allclose(ours.upper, lo.quantile_tuning_curve(ks, minimize=minimize))
-    mean = tuning_curve(y, ks, kind="mean", band=method, confidence=0.8, a=0, b=1,
+    mean = tuning_curve(y, ks, kind="mean", band=method, confidence=0.8, low=0, high=1,
                         objective=objective)
     np.testing.assert_allclose(mean.lower, hi.average_tuning_curve(ks, minimize=minimize),
                                atol=1e-12)
@@ -256,7 +256,7 @@ def test_compare_grades_evidence_and_covers_every_budget():
     assert all(v.winner == "good" for v in verdicts if v.outcome != "inconclusive")
     assert verdicts[0].evidence.strength == "strong"
     # Scopes tile the budget grid in order, without gaps or overlaps.
-    covered = [k for v in verdicts for k in v.details["ks"]]
+    covered = [k for v in verdicts for k in v.details["budgets"]]
     assert covered == list(ks)
     assert verdicts_from_json(verdicts_to_json(verdicts)) == verdicts
     assert {"a", "b", "winner", "strength"} <= set(result.table.columns)
@@ -323,13 +323,13 @@ def test_sample_size_reproduces_the_papers_rule():
 def test_upper_band_is_trivial_exactly_beyond_largest_budget():
     rng = np.random.default_rng(9)
     n = 48
-    curve = tuning_curve(rng.uniform(size=n), np.arange(1, 30), a=0, b=1, calibrate="curve")
+    curve = tuning_curve(rng.uniform(size=n), np.arange(1, 30), low=0, high=1, calibrate="curve")
     k_max = largest_budget(n)
     assert np.all(curve.upper[curve.k <= k_max] < 1.0)
     assert np.all(curve.upper[curve.k > k_max] == 1.0)
     # Bands calibrated on the integer budgets only are at most as wide: the budget
     # largest_budget gives for them is a safe lower bound.
-    grid = tuning_curve(rng.uniform(size=n), np.arange(1, 30), a=0, b=1)
+    grid = tuning_curve(rng.uniform(size=n), np.arange(1, 30), low=0, high=1)
     assert grid.calibrate == "budgets"
     assert np.all(grid.upper[grid.k <= largest_budget(n, calibrate="budgets")] < 1.0)
 
@@ -349,7 +349,7 @@ def _frame(n: int = 40, seed: int = 0) -> pd.DataFrame:
 def test_from_results_builds_curves_and_verdicts():
     results = Results.from_frame(_frame(), algorithm="alg", seed="trial", score="acc",
                                  objective="maximize", benchmark="bench", kind="trials")
-    curves = from_results(results, a=0, b=1)
+    curves = from_results(results, low=0, high=1)
     assert set(curves.curves) == {("A", "p"), ("A", "q"), ("B", "p"), ("B", "q")}
     table = curves.table
     assert list(table.columns) == ["algorithm", "benchmark", "n", "k", "point", "lower", "upper"]
@@ -385,7 +385,7 @@ def test_deberta_tutorial_strong_evidence(shared_data):
     results = Results.from_frame(first, algorithm="algorithm", seed="seed", score="score",
                                  benchmark="benchmark", objective="maximize", kind="trials")
     with pytest.warns(UserWarning, match="ties"):
-        curves = from_results(results, a=0, b=1)
+        curves = from_results(results, low=0, high=1)
     verdicts = curves.verdicts()
     assert all((v.winner or v.leans_to) == "deberta-v3-base" for v in verdicts)
     # Their 80% bands do not overlap over k = 2-11 (strong, as in the paper); that is a
@@ -405,11 +405,11 @@ def test_plots():
     import matplotlib.pyplot as plt
 
     rng = np.random.default_rng(0)
-    curve = tuning_curve(rng.uniform(size=40), a=0, b=1, name="x")
+    curve = tuning_curve(rng.uniform(size=40), low=0, high=1, name="x")
     assert curve.plot().get_xlabel().startswith("budget")
-    fig = curve.plot(cdf=True)
-    assert isinstance(fig, plt.Figure) and len(fig.axes) == 2
-    other = tuning_curve(rng.uniform(size=40), a=0, b=1, name="y")
+    ax = curve.plot(cdf=True)
+    assert isinstance(ax, plt.Axes) and len(ax.figure.axes) == 2
+    other = tuning_curve(rng.uniform(size=40), low=0, high=1, name="y")
     assert compare(curve, other).plot() is not None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -423,7 +423,7 @@ def test_compare_mean_and_quantile_curves():
     a = rng.uniform(0.6, 1.0, 50)
     b = rng.uniform(0.0, 0.4, 50)
     for kind in ("mean", "quantile"):
-        kw = {"kind": kind, "a": 0, "b": 1, "q": 0.9}
+        kw = {"kind": kind, "low": 0, "high": 1, "q": 0.9}
         verdicts = list(compare(tuning_curve(a, [1, 2], name="a", **kw),
                                 tuning_curve(b, [1, 2], name="b", **kw)))
         assert verdicts[0].winner == "a" and verdicts[0].method == f"tuning.{kind}_band"
@@ -436,8 +436,8 @@ def test_compare_records_tie_counts_for_the_report():
     continuous = rng.uniform(size=50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the tie warning itself
-        a = tuning_curve(tied, [1, 2, 4], name="A", a=0, b=1)
-    b = tuning_curve(continuous, [1, 2, 4], name="B", a=0, b=1)
+        a = tuning_curve(tied, [1, 2, 4], name="A", low=0, high=1)
+    b = tuning_curve(continuous, [1, 2, 4], name="B", low=0, high=1)
     verdicts = list(compare(a, b))
     expected = 60 - np.unique(tied).size
     assert expected > 0

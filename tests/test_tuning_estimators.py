@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchverdict.tuning import expected_max, quantile_levels, quantile_tuning_curve
+from benchverdict.tuning import (
+    estimator_weights,
+    expected_max,
+    quantile_levels,
+    quantile_tuning_curve,
+)
 
 
 def exact_estimates(ys: list[int], k: int) -> dict[str, Fraction]:
@@ -103,9 +108,7 @@ def test_unbiasedness_of_u_by_simulation():
     samples = np.sort(rng.exponential(size=(reps, n)), axis=1)
     # The estimators are linear in the sorted sample: apply their weight matrices to all
     # replicates at once, after checking them against the public function.
-    from benchverdict.tuning.bootstrap import _weight_matrix
-
-    weights = {est: _weight_matrix(n, ks.astype(float), est).T for est in "uv"}
+    weights = {est: estimator_weights(n, ks.astype(float), est).T for est in "uv"}
     for s in samples[:5]:
         np.testing.assert_allclose(s @ weights["u"], expected_max(s, ks, "u"), rtol=1e-12)
     u = samples @ weights["u"]
