@@ -32,23 +32,24 @@ __all__ = [
 ]
 
 
-def _check_alpha(alpha) -> np.ndarray:
-    alpha = np.asarray(alpha, dtype=float)
-    if np.any(~((alpha >= 0.0) & (alpha <= 1.0))):
+def _check_miscoverage(miscoverage) -> np.ndarray:
+    miscoverage = np.asarray(miscoverage, dtype=float)
+    if np.any(~((miscoverage >= 0.0) & (miscoverage <= 1.0))):
         raise ValueError("the tail probability 1 - coverage must lie in [0, 1].")
-    return alpha
+    return miscoverage
 
 
-def beta_equal_tailed_interval(a, b, alpha) -> tuple[np.ndarray, np.ndarray]:
-    """Equal-tailed interval of Beta(a, b) leaving ``alpha`` outside (``alpha / 2`` each side).
+def beta_equal_tailed_interval(a, b, miscoverage) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-tailed interval of Beta(a, b) leaving ``miscoverage`` outside (half each side).
 
     Parameters
     ----------
     a, b : array_like of float
         Positive shape parameters (broadcast together).
-    alpha : float or array_like
-        ``1 - coverage``. Passing the tail mass rather than the coverage keeps
-        full precision for coverages close to one.
+    miscoverage : float or array_like
+        ``1 - coverage``. Passing the tail mass rather than the coverage (a
+        ``confidence``) keeps full precision for coverages close to one; it is
+        not a significance level, hence not ``alpha``.
 
     Returns
     -------
@@ -60,19 +61,19 @@ def beta_equal_tailed_interval(a, b, alpha) -> tuple[np.ndarray, np.ndarray]:
     >>> float(lo), float(hi)
     (0.05, 0.95)
     """
-    alpha = _check_alpha(alpha)
+    miscoverage = _check_miscoverage(miscoverage)
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    lower = special.betaincinv(a, b, alpha / 2.0)
+    lower = special.betaincinv(a, b, miscoverage / 2.0)
     # The upper end via the mirrored law keeps precision near 1.
-    upper = 1.0 - special.betaincinv(b, a, alpha / 2.0)
+    upper = 1.0 - special.betaincinv(b, a, miscoverage / 2.0)
     return lower, upper
 
 
 def beta_highest_density_interval(
-    a, b, alpha, *, start: tuple[np.ndarray, np.ndarray] | None = None,
+    a, b, miscoverage, *, start: tuple[np.ndarray, np.ndarray] | None = None,
     rtol: float = 1e-13, max_iter: int = 40,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Shortest interval of Beta(a, b) leaving ``alpha`` probability outside.
+    """Shortest interval of Beta(a, b) leaving ``miscoverage`` probability outside.
 
     Parameters
     ----------
@@ -81,11 +82,11 @@ def beta_highest_density_interval(
         ``b <= 1`` no unique shortest interval exists; for ``a = b = 1``
         (uniform) the equal-tailed interval is returned, other such shapes
         raise ``ValueError``.
-    alpha : float
+    miscoverage : float
         ``1 - coverage``, in [0, 1].
     start : (lower, upper), optional
         A starting point for Newton's method (e.g. the solution at a nearby
-        ``alpha``); defaults to the equal-tailed interval.
+        ``miscoverage``); defaults to the equal-tailed interval.
     rtol : float
         Convergence tolerance on both equations (relative to the tail mass
         for the coverage equation).
@@ -116,7 +117,7 @@ def beta_highest_density_interval(
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     shape = a.shape
     a, b = a.astype(float).ravel(), b.astype(float).ravel()
-    alpha = float(_check_alpha(alpha))
+    miscoverage = float(_check_miscoverage(miscoverage))
     if np.any((a <= 0) | (b <= 0)):
         raise ValueError("beta shape parameters must be positive.")
     flat = (a <= 1.0) & (b <= 1.0)
@@ -127,11 +128,11 @@ def beta_highest_density_interval(
         )
     lower = np.empty(a.shape)
     upper = np.empty(a.shape)
-    if alpha == 0.0:
+    if miscoverage == 0.0:
         lower[:] = 0.0
         upper[:] = 1.0
         return lower.reshape(shape), upper.reshape(shape)
-    if alpha == 1.0:
+    if miscoverage == 1.0:
         mode = np.where(a <= 1, 0.0, np.where(b <= 1, 1.0, (a - 1) / np.maximum(a + b - 2, 1e-300)))
         return mode.reshape(shape), mode.reshape(shape)
 
@@ -139,34 +140,34 @@ def beta_highest_density_interval(
     left = (a <= 1.0) & (b > 1.0)  # decreasing density, mode 0
     right = (b <= 1.0) & (a > 1.0)  # increasing density, mode 1
     lower[left] = 0.0
-    upper[left] = 1.0 - special.betaincinv(b[left], a[left], alpha)
-    lower[right] = special.betaincinv(a[right], b[right], alpha)
+    upper[left] = 1.0 - special.betaincinv(b[left], a[left], miscoverage)
+    lower[right] = special.betaincinv(a[right], b[right], miscoverage)
     upper[right] = 1.0
     uni = flat
     if np.any(uni):
-        lower[uni], upper[uni] = alpha / 2.0, 1.0 - alpha / 2.0
+        lower[uni], upper[uni] = miscoverage / 2.0, 1.0 - miscoverage / 2.0
 
     inner = ~(left | right | uni)
     if np.any(inner):
         ai, bi = a[inner], b[inner]
         if start is None:
-            x, y = beta_equal_tailed_interval(ai, bi, alpha)
+            x, y = beta_equal_tailed_interval(ai, bi, miscoverage)
         else:
             x = np.broadcast_to(np.asarray(start[0], dtype=float), shape).ravel()[inner].copy()
             y = np.broadcast_to(np.asarray(start[1], dtype=float), shape).ravel()[inner].copy()
-        x, y = _newton_hdi(ai, bi, alpha, x, y, rtol=rtol, max_iter=max_iter)
+        x, y = _newton_hdi(ai, bi, miscoverage, x, y, rtol=rtol, max_iter=max_iter)
         lower[inner], upper[inner] = x, y
     return lower.reshape(shape), upper.reshape(shape)
 
 
-def _newton_hdi(a, b, alpha, x, y, *, rtol, max_iter):
+def _newton_hdi(a, b, miscoverage, x, y, *, rtol, max_iter):
     """Newton's method for the unimodal case (a > 1, b > 1); see the module docstring.
 
     The upper end is carried as its complement ``z = 1 - y`` so that ends
     within ``1e-12`` of one keep full relative precision.
     """
     mode = (a - 1.0) / (a + b - 2.0)
-    log_alpha = np.log(alpha)
+    log_miscoverage = np.log(miscoverage)
     am1, bm1 = a - 1.0, b - 1.0
     log_norm = special.betaln(a, b)
     tiny = np.nextafter(0.0, 1.0)
@@ -183,7 +184,7 @@ def _newton_hdi(a, b, alpha, x, y, *, rtol, max_iter):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             hx = ami * np.log(xa) + bmi * np.log1p(-xa)
             hz = ami * np.log1p(-za) + bmi * np.log(za)
-            r1 = np.log(tails) - log_alpha
+            r1 = np.log(tails) - log_miscoverage
             r2 = hx - hz
             # Densities at both ends divided by the tail mass (d r1 / dx, d r1 / dz).
             fx = np.exp(hx - log_norm[idx]) / tails
@@ -213,11 +214,11 @@ def _newton_hdi(a, b, alpha, x, y, *, rtol, max_iter):
     idx = np.flatnonzero(active)
     if idx.size:
         # Rare (coverage near zero, extreme shapes): finish those by bisection.
-        x[idx], z[idx] = _bisect_hdi(a[idx], b[idx], alpha, mode[idx])
+        x[idx], z[idx] = _bisect_hdi(a[idx], b[idx], miscoverage, mode[idx])
     return x, 1.0 - z
 
 
-def _bisect_hdi(a, b, alpha, mode, n_iter: int = 200):
+def _bisect_hdi(a, b, miscoverage, mode, n_iter: int = 200):
     """Bisection on the lower end: slow but sure, for Newton's rare failures.
 
     For a lower end ``x`` the upper end ``y`` leaves the remaining tail mass
@@ -225,11 +226,11 @@ def _bisect_hdi(a, b, alpha, mode, n_iter: int = 200):
     is left of the highest-density solution.
     """
     lo = np.zeros(a.shape)
-    hi = np.minimum(mode, special.betaincinv(a, b, alpha))
+    hi = np.minimum(mode, special.betaincinv(a, b, miscoverage))
     am1, bm1 = a - 1.0, b - 1.0
     for _ in range(n_iter):
         x = (lo + hi) / 2.0
-        rest = np.clip(alpha - special.betainc(a, b, x), 0.0, 1.0)
+        rest = np.clip(miscoverage - special.betainc(a, b, x), 0.0, 1.0)
         z = special.betaincinv(b, a, rest)
         with np.errstate(divide="ignore"):
             hx = am1 * np.log(x) + bm1 * np.log1p(-x)
@@ -240,12 +241,12 @@ def _bisect_hdi(a, b, alpha, mode, n_iter: int = 200):
         if np.all(hi - lo <= 1e-15 * np.maximum(hi, 1e-300)):
             break
     x = (lo + hi) / 2.0
-    z = special.betaincinv(b, a, np.clip(alpha - special.betainc(a, b, x), 0.0, 1.0))
+    z = special.betaincinv(b, a, np.clip(miscoverage - special.betainc(a, b, x), 0.0, 1.0))
     return x, z
 
 
-def order_statistic_intervals(n: int, alpha: float, kind: str, *, start=None):
-    """Coverage ``1 - alpha`` intervals for each uniform order statistic ``U_(i)``, i = 1..n.
+def order_statistic_intervals(n: int, miscoverage: float, kind: str, *, start=None):
+    """Coverage ``1 - miscoverage`` intervals for each uniform order statistic ``U_(i)``, i = 1..n.
 
     ``U_(i)`` follows Beta(``i``, ``n + 1 - i``), the mirror image of the law
     of ``U_(n + 1 - i)``, so only the first half is computed and the second
@@ -255,12 +256,12 @@ def order_statistic_intervals(n: int, alpha: float, kind: str, *, start=None):
     ----------
     n : int
         Sample size.
-    alpha : float
+    miscoverage : float
         Pointwise tail mass, ``1 - coverage``.
     kind : {"equal_tailed", "highest_density"}
     start : (lower, upper), optional
         Newton starting point for ``"highest_density"`` (e.g. the intervals
-        at a nearby ``alpha``); by default a normal approximation for
+        at a nearby ``miscoverage``); by default a normal approximation for
         central order statistics and the equal-tailed interval for the
         extreme ones.
 
@@ -283,13 +284,13 @@ def order_statistic_intervals(n: int, alpha: float, kind: str, *, start=None):
     i = np.arange(1, half + 1, dtype=float)
     a, b = i, n + 1 - i
     if kind == "equal_tailed":
-        lo, hi = beta_equal_tailed_interval(a, b, alpha)
+        lo, hi = beta_equal_tailed_interval(a, b, miscoverage)
     else:
         if start is None:
-            x0, y0 = _normal_start(a, b, alpha)
+            x0, y0 = _normal_start(a, b, miscoverage)
         else:
             x0, y0 = np.asarray(start[0])[:half], np.asarray(start[1])[:half]
-        lo, hi = beta_highest_density_interval(a, b, alpha, start=(x0, y0))
+        lo, hi = beta_highest_density_interval(a, b, miscoverage, start=(x0, y0))
     lower = np.empty(n)
     upper = np.empty(n)
     lower[:half], upper[:half] = lo, hi
@@ -303,18 +304,19 @@ def order_statistic_intervals(n: int, alpha: float, kind: str, *, start=None):
     return lower, upper
 
 
-def _normal_start(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _normal_start(a: np.ndarray, b: np.ndarray,
+                  miscoverage: float) -> tuple[np.ndarray, np.ndarray]:
     """Cheap Newton start: normal approximation where both shapes are large."""
     x = np.empty(a.shape)
     y = np.empty(a.shape)
     big = np.minimum(a, b) >= 50
     if np.any(~big):
-        x[~big], y[~big] = beta_equal_tailed_interval(a[~big], b[~big], alpha)
+        x[~big], y[~big] = beta_equal_tailed_interval(a[~big], b[~big], miscoverage)
     if np.any(big):
         ab = a[big] + b[big]
         mean = a[big] / ab
         sd = np.sqrt(a[big] * b[big] / (ab * ab * (ab + 1.0)))
-        z = -special.ndtri(alpha / 2.0)
+        z = -special.ndtri(miscoverage / 2.0)
         x[big] = np.clip(mean - z * sd, 1e-300, 1.0)
         y[big] = np.clip(mean + z * sd, 0.0, 1.0)
     return x, y
