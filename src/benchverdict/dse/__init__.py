@@ -27,7 +27,14 @@ Examples
 """
 
 from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_frame
-from benchverdict.dse.compare import DominanceTest, crossings, cvar_difference, dominance_test
+from benchverdict.dse.compare import (
+    DominanceTest,
+    PermutationTest,
+    crossings,
+    cvar_difference,
+    cvar_permutation_test,
+    dominance_test,
+)
 from benchverdict.dse.distribution import DistributionResult, distribution
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
 from benchverdict.dse.protocol import run_protocol
@@ -46,6 +53,7 @@ __all__ = [
     "DistributionResult",
     "DominanceTest",
     "Interval",
+    "PermutationTest",
     "aggregate",
     "au_cdf",
     "band_interval",
@@ -53,6 +61,7 @@ __all__ = [
     "crossings",
     "cvar",
     "cvar_difference",
+    "cvar_permutation_test",
     "distribution",
     "dominance_test",
     "exceedance_probability",

@@ -352,43 +352,52 @@ class AggregateResult:
             return f"normalised to {self.reference}'s median per benchmark"
         return "raw scores"
 
-    def plot(self, ax=None):
-        """Plot rliable-style intervals: one panel per metric, one bar per algorithm.
+    def plot(self, ax=None, *, metric: str | None = None):
+        """Plot rliable-style intervals: one bar per algorithm, one panel per metric.
 
-        Returns the Axes: the one given, or the first panel of a new figure
-        (the other metrics' panels are ``ax.figure.axes``).
+        Without ``ax`` and ``metric`` every metric gets a panel of a new
+        figure and the first panel is returned (the others are
+        ``ax.figure.axes``). Given ``ax``, one panel is drawn on it:
+        ``metric``, by default the headline one (IQM when computed). Returns
+        the Axes.
         """
         import matplotlib.pyplot as plt
 
         from benchverdict.plotting import algorithm_colors, theme
 
-        metrics = list(dict.fromkeys(self.table["metric"]))
+        computed = list(dict.fromkeys(self.table["metric"]))
+        if metric is not None and metric not in computed:
+            raise ValueError(f"metric {metric!r} was not computed; the table has {computed}.")
+        if metric is None and ax is not None:
+            metric = "iqm" if "iqm" in computed else computed[0]
+        metrics = computed if metric is None else [metric]
         algs = sorted(self.table["algorithm"].unique())
         colors = algorithm_colors(algs)
         with theme():
             if ax is None:
-                fig, axes = plt.subplots(
+                _, grid = plt.subplots(
                     1, len(metrics), figsize=(1.8 * len(metrics) + 1.2, 0.35 * len(algs) + 1.0),
                     sharey=True, squeeze=False,
                 )
-                axes = axes[0]
+                axes = list(grid[0])
             else:
-                axes = [ax] * len(metrics)
-                fig = ax.figure
-            for axis, metric in zip(axes, metrics):
-                t = self.table[self.table["metric"] == metric].set_index("algorithm")
+                axes = [ax]
+            for axis, name in zip(axes, metrics):
+                t = self.table[self.table["metric"] == name].set_index("algorithm")
                 for i, alg in enumerate(algs):
                     r = t.loc[alg]
                     axis.barh(i, r["upper"] - r["lower"], left=r["lower"], height=0.6,
                               color=colors[alg], alpha=0.75)
                     axis.plot([r["estimate"]] * 2, [i - 0.3, i + 0.3], color="k", lw=1.2)
                 axis.set_yticks(range(len(algs)), algs)
-                axis.set_title(metric.replace("_", " ").upper() if metric == "iqm"
-                               else metric.replace("_", " "))
-            axes[0].figure.supxlabel(f"performance ({self._scale()})")
-        plain_text(fig)
+                axis.set_title(name.replace("_", " ").upper() if name == "iqm"
+                               else name.replace("_", " "))
+            if len(axes) > 1:
+                axes[0].figure.supxlabel(f"performance ({self._scale()})")
+            else:
+                axes[0].set_xlabel(f"performance ({self._scale()})")
+        plain_text(axes[0].figure)
         return axes[0]
-
 
 def aggregate(
     results: Results,

@@ -349,6 +349,7 @@ class DistributionResult:
         everywhere dominates. Returns the Axes; several benchmarks (without
         ``benchmark``) give one panel each in a new figure, and the Axes
         returned is the first panel (the others are ``ax.figure.axes``).
+        Given ``ax``, draw one benchmark (or the pooled draws) on it.
         """
         import matplotlib.pyplot as plt
 
@@ -360,6 +361,10 @@ class DistributionResult:
         unknown = [b for b in benches if b not in self.benchmarks]
         if unknown:
             raise KeyError(f"unknown benchmark(s) {unknown}; known: {self.benchmarks}.")
+        if ax is not None and len(benches) > 1:
+            raise ValueError(
+                f"{len(benches)} benchmarks need {len(benches)} panels, not the one axes "
+                f"given: pass benchmark=... (one of {self.benchmarks}) or leave out ax.")
         colors = algorithm_colors(self.algorithms)
         with theme():
             if len(benches) == 1:

@@ -289,8 +289,12 @@ def band_interval(
                     f"band:{method}")
 
 
-def bootstrap_rows(z: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_rows(z: np.ndarray, n_resamples: int,
+                   seed: int | np.random.Generator | None) -> np.ndarray:
     """``n_resamples`` IID resamples of ``z`` as a ``(n_resamples, n)`` array.
+
+    ``seed`` is an int, ``None`` or a :class:`numpy.random.Generator` (used,
+    and advanced, as it is: successive calls continue one stream).
 
     The draws are sorted first: a resample's law does not depend on their
     order, and sorting makes the resamples (and so every interval) a function
@@ -299,6 +303,7 @@ def bootstrap_rows(z: np.ndarray, n_resamples: int, rng: np.random.Generator) ->
     sorting the values again for every order statistic computed from them).
     """
     z = np.sort(np.asarray(z))
+    rng = np.random.default_rng(seed)
     idx = np.sort(rng.integers(0, z.size, size=(n_resamples, z.size)), axis=1)
     return z[idx]
 
