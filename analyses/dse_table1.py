@@ -100,7 +100,7 @@ def run(n: int, n_tuned: int, n_tuning: int, n_jobs: int, seed: int):
 def table(sampled, tuned) -> pd.DataFrame:
     kw = dict(cvar_level=0.5, low=0.0, high=1.0, band="ld_highest_density", confidence=0.95)
     ds, dt = distribution(sampled, **kw), distribution(tuned, **kw)
-    cols = ["benchmark", "algorithm", "n", "cvar", "cvar_low", "cvar_high"]
+    cols = ["benchmark", "algorithm", "n", "cvar", "cvar_lower", "cvar_upper"]
     t = ds.table[cols].merge(dt.table[cols], on=["benchmark", "algorithm"],
                              suffixes=("_sampled", "_tuned"))
     t["drop"] = t["cvar_tuned"] - t["cvar_sampled"]
@@ -116,7 +116,7 @@ def findings(t: pd.DataFrame) -> list[tuple[str, str, str]]:
     # "Best" up to sampling error: SVM's interval reaches the best estimate.
     svm = t[t.algorithm == "SVM"].set_index("benchmark")
     svm_tied = [b for b in TASKS
-                if svm.loc[b, "cvar_high_tuned"] >= best_tuned.loc[b, "cvar_tuned"]]
+                if svm.loc[b, "cvar_upper_tuned"] >= best_tuned.loc[b, "cvar_tuned"]]
     holds = ("HOLDS" if len(svm_best) >= 3 else
              "PARTLY" if svm_best or len(svm_tied) == len(TASKS) else "DOES NOT HOLD")
     out.append((
@@ -128,7 +128,7 @@ def findings(t: pd.DataFrame) -> list[tuple[str, str, str]]:
     svm_rank = drops.rank(axis=1, ascending=False)["SVM"]
     largest = int((svm_rank == 1).sum())
     # Does the sampled interval lie wholly below the tuned estimate? (a clear drop)
-    clear = [b for b in TASKS if svm.loc[b, "cvar_high_sampled"] < svm.loc[b, "cvar_tuned"]]
+    clear = [b for b in TASKS if svm.loc[b, "cvar_upper_sampled"] < svm.loc[b, "cvar_tuned"]]
     holds = "HOLDS" if largest >= 3 and clear else "PARTLY" if largest >= 2 else "DOES NOT HOLD"
     out.append((
         "2. SVM drops when hyperparameters are sampled", holds,
@@ -156,9 +156,9 @@ def report(t: pd.DataFrame) -> None:
         print(f"{bench}{' (in place of LFW)' if bench == 'digits' else ''}")
         print(f"  {'paper':5s} {'sampled':>24s} {'tuned':>24s} {'drop':>7s}")
         for r in sub.itertuples():
-            print(f"  {r.paper_name:5s} {r.cvar_sampled:8.3f} [{r.cvar_low_sampled:.3f}, "
-                  f"{r.cvar_high_sampled:.3f}] {r.cvar_tuned:8.3f} [{r.cvar_low_tuned:.3f}, "
-                  f"{r.cvar_high_tuned:.3f}] {r.drop:7.3f}")
+            print(f"  {r.paper_name:5s} {r.cvar_sampled:8.3f} [{r.cvar_lower_sampled:.3f}, "
+                  f"{r.cvar_upper_sampled:.3f}] {r.cvar_tuned:8.3f} [{r.cvar_lower_tuned:.3f}, "
+                  f"{r.cvar_upper_tuned:.3f}] {r.drop:7.3f}")
     print("\nThe paper's qualitative findings, checked on our runs:")
     for claim, holds, evidence in findings(t):
         print(f"  {claim}: {holds}. {evidence}")
@@ -185,7 +185,8 @@ def main() -> None:
     t.to_csv(OUT / "dse_table1.csv", index=False)
     for label, d in (("sampled", ds), ("tuned", dt)):
         for kind in ("cdf", "quantile"):
-            save_figure(d.plot(kind), OUT / f"dse_table1_{label}_{kind}", formats=("pdf", "png"))
+            save_figure(d.plot(kind=kind).figure, OUT / f"dse_table1_{label}_{kind}",
+                        formats=("pdf", "png"))
     print(f"DSE ({args.n} trials/cell, {t_s:.0f} s) and DSE-Tuning ({args.n_tuned} trials/cell,"
           f" inner random search of {args.n_tuning} configurations x 3-fold CV, {t_t:.0f} s);"
           f" excluded failed trials: {len(sampled.exclusions)} sampled, "

@@ -53,7 +53,7 @@ def main() -> None:
         for h in (0, 1):
             for model in draws:
                 ys = halves[model][h]
-                curve = tuning_curve(ys, ks, confidence=0.8, a=0, b=1, name=model)
+                curve = tuning_curve(ys, ks, confidence=0.8, low=0, high=1, name=model)
                 curves[(model, h)] = curve
                 v = expected_max(ys, ks, "v")
                 uu = expected_max(ys, ks, "u")

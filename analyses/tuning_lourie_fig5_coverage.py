@@ -35,7 +35,7 @@ REPS = 4000
 def coverage(kde: KDE, n: int, confidence: float, calibrate: str, rng) -> tuple[float, float]:
     ranks = np.arange(1.0, n + 1)
     ks = np.arange(1.0, n + 1)
-    curve = tuning_curve(ranks, ks, confidence=confidence, a=0, b=n + 1, calibrate=calibrate)
+    curve = tuning_curve(ranks, ks, confidence=confidence, low=0, high=n + 1, calibrate=calibrate)
     band = curve.cdf
     # Critical levels: the ends of every step of the quantile bounds (checks all real k >= 1).
     cand = np.concatenate([band.lower, np.minimum(band.upper + 1e-9, 1.0), [0.5]])

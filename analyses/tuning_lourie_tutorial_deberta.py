@@ -34,7 +34,7 @@ def main() -> None:
                                  benchmark="benchmark", objective="maximize", kind="trials")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        curves = from_results(results, confidence=0.8, a=0.0, b=1.0, ks=np.arange(1, 11))
+        curves = from_results(results, confidence=0.8, low=0.0, high=1.0, budgets=np.arange(1, 11))
     verdicts = curves.verdicts()
     curves.table.to_csv(out / "curves.csv", index=False)
     verdicts_to_frame(verdicts).to_csv(out / "verdicts.csv", index=False)

@@ -46,8 +46,9 @@ def main() -> None:
                                          n_resamples=1000, seed=rng),
                 "boot_u": bootstrap_band(ys, ks, estimator="u", confidence=CONFIDENCE,
                                          n_resamples=1000, seed=rng),
-                "mean_band": tuning_curve(ys, ks, kind="mean", confidence=CONFIDENCE, a=0, b=1),
-                "median_band": tuning_curve(ys, ks, confidence=CONFIDENCE, a=0, b=1),
+                "mean_band": tuning_curve(ys, ks, kind="mean", confidence=CONFIDENCE,
+                                          low=0, high=1),
+                "median_band": tuning_curve(ys, ks, confidence=CONFIDENCE, low=0, high=1),
             }
             for key, curve in curves.items():
                 truth = truth_median if key == "median_band" else truth_mean

@@ -67,7 +67,7 @@ def main() -> None:
         start = time.perf_counter()
         ours = {}
         for k, (alg, m) in enumerate(scores.items()):
-            reps = stratified_bootstrap([m[:, t] for t in range(26)], names, reps=args.reps,
+            reps = stratified_bootstrap([m[:, t] for t in range(26)], names, n_resamples=args.reps,
                                         seed=k)
             ours[alg] = {n: percentile_interval(reps[n], 0.95) for n in names}
         t_ours = time.perf_counter() - start
