@@ -26,7 +26,7 @@ def test_planted_interaction_is_found_only_where_planted():
     out = metafeature_analysis(res, ("A", "B"), "prior", by="task")
     assert out.differing == ["t1"]
     row = out.table.set_index(["group", "level"]).loc[("t1", "good")]
-    assert row["low"] < -3.0 < row["high"]  # A - B = -3 (A's loss lower) at the good prior
+    assert row["lower"] < -3.0 < row["upper"]  # A - B = -3 (A's loss lower) at the good prior
     vs = {(v.scope.benchmark, dict(v.scope.metafeature)["prior"]): v for v in out.verdicts()}
     assert vs[("t1", "good")].outcome == "a"  # minimise: A wins
     assert vs[("t1", "good")].effect.estimate > 0  # positive favours a

@@ -11,7 +11,7 @@ Tukey HSD). The inputs are always the same two things:
 ``not_different``
     A square boolean :class:`pandas.DataFrame` over the same names: ``True``
     where a pair is *not* significantly different (build it from adjusted
-    p-values with :func:`not_different_from_pvalues`).
+    p-values with :func:`not_different_from_p_values`).
 
 The grouping math
 -----------------
@@ -72,7 +72,7 @@ __all__ = [
     "draw_cd_diagram",
     "grouping",
     "is_contiguous",
-    "not_different_from_pvalues",
+    "not_different_from_p_values",
     "order_positions",
     "short_unit",
 ]
@@ -117,7 +117,7 @@ def _check_inputs(positions: pd.Series, not_different: pd.DataFrame) -> tuple[
         if not np.isin(values, [0, 1, True, False]).all():
             raise ValueError(
                 "not_different must be boolean (True = not significantly different); to use "
-                "p-values call not_different_from_pvalues(pvalues, alpha) first."
+                "p-values call not_different_from_p_values(p_values, alpha) first."
             )
         values = values.astype(bool)
     if not (values == values.T).all():
@@ -131,7 +131,7 @@ def _check_inputs(positions: pd.Series, not_different: pd.DataFrame) -> tuple[
     return pos, values
 
 
-def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def not_different_from_p_values(p_values: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Turn a square matrix of (adjusted) pairwise p-values into ``not_different``.
 
     A pair is not different when its p-value is at least ``alpha`` (or NaN,
@@ -141,7 +141,7 @@ def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd
     --------
     >>> p = pd.DataFrame([[1, .01, .2], [.01, 1, .04], [.2, .04, 1]],
     ...                  index=list("ABC"), columns=list("ABC"))
-    >>> not_different_from_pvalues(p)
+    >>> not_different_from_p_values(p)
            A      B      C
     A   True  False   True
     B  False   True  False
@@ -149,7 +149,7 @@ def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
-    p = pvalues.astype(float)
+    p = p_values.astype(float)
     out = ~(p < alpha)
     return out.astype(bool)
 
@@ -585,7 +585,7 @@ def compact_letter_display(
     >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0, "D": 3.5})
     >>> p = pd.DataFrame(1.0, index=list("ABCD"), columns=list("ABCD"))
     >>> p.loc["A", "C"] = p.loc["C", "A"] = p.loc["A", "D"] = p.loc["D", "A"] = 0.01
-    >>> compact_letter_display(pos, not_different_from_pvalues(p)).to_dict()
+    >>> compact_letter_display(pos, not_different_from_p_values(p)).to_dict()
     {'A': 'a', 'B': 'ab', 'C': 'b', 'D': 'b'}
     """
     pos, adj = _check_inputs(positions, not_different)
@@ -727,7 +727,7 @@ def draw_cd_diagram(
         Average ranks or marginal means, indexed by algorithm.
     not_different : pandas.DataFrame
         Square boolean matrix, ``True`` where a pair is not significantly
-        different (see :func:`not_different_from_pvalues`).
+        different (see :func:`not_different_from_p_values`).
     lower_is_better : bool
         ``True`` for ranks (1 = best); for marginal means of a score to
         maximise pass ``False`` (the axis is then reversed so that the best

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from benchverdict.critical_difference import draw_cd_diagram, not_different_from_pvalues
+from benchverdict.critical_difference import draw_cd_diagram, not_different_from_p_values
 from benchverdict.stats.studentized_range import studentized_range_quantile
 
 if TYPE_CHECKING:
@@ -31,11 +31,11 @@ def cd_inputs(model: MixedModel, factor: str = "algorithm", *, alpha: float = 0.
     names = list(means.index)
     p = pd.DataFrame(np.nan, index=names, columns=names)
     for r in pairs.itertuples():
-        p.loc[r.a, r.b] = p.loc[r.b, r.a] = r.p_value
+        p.loc[r.a, r.b] = p.loc[r.b, r.a] = r.p_value_adjusted
     k = len(names)
     crit = studentized_range_quantile(1 - alpha, k, pairs["df"].to_numpy()) / np.sqrt(2)
     cds = crit * pairs["se"].to_numpy()
-    return means, not_different_from_pvalues(p, alpha), (float(cds.min()), float(cds.max()))
+    return means, not_different_from_p_values(p, alpha), (float(cds.min()), float(cds.max()))
 
 
 def lmem_cd_diagram(model: MixedModel, *, factor: str = "algorithm", alpha: float = 0.05,

@@ -304,7 +304,7 @@ class MixedModel:
                                     self.sigma / self._scale.scale, C)
 
     def emmeans(self, factor: str = "algorithm", *, by: str | None = None,
-                df: str = "auto", level: float = 0.95) -> pd.DataFrame:
+                df: str = "auto", confidence: float = 0.95) -> pd.DataFrame:
         """Estimated marginal means on emmeans' equal-weight reference grid.
 
         Every other factor among the fixed effects is averaged with equal
@@ -319,7 +319,7 @@ class MixedModel:
             ``"auto"``: asymptotic above 3,000 rows (emmeans' default limit),
             Satterthwaite below (emmeans' choice when pbkrtest is not
             installed; Kenward-Roger is not implemented).
-        level : float
+        confidence : float
             Confidence level of the (unadjusted) intervals.
 
         Returns
@@ -337,12 +337,12 @@ class MixedModel:
         if self._r_model is not None:
             from benchverdict.lmem import rbackend
 
-            return rbackend.emmeans(self, factor, by=by, df=df, level=level)
+            return rbackend.emmeans(self, factor, by=by, df=df, confidence=confidence)
         L, frame = self._grid_matrix(factor, by)
         est = L @ self.fixef.to_numpy()
         se = self._standard_errors(L)
         dfs = self._df_for(L, df)
-        crit = stats.t.ppf(0.5 + level / 2, dfs)
+        crit = stats.t.ppf(0.5 + confidence / 2, dfs)
         frame["emmean"] = est
         frame["se"] = se
         frame["df"] = dfs
@@ -371,15 +371,17 @@ class MixedModel:
         Returns
         -------
         pandas.DataFrame
-            ``contrast, estimate, se, statistic, df, p_value`` plus ``a, b``
-            (the two levels; ``estimate`` is ``a - b``) and ``by`` columns.
+            ``contrast, estimate, se, statistic, df, p_value`` (unadjusted),
+            ``p_value_adjusted`` (by ``adjust``, named in the ``adjustment``
+            column) plus ``a, b`` (the two levels; ``estimate`` is ``a - b``)
+            and ``by`` columns.
 
         Examples
         --------
         >>> from benchverdict.results import _example_small
         >>> m = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
-        >>> list(m.pairwise().columns)[:6]
-        ['contrast', 'estimate', 'se', 'statistic', 'df', 'p_value']
+        >>> list(m.pairwise().columns)[4:8]
+        ['df', 'p_value', 'p_value_adjusted', 'adjustment']
         """
         if adjust not in ("tukey", "holm", "bonferroni", "none"):
             raise ValueError(f"adjust must be tukey, holm, bonferroni or none, got {adjust!r}.")
@@ -416,7 +418,9 @@ class MixedModel:
         out.insert(2, "se", se)
         out.insert(3, "statistic", self._statistic(est, se))
         out.insert(4, "df", dfs)
-        out.insert(5, "p_value", adjust_p(out, adjust))
+        out.insert(5, "p_value", 2 * stats.t.sf(np.abs(out["statistic"].to_numpy()), dfs))
+        out.insert(6, "p_value_adjusted", adjust_p(out, adjust))
+        out.insert(7, "adjustment", adjust)
         return out.drop(columns=["_family", "_k"])
 
     def letters(self, factor: str = "algorithm", *, alpha: float = 0.05,
@@ -478,7 +482,7 @@ class MixedModel:
             fav = sign * r["estimate"]
             lo, hi = sorted((sign * (r["estimate"] - crit * r["se"]),
                              sign * (r["estimate"] + crit * r["se"])))
-            if r["p_value"] < alpha:
+            if r["p_value_adjusted"] < alpha:
                 outcome = "a" if fav > 0 else "b"
             else:
                 outcome = "inconclusive"
@@ -493,18 +497,18 @@ class MixedModel:
             better = {"a": r["a"], "b": r["b"]}.get(outcome)
             text = (f"{r['a']} - {r['b']} = {r['estimate']:+.4g} in marginal mean "
                     f"({'larger' if sign > 0 else 'smaller'} is better), se {r['se']:.3g}, "
-                    f"{adjust}-adjusted p = {r['p_value']:.3g}: "
+                    f"{adjust}-adjusted p = {r['p_value_adjusted']:.3g}: "
                     + (f"{better} is better." if better else "no significant difference."))
             out.append(Verdict(
                 a=str(r["a"]), b=str(r["b"]), outcome=outcome, method=f"lmem.{adjust}",
-                scope=sc, evidence=Evidence("p_value", float(r["p_value"]), alpha),
+                scope=sc, evidence=Evidence("p_value", float(r["p_value_adjusted"]), alpha),
                 objective=self.objective, explanation=text,
                 effect=Effect("difference in marginal means", float(fav), float(lo),
                               float(hi), 1 - alpha),
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
-                         "pvalue_raw": float(2 * stats.t.sf(abs(r["statistic"]), r["df"])),
+                         "p_value": float(r["p_value"]),
                          "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out

@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from benchverdict.lmem.design import Design
 from benchverdict.lmem.formula import Formula, TermList
@@ -263,13 +264,13 @@ def _emm(model, factor: str, by: str | None, df: str):
     return emm, env
 
 
-def emmeans(model, factor: str, *, by: str | None, df: str, level: float) -> pd.DataFrame:
+def emmeans(model, factor: str, *, by: str | None, df: str, confidence: float) -> pd.DataFrame:
     """Marginal means from R's emmeans (same layout as the native method)."""
     ro = _r()
     emm, _ = _emm(model, factor, by, df)
     s = ro.r(
         "function(e, lvl) {s <- as.data.frame(summary(e, level = lvl)); "
-        "names(s)[ncol(s) - 1:0] <- c('lower', 'upper'); s}")(emm, ro.FloatVector([level]))
+        "names(s)[ncol(s) - 1:0] <- c('lower', 'upper'); s}")(emm, ro.FloatVector([confidence]))
     _, safe, _ = model._r_model
     out = pd.DataFrame({factor: [str(x) for x in s.rx2(safe[factor]).levels.rx(
         ro.IntVector(list(s.rx2(safe[factor]))))]})
@@ -303,10 +304,14 @@ def pairwise(model, factor: str, *, adjust: str, by: str | None, df: str) -> pd.
         "se": model._scale.scale * np.array(s.rx2("SE")),
         "statistic": np.array(s.rx2(stat_name)),
         "df": np.array(s.rx2("df")),
-        "p_value": np.array(s.rx2("p.value")),
+        "p_value_adjusted": np.array(s.rx2("p.value")),
         "a": [x[0] for x in a_b],
         "b": [x[1] for x in a_b],
     })
+    # emmeans gives the adjusted p-value only; the unadjusted one is the two-sided t (z) tail
+    out.insert(5, "p_value", 2 * stats.t.sf(np.abs(out["statistic"].to_numpy()),
+                                            out["df"].to_numpy()))
+    out.insert(7, "adjustment", adjust)
     if by:
         _, safe, _ = model._r_model
         col = s.rx2(safe[by])

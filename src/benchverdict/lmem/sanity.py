@@ -18,10 +18,11 @@ Each check compares nested mixed models with a GLRT and returns a
   budget changes the comparison); the verdict is ``"interaction"``,
   ``"simple"`` or ``"none"``.
 
-By default the seed and benchmark checks use each run's final incumbent
-(``budget="final"``), so that repeated budgets of one run do not count as
-independent replicates; pass ``budget=None`` to use every row, or a number
-for the incumbents at that budget. The budget check uses every row.
+By default (``budget=None``) the seed and benchmark checks use each run's
+final incumbent, so that repeated budgets of one run do not count as
+independent replicates; pass a number for the incumbents at that budget, or
+a DataFrame (``results.table``) to use every row as given. The budget check
+uses every row.
 
 Variance components are tested at the boundary of their space, so their
 chi-squared p-values are conservative (Self and Liang 1987): the seed check's
@@ -345,7 +346,7 @@ def _progress(items, progress: bool, desc: str):
 
 # ---------------------------------------------------------------------- checks
 def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
-                    budget: float | str | None = "final", progress: bool = False
+                    budget: float | None = None, progress: bool = False
                     ) -> SanityCheck:
     """Test whether the seed affects the scores (Geburek et al. §4.2, App. C Fig. 14).
 
@@ -361,7 +362,7 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     >>> check.verdict, check.flagged
     ('seed-dependent', ('B',))
     """
-    frame, used, left_out = _rows(results, budget)
+    frame, used, left_out = _rows(results, "final" if budget is None else budget)
     bench = " + (1|benchmark)" if frame["benchmark"].nunique() > 1 else ""
     base = "score ~ algorithm" + bench
     overall, _, _ = _compare(frame, base, base + " + (0 + algorithm|seed)", alpha)
@@ -378,8 +379,9 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
                      "p_value": t.p_value_chibar if t.p_value_chibar is not None
                      else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_adjusted"] = holm(table["p_value"].to_numpy())
-    table["affected"] = table["p_adjusted"] < alpha
+    table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
+    table["adjustment"] = "holm"
+    table["affected"] = table["p_value_adjusted"] < alpha
     dependent = overall.p_value < alpha
     flagged = tuple(table.loc[table["affected"], "algorithm"]) if dependent else ()
     verdict = "seed-dependent" if dependent else "no seed dependency found"
@@ -392,13 +394,13 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
 
 
 def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float = 0.05,
-                              budget: float | str | None = "final",
+                              budget: float | None = None,
                               rank: bool = True, standardize: bool = True,
                               test: str = "F", progress: bool = False) -> SanityCheck:
     """Test, per benchmark, whether the algorithms differ (Geburek et al. §4.2, App. C Fig. 16).
 
     Per benchmark, ``score ~ 1`` against ``score ~ algorithm`` (unadjusted,
-    as in the paper; ``p_holm`` is given too). The paper uses the GLRT;
+    as in the paper; Holm's ``p_value_adjusted`` is given too). The paper uses the GLRT;
     these are linear models, for which the F test is exact, while the GLRT's
     chi-squared reference runs hot in small samples (about 11% false alarms
     at alpha = 5% with 18 rows per benchmark, in our simulation). So
@@ -425,7 +427,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     """
     if test not in ("F", "glrt"):
         raise ValueError(f"test must be 'F' or 'glrt', got {test!r}.")
-    frame, used, left_out = _rows(results, budget)
+    frame, used, left_out = _rows(results, "final" if budget is None else budget)
     rows, tests = [], {}
     benchmarks = sorted(map(str, frame["benchmark"].unique()))
     for bench in _progress(benchmarks, progress, "benchmark informativeness"):
@@ -442,7 +444,8 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
                      "F": f_stat, "p_F": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_holm"] = holm(table["p_value"].to_numpy())
+    table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
+    table["adjustment"] = "holm"
     table["informative"] = table["p_value"] < alpha
     rank_error = None
     if rank and len(table) > 1:
@@ -543,7 +546,7 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
 
 
 def sanity_checks(results: Results, *, alpha: float = 0.05,
-                  budget: float | str | None = "final", progress: bool = False
+                  budget: float | None = None, progress: bool = False
                   ) -> SanityReport:
     """Run every applicable sanity check (the budget check needs a budget column).
 
@@ -556,8 +559,9 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
     results : Results
     alpha : float
         Significance level of every test.
-    budget : "final", None or float
-        Rows for the seed and benchmark checks (see the module docstring).
+    budget : float, optional
+        Rows for the seed and benchmark checks: each run's final incumbent
+        (default) or the incumbents at this budget (see the module docstring).
     progress : bool
         Show tqdm progress bars over the checks and their per-item tests.
 
