@@ -100,7 +100,8 @@ def test_anytime_ranks_point_matches_friedman_at_each_budget():
         pd.testing.assert_series_equal(ar.at(b).sort_index(), f.average_ranks.sort_index(),
                                        check_names=False)
     t = ar.table
-    assert ((t["lower"] <= t["average_rank"] + 1e-9) & (t["average_rank"] <= t["upper"] + 1e-9)).all()
+    assert ((t["lower"] <= t["average_rank"] + 1e-9)
+            & (t["average_rank"] <= t["upper"] + 1e-9)).all()
     assert len(ar.verdicts([3.0])) == 3
     assert ar.plot() is not None
 

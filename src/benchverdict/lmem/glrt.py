@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.model import MixedModel, check_alpha, refit
+from benchverdict.lmem.fitting import refit
+from benchverdict.lmem.model import MixedModel, check_alpha
 
 #: A chi2 below this times max(1, |loglik|) is rounding: the two fits coincide.
 CHI2_NOISE = 1e-9

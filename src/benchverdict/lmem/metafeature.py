@@ -31,8 +31,8 @@ from scipy import stats
 
 from benchverdict._plain_text import plain_text
 from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
-from benchverdict.lmem.model import fit
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Scope, Verdict, register_method
 
@@ -60,7 +60,7 @@ class MetafeatureAnalysis:
     table : pandas.DataFrame
         One row per group and level: ``group, level, estimate`` (A - B in
         the score's units), ``se, df, lower, upper, p_value`` (A vs B within the
-        level), and per group ``F, p_F, chi2, p_glrt, differs`` (the
+        level), and per group ``F, p_value_f, chi2, p_value_glrt, differs`` (the
         interaction test).
     tests : dict of GLRTResult
     alpha : float
@@ -83,7 +83,7 @@ class MetafeatureAnalysis:
 
         a, b = self.pair
         per_group = self.table.drop_duplicates("group")
-        tests = [f"{r.group} p = {r.p_F:.2g}" for r in per_group.itertuples(index=False)]
+        tests = [f"{r.group} p = {r.p_value_f:.2g}" for r in per_group.itertuples(index=False)]
         return [f"{a} - {b} by {self.metafeature} (per {self.by}): {len(per_group)} "
                 f"group(s), alpha = {self.alpha:g}; {self.objective}",
                 f"{a} - {b} depends on {self.metafeature} in {int(per_group['differs'].sum())} "
@@ -119,7 +119,7 @@ class MetafeatureAnalysis:
             diffs = ", ".join(f"{r.level}: {r.estimate:+.4g} [{r.lower:+.4g}, {r.upper:+.4g}]"
                               for r in rows.itertuples())
             word = "DIFFERS" if first["differs"] else "no significant difference"
-            lines.append(f"  {group}: {word} (F = {first['F']:.3g}, p = {first['p_F']:.3g}); "
+            lines.append(f"  {group}: {word} (F = {first['F']:.3g}, p = {first['p_value_f']:.3g}); "
                          f"{a} - {b} by level: {diffs}")
         return "\n".join(lines)
 
@@ -250,8 +250,8 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
             rows.append({"group": group, "level": getattr(r, metafeature),
                          "estimate": r.estimate, "se": r.se, "df": r.df,
                          "lower": r.estimate - crit * r.se, "upper": r.estimate + crit * r.se,
-                         "p_value": r.p_value, "F": f_stat, "p_F": p_f, "chi2": t.chi2,
-                         "p_glrt": t.p_value, "differs": p_f < alpha})
+                         "p_value": r.p_value, "F": f_stat, "p_value_f": p_f, "chi2": t.chi2,
+                         "p_value_glrt": t.p_value, "differs": p_f < alpha})
         m1.objective = results.objective  # fitted on a plain frame; verdicts need the direction
         for v in m1.verdicts(by=metafeature, adjust="none", alpha=alpha):
             level = dict(v.scope.metafeature)[metafeature]
@@ -261,7 +261,7 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
                 evidence=v.evidence, objective=v.objective,
                 explanation=v.explanation + f" ({by} {group}, {metafeature}={level})",
                 effect=v.effect, unit=f"run ({used})", n=len(sub),
-                details={**v.details, "interaction_p_F": p_f},
+                details={**v.details, "interaction_p_value_f": p_f},
             ))
     table = pd.DataFrame(rows)
     return MetafeatureAnalysis((a, b), metafeature, by, table, tests, alpha, results.objective,
@@ -304,7 +304,8 @@ class DifferenceClusters:
         if n:
             t = self.table.sort_values("estimate", kind="stable")
             lo, hi = t.iloc[0], t.iloc[-1]
-            differ = int((self.pairs["p_value_adjusted"] < self.alpha).sum()) if len(self.pairs) else 0
+            differ = (int((self.pairs["p_value_adjusted"] < self.alpha).sum())
+                      if len(self.pairs) else 0)
             lines.append(f"{a} - {b} from {lo['estimate']:+.3g} ({lo['benchmark']}) to "
                          f"{hi['estimate']:+.3g} ({hi['benchmark']}); {differ} of "
                          f"{len(self.pairs)} benchmark pair(s) differ")

@@ -27,6 +27,13 @@ level, ``(0 + benchmark || algorithm)`` one block per random effect, crossed
 terms one large block. Blocks of equal size are solved together in batched
 calls, so a fit costs O(sum of block sizes cubed) per evaluation, not O(q^3).
 
+**Storage.** ``Z'Z`` itself is accumulated as a dense ``q x q`` array
+(:func:`~benchverdict.lmem.design.cross_products` adds each chunk's sparse
+``Z'Z`` into it), so memory is ``8 q^2`` bytes (800 MB at ``q = 10,000``
+random effects) and finding the blocks scans its nonzero pattern once
+(O(q^2)); after that only the blocks' own ``s x s`` slices are used. The
+number of rows never enters: ``n`` rows cost one pass, not memory.
+
 **Gradient.** With ``Lambda = sum_t theta_t E_t`` (``E_t`` the 0/1 pattern of
 parameter ``t``), ``u`` and ``beta`` the PLS solution, ``w = Z'(y - X beta - Z
 Lambda u)``, ``B = A^{-1} Lambda' Z'Z``, ``H = A^{-1} Lambda' Z'X`` and ``S =

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import weakref
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ from scipy import stats
 
 from benchverdict.lmem.design import Design
 from benchverdict.lmem.formula import Formula, TermList
+from benchverdict.lmem.scaling import ResponseScale, unscale_varcomp
 
 _R_READY: dict[str, object] = {}
 _COUNTER = itertools.count()
@@ -132,18 +133,22 @@ def _label_map(design: Design, safe: dict[str, str]) -> dict[str, str]:
     return mapping
 
 
-def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
+def fit_lme4(design: Design, *, e: np.ndarray | None, scale: ResponseScale, formula: Formula,
+             reml: bool) -> tuple[dict[str, Any], str]:
     """Fit with lme4::lmer (or stats::lm when there are no random effects).
 
     ``design`` holds the standardised response (``y* = (y - c) / s``, see
     :mod:`benchverdict.lmem.scaling`); lme4 fits that, and the estimates are
     mapped back to the scores' units here and in :func:`emmeans` and
     :func:`pairwise`.
-    """
-    from benchverdict.lmem.model import MixedModel, unscale_varcomp
 
-    reml = bool(common["reml"])
-    formula: Formula = common["formula"]
+    Returns the fitted model's fields (``MixedModel(**fields, ...)``; the
+    fitting layer builds the model, so this module never imports it) and
+    the key of the R environment to free with :func:`release` once the
+    model is gone.
+    """
+    _scale = scale
+    reml = bool(reml)
 
     ro = _r()
     safe = _safe_names(design)
@@ -210,16 +215,14 @@ def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
         beta = beta + _scale.location * e[[design.fixed_names.index(n) for n in names]]
     fixef = pd.Series(beta, index=names, name="estimate")
     n_eff = design.n - design.p if reml else design.n
-    fitted = MixedModel(
-        backend="lme4", loglik=float(loglik - n_eff * np.log(s)), fixef=fixef,
-        vcov=pd.DataFrame(_times_square(vc_r, s), index=names, columns=names),
-        sigma=float(sigma * s), _vcov_std=vc_r,
-        theta=theta, varcomp=unscale_varcomp(varcomp, s), n_params=n_params,
-        singular=singular, nobs=design.n, _r_model=(model, safe, inverse), _scale=_scale,
-        **common,
-    )
-    weakref.finalize(fitted, _release, key)
-    return fitted
+    fields = {
+        "backend": "lme4", "loglik": float(loglik - n_eff * np.log(s)), "fixef": fixef,
+        "vcov": pd.DataFrame(_times_square(vc_r, s), index=names, columns=names),
+        "sigma": float(sigma * s), "_vcov_std": vc_r,
+        "theta": theta, "varcomp": unscale_varcomp(varcomp, s), "n_params": n_params,
+        "singular": singular, "nobs": design.n, "_r_model": (model, safe, inverse),
+    }
+    return fields, key
 
 
 def _times_square(values: np.ndarray, s: np.float64) -> np.ndarray:
@@ -228,7 +231,8 @@ def _times_square(values: np.ndarray, s: np.float64) -> np.ndarray:
         return values * s**2
 
 
-def _release(key: str) -> None:
+def release(key: str) -> None:
+    """Free the R environment of a fitted model (called when the model is collected)."""
     ro = _R_READY.get("r")
     if ro is not None:
         ro.r(f"function() if (exists('{key}', envir = .bvstore)) rm('{key}', envir = .bvstore)")()

@@ -48,8 +48,9 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
-from benchverdict.lmem.model import DegenerateFitError, check_alpha, fit
+from benchverdict.lmem.model import DegenerateFitError, check_alpha
 from benchverdict.stats.multiple_testing import holm
 
 if TYPE_CHECKING:
@@ -440,8 +441,8 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         tests[bench] = t
         # The exact F test of the same nested linear models.
         f_stat, p_f = nested_f_test(m0, m1)
-        rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_glrt": t.p_value,
-                     "F": f_stat, "p_F": p_f,
+        rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_value_glrt": t.p_value,
+                     "F": f_stat, "p_value_f": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
     table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
