@@ -236,6 +236,6 @@ def run_sanity(args: argparse.Namespace) -> int:
         report.table.to_csv(out / "sanity_summary.csv", index=False)
         for c in report.checks:
             c.table.to_csv(out / f"sanity_{c.name}.csv", index=False)
-        save_figure(report.plot(), out / "sanity")
+        save_figure(report.plot().figure, out / "sanity")
         print(f"\nwrote tables and the figure to {out}/")
     return 0

@@ -111,6 +111,10 @@ class MetafeatureAnalysis:
         return list(per_group.loc[per_group["differs"], "group"])
 
     def __str__(self) -> str:
+        return self.summary()
+
+    def summary(self) -> str:
+        """Per group: whether A - B depends on the metafeature, and A - B by level."""
         a, b = self.pair
         lines = [f"Does {a} - {b} depend on {self.metafeature}? (alpha = {self.alpha:g}; "
                  f"{self.data}; objective: {self.objective})"]
@@ -320,6 +324,35 @@ class DifferenceClusters:
         from benchverdict._repr import result_html
 
         return result_html(self)
+
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: these comparisons are between benchmarks, not algorithms.
+
+        An empty list (every result type answers ``verdicts()``); A vs B
+        within each benchmark group comes from :func:`metafeature_analysis`.
+        """
+        return []
+
+    def summary(self) -> str:
+        """A - B per benchmark and the groups of benchmarks whose differences do not differ."""
+        from benchverdict.critical_difference import grouping
+
+        a, b = self.pair
+        unit = "benchmark SDs" if self.standardized else "score units"
+        lines = [f"{a} - {b} per benchmark ({unit}; Tukey-adjusted comparisons of the "
+                 f"differences, alpha = {self.alpha:g}; objective: {self.objective})"]
+        lines += [f"  {r.benchmark}: {r.estimate:+.4g} (se {r.se:.3g})"
+                  for r in self.table.itertuples(index=False)]
+        if len(self.table) > 1:
+            found = grouping(self.table.set_index("benchmark")["estimate"], self.not_different,
+                             lower_is_better=self.objective == "minimize")
+            lines.append("  benchmarks whose differences do not differ: "
+                         + ("; ".join("{" + ", ".join(sorted(g)) + "}" for g in found.groups)
+                            or "none"))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """CD diagram of the benchmarks placed at A - B (A's advantage grows to the left)."""

@@ -224,6 +224,9 @@ class MixedModel:
 
         return result_html(self)
 
+    def __str__(self) -> str:
+        return self.summary()
+
     def summary(self) -> str:
         """A printable summary: fit, fixed effects and variance components."""
         lines = [repr(self), "", "Fixed effects:", self.table.to_string(index=False), "",

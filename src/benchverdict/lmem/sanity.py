@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
     from benchverdict.results import Results
+    from benchverdict.verdict import Verdict
 
 
 #: At most this many bars per sanity-check panel (HPO-B has 86 benchmarks).
@@ -124,7 +125,19 @@ class SanityCheck:
         """The (null, alternative) model formulas of every test."""
         return [(t.formula0, t.formula1) for t in self.tests.values()]
 
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: a sanity check tests the study's design, not a pair of algorithms.
+
+        An empty list (every result type answers ``verdicts()``); what the
+        check found is in :attr:`verdict`, :attr:`flagged` and :attr:`table`.
+        """
+        return []
+
     def __str__(self) -> str:
+        return self.summary()
+
+    def summary(self) -> str:
+        """The check's verdict and every test it ran, as text."""
         lines = [f"{self.name}: {self.verdict} (alpha = {self.alpha:g}; {self.data})"]
         for key, t in self.tests.items():
             lines.append(f"  {key}: chi2 = {t.chi2:.4g}, df = {t.df}, p = {t.p_value:.4g}  "
@@ -249,31 +262,50 @@ class SanityReport:
                 return c
         raise KeyError(f"no check {name!r}; have {[c.name for c in self.checks]}.")
 
-    def __str__(self) -> str:
-        return "\n\n".join(str(c) for c in self.checks)
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: the checks test the study's design (see :meth:`SanityCheck.verdicts`)."""
+        return []
 
-    def plot(self, *, max_bars: int = MAX_BARS):
-        """One panel per check, stacked, each as tall as its bars need.
+    def summary(self) -> str:
+        """Every check's summary, one paragraph each."""
+        return "\n\n".join(c.summary() for c in self.checks)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def plot(self, ax: plt.Axes | None = None, *, max_bars: int = MAX_BARS) -> plt.Axes:
+        """One panel per check, stacked, each as tall as its bars need; returns the first.
 
         A double-column-wide figure (fonts stay readable when it is shown at
-        a page's width); see :meth:`SanityCheck.plot`.
+        a page's width); see :meth:`SanityCheck.plot`. The figure has one
+        Axes per check: ``report.plot().figure`` is the whole figure. An
+        ``ax`` can be given only when there is one check (draw one check
+        into your own Axes with ``report[name].plot(ax=ax)``).
         """
-        import matplotlib.pyplot as plt
+        from matplotlib import pyplot
 
         from benchverdict.plotting import DOUBLE_COLUMN, theme
 
+        if ax is not None:
+            if len(self.checks) != 1:
+                raise ValueError(
+                    f"this report has {len(self.checks)} checks, one panel each, so it cannot "
+                    f"be drawn into one Axes; pass ax=None for its own figure, or draw one "
+                    f"check with report[name].plot(ax=ax) (names: "
+                    f"{[c.name for c in self.checks]}).")
+            return self.checks[0].plot(ax=ax, max_bars=max_bars)
         rows = []
         for c in self.checks:
             spec = c.details.get("plot")
             n = len(spec[1]) if spec is not None else len(c.table)
             rows.append(max(min(n, max_bars), 3) * 0.2 + 1.1)
         with theme():
-            fig, axes = plt.subplots(len(self.checks), 1, squeeze=False,
-                                     figsize=(DOUBLE_COLUMN, sum(rows) + 0.2),
-                                     gridspec_kw={"height_ratios": rows})
-        for ax, c in zip(axes[:, 0], self.checks):
-            c.plot(ax=ax, max_bars=max_bars)
-        return fig
+            _, axes = pyplot.subplots(len(self.checks), 1, squeeze=False,
+                                      figsize=(DOUBLE_COLUMN, sum(rows) + 0.2),
+                                      gridspec_kw={"height_ratios": rows})
+        for panel, c in zip(axes[:, 0], self.checks):
+            c.plot(ax=panel, max_bars=max_bars)
+        return axes[0, 0]
 
 
 # ---------------------------------------------------------------------- helpers

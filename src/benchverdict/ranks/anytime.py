@@ -108,6 +108,23 @@ class AnytimeRanks:
 
         return result_html(self)
 
+    def summary(self) -> str:
+        """Average ranks (best first) with their bands at every computed budget, as text."""
+        lines = [f"Anytime average ranks ({self.unit}; {self.confidence:.0%} seed-bootstrap "
+                 f"bands, descriptive); objective: {self.objective}"]
+        for budget, rows in self.table.groupby("budget", sort=True):
+            rows = rows.sort_values(["average_rank", "algorithm"], kind="stable")
+            lines.append(f"  budget {budget:g}: " + ", ".join(
+                f"{r.algorithm} {r.average_rank:.2f} [{r.lower:.2f}, {r.upper:.2f}]"
+                for r in rows.itertuples(index=False)))
+        if len(self.exclusions):
+            lines.append(f"  left out: {len(self.exclusions)} benchmark x budget cell(s) "
+                         f"without an incumbent for some algorithm (see .exclusions)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def at(self, budget: float) -> pd.Series:
         """Average ranks at one of the computed budgets, best first."""
         rows = self.table[np.isclose(self.table["budget"], float(budget))]

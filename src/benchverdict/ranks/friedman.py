@@ -436,14 +436,7 @@ def friedman(
     >>> [v.winner for v in res.verdicts()]
     [None, None, 'PB']
     """
-    if posthoc not in POSTHOCS:
-        raise ValueError(f"posthoc must be one of {POSTHOCS}, got {posthoc!r}.")
-    if adjust not in ("holm", "bonferroni"):
-        raise ValueError(f"adjust must be 'holm' or 'bonferroni', got {adjust!r}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
+    _check_arguments(posthoc, adjust, alpha, confidence)
     blocks = _as_blocks(results, budget=budget, unit=unit, aggregate=aggregate, missing=missing)
     matrix = blocks.matrix
     n, k = matrix.shape
@@ -455,6 +448,67 @@ def friedman(
             f"or compare the algorithms on this benchmark with win_tie_loss(), which tests "
             f"over seeds."
         )
+    posthoc, notes = _design_notes(blocks, posthoc)
+
+    names = [str(c) for c in matrix.columns]
+    sign = 1.0 if blocks.objective == "maximize" else -1.0
+    oriented = matrix.to_numpy(dtype=float) * sign
+    ranks = _stats.block_ranks(oriented)
+    fs = _stats.friedman_statistic(ranks)
+    notes += _tie_notes(ranks, fs, posthoc)
+    notes += _scale_notes(blocks, posthoc)
+    mean_ranks = ranks.mean(axis=0)
+
+    first, second = np.triu_indices(k, 1)
+    posthoc_test = _posthoc_tests(posthoc, adjust, oriented, ranks, first, second)
+    intervals, skipped = _effect_intervals(oriented, first, second, n_resamples,
+                                           bootstrap_budget, confidence, seed)
+    if skipped:
+        notes.append(skipped)
+    pairwise = _pairwise_table(names, oriented, mean_ranks, first, second, posthoc_test,
+                               intervals, omnibus_ok=fs.p_value < alpha, alpha=alpha)
+    pairwise.attrs["unit"] = unit_text
+    order = cdd.order_positions(pd.Series(mean_ranks, index=names))
+    average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
+    average_ranks.index.name = "algorithm"
+    adjusted = posthoc_test.adjusted
+    return FriedmanResult(
+        statistic=fs.statistic,
+        df=fs.df,
+        p_value=fs.p_value,
+        kendall_w=fs.kendall_w,
+        iman_davenport=fs.iman_davenport,
+        iman_davenport_df=fs.iman_davenport_df,
+        iman_davenport_p_value=fs.iman_davenport_p_value,
+        average_ranks=average_ranks,
+        critical_difference=_stats.nemenyi_critical_difference(k, n, alpha),
+        posthoc=posthoc,
+        adjust=posthoc_test.adjust_text,
+        pairwise=pairwise,
+        p_values_adjusted=pd.DataFrame(adjusted, index=names, columns=names).loc[order, order],
+        blocks=blocks,
+        unit=unit_text,
+        alpha=alpha,
+        objective=blocks.objective,
+        confidence=confidence,
+        notes=tuple(notes),
+    )
+
+
+def _check_arguments(posthoc: str, adjust: str, alpha: float, confidence: float) -> None:
+    if posthoc not in POSTHOCS:
+        raise ValueError(f"posthoc must be one of {POSTHOCS}, got {posthoc!r}.")
+    if adjust not in ("holm", "bonferroni"):
+        raise ValueError(f"adjust must be 'holm' or 'bonferroni', got {adjust!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
+
+
+def _design_notes(blocks: BlockMatrix, posthoc: str) -> tuple[str, list[str]]:
+    """The post-hoc family actually used and the caveats of the design (blocks, unit)."""
+    n, k = blocks.matrix.shape
     notes = []
     if k == 2 and posthoc != "wilcoxon":
         notes.append(
@@ -475,12 +529,12 @@ def friedman(
         )
     if len(blocks.exclusions):
         notes.append(blocks.exclusion_summary())
+    return posthoc, notes
 
-    names = [str(c) for c in matrix.columns]
-    sign = 1.0 if blocks.objective == "maximize" else -1.0
-    oriented = matrix.to_numpy(dtype=float) * sign
-    ranks = _stats.block_ranks(oriented)
-    fs = _stats.friedman_statistic(ranks)
+
+def _tie_notes(ranks: np.ndarray, fs: _stats.FriedmanStatistic, posthoc: str) -> list[str]:
+    """What ties in the blocks do to the test."""
+    notes = []
     if fs.tie_correction <= 0:
         notes.append("every block is a complete tie: there is nothing to rank")
     tied_blocks = int(np.sum((np.diff(np.sort(ranks, axis=1), axis=1) == 0).any(axis=1)))
@@ -489,53 +543,68 @@ def friedman(
             f"{tied_blocks} block(s) hold tied scores: ranks are tie-averaged and Q is "
             f"tie-corrected, but Nemenyi's CD assumes no ties (it is then conservative)"
         )
-    notes += _scale_notes(blocks, posthoc)
-    mean_ranks = ranks.mean(axis=0)
-    cd = _stats.nemenyi_critical_difference(k, n, alpha)
+    return notes
 
-    first, second = np.triu_indices(k, 1)
-    statistic = np.full((k, k), np.nan)
-    direction = np.zeros((k, k))
+
+@dataclass(frozen=True)
+class _PosthocTests:
+    """Every pair's post-hoc test as k x k matrices (``direction`` > 0: the row is better)."""
+
+    raw: np.ndarray
+    adjusted: np.ndarray
+    statistic: np.ndarray
+    direction: np.ndarray | None
+    adjust_text: str
+    gated: bool  # a pair may differ only when Friedman's test rejects (Demsar's protocol)
+
+
+def _posthoc_tests(posthoc: str, adjust: str, oriented: np.ndarray, ranks: np.ndarray,
+                   first: np.ndarray, second: np.ndarray) -> _PosthocTests:
+    """Nemenyi's test on average ranks, or Wilcoxon's / Conover's with Holm or Bonferroni."""
+    n, k = oriented.shape
+    mean_ranks = ranks.mean(axis=0)
     if posthoc == "nemenyi":
         raw = _stats.nemenyi_p_values(mean_ranks, n)
-        adjusted = raw.copy()
-        adjust_text = "studentized range"
-        statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
-    else:
-        if posthoc == "wilcoxon":
-            raw, statistic, direction = _stats.wilcoxon_p_values(oriented)
-        else:
-            raw = _stats.conover_p_values(ranks)
-            statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
-        adjusted = np.ones((k, k))
-        if first.size:
-            flat = adjust_p_values(raw[first, second], adjust)
-            adjusted[first, second] = adjusted[second, first] = flat
-        adjust_text = adjust
-
-    gate = posthoc in ("nemenyi", "conover")
-    omnibus_ok = fs.p_value < alpha
-    delta, gamma = _stats.effect_size_matrices(oriented)
-    intervals, skipped = _effect_intervals(oriented, first, second, n_resamples, bootstrap_budget,
-                                           confidence, seed)
-    if skipped:
-        notes.append(skipped)
+        return _PosthocTests(raw, raw.copy(), np.abs(mean_ranks[:, None] - mean_ranks[None, :]),
+                             None, "studentized range", gated=True)
+    direction = None
     if posthoc == "wilcoxon":
-        lead = direction[first, second]
+        raw, statistic, direction = _stats.wilcoxon_p_values(oriented)
+    else:
+        raw = _stats.conover_p_values(ranks)
+        statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
+    adjusted = np.ones((k, k))
+    if first.size:
+        flat = adjust_p_values(raw[first, second], adjust)
+        adjusted[first, second] = adjusted[second, first] = flat
+    return _PosthocTests(raw, adjusted, statistic, direction, adjust,
+                         gated=posthoc == "conover")
+
+
+def _pairwise_table(names: list[str], oriented: np.ndarray, mean_ranks: np.ndarray,
+                    first: np.ndarray, second: np.ndarray, tests: _PosthocTests,
+                    intervals: dict[str, tuple[np.ndarray, np.ndarray]], *, omnibus_ok: bool,
+                    alpha: float) -> pd.DataFrame:
+    """One row per pair: ranks, the test, the decision and effect sizes with intervals."""
+    delta, gamma = _stats.effect_size_matrices(oriented)
+    if tests.direction is not None:
+        lead = tests.direction[first, second]
     else:
         lead = mean_ranks[second] - mean_ranks[first]  # positive: a (first) ranks better
-    significant = (adjusted[first, second] < alpha) & (omnibus_ok or not gate) & (lead != 0)
+    significant = ((tests.adjusted[first, second] < alpha) & (omnibus_ok or not tests.gated)
+                   & (lead != 0))
     name_array = np.array(names, dtype=object)
     better = np.where(lead > 0, name_array[first], name_array[second])
-    pairwise = pd.DataFrame(
+    return pd.DataFrame(
         {
             "a": name_array[first],
             "b": name_array[second],
             "rank_a": mean_ranks[first],
             "rank_b": mean_ranks[second],
-            "statistic": statistic[first, second],
-            "p_value": raw[first, second],
-            "p_value_adjusted": adjusted[first, second],
+            "statistic": tests.statistic[first, second],
+            "p_value": tests.raw[first, second],
+            "p_value_adjusted": tests.adjusted[first, second],
+            "adjustment": tests.adjust_text,
             "significant": significant,
             "better": np.where(significant, better, None),
             "cliffs_delta": delta[first, second],
@@ -545,32 +614,6 @@ def friedman(
             "akinshin_gamma_lower": intervals["akinshin_gamma"][0],
             "akinshin_gamma_upper": intervals["akinshin_gamma"][1],
         }
-    )
-    pairwise.attrs["unit"] = unit_text
-    order = cdd.order_positions(pd.Series(mean_ranks, index=names))
-    average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
-    average_ranks.index.name = "algorithm"
-    p_values_adjusted = pd.DataFrame(adjusted, index=names, columns=names).loc[order, order]
-    return FriedmanResult(
-        statistic=fs.statistic,
-        df=fs.df,
-        p_value=fs.p_value,
-        kendall_w=fs.kendall_w,
-        iman_davenport=fs.iman_davenport,
-        iman_davenport_df=fs.iman_davenport_df,
-        iman_davenport_p_value=fs.iman_davenport_p_value,
-        average_ranks=average_ranks,
-        critical_difference=cd,
-        posthoc=posthoc,
-        adjust=adjust_text,
-        pairwise=pairwise,
-        p_values_adjusted=p_values_adjusted,
-        blocks=blocks,
-        unit=unit_text,
-        alpha=alpha,
-        objective=blocks.objective,
-        confidence=confidence,
-        notes=tuple(notes),
     )
 
 
