@@ -10,19 +10,16 @@ from __future__ import annotations
 import inspect
 import warnings
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.axes import Axes
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-
-from benchverdict import Results  # noqa: E402
-from benchverdict._repr import MAX_LINE, MAX_LINES  # noqa: E402
-from benchverdict.critical_difference import grouping  # noqa: E402
-from benchverdict.lmem import (  # noqa: E402
+from benchverdict import Results
+from benchverdict._repr import MAX_LINE, MAX_LINES
+from benchverdict.critical_difference import grouping
+from benchverdict.lmem import (
     difference_clusters,
     fit,
     glrt,
@@ -30,10 +27,10 @@ from benchverdict.lmem import (  # noqa: E402
     sanity_checks,
     seed_dependency,
 )
-from benchverdict.lmem.simulate import simulate_results  # noqa: E402
-from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss  # noqa: E402
-from benchverdict.ranks._examples import small_runs  # noqa: E402
-from benchverdict.verdict import Verdict  # noqa: E402
+from benchverdict.lmem.simulate import simulate_results
+from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss
+from benchverdict.ranks._examples import small_runs
+from benchverdict.verdict import Verdict
 
 
 def _metafeature_results() -> Results:
