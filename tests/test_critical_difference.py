@@ -17,7 +17,7 @@ from benchverdict.critical_difference import (
     draw_cd_diagram,
     grouping,
     is_contiguous,
-    not_different_from_pvalues,
+    not_different_from_p_values,
     order_positions,
 )
 
@@ -153,9 +153,9 @@ def test_letters_share_iff_not_different(problem):
     assert "a" in letters[best]
 
 
-def test_pvalues_and_validation():
+def test_p_values_and_validation():
     p = pd.DataFrame([[np.nan, 0.01], [0.01, np.nan]], index=["A", "B"], columns=["A", "B"])
-    nd = not_different_from_pvalues(p, 0.05)
+    nd = not_different_from_p_values(p, 0.05)
     assert nd.to_numpy().tolist() == [[True, False], [False, True]]
     pos = pd.Series({"A": 1.0, "B": 2.0})
     with pytest.raises(ValueError, match="symmetric"):

@@ -266,4 +266,4 @@ def test_a_failing_check_is_recorded_and_the_others_are_kept(monkeypatch):
     failed = report["budget_relevance"]
     assert failed.failed and failed.verdict == "failed: RuntimeError: simulated failure"
     assert not report["seed_dependency"].failed
-    assert "failed" in str(report) and len(report.plot().axes) == 3
+    assert "failed" in str(report) and len(report.plot().figure.axes) == 3

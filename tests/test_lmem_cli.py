@@ -34,7 +34,7 @@ def test_lmem_command_prints_and_writes(tmp_path, capsys):
 
 def test_lmem_command_custom_formula_and_bad_name(tmp_path, capsys):
     path = _csv(tmp_path)
-    assert main(["lmem", str(path), *ROLES, "--rows", "all",
+    assert main(["lmem", str(path), *ROLES, "--all-rows",
                  "--formula", "score ~ algorithm * budget + (1|benchmark)"]) == 0
     assert "algorithmB:budget" in capsys.readouterr().out
     assert main(["lmem", str(path), *ROLES, "--formula", "score ~ algo + (1|benchmark)"]) == 1

@@ -70,13 +70,12 @@ CLI_ROLES = ["--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "
 
 def test_lmem_command_reports_runs_left_out_at_a_budget(tmp_path, capsys, runs):
     late = runs[~((runs["algorithm"] == "A") & (runs["seed"] == 0) & (runs["budget"] < 3))]
-    assert main(["lmem", _csv(tmp_path, late), *CLI_ROLES, "--rows", "2"]) == 0
+    assert main(["lmem", _csv(tmp_path, late), *CLI_ROLES, "--at-budget", "2"]) == 0
     assert "Left out of this fit: 6 runs (no observation at or below budget 2)" in (
         capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["--rows", "last"], "--rows must be 'final', 'all' or a budget value"),
     (["--null", "score ~ seed + (1|benchmark)"], "the --null model"),
 ])
 def test_lmem_command_errors_name_command_line_options(tmp_path, capsys, runs, args, needle):
@@ -85,6 +84,19 @@ def test_lmem_command_errors_name_command_line_options(tmp_path, capsys, runs, a
     assert code == 2
     assert needle in err
     assert "check_nesting" not in err and "=False" not in err
+
+
+@pytest.mark.parametrize("command", ["lmem", "sanity"])
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--at-budget", "last"], "argument --at-budget: not a number: 'last'"),
+    (["--at-budget", "inf"], "the budget must be a finite number"),
+    (["--at-budget", "2", "--all-rows"], "not allowed with argument --at-budget"),
+])
+def test_budget_options_are_checked_when_parsed(tmp_path, capsys, runs, command, args, needle):
+    with pytest.raises(SystemExit) as stop:
+        main([command, _csv(tmp_path, runs), *CLI_ROLES, *args])
+    assert stop.value.code == 2
+    assert needle in capsys.readouterr().err
 
 
 def test_sanity_command_rejects_a_significance_level_outside_0_1(tmp_path, capsys, runs):

@@ -63,15 +63,20 @@ def test_tukey_contrasts_agree_with_emmeans(data, df):
         np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-5)
     np.testing.assert_allclose(ours["df"], theirs["df"], rtol=1e-3)
     # R's ptukey is accurate to about 1e-4 relative and floors near 5e-10.
-    big = theirs["p_value"] > 1e-8
-    np.testing.assert_allclose(ours["p_value"][big], theirs["p_value"][big], rtol=2e-3)
-    assert (ours["p_value"][~big] < 1e-8).all()
+    big = theirs["p_value_adjusted"] > 1e-8
+    np.testing.assert_allclose(ours["p_value_adjusted"][big], theirs["p_value_adjusted"][big],
+                               rtol=2e-3)
+    assert (ours["p_value_adjusted"][~big] < 1e-8).all()
+    # the unadjusted p-values are the two-sided t tails of the same statistics
+    np.testing.assert_allclose(ours["p_value"], theirs["p_value"], rtol=1e-4, atol=1e-12)
+    assert set(ours["adjustment"]) == set(theirs["adjustment"]) == {"tukey"}
 
 
-def test_emmeans_agree_with_r(data):
+@pytest.mark.parametrize("confidence", [0.95, 0.8])
+def test_emmeans_agree_with_r(data, confidence):
     formula = "score ~ algorithm * budget + (1|benchmark)"
-    ours = fit(data, formula).emmeans(df="asymptotic")
-    theirs = fit(data, formula, backend="lme4").emmeans(df="asymptotic")
+    ours = fit(data, formula).emmeans(df="asymptotic", confidence=confidence)
+    theirs = fit(data, formula, backend="lme4").emmeans(df="asymptotic", confidence=confidence)
     for col in ("emmean", "se", "lower", "upper"):
         np.testing.assert_allclose(ours[col], theirs[col], rtol=1e-5)
 

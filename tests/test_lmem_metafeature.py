@@ -26,7 +26,7 @@ def test_planted_interaction_is_found_only_where_planted():
     out = metafeature_analysis(res, ("A", "B"), "prior", by="task")
     assert out.differing == ["t1"]
     row = out.table.set_index(["group", "level"]).loc[("t1", "good")]
-    assert row["low"] < -3.0 < row["high"]  # A - B = -3 (A's loss lower) at the good prior
+    assert row["lower"] < -3.0 < row["upper"]  # A - B = -3 (A's loss lower) at the good prior
     vs = {(v.scope.benchmark, dict(v.scope.metafeature)["prior"]): v for v in out.verdicts()}
     assert vs[("t1", "good")].outcome == "a"  # minimise: A wins
     assert vs[("t1", "good")].effect.estimate > 0  # positive favours a
@@ -38,7 +38,7 @@ def test_interaction_test_has_size_alpha_on_null_data():
     for _ in range(reps):
         out = metafeature_analysis(_results(0.0, rng, n_seeds=4), ("A", "B"), "prior", by="task")
         first = out.table.drop_duplicates("group")
-        hits += int((first["p_F"] < 0.05).sum())
+        hits += int((first["p_value_f"] < 0.05).sum())
         total += len(first)
     ci = stats.binomtest(hits, total).proportion_ci(0.999)
     assert ci.low <= 0.05 <= ci.high, (hits, total)
@@ -58,4 +58,4 @@ def test_priorband_pb_vs_hb_does_not_depend_on_prior_on_lc167190_and_lc168910(sh
     per_task = out.table.drop_duplicates("group").set_index("group")
     for task in ("LC-167190", "LC-168910"):
         assert not per_task.loc[task, "differs"], per_task.loc[task]
-        assert per_task.loc[task, "p_glrt"] > 0.05
+        assert per_task.loc[task, "p_value_glrt"] > 0.05

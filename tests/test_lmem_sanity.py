@@ -82,8 +82,8 @@ def test_null_data_false_alarm_rates():
 def test_sanity_report_table_and_plot():
     report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), rng=3))
     assert list(report.table.columns) == ["check", "verdict", "flagged", "data"]
-    fig = report.plot()
-    assert len(fig.axes) == 3
+    ax = report.plot()
+    assert len(ax.figure.axes) == 3 and ax is ax.figure.axes[0]
     assert "seed_dependency" in str(report)
 
 

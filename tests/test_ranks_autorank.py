@@ -46,7 +46,7 @@ def test_identical_to_calling_autorank_directly(scenario, objective):
     ours = autorank(block_matrix(x, objective))
     theirs = direct(x, names, "descending" if objective == "maximize" else "ascending")
     pd.testing.assert_frame_equal(ours.raw.rankdf, theirs.rankdf)
-    assert ours.pvalue == theirs.pvalue
+    assert ours.p_value == theirs.pvalue
     assert ours.raw.cd == theirs.cd
     assert (ours.omnibus, ours.posthoc) == (theirs.omnibus, theirs.posthoc)
     assert ours.raw.all_normal == theirs.all_normal
@@ -83,7 +83,7 @@ def test_verdicts_follow_autoranks_rule_and_objective():
     assert len(by_pair) == 6
     ranks = res.raw.rankdf["meanrank"]
     for (a, b), v in by_pair.items():
-        differ = res.pvalue < 0.05 and abs(ranks[a] - ranks[b]) > res.critical_difference
+        differ = res.p_value < 0.05 and abs(ranks[a] - ranks[b]) > res.critical_difference
         assert (v.outcome != "inconclusive") == differ
         if differ:
             assert v.winner == (a if ranks[a] < ranks[b] else b)
@@ -104,8 +104,8 @@ def test_bayesian_path_matches_autorank_and_reads_its_decisions():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(40, 3)) * 0.01 + np.array([0, 0, 1.0]) + rng.normal(size=(40, 1))
     names = ["a", "b", "c"]
-    ours = autorank(block_matrix(x, names=names), approach="bayesian", random_state=0,
-                    nsamples=5000, rope=0.5, rope_mode="absolute")
+    ours = autorank(block_matrix(x, names=names), approach="bayesian", seed=0,
+                    n_resamples=5000, rope=0.5, rope_mode="absolute")
     with contextlib.redirect_stdout(io.StringIO()):
         theirs = autorank_direct(pd.DataFrame(x, columns=names), approach="bayesian",
                                  random_state=0, nsamples=5000, rope=0.5, rope_mode="absolute")
@@ -116,7 +116,7 @@ def test_bayesian_path_matches_autorank_and_reads_its_decisions():
     assert {r.evidence.kind for r in v.values()} == {"posterior"}
     # minimising flips the winner, not the tie
     low = {(r.a, r.b): r for r in autorank(
-        block_matrix(x, "minimize", names), approach="bayesian", random_state=0, nsamples=5000,
+        block_matrix(x, "minimize", names), approach="bayesian", seed=0, n_resamples=5000,
         rope=0.5, rope_mode="absolute").verdicts()}
     assert low[("a", "c")].winner == "a" and low[("a", "b")].outcome == "tie"
     assert "Bayesian signed-rank" in str(ours)

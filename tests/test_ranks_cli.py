@@ -19,7 +19,7 @@ def test_cli_example_autorank(tmp_path):
         pytest.skip(str(err).splitlines()[0])
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = main(["ranks", "--example", "--autorank", "--bootstrap", "50", "-o",
+        code = main(["ranks", "--example", "--autorank", "--n-resamples", "50", "-o",
                      str(tmp_path)])
     assert code == 0
     text = buffer.getvalue()

@@ -40,16 +40,16 @@ def test_friedman_matches_scipy_with_ties(seed):
     rng = np.random.default_rng(seed)
     n, k = rng.integers(3, 30), rng.integers(3, 8)
     x = rng.integers(0, 4, size=(n, k)).astype(float)  # many ties
-    res = friedman(block_matrix(x), n_bootstrap=0)
+    res = friedman(block_matrix(x), n_resamples=0)
     ref = stats.friedmanchisquare(*x.T)
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-10)
-    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+    assert res.p_value == pytest.approx(ref.pvalue, rel=1e-9)
     assert res.df == k - 1
     # Kendall's W and Iman-Davenport from Q
     assert res.kendall_w == pytest.approx(ref.statistic / (n * (k - 1)))
     f = (n - 1) * ref.statistic / (n * (k - 1) - ref.statistic)
     assert res.iman_davenport == pytest.approx(f)
-    assert res.iman_davenport_pvalue == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
+    assert res.iman_davenport_p_value == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
 
 
 def test_kendall_w_without_ties_matches_its_definition():
@@ -64,8 +64,8 @@ def test_kendall_w_without_ties_matches_its_definition():
 
 def test_direction_follows_objective():
     x = np.array([[1.0, 2, 3], [1, 3, 2], [1, 2, 3]])
-    low = friedman(block_matrix(x, "minimize"), n_bootstrap=0).average_ranks
-    high = friedman(block_matrix(x, "maximize"), n_bootstrap=0).average_ranks
+    low = friedman(block_matrix(x, "minimize"), n_resamples=0).average_ranks
+    high = friedman(block_matrix(x, "maximize"), n_resamples=0).average_ranks
     assert low["alg0"] == 1.0 and high["alg0"] == 3.0
     assert low.index[0] == "alg0" and high.index[-1] == "alg0"
 
@@ -96,27 +96,27 @@ def test_nemenyi_p_below_alpha_exactly_when_difference_exceeds_cd():
     for _ in range(30):
         n, k = rng.integers(5, 40), rng.integers(3, 9)
         x = rng.normal(size=(n, k)) + np.linspace(0, 1, k)
-        res = friedman(block_matrix(x), n_bootstrap=0, posthoc="nemenyi")
+        res = friedman(block_matrix(x), n_resamples=0, posthoc="nemenyi")
         for row in res.pairwise.itertuples():
             beyond = abs(row.rank_a - row.rank_b) > res.critical_difference
-            assert (row.pvalue_adjusted < res.alpha) == beyond
+            assert (row.p_value_adjusted < res.alpha) == beyond
 
 
 def test_wilcoxon_matches_scipy_and_holm_matches_statsmodels():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(20, 5)) + np.array([0, 0.2, 0.5, 0.9, 2.0])
     for adjust, sm in (("holm", "holm"), ("bonferroni", "bonferroni")):
-        res = friedman(block_matrix(x), posthoc="wilcoxon", adjust=adjust, n_bootstrap=0)
+        res = friedman(block_matrix(x), posthoc="wilcoxon", adjust=adjust, n_resamples=0)
         raw = [stats.wilcoxon(x[:, i], x[:, j]).pvalue
                for i, j in itertools.combinations(range(5), 2)]
-        assert np.allclose(res.pairwise["pvalue_raw"], raw, rtol=1e-12)
-        assert np.allclose(res.pairwise["pvalue_adjusted"], multipletests(raw, method=sm)[1])
+        assert np.allclose(res.pairwise["p_value"], raw, rtol=1e-12)
+        assert np.allclose(res.pairwise["p_value_adjusted"], multipletests(raw, method=sm)[1])
     # direction: alg4 has the largest scores (maximize) and wins against alg0
     row = res.pairwise.query("a == 'alg0' and b == 'alg4'").iloc[0]
     assert row.better == "alg4"
 
 
-def test_adjust_pvalues_matches_statsmodels_randomly():
+def test_adjust_p_values_matches_statsmodels_randomly():
     rng = np.random.default_rng(9)
     for _ in range(12):
         p = rng.uniform(0, 0.2, size=rng.integers(1, 30))
@@ -127,15 +127,15 @@ def test_posthocs_match_scikit_posthocs():
     sp = pytest.importorskip("scikit_posthocs")
     rng = np.random.default_rng(4)
     x = rng.normal(size=(15, 4)) + np.array([0, 0.3, 0.6, 1.2])
-    res = friedman(block_matrix(x), posthoc="nemenyi", n_bootstrap=0)
+    res = friedman(block_matrix(x), posthoc="nemenyi", n_resamples=0)
     ref = sp.posthoc_nemenyi_friedman(x)
     names = [f"alg{i}" for i in range(4)]
-    ours = res.pvalues.loc[names, names].to_numpy()
+    ours = res.p_values_adjusted.loc[names, names].to_numpy()
     assert np.allclose(ours[np.triu_indices(4, 1)], ref.to_numpy()[np.triu_indices(4, 1)],
                        atol=1e-6)
-    res = friedman(block_matrix(x), posthoc="conover", adjust="holm", n_bootstrap=0)
+    res = friedman(block_matrix(x), posthoc="conover", adjust="holm", n_resamples=0)
     ref = sp.posthoc_conover_friedman(x, p_adjust="holm")
-    ours = res.pvalues.loc[names, names].to_numpy()
+    ours = res.p_values_adjusted.loc[names, names].to_numpy()
     assert np.allclose(ours[np.triu_indices(4, 1)], ref.to_numpy()[np.triu_indices(4, 1)],
                        atol=1e-8)
 
@@ -143,9 +143,9 @@ def test_posthocs_match_scikit_posthocs():
 def test_cliffs_delta_interval_covers_estimate_with_block_effects():
     rng = np.random.default_rng(12)
     x = rng.normal(size=(24, 3)) * 0.1 + np.array([0, 0.1, 0.2]) + 10 * rng.normal(size=(24, 1))
-    res = friedman(block_matrix(x), n_bootstrap=2000)
+    res = friedman(block_matrix(x), n_resamples=2000)
     for row in res.pairwise.itertuples():
-        assert row.cliffs_delta_low <= row.cliffs_delta <= row.cliffs_delta_high
+        assert row.cliffs_delta_lower <= row.cliffs_delta <= row.cliffs_delta_upper
 
 
 def test_effect_sizes_match_autorank_definitions():
@@ -153,19 +153,19 @@ def test_effect_sizes_match_autorank_definitions():
 
     rng = np.random.default_rng(8)
     x = rng.normal(size=(25, 3))
-    res = friedman(block_matrix(x), n_bootstrap=200)
+    res = friedman(block_matrix(x), n_resamples=200)
     for row in res.pairwise.itertuples():
         i, j = int(row.a[-1]), int(row.b[-1])
         assert row.cliffs_delta == pytest.approx(_util._cliffs_delta(x[:, i], x[:, j]))
         assert row.akinshin_gamma == pytest.approx(_util._akinshin_gamma(x[:, i], x[:, j]))
-        assert row.cliffs_delta_low <= row.cliffs_delta <= row.cliffs_delta_high
+        assert row.cliffs_delta_lower <= row.cliffs_delta <= row.cliffs_delta_upper
 
 
 def test_bootstrap_interval_equals_brute_force():
     rng = np.random.default_rng(0)
     # strong block effects: the case where naive resampling of Cliff's delta is biased
     x = rng.normal(size=(30, 2)) + np.array([0, 0.3]) + 5 * rng.normal(size=(30, 1))
-    got = _stats.bootstrap_effect_intervals(x, [(0, 1)], n_bootstrap=500, level=0.9,
+    got = _stats.bootstrap_effect_intervals(x, [(0, 1)], n_resamples=500, confidence=0.9,
                                             rng=np.random.default_rng(1))[(0, 1)]
     idx = np.random.default_rng(1).integers(0, 30, size=(500, 30))
 
@@ -195,11 +195,11 @@ def test_type_one_error_of_friedman_and_posthoc_families():
         x = rng.normal(size=(n, k)) + rng.normal(size=(n, 1)) * 3  # block effects
         r = _stats.block_ranks(x)
         q = _stats.friedman_statistic(r)
-        omnibus = q.pvalue < alpha
+        omnibus = q.p_value < alpha
         reject += omnibus
         mr = r.mean(0)
         fwer_nemenyi += omnibus and (np.ptp(mr) > cd)
-        pc = _stats.conover_pvalues(r)
+        pc = _stats.conover_p_values(r)
         fwer_conover += omnibus and adjust_p_values(
             np.array([pc[i, j] for i, j in pairs])).min() < alpha
         d = np.stack([x[:, i] - x[:, j] for i, j in pairs], axis=1)
@@ -218,13 +218,13 @@ def test_type_one_error_of_friedman_and_posthoc_families():
 def test_public_function_decides_like_the_simulated_pieces():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(20, 5)) + np.array([0, 0, 0.8, 1.0, 1.5])
-    res = friedman(block_matrix(x), posthoc="nemenyi", n_bootstrap=0)
+    res = friedman(block_matrix(x), posthoc="nemenyi", n_resamples=0)
     r = _stats.block_ranks(x)
     mr = r.mean(0)
     cd = _stats.nemenyi_critical_difference(5, 20)
     for row in res.pairwise.itertuples():
         i, j = int(row.a[-1]), int(row.b[-1])
-        assert row.significant == (res.pvalue < 0.05 and abs(mr[i] - mr[j]) > cd)
+        assert row.significant == (res.p_value < 0.05 and abs(mr[i] - mr[j]) > cd)
 
 
 # ---------------------------------------------------------------------- Results, edges, outputs
@@ -236,15 +236,15 @@ def test_from_results_unit_is_printed_and_verdicts_cover_every_pair():
     assert len(verdicts) == 3
     assert {v.method for v in verdicts} == {"ranks.wilcoxon_holm"}
     assert all(v.unit == res.unit and v.n == 7 for v in verdicts)
-    seeds = friedman(small_runs(), unit="benchmark_seed", n_bootstrap=0)
+    seeds = friedman(small_runs(), unit="benchmark_seed", n_resamples=0)
     assert seeds.n_blocks == 21 and any("independent" in n for n in seeds.notes)
 
 
 def test_not_significant_omnibus_blocks_nemenyi_verdicts():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(6, 4))
-    res = friedman(block_matrix(x), n_bootstrap=0)
-    assert res.pvalue >= 0.05
+    res = friedman(block_matrix(x), n_resamples=0)
+    assert res.p_value >= 0.05
     assert all(v.outcome == "inconclusive" for v in res.verdicts())
     assert res.not_different().to_numpy().all()
 
@@ -252,10 +252,10 @@ def test_not_significant_omnibus_blocks_nemenyi_verdicts():
 def test_two_algorithms_switch_to_wilcoxon():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(15, 2)) + np.array([0, 1])
-    res = friedman(block_matrix(x), posthoc="nemenyi", n_bootstrap=0)
+    res = friedman(block_matrix(x), posthoc="nemenyi", n_resamples=0)
     assert res.posthoc == "wilcoxon"
     assert any("sign test" in n for n in res.notes)
-    assert res.pairwise["pvalue_adjusted"].iloc[0] == pytest.approx(
+    assert res.pairwise["p_value_adjusted"].iloc[0] == pytest.approx(
         stats.wilcoxon(x[:, 0], x[:, 1]).pvalue)
 
 
@@ -266,7 +266,7 @@ def test_single_block_is_a_clear_error():
                              objective="minimize")
     with pytest.raises(ValueError, match="at least 2 blocks"):
         friedman(res)
-    assert friedman(res, unit="benchmark_seed", n_bootstrap=0).n_blocks == 2
+    assert friedman(res, unit="benchmark_seed", n_resamples=0).n_blocks == 2
 
 
 def test_missing_cells_raise_or_are_dropped_and_recorded():
@@ -276,7 +276,7 @@ def test_missing_cells_raise_or_are_dropped_and_recorded():
                              budget="budget", score="score", objective="minimize", kind="runs")
     with pytest.raises(ValueError, match="bench0"):
         friedman(res)
-    out = friedman(res, missing="drop", n_bootstrap=0)
+    out = friedman(res, missing="drop", n_resamples=0)
     assert out.n_blocks == 6
     assert any("missing" in n for n in out.notes)
 
@@ -309,7 +309,7 @@ def test_cliffs_delta_bootstrap_interval_coverage():
         b = rng.normal(size=n) * sd_block
         x = np.c_[b + rng.normal(size=n) + shift, b + rng.normal(size=n)]
         low, high = _stats.bootstrap_effect_intervals(
-            x, [(0, 1)], n_bootstrap=500, level=0.9, rng=rng)[(0, 1)]["cliffs_delta"]
+            x, [(0, 1)], n_resamples=500, confidence=0.9, rng=rng)[(0, 1)]["cliffs_delta"]
         hits += low <= truth <= high
     lo, hi = clopper_pearson(hits, reps)
     assert hi >= 0.9, (hits / reps, lo, hi)
@@ -322,7 +322,7 @@ def test_friedman_property_matches_scipy(n, k, seed):
     r = _stats.block_ranks(x)
     got = _stats.friedman_statistic(r)
     if got.tie_correction <= 0:
-        assert got.statistic == 0 and got.pvalue == 1
+        assert got.statistic == 0 and got.p_value == 1
         return
     ref = stats.friedmanchisquare(*x.T)
     assert got.statistic == pytest.approx(ref.statistic, rel=1e-9, abs=1e-12)

@@ -36,7 +36,7 @@ def hpob(shared_data):
 def test_priorband_friedman_matches_scipy_at_budgets(priorband, shared_data):
     df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
     for budget in (5.0, 10.0, 15.0):
-        res = friedman(priorband, budget=budget, n_bootstrap=0)
+        res = friedman(priorband, budget=budget, n_resamples=0)
         wide = (df[df["used_fidelity"] == budget]
                 .groupby(["bench_prior", "algorithm"])["value"].mean().unstack())
         ref = stats.friedmanchisquare(*wide.to_numpy().T)
@@ -48,7 +48,7 @@ def test_priorband_friedman_matches_scipy_at_budgets(priorband, shared_data):
 
 def test_priorband_rel_rank_column_matches_benchmark_seed_blocks(priorband, shared_data):
     df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
-    res = friedman(priorband, budget=24, unit="benchmark_seed", n_bootstrap=0)
+    res = friedman(priorband, budget=24, unit="benchmark_seed", n_resamples=0)
     at = df[df["used_fidelity"] == 24]
     expected = at.groupby("algorithm")["rel_rank"].mean()
     assert np.allclose(res.average_ranks.sort_index(), expected.sort_index())
@@ -56,12 +56,12 @@ def test_priorband_rel_rank_column_matches_benchmark_seed_blocks(priorband, shar
 
 def test_priorband_anytime_per_seed_ranks_equal_the_rel_rank_column(priorband, shared_data):
     df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
-    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], rank_by="seed", n_bootstrap=200)
+    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], rank_by="seed", n_resamples=200)
     expected = df[df["used_fidelity"].isin([5, 10, 15])].groupby(
         ["used_fidelity", "algorithm"])["rel_rank"].mean()
     for row in ranks.table.itertuples():
         assert row.average_rank == pytest.approx(expected[(row.budget, row.algorithm)])
-        assert row.low <= row.average_rank <= row.high
+        assert row.lower <= row.average_rank <= row.upper
 
 
 def test_priorband_autorank_and_win_tie_loss(priorband):
@@ -70,18 +70,18 @@ def test_priorband_autorank_and_win_tie_loss(priorband):
     assert "Shapiro-Wilk" in str(ar)
     wtl = win_tie_loss(priorband, budget=10)
     assert int(wtl.table[["wins", "ties", "losses"]].sum(axis=1).unique()[0]) == 24
-    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], n_bootstrap=100)
+    ranks = anytime_ranks(priorband, budgets=[5, 10, 15], n_resamples=100)
     assert set(ranks.table["budget"]) == {5.0, 10.0, 15.0}
     # PriorBand improves with budget relative to HyperBand (Geburek et al., Fig. 5 left)
     assert ranks.at(15)["PB"] < ranks.at(5)["PB"]
 
 
 def test_hpob_fourteen_algorithms(hpob):
-    res = friedman(hpob, budget=6, missing="drop", n_bootstrap=200)
+    res = friedman(hpob, budget=6, missing="drop", n_resamples=200)
     assert len(res.algorithms) == 14 and res.n_blocks > 50
     assert len(res.verdicts()) == 14 * 13 // 2
-    assert res.pvalue < 1e-6
-    wil = friedman(hpob, budget=6, missing="drop", posthoc="wilcoxon", n_bootstrap=0)
+    assert res.p_value < 1e-6
+    wil = friedman(hpob, budget=6, missing="drop", posthoc="wilcoxon", n_resamples=0)
     letters = wil.letters()
     nd = wil.not_different()
     for a in letters.index:
@@ -97,7 +97,7 @@ def test_cli_ranks_writes_outputs(tmp_path, shared_data):
             "ranks", str(shared_data / "priorband" / "priorband_data.parquet"),
             "--algorithm", "algorithm", "--benchmark", "bench_prior", "--seed", "seed",
             "--budget", "used_fidelity", "--score", "value", "--objective", "minimize",
-            "--at-budget", "10", "--posthoc", "wilcoxon", "--win-tie-loss", "--bootstrap", "100",
+            "--at-budget", "10", "--posthoc", "wilcoxon", "--win-tie-loss", "--n-resamples", "100",
             "-o", str(out),
         ])
     assert code == 0

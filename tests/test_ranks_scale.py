@@ -34,7 +34,7 @@ def _sample(rng, shape, kind):
 def test_vectorised_wilcoxon_is_scipy_per_pair(seed, n, kind):
     rng = np.random.default_rng(seed)
     x = _sample(rng, (n, 4), kind)
-    p, statistic, direction = _stats.wilcoxon_pvalues(x)
+    p, statistic, direction = _stats.wilcoxon_p_values(x)
     for i in range(4):
         for j in range(i + 1, 4):
             if not (x[:, i] != x[:, j]).any():
@@ -83,7 +83,7 @@ def test_nemenyi_decisions_agree_with_the_critical_difference_at_scale():
     k, n = 800, 12
     ranks = _stats.block_ranks(rng.normal(size=(n, k)) + np.linspace(0, 4, k))
     mean = ranks.mean(axis=0)
-    p = _stats.nemenyi_pvalues(mean, n)
+    p = _stats.nemenyi_p_values(mean, n)
     cd = _stats.nemenyi_critical_difference(k, n, 0.05)
     gap = np.abs(mean[:, None] - mean[None, :])
     clear = np.abs(gap - cd) > 1e-6  # away from the boundary itself

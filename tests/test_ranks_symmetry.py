@@ -75,7 +75,7 @@ REVERSED = ["zz", "yy", "xx", "ww", "vv", "uu"]
 def test_friedman_verdicts_do_not_depend_on_names_or_order(params, posthoc, perm_seed):
     x = draw(params)
     n, k = x.shape
-    kw = {"posthoc": posthoc, "n_bootstrap": 200}
+    kw = {"posthoc": posthoc, "n_resamples": 200}
     base = friedman(blocks_of(x, NAMES[:k]), **kw)
     # rename so that the sorted order reverses, shuffle columns and rows, rename rows
     rng = np.random.default_rng(perm_seed)
@@ -91,7 +91,7 @@ def test_friedman_verdicts_do_not_depend_on_names_or_order(params, posthoc, perm
 def test_friedman_verdicts_survive_negation_with_the_objective_flipped(params, posthoc):
     x = draw(params)
     names = NAMES[: x.shape[1]]
-    kw = {"posthoc": posthoc, "n_bootstrap": 200}
+    kw = {"posthoc": posthoc, "n_resamples": 200}
     up = friedman(blocks_of(x, names), **kw)
     down = friedman(blocks_of(-x, names, "minimize"), **kw)
     assert facts(up.verdicts()) == facts(down.verdicts())
@@ -117,7 +117,7 @@ def test_rank_tests_are_unchanged_by_increasing_transforms(params, posthoc, tran
     assert np.all(np.diff(y.ravel()[order]) >= 0)
     assert np.array_equal(np.diff(x.ravel()[order]) > 0, np.diff(y.ravel()[order]) > 0)
     names = NAMES[: x.shape[1]]
-    kw = {"posthoc": posthoc, "n_bootstrap": 200}
+    kw = {"posthoc": posthoc, "n_resamples": 200}
     a = friedman(blocks_of(x, names), **kw)
     b = friedman(blocks_of(y, names), **kw)
     assert facts(a.verdicts()) == facts(b.verdicts())
@@ -129,8 +129,8 @@ def test_rank_tests_are_unchanged_by_increasing_transforms(params, posthoc, tran
 def test_wilcoxon_is_unchanged_by_exact_rescaling_and_says_what_it_depends_on(params, power):
     x = draw(params)
     names = NAMES[: x.shape[1]]
-    a = friedman(blocks_of(x, names), posthoc="wilcoxon", n_bootstrap=100)
-    b = friedman(blocks_of(x * 2.0**power, names), posthoc="wilcoxon", n_bootstrap=100)
+    a = friedman(blocks_of(x, names), posthoc="wilcoxon", n_resamples=100)
+    b = friedman(blocks_of(x * 2.0**power, names), posthoc="wilcoxon", n_resamples=100)
     assert facts(a.verdicts()) == facts(b.verdicts())
     assert any("depends on the scores' scale" in note for note in a.notes)
     assert a.verdicts()[0].details["invariant_under"] == "increasing affine transforms"
@@ -202,8 +202,8 @@ def test_anytime_verdicts_do_not_depend_on_names():
     rename = {"A": "zeta", "B": "eta", "C": "alpha"}
     renamed = frame.assign(alg=frame["alg"].map(rename),
                            bench=frame["bench"].map(lambda b: f"z{9 - int(b[-1])}"))
-    base = anytime_ranks(_results(frame), n_bootstrap=300)
-    other = anytime_ranks(_results(renamed), n_bootstrap=300)
+    base = anytime_ranks(_results(frame), n_resamples=300)
+    other = anytime_ranks(_results(renamed), n_resamples=300)
 
     def keyed(v, names=None):
         names = names or {}
@@ -233,7 +233,7 @@ def test_a_few_hundred_algorithms_stay_polynomial():
     res = friedman(blocks_of(x, names), posthoc="wilcoxon", bootstrap_budget=1e7)
     assert any("effect-size intervals were not computed" in note for note in res.notes)
     assert len(res.verdicts()) == k * (k - 1) // 2
-    assert res.pairwise["cliffs_delta_low"].isna().all()
+    assert res.pairwise["cliffs_delta_lower"].isna().all()
     assert res.letters().size == k
     nem = res.with_posthoc("nemenyi")
     assert nem.cliques()

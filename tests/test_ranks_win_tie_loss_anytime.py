@@ -38,14 +38,14 @@ def test_win_tie_loss_counts_match_scipy_per_benchmark():
         x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
         y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]
         ref = stats.mannwhitneyu(x, y, alternative="two-sided")
-        assert row.pvalue == pytest.approx(ref.pvalue)
+        assert row.p_value == pytest.approx(ref.pvalue)
         expected = "tie" if ref.pvalue >= 0.05 else ("win" if x.mean() > y.mean() else "loss")
         assert row.outcome == expected
     for row in wtl.table.itertuples():
         assert row.wins + row.ties + row.losses == 12
         decided = row.wins + row.losses
         p = stats.binomtest(row.wins, decided).pvalue if decided else 1.0
-        assert row.sign_test_pvalue == pytest.approx(p)
+        assert row.sign_test_p_value == pytest.approx(p)
     assert len(wtl.verdicts()) == 3
 
 
@@ -61,9 +61,9 @@ def test_batched_tests_equal_one_benchmark_calls_with_and_without_ties():
         x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
         y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]
         if np.ptp(np.concatenate([x, y])) == 0:
-            assert row.pvalue == 1.0
+            assert row.p_value == 1.0
             continue
-        assert row.pvalue == pytest.approx(
+        assert row.p_value == pytest.approx(
             stats.mannwhitneyu(x, y, alternative="two-sided").pvalue, rel=1e-12)
 
 
@@ -94,13 +94,14 @@ def test_win_tie_loss_needs_seeds():
 
 def test_anytime_ranks_point_matches_friedman_at_each_budget():
     res = small_runs()
-    ar = anytime_ranks(res, n_bootstrap=100)
+    ar = anytime_ranks(res, n_resamples=100)
     for b in (1.0, 2.0, 3.0):
-        f = friedman(res, budget=b, n_bootstrap=0)
+        f = friedman(res, budget=b, n_resamples=0)
         pd.testing.assert_series_equal(ar.at(b).sort_index(), f.average_ranks.sort_index(),
                                        check_names=False)
     t = ar.table
-    assert ((t["low"] <= t["average_rank"] + 1e-9) & (t["average_rank"] <= t["high"] + 1e-9)).all()
+    assert ((t["lower"] <= t["average_rank"] + 1e-9)
+            & (t["average_rank"] <= t["upper"] + 1e-9)).all()
     assert len(ar.verdicts([3.0])) == 3
     assert ar.plot() is not None
 
@@ -114,10 +115,10 @@ def test_anytime_bands_cover_when_algorithms_are_separated():
     truth = stats.rankdata(-means, axis=1).mean(axis=0)
     hits, reps = 0, 40
     for _ in range(reps):
-        ar = anytime_ranks(as_results(runs_frame(means, 30, rng)), n_bootstrap=200,
-                           level=0.9)
+        ar = anytime_ranks(as_results(runs_frame(means, 30, rng)), n_resamples=200,
+                           confidence=0.9)
         t = ar.table.set_index("algorithm")
-        hits += all(t.loc[a, "low"] - 1e-9 <= truth[i] <= t.loc[a, "high"] + 1e-9
+        hits += all(t.loc[a, "lower"] - 1e-9 <= truth[i] <= t.loc[a, "upper"] + 1e-9
                     for i, a in enumerate("ABC"))
     hi = stats.beta.ppf(0.9995, hits + 1, reps - hits) if hits < reps else 1.0
     assert hi >= 0.9, hits / reps
@@ -128,7 +129,7 @@ def test_anytime_excludes_benchmarks_without_incumbent():
     rng = np.random.default_rng(0)
     df = runs_frame(np.zeros((3, 3)), 3, rng, budgets=(1, 2))
     df = df[~((df["alg"] == "C") & (df["bench"] == "b0") & (df["budget"] == 1))]
-    ar = anytime_ranks(as_results(df), n_bootstrap=20)
+    ar = anytime_ranks(as_results(df), n_resamples=20)
     ex = ar.exclusions
     assert list(ex["benchmark"]) == ["b0"] and list(ex["budget"]) == [1.0]
     assert ar.table.query("budget == 1")["n_benchmarks"].iloc[0] == 2
@@ -136,8 +137,8 @@ def test_anytime_excludes_benchmarks_without_incumbent():
 
 def test_cd_diagram_entry_points():
     res = small_runs()
-    assert cd_diagram(res, n_bootstrap=0).get_title().startswith("Friedman")
-    result = friedman(res, n_bootstrap=0)
+    assert cd_diagram(res, n_resamples=0).get_title().startswith("Friedman")
+    result = friedman(res, n_resamples=0)
     assert cd_diagram(result) is not None
     nd = result.not_different()
     assert cd_diagram(result.average_ranks, nd, critical_difference=1.0) is not None

@@ -11,7 +11,7 @@ Tukey HSD). The inputs are always the same two things:
 ``not_different``
     A square boolean :class:`pandas.DataFrame` over the same names: ``True``
     where a pair is *not* significantly different (build it from adjusted
-    p-values with :func:`not_different_from_pvalues`).
+    p-values with :func:`not_different_from_p_values`).
 
 The grouping math
 -----------------
@@ -54,7 +54,7 @@ import string
 import textwrap
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -72,7 +72,7 @@ __all__ = [
     "draw_cd_diagram",
     "grouping",
     "is_contiguous",
-    "not_different_from_pvalues",
+    "not_different_from_p_values",
     "order_positions",
     "short_unit",
 ]
@@ -117,7 +117,7 @@ def _check_inputs(positions: pd.Series, not_different: pd.DataFrame) -> tuple[
         if not np.isin(values, [0, 1, True, False]).all():
             raise ValueError(
                 "not_different must be boolean (True = not significantly different); to use "
-                "p-values call not_different_from_pvalues(pvalues, alpha) first."
+                "p-values call not_different_from_p_values(p_values, alpha) first."
             )
         values = values.astype(bool)
     if not (values == values.T).all():
@@ -131,7 +131,7 @@ def _check_inputs(positions: pd.Series, not_different: pd.DataFrame) -> tuple[
     return pos, values
 
 
-def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def not_different_from_p_values(p_values: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Turn a square matrix of (adjusted) pairwise p-values into ``not_different``.
 
     A pair is not different when its p-value is at least ``alpha`` (or NaN,
@@ -141,7 +141,7 @@ def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd
     --------
     >>> p = pd.DataFrame([[1, .01, .2], [.01, 1, .04], [.2, .04, 1]],
     ...                  index=list("ABC"), columns=list("ABC"))
-    >>> not_different_from_pvalues(p)
+    >>> not_different_from_p_values(p)
            A      B      C
     A   True  False   True
     B  False   True  False
@@ -149,7 +149,7 @@ def not_different_from_pvalues(pvalues: pd.DataFrame, alpha: float = 0.05) -> pd
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
-    p = pvalues.astype(float)
+    p = p_values.astype(float)
     out = ~(p < alpha)
     return out.astype(bool)
 
@@ -197,11 +197,76 @@ class Grouping:
     note : str or None
         What the reader must know, e.g. how many not-different pairs share
         no group under the contiguous reading.
+    positions, not_different, lower_is_better
+        The inputs of :func:`grouping` (for :attr:`table` and :meth:`plot`).
     """
 
     groups: list[frozenset[str]]
     method: str
     note: str | None = None
+    positions: pd.Series | None = field(default=None, repr=False, compare=False)
+    not_different: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    lower_is_better: bool = True
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Tidy: one row per (group, member): ``group, algorithm, position``.
+
+        Groups are numbered from 1 in the order of :attr:`groups`; an
+        algorithm in several groups has several rows.
+        """
+        rows = [{"group": i, "algorithm": name,
+                 "position": (float(self.positions[name]) if self.positions is not None
+                              else np.nan)}
+                for i, members in enumerate(self.groups, start=1)
+                for name in self._ordered(members)]
+        return pd.DataFrame(rows, columns=["group", "algorithm", "position"])
+
+    def _ordered(self, members: frozenset[str]) -> list[str]:
+        if self.positions is None:
+            return sorted(members)
+        sign = 1.0 if self.lower_is_better else -1.0
+        return sorted(members, key=lambda n: (sign * float(self.positions[n]), n))
+
+    def verdicts(self) -> list:
+        """No verdicts: a grouping says which algorithms are not different, not who wins.
+
+        An empty list (every result type answers ``verdicts()``); the
+        verdicts come from the test that made ``not_different``.
+        """
+        return []
+
+    def summary(self) -> str:
+        """The groups (best member first) and how they were found."""
+        lines = [f"{len(self.groups)} group(s) of algorithms that are pairwise not "
+                 f"significantly different ({self.method})"]
+        lines += [f"  {i}: " + ", ".join(self._ordered(g))
+                  for i, g in enumerate(self.groups, start=1)]
+        if self.note:
+            lines.append(f"  note: {self.note}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def plot(self, ax: Axes | None = None, **kw) -> Axes:
+        """The critical-difference diagram of these groups (``kw`` go to :func:`draw_cd_diagram`).
+
+        Examples
+        --------
+        >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+        >>> nd = pd.DataFrame(True, index=list("ABC"), columns=list("ABC"))
+        >>> ax = grouping(pos, nd).plot()
+        >>> ax.figure is not None
+        True
+        """
+        if self.positions is None or self.not_different is None:
+            raise ValueError("this Grouping has no positions to draw; build it with "
+                             "grouping(positions, not_different).")
+        kw = {"axis_label": "position", **kw}
+        return draw_cd_diagram(self.positions, self.not_different,
+                               lower_is_better=self.lower_is_better,
+                               contiguous=self.method == "contiguous runs", ax=ax, **kw)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -414,7 +479,9 @@ def grouping(
         return (float(v.min()), float(v.max()), sorted(names[i] for i in c))
 
     groups.sort(key=key)
-    return Grouping([frozenset(names[i] for i in c) for c in groups], method, note)
+    return Grouping([frozenset(names[i] for i in c) for c in groups], method, note,
+                    positions=positions, not_different=not_different,
+                    lower_is_better=lower_is_better)
 
 
 def _uncovered_note(adj: np.ndarray, found: list[frozenset[int]], *, fallback: bool) -> str | None:
@@ -585,7 +652,7 @@ def compact_letter_display(
     >>> pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0, "D": 3.5})
     >>> p = pd.DataFrame(1.0, index=list("ABCD"), columns=list("ABCD"))
     >>> p.loc["A", "C"] = p.loc["C", "A"] = p.loc["A", "D"] = p.loc["D", "A"] = 0.01
-    >>> compact_letter_display(pos, not_different_from_pvalues(p)).to_dict()
+    >>> compact_letter_display(pos, not_different_from_p_values(p)).to_dict()
     {'A': 'a', 'B': 'ab', 'C': 'b', 'D': 'b'}
     """
     pos, adj = _check_inputs(positions, not_different)
@@ -727,7 +794,7 @@ def draw_cd_diagram(
         Average ranks or marginal means, indexed by algorithm.
     not_different : pandas.DataFrame
         Square boolean matrix, ``True`` where a pair is not significantly
-        different (see :func:`not_different_from_pvalues`).
+        different (see :func:`not_different_from_p_values`).
     lower_is_better : bool
         ``True`` for ranks (1 = best); for marginal means of a score to
         maximise pass ``False`` (the axis is then reversed so that the best
@@ -778,6 +845,36 @@ def draw_cd_diagram(
     >>> sorted(t.get_text() for t in ax.texts if t.get_text().startswith("CD"))
     ['CD = 0.96']
     """
+    _check_cd_arguments(critical_difference, critical_difference_range, max_labels)
+    pos, _ = _check_inputs(positions, not_different)
+    found = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    has_cd = critical_difference is not None or critical_difference_range is not None
+    layout = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
+                        max_labels=max_labels, contiguous=contiguous, has_cd=has_cd)
+    if ax is None:
+        height = 0.22 * (layout.bottom - layout.top) + 0.3
+        ax = new_axes(width=DOUBLE_COLUMN, height=height)
+    with theme():
+        ax.set_xlim(-0.42, 1.42)
+        ax.set_ylim(layout.bottom, layout.top)
+        ax.set_axis_off()
+        _draw_axis(ax, layout, axis_label, limits=limits, has_cd=has_cd)
+        if has_cd:
+            _draw_cd_bar(ax, layout, critical_difference, critical_difference_range)
+        _draw_names(ax, layout, label_width=label_width, value_format=value_format)
+        _draw_group_bars(ax, layout)
+        _draw_notes(ax, layout)
+        if title:
+            # long titles wrap instead of widening the figure; the breaks are layout, so
+            # they are kept as line breaks (a break inside a name is still shown escaped)
+            set_lines(ax.set_title("", fontsize=9), textwrap.wrap(title, 90))
+    return plain_text(ax)
+
+
+def _check_cd_arguments(critical_difference: float | None,
+                        critical_difference_range: tuple[float, float] | None,
+                        max_labels: int | None) -> None:
+    """Fail early on contradictory or impossible drawing arguments."""
     if critical_difference is not None and critical_difference_range is not None:
         raise ValueError("give critical_difference or critical_difference_range, not both.")
     if critical_difference is not None and not critical_difference > 0:
@@ -789,54 +886,119 @@ def draw_cd_diagram(
                 f"critical_difference_range must be (low, high) with 0 < low <= high, got "
                 f"{critical_difference_range}."
             )
-    pos, _ = _check_inputs(positions, not_different)
-    result = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
-    groups = result.groups
+    if max_labels is not None and max_labels < 2:
+        raise ValueError(f"max_labels must be at least 2 or None, got {max_labels}.")
+
+
+#: Vertical layout of a CD diagram in "line" units; y grows downwards from the axis at 0.
+_ROW = 1.0
+_BAR_TOP = 0.9
+_BAR_STEP = 0.55
+#: Smallest horizontal gap between two group bars sharing a level (drawing units).
+_BAR_GAP = 0.012
+
+
+@dataclass(frozen=True)
+class _CDLayout:
+    """Where everything of a CD diagram goes (x: 0 = left .. 1 = right, best on the left)."""
+
+    order: list[str]
+    value_of: dict[str, float]
+    lo_lim: float
+    hi_lim: float
+    lower_is_better: bool
+    n_left: int
+    n_right: int
+    groups: list[frozenset[str]]
+    member_x: list[np.ndarray]
+    spans: list[tuple[float, float]]
+    levels: list[int]
+    dashed: list[bool]
+    first_label: float
+    right_shift: float
+    notes: list[str]
+    note_room: float
+    bottom: float
+    top: float
+
+    @property
+    def width_units(self) -> float:
+        return self.hi_lim - self.lo_lim
+
+    def x_of(self, v: float | np.ndarray) -> float | np.ndarray:
+        """Drawing x of a position (the axis is reversed when higher is better)."""
+        frac = (np.asarray(v, dtype=float) - self.lo_lim) / self.width_units
+        return frac if self.lower_is_better else 1.0 - frac
+
+
+def _cd_layout(pos: pd.Series, found: Grouping, *, lower_is_better: bool,
+               limits: tuple[float, float] | None, max_labels: int | None, contiguous: bool,
+               has_cd: bool) -> _CDLayout:
+    """Axis limits, which names are shown on which side, bar levels and the figure's height."""
     order = order_positions(pos, lower_is_better=lower_is_better)
     k = len(order)
     value_of = dict(zip(pos.index, pos.to_numpy()))
     values = np.array([value_of[name] for name in order])
-    if max_labels is not None and max_labels < 2:
-        raise ValueError(f"max_labels must be at least 2 or None, got {max_labels}.")
     n_named = k if max_labels is None or k <= max_labels else 2 * (max_labels // 2)
-
-    if limits is None:
-        span = float(values.max() - values.min()) or 1.0
-        lo_lim, hi_lim = values.min() - 0.05 * span, values.max() + 0.05 * span
-    else:
-        lo_lim, hi_lim = float(min(limits)), float(max(limits))
-        outside = [n for n, v in zip(order, values) if not lo_lim <= v <= hi_lim]
-        if outside:
-            raise ValueError(f"limits {limits} exclude the positions of {outside}.")
-    width_units = hi_lim - lo_lim
-
-    # x in drawing units: 0 (left) .. 1 (right), best on the left.
-    def x_of(v: float | np.ndarray) -> float | np.ndarray:
-        frac = (np.asarray(v, dtype=float) - lo_lim) / width_units
-        return frac if lower_is_better else 1.0 - frac
-
+    lo_lim, hi_lim = _axis_limits(order, values, limits)
     n_left = (n_named + 1) // 2
     n_right = n_named - n_left
-    bar_gap = 0.012
-    member_x = [x_of(np.array([value_of[name] for name in g])) for g in groups]
+    groups = found.groups
+    member_x = [(np.array([value_of[name] for name in g]) - lo_lim) / (hi_lim - lo_lim)
+                for g in groups]
+    if not lower_is_better:
+        member_x = [1.0 - xs for xs in member_x]
     spans = [(float(np.min(xs)), float(np.max(xs))) for xs in member_x]
-    order_idx = sorted(range(len(groups)), key=lambda i: spans[i])
-    levels_sorted = _assign_levels([spans[i] for i in order_idx], bar_gap)
-    levels = [0] * len(groups)
-    for i, lev in zip(order_idx, levels_sorted):
-        levels[i] = lev
+    levels = _bar_levels(spans)
     n_levels = max(levels, default=-1) + 1
-
-    # vertical layout in "line" units; y grows downwards from the axis at 0.
-    row = 1.0
-    bar_top = 0.9
-    bar_step = 0.55
-    first_label = bar_top + n_levels * bar_step + 0.5
+    first_label = _BAR_TOP + n_levels * _BAR_STEP + 0.5
     n_rows = max(n_left, n_right)
     # with an even count the two innermost names would share a row, and their elbows
     # (close together on the axis) would read as one crossing line: stagger the right side
-    right_shift = 0.5 * row if n_named % 2 == 0 and n_named > 2 else 0.0
-    # a bar is dashed when an algorithm outside its group lies at or between its members
+    right_shift = 0.5 * _ROW if n_named % 2 == 0 and n_named > 2 else 0.0
+    dashed = _dashed_bars(groups, value_of, values)
+    bottom = first_label + (n_rows - 1) * _ROW + right_shift + (1.3 if any(dashed) else 0.6)
+    unnamed = k - n_named
+    notes = [f"{k} algorithms: the {n_left} best and {n_right} worst are named, the other "
+             f"{unnamed} hang from the axis unnamed (all are in the tables)"] if unnamed else []
+    if found.note and not contiguous:
+        notes.append(found.note)
+    note_room = 0.6 + 0.6 * len(notes) if notes else 0.0
+    return _CDLayout(
+        order=order, value_of=value_of, lo_lim=lo_lim, hi_lim=hi_lim,
+        lower_is_better=lower_is_better, n_left=n_left, n_right=n_right, groups=groups,
+        member_x=member_x, spans=spans, levels=levels, dashed=dashed, first_label=first_label,
+        right_shift=right_shift, notes=notes, note_room=note_room, bottom=bottom + note_room,
+        top=-2.6 if has_cd else -1.6,
+    )
+
+
+def _axis_limits(order: list[str], values: np.ndarray,
+                 limits: tuple[float, float] | None) -> tuple[float, float]:
+    """The axis range: the given limits (checked to hold every position) or the data, padded."""
+    if limits is None:
+        span = float(values.max() - values.min()) or 1.0
+        return values.min() - 0.05 * span, values.max() + 0.05 * span
+    lo_lim, hi_lim = float(min(limits)), float(max(limits))
+    outside = [n for n, v in zip(order, values) if not lo_lim <= v <= hi_lim]
+    if outside:
+        raise ValueError(f"limits {limits} exclude the positions of {outside}.")
+    return lo_lim, hi_lim
+
+
+def _bar_levels(spans: list[tuple[float, float]]) -> list[int]:
+    """The level (row under the axis) of each group bar, in the groups' order."""
+    order_idx = sorted(range(len(spans)), key=lambda i: spans[i])
+    levels_sorted = _assign_levels([spans[i] for i in order_idx], _BAR_GAP)
+    levels = [0] * len(spans)
+    for i, lev in zip(order_idx, levels_sorted):
+        levels[i] = lev
+    return levels
+
+
+def _dashed_bars(groups: list[frozenset[str]], value_of: dict[str, float],
+                 values: np.ndarray) -> list[bool]:
+    """Whether each bar is dashed: an algorithm outside its group lies at or between its members."""
     sorted_values = np.sort(values)
     dashed = []
     for g in groups:
@@ -844,107 +1006,103 @@ def draw_cd_diagram(
         between = (np.searchsorted(sorted_values, max(inside), side="right")
                    - np.searchsorted(sorted_values, min(inside), side="left"))
         dashed.append(bool(between > len(g)))
-    unnamed = k - n_named
-    bottom = first_label + (n_rows - 1) * row + right_shift + (1.3 if any(dashed) else 0.6)
-    notes = [f"{k} algorithms: the {n_left} best and {n_right} worst are named, the other "
-             f"{unnamed} hang from the axis unnamed (all are in the tables)"] if unnamed else []
-    if result.note and not contiguous:
-        notes.append(result.note)
-    note_room = 0.6 + 0.6 * len(notes) if notes else 0.0
-    bottom += note_room
-    top = -2.6 if (critical_difference or critical_difference_range) else -1.6
+    return dashed
 
-    if ax is None:
-        height = 0.22 * (bottom - top) + 0.3
-        ax = new_axes(width=DOUBLE_COLUMN, height=height)
-    with theme():
-        ax.set_xlim(-0.42, 1.42)
-        ax.set_ylim(bottom, top)
-        ax.set_axis_off()
-        line_kw = {"color": "0.15", "lw": 0.9, "solid_capstyle": "butt"}
-        ax.plot([0, 1], [0, 0], **line_kw)
-        ticks = _ticks(lo_lim, hi_lim, integer=limits is not None and _is_rank_scale(limits))
-        for t in ticks:
-            ax.plot([x_of(t)] * 2, [0, -0.25], **line_kw)
-            ax.text(x_of(t), -0.35, _tick_text(t), ha="center", va="bottom", fontsize=8)
-        ax.text(0.5, -1.05 if not (critical_difference or critical_difference_range) else -1.0,
-                axis_label + " (best on the left)", ha="center", va="bottom", fontsize=8,
-                color="0.3")
 
-        # the CD bar, top left
-        if critical_difference is not None or critical_difference_range is not None:
-            y_cd = -1.9
-            if critical_difference is not None:
-                length = critical_difference / width_units
-                ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
-                for xe in (0, length):
-                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
-                ax.text(length + 0.01, y_cd, f"CD = {critical_difference:.3g}", va="center",
-                        ha="left", fontsize=8)
-            elif _same_value(*critical_difference_range):  # type: ignore[misc]
-                # every pair has the same CD at the printed precision: state it once
-                cd_value = float(np.mean(critical_difference_range))
-                length = cd_value / width_units
-                ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
-                for xe in (0, length):
-                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
-                ax.text(length + 0.01, y_cd, f"CD = {cd_value:.3g} (every pair)", va="center",
-                        ha="left", fontsize=8)
-            else:
-                lo_cd, hi_cd = critical_difference_range  # type: ignore[misc]
-                ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
-                ax.plot([lo_cd / width_units, hi_cd / width_units], [y_cd, y_cd],
-                        color="0.15", lw=0.8, ls=(0, (2, 1.5)))
-                for xe in (0, lo_cd / width_units, hi_cd / width_units):
-                    ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **line_kw)
-                ax.text(hi_cd / width_units + 0.01, y_cd,
-                        f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)", va="center", ha="left",
-                        fontsize=8)
+_LINE = {"color": "0.15", "lw": 0.9, "solid_capstyle": "butt"}
 
-        # names with elbows (one collection: thousands of algorithms draw fast)
-        elbows = []
-        stubs = []
-        for r, name in enumerate(order):
-            x = float(x_of(value_of[name]))
-            label = f"{shorten(name, label_width)} ({value_format.format(value_of[name])})"
-            if r < n_left:
-                y = first_label + r * row
-                elbows.append([(x, 0), (x, y), (-0.03, y)])
-                ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
-            elif r >= k - n_right:
-                y = first_label + (k - 1 - r) * row + right_shift
-                elbows.append([(x, 0), (x, y), (1.03, y)])
-                ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
-            else:
-                stubs.append([(x, 0), (x, 0.35)])
-        if stubs:
-            ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.5),
-                              autolim=False)
-        ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=0.9,
-                                         capstyle="butt"), autolim=False)
 
-        # group bars (one line each), their members' dots in one call
-        dots = []
-        for xs, (lo, hi), lev, skip in zip(member_x, spans, levels, dashed):
-            y = bar_top + lev * bar_step
-            ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
-                    ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
-            dots += [(float(x), y) for x in xs]
-        if dots:
-            xs, ys = zip(*dots)
-            ax.plot(xs, ys, "o", color="0.1", ms=3.2, linestyle="none")
-        if any(dashed):
-            ax.text(0.5, bottom - note_room - 0.15,
-                    "dashed bar: only dotted algorithms belong to the group",
-                    ha="center", va="bottom", fontsize=7, color="0.3")
-        for i, note in enumerate(notes):
-            ax.text(0.5, bottom - note_room + 0.6 * i + 0.1, f"note: {note}.",
-                    ha="center", va="top", fontsize=7, color="0.3", wrap=True)
-        if title:
-            # long titles wrap instead of widening the figure; the breaks are layout, so
-            # they are kept as line breaks (a break inside a name is still shown escaped)
-            set_lines(ax.set_title("", fontsize=9), textwrap.wrap(title, 90))
-    return plain_text(ax)
+def _draw_axis(ax: Axes, layout: _CDLayout, axis_label: str, *,
+               limits: tuple[float, float] | None, has_cd: bool) -> None:
+    """The axis line, its ticks and its label."""
+    ax.plot([0, 1], [0, 0], **_LINE)
+    ticks = _ticks(layout.lo_lim, layout.hi_lim,
+                   integer=limits is not None and _is_rank_scale(limits))
+    for t in ticks:
+        ax.plot([layout.x_of(t)] * 2, [0, -0.25], **_LINE)
+        ax.text(layout.x_of(t), -0.35, _tick_text(t), ha="center", va="bottom", fontsize=8)
+    ax.text(0.5, -1.0 if has_cd else -1.05, axis_label + " (best on the left)", ha="center",
+            va="bottom", fontsize=8, color="0.3")
+
+
+def _draw_cd_bar(ax: Axes, layout: _CDLayout, critical_difference: float | None,
+                 critical_difference_range: tuple[float, float] | None) -> None:
+    """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
+    y_cd = -1.9
+    width_units = layout.width_units
+
+    def bar(length: float, text: str) -> None:
+        ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
+        for xe in (0, length):
+            ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
+        ax.text(length + 0.01, y_cd, text, va="center", ha="left", fontsize=8)
+
+    if critical_difference is not None:
+        bar(critical_difference / width_units, f"CD = {critical_difference:.3g}")
+        return
+    assert critical_difference_range is not None
+    if _same_value(*critical_difference_range):
+        # every pair has the same CD at the printed precision: state it once
+        cd_value = float(np.mean(critical_difference_range))
+        bar(cd_value / width_units, f"CD = {cd_value:.3g} (every pair)")
+        return
+    lo_cd, hi_cd = critical_difference_range
+    ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
+    ax.plot([lo_cd / width_units, hi_cd / width_units], [y_cd, y_cd],
+            color="0.15", lw=0.8, ls=(0, (2, 1.5)))
+    for xe in (0, lo_cd / width_units, hi_cd / width_units):
+        ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
+    ax.text(hi_cd / width_units + 0.01, y_cd, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)",
+            va="center", ha="left", fontsize=8)
+
+
+def _draw_names(ax: Axes, layout: _CDLayout, *, label_width: int, value_format: str) -> None:
+    """Names with elbows, better half left (one collection: thousands of algorithms draw fast)."""
+    k = len(layout.order)
+    elbows = []
+    stubs = []
+    for r, name in enumerate(layout.order):
+        x = float(layout.x_of(layout.value_of[name]))
+        label = f"{shorten(name, label_width)} ({value_format.format(layout.value_of[name])})"
+        if r < layout.n_left:
+            y = layout.first_label + r * _ROW
+            elbows.append([(x, 0), (x, y), (-0.03, y)])
+            ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
+        elif r >= k - layout.n_right:
+            y = layout.first_label + (k - 1 - r) * _ROW + layout.right_shift
+            elbows.append([(x, 0), (x, y), (1.03, y)])
+            ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
+        else:
+            stubs.append([(x, 0), (x, 0.35)])
+    if stubs:
+        ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.5), autolim=False)
+    ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=0.9, capstyle="butt"),
+                      autolim=False)
+
+
+def _draw_group_bars(ax: Axes, layout: _CDLayout) -> None:
+    """One bar per group (dashed when a non-member lies inside), its members' dots in one call."""
+    dots = []
+    for xs, (lo, hi), lev, skip in zip(layout.member_x, layout.spans, layout.levels,
+                                       layout.dashed):
+        y = _BAR_TOP + lev * _BAR_STEP
+        ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
+                ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
+        dots += [(float(x), y) for x in xs]
+    if dots:
+        xs, ys = zip(*dots)
+        ax.plot(xs, ys, "o", color="0.1", ms=3.2, linestyle="none")
+
+
+def _draw_notes(ax: Axes, layout: _CDLayout) -> None:
+    """The legend line for dashed bars and the notes under the diagram."""
+    if any(layout.dashed):
+        ax.text(0.5, layout.bottom - layout.note_room - 0.15,
+                "dashed bar: only dotted algorithms belong to the group",
+                ha="center", va="bottom", fontsize=7, color="0.3")
+    for i, note in enumerate(layout.notes):
+        ax.text(0.5, layout.bottom - layout.note_room + 0.6 * i + 0.1, f"note: {note}.",
+                ha="center", va="top", fontsize=7, color="0.3", wrap=True)
 
 
 def short_unit(unit: str) -> str:

@@ -11,6 +11,7 @@ penalised least-squares formulation), and ``"lme4"``, R's lme4 and emmeans
 through rpy2 (optional).
 """
 
+from benchverdict.lmem.fitting import fit, refit
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, NestingError, glrt
 from benchverdict.lmem.metafeature import (
@@ -19,7 +20,7 @@ from benchverdict.lmem.metafeature import (
     difference_clusters,
     metafeature_analysis,
 )
-from benchverdict.lmem.model import DegenerateFitError, MixedModel, fit, refit
+from benchverdict.lmem.model import DegenerateFitError, MixedModel
 from benchverdict.lmem.sanity import (
     SanityCheck,
     SanityReport,

@@ -34,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--df", choices=["auto", "asymptotic", "satterthwaite"], default="auto",
                    help="degrees of freedom for contrasts (auto: asymptotic above 3000 rows)")
     p.add_argument("--by", help="also compare within each level of this fixed factor")
+    p.add_argument("--confidence", type=_confidence, default=0.95,
+                   help="level of the marginal means' intervals (default 0.95)")
     p.set_defaults(handler=run_lmem)
 
     s = subparsers.add_parser(
@@ -58,12 +60,46 @@ def _alpha(text: str) -> float:
     return value
 
 
+class _AtBudget(argparse.Action):
+    """``--at-budget B``: a finite number, kept as text in ``rows`` for the row choice.
+
+    (An action, not a ``type``: argparse would pass the default "final" through a type.)
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            value = float(values)
+        except ValueError:
+            raise argparse.ArgumentError(self, f"not a number: {values!r}") from None
+        if not np.isfinite(value):
+            raise argparse.ArgumentError(self, f"the budget must be a finite number, got "
+                                               f"{values}")
+        setattr(namespace, self.dest, values)
+
+
+def _confidence(text: str) -> float:
+    """``--confidence``: an interval level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the confidence level must be between 0 and 1, "
+                                         f"got {text}")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="significance level of every test (default 0.05)")
-    p.add_argument("--rows", default="final",
-                   help="for HPO runs with a budget: 'final' incumbents (default), 'all' rows, "
-                        "or a budget value (incumbents at that budget)")
+    # One budget option across the CLI (as ``ranks --at-budget``): the default is each run's
+    # final incumbent; --budget names the budget column. Both fill ``rows`` for the row choice.
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--at-budget", dest="rows", action=_AtBudget, default="final",
+                       metavar="B", help="for HPO runs with a budget: use the incumbents at "
+                                         "budget B (default: each run's final incumbent)")
+    which.add_argument("--all-rows", dest="rows", action="store_const", const="all",
+                       help="use every row (e.g. to model the budget in --formula)")
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
 
 
@@ -145,9 +181,10 @@ def run_lmem(args: argparse.Namespace) -> int:
         print("\n" + str(test))
         for w in caught:
             print(f"note: {w.message}")
-    emm = m1.emmeans(df=args.df)
+    emm = m1.emmeans(df=args.df, confidence=args.confidence)
     pairs = m1.pairwise(df=args.df, by=args.by)
-    print("\nestimated marginal means (equal weights over other factors):")
+    print(f"\nestimated marginal means (equal weights over other factors; "
+          f"{args.confidence:.0%} intervals):")
     print(emm.to_string(index=False))
     print("\npairwise contrasts (Tukey HSD):")
     print(pairs.to_string(index=False))
@@ -184,10 +221,12 @@ def run_sanity(args: argparse.Namespace) -> int:
 
     rows = _rows_option(args.rows)
     results = load_results(args)
-    budget = {"final": "final", "all": None}.get(rows, rows) if isinstance(rows, str) else rows
     pd.set_option("display.width", 160)
     print(f"Sanity checks (Geburek et al. 2024): {results!r}\n")
-    report = sanity_checks(results, alpha=args.alpha, budget=budget, progress=True)
+    # --all-rows: every row as given; otherwise the final incumbents or those at --at-budget
+    data = results.table if rows == "all" else results
+    budget = None if rows in ("final", "all") else rows
+    report = sanity_checks(data, alpha=args.alpha, budget=budget, progress=True)
     print(report)
     print("\nsummary:")
     print(report.table.to_string(index=False))
@@ -197,6 +236,6 @@ def run_sanity(args: argparse.Namespace) -> int:
         report.table.to_csv(out / "sanity_summary.csv", index=False)
         for c in report.checks:
             c.table.to_csv(out / f"sanity_{c.name}.csv", index=False)
-        save_figure(report.plot(), out / "sanity")
+        save_figure(report.plot().figure, out / "sanity")
         print(f"\nwrote tables and the figure to {out}/")
     return 0

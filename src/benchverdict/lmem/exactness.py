@@ -8,7 +8,7 @@ likelihood has no proper maximum:
   known exactly and the fit is reported as exact (``MixedModel.exact``);
 * only **fixed plus random effects** do (e.g. scores constant within each
   benchmark under ``(1|benchmark)``): the likelihood grows without bound as
-  the residual variance shrinks, and :func:`~benchverdict.lmem.model.fit`
+  the residual variance shrinks, and :func:`~benchverdict.lmem.fitting.fit`
   raises :class:`~benchverdict.lmem.model.DegenerateFitError`.
 
 Each check is screened from the cross-products, where the residual sum of

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.lmem.model import MixedModel, check_alpha, refit
+from benchverdict.lmem.fitting import refit
+from benchverdict.lmem.model import MixedModel, check_alpha
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+
+    from benchverdict.verdict import Verdict
 
 #: A chi2 below this times max(1, |loglik|) is rounding: the two fits coincide.
 CHI2_NOISE = 1e-9
@@ -109,12 +116,67 @@ class GLRTResult:
             "p_value": [np.nan, self.p_value],
         })
 
-    def __str__(self) -> str:
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: a likelihood-ratio test compares two models, not two algorithms.
+
+        An empty list, so that every result type answers ``verdicts()``; the
+        algorithm comparisons of a model come from :meth:`MixedModel.verdicts
+        <benchverdict.lmem.model.MixedModel.verdicts>`.
+        """
+        return []
+
+    def plot(self, ax: plt.Axes | None = None, **kw: Any) -> plt.Axes:
+        """The chi-squared reference distribution with the statistic and the critical value.
+
+        ``kw`` go to the density's ``ax.plot`` (e.g. ``color``). An infinite
+        statistic (an exact fit) is drawn at the right edge with an arrow.
+
+        Examples
+        --------
+        >>> from benchverdict.lmem import fit
+        >>> from benchverdict.results import _example_small
+        >>> m0 = fit(_example_small(), "score ~ 1 + (1|benchmark)")
+        >>> m1 = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
+        >>> glrt(m0, m1).plot().get_xlabel()
+        'chi2 (df = 1)'
+        """
+        from benchverdict._plain_text import plain_text
+        from benchverdict.plotting import new_axes, theme
+
+        ax = new_axes(ax, width=4.5, height=2.6)
+        critical = float(stats.chi2.isf(self.alpha, self.df))
+        finite = np.isfinite(self.chi2)
+        right = max(critical, self.chi2 if finite else 0.0, stats.chi2.isf(1e-3, self.df)) * 1.15
+        x = np.linspace(0.0, right, 400)[1:]
+        with theme():
+            ax.plot(x, stats.chi2.pdf(x, self.df), **{"color": "#0021DE", **kw})
+            ax.axvline(critical, color="k", ls="--", lw=0.8,
+                       label=f"critical value (alpha = {self.alpha:g})")
+            shown = self.chi2 if finite else right
+            ax.axvline(shown, color="#DE2C00", lw=1.5,
+                       label=f"chi2 = {self.chi2:.4g}, p = {self.p_value:.3g}")
+            if not finite:
+                ax.annotate("inf", (shown, 0.5), xycoords=("data", "axes fraction"),
+                            ha="right", color="#DE2C00")
+            ax.set_xlim(0.0, right)
+            ax.set_ylim(bottom=0.0)
+            ax.set_xlabel(f"chi2 (df = {self.df})")
+            ax.set_ylabel("density under m0")
+            ax.legend(fontsize=7, frameon=False)
+            ax.set_title("GLRT: " + ("m1 fits better" if self.significant
+                                     else "no significant improvement"), fontsize=9)
+        return plain_text(ax)
+
+    def summary(self) -> str:
+        """The test, its verdict and the two models, as text."""
         verdict = "m1 fits better" if self.significant else "no significant improvement"
         note = " (variance at its boundary: p is conservative)" if self.boundary else ""
         return (f"GLRT: chi2 = {self.chi2:.6g}, df = {self.df}, p = {self.p_value:.4g}{note}: "
                 f"{verdict} at alpha = {self.alpha:g}.\n  m0: {self.formula0}\n"
                 f"  m1: {self.formula1}" + (f"\n  note: {self.note}" if self.note else ""))
+
+    def __str__(self) -> str:
+        return self.summary()
 
 
 def _nested(m0: MixedModel, m1: MixedModel) -> str | None:

@@ -31,8 +31,8 @@ from scipy import stats
 
 from benchverdict._plain_text import plain_text
 from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
-from benchverdict.lmem.model import fit
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Scope, Verdict, register_method
 
@@ -59,8 +59,8 @@ class MetafeatureAnalysis:
         The column grouping rows into benchmarks.
     table : pandas.DataFrame
         One row per group and level: ``group, level, estimate`` (A - B in
-        the score's units), ``se, df, low, high, p_value`` (A vs B within the
-        level), and per group ``F, p_F, chi2, p_glrt, differs`` (the
+        the score's units), ``se, df, lower, upper, p_value`` (A vs B within the
+        level), and per group ``F, p_value_f, chi2, p_value_glrt, differs`` (the
         interaction test).
     tests : dict of GLRTResult
     alpha : float
@@ -83,7 +83,7 @@ class MetafeatureAnalysis:
 
         a, b = self.pair
         per_group = self.table.drop_duplicates("group")
-        tests = [f"{r.group} p = {r.p_F:.2g}" for r in per_group.itertuples(index=False)]
+        tests = [f"{r.group} p = {r.p_value_f:.2g}" for r in per_group.itertuples(index=False)]
         return [f"{a} - {b} by {self.metafeature} (per {self.by}): {len(per_group)} "
                 f"group(s), alpha = {self.alpha:g}; {self.objective}",
                 f"{a} - {b} depends on {self.metafeature} in {int(per_group['differs'].sum())} "
@@ -111,15 +111,19 @@ class MetafeatureAnalysis:
         return list(per_group.loc[per_group["differs"], "group"])
 
     def __str__(self) -> str:
+        return self.summary()
+
+    def summary(self) -> str:
+        """Per group: whether A - B depends on the metafeature, and A - B by level."""
         a, b = self.pair
         lines = [f"Does {a} - {b} depend on {self.metafeature}? (alpha = {self.alpha:g}; "
                  f"{self.data}; objective: {self.objective})"]
         for group, rows in self.table.groupby("group", sort=False):
             first = rows.iloc[0]
-            diffs = ", ".join(f"{r.level}: {r.estimate:+.4g} [{r.low:+.4g}, {r.high:+.4g}]"
+            diffs = ", ".join(f"{r.level}: {r.estimate:+.4g} [{r.lower:+.4g}, {r.upper:+.4g}]"
                               for r in rows.itertuples())
             word = "DIFFERS" if first["differs"] else "no significant difference"
-            lines.append(f"  {group}: {word} (F = {first['F']:.3g}, p = {first['p_F']:.3g}); "
+            lines.append(f"  {group}: {word} (F = {first['F']:.3g}, p = {first['p_value_f']:.3g}); "
                          f"{a} - {b} by level: {diffs}")
         return "\n".join(lines)
 
@@ -147,8 +151,8 @@ class MetafeatureAnalysis:
                         continue
                     y = i + (j - (len(levels) - 1) / 2) * 0.25
                     r = r.iloc[0]
-                    ax.errorbar(r["estimate"], y, xerr=[[r["estimate"] - r["low"]],
-                                                        [r["high"] - r["estimate"]]],
+                    ax.errorbar(r["estimate"], y, xerr=[[r["estimate"] - r["lower"]],
+                                                        [r["upper"] - r["estimate"]]],
                                 fmt="o", color=colors[lvl], ms=4,
                                 label=str(lvl) if i == 0 else None)
             ax.axvline(0, color="k", lw=0.8)
@@ -163,7 +167,7 @@ class MetafeatureAnalysis:
 
 
 def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: str, *,
-                         by: str = "benchmark", budget: float | str = "final",
+                         by: str = "benchmark", budget: float | None = None,
                          alpha: float = 0.05) -> MetafeatureAnalysis:
     """Test, per benchmark group, whether ``pair``'s difference depends on ``metafeature``.
 
@@ -178,8 +182,8 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
         The column that identifies a benchmark across metafeature levels
         (``"benchmark"``, or e.g. ``"task"`` when each benchmark label already
         includes the level, as in the PriorBand adapter).
-    budget : "final" or float
-        Use each run's final incumbent, or its incumbent at this budget.
+    budget : float, optional
+        Use each run's final incumbent (default), or its incumbent at this budget.
     alpha : float
 
     Returns
@@ -208,6 +212,7 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
     unknown = [x for x in (a, b) if x not in results.algorithms]
     if unknown:
         raise KeyError(f"unknown algorithm(s) {unknown}; known: {results.algorithms}.")
+    budget = "final" if budget is None else budget
     if budget == "final":
         frame = results.final() if results.has_budget else results.table
         used = "final incumbent of each run"
@@ -248,9 +253,9 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
             crit = stats.t.ppf(1 - alpha / 2, r.df)
             rows.append({"group": group, "level": getattr(r, metafeature),
                          "estimate": r.estimate, "se": r.se, "df": r.df,
-                         "low": r.estimate - crit * r.se, "high": r.estimate + crit * r.se,
-                         "p_value": r.p_value, "F": f_stat, "p_F": p_f, "chi2": t.chi2,
-                         "p_glrt": t.p_value, "differs": p_f < alpha})
+                         "lower": r.estimate - crit * r.se, "upper": r.estimate + crit * r.se,
+                         "p_value": r.p_value, "F": f_stat, "p_value_f": p_f, "chi2": t.chi2,
+                         "p_value_glrt": t.p_value, "differs": p_f < alpha})
         m1.objective = results.objective  # fitted on a plain frame; verdicts need the direction
         for v in m1.verdicts(by=metafeature, adjust="none", alpha=alpha):
             level = dict(v.scope.metafeature)[metafeature]
@@ -260,7 +265,7 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
                 evidence=v.evidence, objective=v.objective,
                 explanation=v.explanation + f" ({by} {group}, {metafeature}={level})",
                 effect=v.effect, unit=f"run ({used})", n=len(sub),
-                details={**v.details, "interaction_p_F": p_f},
+                details={**v.details, "interaction_p_value_f": p_f},
             ))
     table = pd.DataFrame(rows)
     return MetafeatureAnalysis((a, b), metafeature, by, table, tests, alpha, results.objective,
@@ -279,7 +284,8 @@ class DifferenceClusters:
         metafeature columns constant within a benchmark.
     pairs : pandas.DataFrame
         Every pair of benchmarks: ``benchmark_1, benchmark_2, estimate, se,
-        statistic, df, p_value`` (Tukey over all benchmarks).
+        statistic, df, p_value`` (unadjusted), ``p_value_adjusted`` (Tukey over
+        all benchmarks) and ``adjustment``.
     not_different : pandas.DataFrame
         Square boolean matrix for the CD diagram.
     alpha : float
@@ -302,7 +308,8 @@ class DifferenceClusters:
         if n:
             t = self.table.sort_values("estimate", kind="stable")
             lo, hi = t.iloc[0], t.iloc[-1]
-            differ = int((self.pairs["p_value"] < self.alpha).sum()) if len(self.pairs) else 0
+            differ = (int((self.pairs["p_value_adjusted"] < self.alpha).sum())
+                      if len(self.pairs) else 0)
             lines.append(f"{a} - {b} from {lo['estimate']:+.3g} ({lo['benchmark']}) to "
                          f"{hi['estimate']:+.3g} ({hi['benchmark']}); {differ} of "
                          f"{len(self.pairs)} benchmark pair(s) differ")
@@ -317,6 +324,35 @@ class DifferenceClusters:
         from benchverdict._repr import result_html
 
         return result_html(self)
+
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: these comparisons are between benchmarks, not algorithms.
+
+        An empty list (every result type answers ``verdicts()``); A vs B
+        within each benchmark group comes from :func:`metafeature_analysis`.
+        """
+        return []
+
+    def summary(self) -> str:
+        """A - B per benchmark and the groups of benchmarks whose differences do not differ."""
+        from benchverdict.critical_difference import grouping
+
+        a, b = self.pair
+        unit = "benchmark SDs" if self.standardized else "score units"
+        lines = [f"{a} - {b} per benchmark ({unit}; Tukey-adjusted comparisons of the "
+                 f"differences, alpha = {self.alpha:g}; objective: {self.objective})"]
+        lines += [f"  {r.benchmark}: {r.estimate:+.4g} (se {r.se:.3g})"
+                  for r in self.table.itertuples(index=False)]
+        if len(self.table) > 1:
+            found = grouping(self.table.set_index("benchmark")["estimate"], self.not_different,
+                             lower_is_better=self.objective == "minimize")
+            lines.append("  benchmarks whose differences do not differ: "
+                         + ("; ".join("{" + ", ".join(sorted(g)) + "}" for g in found.groups)
+                            or "none"))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """CD diagram of the benchmarks placed at A - B (A's advantage grows to the left)."""
@@ -336,7 +372,7 @@ class DifferenceClusters:
 
 
 def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "benchmark",
-                        budget: float | str = "final", alpha: float = 0.05,
+                        budget: float | None = None, alpha: float = 0.05,
                         standardize: bool = True) -> DifferenceClusters:
     """Cluster benchmarks by the difference between two algorithms (cf. Geburek et al. Fig. 4).
 
@@ -361,6 +397,7 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     (True, False)
     """
     a, b = map(str, pair)
+    budget = "final" if budget is None else budget
     frame = results.final() if budget == "final" and results.has_budget else (
         results.table if budget == "final" else results.at_budget(float(budget)))
     frame = frame[frame["algorithm"].astype(str).isin([a, b])].copy()
@@ -394,9 +431,10 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     p = stats.studentized_range.sf(np.sqrt(2) * np.abs(t), k, dfs)
     raw = 2 * stats.t.sf(np.abs(t), dfs)
     p = np.where(p < raw, np.minimum(1.0, k * (k - 1) / 2 * raw), p)
-    pairs = pd.DataFrame(rows).assign(estimate=diff, se=dse, statistic=t, df=dfs, p_value=p)
+    pairs = pd.DataFrame(rows).assign(estimate=diff, se=dse, statistic=t, df=dfs, p_value=raw,
+                                      p_value_adjusted=p, adjustment="tukey")
     nd = pd.DataFrame(True, index=benches, columns=benches)
     for r in pairs.itertuples():
         nd.loc[r.benchmark_1, r.benchmark_2] = nd.loc[r.benchmark_2, r.benchmark_1] = (
-            r.p_value >= alpha)
+            r.p_value_adjusted >= alpha)
     return DifferenceClusters((a, b), table, pairs, nd, alpha, results.objective, standardize)

@@ -1,26 +1,26 @@
-"""Fitted mixed models: ``fit()``, estimates, marginal means, Tukey contrasts, verdicts."""
+"""The fitted mixed model: estimates, marginal means, Tukey contrasts, verdicts (fit: .fitting)."""
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from benchverdict.lmem import exclusions as _exclusions
-from benchverdict.lmem.design import Column, Design, Variable, build_design, cross_products
-from benchverdict.lmem.exactness import fixed_effects_reproduce, random_effects_reproduce
-from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
+from benchverdict.lmem import rbackend
+from benchverdict.lmem.design import Column, Design, Variable
+from benchverdict.lmem.formula import Formula, FormulaError
 from benchverdict.lmem.native import (
     SINGULAR_TOL,
     ProfiledDeviance,
     satterthwaite_df,
     small_problem_threads,
 )
-from benchverdict.lmem.scaling import ResponseScale, constant_coefficients, standardised
+from benchverdict.lmem.scaling import ResponseScale, unscale_varcomp
 from benchverdict.stats.multiple_testing import holm
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
@@ -42,18 +42,9 @@ for _adjust, _control in (("tukey", "family-wise over pairs"),
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
-    from benchverdict.results import Results
 
-Backend = Literal["native", "lme4"]
 #: Above this many rows the default degrees of freedom are asymptotic (emmeans' rule).
 ASYMPTOTIC_ROWS = 3000
-
-
-def model_frame(results: Results | pd.DataFrame) -> tuple[pd.DataFrame, str | None, str]:
-    """The long table a model is fitted on, the objective, and a description."""
-    if isinstance(results, pd.DataFrame):
-        return results, None, f"DataFrame with {len(results)} rows"
-    return results.table, results.objective, repr(results)
 
 
 @dataclass(frozen=True)
@@ -233,6 +224,9 @@ class MixedModel:
 
         return result_html(self)
 
+    def __str__(self) -> str:
+        return self.summary()
+
     def summary(self) -> str:
         """A printable summary: fit, fixed effects and variance components."""
         lines = [repr(self), "", "Fixed effects:", self.table.to_string(index=False), "",
@@ -304,7 +298,7 @@ class MixedModel:
                                     self.sigma / self._scale.scale, C)
 
     def emmeans(self, factor: str = "algorithm", *, by: str | None = None,
-                df: str = "auto", level: float = 0.95) -> pd.DataFrame:
+                df: str = "auto", confidence: float = 0.95) -> pd.DataFrame:
         """Estimated marginal means on emmeans' equal-weight reference grid.
 
         Every other factor among the fixed effects is averaged with equal
@@ -319,7 +313,7 @@ class MixedModel:
             ``"auto"``: asymptotic above 3,000 rows (emmeans' default limit),
             Satterthwaite below (emmeans' choice when pbkrtest is not
             installed; Kenward-Roger is not implemented).
-        level : float
+        confidence : float
             Confidence level of the (unadjusted) intervals.
 
         Returns
@@ -329,20 +323,19 @@ class MixedModel:
 
         Examples
         --------
+        >>> from benchverdict.lmem import fit
         >>> from benchverdict.results import _example_small
         >>> m = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
         >>> list(m.emmeans().columns)
         ['algorithm', 'emmean', 'se', 'df', 'lower', 'upper']
         """
         if self._r_model is not None:
-            from benchverdict.lmem import rbackend
-
-            return rbackend.emmeans(self, factor, by=by, df=df, level=level)
+            return rbackend.emmeans(self, factor, by=by, df=df, confidence=confidence)
         L, frame = self._grid_matrix(factor, by)
         est = L @ self.fixef.to_numpy()
         se = self._standard_errors(L)
         dfs = self._df_for(L, df)
-        crit = stats.t.ppf(0.5 + level / 2, dfs)
+        crit = stats.t.ppf(0.5 + confidence / 2, dfs)
         frame["emmean"] = est
         frame["se"] = se
         frame["df"] = dfs
@@ -371,15 +364,18 @@ class MixedModel:
         Returns
         -------
         pandas.DataFrame
-            ``contrast, estimate, se, statistic, df, p_value`` plus ``a, b``
-            (the two levels; ``estimate`` is ``a - b``) and ``by`` columns.
+            ``contrast, estimate, se, statistic, df, p_value`` (unadjusted),
+            ``p_value_adjusted`` (by ``adjust``, named in the ``adjustment``
+            column) plus ``a, b`` (the two levels; ``estimate`` is ``a - b``)
+            and ``by`` columns.
 
         Examples
         --------
+        >>> from benchverdict.lmem import fit
         >>> from benchverdict.results import _example_small
         >>> m = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
-        >>> list(m.pairwise().columns)[:6]
-        ['contrast', 'estimate', 'se', 'statistic', 'df', 'p_value']
+        >>> list(m.pairwise().columns)[4:8]
+        ['df', 'p_value', 'p_value_adjusted', 'adjustment']
         """
         if adjust not in ("tukey", "holm", "bonferroni", "none"):
             raise ValueError(f"adjust must be tukey, holm, bonferroni or none, got {adjust!r}.")
@@ -394,8 +390,6 @@ class MixedModel:
     def _pairwise(self, factor: str, adjust: str, *, by: str | None,
                   df: str) -> pd.DataFrame:
         if self._r_model is not None:
-            from benchverdict.lmem import rbackend
-
             return rbackend.pairwise(self, factor, adjust=adjust, by=by, df=df)
         L, frame = self._grid_matrix(factor, by)
         rows, Cs = [], []
@@ -416,7 +410,9 @@ class MixedModel:
         out.insert(2, "se", se)
         out.insert(3, "statistic", self._statistic(est, se))
         out.insert(4, "df", dfs)
-        out.insert(5, "p_value", adjust_p(out, adjust))
+        out.insert(5, "p_value", 2 * stats.t.sf(np.abs(out["statistic"].to_numpy()), dfs))
+        out.insert(6, "p_value_adjusted", adjust_p(out, adjust))
+        out.insert(7, "adjustment", adjust)
         return out.drop(columns=["_family", "_k"])
 
     def letters(self, factor: str = "algorithm", *, alpha: float = 0.05,
@@ -429,17 +425,24 @@ class MixedModel:
 
         Examples
         --------
+        >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
         >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
         >>> fit(res, "score ~ algorithm + (1|benchmark)").letters().to_dict()
         {'B': 'a', 'C': 'b', 'A': 'b'}
         """
+        # imported here, not at the top: the CD code draws with matplotlib (no cycle)
         from benchverdict.critical_difference import compact_letter_display
         from benchverdict.lmem.cd import cd_inputs
 
-        means, not_different, _ = cd_inputs(self, factor, alpha=alpha, df=df)
+        means, not_different, _ = cd_inputs(*self._cd_tables(factor, df), alpha=alpha)
         return compact_letter_display(means, not_different,
                                       lower_is_better=self.objective != "maximize")
+
+    def _cd_tables(self, factor: str, df: str) -> tuple[pd.Series, pd.DataFrame]:
+        """Marginal means (indexed by level) and their Tukey contrasts, for the CD code."""
+        means = self.emmeans(factor, df=df).set_index(factor)["emmean"]
+        return means, self.pairwise(factor, "tukey", df=df)
 
     def verdicts(self, factor: str = "algorithm", *, alpha: float = 0.05,
                  adjust: str = "tukey", by: str | None = None, df: str = "auto",
@@ -454,6 +457,7 @@ class MixedModel:
 
         Examples
         --------
+        >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
         >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
         >>> [(v.a, v.b, v.outcome) for v in fit(res, "score ~ algorithm + (1|benchmark)"
@@ -478,7 +482,7 @@ class MixedModel:
             fav = sign * r["estimate"]
             lo, hi = sorted((sign * (r["estimate"] - crit * r["se"]),
                              sign * (r["estimate"] + crit * r["se"])))
-            if r["p_value"] < alpha:
+            if r["p_value_adjusted"] < alpha:
                 outcome = "a" if fav > 0 else "b"
             else:
                 outcome = "inconclusive"
@@ -493,24 +497,24 @@ class MixedModel:
             better = {"a": r["a"], "b": r["b"]}.get(outcome)
             text = (f"{r['a']} - {r['b']} = {r['estimate']:+.4g} in marginal mean "
                     f"({'larger' if sign > 0 else 'smaller'} is better), se {r['se']:.3g}, "
-                    f"{adjust}-adjusted p = {r['p_value']:.3g}: "
+                    f"{adjust}-adjusted p = {r['p_value_adjusted']:.3g}: "
                     + (f"{better} is better." if better else "no significant difference."))
             out.append(Verdict(
                 a=str(r["a"]), b=str(r["b"]), outcome=outcome, method=f"lmem.{adjust}",
-                scope=sc, evidence=Evidence("p_value", float(r["p_value"]), alpha),
+                scope=sc, evidence=Evidence("p_value", float(r["p_value_adjusted"]), alpha),
                 objective=self.objective, explanation=text,
                 effect=Effect("difference in marginal means", float(fav), float(lo),
                               float(hi), 1 - alpha),
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
-                         "pvalue_raw": float(2 * stats.t.sf(abs(r["statistic"]), r["df"])),
+                         "p_value": float(r["p_value"]),
                          "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out
 
-    def plot(self, factor: str = "algorithm", *, alpha: float = 0.05,
-             ax: plt.Axes | None = None, df: str = "auto") -> plt.Axes:
+    def plot(self, ax: plt.Axes | None = None, *, factor: str = "algorithm",
+             alpha: float = 0.05, df: str = "auto") -> plt.Axes:
         """The LMEM critical-difference diagram (Geburek et al., App. A.3).
 
         Algorithms sit at their marginal means; a bar joins every clique of
@@ -520,6 +524,7 @@ class MixedModel:
 
         Examples
         --------
+        >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
         >>> ax = fit(simulate_results(n_seeds=4, rng=0), "score ~ algorithm + (1|benchmark)").plot()
         >>> ax.figure is not None
@@ -527,7 +532,10 @@ class MixedModel:
         """
         from benchverdict.lmem.cd import lmem_cd_diagram
 
-        return lmem_cd_diagram(self, factor=factor, alpha=alpha, ax=ax, df=df)
+        means, pairs = self._cd_tables(factor, df)
+        return lmem_cd_diagram(means, pairs, alpha=alpha,
+                               lower_is_better=self.objective != "maximize",
+                               response=self.formula.response, ax=ax)
 
 
 def check_alpha(alpha: float) -> float:
@@ -572,160 +580,8 @@ class DegenerateFitError(ValueError):
     """The fixed and random effects reproduce the scores: no residual variance to estimate."""
 
 
-def _fingerprint(design: Design) -> tuple[int, float]:
-    # Nine significant digits: the same for any scale of the scores.
-    return (design.n, float(f"{float(np.sum(design.y)):.9e}"))
-
-
 def _random_signature(design: Design) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((b.group, frozenset(c.name for c in b.columns)) for b in design.blocks)
-
-
-def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
-        backend: Backend = "native", chunk_rows: int | None = None,
-        start: MixedModel | None = None,
-        exclusions: pd.DataFrame | None = None) -> MixedModel:
-    """Fit a linear mixed model with an lme4-style formula over the Results' columns.
-
-    The scores are standardised internally and every estimate is mapped back
-    exactly (:mod:`benchverdict.lmem.scaling`), so rescaling or shifting the
-    scores changes estimates in proportion and leaves tests and verdicts
-    alone. Scores that the fixed effects reproduce exactly (constant scores,
-    or scores constant per algorithm in ``score ~ algorithm + ...``) give an
-    exact fit (``model.exact``); scores that only the random effects
-    reproduce raise :class:`DegenerateFitError`.
-
-    Parameters
-    ----------
-    results : Results or pandas.DataFrame
-        The data. Column names are the roles (``score``, ``algorithm``,
-        ``benchmark``, ``seed``, ``budget``) plus metafeatures. A DataFrame
-        is used as is (then no objective is known and verdicts are off).
-    formula : str
-        e.g. ``"score ~ algorithm + (1|benchmark)"``. Every name is checked
-        against the columns; see :func:`~benchverdict.lmem.formula.parse_formula`.
-    reml : bool
-        REML instead of maximum likelihood (default ML, needed for GLRTs of
-        fixed effects).
-    backend : {"native", "lme4"}
-        ``"native"``: this package's exact engine (default). ``"lme4"``: R's
-        lme4 through rpy2 (optional extra).
-    chunk_rows : int, optional
-        Rows per chunk when accumulating cross-products (native).
-    start : MixedModel, optional
-        A fitted model nested in this one (native): its covariance
-        parameters, with this model's extra ones at zero, are an extra
-        starting point. The fit is then never worse than ``start``.
-    exclusions : pandas.DataFrame, optional
-        What the caller's input left out (see
-        :func:`~benchverdict.lmem.exclusions.exclusions_of`); by default
-        taken from ``results`` (``Results.exclusions``, or the runs a
-        DataFrame from :meth:`Results.at_budget` lists).
-
-    Returns
-    -------
-    MixedModel
-
-    Raises
-    ------
-    DegenerateFitError
-        When the random effects reproduce every score (e.g. scores constant
-        within each benchmark under ``(1|benchmark)``): the likelihood then
-        has no maximum.
-
-    Examples
-    --------
-    >>> from benchverdict.results import _example_small
-    >>> m = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
-    >>> m.n_params, m.fixef.index.tolist()
-    (4, ['(Intercept)', 'algorithmb'])
-    """
-    if hasattr(results, "_lmem_partitions"):  # a DaskResults: cross-products per partition
-        from benchverdict._dask.lmem import fit_partitioned
-
-        return fit_partitioned(results, formula, reml=reml, backend=backend, start=start,
-                               exclusions=exclusions)
-    frame, objective, _ = model_frame(results)
-    parsed = parse_formula(formula, frame.columns)
-    left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)
-    if backend not in ("native", "lme4"):
-        raise ValueError(f"backend must be 'native' or 'lme4', got {backend!r}.")
-    design = build_design(frame, parsed)
-    return _fit_design(design, reml=reml, backend=backend, chunk_rows=chunk_rows, start=start,
-                       objective=objective, exclusions=left_out, frame=frame)
-
-
-def refit(model: MixedModel, start: MixedModel) -> MixedModel:
-    """Fit ``model`` again (native) with ``start``'s solution as an extra starting point.
-
-    :func:`~benchverdict.lmem.glrt.glrt` does this when a model comes out
-    with a lower log-likelihood than a model nested in it; the refit is
-    never worse than ``start`` (nor than ``model``: lme4's start is tried too).
-    Only the model's cross-products are used, not the data.
-
-    Examples
-    --------
-    >>> from benchverdict.results import _example_small
-    >>> m0 = fit(_example_small(), "score ~ 1 + (1|benchmark)")
-    >>> m1 = fit(_example_small(), "score ~ algorithm + (1|benchmark)")
-    >>> bool(refit(m1, m0).loglik >= max(m0.loglik, m1.loglik) - 1e-9)
-    True
-    """
-    if model._deviance is None or model.backend != "native" or model.exact:
-        raise ValueError("only native fits with random effects can be refitted; fit with "
-                         "backend='native'.")
-    dev = model._deviance
-    with small_problem_threads(dev.work_size):
-        embedded = _embed_theta(start, model._terms)
-        theta, res = dev.minimize([embedded] if embedded is not None else [])
-    common = {name: getattr(model, name) for name in (
-        "formula", "reml", "objective", "grid", "random_signature", "data_fingerprint",
-        "exclusions", "_scale", "_terms", "_constant")}
-    return _native_model(dev, theta, res, common)
-
-
-def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | None,
-                start: MixedModel | None, objective: str | None, exclusions: pd.DataFrame,
-                frame: pd.DataFrame | None = None) -> MixedModel:
-    """Fit a built design (see :func:`fit`)."""
-    parsed = design.formula
-    e = constant_coefficients(design)
-    fingerprint = _fingerprint(design)
-    # build_design made y for this fit alone: standardise it in place (no second copy).
-    scale, _ = standardised(design.y, centre=e is not None, inplace=True)
-    std = design
-    terms = tuple((b.group, tuple(c.name for c in b.columns)) for b in design.blocks)
-    common = {"formula": parsed, "reml": reml, "objective": objective,
-              "grid": GridSpec.from_design(design),
-              "random_signature": _random_signature(design),
-              "data_fingerprint": fingerprint, "exclusions": exclusions,
-              "_scale": scale, "_terms": terms, "_constant": e}
-    cp = cross_products(std, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
-    check_full_rank(cp.XtX, design.fixed_names)
-    dev = ProfiledDeviance(cp, std.blocks, reml)
-    chunk = chunk_rows or 262_144
-    with small_problem_threads(dev.work_size):
-        beta_exact = fixed_effects_reproduce(std, cp, chunk)
-        if beta_exact is not None:
-            return _exact_model(dev, beta_exact, backend, common)
-        if random_effects_reproduce(std, cp, dev, chunk):
-            raise DegenerateFitError(
-                f"the fixed and random effects of {parsed} reproduce the scores exactly: no "
-                "residual variation is left, so the likelihood has no maximum. This happens "
-                "when the scores are constant within each level of a grouping factor (e.g. "
-                "every algorithm scores the same on each benchmark, or each seed repeats the "
-                "same score). Remove the random term that absorbs them, or compare the "
-                "scores directly."
-            )
-    if backend == "lme4":
-        from benchverdict.lmem import rbackend
-
-        return rbackend.fit_lme4(std, e=e, **common)
-    del std, design  # the cross-products are all the optimisation needs
-    with small_problem_threads(dev.work_size):
-        embedded = _embed_theta(start, terms) if start is not None else None
-        theta, res = dev.minimize([embedded] if embedded is not None else [])
-    return _native_model(dev, theta, res, common)
 
 
 def _native_model(dev: ProfiledDeviance, theta: np.ndarray, res, common: dict) -> MixedModel:
@@ -773,17 +629,6 @@ def _unscale_beta(beta: np.ndarray, e: np.ndarray | None, scale: ResponseScale) 
     out = scale.scale * np.asarray(beta, dtype=float)
     if e is not None:
         out = out + scale.location * e
-    return out
-
-
-def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
-    """Variance components of the standardised response mapped back to the scores' units."""
-    out = varcomp.copy()
-    variance = (out["term1"] == out["term2"]).to_numpy()
-    sd_cor = out["sd_cor"].to_numpy(dtype=float)
-    with np.errstate(over="ignore"):  # a variance of scores near 1e300 is inf
-        out["value"] = out["value"].to_numpy(dtype=float) * np.float64(s) ** 2
-    out["sd_cor"] = np.where(variance, sd_cor * s, sd_cor)  # correlations stay
     return out
 
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import itertools
 import os
-import weakref
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from benchverdict.lmem.design import Design
 from benchverdict.lmem.formula import Formula, TermList
+from benchverdict.lmem.scaling import ResponseScale, unscale_varcomp
 
 _R_READY: dict[str, object] = {}
 _COUNTER = itertools.count()
@@ -131,18 +133,22 @@ def _label_map(design: Design, safe: dict[str, str]) -> dict[str, str]:
     return mapping
 
 
-def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
+def fit_lme4(design: Design, *, e: np.ndarray | None, scale: ResponseScale, formula: Formula,
+             reml: bool) -> tuple[dict[str, Any], str]:
     """Fit with lme4::lmer (or stats::lm when there are no random effects).
 
     ``design`` holds the standardised response (``y* = (y - c) / s``, see
     :mod:`benchverdict.lmem.scaling`); lme4 fits that, and the estimates are
     mapped back to the scores' units here and in :func:`emmeans` and
     :func:`pairwise`.
-    """
-    from benchverdict.lmem.model import MixedModel, unscale_varcomp
 
-    reml = bool(common["reml"])
-    formula: Formula = common["formula"]
+    Returns the fitted model's fields (``MixedModel(**fields, ...)``; the
+    fitting layer builds the model, so this module never imports it) and
+    the key of the R environment to free with :func:`release` once the
+    model is gone.
+    """
+    _scale = scale
+    reml = bool(reml)
 
     ro = _r()
     safe = _safe_names(design)
@@ -209,16 +215,14 @@ def fit_lme4(design: Design, *, e: np.ndarray | None, _scale, **common):
         beta = beta + _scale.location * e[[design.fixed_names.index(n) for n in names]]
     fixef = pd.Series(beta, index=names, name="estimate")
     n_eff = design.n - design.p if reml else design.n
-    fitted = MixedModel(
-        backend="lme4", loglik=float(loglik - n_eff * np.log(s)), fixef=fixef,
-        vcov=pd.DataFrame(_times_square(vc_r, s), index=names, columns=names),
-        sigma=float(sigma * s), _vcov_std=vc_r,
-        theta=theta, varcomp=unscale_varcomp(varcomp, s), n_params=n_params,
-        singular=singular, nobs=design.n, _r_model=(model, safe, inverse), _scale=_scale,
-        **common,
-    )
-    weakref.finalize(fitted, _release, key)
-    return fitted
+    fields = {
+        "backend": "lme4", "loglik": float(loglik - n_eff * np.log(s)), "fixef": fixef,
+        "vcov": pd.DataFrame(_times_square(vc_r, s), index=names, columns=names),
+        "sigma": float(sigma * s), "_vcov_std": vc_r,
+        "theta": theta, "varcomp": unscale_varcomp(varcomp, s), "n_params": n_params,
+        "singular": singular, "nobs": design.n, "_r_model": (model, safe, inverse),
+    }
+    return fields, key
 
 
 def _times_square(values: np.ndarray, s: np.float64) -> np.ndarray:
@@ -227,7 +231,8 @@ def _times_square(values: np.ndarray, s: np.float64) -> np.ndarray:
         return values * s**2
 
 
-def _release(key: str) -> None:
+def release(key: str) -> None:
+    """Free the R environment of a fitted model (called when the model is collected)."""
     ro = _R_READY.get("r")
     if ro is not None:
         ro.r(f"function() if (exists('{key}', envir = .bvstore)) rm('{key}', envir = .bvstore)")()
@@ -263,13 +268,13 @@ def _emm(model, factor: str, by: str | None, df: str):
     return emm, env
 
 
-def emmeans(model, factor: str, *, by: str | None, df: str, level: float) -> pd.DataFrame:
+def emmeans(model, factor: str, *, by: str | None, df: str, confidence: float) -> pd.DataFrame:
     """Marginal means from R's emmeans (same layout as the native method)."""
     ro = _r()
     emm, _ = _emm(model, factor, by, df)
     s = ro.r(
         "function(e, lvl) {s <- as.data.frame(summary(e, level = lvl)); "
-        "names(s)[ncol(s) - 1:0] <- c('lower', 'upper'); s}")(emm, ro.FloatVector([level]))
+        "names(s)[ncol(s) - 1:0] <- c('lower', 'upper'); s}")(emm, ro.FloatVector([confidence]))
     _, safe, _ = model._r_model
     out = pd.DataFrame({factor: [str(x) for x in s.rx2(safe[factor]).levels.rx(
         ro.IntVector(list(s.rx2(safe[factor]))))]})
@@ -303,10 +308,14 @@ def pairwise(model, factor: str, *, adjust: str, by: str | None, df: str) -> pd.
         "se": model._scale.scale * np.array(s.rx2("SE")),
         "statistic": np.array(s.rx2(stat_name)),
         "df": np.array(s.rx2("df")),
-        "p_value": np.array(s.rx2("p.value")),
+        "p_value_adjusted": np.array(s.rx2("p.value")),
         "a": [x[0] for x in a_b],
         "b": [x[1] for x in a_b],
     })
+    # emmeans gives the adjusted p-value only; the unadjusted one is the two-sided t (z) tail
+    out.insert(5, "p_value", 2 * stats.t.sf(np.abs(out["statistic"].to_numpy()),
+                                            out["df"].to_numpy()))
+    out.insert(7, "adjustment", adjust)
     if by:
         _, safe, _ = model._r_model
         col = s.rx2(safe[by])

@@ -18,10 +18,11 @@ Each check compares nested mixed models with a GLRT and returns a
   budget changes the comparison); the verdict is ``"interaction"``,
   ``"simple"`` or ``"none"``.
 
-By default the seed and benchmark checks use each run's final incumbent
-(``budget="final"``), so that repeated budgets of one run do not count as
-independent replicates; pass ``budget=None`` to use every row, or a number
-for the incumbents at that budget. The budget check uses every row.
+By default (``budget=None``) the seed and benchmark checks use each run's
+final incumbent, so that repeated budgets of one run do not count as
+independent replicates; pass a number for the incumbents at that budget, or
+a DataFrame (``results.table``) to use every row as given. The budget check
+uses every row.
 
 Variance components are tested at the boundary of their space, so their
 chi-squared p-values are conservative (Self and Liang 1987): the seed check's
@@ -47,14 +48,16 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
-from benchverdict.lmem.model import DegenerateFitError, check_alpha, fit
+from benchverdict.lmem.model import DegenerateFitError, check_alpha
 from benchverdict.stats.multiple_testing import holm
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
     from benchverdict.results import Results
+    from benchverdict.verdict import Verdict
 
 
 #: At most this many bars per sanity-check panel (HPO-B has 86 benchmarks).
@@ -122,7 +125,19 @@ class SanityCheck:
         """The (null, alternative) model formulas of every test."""
         return [(t.formula0, t.formula1) for t in self.tests.values()]
 
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: a sanity check tests the study's design, not a pair of algorithms.
+
+        An empty list (every result type answers ``verdicts()``); what the
+        check found is in :attr:`verdict`, :attr:`flagged` and :attr:`table`.
+        """
+        return []
+
     def __str__(self) -> str:
+        return self.summary()
+
+    def summary(self) -> str:
+        """The check's verdict and every test it ran, as text."""
         lines = [f"{self.name}: {self.verdict} (alpha = {self.alpha:g}; {self.data})"]
         for key, t in self.tests.items():
             lines.append(f"  {key}: chi2 = {t.chi2:.4g}, df = {t.df}, p = {t.p_value:.4g}  "
@@ -247,31 +262,50 @@ class SanityReport:
                 return c
         raise KeyError(f"no check {name!r}; have {[c.name for c in self.checks]}.")
 
-    def __str__(self) -> str:
-        return "\n\n".join(str(c) for c in self.checks)
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: the checks test the study's design (see :meth:`SanityCheck.verdicts`)."""
+        return []
 
-    def plot(self, *, max_bars: int = MAX_BARS):
-        """One panel per check, stacked, each as tall as its bars need.
+    def summary(self) -> str:
+        """Every check's summary, one paragraph each."""
+        return "\n\n".join(c.summary() for c in self.checks)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def plot(self, ax: plt.Axes | None = None, *, max_bars: int = MAX_BARS) -> plt.Axes:
+        """One panel per check, stacked, each as tall as its bars need; returns the first.
 
         A double-column-wide figure (fonts stay readable when it is shown at
-        a page's width); see :meth:`SanityCheck.plot`.
+        a page's width); see :meth:`SanityCheck.plot`. The figure has one
+        Axes per check: ``report.plot().figure`` is the whole figure. An
+        ``ax`` can be given only when there is one check (draw one check
+        into your own Axes with ``report[name].plot(ax=ax)``).
         """
-        import matplotlib.pyplot as plt
+        from matplotlib import pyplot
 
         from benchverdict.plotting import DOUBLE_COLUMN, theme
 
+        if ax is not None:
+            if len(self.checks) != 1:
+                raise ValueError(
+                    f"this report has {len(self.checks)} checks, one panel each, so it cannot "
+                    f"be drawn into one Axes; pass ax=None for its own figure, or draw one "
+                    f"check with report[name].plot(ax=ax) (names: "
+                    f"{[c.name for c in self.checks]}).")
+            return self.checks[0].plot(ax=ax, max_bars=max_bars)
         rows = []
         for c in self.checks:
             spec = c.details.get("plot")
             n = len(spec[1]) if spec is not None else len(c.table)
             rows.append(max(min(n, max_bars), 3) * 0.2 + 1.1)
         with theme():
-            fig, axes = plt.subplots(len(self.checks), 1, squeeze=False,
-                                     figsize=(DOUBLE_COLUMN, sum(rows) + 0.2),
-                                     gridspec_kw={"height_ratios": rows})
-        for ax, c in zip(axes[:, 0], self.checks):
-            c.plot(ax=ax, max_bars=max_bars)
-        return fig
+            _, axes = pyplot.subplots(len(self.checks), 1, squeeze=False,
+                                      figsize=(DOUBLE_COLUMN, sum(rows) + 0.2),
+                                      gridspec_kw={"height_ratios": rows})
+        for panel, c in zip(axes[:, 0], self.checks):
+            c.plot(ax=panel, max_bars=max_bars)
+        return axes[0, 0]
 
 
 # ---------------------------------------------------------------------- helpers
@@ -345,7 +379,7 @@ def _progress(items, progress: bool, desc: str):
 
 # ---------------------------------------------------------------------- checks
 def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
-                    budget: float | str | None = "final", progress: bool = False
+                    budget: float | None = None, progress: bool = False
                     ) -> SanityCheck:
     """Test whether the seed affects the scores (Geburek et al. §4.2, App. C Fig. 14).
 
@@ -361,7 +395,7 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     >>> check.verdict, check.flagged
     ('seed-dependent', ('B',))
     """
-    frame, used, left_out = _rows(results, budget)
+    frame, used, left_out = _rows(results, "final" if budget is None else budget)
     bench = " + (1|benchmark)" if frame["benchmark"].nunique() > 1 else ""
     base = "score ~ algorithm" + bench
     overall, _, _ = _compare(frame, base, base + " + (0 + algorithm|seed)", alpha)
@@ -378,8 +412,9 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
                      "p_value": t.p_value_chibar if t.p_value_chibar is not None
                      else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_adjusted"] = holm(table["p_value"].to_numpy())
-    table["affected"] = table["p_adjusted"] < alpha
+    table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
+    table["adjustment"] = "holm"
+    table["affected"] = table["p_value_adjusted"] < alpha
     dependent = overall.p_value < alpha
     flagged = tuple(table.loc[table["affected"], "algorithm"]) if dependent else ()
     verdict = "seed-dependent" if dependent else "no seed dependency found"
@@ -392,13 +427,13 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
 
 
 def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float = 0.05,
-                              budget: float | str | None = "final",
+                              budget: float | None = None,
                               rank: bool = True, standardize: bool = True,
                               test: str = "F", progress: bool = False) -> SanityCheck:
     """Test, per benchmark, whether the algorithms differ (Geburek et al. §4.2, App. C Fig. 16).
 
     Per benchmark, ``score ~ 1`` against ``score ~ algorithm`` (unadjusted,
-    as in the paper; ``p_holm`` is given too). The paper uses the GLRT;
+    as in the paper; Holm's ``p_value_adjusted`` is given too). The paper uses the GLRT;
     these are linear models, for which the F test is exact, while the GLRT's
     chi-squared reference runs hot in small samples (about 11% false alarms
     at alpha = 5% with 18 rows per benchmark, in our simulation). So
@@ -425,7 +460,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     """
     if test not in ("F", "glrt"):
         raise ValueError(f"test must be 'F' or 'glrt', got {test!r}.")
-    frame, used, left_out = _rows(results, budget)
+    frame, used, left_out = _rows(results, "final" if budget is None else budget)
     rows, tests = [], {}
     benchmarks = sorted(map(str, frame["benchmark"].unique()))
     for bench in _progress(benchmarks, progress, "benchmark informativeness"):
@@ -438,11 +473,12 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         tests[bench] = t
         # The exact F test of the same nested linear models.
         f_stat, p_f = nested_f_test(m0, m1)
-        rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_glrt": t.p_value,
-                     "F": f_stat, "p_F": p_f,
+        rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_value_glrt": t.p_value,
+                     "F": f_stat, "p_value_f": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
-    table["p_holm"] = holm(table["p_value"].to_numpy())
+    table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
+    table["adjustment"] = "holm"
     table["informative"] = table["p_value"] < alpha
     rank_error = None
     if rank and len(table) > 1:
@@ -543,7 +579,7 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
 
 
 def sanity_checks(results: Results, *, alpha: float = 0.05,
-                  budget: float | str | None = "final", progress: bool = False
+                  budget: float | None = None, progress: bool = False
                   ) -> SanityReport:
     """Run every applicable sanity check (the budget check needs a budget column).
 
@@ -556,8 +592,9 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
     results : Results
     alpha : float
         Significance level of every test.
-    budget : "final", None or float
-        Rows for the seed and benchmark checks (see the module docstring).
+    budget : float, optional
+        Rows for the seed and benchmark checks: each run's final incumbent
+        (default) or the incumbents at this budget (see the module docstring).
     progress : bool
         Show tqdm progress bars over the checks and their per-item tests.
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from benchverdict.lmem.design import Design
 
@@ -126,3 +127,14 @@ def constant_coefficients(design: Design) -> np.ndarray | None:
             e[hits] = 1.0
             return e
     return None
+
+
+def unscale_varcomp(varcomp: pd.DataFrame, s: float) -> pd.DataFrame:
+    """Variance components of the standardised response mapped back to the scores' units."""
+    out = varcomp.copy()
+    variance = (out["term1"] == out["term2"]).to_numpy()
+    sd_cor = out["sd_cor"].to_numpy(dtype=float)
+    with np.errstate(over="ignore"):  # a variance of scores near 1e300 is inf
+        out["value"] = out["value"].to_numpy(dtype=float) * np.float64(s) ** 2
+    out["sd_cor"] = np.where(variance, sd_cor * s, sd_cor)  # correlations stay
+    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from benchverdict.lmem.exclusions import exclusions_of
-from benchverdict.lmem.model import fit
+from benchverdict.lmem.fitting import fit
 from benchverdict.verdict import Scope, Verdict
 
 if TYPE_CHECKING:

@@ -43,8 +43,14 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
                    help="also count per-benchmark wins/ties/losses over seeds, with sign tests")
     p.add_argument("--anytime", action="store_true",
                    help="also compute average ranks over the budget (needs a budget column)")
-    p.add_argument("--bootstrap", type=int, default=1000,
-                   help="bootstrap resamples for effect-size intervals and bands (1000)")
+    p.add_argument("--n-resamples", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for effect-size intervals and bands (1000; the "
+                        "anytime bands use at most 500)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="level of the effect-size intervals and bands (0.95)")
+    p.add_argument("--random-seed", type=int, default=0, metavar="S",
+                   help="seed of the bootstraps and permutation tests (0); --seed names the "
+                        "seed column")
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and PDF figures")
     p.set_defaults(handler=run)
 
@@ -70,15 +76,15 @@ def run(args: argparse.Namespace) -> int:
     res = friedman(
         results, budget=args.at_budget, unit=args.unit, aggregate=args.aggregate,
         missing=args.missing, alpha=args.alpha, posthoc=args.posthoc, adjust=args.adjust,
-        n_bootstrap=args.bootstrap,
+        n_resamples=args.n_resamples, confidence=args.confidence, seed=args.random_seed,
     )
     print()
     print(res.summary())
     print()
     print(res.table.round(4).to_string(index=False))
     print()
-    columns = ["a", "b", "rank_a", "rank_b", "pvalue_raw", "pvalue_adjusted", "significant",
-               "better", "cliffs_delta", "cliffs_delta_low", "cliffs_delta_high"]
+    columns = ["a", "b", "rank_a", "rank_b", "p_value", "p_value_adjusted", "significant",
+               "better", "cliffs_delta", "cliffs_delta_lower", "cliffs_delta_upper"]
     print(res.pairwise[columns].round(4).to_string(index=False))
     if len(res.blocks.exclusions):
         print(f"\nleft out: {res.blocks.exclusion_summary()}:")
@@ -96,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         figures["autorank"] = ar.plot().figure
         tables["autorank"] = ar.table
     if args.win_tie_loss:
-        wtl = win_tie_loss(results, budget=args.at_budget, alpha=args.alpha)
+        wtl = win_tie_loss(results, budget=args.at_budget, alpha=args.alpha,
+                           confidence=args.confidence, seed=args.random_seed)
         print()
         print(wtl.summary())
         verdicts += wtl.verdicts()
@@ -104,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         tables["win_tie_loss"] = wtl.table
         tables["win_tie_loss_per_benchmark"] = wtl.per_benchmark
     if args.anytime:
-        any_ranks = anytime_ranks(results, n_bootstrap=min(args.bootstrap, 500),
+        any_ranks = anytime_ranks(results, n_resamples=min(args.n_resamples, 500),
+                                  confidence=args.confidence, seed=args.random_seed,
                                   aggregate=args.aggregate, progress=True)
         print()
         print(f"anytime ranks ({any_ranks.unit}); last budget:")

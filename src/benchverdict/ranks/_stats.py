@@ -27,13 +27,13 @@ __all__ = [
     "block_ranks",
     "bootstrap_effect_intervals",
     "cliffs_delta",
-    "conover_pvalues",
+    "conover_p_values",
     "effect_size_matrices",
     "friedman_statistic",
     "nemenyi_critical_difference",
-    "nemenyi_pvalues",
+    "nemenyi_p_values",
     "pairwise_effect_sizes",
-    "wilcoxon_pvalues",
+    "wilcoxon_p_values",
 ]
 
 
@@ -68,11 +68,11 @@ class FriedmanStatistic:
 
     statistic: float
     df: int
-    pvalue: float
+    p_value: float
     kendall_w: float
     iman_davenport: float
     iman_davenport_df: tuple[int, int]
-    iman_davenport_pvalue: float
+    iman_davenport_p_value: float
     tie_correction: float
 
 
@@ -148,7 +148,7 @@ def _nemenyi_q(k: int, alpha: float) -> float:
     return float(studentized_range_quantile(1 - alpha, k, np.inf) / np.sqrt(2))
 
 
-def nemenyi_pvalues(average_ranks: np.ndarray, n: int) -> np.ndarray:
+def nemenyi_p_values(average_ranks: np.ndarray, n: int) -> np.ndarray:
     r"""Pairwise Nemenyi p-values (already family-wise: the studentized range).
 
     :math:`p_{ij} = P(Q_{k,\infty} > \sqrt2\,|\bar R_i - \bar R_j| / \sqrt{k(k+1)/(6n)})`.
@@ -163,7 +163,7 @@ def nemenyi_pvalues(average_ranks: np.ndarray, n: int) -> np.ndarray:
 
     Examples
     --------
-    >>> nemenyi_pvalues(np.array([1.0, 2.0, 3.0]), 10).round(4)
+    >>> nemenyi_p_values(np.array([1.0, 2.0, 3.0]), 10).round(4)
     array([[1.    , 0.0653, 0.    ],
            [0.0653, 1.    , 0.0653],
            [0.    , 0.0653, 1.    ]])
@@ -210,7 +210,7 @@ def _studentized_range_sf(q: np.ndarray, k: int) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)[inverse].reshape(q.shape)
 
 
-def conover_pvalues(ranks: np.ndarray) -> np.ndarray:
+def conover_p_values(ranks: np.ndarray) -> np.ndarray:
     r"""Unadjusted pairwise p-values of Conover's post-hoc test for Friedman.
 
     Two algorithms differ when
@@ -233,10 +233,10 @@ def conover_pvalues(ranks: np.ndarray) -> np.ndarray:
     return np.clip(p, 0.0, 1.0)
 
 
-def wilcoxon_pvalues(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def wilcoxon_p_values(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unadjusted pairwise Wilcoxon signed-rank tests over blocks (two-sided).
 
-    Returns ``(pvalues, statistic, direction)``: scipy's statistic (the
+    Returns ``(p_values, statistic, direction)``: scipy's statistic (the
     smaller of the signed-rank sums), and ``direction[i, j] = R+ - R-`` for
     the differences ``oriented[:, i] - oriented[:, j]`` (positive: ``i`` is
     better). Zero differences are dropped (Wilcoxon's convention, scipy's
@@ -254,7 +254,7 @@ def wilcoxon_pvalues(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     --------
     >>> from scipy import stats
     >>> x = np.random.default_rng(0).normal(size=(12, 3))
-    >>> p, _, _ = wilcoxon_pvalues(x)
+    >>> p, _, _ = wilcoxon_p_values(x)
     >>> bool(np.isclose(p[0, 2], stats.wilcoxon(x[:, 0], x[:, 2]).pvalue, rtol=1e-12))
     True
     """
@@ -450,8 +450,8 @@ def bootstrap_effect_intervals(
     oriented: np.ndarray,
     pairs: list[tuple[int, int]],
     *,
-    n_bootstrap: int,
-    level: float,
+    n_resamples: int,
+    confidence: float,
     rng: np.random.Generator,
     progress: bool = False,
 ) -> dict[tuple[int, int], dict[str, tuple[float, float]]]:
@@ -463,7 +463,7 @@ def bootstrap_effect_intervals(
     delta, a resampled block is compared with itself once per position,
     as in the original statistic; the extra same-block pairs that
     duplicated blocks would add are left out. Returns, per
-    pair ``(i, j)``, ``{"cliffs_delta": (low, high), "akinshin_gamma": (low, high)}``
+    pair ``(i, j)``, ``{"cliffs_delta": (lower, upper), "akinshin_gamma": (lower, upper)}``
     for column ``i`` against column ``j``.
 
     The resamples follow the rows' order and the interval of ``(j, i)`` is
@@ -472,20 +472,20 @@ def bootstrap_effect_intervals(
     blocks in a canonical order and each pair in a canonical orientation
     (:mod:`benchverdict.stats.symmetry`), so names cannot move an interval.
     Pairs sharing their second column are computed together (vectorised
-    over the first), so the cost is about ``pairs x n_bootstrap x blocks``
+    over the first), so the cost is about ``pairs x n_resamples x blocks``
     simple operations.
     """
     oriented = np.asarray(oriented, dtype=float)
     n, k = oriented.shape
     nan = (float("nan"), float("nan"))
-    if n_bootstrap <= 0 or n < 2:
+    if n_resamples <= 0 or n < 2:
         return {p: {"cliffs_delta": nan, "akinshin_gamma": nan} for p in pairs}
-    idx = rng.integers(0, n, size=(n_bootstrap, n))
-    flat = (idx + (np.arange(n_bootstrap) * n)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=n_bootstrap * n).reshape(n_bootstrap, n).astype(float)
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    flat = (idx + (np.arange(n_resamples) * n)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
     # per algorithm and resample: median and MAD (for gamma)
-    medians = np.empty((n_bootstrap, k))
-    mads = np.empty((n_bootstrap, k))
+    medians = np.empty((n_resamples, k))
+    mads = np.empty((n_resamples, k))
     for a in range(k):  # one algorithm at a time keeps memory at B x n
         resampled = oriented[idx, a]
         medians[:, a] = np.median(resampled, axis=1)
@@ -495,14 +495,14 @@ def bootstrap_effect_intervals(
     counts_t = np.ascontiguousarray(counts.T)
     counts_sq_t = counts_t**2
     denominator = n + n**2 - counts_sq_t.sum(axis=0)
-    tail = (1 - level) / 2
+    tail = (1 - confidence) / 2
     quantiles = [tail, 1 - tail]
     by_second: dict[int, list[int]] = {}
     for i, j in pairs:
         by_second.setdefault(j, []).append(i)
     out = {}
     # at most ~ 2**24 floats per vectorised step
-    step = max(1, (1 << 24) // max(n * n_bootstrap, 1))
+    step = max(1, (1 << 24) // max(n * n_resamples, 1))
     groups = list(by_second.items())
     if progress:
         from tqdm.auto import tqdm
@@ -512,7 +512,7 @@ def bootstrap_effect_intervals(
         y_sorted = oriented[orders[:, j], j]
         # cum[m] = weight of the m smallest y values in each resample: (n + 1, B)
         cum = np.concatenate(
-            [np.zeros((1, n_bootstrap)), np.cumsum(counts_t[orders[:, j]], axis=0)], axis=0
+            [np.zeros((1, n_resamples)), np.cumsum(counts_t[orders[:, j]], axis=0)], axis=0
         )
         for start in range(0, len(firsts), step):
             first = np.asarray(firsts[start:start + step])

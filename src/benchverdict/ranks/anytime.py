@@ -64,16 +64,16 @@ class AnytimeRanks:
     Attributes
     ----------
     table : pandas.DataFrame
-        Long: ``budget, algorithm, average_rank, low, high, n_benchmarks``.
+        Long: ``budget, algorithm, average_rank, lower, upper, n_benchmarks``.
     bootstrap : dict
-        ``budget -> array (n_bootstrap, n_algorithms)`` of resampled
+        ``budget -> array (n_resamples, n_algorithms)`` of resampled
         average ranks (columns in ``algorithms`` order), for custom
         summaries.
     algorithms : list of str
     exclusions : pandas.DataFrame
         ``budget, benchmark, algorithm, reason`` for every benchmark left
         out at a budget (an algorithm had no run with an incumbent there).
-    level : float
+    confidence : float
     unit : str
     objective : str
     """
@@ -82,7 +82,7 @@ class AnytimeRanks:
     bootstrap: dict[float, np.ndarray]
     algorithms: list[str]
     exclusions: pd.DataFrame
-    level: float
+    confidence: float
     unit: str
     objective: str
 
@@ -91,7 +91,7 @@ class AnytimeRanks:
 
         budgets = sorted(self.table["budget"].unique()) if len(self.table) else []
         lines = [f"anytime ranks: {len(self.algorithms)} algorithms at {len(budgets)} budget(s); "
-                 f"{self.level:.0%} bootstrap bands", self.unit]
+                 f"{self.confidence:.0%} bootstrap bands", self.unit]
         if budgets:
             last = self.at(budgets[-1])
             lines.append(f"at budget {budgets[-1]:g}, best first: "
@@ -107,6 +107,23 @@ class AnytimeRanks:
         from benchverdict._repr import result_html
 
         return result_html(self)
+
+    def summary(self) -> str:
+        """Average ranks (best first) with their bands at every computed budget, as text."""
+        lines = [f"Anytime average ranks ({self.unit}; {self.confidence:.0%} seed-bootstrap "
+                 f"bands, descriptive); objective: {self.objective}"]
+        for budget, rows in self.table.groupby("budget", sort=True):
+            rows = rows.sort_values(["average_rank", "algorithm"], kind="stable")
+            lines.append(f"  budget {budget:g}: " + ", ".join(
+                f"{r.algorithm} {r.average_rank:.2f} [{r.lower:.2f}, {r.upper:.2f}]"
+                for r in rows.itertuples(index=False)))
+        if len(self.exclusions):
+            lines.append(f"  left out: {len(self.exclusions)} benchmark x budget cell(s) "
+                         f"without an incumbent for some algorithm (see .exclusions)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def at(self, budget: float) -> pd.Series:
         """Average ranks at one of the computed budgets, best first."""
@@ -131,7 +148,7 @@ class AnytimeRanks:
                 raise KeyError(f"budget {b} was not computed.")
             boot = self.bootstrap[key]
             point = self.at(key)
-            tail = (1 - self.level) / 2
+            tail = (1 - self.confidence) / 2
             n_bench = int(self.table.loc[np.isclose(self.table["budget"], key),
                                          "n_benchmarks"].iloc[0])
             # Each pair's band is computed once, in an orientation fixed by the resampled
@@ -150,16 +167,16 @@ class AnytimeRanks:
                     Verdict(
                         a=a, b=c, outcome=outcome, method="ranks.anytime_ranks",
                         scope=Scope(budget_low=key, budget_high=key),
-                        evidence=Evidence("descriptive", None, self.level),
+                        evidence=Evidence("descriptive", None, self.confidence),
                         objective=self.objective, unit=self.unit, n=n_bench,
                         explanation=(
                             f"average rank {a} {point[a]:.2f} vs {c} {point[c]:.2f} over "
-                            f"{n_bench} benchmarks at budget {key:g}; {self.level:.0%} seed-"
+                            f"{n_bench} benchmarks at budget {key:g}; {self.confidence:.0%} seed-"
                             f"bootstrap band of the difference [{low:.2f}, {high:.2f}] "
                             f"(these benchmarks only; descriptive, see anytime_ranks)"
                         ),
                         effect=Effect("average rank difference (b - a)", estimate, float(low),
-                                      float(high), self.level),
+                                      float(high), self.confidence),
                     )
                 )
         return out
@@ -174,7 +191,7 @@ class AnytimeRanks:
             for alg in self.algorithms:
                 rows = t[t["algorithm"] == alg].sort_values("budget")
                 ax.plot(rows["budget"], rows["average_rank"], label=alg, **styles[alg].line_kw())
-                ax.fill_between(rows["budget"], rows["low"], rows["high"], color=colors[alg],
+                ax.fill_between(rows["budget"], rows["lower"], rows["upper"], color=colors[alg],
                                 alpha=0.2, linewidth=0)
             budgets = t["budget"].to_numpy()
             if log_budget is None:
@@ -186,7 +203,7 @@ class AnytimeRanks:
             ax.set_xlabel("budget")
             ax.set_ylabel("average rank (1 = best)")
             legend_outside(ax)
-            ax.set_title(f"{self.level:.0%} bootstrap bands over seeds", fontsize=9)
+            ax.set_title(f"{self.confidence:.0%} bootstrap bands over seeds", fontsize=9)
         return plain_text(ax)
 
 
@@ -196,9 +213,9 @@ def anytime_ranks(
     budgets: Sequence[float] | None = None,
     aggregate: str = "mean",
     rank_by: str = "seed_mean",
-    n_bootstrap: int = 200,
-    level: float = 0.95,
-    random_state: int | None = 0,
+    n_resamples: int = 200,
+    confidence: float = 0.95,
+    seed: int | None = 0,
     max_budgets: int = 50,
     progress: bool = False,
 ) -> AnytimeRanks:
@@ -218,11 +235,11 @@ def anytime_ranks(
         Rank the seed aggregate of each benchmark (default), or rank every
         (benchmark, seed) run instance and average (PriorBand's relative
         ranks; run instances missing an algorithm are left out and listed).
-    n_bootstrap : int
+    n_resamples : int
         Seed resamples for the bands (0: no bands).
-    level : float
-        Band level.
-    random_state : int, optional
+    confidence : float
+        Confidence level of the bands.
+    seed : int, optional
     max_budgets : int
         Cap on the default grid.
     progress : bool
@@ -235,7 +252,7 @@ def anytime_ranks(
     Examples
     --------
     >>> from benchverdict.ranks._examples import small_runs
-    >>> ar = anytime_ranks(small_runs(), n_bootstrap=50)
+    >>> ar = anytime_ranks(small_runs(), n_resamples=50)
     >>> ar.at(3).round(2).to_dict()
     {'PB': 1.0, 'HB': 2.14, 'RS': 2.86}
     """
@@ -245,8 +262,8 @@ def anytime_ranks(
         raise ValueError("anytime ranks need a budget column; pass budget=<column> to from_frame.")
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}.")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
     if rank_by not in ("seed_mean", "seed"):
         raise ValueError(f"rank_by must be 'seed_mean' or 'seed', got {rank_by!r}.")
     if budgets is None:
@@ -259,7 +276,7 @@ def anytime_ranks(
     algorithms = results.algorithms
     benchmarks = results.benchmarks
     seeds = results.seeds
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(seed)
     center = np.nanmean if aggregate == "mean" else np.nanmedian
     rows, boot_store, excluded = [], {}, []
     # Every run's incumbent at every budget in one pass (oriented: larger is better).
@@ -268,7 +285,7 @@ def anytime_ranks(
         cube = cubes[t]
         if rank_by == "seed":
             point, boot, n_used = _per_seed(cube, b, benchmarks, seeds, algorithms, excluded,
-                                            n_bootstrap, rng)
+                                            n_resamples, rng)
             if point is None:
                 continue
         else:
@@ -285,18 +302,18 @@ def anytime_ranks(
             counts = counts[:, complete]
             with np.errstate(all="ignore"):
                 point = _average_ranks(center(cube, axis=2))
-            boot = (_bootstrap(cube, counts, n_bootstrap, rng, aggregate)
-                    if n_bootstrap > 0 else None)
+            boot = (_bootstrap(cube, counts, n_resamples, rng, aggregate)
+                    if n_resamples > 0 else None)
             n_used = int(complete.sum())
-        tail = (1 - level) / 2
+        tail = (1 - confidence) / 2
         for i, alg in enumerate(algorithms):
             lo, hi = ((np.quantile(boot[:, i], tail), np.quantile(boot[:, i], 1 - tail))
                       if boot is not None else (np.nan, np.nan))
             rows.append({"budget": b, "algorithm": alg, "average_rank": point[i],
-                         "low": lo, "high": hi, "n_benchmarks": n_used})
+                         "lower": lo, "upper": hi, "n_benchmarks": n_used})
         if boot is not None:
             boot_store[b] = boot
-    table = pd.DataFrame(rows, columns=["budget", "algorithm", "average_rank", "low", "high",
+    table = pd.DataFrame(rows, columns=["budget", "algorithm", "average_rank", "lower", "upper",
                                         "n_benchmarks"])
     how = (f"ranks per benchmark of the {aggregate} over seeds" if rank_by == "seed_mean"
            else "ranks per benchmark x seed run, averaged over benchmarks then seeds")
@@ -305,11 +322,11 @@ def anytime_ranks(
     return AnytimeRanks(table, boot_store, algorithms,
                         pd.DataFrame(excluded, columns=["budget", "benchmark", "algorithm",
                                                         "reason"]),
-                        level, unit, results.objective)
+                        confidence, unit, results.objective)
 
 
 def _per_seed(cube: np.ndarray, budget: float, benchmarks: list[str], seeds: list,
-              algorithms: list[str], excluded: list[dict], n_bootstrap: int,
+              algorithms: list[str], excluded: list[dict], n_resamples: int,
               rng: np.random.Generator) -> tuple[np.ndarray | None, np.ndarray | None, int]:
     """PriorBand-style relative ranks: rank each (benchmark, seed) run instance, then average."""
     present = ~np.isnan(cube)  # (A, B, S)
@@ -330,8 +347,8 @@ def _per_seed(cube: np.ndarray, budget: float, benchmarks: list[str], seeds: lis
     per_seed = per_seed[:, usable]
     point = per_seed.mean(axis=1)
     boot = None
-    if n_bootstrap > 0:
-        idx = rng.integers(0, per_seed.shape[1], size=(n_bootstrap, per_seed.shape[1]))
+    if n_resamples > 0:
+        idx = rng.integers(0, per_seed.shape[1], size=(n_resamples, per_seed.shape[1]))
         boot = per_seed[:, idx].mean(axis=2).T  # (B, A)
     return point, boot, int(complete.any(axis=1).sum())
 
@@ -342,9 +359,9 @@ def _average_ranks(oriented_means: np.ndarray) -> np.ndarray:
     return ranks.mean(axis=-1)
 
 
-def _bootstrap(cube: np.ndarray, counts: np.ndarray, n_bootstrap: int,
+def _bootstrap(cube: np.ndarray, counts: np.ndarray, n_resamples: int,
                rng: np.random.Generator, aggregate: str) -> np.ndarray:
-    """Resample seeds within every (algorithm, benchmark) cell; return (n_bootstrap, A) ranks."""
+    """Resample seeds within every (algorithm, benchmark) cell; return (n_resamples, A) ranks."""
     n_alg, n_bench, n_seed = cube.shape
     # Draw in an order of algorithms and benchmarks fixed by the data, not by their names,
     # so renaming or reordering them cannot change a band (stats.symmetry).
@@ -359,10 +376,10 @@ def _bootstrap(cube: np.ndarray, counts: np.ndarray, n_bootstrap: int,
     counts = counts[alg_order][:, bench_order]
     # seeds present first in every cell, so index < count picks an observed seed
     compact = np.sort(cube, axis=2)  # NaN sorts last
-    out = np.empty((n_bootstrap, n_alg))
+    out = np.empty((n_resamples, n_alg))
     chunk = max(1, int(4e6 // max(cube.size, 1)))
-    for start in range(0, n_bootstrap, chunk):
-        size = min(chunk, n_bootstrap - start)
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
         u = rng.random((size, n_alg, n_bench, n_seed))
         idx = (u * counts[None, :, :, None]).astype(np.int64)
         draws = np.take_along_axis(compact[None], idx, axis=3)

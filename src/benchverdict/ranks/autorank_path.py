@@ -124,7 +124,7 @@ class AutorankResult:
         from benchverdict._repr import names
 
         path = self.omnibus + (f"+{self.posthoc}" if self.posthoc else "")
-        p = "" if self.bayesian else f", p = {self.pvalue:.3g}"
+        p = "" if self.bayesian else f", p = {self.p_value:.3g}"
         return [f"autorank: {path}{p}; {len(self.rankdf)} algorithms; "
                 f"{cdd.short_unit(self.unit)}",
                 "ranking (mean rank): " + names(
@@ -142,7 +142,7 @@ class AutorankResult:
         return result_html(self)
 
     @property
-    def pvalue(self) -> float:
+    def p_value(self) -> float:
         """The omnibus test's p-value (NaN for the Bayesian approach, which has none)."""
         return float("nan") if self.raw.pvalue is None else float(self.raw.pvalue)
 
@@ -181,9 +181,9 @@ class AutorankResult:
         >>> from benchverdict.examples import load_example
         >>> runs = load_example()
         >>> auto = autorank(runs)
-        >>> auto.is_friedman_nemenyi, auto.same_diagram_as(friedman(runs, n_bootstrap=0))
+        >>> auto.is_friedman_nemenyi, auto.same_diagram_as(friedman(runs, n_resamples=0))
         (True, True)
-        >>> auto.same_diagram_as(friedman(runs, posthoc="wilcoxon", n_bootstrap=0))
+        >>> auto.same_diagram_as(friedman(runs, posthoc="wilcoxon", n_resamples=0))
         False
         """
         if not self.is_friedman_nemenyi or getattr(other, "posthoc", None) != "nemenyi":
@@ -225,7 +225,8 @@ class AutorankResult:
         """Autorank's ranking table as a tidy frame (``algorithm`` column; unit in attrs)."""
         out = self.rankdf
         out.index.name = "algorithm"
-        out = out.reset_index()
+        # the one vocabulary: interval endpoints are lower/upper (autorank: ci_lower/ci_upper)
+        out = out.reset_index().rename(columns={"ci_lower": "lower", "ci_upper": "upper"})
         for col in out.columns:
             if col in ("algorithm", "magnitude", "magnitude_above") or col.startswith("decision"):
                 continue
@@ -253,7 +254,7 @@ class AutorankResult:
                 f"{name} {value:.4g}" for name, value in ranking.items()))
         else:
             lines.append(
-                f"  result: {self.omnibus} p = {_p(self.pvalue)}"
+                f"  result: {self.omnibus} p = {_p(self.p_value)}"
                 + (f"; Nemenyi CD = {self.critical_difference:.3f}"
                    if self.critical_difference is not None else "")
             )
@@ -283,7 +284,7 @@ class AutorankResult:
             decided = decisions.isin(["smaller", "larger"]).to_numpy()
             decided = decided | decided.T
             return pd.DataFrame(~decided, index=names, columns=names)
-        differ = self._differ_matrix() & (self.pvalue < self.alpha)
+        differ = self._differ_matrix() & (self.p_value < self.alpha)
         return pd.DataFrame(~differ, index=names, columns=names)
 
     def _differ_matrix(self) -> np.ndarray:
@@ -327,18 +328,18 @@ class AutorankResult:
                         for a, b in itertools.combinations(names, 2)]
         where = {name: i for i, name in enumerate(ranking.index)}
         raw_differ = self._differ_matrix()
-        differ = raw_differ & (self.pvalue < self.alpha)
+        differ = raw_differ & (self.p_value < self.alpha)
         better = self._better_matrix()
         meanrank = ranking["meanrank"].to_numpy(dtype=float).tolist()
-        pair_p = (_stats.nemenyi_pvalues(np.asarray(meanrank), n)
+        pair_p = (_stats.nemenyi_p_values(np.asarray(meanrank), n)
                   if self.posthoc == "nemenyi" else None)
         effects = _effects(self.raw, self.objective)
         method = {"nemenyi": "ranks.autorank_nemenyi", "tukeyhsd": "ranks.autorank_tukey"
                   }.get(self.posthoc or "", f"ranks.autorank_{self.omnibus}")
         chose = f"autorank chose {self.omnibus}{'+' + self.posthoc if self.posthoc else ''}; "
-        omnibus_failed = self.pvalue >= self.alpha and self.posthoc is not None
+        omnibus_failed = self.p_value >= self.alpha and self.posthoc is not None
         details = {"omnibus": self.omnibus, "posthoc": self.posthoc,
-                   "omnibus_pvalue": self.pvalue, "all_normal": bool(self.raw.all_normal),
+                   "omnibus_p_value": self.p_value, "all_normal": bool(self.raw.all_normal),
                    "homoscedastic": _maybe_bool(self.raw.homoscedastic),
                    "flags": list(self.flags),
                    "invariant_under": ("increasing transforms (with one seed per block)"
@@ -361,10 +362,10 @@ class AutorankResult:
                     overlap = "do not overlap" if raw_differ[i, j] else "overlap"
                     why = f"Tukey HSD intervals {overlap} (unpaired; see flags)"
                 else:
-                    evidence = Evidence("p_value", self.pvalue, self.alpha)
-                    why = f"{self.omnibus} p = {_p(self.pvalue)}"
+                    evidence = Evidence("p_value", self.p_value, self.alpha)
+                    why = f"{self.omnibus} p = {_p(self.p_value)}"
                 if omnibus_failed:
-                    why = f"omnibus {self.omnibus} p = {_p(self.pvalue)} >= {self.alpha:g}"
+                    why = f"omnibus {self.omnibus} p = {_p(self.p_value)} >= {self.alpha:g}"
                 out.append(
                     Verdict(
                         a=a, b=b, outcome=outcome, method=method, scope=scope,
@@ -492,8 +493,8 @@ def autorank(
     approach: Literal["frequentist", "bayesian"] = "frequentist",
     rope: float = 0.1,
     rope_mode: Literal["effsize", "absolute"] = "effsize",
-    nsamples: int = 50000,
-    random_state: int | None = None,
+    n_resamples: int = 50000,
+    seed: int | None = None,
     max_pairs: int | None = 1225,
 ) -> AutorankResult:
     """Run autorank's decision path on the block matrix and explain it.
@@ -512,8 +513,11 @@ def autorank(
         Autorank's frequentist path (default) or its Bayesian signed-rank
         tests (baycomp) for every pair, which can also conclude that two
         algorithms are practically equivalent (a ``"tie"`` verdict).
-    rope, rope_mode, nsamples, random_state
+    rope, rope_mode
         Passed to autorank for the Bayesian approach.
+    n_resamples, seed
+        Autorank's ``nsamples`` and ``random_state`` of the Bayesian
+        approach.
     max_pairs : int or None
         Autorank's ANOVA + Tukey HSD path (statsmodels evaluates the
         studentized range numerically for every pair, about 1-2 ms each, and
@@ -588,7 +592,7 @@ def autorank(
         raw = autorank_package.autorank(
             data, alpha=alpha, verbose=True, order=order, effect_size=effect_size,
             force_mode=force_mode, approach=approach, rope=rope, rope_mode=rope_mode,
-            nsamples=nsamples, random_state=random_state,
+            nsamples=n_resamples, random_state=seed,  # autorank's own names
         )
     reasons, flags = _explain(raw, shapiro, alpha, force_mode, score_scale)
     notes = []

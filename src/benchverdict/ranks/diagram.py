@@ -42,7 +42,7 @@ def cd_diagram(
     Examples
     --------
     >>> from benchverdict.ranks._examples import small_runs
-    >>> ax = cd_diagram(small_runs(), posthoc="nemenyi", n_bootstrap=0)
+    >>> ax = cd_diagram(small_runs(), posthoc="nemenyi", n_resamples=0)
     >>> ax.get_title()[:22]
     'Friedman p = 0.002, ne'
     """

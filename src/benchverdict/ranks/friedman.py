@@ -94,13 +94,13 @@ class FriedmanResult:
         Friedman's tie-corrected chi-square ``Q``.
     df : int
         ``k - 1``.
-    pvalue : float
+    p_value : float
         ``P(chi2_df > Q)``.
     kendall_w : float
         Kendall's coefficient of concordance ``Q / (n (k - 1))`` in [0, 1].
     iman_davenport : float
         Iman–Davenport's ``F``; ``iman_davenport_df`` its degrees of freedom
-        and ``iman_davenport_pvalue`` its p-value.
+        and ``iman_davenport_p_value`` its p-value.
     average_ranks : pandas.Series
         Average rank per algorithm (1 = best; ties averaged), best first.
     critical_difference : float
@@ -112,7 +112,7 @@ class FriedmanResult:
         One row per pair: average ranks, the test's statistic, raw and
         adjusted p-values, the decision, and effect sizes with bootstrap
         intervals (positive favours ``a``).
-    pvalues : pandas.DataFrame
+    p_values_adjusted : pandas.DataFrame
         Square matrix of adjusted pairwise p-values.
     blocks : BlockMatrix
         The data the test saw.
@@ -126,22 +126,22 @@ class FriedmanResult:
 
     statistic: float
     df: int
-    pvalue: float
+    p_value: float
     kendall_w: float
     iman_davenport: float
     iman_davenport_df: tuple[int, int]
-    iman_davenport_pvalue: float
+    iman_davenport_p_value: float
     average_ranks: pd.Series
     critical_difference: float
     posthoc: str
     adjust: str
     pairwise: pd.DataFrame
-    pvalues: pd.DataFrame
+    p_values_adjusted: pd.DataFrame
     blocks: BlockMatrix
     unit: str
     alpha: float
     objective: str
-    effect_level: float
+    confidence: float
     notes: tuple[str, ...] = field(default=())
 
     # ------------------------------------------------------------------ views
@@ -150,7 +150,7 @@ class FriedmanResult:
 
         order = self.average_ranks.sort_values()
         return [f"Friedman chi2 = {self.statistic:.4g}, df = {self.df}, p = "
-                f"{self.pvalue:.3g}; {self.posthoc}"
+                f"{self.p_value:.3g}; {self.posthoc}"
                 f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; "
                 f"{len(order)} algorithms; {cdd.short_unit(self.unit)}",
                 "best first: " + names(f"{a} ({r:.2f})" for a, r in order.items())]
@@ -178,16 +178,16 @@ class FriedmanResult:
     @property
     def omnibus_significant(self) -> bool:
         """Whether Friedman's test rejects equal average ranks at ``alpha``."""
-        return bool(self.pvalue < self.alpha)
+        return bool(self.p_value < self.alpha)
 
     def with_posthoc(self, posthoc: Posthoc, adjust: Adjust = "holm", *,
-                     n_bootstrap: int = 0) -> FriedmanResult:
+                     n_resamples: int = 0) -> FriedmanResult:
         """The same blocks with another post-hoc family (e.g. to set Nemenyi beside Wilcoxon).
 
         Examples
         --------
         >>> from benchverdict.ranks._examples import small_runs
-        >>> res = friedman(small_runs(), n_bootstrap=0)
+        >>> res = friedman(small_runs(), n_resamples=0)
         >>> res.with_posthoc("conover").pairwise[["a", "b", "significant"]]
             a   b  significant
         0  HB  PB         True
@@ -195,7 +195,7 @@ class FriedmanResult:
         2  PB  RS         True
         """
         return friedman(self.blocks, alpha=self.alpha, posthoc=posthoc, adjust=adjust,
-                        n_bootstrap=n_bootstrap, effect_level=self.effect_level)
+                        n_resamples=n_resamples, confidence=self.confidence)
 
     def not_different(self) -> pd.DataFrame:
         """Square boolean matrix: ``True`` where a pair is not significantly different.
@@ -203,7 +203,7 @@ class FriedmanResult:
         With Nemenyi or Conover, no pair differs unless Friedman's test
         rejects first (Demšar's protocol); Wilcoxon–Holm stands alone.
         """
-        nd = cdd.not_different_from_pvalues(self.pvalues, self.alpha)
+        nd = cdd.not_different_from_p_values(self.p_values_adjusted, self.alpha)
         if self.posthoc in ("nemenyi", "conover") and not self.omnibus_significant:
             nd.loc[:, :] = True
         return nd
@@ -245,10 +245,10 @@ class FriedmanResult:
         lines = [
             f"Friedman test on {self.unit}; {len(self.algorithms)} algorithms; "
             f"objective: {self.objective}",
-            f"  Q = {self.statistic:.4g}, df = {self.df}, p = {_p(self.pvalue)}; "
+            f"  Q = {self.statistic:.4g}, df = {self.df}, p = {_p(self.p_value)}; "
             f"Kendall's W = {self.kendall_w:.3f}; Iman-Davenport F = {self.iman_davenport:.4g} "
             f"(df {self.iman_davenport_df[0]}, {self.iman_davenport_df[1]}), "
-            f"p = {_p(self.iman_davenport_pvalue)}",
+            f"p = {_p(self.iman_davenport_p_value)}",
             f"  Nemenyi CD (alpha = {self.alpha:g}) = {self.critical_difference:.3f}; "
             f"post-hoc: {self.posthoc} ({self.adjust})",
             "  average ranks (1 = best): "
@@ -283,8 +283,8 @@ class FriedmanResult:
         t = self.pairwise
         # Python scalars: formatting numpy scalars costs several times more per verdict
         columns = [t[c].tolist() for c in (
-            "a", "b", "rank_a", "rank_b", "significant", "better", "pvalue_raw",
-            "pvalue_adjusted", "cliffs_delta", "cliffs_delta_low", "cliffs_delta_high",
+            "a", "b", "rank_a", "rank_b", "significant", "better", "p_value",
+            "p_value_adjusted", "cliffs_delta", "cliffs_delta_lower", "cliffs_delta_upper",
             "akinshin_gamma")]
         with paused_gc():
             return self._verdicts(columns, scope, method, n_blocks, blocked, invariance)
@@ -296,7 +296,7 @@ class FriedmanResult:
             significant = bool(significant)
             outcome = ("a" if better == a else "b") if significant else "inconclusive"
             if blocked:
-                why = (f"Friedman p = {_p(self.pvalue)} >= {self.alpha:g}, so no pair is "
+                why = (f"Friedman p = {_p(self.p_value)} >= {self.alpha:g}, so no pair is "
                        f"declared different")
             elif self.posthoc == "nemenyi":
                 why = (f"|rank difference| {abs(rank_a - rank_b):.3f} "
@@ -311,15 +311,15 @@ class FriedmanResult:
                     explanation=(f"average rank {a} {rank_a:.3f} vs {b} {rank_b:.3f} over "
                                  f"{n_blocks} blocks; {why}"),
                     effect=Effect("Cliff's delta", float(delta), _none(delta_low),
-                                  _none(delta_high), self.effect_level),
+                                  _none(delta_high), self.confidence),
                     unit=self.unit, n=n_blocks,
                     details={
                         "omnibus": "friedman",
-                        "omnibus_pvalue": self.pvalue,
-                        "iman_davenport_pvalue": self.iman_davenport_pvalue,
+                        "omnibus_p_value": self.p_value,
+                        "iman_davenport_p_value": self.iman_davenport_p_value,
                         "posthoc": self.posthoc,
                         "adjust": self.adjust,
-                        "pvalue_raw": float(p_raw),
+                        "p_value": float(p_raw),
                         "rank_a": float(rank_a),
                         "rank_b": float(rank_b),
                         "critical_difference": self.critical_difference,
@@ -341,7 +341,7 @@ class FriedmanResult:
         k = len(self.algorithms)
         # the full replication statement is in every table and caption; the figure names
         # the blocks and the budget only, so the title stays one line
-        title = (f"Friedman p = {_p(self.pvalue)}, {self.posthoc}"
+        title = (f"Friedman p = {_p(self.p_value)}, {self.posthoc}"
                  f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; "
                  f"{cdd.short_unit(self.unit)}")
         return cdd.draw_cd_diagram(
@@ -368,9 +368,9 @@ def friedman(
     alpha: float = 0.05,
     posthoc: Posthoc = "nemenyi",
     adjust: Adjust = "holm",
-    n_bootstrap: int = 1000,
-    effect_level: float = 0.95,
-    random_state: int | None = 0,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
     bootstrap_budget: float | None = BOOTSTRAP_BUDGET,
 ) -> FriedmanResult:
     """Friedman's test on a block x algorithm matrix, with a post-hoc family and verdicts.
@@ -400,15 +400,15 @@ def friedman(
     adjust : {"holm", "bonferroni"}
         Multiplicity adjustment for Wilcoxon and Conover (Nemenyi's
         studentized range is family-wise already).
-    n_bootstrap : int
+    n_resamples : int
         Bootstrap resamples of the blocks for the effect-size intervals
         (0: no intervals).
-    effect_level : float
+    confidence : float
         Confidence level of those intervals.
-    random_state : int, optional
+    seed : int, optional
         Seed of the bootstrap.
     bootstrap_budget : float or None
-        Largest ``pairs x n_bootstrap x blocks`` for which the effect-size
+        Largest ``pairs x n_resamples x blocks`` for which the effect-size
         intervals are computed (about a second per ``1e8``); beyond it they
         are NaN and a note says so (1000 algorithms have half a million
         pairs). ``None``: always compute them (with a progress bar when
@@ -436,14 +436,7 @@ def friedman(
     >>> [v.winner for v in res.verdicts()]
     [None, None, 'PB']
     """
-    if posthoc not in POSTHOCS:
-        raise ValueError(f"posthoc must be one of {POSTHOCS}, got {posthoc!r}.")
-    if adjust not in ("holm", "bonferroni"):
-        raise ValueError(f"adjust must be 'holm' or 'bonferroni', got {adjust!r}.")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
-    if not 0 < effect_level < 1:
-        raise ValueError(f"effect_level must be in (0, 1), got {effect_level}.")
+    _check_arguments(posthoc, adjust, alpha, confidence)
     blocks = _as_blocks(results, budget=budget, unit=unit, aggregate=aggregate, missing=missing)
     matrix = blocks.matrix
     n, k = matrix.shape
@@ -455,6 +448,67 @@ def friedman(
             f"or compare the algorithms on this benchmark with win_tie_loss(), which tests "
             f"over seeds."
         )
+    posthoc, notes = _design_notes(blocks, posthoc)
+
+    names = [str(c) for c in matrix.columns]
+    sign = 1.0 if blocks.objective == "maximize" else -1.0
+    oriented = matrix.to_numpy(dtype=float) * sign
+    ranks = _stats.block_ranks(oriented)
+    fs = _stats.friedman_statistic(ranks)
+    notes += _tie_notes(ranks, fs, posthoc)
+    notes += _scale_notes(blocks, posthoc)
+    mean_ranks = ranks.mean(axis=0)
+
+    first, second = np.triu_indices(k, 1)
+    posthoc_test = _posthoc_tests(posthoc, adjust, oriented, ranks, first, second)
+    intervals, skipped = _effect_intervals(oriented, first, second, n_resamples,
+                                           bootstrap_budget, confidence, seed)
+    if skipped:
+        notes.append(skipped)
+    pairwise = _pairwise_table(names, oriented, mean_ranks, first, second, posthoc_test,
+                               intervals, omnibus_ok=fs.p_value < alpha, alpha=alpha)
+    pairwise.attrs["unit"] = unit_text
+    order = cdd.order_positions(pd.Series(mean_ranks, index=names))
+    average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
+    average_ranks.index.name = "algorithm"
+    adjusted = posthoc_test.adjusted
+    return FriedmanResult(
+        statistic=fs.statistic,
+        df=fs.df,
+        p_value=fs.p_value,
+        kendall_w=fs.kendall_w,
+        iman_davenport=fs.iman_davenport,
+        iman_davenport_df=fs.iman_davenport_df,
+        iman_davenport_p_value=fs.iman_davenport_p_value,
+        average_ranks=average_ranks,
+        critical_difference=_stats.nemenyi_critical_difference(k, n, alpha),
+        posthoc=posthoc,
+        adjust=posthoc_test.adjust_text,
+        pairwise=pairwise,
+        p_values_adjusted=pd.DataFrame(adjusted, index=names, columns=names).loc[order, order],
+        blocks=blocks,
+        unit=unit_text,
+        alpha=alpha,
+        objective=blocks.objective,
+        confidence=confidence,
+        notes=tuple(notes),
+    )
+
+
+def _check_arguments(posthoc: str, adjust: str, alpha: float, confidence: float) -> None:
+    if posthoc not in POSTHOCS:
+        raise ValueError(f"posthoc must be one of {POSTHOCS}, got {posthoc!r}.")
+    if adjust not in ("holm", "bonferroni"):
+        raise ValueError(f"adjust must be 'holm' or 'bonferroni', got {adjust!r}.")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
+
+
+def _design_notes(blocks: BlockMatrix, posthoc: str) -> tuple[str, list[str]]:
+    """The post-hoc family actually used and the caveats of the design (blocks, unit)."""
+    n, k = blocks.matrix.shape
     notes = []
     if k == 2 and posthoc != "wilcoxon":
         notes.append(
@@ -475,12 +529,12 @@ def friedman(
         )
     if len(blocks.exclusions):
         notes.append(blocks.exclusion_summary())
+    return posthoc, notes
 
-    names = [str(c) for c in matrix.columns]
-    sign = 1.0 if blocks.objective == "maximize" else -1.0
-    oriented = matrix.to_numpy(dtype=float) * sign
-    ranks = _stats.block_ranks(oriented)
-    fs = _stats.friedman_statistic(ranks)
+
+def _tie_notes(ranks: np.ndarray, fs: _stats.FriedmanStatistic, posthoc: str) -> list[str]:
+    """What ties in the blocks do to the test."""
+    notes = []
     if fs.tie_correction <= 0:
         notes.append("every block is a complete tie: there is nothing to rank")
     tied_blocks = int(np.sum((np.diff(np.sort(ranks, axis=1), axis=1) == 0).any(axis=1)))
@@ -489,94 +543,83 @@ def friedman(
             f"{tied_blocks} block(s) hold tied scores: ranks are tie-averaged and Q is "
             f"tie-corrected, but Nemenyi's CD assumes no ties (it is then conservative)"
         )
-    notes += _scale_notes(blocks, posthoc)
+    return notes
+
+
+@dataclass(frozen=True)
+class _PosthocTests:
+    """Every pair's post-hoc test as k x k matrices (``direction`` > 0: the row is better)."""
+
+    raw: np.ndarray
+    adjusted: np.ndarray
+    statistic: np.ndarray
+    direction: np.ndarray | None
+    adjust_text: str
+    gated: bool  # a pair may differ only when Friedman's test rejects (Demsar's protocol)
+
+
+def _posthoc_tests(posthoc: str, adjust: str, oriented: np.ndarray, ranks: np.ndarray,
+                   first: np.ndarray, second: np.ndarray) -> _PosthocTests:
+    """Nemenyi's test on average ranks, or Wilcoxon's / Conover's with Holm or Bonferroni."""
+    n, k = oriented.shape
     mean_ranks = ranks.mean(axis=0)
-    cd = _stats.nemenyi_critical_difference(k, n, alpha)
-
-    first, second = np.triu_indices(k, 1)
-    statistic = np.full((k, k), np.nan)
-    direction = np.zeros((k, k))
     if posthoc == "nemenyi":
-        raw = _stats.nemenyi_pvalues(mean_ranks, n)
-        adjusted = raw.copy()
-        adjust_text = "studentized range"
-        statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
-    else:
-        if posthoc == "wilcoxon":
-            raw, statistic, direction = _stats.wilcoxon_pvalues(oriented)
-        else:
-            raw = _stats.conover_pvalues(ranks)
-            statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
-        adjusted = np.ones((k, k))
-        if first.size:
-            flat = adjust_p_values(raw[first, second], adjust)
-            adjusted[first, second] = adjusted[second, first] = flat
-        adjust_text = adjust
-
-    gate = posthoc in ("nemenyi", "conover")
-    omnibus_ok = fs.pvalue < alpha
-    delta, gamma = _stats.effect_size_matrices(oriented)
-    intervals, skipped = _effect_intervals(oriented, first, second, n_bootstrap, bootstrap_budget,
-                                           effect_level, random_state)
-    if skipped:
-        notes.append(skipped)
+        raw = _stats.nemenyi_p_values(mean_ranks, n)
+        return _PosthocTests(raw, raw.copy(), np.abs(mean_ranks[:, None] - mean_ranks[None, :]),
+                             None, "studentized range", gated=True)
+    direction = None
     if posthoc == "wilcoxon":
-        lead = direction[first, second]
+        raw, statistic, direction = _stats.wilcoxon_p_values(oriented)
+    else:
+        raw = _stats.conover_p_values(ranks)
+        statistic = np.abs(mean_ranks[:, None] - mean_ranks[None, :]) * n
+    adjusted = np.ones((k, k))
+    if first.size:
+        flat = adjust_p_values(raw[first, second], adjust)
+        adjusted[first, second] = adjusted[second, first] = flat
+    return _PosthocTests(raw, adjusted, statistic, direction, adjust,
+                         gated=posthoc == "conover")
+
+
+def _pairwise_table(names: list[str], oriented: np.ndarray, mean_ranks: np.ndarray,
+                    first: np.ndarray, second: np.ndarray, tests: _PosthocTests,
+                    intervals: dict[str, tuple[np.ndarray, np.ndarray]], *, omnibus_ok: bool,
+                    alpha: float) -> pd.DataFrame:
+    """One row per pair: ranks, the test, the decision and effect sizes with intervals."""
+    delta, gamma = _stats.effect_size_matrices(oriented)
+    if tests.direction is not None:
+        lead = tests.direction[first, second]
     else:
         lead = mean_ranks[second] - mean_ranks[first]  # positive: a (first) ranks better
-    significant = (adjusted[first, second] < alpha) & (omnibus_ok or not gate) & (lead != 0)
+    significant = ((tests.adjusted[first, second] < alpha) & (omnibus_ok or not tests.gated)
+                   & (lead != 0))
     name_array = np.array(names, dtype=object)
     better = np.where(lead > 0, name_array[first], name_array[second])
-    pairwise = pd.DataFrame(
+    return pd.DataFrame(
         {
             "a": name_array[first],
             "b": name_array[second],
             "rank_a": mean_ranks[first],
             "rank_b": mean_ranks[second],
-            "statistic": statistic[first, second],
-            "pvalue_raw": raw[first, second],
-            "pvalue_adjusted": adjusted[first, second],
+            "statistic": tests.statistic[first, second],
+            "p_value": tests.raw[first, second],
+            "p_value_adjusted": tests.adjusted[first, second],
+            "adjustment": tests.adjust_text,
             "significant": significant,
             "better": np.where(significant, better, None),
             "cliffs_delta": delta[first, second],
-            "cliffs_delta_low": intervals["cliffs_delta"][0],
-            "cliffs_delta_high": intervals["cliffs_delta"][1],
+            "cliffs_delta_lower": intervals["cliffs_delta"][0],
+            "cliffs_delta_upper": intervals["cliffs_delta"][1],
             "akinshin_gamma": gamma[first, second],
-            "akinshin_gamma_low": intervals["akinshin_gamma"][0],
-            "akinshin_gamma_high": intervals["akinshin_gamma"][1],
+            "akinshin_gamma_lower": intervals["akinshin_gamma"][0],
+            "akinshin_gamma_upper": intervals["akinshin_gamma"][1],
         }
-    )
-    pairwise.attrs["unit"] = unit_text
-    order = cdd.order_positions(pd.Series(mean_ranks, index=names))
-    average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
-    average_ranks.index.name = "algorithm"
-    pvalues = pd.DataFrame(adjusted, index=names, columns=names).loc[order, order]
-    return FriedmanResult(
-        statistic=fs.statistic,
-        df=fs.df,
-        pvalue=fs.pvalue,
-        kendall_w=fs.kendall_w,
-        iman_davenport=fs.iman_davenport,
-        iman_davenport_df=fs.iman_davenport_df,
-        iman_davenport_pvalue=fs.iman_davenport_pvalue,
-        average_ranks=average_ranks,
-        critical_difference=cd,
-        posthoc=posthoc,
-        adjust=adjust_text,
-        pairwise=pairwise,
-        pvalues=pvalues,
-        blocks=blocks,
-        unit=unit_text,
-        alpha=alpha,
-        objective=blocks.objective,
-        effect_level=effect_level,
-        notes=tuple(notes),
     )
 
 
 def _effect_intervals(
-    oriented: np.ndarray, first: np.ndarray, second: np.ndarray, n_bootstrap: int,
-    budget: float | None, level: float, random_state: int | None,
+    oriented: np.ndarray, first: np.ndarray, second: np.ndarray, n_resamples: int,
+    budget: float | None, confidence: float, seed: int | None,
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], str | None]:
     """Bootstrap intervals of Cliff's delta and Akinshin's gamma for every pair, name-free.
 
@@ -588,19 +631,19 @@ def _effect_intervals(
     increasing transform of the scores leaves every interval unchanged, and
     the interval for (b, a) is exactly minus the one for (a, b).
 
-    Returns ``({"cliffs_delta": (low, high), "akinshin_gamma": (low, high)}, note)``
+    Returns ``({"cliffs_delta": (lower, upper), "akinshin_gamma": (lower, upper)}, note)``
     with NaN intervals and a note when they were skipped for cost.
     """
     n, k = oriented.shape
     n_pairs = first.size
     empty = {"cliffs_delta": (np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)),
              "akinshin_gamma": (np.full(n_pairs, np.nan), np.full(n_pairs, np.nan))}
-    if n_bootstrap <= 0 or n < 2 or n_pairs == 0:
+    if n_resamples <= 0 or n < 2 or n_pairs == 0:
         return empty, None
-    work = float(n_pairs) * n_bootstrap * n
+    work = float(n_pairs) * n_resamples * n
     if budget is not None and work > budget:
         return empty, (
-            f"effect-size intervals were not computed: {n_pairs:,} pairs x {n_bootstrap} "
+            f"effect-size intervals were not computed: {n_pairs:,} pairs x {n_resamples} "
             f"resamples x {n} blocks = {work:.2g} exceeds the bootstrap budget {budget:.2g}; "
             f"pass bootstrap_budget=None (or a larger value) to compute them"
         )
@@ -615,8 +658,8 @@ def _effect_intervals(
     trail = np.where(swap, first, second)
     pairs = list(zip(lead.tolist(), trail.tolist()))
     found = _stats.bootstrap_effect_intervals(
-        canonical, pairs, n_bootstrap=n_bootstrap, level=level,
-        rng=np.random.default_rng(random_state), progress=work > 2e7,
+        canonical, pairs, n_resamples=n_resamples, confidence=confidence,
+        rng=np.random.default_rng(seed), progress=work > 2e7,
     )
     out = {}
     for name in ("cliffs_delta", "akinshin_gamma"):

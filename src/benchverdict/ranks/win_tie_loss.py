@@ -53,18 +53,18 @@ class WinTieLossResult:
     ----------
     per_benchmark : pandas.DataFrame
         One row per (benchmark, pair): ``benchmark, a, b, n_a, n_b, mean_a,
-        mean_b, pvalue, outcome`` with outcome ``"win"`` (``a`` better),
+        mean_b, p_value, outcome`` with outcome ``"win"`` (``a`` better),
         ``"loss"`` or ``"tie"``.
     table : pandas.DataFrame
         One row per pair: ``a, b, wins, ties, losses, n_benchmarks,
-        sign_test_pvalue, net_win_share`` (``(wins - losses) / decided``,
+        sign_test_p_value, net_win_share`` (``(wins - losses) / decided``,
         positive favours ``a``) with its Clopper–Pearson interval.
     test : str
     alpha : float
     unit : str
     objective : str
     budget : float or None
-    level : float
+    confidence : float
     excluded : pandas.DataFrame
         Runs left out because they have no incumbent at ``budget`` (they
         started later): ``algorithm, benchmark, seed, reason``. Their cells
@@ -78,7 +78,7 @@ class WinTieLossResult:
     unit: str
     objective: str
     budget: float | None
-    level: float
+    confidence: float
     excluded: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=["algorithm", "benchmark", "seed",
                                                       "reason"]))
@@ -87,7 +87,7 @@ class WinTieLossResult:
         from benchverdict._repr import names
 
         at = "final budget" if self.budget is None else f"budget {self.budget:g}"
-        counts = [f"{r.a} vs {r.b} {r.wins}/{r.ties}/{r.losses} (p = {r.sign_test_pvalue:.2g})"
+        counts = [f"{r.a} vs {r.b} {r.wins}/{r.ties}/{r.losses} (p = {r.sign_test_p_value:.2g})"
                   for r in self.table.itertuples(index=False)]
         return [f"wins/ties/losses: {len(self.table)} pair(s); {self.test} per benchmark, "
                 f"sign test; alpha = {self.alpha:g}; {at}", self.unit,
@@ -111,7 +111,7 @@ class WinTieLossResult:
             lines.append(f"  left out: {len(self.excluded)} run(s) without an incumbent at "
                          f"budget {self.budget:g} (see .excluded)")
         for a, b, wins, ties, losses, p in zip(*(self.table[c].tolist() for c in (
-                "a", "b", "wins", "ties", "losses", "sign_test_pvalue"))):
+                "a", "b", "wins", "ties", "losses", "sign_test_p_value"))):
             lines.append(f"  {a} vs {b}: {wins} wins, {ties} ties, {losses} losses; "
                          f"sign test p = {p:.3g}")
         return "\n".join(lines)
@@ -124,8 +124,8 @@ class WinTieLossResult:
         scope = (Scope(budget_low=self.budget, budget_high=self.budget)
                  if self.budget is not None else Scope())
         columns = [self.table[c].tolist() for c in (
-            "a", "b", "wins", "ties", "losses", "n_benchmarks", "sign_test_pvalue",
-            "net_win_share", "net_win_share_low", "net_win_share_high")]
+            "a", "b", "wins", "ties", "losses", "n_benchmarks", "sign_test_p_value",
+            "net_win_share", "net_win_share_lower", "net_win_share_upper")]
         invariance = ("increasing transforms" if self.test == "mannwhitney"
                       else "increasing affine transforms")
         left_out = len(self.excluded)
@@ -143,7 +143,7 @@ class WinTieLossResult:
                                      f"benchmarks ({self.test} over seeds); sign test on the "
                                      f"{wins + losses} decided benchmarks"),
                         effect=Effect("net win share", float(share), _none(low), _none(high),
-                                      self.level),
+                                      self.confidence),
                         details={"wins": int(wins), "ties": int(ties), "losses": int(losses),
                                  "test": self.test, "runs_left_out": left_out,
                                  "invariant_under": invariance},
@@ -161,7 +161,7 @@ class WinTieLossResult:
         t = self.table
         shown = len(t)
         if max_pairs is not None and len(t) > max_pairs:
-            t = t.sort_values(["sign_test_pvalue", "a", "b"], kind="stable").head(max_pairs)
+            t = t.sort_values(["sign_test_p_value", "a", "b"], kind="stable").head(max_pairs)
             shown = max_pairs
         ax = new_axes(ax, height=0.35 * len(t) + 1.0)
         with theme():
@@ -173,7 +173,7 @@ class WinTieLossResult:
                 ax.barh(y, values, left=left, color=color, label=column, height=0.7)
                 left += values
             ax.set_yticks(y, [f"{a} vs {b}" for a, b in zip(t["a"], t["b"])])
-            for yi, total, p in zip(y, left, t["sign_test_pvalue"]):
+            for yi, total, p in zip(y, left, t["sign_test_p_value"]):
                 ax.text(total, yi, f"  p = {p:.2g}", va="center", fontsize=8)
             ax.set_xlabel("benchmarks")
             ax.legend(ncols=3, loc="lower center", bbox_to_anchor=(0.5, 1.0))
@@ -189,9 +189,9 @@ def win_tie_loss(
     budget: float | None = None,
     test: Test = "mannwhitney",
     alpha: float = 0.05,
-    level: float = 0.95,
+    confidence: float = 0.95,
     n_resamples: int = 9999,
-    random_state: int | None = 0,
+    seed: int | None = 0,
 ) -> WinTieLossResult:
     """Count wins, ties and losses per pair over benchmarks, and sign-test them.
 
@@ -205,9 +205,9 @@ def win_tie_loss(
         The per-benchmark two-sample test over seeds (two-sided).
     alpha : float
         Level of the per-benchmark tests and of the sign test.
-    level : float
+    confidence : float
         Confidence level of the net-win-share interval.
-    n_resamples, random_state
+    n_resamples, seed
         For the permutation test.
 
     Returns
@@ -254,16 +254,16 @@ def win_tie_loss(
     k, m = len(algorithms), len(benchmarks)
     first, second = np.triu_indices(k, 1)
     n_pairs = first.size
-    pvalues = np.ones((n_pairs, m))
+    p_values = np.ones((n_pairs, m))
     directions = np.zeros((n_pairs, m))
     for t, bench in enumerate(benchmarks):
         cells = [groups[(a, bench)] for a in algorithms]
         if test == "mannwhitney":
             pv, dr = _mann_whitney_pairs(cells, first, second)
         else:
-            pv, dr = _permutation_pairs(cells, first, second, n_resamples, random_state)
-        pvalues[:, t], directions[:, t] = pv, dr
-    outcome_code = np.where((pvalues < alpha) & (directions != 0),
+            pv, dr = _permutation_pairs(cells, first, second, n_resamples, seed)
+        p_values[:, t], directions[:, t] = pv, dr
+    outcome_code = np.where((p_values < alpha) & (directions != 0),
                             np.where(directions > 0, 0, 2), 1)  # 0 win, 1 tie, 2 loss
     names = np.array(algorithms, dtype=object)
     means = np.array([[float(np.mean(groups[(a, b)]) * sign) for b in benchmarks]
@@ -279,18 +279,18 @@ def win_tie_loss(
         "n_b": sizes[second].ravel(),
         "mean_a": means[first].ravel(),
         "mean_b": means[second].ravel(),
-        "pvalue": pvalues.ravel(),
+        "p_value": p_values.ravel(),
         "outcome": pd.Categorical.from_codes(outcome_code.ravel(),
                                              categories=["win", "tie", "loss"]),
     })
     wins = (outcome_code == 0).sum(axis=1)
     ties = (outcome_code == 1).sum(axis=1)
     losses = (outcome_code == 2).sum(axis=1)
-    sign_p, share, low, high = _sign_tests(wins, losses, level)
+    sign_p, share, low, high = _sign_tests(wins, losses, confidence)
     table = pd.DataFrame({
         "a": names[first], "b": names[second], "wins": wins, "ties": ties, "losses": losses,
-        "n_benchmarks": np.full(n_pairs, m), "sign_test_pvalue": sign_p,
-        "net_win_share": share, "net_win_share_low": low, "net_win_share_high": high,
+        "n_benchmarks": np.full(n_pairs, m), "sign_test_p_value": sign_p,
+        "net_win_share": share, "net_win_share_lower": low, "net_win_share_upper": high,
     })
     at = "final budget" if budget is None else f"budget {float(budget):g}"
     unit = (f"{len(benchmarks)} benchmarks (unit: benchmark; each decided by a {test} test "
@@ -298,7 +298,7 @@ def win_tie_loss(
     table.attrs["unit"] = unit
     per_benchmark.attrs["unit"] = unit
     return WinTieLossResult(per_benchmark, table, test, alpha, unit, results.objective,
-                            None if budget is None else float(budget), level, excluded)
+                            None if budget is None else float(budget), confidence, excluded)
 
 
 def _cells(runs: pd.DataFrame, algorithms: list[str], benchmarks: list[str],
@@ -318,7 +318,7 @@ def _cells(runs: pd.DataFrame, algorithms: list[str], benchmarks: list[str],
     return out
 
 
-def _sign_tests(wins: np.ndarray, losses: np.ndarray, level: float):
+def _sign_tests(wins: np.ndarray, losses: np.ndarray, confidence: float):
     """Sign-test p-values and net-win shares with Clopper-Pearson intervals, per pair.
 
     Computed once per distinct (wins, decided) count: there are few, so
@@ -337,7 +337,7 @@ def _sign_tests(wins: np.ndarray, losses: np.ndarray, level: float):
             continue
         where = inverse == row
         test = stats.binomtest(w, d, 0.5)
-        ci = test.proportion_ci(level, method="exact")
+        ci = test.proportion_ci(confidence, method="exact")
         p[where] = float(test.pvalue)
         share[where] = (2 * w - d) / d
         low[where], high[where] = 2 * ci.low - 1, 2 * ci.high - 1
@@ -356,7 +356,7 @@ def _mann_whitney_pairs(cells: list[np.ndarray], first: np.ndarray, second: np.n
     is larger). A pair whose values are all equal gets ``p = 1`` and no
     direction.
     """
-    pvalues = np.ones(first.size)
+    p_values = np.ones(first.size)
     directions = np.zeros(first.size)
     size = np.array([c.size for c in cells])
     for n1 in np.unique(size):
@@ -376,8 +376,8 @@ def _mann_whitney_pairs(cells: list[np.ndarray], first: np.ndarray, second: np.n
                 rows = chosen[start:start + step]
                 pv, dr = _mann_whitney_rows(stack1[row1[first[rows]]],
                                             stack2[row2[second[rows]]], null_sf)
-                pvalues[rows], directions[rows] = pv, dr
-    return pvalues, directions
+                p_values[rows], directions[rows] = pv, dr
+    return p_values, directions
 
 
 def _mann_whitney_rows(x: np.ndarray, y: np.ndarray, null_sf: np.ndarray | None):
@@ -436,18 +436,18 @@ def _mwu_null_sf(n1: int, n2: int) -> np.ndarray:
 
 
 def _permutation_pairs(cells: list[np.ndarray], first: np.ndarray, second: np.ndarray,
-                       n_resamples: int, random_state: int | None):
+                       n_resamples: int, seed: int | None):
     """Two-sided permutation tests on the difference of means, one per pair.
 
     Each test is run with the two samples in an order fixed by their values
-    and a random stream fixed by them and ``random_state``, then mirrored for
+    and a random stream fixed by them and ``seed``, then mirrored for
     the other order: the p-value cannot depend on names or input order.
     """
     import hashlib
 
-    pvalues = np.ones(first.size)
+    p_values = np.ones(first.size)
     directions = np.zeros(first.size)
-    base = np.random.SeedSequence().entropy if random_state is None else int(random_state)
+    base = np.random.SeedSequence().entropy if seed is None else int(seed)
     for row, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
         x, y = cells[i], cells[j]
         both = np.concatenate([x, y])
@@ -463,9 +463,9 @@ def _permutation_pairs(cells: list[np.ndarray], first: np.ndarray, second: np.nd
             vectorized=True, n_resamples=n_resamples, alternative="two-sided",
             rng=np.random.default_rng(seed),
         )
-        pvalues[row] = res.pvalue
+        p_values[row] = res.pvalue
         directions[row] = res.statistic if order <= 0 else -res.statistic
-    return pvalues, directions
+    return p_values, directions
 
 
 def _none(x: float) -> float | None:
