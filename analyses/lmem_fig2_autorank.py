@@ -49,14 +49,14 @@ def main() -> None:
             ar = autorank(blocks, alpha=0.05, order="ascending")
         ranks = ar.rankdf["meanrank"]
         for r in pairs.itertuples():
-            lmem_sig = r.p_value < 0.05
+            lmem_sig = r.p_value_adjusted < 0.05
             if ar.cd is not None:  # Nemenyi: ranks further apart than the CD
                 ar_sig = abs(ranks[r.a] - ranks[r.b]) > ar.cd
             else:  # Autorank's parametric path: Tukey HSD intervals that do not overlap
                 lo, hi = ar.rankdf["ci_lower"], ar.rankdf["ci_upper"]
                 ar_sig = bool(lo[r.a] > hi[r.b] or lo[r.b] > hi[r.a])
             rows.append({"budget": budget, "pair": r.contrast, "lmem_estimate": r.estimate,
-                         "lmem_p_tukey": r.p_value, "lmem_significant": lmem_sig,
+                         "lmem_p_tukey": r.p_value_adjusted, "lmem_significant": lmem_sig,
                          "autorank_test": ar.omnibus, "autorank_posthoc": ar.posthoc,
                          "autorank_meanrank_a": ranks[r.a], "autorank_meanrank_b": ranks[r.b],
                          "autorank_cd": ar.cd, "autorank_significant": ar_sig})

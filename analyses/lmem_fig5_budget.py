@@ -50,7 +50,7 @@ def main() -> None:
             for r in model.pairwise().itertuples():
                 rows.append({"budgets": f"{lo}-{hi}", "prior": prior or "both",
                              "pair": r.contrast, "estimate": r.estimate, "se": r.se,
-                             "p_tukey": r.p_value, "budget_variance": budget_var,
+                             "p_tukey": r.p_value_adjusted, "budget_variance": budget_var,
                              "best": emm.idxmin(), "n_rows": len(sub)})
     save_figure(fig, out / "lmem_budget_random_effect", formats=("pdf", "png"))
     frame = pd.DataFrame(rows)

@@ -46,7 +46,7 @@ BUDGETS = (5.0, 10.0, 15.0)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--n-resamples", type=int, default=1000)
     args = parser.parse_args()
     df = pd.read_parquet(args.data)
     results = Results.from_frame(
@@ -56,8 +56,8 @@ def main() -> None:
     print(results)
     OUT.mkdir(parents=True, exist_ok=True)
 
-    per_seed = anytime_ranks(results, rank_by="seed", n_bootstrap=args.bootstrap)
-    seed_mean = anytime_ranks(results, rank_by="seed_mean", n_bootstrap=args.bootstrap)
+    per_seed = anytime_ranks(results, rank_by="seed", n_resamples=args.n_resamples)
+    seed_mean = anytime_ranks(results, rank_by="seed_mean", n_resamples=args.n_resamples)
     per_seed.table.to_csv(OUT / "anytime_ranks_per_seed.csv", index=False)
     seed_mean.table.to_csv(OUT / "anytime_ranks_seed_mean.csv", index=False)
 
@@ -82,19 +82,19 @@ def main() -> None:
 
     rows = []
     for b in BUDGETS:
-        res = friedman(results, budget=b, posthoc="wilcoxon", n_bootstrap=0)
+        res = friedman(results, budget=b, posthoc="wilcoxon", n_resamples=0)
         ps = per_seed.table[per_seed.table["budget"] == b].set_index("algorithm")
         sm = seed_mean.table[seed_mean.table["budget"] == b].set_index("algorithm")
         print(f"\n=== budget {b:g}x ===")
         for alg in ("PB", "HB", "RS"):
             print(f"  {alg}: relative rank {ps.loc[alg, 'average_rank']:.3f} "
-                  f"[{ps.loc[alg, 'low']:.3f}, {ps.loc[alg, 'high']:.3f}]   "
+                  f"[{ps.loc[alg, 'lower']:.3f}, {ps.loc[alg, 'upper']:.3f}]   "
                   f"seed-mean rank {sm.loc[alg, 'average_rank']:.3f} "
-                  f"[{sm.loc[alg, 'low']:.3f}, {sm.loc[alg, 'high']:.3f}]")
+                  f"[{sm.loc[alg, 'lower']:.3f}, {sm.loc[alg, 'upper']:.3f}]")
             rows.append({"budget": b, "algorithm": alg,
                          "relative_rank": ps.loc[alg, "average_rank"],
-                         "relative_rank_low": ps.loc[alg, "low"],
-                         "relative_rank_high": ps.loc[alg, "high"],
+                         "relative_rank_low": ps.loc[alg, "lower"],
+                         "relative_rank_high": ps.loc[alg, "upper"],
                          "seed_mean_rank": sm.loc[alg, "average_rank"]})
         print("  " + res.summary().replace("\n", "\n  "))
         for v in res.verdicts():

@@ -63,7 +63,7 @@ def main() -> None:
             blocks = res.blocks.matrix.reset_index(drop=True)
             with contextlib.redirect_stdout(io.StringIO()):
                 direct = autorank_direct(blocks, alpha=0.05, order="ascending")
-            assert direct.pvalue == res.pvalue and direct.rankdf.equals(res.raw.rankdf)
+            assert direct.pvalue == res.p_value and direct.rankdf.equals(res.raw.rankdf)
             print(f"\n=== budget {label}, unit {unit} ===")
             print(res.summary())
             ax = res.plot()
@@ -73,7 +73,7 @@ def main() -> None:
             decisions = {(v.a, v.b): v.winner or "n.s." for v in res.verdicts()}
             rows.append({
                 "budget": label, "unit": unit, "blocks": res.blocks.matrix.shape[0],
-                "test": f"{res.omnibus}+{res.posthoc}", "pvalue": res.pvalue,
+                "test": f"{res.omnibus}+{res.posthoc}", "pvalue": res.p_value,
                 "cd": res.critical_difference, **{f"rank_{a}": ranks[a] for a in ranks.index},
                 **{f"{a}_vs_{b}": w for (a, b), w in decisions.items()},
             })

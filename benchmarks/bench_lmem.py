@@ -31,8 +31,7 @@ M0 = "score ~ 1 + (1|benchmark)"
 
 
 def native(table: pd.DataFrame) -> dict:
-    from benchverdict.lmem import glrt
-    from benchverdict.lmem.model import fit
+    from benchverdict.lmem import fit, glrt
 
     m1 = fit(table, M1)
     m0 = fit(table, M0)

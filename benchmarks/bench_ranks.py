@@ -2,7 +2,7 @@
 
 Workloads (random block x algorithm matrices with block effects):
 
-* Friedman + Nemenyi: ours ``friedman(posthoc="nemenyi", n_bootstrap=0)`` vs
+* Friedman + Nemenyi: ours ``friedman(posthoc="nemenyi", n_resamples=0)`` vs
   ``autorank.autorank(force_mode="nonparametric")`` (which also computes its
   normality/homoscedasticity tests, effect sizes and intervals) vs scipy's
   ``friedmanchisquare`` + ``scikit_posthocs.posthoc_nemenyi_friedman``;
@@ -12,7 +12,7 @@ Workloads (random block x algorithm matrices with block effects):
   and ``autorank.plot_stats``.
 
 Ours always returns more (verdicts, letters, effect sizes); with
-``n_bootstrap=0`` it skips only the effect-size intervals. Each timing is the
+``n_resamples=0`` it skips only the effect-size intervals. Each timing is the
 best of ``--repeat`` runs; ratio = anchor time / our time (> 1: we are faster).
 
 ``--scale`` times the whole rank analysis of a report on 1000 algorithms x 10
@@ -147,7 +147,7 @@ def main() -> None:
                                                      value_name="y")
 
         def ours(posthoc, bm=bm):
-            return lambda: friedman(bm, posthoc=posthoc, n_bootstrap=0)
+            return lambda: friedman(bm, posthoc=posthoc, n_resamples=0)
 
         anchors = {"nemenyi": [], "wilcoxon": [], "conover": []}
         if ar is not None:
@@ -169,11 +169,11 @@ def main() -> None:
                 rows.append({"workload": f"friedman+{posthoc}", "n x k": f"{n} x {k}",
                              "implementation": name, "seconds": t, "ratio": t / t_ours})
         # effect-size intervals: the part autorank and scikit-posthocs do not offer
-        t_boot = best_of(lambda bm=bm: friedman(bm, n_bootstrap=1000), 1)
+        t_boot = best_of(lambda bm=bm: friedman(bm, n_resamples=1000), 1)
         rows.append({"workload": "friedman+nemenyi, 1000 bootstrap intervals",
                      "n x k": f"{n} x {k}", "implementation": "benchverdict",
                      "seconds": t_boot, "ratio": float("nan")})
-        res = friedman(bm, n_bootstrap=0)
+        res = friedman(bm, n_resamples=0)
         t_draw = best_of(lambda res=res, k=k: draw_cd_diagram(
             res.average_ranks, res.not_different(), critical_difference=res.critical_difference,
             limits=(1, k)).figure.savefig(io.BytesIO(), format="pdf"), args.repeat)
@@ -181,7 +181,7 @@ def main() -> None:
                      "implementation": "benchverdict", "seconds": t_draw, "ratio": 1.0})
         if sp is not None:
             p = sp.posthoc_nemenyi_friedman(x)
-            p.index = p.columns = res.pvalues.columns.sort_values()
+            p.index = p.columns = res.p_values_adjusted.columns.sort_values()
             ranks = res.average_ranks
 
             def sp_draw(p=p, ranks=ranks):

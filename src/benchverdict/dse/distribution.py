@@ -331,7 +331,7 @@ class DistributionResult:
                           iv.upper, self.confidence),
             unit=_DRAW, n=int(xa.size + xb.size), lean=lean,
             details={"interval": iv.method, "normalize": self.normalize,
-                     "cvar_level": self.cvar_level, "p_value_raw": test.p_value,
+                     "cvar_level": self.cvar_level, "p_value": test.p_value,
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
                      "test": "studentized label permutation (Besag-Clifford sequential)"
                              + (", within benchmarks" if self.strata else ""),

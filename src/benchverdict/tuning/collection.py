@@ -269,7 +269,7 @@ class TuningCurves:
             effect=Effect(f"difference in {what} best score at k={t.k:g} (positive favours {a})",
                           sign * (t.point_a - t.point_b)),
             unit="random-search draw", n=t.n_a + t.n_b,
-            details={"p_value_raw": t.p_value, "p_a_better": t.p_a, "p_b_better": t.p_b,
+            details={"p_value": t.p_value, "p_a_better": t.p_a, "p_b_better": t.p_b,
                      "k": t.k, "quantile_level": t.quantile_level, "n_a": t.n_a,
                      "n_b": t.n_b},
         )
@@ -297,7 +297,7 @@ class TuningCurves:
             evidence=Evidence("p_value", p_value, self.alpha), objective=self.objective,
             explanation=text, unit="random-search draw",
             n=int(sum(t.n_a + t.n_b for _, t in found)),
-            details={"p_value_raw": p_value, "p_a_better": p_a, "p_b_better": p_b,
+            details={"p_value": p_value, "p_a_better": p_a, "p_b_better": p_b,
                      "combined": "intersection-union over benchmarks (better on every one)",
                      "n_benchmarks": len(found), "k": budgets[-1]},
         )
