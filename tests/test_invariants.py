@@ -366,7 +366,7 @@ def run_autorank(res: Results) -> list[Verdict]:
 
 def incumbents(res: Results) -> Results:
     """Each seed's search as one run: its best trial (the view the report's LMEM uses)."""
-    final = res.final().drop(columns="budget")
+    final = res.final().table.drop(columns="budget")
     for role in ("algorithm", "benchmark"):
         final[role] = final[role].astype(str).astype(object)
     return Results.from_frame(final, algorithm="algorithm", benchmark="benchmark", seed="seed",

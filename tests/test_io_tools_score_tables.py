@@ -57,7 +57,7 @@ def test_rliable_three_d_curves_and_npz(tmp_path):
     scores = {"A": rng.random((3, 2, 4)), "B": rng.random((3, 2, 4))}
     res = adapters.read_rliable(scores, objective="maximize", budgets=[1e5, 2e5, 3e5, 4e5])
     assert list(res.budgets) == [1e5, 2e5, 3e5, 4e5] and len(res) == 2 * 3 * 2 * 4
-    at = res.at_budget(2e5)
+    at = res.at_budget(2e5).table
     a = at[(at["algorithm"] == "A") & (at["benchmark"] == "task 1")].sort_values("seed")
     np.testing.assert_array_equal(a["score"], scores["A"][:, 1, 1])
     path = tmp_path / "scores.npz"

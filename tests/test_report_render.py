@@ -22,8 +22,6 @@ from benchverdict.report.runner import (
     ReportFigure,
     applicability,
     compare,
-    incumbent_results,
-    incumbent_trajectories,
 )
 from benchverdict.results import Results, _example_small
 from benchverdict.verdict import (
@@ -130,12 +128,12 @@ def test_applicability_by_kind():
         applicability(trials, "magic")
 
 
-def test_incumbent_results_is_one_best_row_per_run():
+def test_final_view_is_one_best_row_per_run():
     res = _example_small()
-    inc = incumbent_results(res)
-    assert inc.kind == "runs" and len(inc) == 8 and not inc.has_budget
-    assert inc.table["score"].tolist() == res.final()["score"].tolist()
-    assert incumbent_results(res, 1).table["score"].tolist() == res.at_budget(1)[
+    inc = res.final()
+    assert inc.kind == "runs" and len(inc) == 8
+    assert inc.table["score"].tolist() == res._incumbent_rows()["score"].tolist()
+    assert res.incumbents(1).table["score"].tolist() == res._incumbent_rows(1)[
         "score"].tolist()
 
 
@@ -145,20 +143,20 @@ def test_incumbent_trajectories_agree_with_at_budget(objective):
     res = Results.from_frame(res.table.reset_index(drop=True), algorithm="algorithm",
                              benchmark="benchmark", seed="seed", budget="budget", score="score",
                              objective=objective, kind="trials")
-    traj = incumbent_trajectories(res)
+    traj = res.incumbent_trajectories()
     assert traj.kind == "runs" and len(traj) == len(res)
     keys = ["algorithm", "benchmark", "seed"]
     for b in (1.0, 2.0, 3.0):
-        got = traj.at_budget(b).sort_values(keys)["score"].to_numpy()
-        want = res.at_budget(b).sort_values(keys)["score"].to_numpy()
+        got = traj.at_budget(b).table.sort_values(keys)["score"].to_numpy()
+        want = res.at_budget(b).table.sort_values(keys)["score"].to_numpy()
         np.testing.assert_allclose(got, want)
-    runs = incumbent_results(res)
-    assert incumbent_trajectories(runs) is runs
-    no_order = Results.from_frame(runs.table.reset_index(drop=True), algorithm="algorithm",
+    runs = res.final()
+    assert runs.incumbent_trajectories() is runs
+    no_order = Results.from_frame(runs.table.drop(columns="budget"), algorithm="algorithm",
                                   benchmark="benchmark", seed="seed", score="score",
                                   objective=objective, kind="trials")
     with pytest.raises(ValueError, match="trial order"):
-        incumbent_trajectories(no_order)
+        no_order.incumbent_trajectories()
 
 
 def test_errors_and_warnings_are_recorded_not_hidden(comparison):

@@ -20,26 +20,16 @@ import importlib
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes
-from benchverdict.report.runner import (
-    AnalysisRun,
-    NoIncumbentsError,
-    Options,
-    ReportFigure,
-    incumbent_results,
-    incumbent_trajectories,
-    incumbents_at,
-)
+from benchverdict.report.runner import AnalysisRun, Options, ReportFigure
+from benchverdict.results import NO_INCUMBENT, NoIncumbentsError, Results
 from benchverdict.verdict import Scope, Verdict
-
-if TYPE_CHECKING:
-    from benchverdict.results import Results
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
 MAX_FIGURES_PER_ANALYSIS = 8
@@ -171,11 +161,20 @@ def _runs_without_incumbent(results: Results, budget: float | None) -> pd.DataFr
     """Runs with no observation at or below ``budget`` (none for the final budget)."""
     if budget is None:
         return pd.DataFrame(columns=["algorithm", "benchmark", "seed", "budget", "reason"])
-    missing = results.at_budget(budget).attrs.get("excluded_runs", ())
-    frame = pd.DataFrame(list(missing), columns=["algorithm", "benchmark", "seed"])
+    late = results.runs_without_incumbent(budget)
+    frame = late[["algorithm", "benchmark", "seed"]].copy()
     frame["budget"] = budget
-    frame["reason"] = f"the run has no observation at or below budget {budget:g}"
+    frame["reason"] = [f"{NO_INCUMBENT} {budget:g} (the run starts at {first:g})"
+                       for first in late["first_budget"]]
     return frame
+
+
+def _view_left_out(view: Results) -> pd.DataFrame:
+    """The runs a view of the incumbents left out, as the report's exclusion records."""
+    ex = view.exclusions
+    runs = ex[ex["unit"] == "run"]
+    return pd.DataFrame({"algorithm": runs["algorithm"], "benchmark": runs["benchmark"],
+                         "seed": runs["seed"], "reason": runs["reasons"]})
 
 
 def block_exclusions(blocks: Any) -> tuple[str, pd.DataFrame]:
@@ -399,7 +398,7 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     formula = options.formula or DEFAULT_FORMULA
     at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
     try:
-        data, late = incumbents_at(results, options.budget)
+        data = results.final() if options.budget is None else results.at_budget(options.budget)
     except NoIncumbentsError as err:
         out = AnalysisRun("lmem", "not applicable", reason=str(err))
         out.exclude(f"incumbents at {at}", "run", _runs_without_incumbent(results,
@@ -409,6 +408,9 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
         f"benchmark x seed)"
     )
+    late = _view_left_out(data)
+    if options.budget is not None:
+        late["budget"] = options.budget
     n_late = run.exclude(f"incumbents at {at}", "run", late)
     _note_exclusions(run, n_late, "run(s) without an incumbent at the budget", "of the model")
     if n_late:
@@ -523,11 +525,11 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
         data = results
     elif results.has_budget:
         data = run.attempt("LMEM sanity checks: incumbent trajectories",
-                           incumbent_trajectories, results)
+                           results.incumbent_trajectories)
         if data is None:
             return
     else:
-        data = incumbent_results(results)
+        data = results.final()
     budget: float | str = "final" if options.budget is None else float(options.budget)
     report = run.attempt("LMEM sanity checks", lmem.sanity_checks, data, alpha=options.alpha,
                          budget=budget)
