@@ -48,7 +48,7 @@ def test_orient_swaps_outcome_and_effect():
     v = V(a="B", b="A", outcome="a", effect=Effect("diff", 2.0, 1.0, 3.0, 0.95))
     o = ex.orient(v, "A")
     assert (o.a, o.b, o.outcome) == ("A", "B", "b")
-    assert (o.effect.estimate, o.effect.low, o.effect.high) == (-2.0, -3.0, -1.0)
+    assert (o.effect.estimate, o.effect.lower, o.effect.upper) == (-2.0, -3.0, -1.0)
     with pytest.raises(ValueError, match="not one of"):
         ex.orient(v, "C")
 

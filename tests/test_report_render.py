@@ -224,14 +224,14 @@ def test_json_matches_the_golden_schema(comparison):
     doc = json.loads(text)  # strict: no NaN/Infinity literals
     assert "NaN" not in text and "Infinity" not in text
     jsonschema.Draft202012Validator(schema).validate(doc)
-    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 1
+    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 2
     # Verdicts round-trip losslessly, including nan and inf.
     back = [verdict_from_dict(v) for v in doc["verdicts"]]
     assert [verdict_to_dict(v) for v in back] == [
         verdict_to_dict(v) for v in comparison.verdict_list]  # (nan != nan, so compare encoded)
     assert [(v.a, v.b, v.outcome) for v in back] == [
         (v.a, v.b, v.outcome) for v in comparison.verdict_list]
-    assert np.isinf(back[0].effect.high) and np.isnan(back[0].effect.low)
+    assert np.isinf(back[0].effect.upper) and np.isnan(back[0].effect.lower)
     # Names survive exactly.
     assert set(doc["data"]["algorithms"]) == set(NAMES)
 
@@ -242,7 +242,7 @@ def test_schema_rejects_broken_documents(comparison):
     doc = comparison.to_dict()
     for mutate in (
         lambda d: d.pop("verdicts"),
-        lambda d: d.__setitem__("schema_version", 2),
+        lambda d: d.__setitem__("schema_version", 1),
         lambda d: d["verdicts"][0].__setitem__("outcome", "maybe"),
         lambda d: d["agreement"][0].__setitem__("agreement", 1.5),
         lambda d: d["conflicts"][0].__setitem__("rules", []),

@@ -58,13 +58,12 @@ from benchverdict.report.relations import (
     GroupKey,
     family_votes,
     headline_sentence,
-    meta_text,
     relate_scope,
     scope_type,
     single_draw_sentence,
     tiers_of,
 )
-from benchverdict.verdict import Verdict
+from benchverdict.verdict import Verdict, metafeature_label, verdicts_to_frame
 
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
@@ -246,7 +245,8 @@ def group_label(key: GroupKey) -> str:
     """
     bench, meta = key
     parts = ["all benchmarks" if bench is None else f"benchmark {bench}"]
-    parts += [f"{k}={v}" for k, v in meta]
+    if meta:
+        parts.append(metafeature_label(meta, ", "))
     return ", ".join(parts)
 
 
@@ -351,40 +351,35 @@ def _pair_list(pairs: Sequence[str]) -> str:
     return shown + (f" and {more:,} more pair(s)" if more > 0 else "")
 
 
-def _verdict_row(v: Verdict) -> dict:
-    e = v.effect
-    evidence = str(v.evidence)
-    why = undecided_reason(v)
-    if why:
-        evidence += f"; no decision: {why}"
-    return {
-        "a": v.a,
-        "b": v.b,
-        "benchmark": v.scope.benchmark,
-        "metafeature": meta_text(v.scope.metafeature),
-        "budget_low": v.scope.budget_low,
-        "budget_high": v.scope.budget_high,
-        "method": v.method,
-        "family": method_info(v.method).family,
-        "outcome": v.outcome,
-        "winner": v.winner,
-        "lean": v.leans_to,
-        "evidence": evidence,
-        "strength": v.evidence.strength,
-        "effect_name": None if e is None else e.name,
-        "effect": None if e is None else e.estimate,
-        "effect_low": None if e is None else e.low,
-        "effect_high": None if e is None else e.high,
-        "unit": v.unit,
-        "n": v.n,
-        "explanation": v.explanation,
-    }
+def verdict_table(verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """The verdicts as the report's table.
+
+    :func:`~benchverdict.verdict.verdicts_to_frame` (the one flattening of a
+    verdict) plus each method's family and the evidence in words (with why an
+    undecided verdict has no decision).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(),
+    ...             Evidence("p_value", value=0.01, level=0.05), "maximize", "")
+    >>> verdict_table([v])[["a", "family", "evidence"]].values.tolist()
+    [['A', 'ranks', 'p = 0.01 (alpha = 0.05)']]
+    """
+    table = verdicts_to_frame(verdicts)
+    table["family"] = [method_info(v.method).family for v in verdicts]
+    evidence = []
+    for v in verdicts:
+        why = undecided_reason(v)
+        evidence.append(str(v.evidence) + (f"; no decision: {why}" if why else ""))
+    table["evidence"] = evidence
+    return table[TABLE_COLUMNS]
 
 
 TABLE_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "method", "family",
-    "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_low",
-    "effect_high", "unit", "n", "explanation",
+    "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_lower",
+    "effect_upper", "unit", "n", "explanation",
 ]
 AGREEMENT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "n_methods", "methods", "outcomes", "agreement",
@@ -511,7 +506,7 @@ def reconcile(
         n_benchmarks = len({v.scope.benchmark for v in verdicts
                             if v.scope.benchmark is not None}) or None
 
-    table = pd.DataFrame([_verdict_row(v) for v in verdicts], columns=TABLE_COLUMNS)
+    table = verdict_table(verdicts)
 
     # pair -> group -> method -> verdicts
     nested: dict[tuple[str, str], dict[GroupKey, dict[str, list[Verdict]]]] = defaultdict(
@@ -572,7 +567,7 @@ def reconcile(
             reps_all = [representative(by_method[m], final_budget) for m in methods]
             voters = voters_of.get((key, pair), set())
             elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
-            meta = meta_text(key[1])
+            meta = metafeature_label(key[1])
             for v in reps_all:
                 rep_rows.append({
                     "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
@@ -697,7 +692,7 @@ def _group_conflicts(conflicts: pd.DataFrame) -> pd.DataFrame:
 
 def _scope_columns(rel) -> dict:
     return {"scope_type": scope_type(rel.key), "scope": group_label(rel.key),
-            "benchmark": rel.key[0], "metafeature": meta_text(rel.key[1])}
+            "benchmark": rel.key[0], "metafeature": metafeature_label(rel.key[1])}
 
 
 def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
@@ -717,7 +712,7 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
         })
     vote_rows = [{
         "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
-        "metafeature": meta_text(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
+        "metafeature": metafeature_label(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
         "method": v.method, "p_raw": v.p_raw,
         "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
         "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,

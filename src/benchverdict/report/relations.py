@@ -93,11 +93,6 @@ def scope_type(key: GroupKey) -> str:
     return f"per level of {names}" + ("" if bench is None else ", per benchmark")
 
 
-def meta_text(meta: tuple[tuple[str, str], ...]) -> str | None:
-    """Metafeature levels as ``name=level;...`` (``None`` without)."""
-    return ";".join(f"{k}={v}" for k, v in meta) or None
-
-
 def _raw_p(v: Verdict) -> float | None:
     """A voting verdict's raw p-value: ``details["pvalue_raw"]``, else a p-value evidence."""
     value = v.details.get("pvalue_raw")

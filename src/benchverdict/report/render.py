@@ -26,14 +26,14 @@ import pandas as pd
 
 from benchverdict._plain_text import printable
 from benchverdict._version import __version__
-from benchverdict.verdict import verdict_to_dict
+from benchverdict.verdict import metafeature_label, verdict_to_dict
 
 if TYPE_CHECKING:
     from benchverdict.report.runner import Comparison
 
 #: Name and version of the report JSON layout (``report.schema.json``).
 REPORT_SCHEMA = "benchverdict.report"
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
 #: The committed JSON Schema of the report document.
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 #: Disagreements shown before the rest fold into a <details> block (HTML).
@@ -285,7 +285,7 @@ def _scope_text(benchmark: Any, metafeature: Any) -> str:
     bench = _plain(benchmark)
     parts = ["all benchmarks" if bench is None else str(bench)]
     if isinstance(metafeature, list):
-        parts += [f"{k}={v}" for k, v in metafeature]
+        parts += [metafeature_label(metafeature, ", ")] if metafeature else []
     elif _plain(metafeature):
         parts.append(str(metafeature))
     return ", ".join(parts)
@@ -363,8 +363,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
             str(v.evidence),
             "" if v.effect is None else (
                 f"{v.effect.name} {_fmt(v.effect.estimate)}"
-                + ("" if v.effect.low is None else
-                   f" [{_fmt(v.effect.low)}, {_fmt(v.effect.high)}]")
+                + ("" if v.effect.lower is None else
+                   f" [{_fmt(v.effect.lower)}, {_fmt(v.effect.upper)}]")
             ),
             f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
             v.explanation,

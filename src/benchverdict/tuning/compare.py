@@ -364,9 +364,9 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         effect=Effect(
             name=f"difference in {what} best score at k={ks[-1]:g} (positive favours {name_a})",
             estimate=float(diff),
-            low=float(lo),
-            high=float(hi),
-            level=1.0 - float(alpha),
+            lower=float(lo),
+            upper=float(hi),
+            confidence=1.0 - float(alpha),
         ),
         unit="random-search draw",
         n=int(a.n + b.n),
