@@ -421,7 +421,7 @@ def test_sampled_configurations_build_estimators(seed: int, algorithm: str) -> N
     from sklearn.base import is_classifier
 
     spec = ALGORITHMS[algorithm]
-    model = spec.build(spec.sample(np.random.default_rng(seed)), random_state=seed)
+    model = spec.build(spec.sample(np.random.default_rng(seed)), seed=seed)
     assert is_classifier(model)
     assert (type(model).__name__ == "Pipeline") == spec.standardize
 
@@ -464,4 +464,4 @@ def test_invalid_hyperparameters_raise() -> None:
     with pytest.raises(ValueError, match="at least one"):
         Hyperparameter("x", "choice")
     with pytest.raises(KeyError, match="lacks"):
-        ALGORITHMS["LR"].build({}, random_state=0)
+        ALGORITHMS["LR"].build({}, seed=0)

@@ -594,7 +594,7 @@ def report_canonical(table: Table, t: Transformed | None = None) -> Canonical:
     else:
         alg_back, bench_back, source = t.alg_back, t.bench_back, t.table
     comparison = bv.compare(source.results(), progress=False)
-    out = canonical(comparison.verdict_list, alg_back, bench_back)
+    out = canonical(comparison.verdicts(), alg_back, bench_back)
 
     def pair(a: str, b: str) -> tuple[str, str]:
         return tuple(sorted((_map(a, alg_back), _map(b, alg_back))))

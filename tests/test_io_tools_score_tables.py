@@ -83,7 +83,7 @@ def test_rliable_negation_with_flipped_objective_keeps_verdicts():
     up = adapters.read_rliable(scores, objective="maximize")
     down = adapters.read_rliable({k: -v for k, v in scores.items()}, objective="minimize")
     cols = ["a", "b", "outcome"]
-    v = [bv.compare(r, analyses=["ranks"], progress=False).verdicts[cols] for r in (up, down)]
+    v = [bv.compare(r, analyses=["ranks"], progress=False).verdict_table[cols] for r in (up, down)]
     pd.testing.assert_frame_equal(v[0], v[1])
 
 

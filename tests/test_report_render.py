@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchverdict.methods import register_method
-from benchverdict.report import render
+from benchverdict.report import latex, markdown, render
 from benchverdict.report.runner import (
     AnalysisRun,
     ReportFigure,
@@ -170,8 +170,8 @@ def test_errors_and_warnings_are_recorded_not_hidden(comparison):
 
 
 def test_comparison_tables(comparison):
-    assert len(comparison.verdicts) == 9
-    assert set(comparison.verdicts["module"]) == {"ranks", "lmem", "tuning"}
+    assert len(comparison.verdict_table) == 9
+    assert set(comparison.verdict_table["module"]) == {"ranks", "lmem", "tuning"}
     assert comparison.table is comparison.agreement
     assert len(comparison.agreement) == 3
     assert (comparison.conflicts["explanation"].str.len() > 0).all()
@@ -201,7 +201,7 @@ def test_requested_analysis_that_does_not_apply_is_reported():
     comp = compare(res, analyses=["tuning"], runners={"tuning": fake_runner("tuning")},
                    progress=False)
     assert [(r.name, r.status) for r in comp.runs] == [("tuning", "not applicable")]
-    assert comp.verdicts.empty
+    assert comp.verdict_table.empty
     doc = comp.to_dict()
     assert doc["verdicts"] == [] and doc["rankings"] == []
 
@@ -228,9 +228,9 @@ def test_json_matches_the_golden_schema(comparison):
     # Verdicts round-trip losslessly, including nan and inf.
     back = [verdict_from_dict(v) for v in doc["verdicts"]]
     assert [verdict_to_dict(v) for v in back] == [
-        verdict_to_dict(v) for v in comparison.verdict_list]  # (nan != nan, so compare encoded)
+        verdict_to_dict(v) for v in comparison.verdicts()]  # (nan != nan, so compare encoded)
     assert [(v.a, v.b, v.outcome) for v in back] == [
-        (v.a, v.b, v.outcome) for v in comparison.verdict_list]
+        (v.a, v.b, v.outcome) for v in comparison.verdicts()]
     assert np.isinf(back[0].effect.upper) and np.isnan(back[0].effect.lower)
     # Names survive exactly.
     assert set(doc["data"]["algorithms"]) == set(NAMES)
@@ -324,9 +324,9 @@ def test_markdown_escapes_names(comparison):
 
 
 def test_md_escape_examples():
-    assert render.md_escape("a|b") == "a\\|b"
-    assert render.md_escape("x\ny") == "x y"
-    assert render.md_escape("<i>&") == "&lt;i&gt;&amp;"
+    assert markdown.md_escape("a|b") == "a\\|b"
+    assert markdown.md_escape("x\ny") == "x y"
+    assert markdown.md_escape("<i>&") == "&lt;i&gt;&amp;"
 
 
 # ----------------------------------------------------------------------------- LaTeX
@@ -353,10 +353,10 @@ def test_latex_escapes_every_special(comparison, tmp_path):
 
 @pytest.mark.parametrize("text", [*NAMES, "50% & more", "a\\b", "~^_"])
 def test_latex_escape_leaves_no_command_or_group(text):
-    out = render.latex_escape(text)
+    out = latex.latex_escape(text)
     # Undo the escapes we emit; what remains must be the original text.
     undo = out
-    for raw, esc in render._LATEX_SPECIAL.items():
+    for raw, esc in latex._LATEX_SPECIAL.items():
         undo = undo.replace(esc, "\0" + raw)
     assert undo.replace("\0", "") == text
     assert not re.search(r"\\(?!textbackslash|textasciitilde|textasciicircum|textless|"
@@ -444,7 +444,7 @@ def test_md_escape_renders_as_the_literal_text(text):
     """Property: any string, escaped, renders in CommonMark as exactly that text."""
     markdown_it = pytest.importorskip("markdown_it")
     html = markdown_it.MarkdownIt("commonmark").enable("table").render(
-        "- " + render.md_escape(text))
+        "- " + markdown.md_escape(text))
     parser = _Tags()
     parser.feed(html)
     assert set(parser.tags) <= {"ul", "li", "p"}

@@ -1162,6 +1162,28 @@ class Results:
             "first_budget": first[late].astype(float),
         })
 
+    def cell_sizes(self) -> pd.Series:
+        """Rows per (algorithm, benchmark) cell that has any.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().cell_sizes().tolist()
+        [4, 4, 4, 4]
+        """
+        return self._frame.groupby(["algorithm", "benchmark"], observed=True).size()
+
+    def first_per_benchmark(self, name: str) -> pd.Series:
+        """The first value of column ``name`` in each benchmark (a metafeature's level).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().first_per_benchmark("score").tolist()
+        [0.1, 0.9]
+        """
+        return self._frame.groupby("benchmark", observed=True)[name].first()
+
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
 

@@ -484,6 +484,32 @@ def reconcile(
     On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B
     and C cannot be separated.
     """
+    verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
+                                                                  benchmarks)
+    votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks)
+    agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
+                                                               final_budget)
+    conflicts = _ordered_conflicts(comparisons)
+    return Reconciliation(
+        verdicts=verdicts,
+        table=verdict_table(verdicts),
+        agreement=agreement,
+        comparisons=comparisons,
+        conflicts=conflicts,
+        method_agreement=_method_agreement(verdicts, comparisons),
+        rankings=[_ranking(rel, guidance) for rel in scoped.values()],
+        coverage=_coverage(verdicts),
+        representatives=representatives,
+        final_budget=final_budget,
+        conflict_groups=_group_conflicts(conflicts),
+        alpha=float(alpha),
+        **_relation_tables(scoped, votes),
+    )
+
+
+def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
+              alpha: float | None, benchmarks: Sequence[str] | None):
+    """The verdicts oriented by the algorithm order, the order, alpha and the benchmark count."""
     verdicts = list(verdicts)
     for method in sorted({v.method for v in verdicts}):
         method_info(method)  # an unregistered method fails here, loudly
@@ -505,17 +531,16 @@ def reconcile(
     else:
         n_benchmarks = len({v.scope.benchmark for v in verdicts
                             if v.scope.benchmark is not None}) or None
+    return verdicts, algorithms, order, float(alpha), n_benchmarks
 
-    table = verdict_table(verdicts)
 
-    # pair -> group -> method -> verdicts
-    nested: dict[tuple[str, str], dict[GroupKey, dict[str, list[Verdict]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
-    )
-    for v in verdicts:
-        nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
+def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
+                   alpha: float, n_benchmarks: int | None):
+    """The error-controlled part: one vote per family and pair, Holm per scope type.
 
-    # ---- the error-controlled part: one vote per family, Holm per scope type
+    Returns the votes and the relations of each scope (with the leans and
+    single-draw statements beside them).
+    """
     votes = family_votes(
         verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget),
         representative=lambda vs: representative(vs, final_budget), group_key=_group_key)
@@ -555,7 +580,23 @@ def reconcile(
         rel.single_draws = single_draw_sentence(dse_by_key.get(key, []))
         scoped[key] = rel
 
-    # ---- the descriptive part: every method's verdicts compared pair by pair
+    return votes, scoped
+
+
+def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
+                     order: dict[str, int], final_budget: float | None):
+    """The descriptive part: every method's verdicts compared pair by pair.
+
+    Returns the agreement table, every matched comparison of two methods
+    (with its agreement credit) and each method's representative verdict.
+    """
+    # pair -> group -> method -> verdicts
+    nested: dict[tuple[str, str], dict[GroupKey, dict[str, list[Verdict]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    for v in verdicts:
+        nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
+
     voters_of: dict[tuple, set[str]] = defaultdict(set)
     for vote in votes:
         voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
@@ -625,6 +666,14 @@ def reconcile(
         comparison_rows,
         columns=[*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"],
     )
+    representatives = pd.DataFrame(
+        rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome", "winner",
+                           "budget", "evidence", "votes"])
+    return agreement, comparisons, representatives
+
+
+def _ordered_conflicts(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The contradictions among the comparisons, most telling first."""
     conflicts = comparisons[comparisons["kind"] == "contradiction"].drop(columns="credit")
     # Same-budget clashes before those explained by a different budget; pooled scopes
     # before single benchmarks.
@@ -633,8 +682,11 @@ def reconcile(
     order_idx = np.lexsort((np.arange(len(conflicts)), per_benchmark.to_numpy(),
                             other_budget.to_numpy()))
     conflicts = conflicts.iloc[order_idx].reset_index(drop=True)[CONFLICT_COLUMNS]
-    conflict_groups = _group_conflicts(conflicts)
+    return conflicts
 
+
+def _method_agreement(verdicts: list[Verdict], comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Method x method mean agreement credit over the pairs both decided."""
     methods_all = sorted({v.method for v in verdicts})
     matrix = pd.DataFrame(np.nan, index=methods_all, columns=methods_all)
     matrix.index.name, matrix.columns.name = "method", "method"
@@ -645,34 +697,18 @@ def reconcile(
         for (m1, m2), value in means.items():
             matrix.loc[m1, m2] = value
             matrix.loc[m2, m1] = value
+    return matrix
 
-    rankings = [_ranking(rel, guidance) for rel in scoped.values()]
-    tables = _relation_tables(scoped, votes)
 
+def _coverage(verdicts: list[Verdict]) -> pd.DataFrame:
+    """How many verdicts each method gave per scope."""
     if verdicts:
         cov = pd.DataFrame(
             [{"method": v.method, "scope": group_label(_group_key(v))} for v in verdicts]
         )
-        coverage = cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
+        return cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
     else:
-        coverage = pd.DataFrame()
-    return Reconciliation(
-        verdicts=verdicts,
-        table=table,
-        agreement=agreement,
-        comparisons=comparisons,
-        conflicts=conflicts,
-        method_agreement=matrix,
-        rankings=rankings,
-        coverage=coverage,
-        representatives=pd.DataFrame(
-            rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome",
-                               "winner", "budget", "evidence", "votes"]),
-        final_budget=final_budget,
-        conflict_groups=conflict_groups,
-        alpha=float(alpha),
-        **tables,
-    )
+        return pd.DataFrame()
 
 
 def _group_conflicts(conflicts: pd.DataFrame) -> pd.DataFrame:
