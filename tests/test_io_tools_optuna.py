@@ -251,7 +251,8 @@ def test_negated_objective_with_flipped_direction_changes_nothing():
     high = adapters.read_optuna(make_studies(direction="maximize", **kw))
     assert high.objective == "maximize"
     np.testing.assert_array_equal(high.table["score"], -low.table["score"])
-    verdicts = [bv.compare(r, analyses=["ranks"], progress=False).verdict_table for r in (low, high)]
+    verdicts = [bv.compare(r, analyses=["ranks"], progress=False).verdict_table
+                for r in (low, high)]
     cols = ["a", "b", "outcome", "method"]
     pd.testing.assert_frame_equal(verdicts[0][cols], verdicts[1][cols])
 

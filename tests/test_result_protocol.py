@@ -199,7 +199,7 @@ def test_result_protocol(qualname, request):
     assert isinstance(verdicts, list) and all(isinstance(v, Verdict) for v in verdicts)
     ax = result.plot()
     assert isinstance(ax, Axes)
-    fig, given = plt.subplots()
+    _, given = plt.subplots()
     assert result.plot(ax=given) is given
     plt.close("all")
     assert isinstance(result.summary(), str) and result.summary()
