@@ -487,7 +487,7 @@ def canonical(verdicts: list[Verdict], alg_back: dict[str, str],
         out.outcomes[(*key, v.outcome, winner, loser)] += 1
         e = v.effect
         out.numbers.setdefault(key, []).append({
-            "effect": None if e is None else (e.estimate, e.low, e.high),
+            "effect": None if e is None else (e.estimate, e.lower, e.upper),
             "p": v.evidence.value if v.evidence.kind == "p_value" else None,
             "n": v.n,
             "kind": _effect_kind(v),

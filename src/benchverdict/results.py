@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -48,9 +48,7 @@ from benchverdict._validation import (
     name_labels,
     numeric_column,
 )
-
-if TYPE_CHECKING:
-    from benchverdict.describe import Description
+from benchverdict.describe import Description, describe_results
 
 Objective = Literal["maximize", "minimize"]
 Kind = Literal["trials", "runs"]
@@ -1194,8 +1192,6 @@ class Results:
         >>> int(d.counts.loc["algorithm", "distinct"])
         2
         """
-        from benchverdict.describe import describe_results
-
         return describe_results(self)
 
     # ------------------------------------------------------------------ helpers
