@@ -749,9 +749,10 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
     vote_rows = [{
         "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
         "metafeature": metafeature_label(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
-        "method": v.method, "p_raw": v.p_raw,
+        "method": v.method, "p_value": v.p_value,
         "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
-        "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,
+        "p_value_adjusted": v.p_value_adjusted, "rejects": v.rejects, "n": v.n,
+        "n_units": v.n_units,
     } for v in votes]
     return {
         "votes": _text_none(pd.DataFrame(vote_rows, columns=VOTE_COLUMNS)),

@@ -646,7 +646,7 @@ def _relation_rows(c: Comparison, scope: str | None = None) -> list[list[str]]:
         who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
                else f"{r['a']} vs {r['b']}")
         rows.append([str(r["scope"]), who, str(r["status"]),
-                     _fmt(r.get("families")), _fmt(r.get("p_adjusted")),
+                     _fmt(r.get("families")), _fmt(r.get("p_value_adjusted")),
                      _fmt(r.get("reason"))])
     return rows
 
