@@ -27,7 +27,7 @@ def test_deberta(shared_data):
 def test_deberta_learning_curves(shared_data):
     res = adapters.read_deberta(shared_data / "deberta", learning_curve=True)
     assert res.kind == "runs" and res.has_budget
-    final = res.final()
+    final = res.final().table
     trials = adapters.read_deberta(shared_data / "deberta")
     got = final.set_index(["algorithm", "seed"])["score"].sort_index()
     want = trials.table.set_index(["algorithm", "seed"])["score"].sort_index()

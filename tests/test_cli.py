@@ -73,9 +73,9 @@ def test_errors_have_no_traceback_unless_debug(tmp_path, capsys):
 
 
 def test_version_and_console_script(capsys):
-    with pytest.raises(SystemExit) as done:
-        main(["--version"])
-    assert done.value.code == 0
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"benchverdict {__version__}"
+    assert main(["--debug", "--version"]) == 0
     assert capsys.readouterr().out.strip() == f"benchverdict {__version__}"
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
     assert scripts.get("benchverdict") == "benchverdict.cli:main"
@@ -86,6 +86,20 @@ def test_module_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "benchverdict.cli", "--version"],
                          capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == f"benchverdict {__version__}"
+
+
+def test_version_answers_before_pandas_and_the_modules_load():
+    """``benchverdict --version`` exits before building the parser (no pandas, no modules)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(benchverdict.__file__).parents[1])}
+    code = ("import sys, contextlib, io\n"
+            "from benchverdict.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(['--version']) == 0\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pandas', 'numpy', 'matplotlib', 'scipy') or m.startswith('benchverdict.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)
+    assert out.stdout.strip() == "['benchverdict._version', 'benchverdict.cli']"
 
 
 def test_adapter_option(shared_data, capsys):

@@ -84,7 +84,9 @@ def test_runs_that_start_after_the_budget_are_recorded():
     late = res.runs_without_incumbent(3)
     assert late.to_dict("records") == [
         {"algorithm": "B", "benchmark": "p", "seed": 2, "first_budget": 5.0}]
-    assert res.at_budget(3).attrs["excluded_runs"] == (("B", "p", 2),)
+    view = res.at_budget(3).exclusions
+    assert view[view["unit"] == "run"][["algorithm", "benchmark", "seed"]].values.tolist() == [
+        ["B", "p", 2]]
     blocks = res.blocks(budget=3)
     ex = blocks.exclusions.set_index(["algorithm", "seed"])["reason"]
     assert ex[("B", 2)].startswith(f"{NO_INCUMBENT} 3 (the run starts at 5)")

@@ -21,7 +21,9 @@ def test_a_row_with_two_problems_is_one_excluded_row():
     res = Results.from_frame(df, algorithm="alg", seed="s", budget="t", score="y",
                              objective="maximize", on_invalid="drop")
     ex = res.exclusions
-    assert list(ex.columns) == ["row", "columns", "reasons"]
+    assert list(ex.columns) == ["unit", "row", "algorithm", "benchmark", "seed", "columns",
+                               "reasons"]
+    assert (ex["unit"] == "row").all()
     assert len(ex) == 14 and ex["row"].is_unique and ex["row"].tolist() == list(range(14))
     assert len(res) + len(ex) == len(df)
     by_row = ex.set_index("row")

@@ -150,7 +150,7 @@ def test_committed_scores_are_reproduced(
 def test_tuned_models_beat_the_majority_baseline_on_moons(example: Results) -> None:
     # After 20 trials, RF and SVM must beat always predicting the majority
     # class (accuracy 0.5 on the balanced moons) on every seed, by a wide margin.
-    final = example.final()
+    final = example.final().table
     for algorithm in ("RF", "SVM"):
         scores = final[(final["algorithm"] == algorithm) & (final["benchmark"] == "moons")]
         assert len(scores) == N_SEEDS
@@ -160,7 +160,7 @@ def test_tuned_models_beat_the_majority_baseline_on_moons(example: Results) -> N
 def test_linear_models_cannot_separate_circles(example: Results) -> None:
     # Concentric circles are not linearly separable: logistic regression stays
     # near chance even when tuned, while kNN (a local method) does well.
-    final = example.final()
+    final = example.final().table
     circles = final[final["benchmark"] == "circles"].groupby("algorithm", observed=True)["score"]
     assert circles.mean()["LR"] < 0.65
     assert circles.mean()["kNN"] > 0.8
@@ -186,8 +186,8 @@ def test_trials_are_not_clustered_by_seed(example_frame: pd.DataFrame) -> None:
 
 def test_incumbent_never_gets_worse(example: Results) -> None:
     key = ["algorithm", "benchmark", "seed"]
-    first = example.at_budget(1).set_index(key)["score"]
-    last = example.final().set_index(key)["score"].reindex(first.index)
+    first = example.at_budget(1).table.set_index(key)["score"]
+    last = example.final().table.set_index(key)["score"].reindex(first.index)
     assert len(first) == N_ALGORITHMS * N_BENCHMARKS * N_SEEDS
     assert (last >= first).all()
     assert (last > first).any()  # the search does improve somewhere
@@ -421,7 +421,7 @@ def test_sampled_configurations_build_estimators(seed: int, algorithm: str) -> N
     from sklearn.base import is_classifier
 
     spec = ALGORITHMS[algorithm]
-    model = spec.build(spec.sample(np.random.default_rng(seed)), random_state=seed)
+    model = spec.build(spec.sample(np.random.default_rng(seed)), seed=seed)
     assert is_classifier(model)
     assert (type(model).__name__ == "Pipeline") == spec.standardize
 
@@ -464,4 +464,4 @@ def test_invalid_hyperparameters_raise() -> None:
     with pytest.raises(ValueError, match="at least one"):
         Hyperparameter("x", "choice")
     with pytest.raises(KeyError, match="lacks"):
-        ALGORITHMS["LR"].build({}, random_state=0)
+        ALGORITHMS["LR"].build({}, seed=0)

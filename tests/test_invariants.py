@@ -366,7 +366,7 @@ def run_autorank(res: Results) -> list[Verdict]:
 
 def incumbents(res: Results) -> Results:
     """Each seed's search as one run: its best trial (the view the report's LMEM uses)."""
-    final = res.final().drop(columns="budget")
+    final = res.final().table.drop(columns="budget")
     for role in ("algorithm", "benchmark"):
         final[role] = final[role].astype(str).astype(object)
     return Results.from_frame(final, algorithm="algorithm", benchmark="benchmark", seed="seed",
@@ -487,7 +487,7 @@ def canonical(verdicts: list[Verdict], alg_back: dict[str, str],
         out.outcomes[(*key, v.outcome, winner, loser)] += 1
         e = v.effect
         out.numbers.setdefault(key, []).append({
-            "effect": None if e is None else (e.estimate, e.low, e.high),
+            "effect": None if e is None else (e.estimate, e.lower, e.upper),
             "p": v.evidence.value if v.evidence.kind == "p_value" else None,
             "n": v.n,
             "kind": _effect_kind(v),
@@ -594,7 +594,7 @@ def report_canonical(table: Table, t: Transformed | None = None) -> Canonical:
     else:
         alg_back, bench_back, source = t.alg_back, t.bench_back, t.table
     comparison = bv.compare(source.results(), progress=False)
-    out = canonical(comparison.verdict_list, alg_back, bench_back)
+    out = canonical(comparison.verdicts(), alg_back, bench_back)
 
     def pair(a: str, b: str) -> tuple[str, str]:
         return tuple(sorted((_map(a, alg_back), _map(b, alg_back))))

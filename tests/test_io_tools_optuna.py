@@ -135,7 +135,7 @@ def test_done_when_three_samplers_two_objectives_five_seeds_report(storage):
     comp = bv.compare(res, progress=False)
     ran = {run.name: run.status for run in comp.runs}
     assert ran["ranks"] == "ok" and ran["lmem"] == "ok", ran
-    assert set(comp.verdicts["module"]) >= {"ranks", "lmem"}
+    assert set(comp.verdict_table["module"]) >= {"ranks", "lmem"}
     # The pruned and failed trials are listed in the report's exclusions.
     validation = comp.exclusions[comp.exclusions["analysis"] == "validation"]
     assert len(validation) == len(res.exclusions)
@@ -251,7 +251,8 @@ def test_negated_objective_with_flipped_direction_changes_nothing():
     high = adapters.read_optuna(make_studies(direction="maximize", **kw))
     assert high.objective == "maximize"
     np.testing.assert_array_equal(high.table["score"], -low.table["score"])
-    verdicts = [bv.compare(r, analyses=["ranks"], progress=False).verdicts for r in (low, high)]
+    verdicts = [bv.compare(r, analyses=["ranks"], progress=False).verdict_table
+                for r in (low, high)]
     cols = ["a", "b", "outcome", "method"]
     pd.testing.assert_frame_equal(verdicts[0][cols], verdicts[1][cols])
 

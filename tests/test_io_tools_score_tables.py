@@ -57,7 +57,7 @@ def test_rliable_three_d_curves_and_npz(tmp_path):
     scores = {"A": rng.random((3, 2, 4)), "B": rng.random((3, 2, 4))}
     res = adapters.read_rliable(scores, objective="maximize", budgets=[1e5, 2e5, 3e5, 4e5])
     assert list(res.budgets) == [1e5, 2e5, 3e5, 4e5] and len(res) == 2 * 3 * 2 * 4
-    at = res.at_budget(2e5)
+    at = res.at_budget(2e5).table
     a = at[(at["algorithm"] == "A") & (at["benchmark"] == "task 1")].sort_values("seed")
     np.testing.assert_array_equal(a["score"], scores["A"][:, 1, 1])
     path = tmp_path / "scores.npz"
@@ -83,7 +83,7 @@ def test_rliable_negation_with_flipped_objective_keeps_verdicts():
     up = adapters.read_rliable(scores, objective="maximize")
     down = adapters.read_rliable({k: -v for k, v in scores.items()}, objective="minimize")
     cols = ["a", "b", "outcome"]
-    v = [bv.compare(r, analyses=["ranks"], progress=False).verdicts[cols] for r in (up, down)]
+    v = [bv.compare(r, analyses=["ranks"], progress=False).verdict_table[cols] for r in (up, down)]
     pd.testing.assert_frame_equal(v[0], v[1])
 
 

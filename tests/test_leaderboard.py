@@ -231,6 +231,13 @@ def test_json_round_trip_and_schema_guard():
     again = Leaderboard.from_dict(json.loads(board.to_json()))
     pd.testing.assert_frame_equal(again.entries, board.entries, check_dtype=False)
     assert again.headline == board.headline
+    # Version 1 named the relations' adjusted p-value p_adjusted; it still reads.
+    old = board.to_dict()
+    assert SCHEMA_VERSION == 2 and "p_value_adjusted" in old["relations"][0]
+    old["schema_version"] = 1
+    old["relations"] = [{("p_adjusted" if k == "p_value_adjusted" else k): v
+                         for k, v in r.items()} for r in old["relations"]]
+    pd.testing.assert_frame_equal(Leaderboard.from_dict(old).relations, again.relations)
     newer = {**board.to_dict(), "schema_version": SCHEMA_VERSION + 1}
     with pytest.raises(ValueError, match="upgrade benchverdict"):
         Leaderboard.from_dict(newer)

@@ -128,8 +128,8 @@ def test_a_failed_swap_restores_the_previous_report(previous, monkeypatch):
 
 SIGINT_DRIVER = """
 import pathlib, sys, time
-from benchverdict.report import render
-real = render.render_latex
+from benchverdict.report import latex
+real = latex.render_latex
 
 def slow(comparison, directory):
     path = real(comparison, directory)
@@ -137,7 +137,7 @@ def slow(comparison, directory):
     time.sleep(300)
     return path
 
-render.render_latex = slow
+latex.render_latex = slow
 from benchverdict import cli
 sys.exit(cli.main(sys.argv[2:]))
 """

@@ -50,7 +50,7 @@ def test_meanmax_centre_is_decided_and_the_extreme_tail_only_leans(hedwig):
     need("dse", "distribution")
     comp = compare(hedwig, analyses=["dse"], cvar_levels=(0.5, 0.99), progress=False)
     assert [r.status for r in comp.runs] == ["ok"]
-    v = comp.verdicts.set_index("method")
+    v = comp.verdict_table.set_index("method")
     assert v.loc["dse.cvar_0.5", "winner"] == "mlp"
     assert v.loc["dse.cvar_0.99", "outcome"] == "inconclusive"
     assert v.loc["dse.cvar_0.99", "lean"] == "reg_lstm"
@@ -70,7 +70,7 @@ def test_meanmax_median_tuning_curve_against_cvar(hedwig):
     need("tuning", "from_results")
     comp = compare(hedwig, analyses=["tuning", "dse"], cvar_levels=(0.5, 0.99), progress=False)
     assert [r.status for r in comp.runs] == ["ok", "ok"], [r.reason for r in comp.runs]
-    tuning = comp.verdicts[comp.verdicts["module"] == "tuning"]
+    tuning = comp.verdict_table[comp.verdict_table["module"] == "tuning"]
     assert len(tuning)
     # At k = 1 the median tuning curve is the median of the draws: the MLP's is higher
     # (decided, or a lean of the 80% bands).
@@ -87,7 +87,7 @@ def test_priorband_final_budget_methods_agree(priorband):
     need("lmem", "fit")
     comp = compare(priorband, analyses=["ranks", "lmem"], progress=False)
     assert [r.status for r in comp.runs] == ["ok", "ok"]
-    methods = set(comp.verdicts["method"])
+    methods = set(comp.verdict_table["method"])
     assert {"lmem.tukey", "ranks.nemenyi", "ranks.wilcoxon_holm"} <= methods
     head = comp.reconciliation.headline
     # Geburek et al.: PriorBand is best at the full budget, whichever method is used.
@@ -150,9 +150,9 @@ def test_example_data_run_every_analysis_and_validate():
     comp = compare(small, progress=False)
     assert {r.name: r.status for r in comp.runs} == {
         "tuning": "ok", "dse": "ok", "ranks": "ok", "lmem": "ok"}, comp.warnings
-    assert set(comp.verdicts["module"]) == {"tuning", "dse", "ranks", "lmem"}
+    assert set(comp.verdict_table["module"]) == {"tuning", "dse", "ranks", "lmem"}
     # Rank tests and the LMEM judge the final budget (20 trials); DSE single draws (budget 1).
-    v = comp.verdicts
+    v = comp.verdict_table
     assert (v.loc[v["module"] == "dse", "budget_high"] == 1).all()
     assert comp.reconciliation.final_budget == 20
     # Every disagreement is explained, and the sanity section has the LMEM checks.
@@ -160,7 +160,7 @@ def test_example_data_run_every_analysis_and_validate():
     # Every emitted method is declared in the registry (issue 11).
     from benchverdict.methods import method_info
 
-    assert all(method_info(m).method for m in set(comp.verdicts["method"]))
+    assert all(method_info(m).method for m in set(comp.verdict_table["method"]))
     lmem_run = next(r for r in comp.runs if r.name == "lmem")
     assert {c["name"] for c in lmem_run.sanity} >= {"seed dependency",
                                                      "benchmark informativeness"}

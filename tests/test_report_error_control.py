@@ -58,10 +58,10 @@ def study(seed: int, gap: float = 0.0) -> Results:
 def lean_lmem(results, options) -> AnalysisRun:
     """The report's LMEM verdicts (same fit, formula and scope), without sanity refits."""
     from benchverdict import lmem
-    from benchverdict.report._analyses import DEFAULT_FORMULA, incumbents_at
+    from benchverdict.report._analyses import DEFAULT_FORMULA
 
     run = AnalysisRun("lmem", "ok")
-    data, _ = incumbents_at(results, options.budget)
+    data = results.incumbents(options.budget)
     model = lmem.fit(data, DEFAULT_FORMULA)
     for v in model.verdicts(alpha=options.alpha):
         run.verdicts.append(dataclasses.replace(v, details={**v.details,

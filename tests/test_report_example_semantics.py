@@ -40,7 +40,7 @@ def example():
 
 
 def test_every_emitted_method_is_registered(example):
-    methods = set(example.verdicts["method"])
+    methods = set(example.verdict_table["method"])
     assert {m.split(".")[0] for m in methods} == {"tuning", "dse", "ranks", "lmem"}
     for method in methods:
         info = method_info(method)  # raises KeyError for an unregistered method

@@ -48,7 +48,7 @@ def test_orient_swaps_outcome_and_effect():
     v = V(a="B", b="A", outcome="a", effect=Effect("diff", 2.0, 1.0, 3.0, 0.95))
     o = ex.orient(v, "A")
     assert (o.a, o.b, o.outcome) == ("A", "B", "b")
-    assert (o.effect.estimate, o.effect.low, o.effect.high) == (-2.0, -3.0, -1.0)
+    assert (o.effect.estimate, o.effect.lower, o.effect.upper) == (-2.0, -3.0, -1.0)
     with pytest.raises(ValueError, match="not one of"):
         ex.orient(v, "C")
 
@@ -243,12 +243,12 @@ def test_holm_controls_the_family_wise_error_per_scope_type():
     rec = reconcile(vs, algorithms=algs)
     assert set(rec.relations["status"]) == {"power gap"}
     assert rec.headline.status == "inconclusive"
-    assert (rec.votes["p_adjusted"] == 0.1).all()
+    assert (rec.votes["p_value_adjusted"] == 0.1).all()
     # Per benchmark the adjustment runs over every benchmark's votes together.
     per = [V(a="A", b="B", scope=Scope(benchmark=b), evidence=Evidence("p_value", 0.02, 0.05))
            for b in ("x", "y", "z")]
     rec = reconcile(per)
-    assert (rec.votes["p_adjusted"] == 0.06).all()
+    assert (rec.votes["p_value_adjusted"] == 0.06).all()
     assert set(rec.relations["status"]) == {"power gap"}
 
 

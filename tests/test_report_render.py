@@ -16,14 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchverdict.methods import register_method
-from benchverdict.report import render
+from benchverdict.report import latex, markdown, render
 from benchverdict.report.runner import (
     AnalysisRun,
     ReportFigure,
     applicability,
     compare,
-    incumbent_results,
-    incumbent_trajectories,
 )
 from benchverdict.results import Results, _example_small
 from benchverdict.verdict import (
@@ -130,12 +128,12 @@ def test_applicability_by_kind():
         applicability(trials, "magic")
 
 
-def test_incumbent_results_is_one_best_row_per_run():
+def test_final_view_is_one_best_row_per_run():
     res = _example_small()
-    inc = incumbent_results(res)
-    assert inc.kind == "runs" and len(inc) == 8 and not inc.has_budget
-    assert inc.table["score"].tolist() == res.final()["score"].tolist()
-    assert incumbent_results(res, 1).table["score"].tolist() == res.at_budget(1)[
+    inc = res.final()
+    assert inc.kind == "runs" and len(inc) == 8
+    assert inc.table["score"].tolist() == res._incumbent_rows()["score"].tolist()
+    assert res.incumbents(1).table["score"].tolist() == res._incumbent_rows(1)[
         "score"].tolist()
 
 
@@ -145,20 +143,20 @@ def test_incumbent_trajectories_agree_with_at_budget(objective):
     res = Results.from_frame(res.table.reset_index(drop=True), algorithm="algorithm",
                              benchmark="benchmark", seed="seed", budget="budget", score="score",
                              objective=objective, kind="trials")
-    traj = incumbent_trajectories(res)
+    traj = res.incumbent_trajectories()
     assert traj.kind == "runs" and len(traj) == len(res)
     keys = ["algorithm", "benchmark", "seed"]
     for b in (1.0, 2.0, 3.0):
-        got = traj.at_budget(b).sort_values(keys)["score"].to_numpy()
-        want = res.at_budget(b).sort_values(keys)["score"].to_numpy()
+        got = traj.at_budget(b).table.sort_values(keys)["score"].to_numpy()
+        want = res.at_budget(b).table.sort_values(keys)["score"].to_numpy()
         np.testing.assert_allclose(got, want)
-    runs = incumbent_results(res)
-    assert incumbent_trajectories(runs) is runs
-    no_order = Results.from_frame(runs.table.reset_index(drop=True), algorithm="algorithm",
+    runs = res.final()
+    assert runs.incumbent_trajectories() is runs
+    no_order = Results.from_frame(runs.table.drop(columns="budget"), algorithm="algorithm",
                                   benchmark="benchmark", seed="seed", score="score",
                                   objective=objective, kind="trials")
     with pytest.raises(ValueError, match="trial order"):
-        incumbent_trajectories(no_order)
+        no_order.incumbent_trajectories()
 
 
 def test_errors_and_warnings_are_recorded_not_hidden(comparison):
@@ -172,8 +170,8 @@ def test_errors_and_warnings_are_recorded_not_hidden(comparison):
 
 
 def test_comparison_tables(comparison):
-    assert len(comparison.verdicts) == 9
-    assert set(comparison.verdicts["module"]) == {"ranks", "lmem", "tuning"}
+    assert len(comparison.verdict_table) == 9
+    assert set(comparison.verdict_table["module"]) == {"ranks", "lmem", "tuning"}
     assert comparison.table is comparison.agreement
     assert len(comparison.agreement) == 3
     assert (comparison.conflicts["explanation"].str.len() > 0).all()
@@ -203,7 +201,7 @@ def test_requested_analysis_that_does_not_apply_is_reported():
     comp = compare(res, analyses=["tuning"], runners={"tuning": fake_runner("tuning")},
                    progress=False)
     assert [(r.name, r.status) for r in comp.runs] == [("tuning", "not applicable")]
-    assert comp.verdicts.empty
+    assert comp.verdict_table.empty
     doc = comp.to_dict()
     assert doc["verdicts"] == [] and doc["rankings"] == []
 
@@ -226,14 +224,14 @@ def test_json_matches_the_golden_schema(comparison):
     doc = json.loads(text)  # strict: no NaN/Infinity literals
     assert "NaN" not in text and "Infinity" not in text
     jsonschema.Draft202012Validator(schema).validate(doc)
-    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 1
+    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 2
     # Verdicts round-trip losslessly, including nan and inf.
     back = [verdict_from_dict(v) for v in doc["verdicts"]]
     assert [verdict_to_dict(v) for v in back] == [
-        verdict_to_dict(v) for v in comparison.verdict_list]  # (nan != nan, so compare encoded)
+        verdict_to_dict(v) for v in comparison.verdicts()]  # (nan != nan, so compare encoded)
     assert [(v.a, v.b, v.outcome) for v in back] == [
-        (v.a, v.b, v.outcome) for v in comparison.verdict_list]
-    assert np.isinf(back[0].effect.high) and np.isnan(back[0].effect.low)
+        (v.a, v.b, v.outcome) for v in comparison.verdicts()]
+    assert np.isinf(back[0].effect.upper) and np.isnan(back[0].effect.lower)
     # Names survive exactly.
     assert set(doc["data"]["algorithms"]) == set(NAMES)
 
@@ -244,7 +242,7 @@ def test_schema_rejects_broken_documents(comparison):
     doc = comparison.to_dict()
     for mutate in (
         lambda d: d.pop("verdicts"),
-        lambda d: d.__setitem__("schema_version", 2),
+        lambda d: d.__setitem__("schema_version", 1),
         lambda d: d["verdicts"][0].__setitem__("outcome", "maybe"),
         lambda d: d["agreement"][0].__setitem__("agreement", 1.5),
         lambda d: d["conflicts"][0].__setitem__("rules", []),
@@ -326,9 +324,9 @@ def test_markdown_escapes_names(comparison):
 
 
 def test_md_escape_examples():
-    assert render.md_escape("a|b") == "a\\|b"
-    assert render.md_escape("x\ny") == "x y"
-    assert render.md_escape("<i>&") == "&lt;i&gt;&amp;"
+    assert markdown.md_escape("a|b") == "a\\|b"
+    assert markdown.md_escape("x\ny") == "x y"
+    assert markdown.md_escape("<i>&") == "&lt;i&gt;&amp;"
 
 
 # ----------------------------------------------------------------------------- LaTeX
@@ -355,10 +353,10 @@ def test_latex_escapes_every_special(comparison, tmp_path):
 
 @pytest.mark.parametrize("text", [*NAMES, "50% & more", "a\\b", "~^_"])
 def test_latex_escape_leaves_no_command_or_group(text):
-    out = render.latex_escape(text)
+    out = latex.latex_escape(text)
     # Undo the escapes we emit; what remains must be the original text.
     undo = out
-    for raw, esc in render._LATEX_SPECIAL.items():
+    for raw, esc in latex._LATEX_SPECIAL.items():
         undo = undo.replace(esc, "\0" + raw)
     assert undo.replace("\0", "") == text
     assert not re.search(r"\\(?!textbackslash|textasciitilde|textasciicircum|textless|"
@@ -446,7 +444,7 @@ def test_md_escape_renders_as_the_literal_text(text):
     """Property: any string, escaped, renders in CommonMark as exactly that text."""
     markdown_it = pytest.importorskip("markdown_it")
     html = markdown_it.MarkdownIt("commonmark").enable("table").render(
-        "- " + render.md_escape(text))
+        "- " + markdown.md_escape(text))
     parser = _Tags()
     parser.feed(html)
     assert set(parser.tags) <= {"ul", "li", "p"}

@@ -234,12 +234,12 @@ def test_at_budget_trials_is_running_best():
     df = make_frame(n_alg=2, n_bench=1, n_seed=2, n_budget=5, seed=3)
     res = build(df)
     for b in (1, 3, 5):
-        got = res.at_budget(b).set_index(["algorithm", "seed"])["score"]
+        got = res.at_budget(b).table.set_index(["algorithm", "seed"])["score"]
         want = df[df.trial <= b].groupby(["alg", "rep"])["acc"].max()
         np.testing.assert_allclose(got.to_numpy(), want.to_numpy())
     # minimising picks the minimum
     res_min = build(df, objective="minimize")
-    got = res_min.at_budget(5)["score"].to_numpy()
+    got = res_min.at_budget(5).table["score"].to_numpy()
     np.testing.assert_allclose(got, df.groupby(["alg", "rep"])["acc"].min().to_numpy())
 
 
@@ -251,11 +251,57 @@ def test_at_budget_runs_carries_incumbent_forward_and_reports_missing_runs():
     res = Results.from_frame(df, algorithm="alg", seed="rep", budget="trial", score="acc",
                              objective="maximize", kind="runs")
     at = res.at_budget(2.6)
-    assert at["score"].tolist() == [0.3, 0.2]
-    assert at.attrs["excluded_runs"] == (("b", "all", 1),)
-    # attrs must not break combining frames (pandas compares attrs on concat).
-    assert len(pd.concat([at, res.final()])) == 5
-    assert res.final()["score"].tolist() == [0.5, 0.2, 0.4]
+    assert isinstance(at, Results) and at.kind == "runs" and at.objective == "maximize"
+    assert at.table["score"].tolist() == [0.3, 0.2]
+    assert set(at.table["budget"]) == {2.6}
+    runs = at.exclusions[at.exclusions["unit"] == "run"]
+    assert runs[["algorithm", "benchmark", "seed"]].values.tolist() == [["b", "all", 1]]
+    assert runs["reasons"].tolist() == ["no observation at or below budget 2.6"]
+    assert "1 run(s) left out" in at.rows_used()
+    assert res.final().table["score"].tolist() == [0.5, 0.2, 0.4]
+    assert res.final().exclusions.empty
+
+
+def test_views_keep_objective_metafeatures_and_validation_exclusions():
+    df = pd.DataFrame({
+        "alg": ["a", "a", "b", "b", "b"], "rep": [0, 0, 0, 0, 1],
+        "trial": [1.0, 2.0, 1.0, 2.0, 3.0], "loss": [0.5, 0.3, 0.4, float("nan"), 0.2],
+        "prior": ["good", "good", "bad", "bad", "bad"],
+    })
+    res = Results.from_frame(df, algorithm="alg", seed="rep", budget="trial", score="loss",
+                             objective="minimize", kind="runs", metafeatures=["prior"],
+                             on_invalid="drop")
+    for view in (res.final(), res.at_budget(2.0), res.incumbents(), res.incumbents(2.0)):
+        assert view.kind == "runs" and view.objective == "minimize"
+        assert view.metafeatures == ("prior",) and "prior" in view.table.columns
+        assert view.roles == res.roles
+        # The row validation dropped is still recorded (and counted) in the view.
+        rows = view.exclusions[view.exclusions["unit"] == "row"]
+        assert rows["row"].tolist() == [3]
+        assert "1 invalid input row(s) excluded" in view.rows_used()
+    at = res.at_budget(2.0)
+    assert dict(zip(at.table["algorithm"].astype(str), at.table["score"])) == {"a": 0.3,
+                                                                               "b": 0.4}
+    # A view of a view is the same view (incumbents are idempotent).
+    assert res.final().final().table.equals(res.final().table)
+
+
+def test_at_budget_without_any_incumbent_raises():
+    from benchverdict.results import NoIncumbentsError
+
+    res = _example_small()
+    with pytest.raises(NoIncumbentsError, match="no run has an observation"):
+        res.at_budget(0.5)
+
+
+def test_incumbent_trajectories_are_a_running_best():
+    res = _example_small()
+    traj = res.incumbent_trajectories()
+    assert traj.kind == "runs" and len(traj) == len(res)
+    for b in (1, 2):
+        assert traj.at_budget(b).table["score"].tolist() == res.at_budget(b).table[
+            "score"].tolist()
+    assert traj.incumbent_trajectories() is traj
 
 
 def test_blocks_units_and_missing_cells():
@@ -342,7 +388,7 @@ def test_incumbent_cube_equals_at_budget(seed, kind, objective):
     budgets = np.concatenate([[0.0], np.sort(rng.uniform(0, 10, size=5)), [1e9]])
     cube = res.incumbent_cube(budgets)
     for t, b in enumerate(budgets):
-        at = res.at_budget(b)
+        at = res._incumbent_rows(b)
         want = np.full(cube.shape[1:], np.nan)
         a_i = pd.Categorical(at["algorithm"], categories=res.algorithms).codes
         b_i = pd.Categorical(at["benchmark"], categories=res.benchmarks).codes

@@ -112,4 +112,42 @@ def test_str_and_swap():
     assert str(v).startswith("PB beats RS on benchmark LC, budget 5")
     s = v.swapped()
     assert s.winner == "PB" and s.a == "RS" and s.effect.estimate == -1.2
-    assert (s.effect.low, s.effect.high) == (-2.0, -0.4)
+    assert (s.effect.lower, s.effect.upper) == (-2.0, -0.4)
+
+
+def test_effect_interval_is_lower_upper_at_confidence_and_version_2_still_reads():
+    from benchverdict.verdict import JSON_SCHEMA_VERSION, verdicts_to_frame
+
+    v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
+                "maximize", "", effect=Effect("rank difference", 1.2, 0.4, 2.0, 0.95))
+    doc = json.loads(verdicts_to_json([v]))
+    assert doc["schema_version"] == JSON_SCHEMA_VERSION == 3
+    assert set(doc["verdicts"][0]["effect"]) == {"name", "estimate", "lower", "upper",
+                                                  "confidence"}
+    frame = verdicts_to_frame([v])
+    assert frame[["effect_lower", "effect_upper", "effect_confidence"]].values.tolist() == [
+        [0.4, 2.0, 0.95]]
+    # A version-2 document (effect interval as low/high/level) reads into the new fields.
+    old = json.loads(json.dumps(doc))
+    old["schema_version"] = 2
+    old["verdicts"][0]["effect"] = {"name": "rank difference", "estimate": 1.2, "low": 0.4,
+                                    "high": 2.0, "level": 0.95}
+    (back,) = verdicts_from_json(json.dumps(old))
+    assert back == v
+    # Version 1 (no lean) still reads as well.
+    old["schema_version"] = 1
+    del old["verdicts"][0]["lean"]
+    assert verdicts_from_json(json.dumps(old))[0].effect == v.effect
+
+
+def test_metafeature_label_is_one_spelling():
+    from benchverdict.report.reconcile import group_label
+    from benchverdict.verdict import metafeature_label, verdicts_to_frame
+
+    meta = (("prior", "good"), ("task", "t1"))
+    assert metafeature_label(meta) == "prior=good;task=t1"
+    v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(metafeature=meta),
+                Evidence("p_value", 0.01, 0.05), "maximize", "")
+    assert verdicts_to_frame([v])["metafeature"].tolist() == ["prior=good;task=t1"]
+    assert str(v.scope).endswith("prior=good, task=t1")
+    assert group_label((None, meta)) == "all benchmarks, prior=good, task=t1"

@@ -27,31 +27,21 @@ Exit codes (the same for every sub-command):
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from benchverdict._cli_common import (
-    EXIT_BROKEN_PIPE,
-    EXIT_CODES_HELP,
-    EXIT_CODES_SENTENCE,
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_USAGE,
-    UsageError,
-    check_output_dir,
-    load_results,
-    role_options,
-)
-from benchverdict._validation import ValidationError, to_cli
 from benchverdict._version import __version__
 
-#: Modules that may contribute sub-commands (skipped if they have no ``_cli``).
-PLUGIN_MODULES = ("tuning", "ranks", "lmem", "dse", "report", "leaderboard")
+# The imports of the shared options, the validation messages and the module CLIs sit in
+# the functions below, not here: ``benchverdict --version`` answers before any of them
+# (they load pandas and the analysis modules), in a fraction of the start-up time.
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from benchverdict._cli_common import EXIT_FAILURE, load_results
+    from benchverdict._validation import ValidationError, to_cli
+
     try:
         results = load_results(args)
     except ValidationError as err:  # already rendered for the command line by load_results
@@ -79,6 +69,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, including module sub-commands."""
+    from benchverdict import _cli_common
+    from benchverdict.dse import _cli as dse_cli
+    from benchverdict.leaderboard import _cli as leaderboard_cli
+    from benchverdict.lmem import _cli as lmem_cli
+    from benchverdict.ranks import _cli as ranks_cli
+    from benchverdict.report import _cli as report_cli
+    from benchverdict.tuning import _cli as tuning_cli
+
+    EXIT_CODES_HELP = _cli_common.EXIT_CODES_HELP
     parser = argparse.ArgumentParser(
         prog="benchverdict",
         description="Which algorithm is better, by how much, at which budget, and how sure.",
@@ -88,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"benchverdict {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    roles = role_options()
+    roles = _cli_common.role_options()
     validate = sub.add_parser(
         "validate", parents=[roles], help="check a results file and print its summary",
         description="Check a results file against the schema and print its summary. "
@@ -98,22 +97,29 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     validate.set_defaults(handler=_cmd_validate)
-    for name in PLUGIN_MODULES:
-        try:
-            module = importlib.import_module(f"benchverdict.{name}._cli")
-        except ModuleNotFoundError as err:
-            if err.name not in (f"benchverdict.{name}", f"benchverdict.{name}._cli"):
-                raise
-            continue
+    for module in (tuning_cli, ranks_cli, lmem_cli, dse_cli, report_cli, leaderboard_cli):
         module.register(sub, [roles])
     for subparser in sub.choices.values():
         if subparser.epilog is None:  # one paragraph: their formatter re-wraps the text
-            subparser.epilog = EXIT_CODES_SENTENCE
+            subparser.epilog = _cli_common.EXIT_CODES_SENTENCE
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``benchverdict`` command (see the module docstring for exit codes)."""
+    args_given = list(sys.argv[1:] if argv is None else argv)
+    top_level = [a for a in args_given[:2] if a.startswith("-")]
+    if "--version" in top_level and len(top_level) == len(args_given):
+        # Answered before the parser (and pandas, and the modules) is built.
+        print(f"benchverdict {__version__}")
+        return 0
+    from benchverdict._cli_common import (
+        EXIT_INTERRUPTED,
+        EXIT_USAGE,
+        UsageError,
+        check_output_dir,
+    )
+
     parser = build_parser()
     args = parser.parse_args(argv)  # usage errors exit 2 here (argparse)
     command = args.command
@@ -153,6 +159,8 @@ def _flush_or_quiet(code: int) -> int:
 
 
 def _quiet_broken_pipe() -> int:
+    from benchverdict._cli_common import EXIT_BROKEN_PIPE
+
     # The reader is gone: point stdout at /dev/null so the interpreter's final flush
     # does not print "Exception ignored ... BrokenPipeError".
     try:
@@ -181,6 +189,9 @@ def _describe_error(
     err: Exception, args: argparse.Namespace, options: dict[str, str]
 ) -> tuple[int, str]:
     """The exit code and the one-line message for an error a handler raised."""
+    from benchverdict._cli_common import EXIT_FAILURE, EXIT_USAGE
+    from benchverdict._validation import ValidationError, to_cli
+
     if isinstance(err, ValidationError):
         return EXIT_FAILURE, err.cli_message()
     if isinstance(err, FileNotFoundError):

@@ -271,6 +271,13 @@ def describe_results(results: Results) -> Description:
     ).set_index("metafeature")
 
     excl = results.exclusions
+    runs_left_out = excl[excl["unit"] == "run"] if "unit" in excl.columns else excl.iloc[:0]
+    if len(runs_left_out):
+        warnings.append(
+            f"{len(runs_left_out):,} run(s) have no incumbent in this view and are left out "
+            f"({runs_left_out['reasons'].iloc[0]}, ...); they are listed in the exclusions "
+            f"(unit 'run').")
+    excl = excl[excl["unit"] == "row"] if "unit" in excl.columns else excl
     if len(excl):
         # One record per excluded row, so the counts add up to the rows dropped.
         exclusions = (

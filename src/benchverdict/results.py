@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -48,9 +48,7 @@ from benchverdict._validation import (
     name_labels,
     numeric_column,
 )
-
-if TYPE_CHECKING:
-    from benchverdict.describe import Description
+from benchverdict.describe import Description, describe_results
 
 Objective = Literal["maximize", "minimize"]
 Kind = Literal["trials", "runs"]
@@ -75,6 +73,20 @@ def check_objective(objective: object) -> Objective:
             "because benchverdict never guesses whether larger scores are better."
         )
     return objective  # type: ignore[return-value]
+
+
+#: Columns of ``Results.exclusions``: one record per input row dropped at validation
+#: (``unit`` ``"row"``, ``row`` its index label) or per run a view left out (``unit`` ``"run"``,
+#: with its ``algorithm``, ``benchmark`` and ``seed``); ``columns`` and ``reasons`` say why.
+EXCLUSION_COLUMNS = ("unit", "row", "algorithm", "benchmark", "seed", "columns", "reasons")
+
+
+#: How a view's ``kind_reason`` starts (:meth:`Results.at_budget`, :meth:`Results.final`).
+VIEW = "a view: "
+
+
+class NoIncumbentsError(ValueError):
+    """No run has an observation at or below the requested budget (:meth:`Results.at_budget`)."""
 
 
 #: Reasons recorded in ``BlockMatrix.exclusions`` (each starts with one of these).
@@ -233,11 +245,15 @@ class Results:
     metafeatures : tuple of str
         Metafeature column names (kept under their own names).
     exclusions : pandas.DataFrame
-        Every row dropped during validation, one record per row: ``row``
-        (the input's index label), ``columns`` and ``reasons`` (a row with
-        two problems, say a missing score and a missing budget, is one record
-        whose columns and reasons are joined by ``"; "``). Adapters add the
-        rows they filter out on purpose here too.
+        Everything left out, columns :data:`EXCLUSION_COLUMNS`. Every row
+        dropped during validation is one record with ``unit`` ``"row"``:
+        ``row`` (the input's index label), ``columns`` and ``reasons`` (a
+        row with two problems, say a missing score and a missing budget, is
+        one record whose columns and reasons are joined by ``"; "``).
+        Adapters add the rows they filter out on purpose here too. A view
+        (:meth:`at_budget`) adds one record with ``unit`` ``"run"`` per run
+        without an incumbent, naming its ``algorithm``, ``benchmark`` and
+        ``seed``.
 
     Examples
     --------
@@ -281,7 +297,7 @@ class Results:
         object.__setattr__(self, "kind_reason", kind_reason)
         object.__setattr__(self, "roles", dict(roles))
         object.__setattr__(self, "metafeatures", tuple(metafeatures))
-        object.__setattr__(self, "exclusions", exclusions)
+        object.__setattr__(self, "exclusions", _exclusions_table(exclusions))
         # Derived arrays computed once (e.g. the budget's integer codes); never user-visible.
         object.__setattr__(self, "_cache", {})
 
@@ -413,9 +429,9 @@ class Results:
         ...                    "loss": [0.3, float("nan"), 0.2, 0.25]})
         >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
         ...                          objective="minimize", on_invalid="drop")
-        >>> res.exclusions
-          row columns              reasons
-        0   1    loss  missing score (NaN)
+        >>> res.exclusions[["unit", "row", "columns", "reasons"]]
+          unit row columns              reasons
+        0  row   1    loss  missing score (NaN)
         """
         check_objective(objective)
         if on_invalid not in ("raise", "drop"):
@@ -490,10 +506,6 @@ class Results:
         LMEM module fits.
         """
         return self._frame.copy(deep=not _PANDAS_COW)
-
-    def long(self) -> pd.DataFrame:
-        """The long table, for LMEMs (same as :attr:`table`)."""
-        return self.table
 
     @property
     def has_budget(self) -> bool:
@@ -646,32 +658,38 @@ class Results:
         for (alg, bench), group in f.groupby(["algorithm", "benchmark"], observed=True, sort=True):
             yield str(alg), str(bench), group["score"].to_numpy().copy()
 
-    def at_budget(self, budget: float) -> pd.DataFrame:
-        """The incumbent of every run after ``budget``.
+    def _incumbent_rows(self, budget: float | None = None) -> pd.DataFrame:
+        """The incumbent of every run at ``budget`` (default: each run's final), as rows.
 
-        A run is one (algorithm, benchmark, seed). For ``kind="runs"`` the
-        incumbent is the score of the last row with ``budget <= b`` (the
-        incumbent is carried forward between observations). For
-        ``kind="trials"`` it is the best score (by ``objective``) among the
-        run's trials with ``budget <= b``.
-
-        Runs with no observation at or below ``b`` cannot have an incumbent;
-        they are left out and listed in ``frame.attrs["excluded_runs"]`` as
-        ``(algorithm, benchmark, seed)`` tuples, and as a tidy table by
-        :meth:`runs_without_incumbent` (show it wherever the result is used).
+        The table behind :meth:`at_budget`, :meth:`final` and :meth:`blocks`
+        (an engine keeping rows elsewhere, e.g. Dask, overrides it). Runs without an incumbent at
+        ``budget`` are simply absent; :meth:`runs_without_incumbent` lists
+        them and :meth:`at_budget` records them in its exclusions.
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``algorithm, benchmark, seed, budget, score`` and the
-            metafeatures (their values at the incumbent's row).
+            Columns ``algorithm, benchmark, seed, [budget], score`` and the
+            metafeatures (their values at the incumbent's row), one row per run.
 
         Examples
         --------
         >>> from benchverdict.results import _example_small
-        >>> _example_small().at_budget(1)["score"].tolist()
+        >>> _example_small()._incumbent_rows(1)["score"].tolist()
         [0.1, 0.2, 0.9, 0.7, 0.3, 0.4, 0.2, 0.7]
         """
+        if budget is None:
+            picked = self._incumbents(self._frame)
+            if self.has_budget and self.kind == "trials":
+                # The incumbent of a search is reported at the search's length, not at the
+                # trial that found it.
+                last = (
+                    self._frame.groupby(["algorithm", "benchmark", "seed"], observed=True)[
+                        "budget"].max().rename("_last").reset_index()
+                )
+                picked = picked.merge(last, on=["algorithm", "benchmark", "seed"], how="left")
+                picked["budget"] = picked.pop("_last")
+            return picked
         if not self.has_budget:
             raise ValueError(
                 "at_budget() needs a budget column; pass budget=<column> to from_frame, or "
@@ -679,49 +697,178 @@ class Results:
             )
         budget = float(budget)
         f = self._frame
-        eligible = f[f["budget"].to_numpy() <= budget]
-        picked = self._incumbents(eligible)
+        picked = self._incumbents(f[f["budget"].to_numpy() <= budget])
         picked["budget"] = budget
-        excluded = self.runs_without_incumbent(budget)
-        # attrs hold plain tuples: pandas compares attrs when frames are combined, and
-        # a DataFrame there would make concat/merge fail. runs_without_incumbent() is the
-        # tidy table of the same runs.
-        picked.attrs["excluded_runs"] = tuple(
-            (str(a), str(b), s)
-            for a, b, s in excluded[["algorithm", "benchmark", "seed"]].itertuples(index=False)
-        )
-        picked.attrs["budget"] = budget
         return picked
 
-    def final(self) -> pd.DataFrame:
-        """The final incumbent of every run (algorithm, benchmark, seed).
+    def at_budget(self, budget: float) -> Results:
+        """The incumbent of every run after ``budget``, as a ``kind="runs"`` Results.
+
+        A run is one (algorithm, benchmark, seed). For ``kind="runs"`` the
+        incumbent is the score of the last row with ``budget <= b`` (the
+        incumbent is carried forward between observations). For
+        ``kind="trials"`` it is the best score (by ``objective``) among the
+        run's trials with ``budget <= b``: the view under which rank tests
+        and LMEMs compare random searches.
+
+        The view keeps the objective, the roles and the metafeatures (their
+        values at the incumbent's row); its ``budget`` column is ``b``. Runs
+        with no observation at or below ``b`` cannot have an incumbent: they
+        are left out and recorded in the view's :attr:`exclusions` (``unit``
+        ``"run"``, with the run's algorithm, benchmark and seed), after the
+        rows validation dropped.
+
+        Raises
+        ------
+        NoIncumbentsError
+            When no run has an observation at or below ``budget``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0],
+        ...                    "t": [1, 2, 2, 3], "y": [0.1, 0.2, 0.3, 0.4]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> view = res.at_budget(1)
+        >>> view.kind, view.table["score"].tolist()
+        ('runs', [0.1])
+        >>> view.exclusions[["unit", "algorithm", "seed", "reasons"]].values.tolist()
+        [['run', 'b', 0, 'no observation at or below budget 1']]
+        """
+        picked = self._incumbent_rows(budget)
+        budget = float(budget)
+        late = self.runs_without_incumbent(budget)
+        records = pd.DataFrame({
+            "unit": "run",
+            "row": None,
+            "algorithm": late["algorithm"].astype(object),
+            "benchmark": late["benchmark"].astype(object),
+            "seed": late["seed"].astype(object),
+            "columns": "budget",
+            "reasons": f"{NO_INCUMBENT} {budget:g}",
+        }, columns=list(EXCLUSION_COLUMNS))
+        if picked.empty:
+            raise NoIncumbentsError(
+                f"no run has an observation at or below budget {budget:g}, so there are no "
+                f"incumbents; choose a budget at or above the first observation "
+                f"({float(late['first_budget'].min()):g}).")
+        return self._view(picked, f"the incumbent of every run at budget {budget:g}", records)
+
+    def final(self) -> Results:
+        """The final incumbent of every run (algorithm, benchmark, seed), as a Results.
+
+        The view is of ``kind="runs"``.
 
         Without a budget column every row is already one run's result (a
         ``kind="trials"`` row is a run of one trial). With one, this is the
         incumbent at each run's own largest budget (see :meth:`at_budget`),
-        and the ``budget`` column holds that largest budget.
+        and the ``budget`` column holds that largest budget. Every run has a
+        final incumbent, so the view adds no exclusions.
 
         Examples
         --------
         >>> from benchverdict.results import _example_small
-        >>> _example_small().final()["score"].tolist()
-        [0.5, 0.6, 0.9, 0.8, 0.3, 0.4, 0.8, 0.7]
+        >>> view = _example_small().final()
+        >>> view.kind, view.table["score"].tolist()
+        ('runs', [0.5, 0.6, 0.9, 0.8, 0.3, 0.4, 0.8, 0.7])
         """
-        picked = self._incumbents(self._frame)
-        if self.has_budget and self.kind == "trials":
-            # The incumbent of a search is reported at the search's length, not at the
-            # trial that found it.
-            last = (
-                self._frame.groupby(["algorithm", "benchmark", "seed"], observed=True)["budget"]
-                .max()
-                .rename("_last")
-                .reset_index()
-            )
-            picked = picked.merge(last, on=["algorithm", "benchmark", "seed"], how="left")
-            picked["budget"] = picked.pop("_last")
-        picked.attrs["excluded_runs"] = ()
-        picked.attrs["budget"] = None
-        return picked
+        return self._view(self._incumbent_rows(None), "the final incumbent of every run",
+                          _empty_exclusions())
+
+    def incumbents(self, budget: float | None = None) -> Results:
+        """The runs' incumbents at ``budget``; ``None`` (default): each run's final one.
+
+        :meth:`final` or :meth:`at_budget`, as every analysis that compares
+        incumbents chooses them.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> print(_example_small().incumbents(1).rows_used())
+        8 rows: the incumbent of every run at budget 1
+        """
+        return self.final() if budget is None else self.at_budget(budget)
+
+    def rows_used(self) -> str:
+        """Which rows these are and what was left out, in one line (printed by the analyses).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0],
+        ...                    "t": [1, 2, 2, 3], "y": [0.1, 0.2, 0.3, 0.4]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.rows_used()
+        'all 4 rows'
+        >>> print(res.at_budget(1).rows_used())
+        1 rows: the incumbent of every run at budget 1; 1 run(s) left out (no observation at
+        or below budget 1)
+        """
+        if self.kind_reason.startswith(VIEW):
+            text = f"{len(self):,} rows: {self.kind_reason[len(VIEW):]}"
+        else:
+            text = f"all {len(self):,} rows"
+        units = self.exclusions["unit"]
+        late = self.exclusions[units == "run"]
+        if len(late):
+            text += f"; {len(late):,} run(s) left out ({late['reasons'].iloc[0]})"
+        n_rows = int((units == "row").sum())
+        if n_rows:
+            text += f"; {n_rows:,} invalid input row(s) excluded"
+        return text
+
+    def _view(self, picked: pd.DataFrame, what: str, runs_left_out: pd.DataFrame) -> Results:
+        """A ``kind="runs"`` Results of incumbent rows (already canonical and valid)."""
+        frame = picked.reset_index(drop=True)
+        for role in ID_ROLES:
+            frame[role] = frame[role].cat.remove_unused_categories()
+        exclusions = (pd.concat([self.exclusions, runs_left_out], ignore_index=True)
+                      if len(runs_left_out) else self.exclusions)
+        return Results(
+            frame,
+            objective=self.objective,
+            kind="runs",
+            kind_reason=f"{VIEW}{what}",
+            roles=self.roles,
+            metafeatures=self.metafeatures,
+            exclusions=exclusions,
+        )
+
+    def incumbent_trajectories(self) -> Results:
+        """Every seed's random search as an HPO run: its incumbent after each trial.
+
+        For ``kind="trials"`` data with a trial order (budget), the score at
+        budget ``b`` becomes the best score among the run's trials up to
+        ``b``, so the result is a ``kind="runs"`` Results (a non-worsening
+        series per run). ``kind="runs"`` data are returned unchanged.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> traj = _example_small().incumbent_trajectories()
+        >>> traj.kind, traj.table["score"].tolist()[:4]
+        ('runs', [0.1, 0.5, 0.2, 0.6])
+        """
+        if self.kind == "runs":
+            return self
+        if not self.has_budget:
+            raise ValueError("incumbent trajectories need a trial order (a budget column).")
+        keys = list(ID_ROLES)
+        frame = self._frame.sort_values([*keys, "budget"], kind="stable").reset_index(drop=True)
+        oriented = frame["score"] * self.sign
+        frame["score"] = oriented.groupby([frame[k] for k in keys], observed=True).cummax() * (
+            self.sign)
+        return Results(
+            frame,
+            objective=self.objective,
+            kind="runs",
+            kind_reason=f"{VIEW}every random search's incumbent after each trial",
+            roles=self.roles,
+            metafeatures=self.metafeatures,
+            exclusions=self.exclusions,
+        )
 
     def _incumbents(self, frame: pd.DataFrame) -> pd.DataFrame:
         keys = ["algorithm", "benchmark", "seed"]
@@ -857,7 +1004,7 @@ class Results:
             raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}.")
         if seeds not in ("complete", "available"):
             raise ValueError(f"seeds must be 'complete' or 'available', got {seeds!r}.")
-        runs = self.final() if budget is None else self.at_budget(budget)
+        runs = self._incumbent_rows(budget)
         algorithms = [str(c) for c in self._frame["algorithm"].cat.categories]
         late = (self.runs_without_incumbent(budget) if budget is not None
                 else pd.DataFrame(columns=["algorithm", "benchmark", "seed", "first_budget"]))
@@ -969,9 +1116,8 @@ class Results:
         """The runs with no observation at or below ``budget`` (they start after it).
 
         Such a run has no incumbent at ``budget``, so :meth:`at_budget` and
-        every analysis built on it leave it out; this is the tidy record of
-        them to show (``at_budget(b).attrs["excluded_runs"]`` holds the same
-        runs as tuples).
+        every analysis built on it leave it out (the view records them in its
+        :attr:`exclusions`, ``unit`` ``"run"``).
 
         Returns
         -------
@@ -1014,6 +1160,28 @@ class Results:
             "first_budget": first[late].astype(float),
         })
 
+    def cell_sizes(self) -> pd.Series:
+        """Rows per (algorithm, benchmark) cell that has any.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().cell_sizes().tolist()
+        [4, 4, 4, 4]
+        """
+        return self._frame.groupby(["algorithm", "benchmark"], observed=True).size()
+
+    def first_per_benchmark(self, name: str) -> pd.Series:
+        """The first value of column ``name`` in each benchmark (a metafeature's level).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().first_per_benchmark("score").tolist()
+        [0.1, 0.9]
+        """
+        return self._frame.groupby("benchmark", observed=True)[name].first()
+
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
 
@@ -1024,8 +1192,6 @@ class Results:
         >>> int(d.counts.loc["algorithm", "distinct"])
         2
         """
-        from benchverdict.describe import describe_results
-
         return describe_results(self)
 
     # ------------------------------------------------------------------ helpers
@@ -1265,11 +1431,11 @@ def _exclusion_records(
             .agg({"columns": "; ".join, "reasons": "; ".join})
             .reset_index()
         )
-    return pd.DataFrame({
+    return _exclusions_table(pd.DataFrame({
         "row": index[per_row["position"].to_numpy()].to_numpy(dtype=object),
         "columns": per_row["columns"].to_numpy(dtype=object),
         "reasons": per_row["reasons"].to_numpy(dtype=object),
-    })
+    }))
 
 
 #: At most this many duplicated keys are inspected for a column that tells rows apart.
@@ -1412,9 +1578,28 @@ def _duplicated_rows(parts: list[tuple[np.ndarray, pd.Index]], valid: np.ndarray
 
 
 def _empty_exclusions() -> pd.DataFrame:
-    return pd.DataFrame({"row": [], "columns": [], "reasons": []}).astype(
-        {"row": object, "columns": object, "reasons": object}
-    )
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in EXCLUSION_COLUMNS})
+
+
+def _exclusions_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the columns of :data:`EXCLUSION_COLUMNS` first.
+
+    Records made by validation or an adapter (``row``, ``columns``,
+    ``reasons``) are rows: ``unit`` ``"row"``, no run named. Other columns
+    an adapter adds are kept after these.
+    """
+    if (tuple(table.columns[:len(EXCLUSION_COLUMNS)]) == EXCLUSION_COLUMNS
+            and not table["unit"].isna().any()):
+        return table
+    out = table.copy()
+    for column in EXCLUSION_COLUMNS:
+        if column not in out.columns:
+            out[column] = None
+        out[column] = out[column].astype(object)
+    # Records an adapter concatenated without a unit are rows of the input.
+    out["unit"] = out["unit"].where(out["unit"].notna(), "row")
+    extra = [c for c in out.columns if c not in EXCLUSION_COLUMNS]
+    return out[[*EXCLUSION_COLUMNS, *extra]]
 
 
 def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
@@ -1474,6 +1659,6 @@ def _example_small() -> Results:
     )
 
 
-__all__ = ["BlockMatrix", "Objective", "Results", "ValidationError", "check_objective",
-           "format_rows"]
+__all__ = ["EXCLUSION_COLUMNS", "BlockMatrix", "NoIncumbentsError", "Objective", "Results",
+           "ValidationError", "check_objective", "format_rows"]
 

@@ -20,9 +20,22 @@ import pandas as pd
 from benchverdict.methods import MethodInfo, method_info, register_method
 
 __all__ = [
-    "EVIDENCE_KINDS", "JSON_SCHEMA_VERSION", "OUTCOMES", "VERDICT_COLUMNS", "Effect",
-    "Evidence", "MethodInfo", "Scope", "Verdict", "method_info", "register_method",
-    "verdict_from_dict", "verdict_to_dict", "verdicts_from_json", "verdicts_to_frame",
+    "EVIDENCE_KINDS",
+    "JSON_SCHEMA_VERSION",
+    "OUTCOMES",
+    "VERDICT_COLUMNS",
+    "Effect",
+    "Evidence",
+    "MethodInfo",
+    "Scope",
+    "Verdict",
+    "metafeature_label",
+    "method_info",
+    "register_method",
+    "verdict_from_dict",
+    "verdict_to_dict",
+    "verdicts_from_json",
+    "verdicts_to_frame",
     "verdicts_to_json",
 ]
 
@@ -31,10 +44,28 @@ OUTCOMES = ("a", "b", "tie", "inconclusive")
 EvidenceKind = Literal["p_value", "confidence", "band", "posterior", "descriptive"]
 EVIDENCE_KINDS = ("p_value", "confidence", "band", "posterior", "descriptive")
 Strength = Literal["weak", "fair", "strong"]
-#: Version of the JSON layout written by :func:`verdicts_to_json` (2: verdicts carry ``lean``).
-JSON_SCHEMA_VERSION = 2
-#: Versions :func:`verdicts_from_json` reads (version 1 has no ``lean``: it reads as ``None``).
-READABLE_SCHEMA_VERSIONS = (1, 2)
+#: Version of the JSON layout written by :func:`verdicts_to_json` (2: verdicts carry ``lean``;
+#: 3: an effect's interval is ``lower``/``upper`` at ``confidence``, was ``low``/``high``/
+#: ``level``).
+JSON_SCHEMA_VERSION = 3
+#: Versions :func:`verdicts_from_json` reads (version 1 has no ``lean``: it reads as ``None``;
+#: versions 1 and 2 name the effect's interval ``low``/``high``/``level``).
+READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+
+
+def metafeature_label(levels: Iterable[tuple[str, str]], sep: str = ";") -> str | None:
+    """Metafeature levels as ``name=level`` joined by ``sep``; ``None`` without any.
+
+    The one spelling of a scope's metafeature levels in tables, reports and text.
+
+    Examples
+    --------
+    >>> metafeature_label((("prior", "good"), ("task", "t1")))
+    'prior=good;task=t1'
+    >>> metafeature_label(()) is None
+    True
+    """
+    return sep.join(f"{k}={v}" for k, v in levels) or None
 
 
 @dataclass(frozen=True)
@@ -75,7 +106,8 @@ class Scope:
                 parts.append(f"budget {self.budget_low:g}")
             else:
                 parts.append(f"budgets {self.budget_low:g}-{self.budget_high:g}")
-        parts += [f"{k}={v}" for k, v in self.metafeature]
+        if self.metafeature:
+            parts.append(metafeature_label(self.metafeature, ", "))
         return ", ".join(parts)
 
 
@@ -131,17 +163,17 @@ class Effect:
     name : str
         What it measures, e.g. ``"mean difference"``, ``"Cliff's delta"``.
     estimate : float
-    low, high : float or None
-        Interval bounds (``None`` if there is none).
-    level : float or None
+    lower, upper : float or None
+        The interval's endpoints (``None`` if there is none).
+    confidence : float or None
         The interval's confidence level.
     """
 
     name: str
     estimate: float
-    low: float | None = None
-    high: float | None = None
-    level: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -252,9 +284,9 @@ class Verdict:
             effect = Effect(
                 effect.name,
                 -effect.estimate,
-                None if effect.high is None else -effect.high,
-                None if effect.low is None else -effect.low,
-                effect.level,
+                None if effect.upper is None else -effect.upper,
+                None if effect.lower is None else -effect.lower,
+                effect.confidence,
             )
         return Verdict(
             a=self.b, b=self.a, outcome=outcome, method=self.method, scope=self.scope,
@@ -278,7 +310,8 @@ class Verdict:
 VERDICT_COLUMNS = [
     "a", "b", "outcome", "winner", "lean", "method", "module", "benchmark", "budget_low",
     "budget_high", "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
-    "effect_name", "effect", "effect_low", "effect_high", "effect_level", "objective", "unit",
+    "effect_name", "effect", "effect_lower", "effect_upper", "effect_confidence", "objective",
+    "unit",
     "n", "explanation",
 ]
 
@@ -309,16 +342,16 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
                 "benchmark": v.scope.benchmark,
                 "budget_low": v.scope.budget_low,
                 "budget_high": v.scope.budget_high,
-                "metafeature": ";".join(f"{k}={val}" for k, val in v.scope.metafeature) or None,
+                "metafeature": metafeature_label(v.scope.metafeature),
                 "evidence_kind": v.evidence.kind,
                 "evidence_value": v.evidence.value,
                 "evidence_level": v.evidence.level,
                 "strength": v.evidence.strength,
                 "effect_name": None if e is None else e.name,
                 "effect": None if e is None else e.estimate,
-                "effect_low": None if e is None else e.low,
-                "effect_high": None if e is None else e.high,
-                "effect_level": None if e is None else e.level,
+                "effect_lower": None if e is None else e.lower,
+                "effect_upper": None if e is None else e.upper,
+                "effect_confidence": None if e is None else e.confidence,
                 "objective": v.objective,
                 "unit": v.unit,
                 "n": v.n,
@@ -370,7 +403,7 @@ def verdict_from_dict(data: Mapping[str, Any]) -> Verdict:
         budget_high=scope["budget_high"],
         metafeature=tuple(tuple(p) for p in scope["metafeature"]),
     )
-    effect = None if d.get("effect") is None else Effect(**d["effect"])
+    effect = None if d.get("effect") is None else Effect(**_effect_fields(d["effect"]))
     return Verdict(
         a=d["a"],
         b=d["b"],
@@ -388,6 +421,15 @@ def verdict_from_dict(data: Mapping[str, Any]) -> Verdict:
     )
 
 
+#: The effect fields of schema versions 1 and 2, by their current names.
+_OLD_EFFECT_FIELDS = {"low": "lower", "high": "upper", "level": "confidence"}
+
+
+def _effect_fields(effect: Mapping[str, Any]) -> dict[str, Any]:
+    """An effect's fields under the current names (versions 1 and 2 wrote low/high/level)."""
+    return {_OLD_EFFECT_FIELDS.get(k, k): v for k, v in effect.items()}
+
+
 def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> str:
     """Serialise verdicts to a versioned JSON document (lossless, inf/nan safe).
 
@@ -395,7 +437,7 @@ def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> 
     --------
     >>> doc = verdicts_to_json([])
     >>> json.loads(doc)["schema_version"]
-    2
+    3
     """
     doc = {
         "schema": "benchverdict.verdicts",

@@ -11,7 +11,7 @@ data to run on:
 * five algorithms (:data:`ALGORITHMS`): ``"kNN"``, ``"RF"``, ``"SVM"`` (RBF
   kernel), ``"LR"`` and ``"MLP"``, each with a hyperparameter space whose
   sampler draws one configuration (``spec.sample(rng)``) and a builder that
-  turns it into an estimator (``spec.build(params, random_state)``);
+  turns it into an estimator (``spec.build(params, seed)``);
 * six data sets that ship with scikit-learn (:data:`DATASETS`): the three
   two-dimensional toy problems of scikit-learn's classifier comparison that
   the paper uses (``moons``, ``circles``, ``linear``), and ``digits`` (the
@@ -199,7 +199,7 @@ class AlgorithmSpec:
     space : tuple of Hyperparameter
         The independent hyperparameter distributions.
     builder : callable
-        ``builder(params, random_state) -> estimator`` (scikit-learn is
+        ``builder(params, seed) -> estimator`` (scikit-learn is
         imported only when it is called).
     standardize : bool
         Whether the builder puts a ``StandardScaler`` before the model in a
@@ -216,12 +216,15 @@ class AlgorithmSpec:
         """Draw one configuration: a dict with one value per hyperparameter."""
         return {hp.name: hp.sample(rng) for hp in self.space}
 
-    def build(self, params: Mapping[str, Any], random_state: int) -> Any:
-        """Return an unfitted scikit-learn estimator for the configuration ``params``."""
+    def build(self, params: Mapping[str, Any], seed: int) -> Any:
+        """An unfitted scikit-learn estimator for the configuration ``params``.
+
+        ``seed`` becomes the estimator's ``random_state`` (scikit-learn's name).
+        """
         missing = [hp.name for hp in self.space if hp.name not in params]
         if missing:
             raise KeyError(f"{self.name}: configuration lacks {missing}.")
-        return self.builder(params, int(random_state))
+        return self.builder(params, int(seed))
 
     def contains(self, params: Mapping[str, Any]) -> bool:
         """Whether every value of ``params`` lies in the space (and no name is extra)."""

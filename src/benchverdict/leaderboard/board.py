@@ -40,7 +40,8 @@ from benchverdict.verdict import Verdict
 
 #: The JSON schema of a leaderboard file; bump the version on any incompatible change.
 SCHEMA = "benchverdict.leaderboard"
-SCHEMA_VERSION = 1
+#: 2: the relations' adjusted p-value column is ``p_value_adjusted`` (1: ``p_adjusted``).
+SCHEMA_VERSION = 2
 
 ENTRY_COLUMNS = [
     "position", "best_position", "worst_position", "algorithm", "group", "mean_rank",
@@ -48,7 +49,7 @@ ENTRY_COLUMNS = [
     "n_benchmarks", "n_seeds",
 ]
 INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", "reasons"]
-RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_adjusted", "reason"]
+RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason"]
 
 
 def mean_rank_interval(
@@ -259,7 +260,9 @@ class Leaderboard:
         return cls(
             design=Design.from_dict(data["design"]), entries=entries,
             incomplete=pd.DataFrame(data["incomplete"], columns=INCOMPLETE_COLUMNS),
-            relations=pd.DataFrame(data["relations"], columns=RELATION_COLUMNS),
+            relations=pd.DataFrame(
+                [{("p_value_adjusted" if k == "p_adjusted" else k): v for k, v in r.items()}
+                 for r in data["relations"]], columns=RELATION_COLUMNS),
             groups=[list(g) for g in data["groups"]], headline=str(data["headline"]),
             alpha=float(data["alpha"]), confidence=float(data["confidence"]),
             analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
@@ -455,7 +458,7 @@ def build_leaderboard(
             "winner": overall["winner"].astype(object).where(overall["winner"].notna(), None),
             "loser": overall["loser"].astype(object).where(overall["loser"].notna(), None),
             "families": overall["families"].fillna("").astype(str),
-            "p_adjusted": pd.to_numeric(overall["p_adjusted"], errors="coerce"),
+            "p_value_adjusted": pd.to_numeric(overall["p_value_adjusted"], errors="coerce"),
             "reason": overall["reason"].fillna("").astype(str),
         }, columns=RELATION_COLUMNS).reset_index(drop=True)
         decided = relations[relations["status"].isin(["settled", "implied"])]

@@ -117,30 +117,6 @@ def _rows_option(rows: str) -> str | float:
     return value
 
 
-def _rows(results, rows: str | float):
-    """The Results to fit, a description of the rows, and what the input left out."""
-    import pandas as pd
-
-    from benchverdict.lmem.exclusions import exclusions_of
-
-    if results.kind != "runs" or not results.has_budget or rows == "all":
-        return results, f"all {len(results)} rows", exclusions_of(results)
-    if rows == "final":
-        frame = results.final()
-        what = f"final incumbent of each run ({len(frame)} rows)"
-    else:
-        frame = results.at_budget(float(rows))
-        what = f"incumbents at budget {float(rows):g} ({len(frame)} rows)"
-    left_out = exclusions_of(results, frame)
-    from benchverdict import Results
-
-    extra = {"budget": "budget"} if "budget" in frame.columns else {}
-    res = Results.from_frame(pd.DataFrame(frame), algorithm="algorithm", benchmark="benchmark",
-                             seed="seed", score="score", objective=results.objective,
-                             metafeatures=list(results.metafeatures), kind="runs", **extra)
-    return res, what, left_out
-
-
 def run_lmem(args: argparse.Namespace) -> int:
     """Handle ``benchverdict lmem``."""
     import matplotlib
@@ -149,13 +125,18 @@ def run_lmem(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from benchverdict.lmem import fit, glrt
+    from benchverdict.lmem.exclusions import exclusions_of
     from benchverdict.lmem.formula import drop_fixed, parse_formula
     from benchverdict.lmem.glrt import NestingError
     from benchverdict.lmem.model import DegenerateFitError
     from benchverdict.plotting import save_figure
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
 
-    results, what, left_out = _rows(load_results(args), _rows_option(args.rows))
+    rows = _rows_option(args.rows)
+    results = load_results(args)
+    if rows != "all" and results.kind == "runs" and results.has_budget:
+        results = results.incumbents(None if rows == "final" else rows)
+    what, left_out = results.rows_used(), exclusions_of(results)
     formula = args.formula or ("score ~ algorithm + (1|benchmark)" if len(results.benchmarks) > 1
                                else "score ~ algorithm + (1|seed)")
     pd.set_option("display.width", 160)

@@ -62,7 +62,15 @@ def exclusions_of(results: Results | pd.DataFrame | None,
     records = []
     table = getattr(results, "exclusions", None)
     if isinstance(table, pd.DataFrame) and len(table):
-        if "row" in table.columns:
+        if "unit" in table.columns:
+            # Results.exclusions: validation's rows and the runs a view (at_budget) left out.
+            for r in table.to_dict("records"):
+                run = r["unit"] == "run"
+                key = (" / ".join(str(r[k]) for k in ("algorithm", "benchmark", "seed"))
+                       if run else str(r["row"]))
+                records.append({"unit": "run" if run else "row", "id": key,
+                                "reason": str(r["reasons"])})
+        elif "row" in table.columns:
             # Results.exclusions holds one record per row with all its reasons joined.
             column = "reasons" if "reasons" in table else "reason" if "reason" in table else None
             reasons = table.groupby("row", sort=True)[column].agg(

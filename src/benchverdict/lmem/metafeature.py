@@ -33,6 +33,7 @@ from benchverdict._plain_text import plain_text
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
+from benchverdict.results import VIEW
 from benchverdict.stats.studentized_range import studentized_range_quantile
 from benchverdict.verdict import Scope, Verdict, register_method
 
@@ -212,14 +213,9 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
     unknown = [x for x in (a, b) if x not in results.algorithms]
     if unknown:
         raise KeyError(f"unknown algorithm(s) {unknown}; known: {results.algorithms}.")
-    budget = "final" if budget is None else budget
-    if budget == "final":
-        frame = results.final() if results.has_budget else results.table
-        used = "final incumbent of each run"
-    else:
-        frame = results.at_budget(float(budget))
-        used = f"incumbents at budget {float(budget):g}"
-    left_out = _exclusions.exclusions_of(results, frame)
+    view = results.incumbents(None if budget is None else float(budget))
+    frame, used = view.table, view.kind_reason.removeprefix(VIEW)
+    left_out = _exclusions.exclusions_of(view)
     for col in (metafeature, by):
         if col not in frame.columns:
             raise KeyError(f"column {col!r} not in the results; have {list(frame.columns)}.")
@@ -397,9 +393,7 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     (True, False)
     """
     a, b = map(str, pair)
-    budget = "final" if budget is None else budget
-    frame = results.final() if budget == "final" and results.has_budget else (
-        results.table if budget == "final" else results.at_budget(float(budget)))
+    frame = results.incumbents(None if budget is None else float(budget)).table
     frame = frame[frame["algorithm"].astype(str).isin([a, b])].copy()
     frame["algorithm"] = pd.Categorical(frame["algorithm"].astype(str), categories=[a, b])
     frame[by] = frame[by].astype(str)

@@ -310,26 +310,12 @@ class SanityReport:
 
 # ---------------------------------------------------------------------- helpers
 def _rows(results: Results | pd.DataFrame, budget) -> tuple[pd.DataFrame, str, pd.DataFrame]:
-    """The rows a check uses, a description, and what the input left out."""
+    """The rows a check uses (a view of ``results``), what they are, and what was left out."""
     if isinstance(results, pd.DataFrame):
-        frame, used = results, f"{len(results)} rows as given"
-    elif budget == "final" and results.has_budget:
-        frame = results.final()
-        used = f"{len(frame)} final incumbents (one per run)"
-    elif budget is None or budget == "final":
-        frame = results.table
-        used = f"all {len(frame)} rows"
-    else:
-        frame = results.at_budget(float(budget))
-        used = f"{len(frame)} incumbents at budget {float(budget):g}"
-    left_out = _exclusions.exclusions_of(results, frame)
-    n = _exclusions.counts(left_out)
-    if n["excluded_runs"]:
-        used += (f"; {n['excluded_runs']} run(s) left out (no observation at or below budget "
-                 f"{float(budget):g})")
-    if n["excluded_rows"]:
-        used += f"; {n['excluded_rows']} invalid input row(s) excluded"
-    return frame, used, left_out
+        return results, f"{len(results)} rows as given", _exclusions.exclusions_of(results)
+    view = results if budget is None else results.incumbents(
+        None if budget == "final" else float(budget))
+    return view.table, view.rows_used(), _exclusions.exclusions_of(view)
 
 
 def _quiet_glrt(m0, m1, alpha: float) -> GLRTResult:

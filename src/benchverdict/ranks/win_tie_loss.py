@@ -229,7 +229,8 @@ def win_tie_loss(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
     if not isinstance(results, Results):
         raise TypeError(f"expected a benchverdict Results, got {type(results).__name__}.")
-    runs = results.final() if budget is None else results.at_budget(budget)
+    view = results.incumbents(budget)
+    runs = view.table
     sign = results.sign
     algorithms = results.algorithms
     benchmarks = results.benchmarks
@@ -245,12 +246,10 @@ def win_tie_loss(
             f"e.g. {examples}. Fix: use friedman() on benchmarks as blocks, or subset the "
             f"results to complete benchmarks."
         )
-    excluded = pd.DataFrame(
-        [{"algorithm": str(a), "benchmark": str(b), "seed": s,
-          "reason": f"no incumbent at budget {float(budget):g}"}
-         for a, b, s in runs.attrs.get("excluded_runs", [])],
-        columns=["algorithm", "benchmark", "seed", "reason"],
-    )
+    late = view.exclusions[view.exclusions["unit"] == "run"]
+    excluded = pd.DataFrame({"algorithm": late["algorithm"], "benchmark": late["benchmark"],
+                             "seed": late["seed"], "reason": late["reasons"]}).reset_index(
+                                 drop=True)
     k, m = len(algorithms), len(benchmarks)
     first, second = np.triu_indices(k, 1)
     n_pairs = first.size

@@ -1,9 +1,10 @@
 """How the report runs each analysis module through its public API.
 
-One runner per module: ``runner(results, options) -> AnalysisRun``. Each
-imports its module lazily; a module that is not installed gives an
-``"unavailable"`` record (never a crash), and anything a module raises is
-caught by :func:`~benchverdict.report.runner.run_analysis` and reported.
+One runner per module: ``runner(results, options) -> AnalysisRun``. The
+modules are imported plainly and called through their public API, so a
+renamed function fails loudly (never a silently dropped section); anything a
+module raises is caught by :func:`~benchverdict.report.runner.run_analysis`
+and reported.
 Within a runner every sub-step (a post-hoc test, a per-metafeature fit, a
 figure, a sanity check) runs through :meth:`AnalysisRun.attempt`, so one
 that fails is recorded in the report's sanity section with its name and
@@ -16,30 +17,21 @@ which one in the run's ``reason`` and ``notes``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from benchverdict.plotting import DOUBLE_COLUMN, new_axes
-from benchverdict.report.runner import (
-    AnalysisRun,
-    NoIncumbentsError,
-    Options,
-    ReportFigure,
-    incumbent_results,
-    incumbent_trajectories,
-    incumbents_at,
-)
+from benchverdict import dse, lmem, ranks, tuning
+from benchverdict.lmem.sanity import SanityCheck, SanityReport
+from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
+from benchverdict.report.records import DRAW_FIGURES, AnalysisRun, Options, ReportFigure
+from benchverdict.results import NO_INCUMBENT, BlockMatrix, NoIncumbentsError, Results
 from benchverdict.verdict import Scope, Verdict
-
-if TYPE_CHECKING:
-    from benchverdict.results import Results
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
 MAX_FIGURES_PER_ANALYSIS = 8
@@ -57,20 +49,6 @@ ANYTIME_BUDGETS = 12
 ANYTIME_BOOTSTRAP = 100
 #: The LMEM's default formula (Geburek et al.'s drop-in replacement for Autorank).
 DEFAULT_FORMULA = "score ~ algorithm + (1|benchmark)"
-
-
-def _import(name: str) -> Any | None:
-    """Import ``benchverdict.<name>`` or return None if it is not installed."""
-    try:
-        return importlib.import_module(f"benchverdict.{name}")
-    except ModuleNotFoundError as err:
-        if err.name in (f"benchverdict.{name}",):
-            return None
-        raise
-
-
-def _unavailable(name: str, what: str) -> AnalysisRun:
-    return AnalysisRun(name, "unavailable", reason=what)
 
 
 def _figure(name: str, title: str, obj: Any, caption: str = "") -> ReportFigure:
@@ -100,27 +78,15 @@ def level_metafeatures(results: Results) -> dict[str, list[str]]:
     for name in results.metafeatures:
         if not bool(desc.loc[name, "constant_within_benchmark"]):
             continue
-        per_bench = _first_per_benchmark(results, name).dropna()
+        per_bench = results.first_per_benchmark(name).dropna()
         counts = per_bench.astype(str).value_counts()
         if 2 <= len(counts) <= MAX_METAFEATURE_LEVELS and (counts >= 2).all():
             out[name] = sorted(counts.index)
     return out
 
 
-def _first_per_benchmark(results: Results, name: str) -> pd.Series:
-    if hasattr(results, "first_per_benchmark"):  # rows in Dask partitions: one reduction
-        return results.first_per_benchmark(name)
-    return results.table.groupby("benchmark", observed=True)[name].first()
-
-
-def _cell_sizes(results: Results) -> pd.Series:
-    if hasattr(results, "cell_sizes"):  # rows in Dask partitions: from the run summaries
-        return results.cell_sizes()
-    return results.table.groupby(["algorithm", "benchmark"], observed=True).size()
-
-
 def _benchmarks_at(results: Results, name: str, level: str) -> list[str]:
-    per_bench = _first_per_benchmark(results, name).astype(str)
+    per_bench = results.first_per_benchmark(name).astype(str)
     return sorted(per_bench.index[per_bench == level].astype(str))
 
 
@@ -141,8 +107,6 @@ def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any]
     :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
     ``compare(..., figures=False)`` no figure is drawn.
     """
-    from benchverdict.report.runner import DRAW_FIGURES
-
     if not DRAW_FIGURES.get():
         return
     if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
@@ -171,53 +135,51 @@ def _runs_without_incumbent(results: Results, budget: float | None) -> pd.DataFr
     """Runs with no observation at or below ``budget`` (none for the final budget)."""
     if budget is None:
         return pd.DataFrame(columns=["algorithm", "benchmark", "seed", "budget", "reason"])
-    missing = results.at_budget(budget).attrs.get("excluded_runs", ())
-    frame = pd.DataFrame(list(missing), columns=["algorithm", "benchmark", "seed"])
+    late = results.runs_without_incumbent(budget)
+    frame = late[["algorithm", "benchmark", "seed"]].copy()
     frame["budget"] = budget
-    frame["reason"] = f"the run has no observation at or below budget {budget:g}"
+    frame["reason"] = [f"{NO_INCUMBENT} {budget:g} (the run starts at {first:g})"
+                       for first in late["first_budget"]]
     return frame
 
 
-def block_exclusions(blocks: Any) -> tuple[str, pd.DataFrame]:
+def _view_left_out(view: Results) -> pd.DataFrame:
+    """The runs a view of the incumbents left out, as the report's exclusion records."""
+    ex = view.exclusions
+    runs = ex[ex["unit"] == "run"]
+    return pd.DataFrame({"algorithm": runs["algorithm"], "benchmark": runs["benchmark"],
+                         "seed": runs["seed"], "reason": runs["reasons"]})
+
+
+def block_exclusions(blocks: BlockMatrix) -> tuple[str, pd.DataFrame]:
     """What a block matrix left out, as exclusion records, and what kind of thing it is.
 
-    ``BlockMatrix.exclusions`` lists either missing cells whose whole block
-    (benchmark) was dropped (columns ``block, algorithm, reason``), or
-    per-seed records (``block, algorithm, seed, reason``) when seeds are
-    dropped to keep a block's cells complete. Both layouts are read.
+    ``BlockMatrix.exclusions`` (``block, algorithm, seed, reason``) lists
+    missing cells whose whole block was dropped (``seed`` empty) and, when
+    seeds are dropped to keep a block's cells complete, one record per seed.
+    With ``unit="benchmark_seed"`` a block is a ``(benchmark, seed)`` pair.
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from types import SimpleNamespace
-    >>> old = SimpleNamespace(unit="benchmark", exclusions=pd.DataFrame(
-    ...     {"block": ["p"], "algorithm": ["a"], "reason": ["missing cell"]}))
-    >>> what, frame = block_exclusions(old)
-    >>> what, frame[["benchmark", "algorithm"]].values.tolist()
-    ('benchmark', [['p', 'a']])
+    >>> from benchverdict.results import _example_small
+    >>> what, frame = block_exclusions(_example_small().blocks())
+    >>> what, len(frame)
+    ('benchmark', 0)
     """
-    ex = getattr(blocks, "exclusions", None)
+    ex = blocks.exclusions.reset_index(drop=True)
     columns = ["algorithm", "benchmark", "seed", "reason"]
-    if ex is None or not len(ex):
+    if not len(ex):
         return "benchmark", pd.DataFrame(columns=columns)
-    ex = ex.reset_index(drop=True)
-    per_seed = "seed" in ex.columns and ex["seed"].notna().any()
-    blocks_col = ex["block"] if "block" in ex.columns else ex.get("benchmark")
-    benchmark, seed = [], []
-    for i, block in enumerate(blocks_col if blocks_col is not None else [None] * len(ex)):
-        if isinstance(block, tuple):  # unit="benchmark_seed": (benchmark, seed)
-            benchmark.append(block[0])
-            seed.append(block[1] if len(block) > 1 else None)
-        else:
-            benchmark.append(block)
-            seed.append(ex["seed"].iloc[i] if "seed" in ex.columns else None)
+    per_seed = bool(ex["seed"].notna().any())
+    pairs = [block if isinstance(block, tuple) else (block, seed)
+             for block, seed in zip(ex["block"], ex["seed"])]
     out = pd.DataFrame({
-        "algorithm": ex["algorithm"] if "algorithm" in ex.columns else None,
-        "benchmark": benchmark,
-        "seed": seed,
-        "reason": ex["reason"] if "reason" in ex.columns else "",
-    })
-    if not per_seed and getattr(blocks, "unit", "benchmark") == "benchmark":
+        "algorithm": ex["algorithm"],
+        "benchmark": [b for b, _ in pairs],
+        "seed": [s for _, s in pairs],
+        "reason": ex["reason"],
+    }, columns=columns)
+    if not per_seed and blocks.unit == "benchmark":
         out["reason"] = [
             f"{alg} has no result here ({why}): the whole benchmark is left out of the rank "
             f"tests" for alg, why in zip(out["algorithm"], out["reason"])]
@@ -226,16 +188,13 @@ def block_exclusions(blocks: Any) -> tuple[str, pd.DataFrame]:
 
 # ----------------------------------------------------------------------------- ranks
 def run_ranks(results: Results, options: Options) -> AnalysisRun:
-    """Friedman with Nemenyi and with Wilcoxon–Holm post-hoc tests, and Autorank if present.
+    """Friedman (Nemenyi, Wilcoxon–Holm), win/tie/loss, anytime ranks and Autorank.
 
     Every test and figure is its own sub-step (:meth:`AnalysisRun.attempt`):
     one that fails is recorded and the others are kept. Everything left out
     (runs without an incumbent at the budget, incomplete blocks, benchmarks
     missing at a budget of the anytime ranks) is recorded as exclusions.
     """
-    ranks = _import("ranks")
-    if ranks is None or not hasattr(ranks, "friedman"):
-        return _unavailable("ranks", "benchverdict.ranks is not installed")
     run = AnalysisRun("ranks", "ok")
     if len(results.benchmarks) < 2:
         return AnalysisRun(
@@ -306,25 +265,24 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.tables["pairwise Wilcoxon signed-rank tests (Holm)"] = res.pairwise
     for name, levels in _attempt_levels(run, results):
         for level in levels:
-            run.attempt(f"rank tests at {name} = {level}", _ranks_at_level, run, ranks,
+            run.attempt(f"rank tests at {name} = {level}", _ranks_at_level, run,
                         results, blocks, options, name, level)
-    if hasattr(ranks, "win_tie_loss"):
-        got = run.attempt("win/tie/loss", _with_verdicts, lambda: ranks.win_tie_loss(
-            results, budget=options.budget, alpha=options.alpha))
-        if got is not None:
-            wtl, verdicts = got
-            run.verdicts += verdicts
-            run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
-            _add_figure(
-                run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
-                f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
-                f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
-    if hasattr(ranks, "anytime_ranks") and results.has_budget:
+    got = run.attempt("win/tie/loss", _with_verdicts, lambda: ranks.win_tie_loss(
+        results, budget=options.budget, alpha=options.alpha))
+    if got is not None:
+        wtl, verdicts = got
+        run.verdicts += verdicts
+        run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
+        _add_figure(
+            run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
+            f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
+            f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
+    if results.has_budget:
         anytime = run.attempt("anytime ranks", ranks.anytime_ranks, results,
                               max_budgets=ANYTIME_BUDGETS, n_bootstrap=ANYTIME_BOOTSTRAP)
         if anytime is not None:
-            left_out = getattr(anytime, "exclusions", None)
-            if left_out is not None and len(left_out):
+            left_out = anytime.exclusions
+            if len(left_out):
                 n = run.exclude("anytime ranks", "benchmark at a budget", left_out)
                 _note_exclusions(run, n, "benchmark x budget cell(s)",
                                  "of the anytime ranks (no incumbent there)")
@@ -335,26 +293,25 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                     width=DOUBLE_COLUMN, height=max(3.5, 0.25 * n_algorithms + 1.0))),
                 f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
                 f"bootstrap over seeds ({anytime.unit}).", n_algorithms=n_algorithms)
-    if hasattr(ranks, "autorank"):
-        got = run.attempt("Autorank", _with_verdicts,
-                          lambda: ranks.autorank(blocks, alpha=options.alpha))
-        if got is not None:
-            ar, verdicts = got
-            run.verdicts += verdicts
-            run.notes.append(ar.summary())
-            run.tables["Autorank's ranking"] = ar.table
-            if nemenyi_result is not None and ar.same_diagram_as(nemenyi_result):
-                # Autorank took the Friedman + Nemenyi path on the same blocks: its diagram
-                # is the Nemenyi CD diagram above, so the report shows that picture once.
-                run.notes.append("Autorank's critical-difference diagram is the Friedman + "
-                                 "Nemenyi diagram above (same ranks and critical difference); "
-                                 "it is shown once.")
-                return run
-            _add_figure(
-                run, "ranks-autorank", f"Autorank ({ar.omnibus}"
-                + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
-                "Autorank's own decision path: " + "; ".join(ar.reasons),
-                n_algorithms=n_algorithms)
+    got = run.attempt("Autorank", _with_verdicts,
+                      lambda: ranks.autorank(blocks, alpha=options.alpha))
+    if got is not None:
+        ar, verdicts = got
+        run.verdicts += verdicts
+        run.notes.append(ar.summary())
+        run.tables["Autorank's ranking"] = ar.table
+        if nemenyi_result is not None and ar.same_diagram_as(nemenyi_result):
+            # Autorank took the Friedman + Nemenyi path on the same blocks: its diagram
+            # is the Nemenyi CD diagram above, so the report shows that picture once.
+            run.notes.append("Autorank's critical-difference diagram is the Friedman + "
+                             "Nemenyi diagram above (same ranks and critical difference); "
+                             "it is shown once.")
+            return run
+        _add_figure(
+            run, "ranks-autorank", f"Autorank ({ar.omnibus}"
+            + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
+            "Autorank's own decision path: " + "; ".join(ar.reasons),
+            n_algorithms=n_algorithms)
     return run
 
 
@@ -363,7 +320,7 @@ def _attempt_levels(run: AnalysisRun, results: Results) -> list[tuple[str, list[
     return list((levels or {}).items())
 
 
-def _ranks_at_level(run: AnalysisRun, ranks: Any, results: Results, blocks: Any,
+def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
                     options: Options, name: str, level: str) -> None:
     rows = [b for b in _benchmarks_at(results, name, level) if b in blocks.matrix.index]
     if len(rows) < 2:
@@ -392,14 +349,11 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     and each sanity check -- is its own sub-step: one that fails is recorded
     in the sanity section and the rest is kept.
     """
-    lmem = _import("lmem")
-    if lmem is None or not hasattr(lmem, "fit"):
-        return _unavailable("lmem", "benchverdict.lmem is not installed")
     run = AnalysisRun("lmem", "ok")
     formula = options.formula or DEFAULT_FORMULA
     at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
     try:
-        data, late = incumbents_at(results, options.budget)
+        data = results.final() if options.budget is None else results.at_budget(options.budget)
     except NoIncumbentsError as err:
         out = AnalysisRun("lmem", "not applicable", reason=str(err))
         out.exclude(f"incumbents at {at}", "run", _runs_without_incumbent(results,
@@ -409,6 +363,9 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
         f"benchmark x seed)"
     )
+    late = _view_left_out(data)
+    if options.budget is not None:
+        late["budget"] = options.budget
     n_late = run.exclude(f"incumbents at {at}", "run", late)
     _note_exclusions(run, n_late, "run(s) without an incumbent at the budget", "of the model")
     if n_late:
@@ -425,15 +382,15 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         f"Model {formula} fitted by maximum likelihood ({model.backend} backend) on "
         f"{model.nobs:,} rows; log-likelihood {model.loglik:.6g}"
         + ("; the fit is SINGULAR (a variance component is at zero)" if model.singular else "")
-        + ("" if getattr(model, "converged", True) else "; the optimiser did NOT converge")
+        + ("" if model.converged else "; the optimiser did NOT converge")
         + "."
     )
     if model.singular:
         run.warnings.append(f"singular fit of {formula}: a variance component is (near) zero.")
-    if not getattr(model, "converged", True):
+    if not model.converged:
         run.warnings.append(
             f"the optimiser did not report convergence for {formula}"
-            + (f" ({model.message})" if getattr(model, "message", "") else "") + ".")
+            + (f" ({model.message})" if model.message else "") + ".")
     scope = _budget_scope(options.budget)
     for v in model.verdicts(alpha=options.alpha, scope=scope):
         details = {**v.details, "singular": bool(model.singular)}
@@ -443,12 +400,11 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         run.tables["pairwise contrasts (Tukey)"] = table
     if options.formula is None:
         for name, levels in _attempt_levels(run, data):
-            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, lmem, data, options,
+            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
                         scope, name, levels)
-    if hasattr(model, "emmeans"):
-        table = run.attempt("estimated marginal means", model.emmeans)
-        if table is not None:
-            run.tables["estimated marginal means"] = table
+    table = run.attempt("estimated marginal means", model.emmeans)
+    if table is not None:
+        run.tables["estimated marginal means"] = table
     varcomp = run.attempt("variance components", lambda: model.varcomp)
     if varcomp is not None:
         run.tables["variance components"] = varcomp
@@ -457,16 +413,14 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
                 "Algorithms at their estimated marginal means; a bar joins algorithms whose "
                 "Tukey-adjusted difference is not significant.",
                 n_algorithms=len(data.algorithms))
-    if not options.sanity_checks:
-        run.notes.append("The LMEM sanity checks were skipped (sanity_checks=False).")
-    elif hasattr(lmem, "sanity_checks"):
-        _lmem_sanity(lmem, results, options, run)
+    if options.sanity_checks:
+        _lmem_sanity(results, options, run)
     else:
-        run.notes.append("The LMEM sanity checks are not available in this version.")
+        run.notes.append("The LMEM sanity checks were skipped (sanity_checks=False).")
     return run
 
 
-def _lmem_by_level(run: AnalysisRun, lmem: Any, data: Results, options: Options,
+def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
                    scope: Scope, name: str, levels: list[str]) -> None:
     if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
         run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
@@ -486,79 +440,45 @@ def _lmem_by_level(run: AnalysisRun, lmem: Any, data: Results, options: Options,
         f"each level.")
 
 
-def _check_failure(check: Any) -> str | None:
-    """The failure a sanity check recorded in its result, or None if it ran.
-
-    Read defensively: a check may carry the exception or message as
-    ``error``/``failure``/``exception``, in ``details["error"]``, or say so
-    with ``status`` (``"failed"``/``"error"``) or ``failed=True``.
-    """
-    for attr in ("error", "failure", "exception"):
-        value = getattr(check, attr, None)
-        if isinstance(value, BaseException):
-            return f"{type(value).__name__}: {value}"
-        if value:
-            return str(value)
-    details = getattr(check, "details", None)
-    if isinstance(details, dict) and details.get("error"):
-        return str(details["error"])
-    status = getattr(check, "status", None)
-    if getattr(check, "failed", False) is True or (
-            isinstance(status, str) and status.lower() in ("failed", "error")):
-        return str(getattr(check, "verdict", "") or status or "failed")
-    return None
-
-
-def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun) -> None:
+def _lmem_sanity(results: Results, options: Options, run: AnalysisRun) -> None:
     """Run Geburek et al.'s sanity checks and add them to the sanity section.
 
     On random-search trials the checks see each seed's search as an HPO run
     (its incumbent after every trial), the view the LMEM compares. An
     algorithm the seed-dependency check flags is a caveat on every LMEM
-    verdict about it when the formula has no seed term. A check that fails
-    (raised, or recorded its failure in the result) is listed as failed; the
-    other checks and the main LMEM analysis are kept.
+    verdict about it when the formula has no seed term. A check that could
+    not run (``SanityCheck.failed``, its error in ``details["error"]``) is
+    listed as failed; the other checks and the main LMEM analysis are kept.
     """
     if results.kind == "runs":
         data = results
     elif results.has_budget:
         data = run.attempt("LMEM sanity checks: incumbent trajectories",
-                           incumbent_trajectories, results)
+                           results.incumbent_trajectories)
         if data is None:
             return
     else:
-        data = incumbent_results(results)
+        data = results.final()
     budget: float | str = "final" if options.budget is None else float(options.budget)
     report = run.attempt("LMEM sanity checks", lmem.sanity_checks, data, alpha=options.alpha,
                          budget=budget)
     if report is None:
         return
-    checks = list(getattr(report, "checks", ()) or ())
-    ran = []
-    for check in checks:
-        label = str(getattr(check, "name", "check")).replace("_", " ")
-        failure = _check_failure(check)
-        if failure is not None:
-            run.fail(f"LMEM sanity check: {label}", failure)
+    ran: list[SanityCheck] = []
+    for check in report.checks:
+        label = check.name.replace("_", " ")
+        if check.failed:
+            run.fail(f"LMEM sanity check: {label}", str(check.details["error"]))
             continue
         ran.append(check)
-        flagged = ", ".join(map(str, getattr(check, "flagged", ()) or ()))
+        flagged = ", ".join(map(str, check.flagged))
         run.sanity.append({
             "name": label,
             "status": "ok",
             "conclusion": f"{check.verdict}" + (f" (flagged: {flagged})" if flagged else "")
                           + f"; {check.data}",
         })
-        if getattr(check, "table", None) is not None:
-            run.tables[f"sanity check: {label}"] = check.table
-    failures = getattr(report, "failures", None) or getattr(report, "errors", None)
-    if isinstance(failures, dict):
-        failures = list(failures.items())
-    for item in failures or ():
-        name, message = item if isinstance(item, tuple) and len(item) == 2 else ("check", item)
-        label = str(name).replace("_", " ")
-        if not any(c.get("name") == f"LMEM sanity check: {label}" for c in run.sanity):
-            run.fail(f"LMEM sanity check: {label}", str(message))
+        run.tables[f"sanity check: {label}"] = check.table
     if ran:
         _add_figure(
             run, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
@@ -582,12 +502,10 @@ def _lmem_sanity(lmem: Any, results: Results, options: Options, run: AnalysisRun
         run.warnings.append(caveat + ".")
 
 
-def _sanity_figure(report: Any, ran: list[Any]) -> Any:
+def _sanity_figure(report: SanityReport, ran: list[SanityCheck]) -> Any:
     """The sanity report's figure; when some checks failed, one panel per check that ran."""
-    if len(ran) == len(getattr(report, "checks", ())):
+    if len(ran) == len(report.checks):
         return report.plot()
-    from benchverdict.plotting import theme
-
     with theme():
         fig, axes = plt.subplots(1, len(ran), figsize=(5 * len(ran), 3.4))
     for ax, check in zip(np.atleast_1d(axes), ran):
@@ -607,9 +525,6 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     every benchmark", which is the family's vote. Cells that get no curve
     are recorded as exclusions.
     """
-    tuning = _import("tuning")
-    if tuning is None or not hasattr(tuning, "from_results"):
-        return _unavailable("tuning", "benchverdict.tuning is not installed")
     run = AnalysisRun("tuning", "ok")
     run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
@@ -686,9 +601,6 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     (per benchmark or pooled, per level) and each figure is its own
     sub-step.
     """
-    dse = _import("dse")
-    if dse is None or not hasattr(dse, "distribution"):
-        return _unavailable("dse", "benchverdict.dse.distribution is not available")
     run = AnalysisRun("dse", "ok")
     one_draw = results.has_budget
 
@@ -756,23 +668,6 @@ class _DSEVerdicts:
         return list(self.result.verdicts(alpha=self.alpha))
 
 
-def _collect(run: AnalysisRun, res: Any, prefix: str, title: str, caption: str) -> None:
-    """Take verdicts, tables, figures and notes from a module result (or a dict of them)."""
-    parts = res.items() if isinstance(res, dict) else [(None, res)]
-    for key, part in parts:
-        if hasattr(part, "verdicts"):
-            run.verdicts += list(part.verdicts())
-        table = getattr(part, "table", None)
-        if table is not None and hasattr(table, "columns"):
-            run.tables[f"{title}" + (f": {key}" if key is not None else "")] = table
-        for note in getattr(part, "notes", ()) or ():
-            run.notes.append(str(note))
-        if hasattr(part, "plot") and len(run.figures) < MAX_FIGURES_PER_ANALYSIS:
-            suffix = "" if key is None else f"-{key}"
-            _add_figure(run, f"{prefix}{suffix}", title + (
-                f": {key}" if key is not None else ""), part.plot, caption)
-
-
 # ----------------------------------------------------------------------------- guidance
 class _Guidance:
     """Sample-size guidance for an unsettled pair, from the analyses that ran.
@@ -788,7 +683,7 @@ class _Guidance:
         self.tuning = tuning
         self.ranks_ran = ranks_ran
         self.warnings: list[str] = []
-        self.counts = _cell_sizes(results)
+        self.counts = results.cell_sizes()
         self.n_bench = len(results.benchmarks)
         self.trials = _trials_per_run(results, options.budget) if tuning is not None else None
         # Looked up once per pair and scope (10,000s of times with many algorithms): plain
@@ -937,7 +832,7 @@ def sample_size_guidance(
 
     Examples
     --------
-    >>> from benchverdict.report.runner import AnalysisRun, Options
+    >>> from benchverdict.report.records import AnalysisRun, Options
     >>> from benchverdict.results import _example_small
     >>> res = _example_small()
     >>> sample_size_guidance(res, Options(), [AnalysisRun("dse", "ok")]) is None
@@ -947,14 +842,11 @@ def sample_size_guidance(
     'The rank tests had 2 benchmark(s) as ind'
     """
     ran = {r.name for r in runs if r.status == "ok"}
-    tuning = _import("tuning") if ("tuning" in ran and results.kind == "trials") else None
-    if tuning is not None and not all(
-            hasattr(tuning, f) for f in ("largest_budget", "sample_size")):
-        tuning = None
+    tuning_ran = "tuning" in ran and results.kind == "trials"
     ranks_ran = "ranks" in ran
-    if tuning is None and not ranks_ran:
+    if not tuning_ran and not ranks_ran:
         return None
-    return _Guidance(results, options, tuning, ranks_ran)
+    return _Guidance(results, options, tuning if tuning_ran else None, ranks_ran)
 
 
 #: The runners, by analysis name.

@@ -207,7 +207,7 @@ def write_report(comparison, out: Path, *, progress: bool = False) -> str:
             ("report.md", lambda: comparison.to_markdown(stage / "report.md")),
             ("report.json", lambda: comparison.to_json(stage / "report.json")),
             ("latex/", lambda: comparison.to_latex(stage / "latex")),
-            ("verdicts.csv", lambda: csv(comparison.verdicts, stage / "verdicts.csv")),
+            ("verdicts.csv", lambda: csv(comparison.verdict_table, stage / "verdicts.csv")),
             ("agreement.csv", lambda: csv(comparison.agreement, stage / "agreement.csv")),
             ("conflicts.csv", lambda: csv(comparison.conflicts, stage / "conflicts.csv")),
             ("exclusions.csv", lambda: csv(comparison.exclusions, stage / "exclusions.csv")),
@@ -240,33 +240,8 @@ def _print_warnings(warnings: list[str]) -> None:
 
 
 def _print_summary(comparison, out: Path) -> None:
-    from benchverdict.report.render import _summary
-
-    ok = [r.name for r in comparison.runs if r.status == "ok"]
-    print(f"benchverdict report: {len(comparison.algorithms)} algorithms x "
-          f"{len(comparison.benchmarks)} benchmarks ({comparison.objective}); "
-          f"{len(comparison.reconciliation.verdicts):,} verdicts from {', '.join(ok) or 'none'}")
-    for run in comparison.runs:
-        print(f"  {run.name:<7} {run.status:<15} {len(run.verdicts):>4} verdicts  "
-              f"{run.seconds:6.1f} s  {run.reason}")
-    summary = _summary(comparison)
-    print()
-    if summary["head"] is not None:
-        print(summary["head"].sentence)
-    for x in summary["others"][:MAX_PRINTED_SCOPES]:
-        print(f"  {x.sentence}")
-    if len(summary["others"]) > MAX_PRINTED_SCOPES:
-        print(f"  ... and {len(summary['others']) - MAX_PRINTED_SCOPES} more scopes (report.md)")
-    if summary["n_contradicted"]:
-        print(f"\n{summary['n_contradicted']} contradicted relation(s): see the report's "
-              f"Contradictions section.")
-    n_left_out = len(comparison.exclusions)
-    if n_left_out:
-        print(f"\n{n_left_out:,} row(s), run(s), seed(s) or cell(s) were left out by validation "
-              f"or the analyses: see the report's Exclusions section and exclusions.csv.")
+    print(comparison.summary())
     print(f"\nWrote {out / 'report.html'} (open it in a browser), report.md, report.json, "
           f"CSV tables and {out / 'latex'}/.")
 
 
-#: At most this many per-scope sentences are printed.
-MAX_PRINTED_SCOPES = 8

@@ -15,6 +15,7 @@ from matplotlib.colors import ListedColormap
 from benchverdict._plain_text import printable
 from benchverdict.plotting import new_axes, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
+from benchverdict.report.records import ReportFigure
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.
 OUTCOME_COLOURS = {"a": "#0072B2", "b": "#E69F00", "tie": "#009E73", "inconclusive": "#D9D9D9"}
@@ -286,7 +287,6 @@ def report_figures(comparison) -> list:
 
     Returns a list of :class:`~benchverdict.report.runner.ReportFigure`.
     """
-    from benchverdict.report.runner import ReportFigure
     from benchverdict.report.summary import headline_summary, scope_summaries
 
     rec = comparison.reconciliation

@@ -58,13 +58,12 @@ from benchverdict.report.relations import (
     GroupKey,
     family_votes,
     headline_sentence,
-    meta_text,
     relate_scope,
     scope_type,
     single_draw_sentence,
     tiers_of,
 )
-from benchverdict.verdict import Verdict
+from benchverdict.verdict import Verdict, metafeature_label, verdicts_to_frame
 
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
@@ -246,7 +245,8 @@ def group_label(key: GroupKey) -> str:
     """
     bench, meta = key
     parts = ["all benchmarks" if bench is None else f"benchmark {bench}"]
-    parts += [f"{k}={v}" for k, v in meta]
+    if meta:
+        parts.append(metafeature_label(meta, ", "))
     return ", ".join(parts)
 
 
@@ -351,40 +351,35 @@ def _pair_list(pairs: Sequence[str]) -> str:
     return shown + (f" and {more:,} more pair(s)" if more > 0 else "")
 
 
-def _verdict_row(v: Verdict) -> dict:
-    e = v.effect
-    evidence = str(v.evidence)
-    why = undecided_reason(v)
-    if why:
-        evidence += f"; no decision: {why}"
-    return {
-        "a": v.a,
-        "b": v.b,
-        "benchmark": v.scope.benchmark,
-        "metafeature": meta_text(v.scope.metafeature),
-        "budget_low": v.scope.budget_low,
-        "budget_high": v.scope.budget_high,
-        "method": v.method,
-        "family": method_info(v.method).family,
-        "outcome": v.outcome,
-        "winner": v.winner,
-        "lean": v.leans_to,
-        "evidence": evidence,
-        "strength": v.evidence.strength,
-        "effect_name": None if e is None else e.name,
-        "effect": None if e is None else e.estimate,
-        "effect_low": None if e is None else e.low,
-        "effect_high": None if e is None else e.high,
-        "unit": v.unit,
-        "n": v.n,
-        "explanation": v.explanation,
-    }
+def verdict_table(verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """The verdicts as the report's table.
+
+    :func:`~benchverdict.verdict.verdicts_to_frame` (the one flattening of a
+    verdict) plus each method's family and the evidence in words (with why an
+    undecided verdict has no decision).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(),
+    ...             Evidence("p_value", value=0.01, level=0.05), "maximize", "")
+    >>> verdict_table([v])[["a", "family", "evidence"]].values.tolist()
+    [['A', 'ranks', 'p = 0.01 (alpha = 0.05)']]
+    """
+    table = verdicts_to_frame(verdicts)
+    table["family"] = [method_info(v.method).family for v in verdicts]
+    evidence = []
+    for v in verdicts:
+        why = undecided_reason(v)
+        evidence.append(str(v.evidence) + (f"; no decision: {why}" if why else ""))
+    table["evidence"] = evidence
+    return table[TABLE_COLUMNS]
 
 
 TABLE_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "method", "family",
-    "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_low",
-    "effect_high", "unit", "n", "explanation",
+    "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_lower",
+    "effect_upper", "unit", "n", "explanation",
 ]
 AGREEMENT_COLUMNS = [
     "a", "b", "benchmark", "metafeature", "n_methods", "methods", "outcomes", "agreement",
@@ -489,6 +484,32 @@ def reconcile(
     On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B
     and C cannot be separated.
     """
+    verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
+                                                                  benchmarks)
+    votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks)
+    agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
+                                                               final_budget)
+    conflicts = _ordered_conflicts(comparisons)
+    return Reconciliation(
+        verdicts=verdicts,
+        table=verdict_table(verdicts),
+        agreement=agreement,
+        comparisons=comparisons,
+        conflicts=conflicts,
+        method_agreement=_method_agreement(verdicts, comparisons),
+        rankings=[_ranking(rel, guidance) for rel in scoped.values()],
+        coverage=_coverage(verdicts),
+        representatives=representatives,
+        final_budget=final_budget,
+        conflict_groups=_group_conflicts(conflicts),
+        alpha=float(alpha),
+        **_relation_tables(scoped, votes),
+    )
+
+
+def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
+              alpha: float | None, benchmarks: Sequence[str] | None):
+    """The verdicts oriented by the algorithm order, the order, alpha and the benchmark count."""
     verdicts = list(verdicts)
     for method in sorted({v.method for v in verdicts}):
         method_info(method)  # an unregistered method fails here, loudly
@@ -510,17 +531,16 @@ def reconcile(
     else:
         n_benchmarks = len({v.scope.benchmark for v in verdicts
                             if v.scope.benchmark is not None}) or None
+    return verdicts, algorithms, order, float(alpha), n_benchmarks
 
-    table = pd.DataFrame([_verdict_row(v) for v in verdicts], columns=TABLE_COLUMNS)
 
-    # pair -> group -> method -> verdicts
-    nested: dict[tuple[str, str], dict[GroupKey, dict[str, list[Verdict]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
-    )
-    for v in verdicts:
-        nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
+def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
+                   alpha: float, n_benchmarks: int | None):
+    """The error-controlled part: one vote per family and pair, Holm per scope type.
 
-    # ---- the error-controlled part: one vote per family, Holm per scope type
+    Returns the votes and the relations of each scope (with the leans and
+    single-draw statements beside them).
+    """
     votes = family_votes(
         verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget),
         representative=lambda vs: representative(vs, final_budget), group_key=_group_key)
@@ -560,7 +580,23 @@ def reconcile(
         rel.single_draws = single_draw_sentence(dse_by_key.get(key, []))
         scoped[key] = rel
 
-    # ---- the descriptive part: every method's verdicts compared pair by pair
+    return votes, scoped
+
+
+def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
+                     order: dict[str, int], final_budget: float | None):
+    """The descriptive part: every method's verdicts compared pair by pair.
+
+    Returns the agreement table, every matched comparison of two methods
+    (with its agreement credit) and each method's representative verdict.
+    """
+    # pair -> group -> method -> verdicts
+    nested: dict[tuple[str, str], dict[GroupKey, dict[str, list[Verdict]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    for v in verdicts:
+        nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
+
     voters_of: dict[tuple, set[str]] = defaultdict(set)
     for vote in votes:
         voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
@@ -572,7 +608,7 @@ def reconcile(
             reps_all = [representative(by_method[m], final_budget) for m in methods]
             voters = voters_of.get((key, pair), set())
             elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
-            meta = meta_text(key[1])
+            meta = metafeature_label(key[1])
             for v in reps_all:
                 rep_rows.append({
                     "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
@@ -630,6 +666,14 @@ def reconcile(
         comparison_rows,
         columns=[*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"],
     )
+    representatives = pd.DataFrame(
+        rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome", "winner",
+                           "budget", "evidence", "votes"])
+    return agreement, comparisons, representatives
+
+
+def _ordered_conflicts(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The contradictions among the comparisons, most telling first."""
     conflicts = comparisons[comparisons["kind"] == "contradiction"].drop(columns="credit")
     # Same-budget clashes before those explained by a different budget; pooled scopes
     # before single benchmarks.
@@ -638,8 +682,11 @@ def reconcile(
     order_idx = np.lexsort((np.arange(len(conflicts)), per_benchmark.to_numpy(),
                             other_budget.to_numpy()))
     conflicts = conflicts.iloc[order_idx].reset_index(drop=True)[CONFLICT_COLUMNS]
-    conflict_groups = _group_conflicts(conflicts)
+    return conflicts
 
+
+def _method_agreement(verdicts: list[Verdict], comparisons: pd.DataFrame) -> pd.DataFrame:
+    """Method x method mean agreement credit over the pairs both decided."""
     methods_all = sorted({v.method for v in verdicts})
     matrix = pd.DataFrame(np.nan, index=methods_all, columns=methods_all)
     matrix.index.name, matrix.columns.name = "method", "method"
@@ -650,34 +697,18 @@ def reconcile(
         for (m1, m2), value in means.items():
             matrix.loc[m1, m2] = value
             matrix.loc[m2, m1] = value
+    return matrix
 
-    rankings = [_ranking(rel, guidance) for rel in scoped.values()]
-    tables = _relation_tables(scoped, votes)
 
+def _coverage(verdicts: list[Verdict]) -> pd.DataFrame:
+    """How many verdicts each method gave per scope."""
     if verdicts:
         cov = pd.DataFrame(
             [{"method": v.method, "scope": group_label(_group_key(v))} for v in verdicts]
         )
-        coverage = cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
+        return cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
     else:
-        coverage = pd.DataFrame()
-    return Reconciliation(
-        verdicts=verdicts,
-        table=table,
-        agreement=agreement,
-        comparisons=comparisons,
-        conflicts=conflicts,
-        method_agreement=matrix,
-        rankings=rankings,
-        coverage=coverage,
-        representatives=pd.DataFrame(
-            rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome",
-                               "winner", "budget", "evidence", "votes"]),
-        final_budget=final_budget,
-        conflict_groups=conflict_groups,
-        alpha=float(alpha),
-        **tables,
-    )
+        return pd.DataFrame()
 
 
 def _group_conflicts(conflicts: pd.DataFrame) -> pd.DataFrame:
@@ -697,7 +728,7 @@ def _group_conflicts(conflicts: pd.DataFrame) -> pd.DataFrame:
 
 def _scope_columns(rel) -> dict:
     return {"scope_type": scope_type(rel.key), "scope": group_label(rel.key),
-            "benchmark": rel.key[0], "metafeature": meta_text(rel.key[1])}
+            "benchmark": rel.key[0], "metafeature": metafeature_label(rel.key[1])}
 
 
 def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
@@ -717,10 +748,11 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
         })
     vote_rows = [{
         "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
-        "metafeature": meta_text(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
-        "method": v.method, "p_raw": v.p_raw,
+        "metafeature": metafeature_label(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
+        "method": v.method, "p_value": v.p_value,
         "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
-        "p_adjusted": v.p_adjusted, "rejects": v.rejects, "n": v.n, "n_units": v.n_units,
+        "p_value_adjusted": v.p_value_adjusted, "rejects": v.rejects, "n": v.n,
+        "n_units": v.n_units,
     } for v in votes]
     return {
         "votes": _text_none(pd.DataFrame(vote_rows, columns=VOTE_COLUMNS)),

@@ -54,11 +54,11 @@ GroupKey = tuple["str | None", tuple[tuple[str, str], ...]]
 STATUSES = ("settled", "implied", "contradicted", "power gap", "unsettled")
 VOTE_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "a", "b", "family", "method",
-    "p_raw", "direction", "decides", "p_adjusted", "rejects", "n", "n_units",
+    "p_value", "direction", "decides", "p_value_adjusted", "rejects", "n", "n_units",
 ]
 RELATION_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "a", "b", "status", "winner", "loser",
-    "families", "p_adjusted", "p_raw", "against", "lacking", "via", "leans", "reason",
+    "families", "p_value_adjusted", "p_value", "against", "lacking", "via", "leans", "reason",
 ]
 POWER_GAP_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "family", "n_pairs", "pairs",
@@ -91,11 +91,6 @@ def scope_type(key: GroupKey) -> str:
         return "all benchmarks" if bench is None else "per benchmark"
     names = " x ".join(sorted({k for k, _ in meta}))
     return f"per level of {names}" + ("" if bench is None else ", per benchmark")
-
-
-def meta_text(meta: tuple[tuple[str, str], ...]) -> str | None:
-    """Metafeature levels as ``name=level;...`` (``None`` without)."""
-    return ";".join(f"{k}={v}" for k, v in meta) or None
 
 
 def _raw_p(v: Verdict) -> float | None:
@@ -145,13 +140,13 @@ class _Vote:
     b: str
     family: str
     method: str
-    p_raw: float
+    p_value: float
     direction: str | None
     decides: bool
     n: int | None
     n_units: str
     verdict: Verdict
-    p_adjusted: float = math.nan
+    p_value_adjusted: float = math.nan
     rejects: bool = False
 
 
@@ -193,9 +188,9 @@ def family_votes(
     for vote in votes:
         by_type[scope_type(vote.key)].append(vote)
     for group in by_type.values():
-        adjusted = holm([x.p_raw for x in group])
+        adjusted = holm([x.p_value for x in group])
         for vote, p_adj in zip(group, adjusted):
-            vote.p_adjusted = float(p_adj)
+            vote.p_value_adjusted = float(p_adj)
             vote.rejects = bool(p_adj <= alpha and vote.direction is not None)
     return votes
 
@@ -337,8 +332,8 @@ def relate_scope(
         dec = {"a": [v for v in found if v.decides and v.direction == "a"],
                "b": [v for v in found if v.decides and v.direction == "b"]}
         row = {"a": a, "b": b, "status": "unsettled", "winner": None, "loser": None,
-               "families": "", "p_adjusted": math.nan,
-               "p_raw": min((v.p_raw for v in found), default=math.nan), "against": "",
+               "families": "", "p_value_adjusted": math.nan,
+               "p_value": min((v.p_value for v in found), default=math.nan), "against": "",
                "lacking": "", "via": "", "leans": "; ".join(leans.get((a, b), [])),
                "reason": "", "_votes": found}
         side = "a" if rej["a"] else "b" if rej["b"] else None
@@ -368,27 +363,27 @@ def relate_scope(
             row.update(status="settled", winner=winner, loser=loser,
                        families=", ".join(sorted({v.family for v in deciders},
                                                  key=_family_order)),
-                       p_adjusted=min(v.p_adjusted for v in deciders),
+                       p_value_adjusted=min(v.p_value_adjusted for v in deciders),
                        lacking=", ".join(sorted({v.family for v in lacking},
                                                 key=_family_order)))
             row["reason"] = (
                 f"{_family_list(v.family for v in deciders)} "
                 f"{'settle' if len(deciders) > 1 else 'settles'} it (family-wise adjusted "
-                f"p = {row['p_adjusted']:.3g} over {n_tests} test(s) of this scope type)")
+                f"p = {row['p_value_adjusted']:.3g} over {n_tests} test(s) of this scope type)")
             edges.add((winner, loser))
         else:
             decided = dec["a"] + dec["b"]
             if decided:
-                best = min(decided, key=lambda v: v.p_raw)
+                best = min(decided, key=lambda v: v.p_value)
                 fav = a if best.direction == "a" else b
                 row.update(status="power gap", winner=None)
                 row["reason"] = (
                     f"{FAMILY_LABELS.get(best.family, best.family)} favour {fav} at p = "
-                    f"{best.p_raw:.3g} for this pair alone, but not after the family-wise "
-                    f"adjustment over {n_tests} test(s) (adjusted p = {best.p_adjusted:.3g})")
+                    f"{best.p_value:.3g} for this pair alone, but not after the family-wise "
+                    f"adjustment over {n_tests} test(s) (adjusted p = {best.p_value_adjusted:.3g})")
             elif found:
-                best = min(found, key=lambda v: v.p_raw)
-                row["reason"] = (f"no family separates them (smallest p = {best.p_raw:.3g}, "
+                best = min(found, key=lambda v: v.p_value)
+                row["reason"] = (f"no family separates them (smallest p = {best.p_value:.3g}, "
                                  f"{FAMILY_LABELS.get(best.family, best.family)})")
             else:
                 row["reason"] = "no family that votes judged this pair"
@@ -469,7 +464,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         unit = items[0][1].n_units
         n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
                   f"{ns[0]:,}-{ns[-1]:,} {unit}" if ns else f"an unstated number of {unit}")
-        best = min(v.p_raw for _, v in items)
+        best = min(v.p_value for _, v in items)
         every = all(v.verdict.details.get("combined") for _, v in items)
         label = FAMILY_LABELS.get(family, family)
         if every:

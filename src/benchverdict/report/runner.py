@@ -9,311 +9,48 @@ Which analyses apply depends on what the rows are (``Results.kind``):
 * ``"runs"`` (HPO-run incumbents): rank tests and the LMEM. Tuning curves and
   DSE refuse them (incumbents are running maxima, not draws).
 
-Each module is imported lazily and run through its public API. A module
-that is missing or raises is recorded in the report's warnings with the
-error, never hidden, and the other analyses still run.
+Each module is run through its public API (:mod:`~benchverdict.report._analyses`,
+imported plainly: a renamed function fails loudly). A sub-step that raises is
+recorded in the report's warnings with the error, never hidden, and the other
+analyses still run.
 """
 
 from __future__ import annotations
 
-import base64
-import contextvars
-import io
-import math
 import sys
 import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from benchverdict._plain_text import file_stem, plain_text
+from benchverdict._plain_text import file_stem
+from benchverdict.report import _analyses, html, latex, markdown, render
+from benchverdict.report import figures as report_figures
 from benchverdict.report.reconcile import Reconciliation, reconcile
+from benchverdict.report.records import (
+    _STEP_LISTENER,
+    ANALYSES,
+    DRAW_FIGURES,
+    EXCLUSION_COLUMNS,
+    AnalysisRun,
+    Options,
+    ReportFigure,
+    Runner,
+    _missing,
+)
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
 if TYPE_CHECKING:
-    import matplotlib.figure
-
     from benchverdict.describe import Description
     from benchverdict.results import Results
 
-#: The analyses, in the order they run and appear in the report.
-ANALYSES = ("tuning", "dse", "ranks", "lmem")
-#: What each analysis is, for headings.
-ANALYSIS_TITLES = {
-    "tuning": "Tuning curves (Dodge et al. 2019; Lourie et al. 2024)",
-    "dse": "Performance distributions (Jordan et al. 2018)",
-    "ranks": "Rank tests (Demšar 2006; Autorank)",
-    "lmem": "Linear mixed-effects models (Geburek et al. 2024)",
-}
-#: Status values of an analysis run.
-STATUSES = ("ok", "not applicable", "unavailable", "error")
-
-
-@dataclass(frozen=True)
-class Options:
-    """The settings every analysis receives.
-
-    Attributes
-    ----------
-    confidence : float
-        Confidence level of bands and intervals (tuning curves, DSE).
-    alpha : float
-        Significance level of tests (rank tests, LMEM).
-    budget : float or None
-        The budget at which incumbents are compared (rank tests, LMEM), in
-        the budget column's units (any finite number: fractional and
-        negative budgets are fine); ``None``: each run's final budget.
-    formula : str or None
-        The LMEM's formula; ``None``: the module's default.
-    cvar_levels : tuple of float
-        The DSE's CVaR levels: Jordan et al.'s 0.5 and a tail level.
-    sanity_checks : bool
-        Run the LMEM sanity checks (Geburek et al.). They refit the model per
-        algorithm and benchmark, which dominates the time with many
-        algorithms; a leaderboard skips them and says so.
-    """
-
-    confidence: float = 0.8
-    alpha: float = 0.05
-    budget: float | None = None
-    formula: str | None = None
-    cvar_levels: tuple[float, ...] = (0.5, 0.95)
-    sanity_checks: bool = True
-
-    def __post_init__(self) -> None:
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}.")
-        if not 0 < self.alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
-        if self.budget is not None and not (
-            isinstance(self.budget, (int, float, np.integer, np.floating))
-            and not isinstance(self.budget, bool) and math.isfinite(self.budget)
-        ):
-            raise ValueError(f"budget must be a finite number, got {self.budget!r}.")
-        if self.budget is not None:
-            object.__setattr__(self, "budget", float(self.budget))
-        levels = tuple(float(a) for a in self.cvar_levels)
-        if not levels or not all(0 <= a < 1 for a in levels):
-            raise ValueError(f"cvar_levels must be in [0, 1), got {self.cvar_levels!r}.")
-        object.__setattr__(self, "cvar_levels", levels)
-
-
-@dataclass
-class ReportFigure:
-    """A figure of the report, kept as a matplotlib figure until rendered.
-
-    Attributes
-    ----------
-    name : str
-        A file-name-safe identifier (``analysis-what``).
-    title : str
-        The caption's first sentence.
-    figure : matplotlib.figure.Figure
-    caption : str
-        What the figure shows and how to read it.
-    """
-
-    name: str
-    title: str
-    figure: matplotlib.figure.Figure
-    caption: str = ""
-    _svg: bytes | None = field(default=None, repr=False)
-    _file_name: str | None = field(default=None, repr=False)
-
-    def svg(self) -> bytes:
-        """The figure as SVG bytes (rendered once, then cached).
-
-        Every text is drawn literally (no mathtext; control characters shown
-        as escapes, see :func:`benchverdict._plain_text.plain_text`).
-        """
-        if self._svg is None:
-            import matplotlib.pyplot as plt
-
-            from benchverdict.plotting import RC
-
-            buffer = io.BytesIO()
-            plain_text(self.figure)
-            with plt.rc_context(RC):
-                self.figure.savefig(buffer, format="svg", bbox_inches="tight")
-            self._svg = buffer.getvalue()
-        return self._svg
-
-    def data_uri(self) -> str:
-        """A ``data:`` URI of the SVG, for an ``<img>`` in a self-contained page.
-
-        An SVG loaded through ``<img>`` cannot run scripts, so whatever text
-        it contains stays inert.
-        """
-        return "data:image/svg+xml;base64," + base64.b64encode(self.svg()).decode("ascii")
-
-    @property
-    def file_name(self) -> str:
-        """A file name and LaTeX label for the figure: unique per name and stable.
-
-        See :func:`figure_file_name`.
-        """
-        return self._file_name or file_stem(self.name)
-
-    def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
-        """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
-        from benchverdict.plotting import save_figure
-
-        return save_figure(self.figure, Path(directory) / self.file_name, formats=formats)
-
-
-@dataclass
-class AnalysisRun:
-    """What one analysis module produced (or why it did not run).
-
-    Attributes
-    ----------
-    name : str
-        ``"tuning"``, ``"dse"``, ``"ranks"`` or ``"lmem"``.
-    status : {"ok", "not applicable", "unavailable", "error"}
-    reason : str
-        Why it did not run, or which view of the data it ran on.
-    verdicts : list of Verdict
-    figures : list of ReportFigure
-    tables : dict of str to DataFrame
-        Tidy tables, by title.
-    notes : list of str
-        Statements the module makes about the data (replication unit, test
-        chosen, sanity checks).
-    warnings : list of str
-        Warnings raised while it ran, and errors.
-    seconds : float
-        Wall-clock time.
-    """
-
-    name: str
-    status: str
-    reason: str = ""
-    verdicts: list[Verdict] = field(default_factory=list)
-    figures: list[ReportFigure] = field(default_factory=list)
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    sanity: list[dict[str, Any]] = field(default_factory=list)
-    exclusions: list[dict[str, Any]] = field(default_factory=list)
-    on_step: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def title(self) -> str:
-        """The analysis's heading."""
-        return ANALYSIS_TITLES.get(self.name, self.name)
-
-    @property
-    def failed_steps(self) -> list[dict[str, Any]]:
-        """The sanity entries of sub-steps that raised (``status`` ``"failed"``)."""
-        return [c for c in self.sanity if c.get("status") == "failed"]
-
-    def step(self, step: str) -> None:
-        """Say that the analysis starts ``step`` (shown in the report's progress bar)."""
-        listener = self.on_step or _STEP_LISTENER.get()
-        if listener is not None:
-            listener(step)
-
-    def attempt(self, step: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run one sub-step of the analysis; if it raises, record that and return None.
-
-        A sub-step (a post-hoc test, a per-metafeature fit, a figure, a
-        sanity check) that fails must not take the rest of the analysis with
-        it: the exception becomes a warning and an entry of the report's
-        sanity section naming the step and the message (see :meth:`fail`).
-        ``KeyboardInterrupt`` is not caught.
-
-        Examples
-        --------
-        >>> run = AnalysisRun("ranks", "ok")
-        >>> run.attempt("Autorank", lambda: 1 / 0) is None
-        True
-        >>> run.sanity[0]["name"], run.sanity[0]["status"]
-        ('Autorank', 'failed')
-        >>> run.warnings[0]
-        'Autorank failed (ZeroDivisionError: division by zero); the rest of the analysis is kept.'
-        """
-        self.step(step)
-        try:
-            return fn(*args, **kwargs)
-        except Exception as err:  # recorded in the report, never hidden
-            self.fail(step, err)
-            return None
-
-    def fail(self, step: str, error: BaseException | str) -> None:
-        """Record that sub-step ``step`` raised ``error`` (a warning and a sanity entry).
-
-        A plain ``ValueError`` is a module refusing its input (e.g. too few
-        benchmarks for Autorank): the step is recorded as ``"not run"``.
-        Anything else (including subclasses such as numpy's ``LinAlgError``)
-        is recorded as ``"failed"``.
-        """
-        if type(error) is ValueError:  # a subclass (LinAlgError, ...) is a numerical failure
-            message, status = " ".join(str(error).split()), "not run"
-        elif isinstance(error, BaseException):
-            message, status = " ".join(f"{type(error).__name__}: {error}".split()), "failed"
-        else:
-            message, status = " ".join(str(error).split()), "failed"
-        if status == "failed":
-            self.warnings.append(f"{step} failed ({message}); the rest of the analysis is kept.")
-        else:
-            self.warnings.append(f"{step} was not run: {message}")
-        self.sanity.append({"name": step, "status": status,
-                            "conclusion": f"{status.upper()}: {message}"})
-
-    def exclude(self, step: str, what: str, records: Any, reason: str | None = None) -> int:
-        """Record what sub-step ``step`` left out: one record per run, seed, cell or row.
-
-        ``records`` is a DataFrame or an iterable of mappings with any of the
-        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); ``reason``
-        fills records without one. Returns the number of records added.
-
-        Examples
-        --------
-        >>> run = AnalysisRun("lmem", "ok")
-        >>> run.exclude("incumbents at budget 2", "run",
-        ...             [{"algorithm": "a", "benchmark": "p", "seed": 0}], "no trial yet")
-        1
-        >>> run.exclusions[0]["analysis"], run.exclusions[0]["reason"]
-        ('lmem', 'no trial yet')
-        """
-        if isinstance(records, pd.DataFrame):
-            records = records.to_dict("records")
-        n = 0
-        for record in records:
-            row = {"analysis": self.name, "step": step, "what": what}
-            for key in EXCLUSION_COLUMNS[3:]:
-                value = record.get(key)
-                row[key] = None if _missing(value) else value
-            if row["reason"] is None:
-                row["reason"] = reason or ""
-            self.exclusions.append(row)
-            n += 1
-        return n
-
-
-#: Columns of the report's exclusion records (``Comparison.exclusions``).
-EXCLUSION_COLUMNS = ("analysis", "step", "what", "algorithm", "benchmark", "seed", "budget",
-                     "row", "reason")
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
-#: ``runner(results, options) -> AnalysisRun`` for each analysis (filled in _analyses).
-Runner = Callable[["Results", Options], AnalysisRun]
+__all__ = ["ANALYSES", "AnalysisRun", "Comparison", "Options", "ReportFigure", "applicability",
+           "compare", "run_analysis", "summarise_exclusions"]
 
 
 def applicability(results: Results, name: str) -> tuple[bool, str]:
@@ -347,116 +84,8 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     raise ValueError(f"unknown analysis {name!r}; known: {list(ANALYSES)}.")
 
 
-class NoIncumbentsError(ValueError):
-    """No run has an observation at or below the requested budget."""
-
-
-def incumbent_results(results: Results, budget: float | None = None) -> Results:
-    """The runs' incumbents at ``budget`` (default: final) as a ``kind="runs"`` Results.
-
-    For random-search trials this is the best score of each seed's search
-    after ``budget`` trials, one row per (algorithm, benchmark, seed): the
-    view under which rank tests and the LMEM compare the searches.
-
-    Examples
-    --------
-    >>> from benchverdict.results import _example_small
-    >>> incumbent_results(_example_small()).kind
-    'runs'
-    """
-    return incumbents_at(results, budget)[0]
-
-
-def incumbents_at(results: Results, budget: float | None = None) -> tuple[Results, pd.DataFrame]:
-    """:func:`incumbent_results`, and the runs left out because they have no incumbent yet.
-
-    A run (algorithm, benchmark, seed) whose first observation comes after
-    ``budget`` has no incumbent there (:meth:`Results.at_budget`); it is
-    returned in the second value (columns ``algorithm, benchmark, seed,
-    budget, reason``) so that the analyses say what they left out.
-
-    Examples
-    --------
-    >>> from benchverdict.results import _example_small
-    >>> data, excluded = incumbents_at(_example_small(), 1)
-    >>> len(data), len(excluded)
-    (8, 0)
-    """
-    from benchverdict.results import Results
-
-    picked = results.final() if budget is None else results.at_budget(budget)
-    excluded = pd.DataFrame(
-        list(picked.attrs.get("excluded_runs", ())),
-        columns=["algorithm", "benchmark", "seed"],
-    )
-    excluded["budget"] = budget
-    excluded["reason"] = (
-        "" if budget is None else f"the run has no observation at or below budget {budget:g}")
-    frame = picked.drop(columns=["budget"], errors="ignore").reset_index(drop=True)
-    frame.attrs = {}
-    if frame.empty:
-        raise NoIncumbentsError(
-            f"no run has an observation at or below budget {budget:g}, so there are no "
-            f"incumbents to compare; choose a budget at or above the first observation.")
-    for role in ("algorithm", "benchmark", "seed"):
-        frame[role] = frame[role].astype(str) if role != "seed" else frame[role]
-    data = Results.from_frame(
-        frame,
-        algorithm="algorithm",
-        benchmark="benchmark",
-        seed="seed",
-        score="score",
-        objective=results.objective,
-        metafeatures=list(results.metafeatures),
-        kind="runs",
-    )
-    return data, excluded
-
-
-def incumbent_trajectories(results: Results) -> Results:
-    """Every seed's random search as an HPO run: its incumbent after each trial.
-
-    For ``kind="trials"`` data with a trial order (budget), the score at
-    budget ``b`` becomes the best score among the run's trials up to ``b``,
-    so the result is a ``kind="runs"`` Results (a non-worsening series per
-    run). ``kind="runs"`` data are returned unchanged.
-
-    Examples
-    --------
-    >>> from benchverdict.results import _example_small
-    >>> traj = incumbent_trajectories(_example_small())
-    >>> traj.kind, traj.table["score"].tolist()[:4]
-    ('runs', [0.1, 0.5, 0.2, 0.6])
-    """
-    from benchverdict.results import Results
-
-    if results.kind == "runs":
-        return results
-    if not results.has_budget:
-        raise ValueError("incumbent trajectories need a trial order (a budget column).")
-    keys = ["algorithm", "benchmark", "seed"]
-    frame = results.table.sort_values([*keys, "budget"], kind="stable").reset_index(drop=True)
-    oriented = frame["score"] * results.sign
-    frame["score"] = oriented.groupby([frame[k] for k in keys], observed=True).cummax() * (
-        results.sign)
-    return Results.from_frame(
-        frame, algorithm="algorithm", benchmark="benchmark", seed="seed", budget="budget",
-        score="score", objective=results.objective, metafeatures=list(results.metafeatures),
-        kind="runs",
-    )
-
-
 def _format_warning(w: warnings.WarningMessage) -> str:
     return f"{w.category.__name__}: {w.message}"
-
-
-#: Called with the name of every sub-step an analysis starts (the report's progress bar).
-#: Whether the analyses draw their figures (``compare(..., figures=False)`` skips them: the
-#: verdicts, tables and reconciliation are the same, much faster, e.g. in simulations).
-DRAW_FIGURES: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "benchverdict_draw_figures", default=True)
-_STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
-    "benchverdict_report_step", default=None)
 
 
 def run_analysis(name: str, runner: Runner, results: Results, options: Options,
@@ -539,15 +168,14 @@ class Comparison:
         self.report_warnings = list(report_warnings)
 
     # ----------------------------------------------------------------- tables
-    @property
-    def verdicts(self) -> pd.DataFrame:
-        """Every verdict of every analysis, one row each (see ``verdicts_to_frame``)."""
-        return verdicts_to_frame(self.reconciliation.verdicts)
+    def verdicts(self) -> list[Verdict]:
+        """Every verdict of every analysis, oriented by the algorithm order."""
+        return list(self.reconciliation.verdicts)
 
     @property
-    def verdict_list(self) -> list[Verdict]:
-        """The verdicts as objects, oriented by the algorithm order."""
-        return list(self.reconciliation.verdicts)
+    def verdict_table(self) -> pd.DataFrame:
+        """Every verdict of every analysis, one row each (see ``verdicts_to_frame``)."""
+        return verdicts_to_frame(self.reconciliation.verdicts)
 
     @property
     def agreement(self) -> pd.DataFrame:
@@ -693,9 +321,7 @@ class Comparison:
         return figures
 
     def _own_figures(self) -> list[ReportFigure]:
-        from benchverdict.report.figures import report_figures
-
-        return report_figures(self)
+        return report_figures.report_figures(self)
 
     # ----------------------------------------------------------------- plots
     def plot(self, kind: str = "agreement", ax=None):
@@ -710,38 +336,30 @@ class Comparison:
         -------
         matplotlib.axes.Axes
         """
-        from benchverdict.report.figures import agreement_heatmap, outcome_grid
-
         if kind == "agreement":
-            return agreement_heatmap(self.reconciliation, ax=ax)
+            return report_figures.agreement_heatmap(self.reconciliation, ax=ax)
         if kind == "outcomes":
-            return outcome_grid(self.reconciliation, ax=ax)
+            return report_figures.outcome_grid(self.reconciliation, ax=ax)
         raise ValueError(f"kind must be 'agreement' or 'outcomes', got {kind!r}.")
 
     # ----------------------------------------------------------------- renderers
     def to_dict(self) -> dict[str, Any]:
         """The JSON document as a dict (see :meth:`to_json`)."""
-        from benchverdict.report.render import report_document
-
-        return report_document(self)
+        return render.report_document(self)
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
         """A versioned JSON document (schema ``benchverdict.report`` v1) for leaderboards.
 
         The schema is committed as ``benchverdict/report/report.schema.json``.
         """
-        from benchverdict.report.render import render_json
-
-        text = render_json(self, indent=indent)
+        text = render.render_json(self, indent=indent)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (figures embedded, no network access, names escaped)."""
-        from benchverdict.report.render import render_html
-
-        text = render_html(self)
+        text = html.render_html(self)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
@@ -753,13 +371,11 @@ class Comparison:
         ``<stem>_figures/`` beside it and embedded, and the full tables as CSV
         files into ``<stem>_tables/`` and linked; without, figures are listed.
         """
-        from benchverdict.report.render import render_markdown
-
         if path is None:
-            return render_markdown(self)
+            return markdown.render_markdown(self)
         path = Path(path)
         folder, tables = f"{path.stem}_figures", f"{path.stem}_tables"
-        text = render_markdown(self, figure_dir=path.parent / folder, figure_link=folder,
+        text = markdown.render_markdown(self, figure_dir=path.parent / folder, figure_link=folder,
                                table_dir=path.parent / tables, table_link=tables)
         path.write_text(text, encoding="utf-8")
         return text
@@ -770,25 +386,24 @@ class Comparison:
         Returns the path of ``report.tex`` (a standalone document that
         ``\\input``s the tables; each table file can also be used alone).
         """
-        from benchverdict.report.render import render_latex
+        return latex.render_latex(self, Path(directory))
 
-        return render_latex(self, Path(directory))
+    def summary(self) -> str:
+        """What ran, the headline of every scope and what was left out, in a few lines."""
+        return render.comparison_summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def __repr__(self) -> str:
-        from benchverdict.report.render import comparison_repr
-
-        return comparison_repr(self)
+        return render.comparison_repr(self)
 
     def _repr_html_(self) -> str:
         """The summary for notebooks: headline sentences and the pairwise matrix."""
-        from benchverdict.report.render import comparison_repr_html
-
-        return comparison_repr_html(self)
+        return html.comparison_repr_html(self)
 
 
 def _default_runners() -> dict[str, Runner]:
-    from benchverdict.report import _analyses
-
     return dict(_analyses.RUNNERS)
 
 
@@ -979,6 +594,4 @@ def _final_budget(results: Results, options: Options) -> float | None:
 
 
 def _guidance(results: Results, options: Options, runs: list[AnalysisRun]):
-    from benchverdict.report import _analyses
-
     return _analyses.sample_size_guidance(results, options, runs)

@@ -382,10 +382,12 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         evidence=evidence,
         objective=a.objective,
         explanation=explanation,
-        # positional: Effect(name, estimate, interval ends, interval level)
         effect=Effect(
-            f"difference in {what} best score at k={budgets[-1]:g} (positive favours {name_a})",
-            float(diff), float(lo), float(hi), 1.0 - float(alpha),
+            name=f"difference in {what} best score at k={budgets[-1]:g} (positive favours {name_a})",
+            estimate=float(diff),
+            lower=float(lo),
+            upper=float(hi),
+            confidence=1.0 - float(alpha),
         ),
         unit="random-search draw",
         n=int(a.n + b.n),
