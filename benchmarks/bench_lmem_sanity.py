@@ -41,7 +41,7 @@ def timed(label: str, fn):
 
 def rank_frame(results) -> pd.DataFrame:
     """The frame the informativeness ranking is fitted on (standardised per benchmark)."""
-    frame = results.final()
+    frame = results.final().table
     sd = frame.groupby("benchmark", observed=True)["score"].transform("std")
     return frame.assign(score=frame["score"] / sd.where(sd > 0, 1.0))
 

@@ -25,7 +25,7 @@ def test_lmem_command_prints_and_writes(tmp_path, capsys):
     text = capsys.readouterr().out
     assert code == 0
     assert "GLRT: chi2" in text and "pairwise contrasts (Tukey HSD)" in text
-    assert "final incumbent of each run (72 rows)" in text
+    assert "72 rows: the final incumbent of every run" in text
     verdicts = verdicts_from_json((out / "lmem_verdicts.json").read_text())
     assert {(v.a, v.b, v.outcome) for v in verdicts} >= {("A", "B", "a"), ("A", "C", "a")}
     for name in ("lmem_fixef.csv", "lmem_varcomp.csv", "lmem_pairwise.csv", "lmem_cd.pdf"):

@@ -45,7 +45,7 @@ def _assert_same_fit(ours, theirs, frame) -> None:
 def test_ranking_fit_matches_lme4_with_indicator_columns():
     res = simulate_results(algorithms=tuple("ABCDEF"), n_benchmarks=8, n_seeds=3,
                            algorithm_effect={"A": 1.0, "B": 0.5}, uninformative=[2, 5], rng=3)
-    frame, indicators = _with_indicators(res.final())
+    frame, indicators = _with_indicators(res.final().table)
     ours = fit(frame, RANK)
     assert ours.converged, ours.message
     # The same model in the native engine, spelled with indicator columns.
@@ -62,7 +62,7 @@ def _hpob(shared_data):
 @needs_r
 def test_hpob_ranking_fit_matches_lme4_on_ten_benchmarks(shared_data):
     res = _hpob(shared_data)
-    final = res.final()
+    final = res.final().table
     keep = sorted(final["benchmark"].astype(str).unique())[:10]
     sub = final[final["benchmark"].astype(str).isin(keep)].copy()
     sub["benchmark"] = sub["benchmark"].astype(str)

@@ -95,7 +95,7 @@ def test_priorband_agreement(shared_data):
     from benchverdict.io.adapters import read_adapter
 
     res = read_adapter("priorband", shared_data / "priorband" / "priorband_data.parquet")
-    final = res.final()
+    final = res.final().table
     for formula in ("score ~ algorithm + (1|benchmark)", "score ~ algorithm * prior + (1|task)"):
         assert_agree(fit(final, formula), fit(final, formula, backend="lme4"))
     full = "score ~ algorithm + budget + (1|benchmark)"

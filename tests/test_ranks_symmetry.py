@@ -42,10 +42,10 @@ def facts(verdicts, rename=None, keep_effect=True) -> set:
         effect = None
         if keep_effect and v.effect is not None:
             e = v.effect
-            effect = (e.estimate, e.low, e.high)
+            effect = (e.estimate, e.lower, e.upper)
             if a > b:
-                effect = (-e.estimate, None if e.high is None else -e.high,
-                          None if e.low is None else -e.low)
+                effect = (-e.estimate, None if e.upper is None else -e.upper,
+                          None if e.lower is None else -e.lower)
             effect = tuple(None if x is None or x != x else round(x, 12) for x in effect)
         out.add((tuple(sorted((a, b))), v.method, v.outcome in ("a", "b"), winner,
                  round(v.evidence.value, 12) if v.evidence.value is not None else None,

@@ -33,7 +33,7 @@ def test_win_tie_loss_counts_match_scipy_per_benchmark():
     means = rng.normal(size=(12, 3)) * 0.8
     res = as_results(runs_frame(means, 10, rng))
     wtl = win_tie_loss(res)
-    final = res.final()
+    final = res.final().table
     for row in wtl.per_benchmark.itertuples():
         x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
         y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]
@@ -56,7 +56,7 @@ def test_batched_tests_equal_one_benchmark_calls_with_and_without_ties():
     tied = df["bench"].isin(["b1", "b3", "b7"])
     df.loc[tied, "score"] = df.loc[tied, "score"].round(0)
     res = as_results(df)
-    final = res.final()
+    final = res.final().table
     for row in win_tie_loss(res).per_benchmark.itertuples():
         x = final.query("algorithm == @row.a and benchmark == @row.benchmark")["score"]
         y = final.query("algorithm == @row.b and benchmark == @row.benchmark")["score"]

@@ -32,26 +32,26 @@ NOT_RESULTS = {
         "the Comparison's internals (Comparison is the report's result object)",
 }
 
+#: Records of one hypothesis test (as scipy.stats returns): named fields, a one-row
+#: table, summary and reprs. They name no algorithms and keep no draws, so they have
+#: no verdicts() or plot(); the analyses that run them turn them into verdicts.
+TEST_RECORDS = {
+    "benchverdict.tuning.quantile_test.QuantileTest":
+        lambda: _record("quantile"),
+    "benchverdict.dse.compare.DominanceTest": lambda: _record("dominance"),
+    "benchverdict.dse.compare.PermutationTest": lambda: _record("permutation"),
+}
+
+#: Keywords for drawing a result of several panels into one given Axes: which panel.
+PLOT_INTO_GIVEN_AXES = {
+    "benchverdict.lmem.sanity.SanityReport": lambda r: {"check": r.checks[0].name},
+    "benchverdict.dse.distribution.DistributionResult":
+        lambda r: {"benchmark": r.table["benchmark"].iloc[0]},
+}
+
 #: Result types of modules that other sessions of issue 14 rework in parallel; the
 #: coordinator removes an entry once its branch is merged (the test must then pass).
-OTHER_SESSIONS_XFAIL = {
-    "benchverdict.dse.aggregate.AggregateResult": "i14td",
-    "benchverdict.dse.distribution.DistributionResult": "i14td",
-    "benchverdict.stats.cdf_bands.CDFBand": "i14td",
-    "benchverdict.tuning.collection.TuningCurves": "i14td",
-    "benchverdict.tuning.compare.TuningComparison": "i14td",
-    "benchverdict.tuning.curves.TuningCurve": "i14td",
-    "benchverdict.lmem.glrt.GLRTResult": "i14lr",
-    "benchverdict.lmem.metafeature.DifferenceClusters": "i14lr",
-    "benchverdict.lmem.metafeature.MetafeatureAnalysis": "i14lr",
-    "benchverdict.lmem.model.MixedModel": "i14lr",
-    "benchverdict.lmem.sanity.SanityCheck": "i14lr",
-    "benchverdict.lmem.sanity.SanityReport": "i14lr",
-    "benchverdict.ranks.anytime.AnytimeRanks": "i14lr",
-    "benchverdict.ranks.autorank_path.AutorankResult": "i14lr",
-    "benchverdict.ranks.friedman.FriedmanResult": "i14lr",
-    "benchverdict.ranks.win_tie_loss.WinTieLossResult": "i14lr",
-}
+OTHER_SESSIONS_XFAIL: dict[str, str] = {}
 
 MAX_REPR = 400
 
@@ -90,7 +90,8 @@ def _tuning_curve():
     from benchverdict.tuning import tuning_curve
 
     rng = np.random.default_rng(0)
-    return tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
+    return tuning_curve(rng.uniform(0.5, 1.0, 60), budgets=[1, 2, 4], low=0, high=1,
+                        name="good")
 
 
 def _tuning_comparison():
@@ -99,8 +100,9 @@ def _tuning_comparison():
     from benchverdict.tuning import compare, tuning_curve
 
     rng = np.random.default_rng(0)
-    good = tuning_curve(rng.uniform(0.5, 1.0, 60), ks=[1, 2, 4], a=0, b=1, name="good")
-    bad = tuning_curve(rng.uniform(0.0, 0.6, 60), ks=[1, 2, 4], a=0, b=1, name="bad")
+    kw = {"budgets": [1, 2, 4], "low": 0, "high": 1}
+    good = tuning_curve(rng.uniform(0.5, 1.0, 60), name="good", **kw)
+    bad = tuning_curve(rng.uniform(0.0, 0.6, 60), name="bad", **kw)
     return compare(good, bad)
 
 
@@ -142,6 +144,7 @@ def _metafeature_results():
 
 def _builders():
     from benchverdict import dse, ranks
+    from benchverdict.critical_difference import grouping
     from benchverdict.leaderboard import build_leaderboard
     from benchverdict.lmem.metafeature import difference_clusters, metafeature_analysis
     from benchverdict.report import compare
@@ -170,23 +173,55 @@ def _builders():
             lambda: difference_clusters(_metafeature_results(), ("A", "B"), by="task"),
         "benchverdict.dse.distribution.DistributionResult": lambda: dse.distribution(small()),
         "benchverdict.dse.aggregate.AggregateResult":
-            lambda: dse.aggregate(small(), reps=200, metrics=["mean"]),
+            lambda: dse.aggregate(small(), n_resamples=200, metrics=["mean"]),
+        "benchverdict.dse.intervals.Interval":
+            lambda: dse.interval(pd.Series(range(40)).to_numpy() / 40, "cvar", cvar_level=0.5,
+                                 low=0, high=1),
+        "benchverdict.critical_difference.Grouping":
+            lambda: grouping(pd.Series({"A": 1.0, "B": 2.0, "C": 3.0}),
+                             pd.DataFrame([[1, 1, 0], [1, 1, 1], [0, 1, 1]], index=list("ABC"),
+                                          columns=list("ABC")).astype(bool)),
         "benchverdict.tuning.collection.TuningCurves": lambda: from_results(small()),
         "benchverdict.tuning.curves.TuningCurve": _tuning_curve,
         "benchverdict.tuning.compare.TuningComparison": _tuning_comparison,
         "benchverdict.stats.cdf_bands.CDFBand":
-            lambda: cdf_band(pd.Series(range(48)).to_numpy() / 48, 0.8, a=0.0, b=1.0),
+            lambda: cdf_band(pd.Series(range(48)).to_numpy() / 48, 0.8, low=0.0, high=1.0),
     }
 
 
-TYPES = result_types()
+TYPES = [t for t in result_types()]
+
+
+def _record(kind: str):
+    import numpy as np
+
+    from benchverdict.dse import cvar_permutation_test, dominance_test
+    from benchverdict.tuning.quantile_test import quantile_test
+
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(1, 1, 60), rng.normal(0, 1, 60)
+    if kind == "quantile":
+        return quantile_test(a, b, 2)
+    if kind == "dominance":
+        return dominance_test(a, b)
+    return cvar_permutation_test(a, b, 0.5, n_resamples=99)
 
 
 def test_every_result_type_has_a_builder():
-    assert set(TYPES) == set(_builders()), "add a builder for each new result type"
+    assert set(TYPES) == set(_builders()) | set(TEST_RECORDS), (
+        "add a builder for each new result type")
 
 
-@pytest.mark.parametrize("qualname", TYPES)
+@pytest.mark.parametrize("qualname", sorted(TEST_RECORDS))
+def test_test_records_have_a_table_a_summary_and_short_reprs(qualname):
+    record = TEST_RECORDS[qualname]()
+    assert isinstance(record.table, pd.DataFrame) and len(record.table) == 1
+    assert any(c.startswith("p_value") for c in record.table.columns)  # one-sided: adjusted
+    assert str(record) == record.summary() and record.summary()
+    assert len(repr(record)) < MAX_REPR and isinstance(record._repr_html_(), str)
+
+
+@pytest.mark.parametrize("qualname", [t for t in TYPES if t not in TEST_RECORDS])
 def test_result_protocol(qualname, request):
     session = OTHER_SESSIONS_XFAIL.get(qualname)
     if session is not None:
@@ -200,7 +235,8 @@ def test_result_protocol(qualname, request):
     ax = result.plot()
     assert isinstance(ax, Axes)
     _, given = plt.subplots()
-    assert result.plot(ax=given) is given
+    extra = PLOT_INTO_GIVEN_AXES.get(qualname, lambda r: {})(result)
+    assert result.plot(ax=given, **extra) is given
     plt.close("all")
     assert isinstance(result.summary(), str) and result.summary()
     assert isinstance(str(result), str) and str(result)

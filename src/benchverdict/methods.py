@@ -91,7 +91,7 @@ class MethodInfo:
         One of :data:`ERROR_CONTROLS`.
     votes : bool
         Whether it can cast its family's vote (needs a raw p-value per pair
-        in ``details["pvalue_raw"]`` or ``evidence.value``).
+        in ``details["p_value"]`` or ``evidence.value``).
     primary : bool
         Whether it is its family's first choice to vote.
     parametrised : bool

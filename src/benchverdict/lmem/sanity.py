@@ -273,25 +273,28 @@ class SanityReport:
     def __str__(self) -> str:
         return self.summary()
 
-    def plot(self, ax: plt.Axes | None = None, *, max_bars: int = MAX_BARS) -> plt.Axes:
+    def plot(self, ax: plt.Axes | None = None, *, check: str | None = None,
+             max_bars: int = MAX_BARS) -> plt.Axes:
         """One panel per check, stacked, each as tall as its bars need; returns the first.
 
         A double-column-wide figure (fonts stay readable when it is shown at
         a page's width); see :meth:`SanityCheck.plot`. The figure has one
-        Axes per check: ``report.plot().figure`` is the whole figure. An
-        ``ax`` can be given only when there is one check (draw one check
-        into your own Axes with ``report[name].plot(ax=ax)``).
+        Axes per check: ``report.plot().figure`` is the whole figure. With
+        ``check`` (a check's name), or with ``ax`` when the report has one
+        check, only that check is drawn, into ``ax`` if given.
         """
         from matplotlib import pyplot
 
         from benchverdict.plotting import DOUBLE_COLUMN, theme
 
+        if check is not None:
+            return self[check].plot(ax=ax, max_bars=max_bars)
         if ax is not None:
             if len(self.checks) != 1:
                 raise ValueError(
                     f"this report has {len(self.checks)} checks, one panel each, so it cannot "
-                    f"be drawn into one Axes; pass ax=None for its own figure, or draw one "
-                    f"check with report[name].plot(ax=ax) (names: "
+                    f"be drawn into one Axes; pass ax=None for its own figure, or name the "
+                    f"check to draw: plot(ax=ax, check=...) (names: "
                     f"{[c.name for c in self.checks]}).")
             return self.checks[0].plot(ax=ax, max_bars=max_bars)
         rows = []

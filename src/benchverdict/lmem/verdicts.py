@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from benchverdict.results import Results
 
 
-def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
+def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None = None,
                   per_benchmark: bool = True, df: str = "auto") -> list[Verdict]:
     """Tukey-adjusted LMEM verdicts for every pair, on all benchmarks and on each one.
 
@@ -29,9 +29,10 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
     ----------
     results : Results
     alpha : float
-    rows : {"final", "all"}
-        For HPO runs with a budget, each run's final incumbent (default) or
-        every row; the budget scope of the verdicts says which.
+    budget : float, optional
+        For HPO runs with a budget, each run's incumbent at this budget, or
+        (``None``, the default) its final incumbent. To fit every row, pass
+        ``results.table`` to :func:`fit` instead.
     per_benchmark : bool
     df : {"auto", "asymptotic", "satterthwaite"}
 
@@ -47,11 +48,9 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, rows: str = "final",
     >>> len(vs), sorted({str(v.scope) for v in vs})[:2]
     (12, ['all benchmarks', 'benchmark bench00'])
     """
-    if rows not in ("final", "all"):
-        raise ValueError(f"rows must be 'final' or 'all', got {rows!r}.")
-    use_final = rows == "final" and results.has_budget and results.kind == "runs"
-    frame = results.final() if use_final else results.table
-    left_out = exclusions_of(results, frame)
+    view = results.incumbents(budget) if results.has_budget and results.kind == "runs" else results
+    frame = view.table
+    left_out = exclusions_of(view)
     multi = frame["benchmark"].nunique() > 1
     overall = fit(frame, "score ~ algorithm + (1|benchmark)" if multi else "score ~ algorithm",
                   exclusions=left_out)

@@ -251,7 +251,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
         if posthoc == "nemenyi":
             nemenyi_result = res
             run.notes.append(
-                f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.pvalue:.3g}; "
+                f"Friedman Q = {res.statistic:.4g} (df {res.df}), p = {res.p_value:.3g}; "
                 f"Kendall's W = {res.kendall_w:.3g}; replication unit: {res.unit}."
             )
             run.notes += [str(n) for n in res.notes]
@@ -279,7 +279,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
     if results.has_budget:
         anytime = run.attempt("anytime ranks", ranks.anytime_ranks, results,
-                              max_budgets=ANYTIME_BUDGETS, n_bootstrap=ANYTIME_BOOTSTRAP)
+                              max_budgets=ANYTIME_BUDGETS, n_resamples=ANYTIME_BOOTSTRAP)
         if anytime is not None:
             left_out = anytime.exclusions
             if len(left_out):
@@ -332,12 +332,12 @@ def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
                   metafeature=((name, level),))
     verdicts = []
     for posthoc in ("nemenyi", "wilcoxon"):
-        res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc, n_bootstrap=200)
+        res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc, n_resamples=200)
         verdicts += _with_scope(res.verdicts(), scope)
     run.verdicts += verdicts
     run.notes.append(
         f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
-        f"p = {res.pvalue:.3g}.")
+        f"p = {res.p_value:.3g}.")
 
 
 # ----------------------------------------------------------------------------- lmem
@@ -459,7 +459,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun) -> None:
             return
     else:
         data = results.final()
-    budget: float | str = "final" if options.budget is None else float(options.budget)
+    budget = None if options.budget is None else float(options.budget)
     report = run.attempt("LMEM sanity checks", lmem.sanity_checks, data, alpha=options.alpha,
                          budget=budget)
     if report is None:
@@ -505,7 +505,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun) -> None:
 def _sanity_figure(report: SanityReport, ran: list[SanityCheck]) -> Any:
     """The sanity report's figure; when some checks failed, one panel per check that ran."""
     if len(ran) == len(report.checks):
-        return report.plot()
+        return report.plot().figure
     with theme():
         fig, axes = plt.subplots(1, len(ran), figsize=(5 * len(ran), 3.4))
     for ax, check in zip(np.atleast_1d(axes), ran):
@@ -623,7 +623,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                 f"distributions {label}, CVaR_{level:g}", _with_verdicts,
                 lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
                     results, cvar_level=level, confidence=options.confidence,
-                    reps=DSE_BOOTSTRAP_REPS, permutations=DSE_PERMUTATIONS, **kwargs),
+                    n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS, **kwargs),
                     options.alpha))
             if got is None:
                 continue

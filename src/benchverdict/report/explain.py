@@ -257,7 +257,7 @@ def undecided_reason(verdict: Verdict) -> str | None:
     if isinstance(tail, (int, float)) and isinstance(needed, (int, float)) and tail < needed:
         return (f"only {tail:.1f} draws in the tail (fewer than {needed:g}): which CVaR is "
                 f"higher is not established")
-    omnibus = d.get("omnibus_pvalue")
+    omnibus = d.get("omnibus_p_value")
     if isinstance(omnibus, (int, float)) and omnibus >= ev.level:
         return (f"the omnibus {d.get('omnibus', 'test')} p = {omnibus:.3g} >= alpha = "
                 f"{ev.level:g} gates the post-hoc tests")

@@ -472,7 +472,7 @@ def reconcile(
     ...                 "maximize", "A is better", unit="run", n=600) for b in ("B", "C")]
     >>> ranks = [Verdict("A", b, "inconclusive", "ranks.wilcoxon_holm", Scope(),
     ...                  Evidence("p_value", 0.09, 0.05), "maximize", "too few blocks",
-    ...                  unit="benchmark", n=6, details={"pvalue_raw": 0.03})
+    ...                  unit="benchmark", n=6, details={"p_value": 0.03})
     ...          for b in ("B", "C")]
     >>> rec = reconcile([*lmem, *ranks], algorithms=["A", "B", "C"], benchmarks=range(6))
     >>> for row in rec.relations[["a", "b", "status", "winner", "families"]].values.tolist():

@@ -94,8 +94,8 @@ def scope_type(key: GroupKey) -> str:
 
 
 def _raw_p(v: Verdict) -> float | None:
-    """A voting verdict's raw p-value: ``details["pvalue_raw"]``, else a p-value evidence."""
-    value = v.details.get("pvalue_raw")
+    """A voting verdict's raw p-value: ``details["p_value"]``, else a p-value evidence."""
+    value = v.details.get("p_value")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
     if v.evidence.kind == "p_value" and v.evidence.value is not None and math.isfinite(
