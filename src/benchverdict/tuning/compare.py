@@ -383,7 +383,8 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         objective=a.objective,
         explanation=explanation,
         effect=Effect(
-            name=f"difference in {what} best score at k={budgets[-1]:g} (positive favours {name_a})",
+            name=(f"difference in {what} best score at k={budgets[-1]:g} "
+                  f"(positive favours {name_a})"),
             estimate=float(diff),
             lower=float(lo),
             upper=float(hi),
