@@ -11,6 +11,7 @@ defines); the path is taken from the ``shared_data`` location of conftest.
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import re
 from pathlib import Path
 
@@ -44,14 +45,27 @@ def test_the_readme_has_a_tour():
     assert len(BLOCKS) >= 3
 
 
+_OPTIONAL = ("optuna",)
+
+
+@pytest.fixture(scope="module")
+def work_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("readme-tour")
+
+
 @pytest.mark.parametrize("number", range(len(BLOCKS)))
-def test_readme_block_runs_unchanged(number, monkeypatch):
+def test_readme_block_runs_unchanged(number, monkeypatch, work_dir):
     block = BLOCKS[number]
     needs_shared = "../shared" in block
     if (needs_shared and not SHARED_DATA.is_dir()) or _uses(block, _SKIPPED_NAMES):
         _SKIPPED_NAMES.update(_ASSIGNED.findall(block))
         pytest.skip("needs ../shared/data, which is absent")
-    monkeypatch.chdir(ROOT)
+    missing = [m for m in _OPTIONAL
+               if f"import {m}" in block and importlib.util.find_spec(m) is None]
+    if missing:
+        _SKIPPED_NAMES.update(_ASSIGNED.findall(block))
+        pytest.skip(f"needs {', '.join(missing)} (the tools extra)")
+    monkeypatch.chdir(work_dir)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     text = block.replace("../shared/data", str(SHARED_DATA))
     parser = doctest.DocTestParser()
