@@ -115,8 +115,8 @@ def test_rank_outputs_say_what_was_left_out():
     rng = np.random.default_rng(0)
     rows += [(a, f"t{k}", s, rng.uniform()) for k in range(5) for a in "ABC" for s in range(3)]
     res = runs(rows)
-    notes = " ".join(friedman(res, n_bootstrap=0).notes)
+    notes = " ".join(friedman(res, n_resamples=0).notes)
     assert "2 run(s) left out of the seed means" in notes
     assert "their blocks were dropped" not in notes
-    assert "complete cases" in friedman(res, n_bootstrap=0).summary()
+    assert "complete cases" in friedman(res, n_resamples=0).summary()
     assert "2 run(s) left out" in " ".join(autorank(res).notes)

@@ -83,7 +83,7 @@ def test_seaborn_colorblind_palette_failed_the_bound():
 
 def test_example_tuning_curves_figure():
     curves = example_curves()
-    ax = curves.plot("breast_cancer")
+    ax = curves.plot(benchmark="breast_cancer")
     fig = ax.figure
     fig.canvas.draw()
     lines = [line for line in ax.get_lines() if line.get_label() in
@@ -149,7 +149,7 @@ def test_cd_diagram_states_one_cd_when_the_range_collapses():
 def test_friedman_cd_title_is_short_lines_not_an_escaped_line():
     from benchverdict import ranks
 
-    result = ranks.friedman(load_example(), n_bootstrap=0)
+    result = ranks.friedman(load_example(), n_resamples=0)
     ax = result.plot()
     title = ax.get_title()
     assert "\\n" not in title

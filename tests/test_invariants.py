@@ -321,9 +321,9 @@ def run_tuning(res: Results) -> list[Verdict]:
 
 
 def run_dse(res: Results) -> list[Verdict]:
-    out = dse.distribution(res, reps=DSE_REPS, **_cvar_kwargs(0.5)).verdicts()
+    out = dse.distribution(res, n_resamples=DSE_REPS, **_cvar_kwargs(0.5)).verdicts()
     if len(res.benchmarks) > 1:
-        pooled = dse.distribution(res, pooled=True, normalize="minmax", reps=DSE_REPS,
+        pooled = dse.distribution(res, pooled=True, normalize="minmax", n_resamples=DSE_REPS,
                                   **_cvar_kwargs(0.5))
         out += [_renamed_method(v, v.method + "@pooled") for v in pooled.verdicts()]
     return out
@@ -345,7 +345,7 @@ def run_friedman(res: Results) -> list[Verdict]:
     for unit in _rank_units(res):
         for posthoc in ("nemenyi", "wilcoxon", "conover"):
             # No bootstrap: its intervals are not compared (see the module docstring).
-            r = ranks.friedman(res, unit=unit, posthoc=posthoc, n_bootstrap=0)
+            r = ranks.friedman(res, unit=unit, posthoc=posthoc, n_resamples=0)
             out += [_renamed_method(v, f"{v.method}@{unit}/{posthoc}") for v in r.verdicts()]
     return out
 
@@ -390,7 +390,7 @@ def run_friedman_rank_only(res: Results) -> list[Verdict]:
         if blocks.matrix.shape[0] < 2 or (unit == "benchmark" and len(res.seeds) > 1):
             continue  # a mean over seeds is not rank-invariant; one seed per block is
         for posthoc in ("nemenyi", "conover"):
-            r = ranks.friedman(res, unit=unit, posthoc=posthoc, n_bootstrap=0)
+            r = ranks.friedman(res, unit=unit, posthoc=posthoc, n_resamples=0)
             out += [_renamed_method(v, f"{v.method}@{unit}") for v in r.verdicts()]
     return out
 
@@ -401,7 +401,7 @@ def run_autorank_rank_only(res: Results) -> list[Verdict]:
 
 
 def run_dse_per_benchmark(res: Results) -> list[Verdict]:
-    return dse.distribution(res, reps=DSE_REPS, **_cvar_kwargs(0.5)).verdicts()
+    return dse.distribution(res, n_resamples=DSE_REPS, **_cvar_kwargs(0.5)).verdicts()
 
 
 MODULES: dict[str, Callable[[Results], list[Verdict]]] = {

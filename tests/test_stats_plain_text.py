@@ -73,7 +73,7 @@ def test_dse_aggregate_figure():
 @pytest.mark.parametrize("what", ["friedman", "win_tie_loss", "anytime"])
 def test_rank_figures(what):
     res = _runs()
-    drawn = {"friedman": lambda: ranks.friedman(res, n_bootstrap=0).plot(),
+    drawn = {"friedman": lambda: ranks.friedman(res, n_resamples=0).plot(),
              "win_tie_loss": lambda: ranks.win_tie_loss(res).plot(),
-             "anytime": lambda: ranks.anytime_ranks(res, n_bootstrap=20).plot()}[what]()
+             "anytime": lambda: ranks.anytime_ranks(res, n_resamples=20).plot()}[what]()
     _literal(drawn)
