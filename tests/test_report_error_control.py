@@ -146,8 +146,8 @@ def test_dse_null_per_comparison_rates_are_at_most_alpha():
         for level, kwargs in configs:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = dse.distribution(results, cvar_level=level, n_resamples=50, n_permutations=199,
-                                       seed=seed, **kwargs)
+                res = dse.distribution(results, cvar_level=level, n_resamples=50,
+                                       n_permutations=199, seed=seed, **kwargs)
             for v in res.verdicts(alpha=ALPHA):
                 if v.method == "dse.dominance" and level != 0.5:
                     continue  # the same test at every level
