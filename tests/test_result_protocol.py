@@ -42,6 +42,18 @@ TEST_RECORDS = {
     "benchverdict.dse.compare.PermutationTest": lambda: _record("permutation"),
 }
 
+#: Result types that compare no algorithms: their verdicts() is an empty list (documented so).
+COMPARES_NOTHING = {
+    "benchverdict.tuning.curves.TuningCurve": "one curve",
+    "benchverdict.stats.cdf_bands.CDFBand": "one band",
+    "benchverdict.dse.intervals.Interval": "one interval",
+    "benchverdict.lmem.glrt.GLRTResult": "compares two models, not algorithms",
+    "benchverdict.lmem.sanity.SanityCheck": "tests the study's design",
+    "benchverdict.lmem.sanity.SanityReport": "tests the study's design",
+    "benchverdict.lmem.metafeature.DifferenceClusters": "clusters benchmarks for one pair",
+    "benchverdict.critical_difference.Grouping": "the groups of a CD diagram",
+}
+
 #: Keywords for drawing a result of several panels into one given Axes: which panel.
 PLOT_INTO_GIVEN_AXES = {
     "benchverdict.lmem.sanity.SanityReport": lambda r: {"check": r.checks[0].name},
@@ -173,7 +185,7 @@ def _builders():
             lambda: difference_clusters(_metafeature_results(), ("A", "B"), by="task"),
         "benchverdict.dse.distribution.DistributionResult": lambda: dse.distribution(small()),
         "benchverdict.dse.aggregate.AggregateResult":
-            lambda: dse.aggregate(small(), n_resamples=200, metrics=["mean"]),
+            lambda: dse.aggregate(small(), n_resamples=200),
         "benchverdict.dse.intervals.Interval":
             lambda: dse.interval(pd.Series(range(40)).to_numpy() / 40, "cvar", cvar_level=0.5,
                                  low=0, high=1),
@@ -232,6 +244,10 @@ def test_result_protocol(qualname, request):
     assert isinstance(result.table, pd.DataFrame)
     verdicts = result.verdicts()
     assert isinstance(verdicts, list) and all(isinstance(v, Verdict) for v in verdicts)
+    assert bool(verdicts) == (qualname not in COMPARES_NOTHING)
+    if qualname in COMPARES_NOTHING:
+        doc = (type(result).verdicts.__doc__ or "").lower()
+        assert "empty" in doc or "no verdicts" in doc
     ax = result.plot()
     assert isinstance(ax, Axes)
     _, given = plt.subplots()
