@@ -105,10 +105,18 @@ def measure(path: Path, report: bool, out: Path, persist: bool) -> dict:
         write_report(comparison, out / f"report-{len(res)}", progress=False)
         row["report_s"] = time.perf_counter() - t3
         row["report_errors"] = "; ".join(f"{r.name}: {r.reason}" for r in comparison.errors)
-        row["report_failed_steps"] = "; ".join(
-            f"{r.name}: {c.get('name')}: {c.get('detail', c.get('message', ''))}"[:300]
-            for r in comparison.runs for c in r.failed_steps)
+        row["report_failed_steps"] = failed_steps_text(comparison)
     return row
+
+
+def failed_steps_text(comparison) -> str:
+    """Every failed sub-step of a report as ``analysis: step: conclusion``, ``; ``-joined.
+
+    The conclusion is the recorded ``"FAILED: <error type>: <message>"``
+    (:meth:`benchverdict.report.runner.AnalysisRun.fail`): never empty.
+    """
+    return "; ".join(f"{r.name}: {c.get('name')}: {c.get('conclusion', '')}"[:300]
+                     for r in comparison.runs for c in r.failed_steps)
 
 
 def run_one(args: argparse.Namespace, rows: float, report: bool) -> dict:

@@ -392,3 +392,99 @@ def test_priorband_anytime_full_equals_in_memory(cluster_client, shared_data, tm
     ta, tb = glrt(m0["mem"], m1["mem"]), glrt(m0["dk"], m1["dk"])
     assert tb.df == ta.df and abs(tb.chi2 - ta.chi2) <= 1e-6 * abs(ta.chi2)
     assert [v.outcome for v in m1["dk"].verdicts()] == [v.outcome for v in m1["mem"].verdicts()]
+
+
+# ------------------------------------------------------------------------ LMEM sanity checks
+def _runs_traj() -> tuple[pd.DataFrame, dict]:
+    """The example's searches as incumbent series (kind 'runs'), 12,000 rows."""
+    df = load_example_frame().sort_values(["algorithm", "benchmark", "seed", "trial"])
+    mem = Results.from_frame(df.reset_index(drop=True), **EXAMPLE_ROLES)
+    traj = mem.table.reset_index(drop=True)
+    traj["score"] = traj.groupby(["algorithm", "benchmark", "seed"],
+                                 observed=True)["score"].cummax()
+    roles = dict(algorithm="algorithm", benchmark="benchmark", seed="seed", budget="budget",
+                 score="score", objective="maximize")
+    return traj, roles
+
+
+def _assert_same_checks(a, b) -> None:
+    assert [c.name for c in b.checks] == [c.name for c in a.checks]
+    for ca, cb in zip(a.checks, b.checks):
+        assert not cb.failed, cb.verdict
+        assert (cb.verdict, cb.flagged, cb.data) == (ca.verdict, ca.flagged, ca.data)
+        assert list(cb.table.columns) == list(ca.table.columns)
+        for col in ca.table.columns:
+            if pd.api.types.is_float_dtype(ca.table[col]):
+                np.testing.assert_allclose(cb.table[col], ca.table[col], rtol=1e-5, atol=1e-9)
+            else:
+                assert cb.table[col].tolist() == ca.table[col].tolist()
+        for key, t in ca.tests.items():
+            assert abs(cb.tests[key].chi2 - t.chi2) <= 1e-6 * max(abs(t.chi2), 1.0)
+
+
+def test_sanity_checks_beyond_the_client_limit_equal_in_memory(cluster_client, monkeypatch):
+    # Beyond MAX_CLIENT_ROWS the long table never reaches the client: the budget check
+    # fits its models per partition, the others use the runs' final incumbents.
+    from benchverdict._dask import results as dask_results
+    from benchverdict.lmem import sanity_checks
+
+    traj, roles = _runs_traj()
+    mem, dk = _both(traj, 7, **roles)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1000)
+    a, b = sanity_checks(mem), sanity_checks(dk)
+    assert [c.name for c in b.checks] == ["seed_dependency", "benchmark_informativeness",
+                                         "budget_relevance"]
+    _assert_same_checks(a, b)
+    assert b["budget_relevance"].details["slopes"] == pytest.approx(
+        a["budget_relevance"].details["slopes"], rel=1e-6)
+
+
+def test_report_sanity_section_beyond_the_client_limit(cluster_client, monkeypatch):
+    from benchverdict._dask import results as dask_results
+
+    traj, roles = _runs_traj()
+    mem, dk = _both(traj, 7, **roles)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1000)
+    a = bv.compare(mem, progress=False, analyses=["lmem"])
+    b = bv.compare(dk, progress=False, analyses=["lmem"])
+    run_a, run_b = (next(r for r in c.runs if r.name == "lmem") for c in (a, b))
+    assert run_b.failed_steps == []
+    assert [s["name"] for s in run_b.sanity] == [s["name"] for s in run_a.sanity]
+    assert [s["conclusion"] for s in run_b.sanity] == [s["conclusion"] for s in run_a.sanity]
+
+
+def test_a_sanity_check_that_cannot_run_says_why(cluster_client, monkeypatch):
+    # The seed check on every row subsets rows per algorithm: beyond the client limit it
+    # fails alone, and its verdict says why in words (never an empty message).
+    from benchverdict._dask import results as dask_results
+    from benchverdict.lmem import sanity_checks
+
+    traj, roles = _runs_traj()
+    _, dk = _both(traj, 7, **roles)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1000)
+    report = sanity_checks(dk, budget=None)
+    seed = report["seed_dependency"]
+    assert seed.failed
+    assert "RowsTooLargeError" in seed.verdict and "MAX_CLIENT_ROWS = 1,000" in seed.verdict
+    assert not report["budget_relevance"].failed
+
+
+def test_bench_reports_the_message_of_a_failed_step():
+    # bench_dask.py read a key the report does not write, so a failed step showed as
+    # 'lmem: LMEM sanity checks: ' with no message.
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_dask.py"
+    spec = importlib.util.spec_from_file_location("bench_dask", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from benchverdict.report.runner import AnalysisRun
+
+    run = AnalysisRun("lmem", "ok")
+    run.attempt("LMEM sanity checks", lambda: 1 / 0)
+
+    from types import SimpleNamespace
+
+    text = bench.failed_steps_text(SimpleNamespace(runs=[run]))
+    assert text == "lmem: LMEM sanity checks: FAILED: ZeroDivisionError: division by zero"

@@ -496,6 +496,10 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
     >>> budget_relevance(res).verdict
     'interaction'
     """
+    if hasattr(results, "_lmem_partitions"):  # a DaskResults: the fits sum per partition
+        from benchverdict._dask.sanity import budget_relevance_partitioned
+
+        return budget_relevance_partitioned(results, alpha=alpha)
     frame, used, left_out = _rows(results, None)
     if "budget" not in frame.columns:
         raise ValueError("the budget check needs a budget column (Results.from_frame("
@@ -580,8 +584,11 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
          lambda: benchmark_informativeness(results, alpha=alpha, budget=budget,
                                            progress=progress)),
     ]
-    table = results.table if not isinstance(results, pd.DataFrame) else results
-    if "budget" in table.columns and table["budget"].nunique() > 1:
+    if isinstance(results, pd.DataFrame):
+        has_budgets = "budget" in results.columns and results["budget"].nunique() > 1
+    else:  # from the budget grid: a DaskResults keeps its rows in partitions
+        has_budgets = results.has_budget and len(results.budgets) > 1
+    if has_budgets:
         runs.append(("budget_relevance", lambda: budget_relevance(results, alpha=alpha)))
     checks = []
     for name, run in _progress(runs, progress, "sanity checks"):
