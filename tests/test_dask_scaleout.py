@@ -488,3 +488,72 @@ def test_bench_reports_the_message_of_a_failed_step():
 
     text = bench.failed_steps_text(SimpleNamespace(runs=[run]))
     assert text == "lmem: LMEM sanity checks: FAILED: ZeroDivisionError: division by zero"
+
+
+# ------------------------------------------------------------------------ fused passes
+def _no_more_passes(dk, monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("a pass over the partitions")
+
+    monkeypatch.setattr(type(dk), "_map", refuse)
+    monkeypatch.setattr(type(dk), "_map_sum", refuse)
+
+
+@pytest.mark.parametrize("on_invalid", ["raise", "drop"])
+def test_describe_reads_no_partition_after_validation(cluster_client, monkeypatch, on_invalid):
+    # Validation computes describe()'s reductions in its own pass (budget grid, metafeature
+    # levels): describe() then equals the in-memory one without reading a partition again.
+    df = load_example_frame().sample(frac=1, random_state=8).reset_index(drop=True)
+    df["family"] = np.where(df["benchmark"].astype(str) < "m", "low", "high")
+    if on_invalid == "drop":
+        df.loc[[3, 500, 9000], "accuracy"] = np.nan
+    roles = {**EXAMPLE_ROLES, "metafeatures": ["family"], "on_invalid": on_invalid}
+    mem, dk = _both(df, 7, **roles)
+    _no_more_passes(dk, monkeypatch)
+    d_mem, d_dk = mem.describe(), dk.describe()
+    assert str(d_dk) == str(d_mem)
+    for name in ("counts", "budgets", "metafeatures", "exclusions"):
+        pd.testing.assert_frame_equal(getattr(d_dk, name), getattr(d_mem, name),
+                                      check_dtype=False, check_index_type=False)
+    np.testing.assert_array_equal(dk.budgets, mem.budgets)
+
+
+def test_null_model_after_its_alternative_reads_no_partition(cluster_client, monkeypatch):
+    # The null model's X'X, X'Z, X'y are sub-blocks of the alternative's (same random
+    # effects, a subset of its fixed columns): its fit reads no partition, and equals the
+    # in-memory fit.
+    df = load_example_frame().sample(frac=1, random_state=9).reset_index(drop=True)
+    mem, dk = _both(df, 6, **EXAMPLE_ROLES)
+    full, null = "score ~ algorithm + budget + (1|benchmark)", "score ~ 1 + (1|benchmark)"
+    fit(dk, full)
+    with monkeypatch.context() as patch:
+        _no_more_passes(dk, patch)
+        for formula in (null, "score ~ budget + (1|benchmark)"):
+            a, b = fit(mem, formula), fit(dk, formula)
+            assert abs(b.loglik - a.loglik) <= 1e-9 * abs(a.loglik)
+            np.testing.assert_allclose(b.fixef.to_numpy(), a.fixef.to_numpy(), rtol=1e-6)
+    # Not nested (other columns or other random effects): a pass of its own, still equal.
+    for formula in ("score ~ 0 + algorithm + (1|benchmark)", "score ~ algorithm + (1|seed)"):
+        a, b = fit(mem, formula), fit(dk, formula)
+        assert abs(b.loglik - a.loglik) <= 1e-9 * abs(a.loglik)
+
+
+def test_nested_models_share_one_cross_product_pass(cluster_client, monkeypatch):
+    from benchverdict._dask.lmem import sum_cross_products_once
+
+    df = load_example_frame().sample(frac=1, random_state=10).reset_index(drop=True)
+    mem, dk = _both(df, 5, **EXAMPLE_ROLES)
+    formulas = ["score ~ algorithm + (1|benchmark)", "score ~ algorithm * budget + "
+                "(1|benchmark)", "score ~ algorithm + budget + (1|benchmark)"]
+    assert sum_cross_products_once(dk, formulas)
+    with monkeypatch.context() as patch:
+        _no_more_passes(dk, patch)
+        models = {f: fit(dk, f) for f in formulas}
+    for f, b in models.items():
+        a = fit(mem, f)
+        assert abs(b.loglik - a.loglik) <= 1e-9 * abs(a.loglik)
+    ta = glrt(fit(mem, formulas[0]), fit(mem, formulas[1]))
+    tb = glrt(models[formulas[0]], models[formulas[1]])
+    assert tb.df == ta.df and abs(tb.chi2 - ta.chi2) <= 1e-6 * abs(ta.chi2)
+    assert not sum_cross_products_once(dk, ["score ~ algorithm + (1|benchmark)",
+                                            "score ~ algorithm + (1|seed)"])

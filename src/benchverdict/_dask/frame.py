@@ -228,7 +228,65 @@ def _validate_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeature
     score = numeric_column(kept, roles["score"], "score")[0]
     summary = summarise_runs(run_keys(kept, roles, categories), budget, score, sign)
     return {"problems": problems, "exclusions": exclusions, "summary": summary,
-            "kept": len(kept)}
+            "kept": len(kept),
+            "describe": _describe_partials(kept, roles, metafeatures, categories, budget)}
+
+
+def _describe_partials(kept: pd.DataFrame, roles: dict, metafeatures: tuple,
+                       categories: dict, budget: np.ndarray | None) -> dict:
+    """What ``describe()`` reduces per partition, from the rows validation keeps.
+
+    Computed in the validation pass so that ``describe()`` reads no partition
+    again: the distinct (algorithm, budget) pairs and, per metafeature, the
+    distinct (benchmark, value) pairs and missing count, with codes into the
+    raw categories (remapped on the client, :func:`_remap_describe`).
+    """
+    from benchverdict._dask.results import _budget_levels, _meta_levels
+
+    def role_codes(role: str) -> np.ndarray:
+        column = roles.get(role)
+        return (np.zeros(len(kept), dtype=np.int64) if column is None
+                else _codes(kept[column], categories[role]))
+
+    out: dict[str, Any] = {}
+    if budget is not None:
+        a = role_codes("algorithm")
+        out["budget_pairs"] = _budget_levels(pd.DataFrame({
+            "algorithm": pd.Categorical.from_codes(a, categories=range(max(
+                len(categories["algorithm"]), 1)), validate=False),
+            "budget": budget}))
+    if metafeatures:
+        b = role_codes("benchmark")
+        frame = pd.DataFrame({"benchmark": pd.Categorical.from_codes(
+            b, categories=range(max(len(categories["benchmark"]), 1)), validate=False)})
+        for m in metafeatures:
+            frame[m] = _metafeature_values(kept, m)[0]
+        out["meta_levels"] = _meta_levels(frame, metafeatures)
+    return out
+
+
+def _remap_describe(partials: list[dict], metafeatures: tuple,
+                    new_code: dict[str, np.ndarray]) -> dict:
+    """The ``describe()`` caches of a DaskResults from per-partition partials.
+
+    ``new_code[role][raw]`` is the code of raw category ``raw`` among the
+    kept categories (every kept row's category is kept).
+    """
+    cache: dict[str, Any] = {}
+    pairs = [p["budget_pairs"] for p in partials if "budget_pairs" in p]
+    if pairs:
+        merged = pd.concat(pairs, ignore_index=True)
+        merged["a"] = new_code["algorithm"][merged["a"].to_numpy()]
+        cache["budget_pairs"] = merged.drop_duplicates()
+    levels = [p["meta_levels"] for p in partials if "meta_levels" in p]
+    if metafeatures and levels:
+        meta = {}
+        for m in metafeatures:
+            found = pd.concat([p[m][0] for p in levels], ignore_index=True)
+            found["b"] = new_code["benchmark"][found["b"].to_numpy()]
+            meta[m] = (found.drop_duplicates(), sum(p[m][1] for p in levels), levels[0][m][2])
+        cache["meta_levels"] = meta
+    return cache
 
 
 def _gather_runs(pdf: pd.DataFrame, offset: int, roles: dict, categories: dict,
@@ -500,12 +558,14 @@ def from_dask_frame(
     a_codes, b_codes = np.divmod(rest, sizes[1])
     categories = {}
     new_codes = []
+    new_code = {}
     for role, codes, size in zip(ID_ROLES, (a_codes, b_codes, s_codes), sizes):
         used = np.bincount(codes, minlength=size) > 0
         # Inferred as pandas would for the column (int64, float64, str): the dtype of the
         # categories is part of the categorical dtype the analyses compare.
         categories[role] = pd.Index(list(raw_categories[role][used]))
-        new_codes.append((np.cumsum(used) - 1)[codes])
+        new_code[role] = np.cumsum(used) - 1
+        new_codes.append(new_code[role][codes])
     n_alg = len(categories["algorithm"])
     if n_alg < 2:
         raise ValidationError([Problem(
@@ -523,12 +583,16 @@ def from_dask_frame(
         kind_reason = "given by the caller"
     dropped = exclusions_frame["row"].to_numpy(dtype=np.int64) if len(exclusions_frame) else (
         np.array([], dtype=np.int64))
-    del extra_dropped
+    # describe()'s reductions came with the validation pass, unless rows of runs split
+    # across partitions were dropped after it (then describe() makes its own pass).
+    describe_cache = ({} if len(extra_dropped) else _remap_describe(
+        [s["describe"] for s in second if "describe" in s], metafeatures, new_code))
     return DaskResults.build(
         parts=parts, offsets=offsets, names=names, roles=roles, metafeatures=metafeatures,
         categories=categories, dropped=dropped, objective=objective, kind=kind,
         kind_reason=kind_reason, exclusions=exclusions_frame, summary=summary,
-        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress)
+        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress,
+        cache=describe_cache)
 
 
 def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:

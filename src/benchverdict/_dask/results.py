@@ -171,7 +171,7 @@ class DaskResults(Results):
               metafeatures: tuple, categories: dict, dropped: np.ndarray, objective: str,
               kind: str, kind_reason: str, exclusions: pd.DataFrame, summary: pd.DataFrame,
               n_rows: int, persist: bool, meta: pd.DataFrame,
-              progress: bool = False) -> DaskResults:
+              progress: bool = False, cache: dict | None = None) -> DaskResults:
         """Assemble a validated DaskResults (called by ``from_dask_frame``)."""
         import dask
 
@@ -199,6 +199,7 @@ class DaskResults(Results):
         object.__setattr__(out, "_spec", {"sizes": [len(categories[r]) for r in ID_ROLES],
                                           "progress": progress})
         object.__setattr__(out, "partition_names", list(names))
+        out._cache.update(cache or {})  # reductions made during validation (describe)
         return out
 
     # ------------------------------------------------------------------ plumbing

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchverdict._dask.lmem import sum_cross_products_once
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.model import DegenerateFitError, fit
 from benchverdict.lmem.sanity import SanityCheck, _compare, _degenerate_glrt, _quiet_glrt
@@ -66,6 +67,7 @@ def budget_relevance_partitioned(results: Any, *, alpha: float = 0.05) -> Sanity
     bench = " + (1|benchmark)" if len(results.benchmarks) > 1 else ""
     f0, f_simple = "score ~ algorithm" + bench, "score ~ algorithm + budget" + bench
     f_inter = "score ~ algorithm * budget" + bench
+    sum_cross_products_once(results, [f0, f_simple, f_inter])  # nested: one pass for all
     simple, _, m_simple = _compare(results, f0, f_simple, alpha)
     if m_simple is None:
         raise DegenerateFitError(f"{f0} or {f_simple} reproduces the scores exactly; the "
