@@ -81,8 +81,11 @@ def _first_pass(canon: pd.DataFrame, response: str, factors: tuple[str, ...],
 
 def _first_pass_parts(results: Any, response: str, groups: tuple[tuple[str, ...], ...],
                       progress: bool | None) -> list[dict]:
-    """Pass 1 over every column at once, cached: models with the same response and
-    grouping factors (a null model and its alternative) share it."""
+    """Pass 1 over every column at once, cached.
+
+    Models with the same response and grouping factors (a null model and its
+    alternative) share it.
+    """
     key = ("lmem_pass1", response, groups)
     if key not in results._cache:
         frame = results._frame
@@ -278,8 +281,10 @@ def _rss_partition(canon: pd.DataFrame, header: _Header, largest: float, centre:
 
 
 def _signature(header: _Header, largest: float, centre: float) -> tuple:
-    """What two designs must share for one's cross-products to be a sub-block of the other's:
-    the response and its scaling, and every random-effect block (columns and levels)."""
+    """What two designs share when one's cross-products are sub-blocks of the other's.
+
+    The response and its scaling, and every random-effect block (columns and levels).
+    """
     design = header.design
     blocks = tuple((b.group, tuple((c.name, c.parts) for c in b.columns), tuple(b.levels))
                    for b in design.blocks)
@@ -293,9 +298,12 @@ def _fixed_columns(header: _Header) -> list[tuple]:
 
 def _raw_cross_products(results: Any, header: _Header, largest: float,
                         centre: float) -> CrossProducts:
-    """The design's cross-products: one pass over the partitions, or none when a design
-    with the same random effects and a superset of its fixed columns was summed before
-    (a null model after its alternative): ``X'X, X'Z, X'y`` are then sub-blocks."""
+    """The design's cross-products: one pass over the partitions, or none.
+
+    None when a design with the same random effects and a superset of its
+    fixed columns was summed before (a null model after its alternative):
+    ``X'X, X'Z, X'y`` are then sub-blocks.
+    """
     signature = _signature(header, largest, centre)
     wanted = _fixed_columns(header)
     for sig, columns, raw in results._cache.get("lmem_cross_products", []):
