@@ -557,3 +557,44 @@ def test_nested_models_share_one_cross_product_pass(cluster_client, monkeypatch)
     assert tb.df == ta.df and abs(tb.chi2 - ta.chi2) <= 1e-6 * abs(ta.chi2)
     assert not sum_cross_products_once(dk, ["score ~ algorithm + (1|benchmark)",
                                             "score ~ algorithm + (1|seed)"])
+
+
+def test_validation_and_describe_read_each_file_once(tmp_path, monkeypatch):
+    # The Parquet footers give the row counts, so one read of each file makes the labels,
+    # the checks, the run summaries and describe()'s reductions (in-process scheduler, so
+    # that the reads can be counted).
+    from benchverdict._dask import compute, frame
+
+    reads: list[str] = []
+    original = frame._read_part
+
+    def counting(path, columns):
+        reads.append(str(path))
+        return original(path, columns)
+
+    monkeypatch.setattr(compute, "current_client", lambda: None)
+    monkeypatch.setattr(frame, "_read_part", counting)
+    parts = _parts(5)
+    parts[1].loc[[2, 9], "accuracy"] = np.nan
+    _write_parts(tmp_path, parts)
+    roles = {**EXAMPLE_ROLES, "on_invalid": "drop"}
+    dk = bv.read(tmp_path, engine="dask", **roles)
+    assert sorted(reads) == sorted(str(p) for p in tmp_path.glob("*.parquet"))
+    mem = bv.read(tmp_path / "*.parquet", engine="dask", **roles).in_memory()
+    full = Results.from_frame(pd.concat(parts, ignore_index=True), **roles)
+    reads.clear()
+    assert str(dk.describe()) == str(full.describe())
+    assert reads == []
+    pd.testing.assert_frame_equal(dk.exclusions, full.exclusions)
+    pd.testing.assert_frame_equal(mem.final(), full.final())
+
+
+def test_a_file_that_changed_after_its_footer_was_read_is_named(cluster_client, tmp_path):
+    from benchverdict._dask.frame import from_dask_frame, read_dask
+
+    _write_parts(tmp_path, _parts(3))
+    ddf, names = read_dask(tmp_path)
+    names.lengths = [names.lengths[0], names.lengths[1] + 1, names.lengths[2]]
+    roles = {k: v for k, v in EXAMPLE_ROLES.items()}
+    with pytest.raises(ValueError, match=r"part-01\.parquet.*footer said"):
+        from_dask_frame(ddf, partition_names=names, **roles)
