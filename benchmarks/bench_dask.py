@@ -38,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
@@ -132,7 +133,10 @@ def run_one(args: argparse.Namespace, rows: float, report: bool) -> dict:
                                    memory_limit="4GiB", dashboard_address=None)
             client = Client(cluster)
         try:
+            load_before = os.getloadavg()[0]
             row = measure(path, report, args.out, not args.no_persist)
+            row["load_1min_before"] = load_before
+            row["load_1min_after"] = os.getloadavg()[0]
             peaks = client.run(peak_rss_mb)
             row["worker_peak_mb"] = max(peaks.values())
             row["client_peak_mb"] = peak_rss_mb()
@@ -159,13 +163,26 @@ def figure(table: pd.DataFrame, path: Path) -> None:
             t = table.dropna(subset=[column])
             ax.plot(t["rows"], t[column], marker=marker, color=colour, label=label)
     lo, hi = table["rows"].min(), table["rows"].max()
-    ref = table.loc[table["rows"].idxmin(), "core_s"]
-    ax.plot([lo, hi], [ref, ref * hi / lo], ls=":", color="grey", label="linear in rows")
+    for column, colour in zip(("validate_s", "core_s", "report_s"), colours):
+        if column in table and table[column].notna().any():
+            ref = table.dropna(subset=[column]).set_index("rows")[column]
+            # Through the geometric mean of the measured points: slope 1 on log-log axes.
+            scale = float(np.exp(np.mean(np.log(ref.to_numpy()) - np.log(ref.index))))
+            ax.plot([lo, hi], [scale * lo, scale * hi], ls=":", color=colour, alpha=0.6,
+                    label="linear in rows (dotted, fitted level)" if column == "validate_s"
+                    else None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows (partitioned Parquet, ~1e6 rows per file)")
     ax.set_ylabel("seconds")
-    ax.set_title("benchverdict on Dask: 2 workers x 1 thread", fontsize=10)
+    persist = ("persisted partitions" if table["persist"].all() else
+               "no persistence (Parquet read in every pass)" if not table["persist"].any()
+               else "mixed persistence")
+    title = f"benchverdict on Dask: 2 workers x 1 thread, {persist}"
+    if "load_1min_before" in table:
+        loads = table[["load_1min_before", "load_1min_after"]].to_numpy()
+        title += f"\nshared 2-core machine, load average {loads.min():.1f}-{loads.max():.1f}"
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
