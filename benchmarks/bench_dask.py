@@ -227,9 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         row = json.loads(line[0][4:])
         print(row, flush=True)
         rows.append(row)
-    table = pd.DataFrame(rows)
-    table.to_csv(args.out / "timings.csv", index=False)
-    figure(table, args.out / "dask_scaling.png")
+        table = pd.DataFrame(rows)
+        table.to_csv(args.out / "timings.csv", index=False)  # after every size: kept if stopped
+        figure(table, args.out / "dask_scaling.png")
     print(table.to_string(index=False))
     return 0
 
