@@ -75,6 +75,26 @@ def _sample_partition(canon: pd.DataFrame, n_benchmarks: int, cells: np.ndarray,
                                                     "y": y[keep]})}
 
 
+def _merge_samples(x: dict, y: dict, m: int) -> dict:
+    """Two partial results of pass 1 as one: stats combined, the m smallest keys kept."""
+    stats = pd.concat([x["stats"], y["stats"]], ignore_index=True).groupby(
+        "cell", as_index=False).agg(n=("n", "sum"), min=("min", "min"), max=("max", "max"))
+    sample = pd.concat([x["sample"], y["sample"]], ignore_index=True).sort_values(
+        ["cell", "key"], kind="stable")
+    sample = sample[sample.groupby("cell").cumcount().to_numpy() < m].reset_index(drop=True)
+    return {"stats": stats, "sample": sample}
+
+
+def _tree(tasks: list, combine, *args) -> Any:
+    """Combine delayed partial results pairwise on the workers (one result reaches the client)."""
+    import dask
+
+    while len(tasks) > 1:
+        paired = [dask.delayed(combine)(a, b, *args) for a, b in zip(tasks[::2], tasks[1::2])]
+        tasks = paired + (tasks[-1:] if len(tasks) % 2 else [])
+    return tasks[0]
+
+
 def _count_partition(canon: pd.DataFrame, n_benchmarks: int, cells: np.ndarray,
                      edges: list[np.ndarray], offsets: np.ndarray) -> np.ndarray:
     """Pass 2: exact (interior, at-edge) counts of every wanted cell, flattened."""
@@ -136,14 +156,13 @@ def ecdf_sketches(results: Any, cells: Sequence[tuple[str, str]] | None = None, 
                      dtype=np.int64)
     m = 8 * int(n_bins) if sample_size is None else int(sample_size)
     progress = results._spec.get("progress", False)
-    first = compute_all([dask.delayed(_sample_partition)(p, nb, codes, m, seed)
-                         for p in results._parts], desc="sketch: samples", progress=progress)
-    stats = pd.concat([f["stats"] for f in first], ignore_index=True).groupby("cell").agg(
-        n=("n", "sum"), min=("min", "min"), max=("max", "max"))
-    sample = pd.concat([f["sample"] for f in first], ignore_index=True)
-    sample = sample.sort_values(["cell", "key"], kind="stable")
-    sample = sample[sample.groupby("cell").cumcount() < m]
-    by_cell = dict(tuple(sample.groupby("cell")["y"]))
+    # The samples are merged pairwise on the workers, keeping m rows per cell at every
+    # step: the client receives m rows per cell, not m per cell and partition.
+    merged = compute_all([_tree([dask.delayed(_sample_partition)(p, nb, codes, m, seed)
+                                 for p in results._parts], _merge_samples, m)],
+                         desc="sketch: samples", progress=progress)[0]
+    stats = merged["stats"].set_index("cell")
+    by_cell = dict(tuple(merged["sample"].groupby("cell")["y"]))
     edges = []
     for c in codes:
         if c not in stats.index:
