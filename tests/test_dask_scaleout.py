@@ -598,3 +598,14 @@ def test_a_file_that_changed_after_its_footer_was_read_is_named(cluster_client, 
     roles = {k: v for k, v in EXAMPLE_ROLES.items()}
     with pytest.raises(ValueError, match=r"part-01\.parquet.*footer said"):
         from_dask_frame(ddf, partition_names=names, **roles)
+
+
+def test_an_unhashable_metafeature_does_not_stop_models_that_do_not_use_it(cluster_client):
+    # LMEM pass 1 reads every column once for all models: a column of lists must not stop
+    # a model that does not use it.
+    df = load_example_frame()[["algorithm", "benchmark", "seed", "trial", "accuracy"]].copy()
+    df["tags"] = [[i % 3] for i in range(len(df))]
+    roles = {**EXAMPLE_ROLES, "metafeatures": ["tags"]}
+    mem, dk = _both(df, 4, **roles)
+    a, b = (fit(r, "score ~ algorithm + (1|benchmark)") for r in (mem, dk))
+    assert abs(b.loglik - a.loglik) <= 1e-9 * abs(a.loglik)

@@ -71,7 +71,10 @@ def _first_pass(canon: pd.DataFrame, response: str, factors: tuple[str, ...],
                                minlength=len(col.cat.categories)) > 0
             out["levels"][name] = list(col.cat.categories[used])
         else:
-            out["levels"][name] = list(pd.unique(col.dropna()))
+            try:
+                out["levels"][name] = list(pd.unique(col.dropna()))
+            except TypeError:  # unhashable values: an error only if a model uses the column
+                out["levels"][name] = None
     for name in numerics:
         out["sums"][name] = float(canon[name].to_numpy(dtype=np.float64).sum())
     for group in groups:
@@ -98,6 +101,9 @@ def _first_pass_parts(results: Any, response: str, groups: tuple[tuple[str, ...]
 
 
 def _sorted_levels(name: str, parts: list[dict], dtype: Any) -> list:
+    if any(p["levels"][name] is None for p in parts):
+        raise FormulaError(f"column {name!r} holds unhashable values (lists, dicts, ...): it "
+                           f"cannot be a factor of a mixed model. Fix: turn them into labels.")
     values = [v for p in parts for v in p["levels"][name]]
     if isinstance(dtype, pd.CategoricalDtype):
         present = set(values)
