@@ -609,3 +609,22 @@ def test_an_unhashable_metafeature_does_not_stop_models_that_do_not_use_it(clust
     mem, dk = _both(df, 4, **roles)
     a, b = (fit(r, "score ~ algorithm + (1|benchmark)") for r in (mem, dk))
     assert abs(b.loglik - a.loglik) <= 1e-9 * abs(a.loglik)
+
+
+def test_informativeness_ranking_is_skipped_beyond_its_size_limit(monkeypatch):
+    # At 10^8 rows the synthetic data have 2,000 benchmarks; the ranking model (a fixed
+    # effect and a variance per benchmark) exhausted 24 GB there. Beyond the limit the
+    # per-benchmark tests are kept and the verdict says why the ranking is missing.
+    from benchverdict.lmem import sanity
+    from benchverdict.lmem.simulate import simulate_results
+
+    res = simulate_results(n_benchmarks=4, n_seeds=10, algorithm_effect={"C": 3.0},
+                           uninformative=[0], rng=1)
+    full = sanity.benchmark_informativeness(res)
+    monkeypatch.setattr(sanity, "MAX_RANKED_BENCHMARKS", 3)
+    capped = sanity.benchmark_informativeness(res)
+    assert "no variance ranking (4 benchmarks, more than MAX_RANKED_BENCHMARKS = 3" in (
+        capped.verdict)
+    assert "variance_rank" in full.table and "variance_rank" not in capped.table
+    pd.testing.assert_frame_equal(capped.table, full.table[capped.table.columns])
+    assert capped.flagged == full.flagged

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 #: At most this many bars per sanity-check panel (HPO-B has 86 benchmarks).
 MAX_BARS = 30
+#: The variance ranking of benchmark informativeness is fitted up to this many benchmarks.
+MAX_RANKED_BENCHMARKS = 300
 
 
 @dataclass(frozen=True)
@@ -427,9 +429,11 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         raise ValueError(f"test must be 'F' or 'glrt', got {test!r}.")
     frame, used, left_out = _rows(results, budget)
     rows, tests = [], {}
-    benchmarks = sorted(map(str, frame["benchmark"].unique()))
+    # One groupby, not one scan of every row per benchmark (2000 benchmarks: 76 s -> 6 s).
+    by_benchmark = dict(tuple(frame.groupby(frame["benchmark"].astype(str), observed=True)))
+    benchmarks = sorted(by_benchmark)
     for bench in _progress(benchmarks, progress, "benchmark informativeness"):
-        sub = frame[frame["benchmark"].astype(str) == bench]
+        sub = by_benchmark[bench]
         if sub["algorithm"].nunique() < 2:
             raise ValueError(f"benchmark {bench!r} has results for one algorithm only; the "
                              "informativeness check compares algorithms within a benchmark.")
@@ -445,7 +449,13 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     table["p_holm"] = holm(table["p_value"].to_numpy())
     table["informative"] = table["p_value"] < alpha
     rank_error = None
-    if rank and len(table) > 1:
+    if rank and len(table) > MAX_RANKED_BENCHMARKS:
+        # The ranking model has a fixed effect and a variance per benchmark: 300 took
+        # 1.4 GB, 2000 exhausted 24 GB.
+        rank_error = (f"{len(table)} benchmarks, more than MAX_RANKED_BENCHMARKS = "
+                      f"{MAX_RANKED_BENCHMARKS}: the ranking model would have a fixed effect "
+                      f"and a variance component per benchmark; rank a subset of benchmarks")
+    elif rank and len(table) > 1:
         ranked = frame
         if standardize:
             sd = frame.groupby("benchmark", observed=True)["score"].transform("std")
