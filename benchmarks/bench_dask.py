@@ -21,9 +21,12 @@ Usage::
         [--report-rows 1e8] [--out benchmarks/dask_scaling]
 
 Writes ``OUT/timings.csv`` and ``OUT/dask_scaling.png`` (time against rows, log-log).
-The committed ``benchmarks/dask_scaling/`` was measured on the shared 2-core machine while
-other sessions ran (load average 4-10): 10^6..3*10^7 rows with persisted partitions,
-10^8 rows with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB workers).
+The committed ``benchmarks/dask_scaling/`` was measured at 01:58-02:08 UTC on the shared
+2-core machine while other sessions ran (1-minute load average 1.0-2.7, in the CSV), every
+size with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB workers)::
+
+    python benchmarks/bench_dask.py --data /work/i12data/anytime-1e8 \
+        --rows 1e6 3e6 1e7 3e7 1e8 --no-persist --out benchmarks/dask_scaling
 """
 
 from __future__ import annotations
@@ -176,12 +179,12 @@ def figure(table: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("rows (partitioned Parquet, ~1e6 rows per file)")
     ax.set_ylabel("seconds")
     persist = ("persisted partitions" if table["persist"].all() else
-               "no persistence (Parquet read in every pass)" if not table["persist"].any()
+               "not persisted (Parquet read in every pass)" if not table["persist"].any()
                else "mixed persistence")
-    title = f"benchverdict on Dask: 2 workers x 1 thread, {persist}"
+    title = f"benchverdict on Dask: 2 workers x 1 thread\n{persist}"
     if "load_1min_before" in table:
         loads = table[["load_1min_before", "load_1min_after"]].to_numpy()
-        title += f"\nshared 2-core machine, load average {loads.min():.1f}-{loads.max():.1f}"
+        title += f"\nshared 2-core machine, 1-min load average {loads.min():.1f}-{loads.max():.1f}"
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
