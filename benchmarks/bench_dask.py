@@ -21,9 +21,12 @@ Usage::
         [--report-rows 1e8] [--out benchmarks/dask_scaling]
 
 Writes ``OUT/timings.csv`` and ``OUT/dask_scaling.png`` (time against rows, log-log).
-The committed ``benchmarks/dask_scaling/`` was measured on the shared 2-core machine while
-other sessions ran (load average 4-10): 10^6..3*10^7 rows with persisted partitions,
-10^8 rows with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB workers).
+The committed ``benchmarks/dask_scaling/`` was measured at 01:58-02:08 UTC on the shared
+2-core machine while other sessions ran (1-minute load average 1.0-2.7, in the CSV), every
+size with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB workers)::
+
+    python benchmarks/bench_dask.py --data /work/i12data/anytime-1e8 \
+        --rows 1e6 3e6 1e7 3e7 1e8 --no-persist --out benchmarks/dask_scaling
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
@@ -105,10 +109,18 @@ def measure(path: Path, report: bool, out: Path, persist: bool) -> dict:
         write_report(comparison, out / f"report-{len(res)}", progress=False)
         row["report_s"] = time.perf_counter() - t3
         row["report_errors"] = "; ".join(f"{r.name}: {r.reason}" for r in comparison.errors)
-        row["report_failed_steps"] = "; ".join(
-            f"{r.name}: {c.get('name')}: {c.get('detail', c.get('message', ''))}"[:300]
-            for r in comparison.runs for c in r.failed_steps)
+        row["report_failed_steps"] = failed_steps_text(comparison)
     return row
+
+
+def failed_steps_text(comparison) -> str:
+    """Every failed sub-step of a report as ``analysis: step: conclusion``, ``; ``-joined.
+
+    The conclusion is the recorded ``"FAILED: <error type>: <message>"``
+    (:meth:`benchverdict.report.runner.AnalysisRun.fail`): never empty.
+    """
+    return "; ".join(f"{r.name}: {c.get('name')}: {c.get('conclusion', '')}"[:300]
+                     for r in comparison.runs for c in r.failed_steps)
 
 
 def run_one(args: argparse.Namespace, rows: float, report: bool) -> dict:
@@ -124,7 +136,10 @@ def run_one(args: argparse.Namespace, rows: float, report: bool) -> dict:
                                    memory_limit="4GiB", dashboard_address=None)
             client = Client(cluster)
         try:
+            load_before = os.getloadavg()[0]
             row = measure(path, report, args.out, not args.no_persist)
+            row["load_1min_before"] = load_before
+            row["load_1min_after"] = os.getloadavg()[0]
             peaks = client.run(peak_rss_mb)
             row["worker_peak_mb"] = max(peaks.values())
             row["client_peak_mb"] = peak_rss_mb()
@@ -151,13 +166,26 @@ def figure(table: pd.DataFrame, path: Path) -> None:
             t = table.dropna(subset=[column])
             ax.plot(t["rows"], t[column], marker=marker, color=colour, label=label)
     lo, hi = table["rows"].min(), table["rows"].max()
-    ref = table.loc[table["rows"].idxmin(), "core_s"]
-    ax.plot([lo, hi], [ref, ref * hi / lo], ls=":", color="grey", label="linear in rows")
+    for column, colour in zip(("validate_s", "core_s", "report_s"), colours):
+        if column in table and table[column].notna().any():
+            ref = table.dropna(subset=[column]).set_index("rows")[column]
+            # Through the geometric mean of the measured points: slope 1 on log-log axes.
+            scale = float(np.exp(np.mean(np.log(ref.to_numpy()) - np.log(ref.index))))
+            ax.plot([lo, hi], [scale * lo, scale * hi], ls=":", color=colour, alpha=0.6,
+                    label="linear in rows (dotted, fitted level)" if column == "validate_s"
+                    else None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows (partitioned Parquet, ~1e6 rows per file)")
     ax.set_ylabel("seconds")
-    ax.set_title("benchverdict on Dask: 2 workers x 1 thread", fontsize=10)
+    persist = ("persisted partitions" if table["persist"].all() else
+               "not persisted (Parquet read in every pass)" if not table["persist"].any()
+               else "mixed persistence")
+    title = f"benchverdict on Dask: 2 workers x 1 thread\n{persist}"
+    if "load_1min_before" in table:
+        loads = table[["load_1min_before", "load_1min_after"]].to_numpy()
+        title += f"\nshared 2-core machine, 1-min load average {loads.min():.1f}-{loads.max():.1f}"
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
@@ -202,9 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         row = json.loads(line[0][4:])
         print(row, flush=True)
         rows.append(row)
-    table = pd.DataFrame(rows)
-    table.to_csv(args.out / "timings.csv", index=False)
-    figure(table, args.out / "dask_scaling.png")
+        table = pd.DataFrame(rows)
+        table.to_csv(args.out / "timings.csv", index=False)  # after every size: kept if stopped
+        figure(table, args.out / "dask_scaling.png")
     print(table.to_string(index=False))
     return 0
 

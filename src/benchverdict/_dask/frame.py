@@ -81,9 +81,47 @@ def _read_part(path: Path, columns: list[str] | None) -> pd.DataFrame:
         raise
 
 
+class PartitionNames(list):
+    """The files behind the partitions, and each file's row count from its Parquet footer.
+
+    The row counts let validation label rows by their global position in
+    the same pass that reads them (:func:`from_dask_frame`).
+    """
+
+    lengths: list[int] | None = None
+
+
+def parquet_lengths(parts: Sequence[Path]) -> list[int] | None:
+    """The row count of every Parquet file from its footer (no data read), or None.
+
+    Examples
+    --------
+    >>> parquet_lengths([Path("/no/such/file.parquet")]) is None
+    True
+    """
+    try:
+        import pyarrow.parquet as pq
+
+        return [int(pq.ParquetFile(p).metadata.num_rows) for p in parts]
+    except Exception:  # unreadable footers: the reading pass reports them, naming the file
+        return None
+
+
+def _schema_frame(path: Path) -> pd.DataFrame:
+    """An empty frame with the columns and dtypes of a Parquet file, from its footer alone."""
+    try:
+        import pyarrow.parquet as pq
+
+        return pq.read_schema(path).empty_table().to_pandas()
+    except Exception:  # not a readable footer: reading the file names the problem
+        return _read_part(path, None).iloc[:0]
+
+
 def read_dask(path: str | Path, *, columns: Sequence[str] | None = None,
-              format: str | None = None) -> tuple[Any, list[str]]:
+              format: str | None = None) -> tuple[Any, PartitionNames]:
     """A Dask DataFrame with one partition per Parquet file, and the files' names.
+
+    The names carry the files' row counts (``names.lengths``, from the footers).
 
     Examples
     --------
@@ -104,7 +142,7 @@ def read_dask(path: str | Path, *, columns: Sequence[str] | None = None,
             f"{format!r}. Fix: convert the file to Parquet, or use engine='pandas'.")
     parts = parquet_parts(path)
     cols = None if columns is None else list(dict.fromkeys(columns))
-    head = _read_part(parts[0], None)
+    head = _schema_frame(parts[0])
     if cols is not None:
         missing = [c for c in cols if c not in head.columns]
         if missing:
@@ -112,7 +150,9 @@ def read_dask(path: str | Path, *, columns: Sequence[str] | None = None,
     meta = head.iloc[:0] if cols is None else head[cols].iloc[:0]
     ddf = dd.from_map(_read_part, parts, columns=cols, meta=meta, enforce_metadata=False,
                       divisions=None, label="read-benchverdict-parquet")
-    return ddf, [str(p) for p in parts]
+    names = PartitionNames(str(p) for p in parts)
+    names.lengths = parquet_lengths(parts)
+    return ddf, names
 
 
 # ---------------------------------------------------------------------- partition tasks
@@ -228,7 +268,107 @@ def _validate_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeature
     score = numeric_column(kept, roles["score"], "score")[0]
     summary = summarise_runs(run_keys(kept, roles, categories), budget, score, sign)
     return {"problems": problems, "exclusions": exclusions, "summary": summary,
-            "kept": len(kept)}
+            "kept": len(kept),
+            "describe": _describe_partials(kept, roles, metafeatures, categories, budget)}
+
+
+def _describe_partials(kept: pd.DataFrame, roles: dict, metafeatures: tuple,
+                       categories: dict, budget: np.ndarray | None) -> dict:
+    """What ``describe()`` reduces per partition, from the rows validation keeps.
+
+    Computed in the validation pass so that ``describe()`` reads no partition
+    again: the distinct (algorithm, budget) pairs and, per metafeature, the
+    distinct (benchmark, value) pairs and missing count, with codes into the
+    raw categories (remapped on the client, :func:`_remap_describe`).
+    """
+    from benchverdict._dask.results import _budget_levels, _meta_levels
+
+    def role_codes(role: str) -> np.ndarray:
+        column = roles.get(role)
+        return (np.zeros(len(kept), dtype=np.int64) if column is None
+                else _codes(kept[column], categories[role]))
+
+    out: dict[str, Any] = {}
+    if budget is not None:
+        a = role_codes("algorithm")
+        out["budget_pairs"] = _budget_levels(pd.DataFrame({
+            "algorithm": pd.Categorical.from_codes(a, categories=range(max(
+                len(categories["algorithm"]), 1)), validate=False),
+            "budget": budget}))
+    if metafeatures:
+        b = role_codes("benchmark")
+        frame = pd.DataFrame({"benchmark": pd.Categorical.from_codes(
+            b, categories=range(max(len(categories["benchmark"]), 1)), validate=False)})
+        for m in metafeatures:
+            frame[m] = _metafeature_values(kept, m)[0]
+        out["meta_levels"] = _meta_levels(frame, metafeatures)
+    return out
+
+
+def _remap_describe(partials: list[dict], metafeatures: tuple,
+                    new_code: dict[str, np.ndarray]) -> dict:
+    """The ``describe()`` caches of a DaskResults from per-partition partials.
+
+    ``new_code[role][raw]`` is the code of raw category ``raw`` among the
+    kept categories (every kept row's category is kept).
+    """
+    cache: dict[str, Any] = {}
+    pairs = [p["budget_pairs"] for p in partials if "budget_pairs" in p]
+    if pairs:
+        merged = pd.concat(pairs, ignore_index=True)
+        merged["a"] = new_code["algorithm"][merged["a"].to_numpy()]
+        cache["budget_pairs"] = merged.drop_duplicates()
+    levels = [p["meta_levels"] for p in partials if "meta_levels" in p]
+    if metafeatures and levels:
+        meta = {}
+        for m in metafeatures:
+            found = pd.concat([p[m][0] for p in levels], ignore_index=True)
+            found["b"] = new_code["benchmark"][found["b"].to_numpy()]
+            meta[m] = (found.drop_duplicates(), sum(p[m][1] for p in levels), levels[0][m][2])
+        cache["meta_levels"] = meta
+    return cache
+
+
+def _validate_fused(pdf: pd.DataFrame, offset: int, expected: int, name: str, roles: dict,
+                    metafeatures: tuple, on_invalid: str, id_columns: tuple,
+                    sign: float) -> dict:
+    """Passes 1 and 2 in one read, when the row counts are known beforehand.
+
+    The run keys and describe() partials use the partition's own labels as
+    categories; the client maps them to the global categories
+    (:func:`_to_global_codes`).
+    """
+    info = _length_and_labels(pdf, id_columns)
+    if info["n"] != expected:
+        raise ValueError(
+            f"{name!r} has {info['n']} rows, but its Parquet footer said {expected}: the file "
+            f"changed while it was read. Fix: read the data again once it is written.")
+    local = {role: (np.array([SINGLE_BENCHMARK], dtype=object) if roles.get(role) is None
+                    else info["labels"].get(roles[role], np.array([], dtype=object)))
+             for role in ID_ROLES}
+    out = _validate_partition(pdf, offset, roles, metafeatures, on_invalid, local, sign)
+    out["first"], out["local"] = info, local
+    return out
+
+
+def _to_global_codes(result: dict, raw_categories: dict) -> None:
+    """Map a fused partition result's local category codes to the global ones (in place)."""
+    local = result["local"]
+    maps = [pd.Index(raw_categories[r]).get_indexer(pd.Index(local[r], dtype=object))
+            .astype(np.int64) for r in ID_ROLES]
+    local_sizes = [max(len(local[r]), 1) for r in ID_ROLES]
+    global_sizes = [max(len(raw_categories[r]), 1) for r in ID_ROLES]
+    summary = result["summary"]
+    if summary is not None and len(summary):
+        rest, s = np.divmod(summary["run"].to_numpy(), local_sizes[2])
+        a, b = np.divmod(rest, local_sizes[1])
+        summary["run"] = (maps[0][a] * global_sizes[1] + maps[1][b]) * global_sizes[2] + (
+            maps[2][s])
+    partials = result.get("describe", {})
+    if "budget_pairs" in partials:
+        partials["budget_pairs"]["a"] = maps[0][partials["budget_pairs"]["a"].to_numpy()]
+    for pairs, _, _ in partials.get("meta_levels", {}).values():
+        pairs["b"] = maps[1][pairs["b"].to_numpy()]
 
 
 def _gather_runs(pdf: pd.DataFrame, offset: int, roles: dict, categories: dict,
@@ -416,11 +556,25 @@ def from_dask_frame(
              else [f"partition {i}" for i in range(len(parts))])
     id_columns = tuple(roles[r] for r in ID_ROLES if r in roles)
 
-    # Pass 1: lengths (for global row positions) and labels (for global categories).
-    first = compute_all([dask.delayed(_length_and_labels)(p, id_columns) for p in parts],
-                        desc="reading labels", progress=progress)
-    lengths = np.array([f["n"] for f in first], dtype=np.int64)
-    offsets = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64)
+    known = getattr(partition_names, "lengths", None)
+    fused = (known is not None and len(known) == len(parts) and sum(known) > 0
+             and all(c in ddf.columns for c in [*roles.values(), *metafeatures]))
+    if fused:
+        # One read: the row counts (Parquet footers) give the global row positions, so
+        # the labels and the checks come from the same pass.
+        lengths = np.asarray(known, dtype=np.int64)
+        offsets = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64)
+        second = compute_all([dask.delayed(_validate_fused)(
+            p, int(o), int(n), names[i], roles, metafeatures, on_invalid, id_columns, sign)
+            for i, (p, o, n) in enumerate(zip(parts, offsets, lengths))],
+            desc="reading and validating", progress=progress)
+        first = [s["first"] for s in second]
+    else:
+        # Pass 1: lengths (for global row positions) and labels (for global categories).
+        first = compute_all([dask.delayed(_length_and_labels)(p, id_columns) for p in parts],
+                            desc="reading labels", progress=progress)
+        lengths = np.array([f["n"] for f in first], dtype=np.int64)
+        offsets = np.r_[0, np.cumsum(lengths)[:-1]].astype(np.int64)
     if lengths.sum() == 0 or any(c not in first[0]["columns"]
                                  for c in [*roles.values(), *metafeatures]):
         # Missing columns and the empty table: the in-memory checks on the (empty) frame
@@ -441,10 +595,14 @@ def from_dask_frame(
                                 else _sorted_union([f["labels"].get(column, np.array([]))
                                                     for f in first]))
 
-    # Pass 2: the in-memory checks per partition, and per-run summaries.
-    second = compute_all([dask.delayed(_validate_partition)(
-        p, int(o), roles, metafeatures, on_invalid, raw_categories, sign)
-        for p, o in zip(parts, offsets)], desc="validating", progress=progress)
+    if fused:
+        for result in second:
+            _to_global_codes(result, raw_categories)
+    else:
+        # Pass 2: the in-memory checks per partition, and per-run summaries.
+        second = compute_all([dask.delayed(_validate_partition)(
+            p, int(o), roles, metafeatures, on_invalid, raw_categories, sign)
+            for p, o in zip(parts, offsets)], desc="validating", progress=progress)
     found = [(p, names[i]) for i, s in enumerate(second) for p in s["problems"]]
     if any(not p.droppable for p, _ in found):
         raise ValidationError(_merge_problems(found, names, offsets))
@@ -500,12 +658,14 @@ def from_dask_frame(
     a_codes, b_codes = np.divmod(rest, sizes[1])
     categories = {}
     new_codes = []
+    new_code = {}
     for role, codes, size in zip(ID_ROLES, (a_codes, b_codes, s_codes), sizes):
         used = np.bincount(codes, minlength=size) > 0
         # Inferred as pandas would for the column (int64, float64, str): the dtype of the
         # categories is part of the categorical dtype the analyses compare.
         categories[role] = pd.Index(list(raw_categories[role][used]))
-        new_codes.append((np.cumsum(used) - 1)[codes])
+        new_code[role] = np.cumsum(used) - 1
+        new_codes.append(new_code[role][codes])
     n_alg = len(categories["algorithm"])
     if n_alg < 2:
         raise ValidationError([Problem(
@@ -523,12 +683,16 @@ def from_dask_frame(
         kind_reason = "given by the caller"
     dropped = exclusions_frame["row"].to_numpy(dtype=np.int64) if len(exclusions_frame) else (
         np.array([], dtype=np.int64))
-    del extra_dropped
+    # describe()'s reductions came with the validation pass, unless rows of runs split
+    # across partitions were dropped after it (then describe() makes its own pass).
+    describe_cache = ({} if len(extra_dropped) else _remap_describe(
+        [s["describe"] for s in second if "describe" in s], metafeatures, new_code))
     return DaskResults.build(
         parts=parts, offsets=offsets, names=names, roles=roles, metafeatures=metafeatures,
         categories=categories, dropped=dropped, objective=objective, kind=kind,
         kind_reason=kind_reason, exclusions=exclusions_frame, summary=summary,
-        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress)
+        n_rows=int(summary["n"].sum()), persist=persist, meta=ddf._meta, progress=progress,
+        cache=describe_cache)
 
 
 def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:
@@ -551,5 +715,5 @@ def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind,
     )
 
 
-__all__ = ["canonical_partition", "from_dask_frame", "parquet_parts", "read_dask", "run_keys",
-           "summarise_runs"]
+__all__ = ["PartitionNames", "canonical_partition", "from_dask_frame", "parquet_lengths",
+           "parquet_parts", "read_dask", "run_keys", "summarise_runs"]

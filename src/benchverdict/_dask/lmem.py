@@ -71,7 +71,10 @@ def _first_pass(canon: pd.DataFrame, response: str, factors: tuple[str, ...],
                                minlength=len(col.cat.categories)) > 0
             out["levels"][name] = list(col.cat.categories[used])
         else:
-            out["levels"][name] = list(pd.unique(col.dropna()))
+            try:
+                out["levels"][name] = list(pd.unique(col.dropna()))
+            except TypeError:  # unhashable values: an error only if a model uses the column
+                out["levels"][name] = None
     for name in numerics:
         out["sums"][name] = float(canon[name].to_numpy(dtype=np.float64).sum())
     for group in groups:
@@ -79,7 +82,28 @@ def _first_pass(canon: pd.DataFrame, response: str, factors: tuple[str, ...],
     return out
 
 
+def _first_pass_parts(results: Any, response: str, groups: tuple[tuple[str, ...], ...],
+                      progress: bool | None) -> list[dict]:
+    """Pass 1 over every column at once, cached.
+
+    Models with the same response and grouping factors (a null model and its
+    alternative) share it.
+    """
+    key = ("lmem_pass1", response, groups)
+    if key not in results._cache:
+        frame = results._frame
+        names = [c for c in frame.columns if c != response]
+        factors = tuple(c for c in names if is_factor_column(frame[c]))
+        numerics = tuple(c for c in names if c not in factors)
+        results._cache[key] = results._map(_first_pass, response, factors, numerics, groups,
+                                           desc="LMEM pass 1", progress=progress)
+    return results._cache[key]
+
+
 def _sorted_levels(name: str, parts: list[dict], dtype: Any) -> list:
+    if any(p["levels"][name] is None for p in parts):
+        raise FormulaError(f"column {name!r} holds unhashable values (lists, dicts, ...): it "
+                           f"cannot be a factor of a mixed model. Fix: turn them into labels.")
     values = [v for p in parts for v in p["levels"][name]]
     if isinstance(dtype, pd.CategoricalDtype):
         present = set(values)
@@ -113,8 +137,7 @@ def _header(results: Any, parsed, progress: bool | None) -> _Header:
     factors = tuple(v for v in names if is_factor_column(frame[v]))
     numerics = tuple(v for v in names if v not in factors)
     groups = tuple(t.group for t in parsed.random)
-    parts = results._map(_first_pass, parsed.response, factors, numerics, groups,
-                         desc="LMEM pass 1", progress=progress)
+    parts = _first_pass_parts(results, parsed.response, groups, progress)
     n = sum(p["n"] for p in parts)
     if not all(p["finite"] for p in parts):
         raise ValueError(f"the response {parsed.response!r} has non-finite values.")
@@ -263,6 +286,91 @@ def _rss_partition(canon: pd.DataFrame, header: _Header, largest: float, centre:
     return float(r @ r)
 
 
+def _signature(header: _Header, largest: float, centre: float) -> tuple:
+    """What two designs share when one's cross-products are sub-blocks of the other's.
+
+    The response and its scaling, and every random-effect block (columns and levels).
+    """
+    design = header.design
+    blocks = tuple((b.group, tuple((c.name, c.parts) for c in b.columns), tuple(b.levels))
+                   for b in design.blocks)
+    return (design.formula.response, header.n, largest, centre, blocks,
+            tuple(design.offsets))
+
+
+def _fixed_columns(header: _Header) -> list[tuple]:
+    return [(c.name, c.parts) for c in header.design.fixed]
+
+
+def _raw_cross_products(results: Any, header: _Header, largest: float,
+                        centre: float) -> CrossProducts:
+    """The design's cross-products: one pass over the partitions, or none.
+
+    None when a design with the same random effects and a superset of its
+    fixed columns was summed before (a null model after its alternative):
+    ``X'X, X'Z, X'y`` are then sub-blocks.
+    """
+    signature = _signature(header, largest, centre)
+    wanted = _fixed_columns(header)
+    for sig, columns, raw in results._cache.get("lmem_cross_products", []):
+        if sig == signature and set(wanted) <= set(columns):
+            idx = np.array([columns.index(c) for c in wanted], dtype=np.intp)
+            return CrossProducts(raw.XtX[np.ix_(idx, idx)], raw.XtZ[idx], raw.ZtZ,
+                                 raw.Xty[idx], raw.Zty, raw.yty, raw.n)
+    raw = results._map_sum(_cross_products_partition, header, largest, centre,
+                           desc="LMEM cross-products")
+    results._cache.setdefault("lmem_cross_products", []).append((signature, wanted, raw))
+    return raw
+
+
+def _scaling(header: _Header) -> tuple[np.ndarray | None, float, float]:
+    """``(e, largest, centre)``: the constant's coefficients and how y is scaled."""
+    e = constant_coefficients(header.design)
+    largest = header.largest if np.isfinite(header.largest) else 0.0
+    centre = (header.total / largest / header.n) if (e is not None and largest) else 0.0
+    return e, largest, centre
+
+
+def _cached_header(results: Any, parsed, progress: bool | None) -> _Header:
+    key = ("lmem_header", str(parsed))
+    if key not in results._cache:
+        results._cache[key] = _header(results, parsed, progress)
+    return results._cache[key]
+
+
+def sum_cross_products_once(results: Any, formulas: list[str]) -> bool:
+    """Sum, in one pass, the cross-products every model of ``formulas`` will need.
+
+    When the formulas share the response and random effects and one has
+    every fixed column of the others (nested models: a null model and its
+    alternatives), its cross-products are summed now; each :func:`fit` of
+    these formulas then takes its sub-blocks without reading a partition.
+    Returns whether that was possible (else each fit makes its own pass).
+
+    Examples
+    --------
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> from benchverdict.results import Results, _example_small
+    >>> df = _example_small().table.reset_index(drop=True)
+    >>> big = Results.from_frame(dd.from_pandas(df, npartitions=2), algorithm="algorithm",
+    ...                          benchmark="benchmark", seed="seed", budget="budget",
+    ...                          score="score", objective="maximize")
+    >>> sum_cross_products_once(big, ["score ~ 1 + (1|benchmark)",
+    ...                               "score ~ algorithm + (1|benchmark)"])
+    True
+    """
+    headers = [_cached_header(results, parse_formula(f, results._frame.columns), None)
+               for f in formulas]
+    signatures = {_signature(h, *_scaling(h)[1:]) for h in headers}
+    if len(signatures) != 1:
+        return False
+    widest = max(headers, key=lambda h: len(h.design.fixed))
+    if not all(set(_fixed_columns(h)) <= set(_fixed_columns(widest)) for h in headers):
+        return False
+    _raw_cross_products(results, widest, *_scaling(widest)[1:])
+    return True
+
+
 class _PartitionedDesign:
     """The standardised design as the exactness checks see it: ``n`` and the row RSS."""
 
@@ -308,17 +416,11 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
         raise ValueError(f"backend must be 'native' or 'lme4', got {backend!r}.")
     parsed = parse_formula(formula, results._frame.columns)
     left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)
-    key = ("lmem_header", str(parsed))
-    if key not in results._cache:
-        results._cache[key] = _header(results, parsed, progress)
-    header = results._cache[key]
+    header = _cached_header(results, parsed, progress)
     design = header.design
-    e = constant_coefficients(design)
+    e, largest, centre = _scaling(header)
     fingerprint = (header.n, float(f"{header.total:.9e}"))
-    largest = header.largest if np.isfinite(header.largest) else 0.0
-    centre = (header.total / largest / header.n) if (e is not None and largest) else 0.0
-    raw = results._map_sum(_cross_products_partition, header, largest, centre,
-                           desc="LMEM cross-products")
+    raw = _raw_cross_products(results, header, largest, centre)
     spread = float(np.sqrt(raw.yty / raw.n)) if largest else 1.0
     if largest == 0.0:
         scale = ResponseScale(0.0, 1.0)
@@ -356,4 +458,4 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
     return _native_model(dev, theta, res, common)
 
 
-__all__ = ["fit_partitioned"]
+__all__ = ["fit_partitioned", "sum_cross_products_once"]

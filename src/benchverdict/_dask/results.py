@@ -171,7 +171,7 @@ class DaskResults(Results):
               metafeatures: tuple, categories: dict, dropped: np.ndarray, objective: str,
               kind: str, kind_reason: str, exclusions: pd.DataFrame, summary: pd.DataFrame,
               n_rows: int, persist: bool, meta: pd.DataFrame,
-              progress: bool = False) -> DaskResults:
+              progress: bool = False, cache: dict | None = None) -> DaskResults:
         """Assemble a validated DaskResults (called by ``from_dask_frame``)."""
         import dask
 
@@ -199,6 +199,7 @@ class DaskResults(Results):
         object.__setattr__(out, "_spec", {"sizes": [len(categories[r]) for r in ID_ROLES],
                                           "progress": progress})
         object.__setattr__(out, "partition_names", list(names))
+        out._cache.update(cache or {})  # reductions made during validation (describe)
         return out
 
     # ------------------------------------------------------------------ plumbing
@@ -263,7 +264,7 @@ class DaskResults(Results):
         return self
 
     # ------------------------------------------------------------------ whole-table views
-    def _check_fits(self, what: str, rows: int) -> None:
+    def _check_fits(self, what: str, rows: int, alternative: str = "") -> None:
         if rows > MAX_CLIENT_ROWS:
             raise RowsTooLargeError(
                 f"{what} needs {rows:,} rows on the client, more than MAX_CLIENT_ROWS = "
@@ -271,7 +272,7 @@ class DaskResults(Results):
                 f"at_budget/final, blocks and the rank tests, anytime ranks, the LMEM fit on "
                 f"the long table) runs per partition; this view does not. Fix: subset the "
                 f"data, raise benchverdict._dask.results.MAX_CLIENT_ROWS if the client has "
-                f"the memory, or use the incumbents (final(), at_budget()).")
+                f"the memory, or use the incumbents (final(), at_budget()).{alternative}")
 
     @property
     def table(self) -> pd.DataFrame:
@@ -310,9 +311,26 @@ class DaskResults(Results):
         run = self._summary["run"].to_numpy()
         in_cell = (run // ns) == a * nb + b
         self._check_fits(f"the draws of ({algorithm}, {benchmark})",
-                         int(self._summary["n"].to_numpy()[in_cell].sum()))
+                         int(self._summary["n"].to_numpy()[in_cell].sum()),
+                         alternative=" Or use ecdf_sketches([(algorithm, benchmark)]): the "
+                                     "cell's ECDF from exact counts in bins, with its error "
+                                     "bound (benchverdict.stats.ecdf_sketch).")
         parts = self._map(_rows_of_cell, algorithm, benchmark, desc="collecting draws")
         return np.concatenate(parts) if parts else np.array([], dtype=float)
+
+    def ecdf_sketches(self, cells: Sequence[tuple[str, str]] | None = None, *,
+                      n_bins: int = 2**16, sample_size: int | None = None,
+                      seed: int = 0) -> dict:
+        """Exact-count ECDF sketches of the draws per (algorithm, benchmark) cell.
+
+        For cells too large for :meth:`draws`: two passes over the partitions,
+        exact ECDF at every edge, sup-norm error at most the sketch's exact
+        ``error_bound``; bands from it are widened by that bound
+        (:mod:`benchverdict.stats.ecdf_sketch`, :mod:`benchverdict._dask.sketch`).
+        """
+        from benchverdict._dask.sketch import ecdf_sketches
+
+        return ecdf_sketches(self, cells, n_bins=n_bins, sample_size=sample_size, seed=seed)
 
     def iter_draws(self) -> Iterator[tuple[str, str, np.ndarray]]:
         """Yield ``(algorithm, benchmark, draws)`` for every non-empty cell (exact)."""

@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 
 #: At most this many bars per sanity-check panel (HPO-B has 86 benchmarks).
 MAX_BARS = 30
+#: The variance ranking of benchmark informativeness is fitted up to this many benchmarks.
+MAX_RANKED_BENCHMARKS = 300
 
 
 @dataclass(frozen=True)
@@ -451,9 +453,11 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         raise ValueError(f"test must be 'F' or 'glrt', got {test!r}.")
     frame, used, left_out = _rows(results, "final" if budget is None else budget)
     rows, tests = [], {}
-    benchmarks = sorted(map(str, frame["benchmark"].unique()))
+    # One groupby, not one scan of every row per benchmark (2000 benchmarks: 76 s -> 6 s).
+    by_benchmark = dict(tuple(frame.groupby(frame["benchmark"].astype(str), observed=True)))
+    benchmarks = sorted(by_benchmark)
     for bench in _progress(benchmarks, progress, "benchmark informativeness"):
-        sub = frame[frame["benchmark"].astype(str) == bench]
+        sub = by_benchmark[bench]
         if sub["algorithm"].nunique() < 2:
             raise ValueError(f"benchmark {bench!r} has results for one algorithm only; the "
                              "informativeness check compares algorithms within a benchmark.")
@@ -470,7 +474,13 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     table["adjustment"] = "holm"
     table["informative"] = table["p_value"] < alpha
     rank_error = None
-    if rank and len(table) > 1:
+    if rank and len(table) > MAX_RANKED_BENCHMARKS:
+        # The ranking model has a fixed effect and a variance per benchmark: 300 took
+        # 1.4 GB, 2000 exhausted 24 GB.
+        rank_error = (f"{len(table)} benchmarks, more than MAX_RANKED_BENCHMARKS = "
+                      f"{MAX_RANKED_BENCHMARKS}: the ranking model would have a fixed effect "
+                      f"and a variance component per benchmark; rank a subset of benchmarks")
+    elif rank and len(table) > 1:
         ranked = frame
         if standardize:
             sd = frame.groupby("benchmark", observed=True)["score"].transform("std")
@@ -521,6 +531,10 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
     >>> budget_relevance(res).verdict
     'interaction'
     """
+    if hasattr(results, "_lmem_partitions"):  # a DaskResults: the fits sum per partition
+        from benchverdict._dask.sanity import budget_relevance_partitioned
+
+        return budget_relevance_partitioned(results, alpha=alpha)
     frame, used, left_out = _rows(results, None)
     if "budget" not in frame.columns:
         raise ValueError("the budget check needs a budget column (Results.from_frame("
@@ -606,8 +620,11 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
          lambda: benchmark_informativeness(results, alpha=alpha, budget=budget,
                                            progress=progress)),
     ]
-    table = results.table if not isinstance(results, pd.DataFrame) else results
-    if "budget" in table.columns and table["budget"].nunique() > 1:
+    if isinstance(results, pd.DataFrame):
+        has_budgets = "budget" in results.columns and results["budget"].nunique() > 1
+    else:  # from the budget grid: a DaskResults keeps its rows in partitions
+        has_budgets = results.has_budget and len(results.budgets) > 1
+    if has_budgets:
         runs.append(("budget_relevance", lambda: budget_relevance(results, alpha=alpha)))
     checks = []
     for name, run in _progress(runs, progress, "sanity checks"):
