@@ -71,7 +71,8 @@ def files_for(data: Path, rows: float, tmp: Path) -> Path:
 
 def measure(path: Path, report: bool, out: Path, persist: bool) -> dict:
     import benchverdict as bv
-    from benchverdict._dask.frame import from_dask_frame, read_dask
+    from benchverdict._dask.construct import from_dask_frame
+    from benchverdict._dask.frame import read_dask
     from benchverdict.lmem import fit, glrt
 
     row: dict = {}

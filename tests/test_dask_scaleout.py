@@ -21,6 +21,7 @@ distributed = pytest.importorskip("distributed")
 import benchverdict as bv  # noqa: E402
 from benchverdict._validation import ValidationError  # noqa: E402
 from benchverdict.examples import load_example_frame  # noqa: E402
+from benchverdict.io import from_dask_frame  # noqa: E402
 from benchverdict.lmem import fit, glrt  # noqa: E402
 from benchverdict.results import Results  # noqa: E402
 
@@ -44,7 +45,7 @@ def cluster_client():
 
 def _both(df: pd.DataFrame, npartitions: int, **roles) -> tuple[Results, Results]:
     mem = Results.from_frame(df, **roles)
-    dk = Results.from_frame(dd.from_pandas(df, npartitions=npartitions, sort=False), **roles)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=npartitions, sort=False), **roles)
     return mem, dk
 
 
@@ -54,12 +55,12 @@ def _assert_same_views(mem: Results, dk: Results, budgets) -> None:
     assert (dk.algorithms, dk.benchmarks, dk.seeds) == (mem.algorithms, mem.benchmarks,
                                                         mem.seeds)
     pd.testing.assert_frame_equal(dk.exclusions, mem.exclusions)
-    pd.testing.assert_frame_equal(dk.final(), mem.final())
+    pd.testing.assert_frame_equal(dk.final().table, mem.final().table)
     np.testing.assert_array_equal(dk.budgets, mem.budgets)
     for b in budgets:
         got, want = dk.at_budget(b), mem.at_budget(b)
-        pd.testing.assert_frame_equal(got, want)
-        assert got.attrs == want.attrs
+        pd.testing.assert_frame_equal(got.table, want.table)
+        pd.testing.assert_frame_equal(got.exclusions, want.exclusions)
         pd.testing.assert_frame_equal(dk.runs_without_incumbent(b), mem.runs_without_incumbent(b))
     np.testing.assert_array_equal(dk.incumbent_cube(budgets), mem.incumbent_cube(budgets))
     for kw in ({}, {"unit": "benchmark_seed"}, {"budget": budgets[0], "missing": "drop"},
@@ -308,7 +309,7 @@ def test_whole_table_views_refuse_beyond_the_client_limit(cluster_client, monkey
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 100)
     with pytest.raises(dask_results.RowsTooLargeError, match="MAX_CLIENT_ROWS"):
         dk.table  # noqa: B018
-    assert len(dk.final()) == 600  # the reductions still work
+    assert len(dk.final().table) == 600  # the reductions still work
 
 
 def test_cell_sizes_equal_the_table_groupby(cluster_client):
@@ -319,12 +320,14 @@ def test_cell_sizes_equal_the_table_groupby(cluster_client):
 
 
 def test_persisted_partitions_give_the_same_answers(cluster_client):
-    from benchverdict._dask.frame import from_dask_frame
 
     df = load_example_frame()
     mem = Results.from_frame(df, **EXAMPLE_ROLES)
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=5), persist=True, **EXAMPLE_ROLES)
-    pd.testing.assert_frame_equal(dk.final(), mem.final())
+    from benchverdict._dask import construct as dask_construct
+
+    dk = dask_construct.from_dask_frame(dd.from_pandas(df, npartitions=5), persist=True,
+                                    **EXAMPLE_ROLES)
+    pd.testing.assert_frame_equal(dk.final().table, mem.final().table)
 
 
 # ------------------------------------------------------------------------ CLI
@@ -376,7 +379,7 @@ def test_priorband_anytime_full_equals_in_memory(cluster_client, shared_data, tm
     dk = bv.read(tmp_path, engine="dask", **PRIORBAND_ROLES)
     assert (dk.kind, dk.kind_reason) == (mem.kind, mem.kind_reason)
     pd.testing.assert_frame_equal(dk.exclusions, mem.exclusions)
-    pd.testing.assert_frame_equal(dk.final(), mem.final())
+    pd.testing.assert_frame_equal(dk.final().table, mem.final().table)
     budgets = [2.0, 8.0, 20.0]
     np.testing.assert_array_equal(dk.incumbent_cube(budgets), mem.incumbent_cube(budgets))
     a, b = mem.blocks(budget=8.0, missing="drop"), dk.blocks(budget=8.0, missing="drop")
@@ -586,18 +589,19 @@ def test_validation_and_describe_read_each_file_once(tmp_path, monkeypatch):
     assert str(dk.describe()) == str(full.describe())
     assert reads == []
     pd.testing.assert_frame_equal(dk.exclusions, full.exclusions)
-    pd.testing.assert_frame_equal(mem.final(), full.final())
+    pd.testing.assert_frame_equal(mem.final().table, full.final().table)
 
 
 def test_a_file_that_changed_after_its_footer_was_read_is_named(cluster_client, tmp_path):
-    from benchverdict._dask.frame import from_dask_frame, read_dask
+    from benchverdict._dask.frame import from_dask_frame as _from_dask_frame
+    from benchverdict._dask.frame import read_dask
 
     _write_parts(tmp_path, _parts(3))
     ddf, names = read_dask(tmp_path)
     names.lengths = [names.lengths[0], names.lengths[1] + 1, names.lengths[2]]
     roles = {k: v for k, v in EXAMPLE_ROLES.items()}
     with pytest.raises(ValueError, match=r"part-01\.parquet.*footer said"):
-        from_dask_frame(ddf, partition_names=names, **roles)
+        _from_dask_frame(ddf, partition_names=names, **roles)
 
 
 def test_an_unhashable_metafeature_does_not_stop_models_that_do_not_use_it(cluster_client):

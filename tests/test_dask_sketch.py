@@ -160,12 +160,12 @@ def _trials(seed: int = 0) -> pd.DataFrame:
 
 
 def test_dask_sketches_are_exact_on_cells_crossing_partitions(cluster_client):
-    from benchverdict.results import Results
+    from benchverdict.io import from_dask_frame
 
     df = _trials()
     roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
                  objective="maximize", kind="trials")
-    dk = Results.from_frame(dd.from_pandas(df, npartitions=9, sort=False), **roles)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=9, sort=False), **roles)
     sketches = dk.ecdf_sketches(n_bins=32, sample_size=200, seed=5)
     assert len(sketches) == 6
     for (a, b), sketch in sketches.items():
@@ -173,7 +173,7 @@ def test_dask_sketches_are_exact_on_cells_crossing_partitions(cluster_client):
         _assert_exact(sketch, values)
         assert sketch.sample_size == 200 and sketch.error_bound > 0
     # The sample (hence the edges) depends on the rows and the seed, not on the partitioning.
-    other = Results.from_frame(dd.from_pandas(df, npartitions=4, sort=False), **roles)
+    other = from_dask_frame(dd.from_pandas(df, npartitions=4, sort=False), **roles)
     again = other.ecdf_sketches([("B", "q")], n_bins=32, sample_size=200, seed=5)
     np.testing.assert_array_equal(again[("B", "q")].edges, sketches[("B", "q")].edges)
     np.testing.assert_array_equal(again[("B", "q")].cum, sketches[("B", "q")].cum)
@@ -181,10 +181,10 @@ def test_dask_sketches_are_exact_on_cells_crossing_partitions(cluster_client):
 
 def test_draws_beyond_the_client_limit_point_to_the_sketch(cluster_client, monkeypatch):
     from benchverdict._dask import results as dask_results
-    from benchverdict.results import Results
+    from benchverdict.io import from_dask_frame
 
     df = _trials()
-    dk = Results.from_frame(dd.from_pandas(df, npartitions=5), algorithm="alg",
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=5), algorithm="alg",
                             benchmark="bench", seed="seed", budget="trial", score="acc",
                             objective="maximize", kind="trials")
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 100)

@@ -32,10 +32,7 @@ ANALYSIS_MODULES = ("tuning", "lmem", "ranks", "dse")
 
 #: Areas whose modules other sessions of issue 14 rework in parallel (lmem model <-> cd <->
 #: rbackend is theirs to break). The coordinator removes an entry once its branch is merged.
-OTHER_SESSIONS_XFAIL = {
-    "_dask": "results.from_frame(dask frame) -> _dask.frame -> results, and _dask.frame -> io "
-             "(ReadError) -> _dask.frame: i12dask/coordinator (see the i14core report)",
-}
+OTHER_SESSIONS_XFAIL: dict[str, str] = {}
 
 
 def _module_name(path: Path) -> str:

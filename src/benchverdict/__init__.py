@@ -62,6 +62,7 @@ _HOMES = {
     "Verdict": "verdict",
     "compare": "report",
     "read": "io",
+    "from_dask_frame": "io",
     "verdicts_from_json": "verdict",
     "verdicts_to_frame": "verdict",
     "verdicts_to_json": "verdict",
@@ -69,9 +70,9 @@ _HOMES = {
 
 __all__ = [
     "BlockMatrix", "Comparison", "Description", "Effect", "Evidence", "Problem", "Results",
-    "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse", "examples", "io",
-    "leaderboard", "lmem", "ranks", "read", "report", "stats", "tuning", "verdicts_from_json",
-    "verdicts_to_frame", "verdicts_to_json",
+    "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse", "examples",
+    "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read", "report", "stats",
+    "tuning", "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
 ]
 
 

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -520,3 +521,20 @@ def duplicated_keys(
 def _plain(value: object) -> object:
     """A numpy scalar as the Python value it holds (for readable messages)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+class ReadError(ValueError):
+    """A file could not be read as a table: empty, truncated, corrupt or not UTF-8.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file.
+    """
+
+    def __init__(self, path: str | Path, message: str):
+        self.path = Path(path)
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (ReadError, (self.path, str(self)))

@@ -30,9 +30,9 @@ Two kinds of data fit the schema (``Results.kind``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -439,15 +439,14 @@ class Results:
         if kind is not None and kind not in ("trials", "runs"):
             raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
         if not isinstance(df, pd.DataFrame):
-            from benchverdict._dask import is_dask_frame
-
-            if is_dask_frame(df):  # rows stay in Dask partitions (benchverdict[dask])
-                from benchverdict._dask.frame import from_dask_frame
-
-                return from_dask_frame(  # type: ignore[return-value]
-                    df, algorithm=algorithm, seed=seed, score=score, objective=objective,
-                    benchmark=benchmark, budget=budget, metafeatures=metafeatures,
-                    on_invalid=on_invalid, kind=kind)
+            if type(df).__module__.split(".")[0] == "dask":
+                # The Dask engine sits above Results (DaskResults is a Results), so the
+                # constructor of a Dask frame is benchverdict.io's, not this one.
+                raise TypeError(
+                    "df is a Dask DataFrame. Fix: build its Results with "
+                    "benchverdict.from_dask_frame(df, ...) (the same role arguments; needs "
+                    "benchverdict[dask]) or read the files with "
+                    "benchverdict.read(path, ..., engine='dask').")
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}.")
         frame, problems, exclusions, budget_index = _validate(
             df,
@@ -1159,6 +1158,21 @@ class Results:
             "seed": pd.Series(np.asarray(f["seed"].cat.categories[s_codes]), dtype=object),
             "first_budget": first[late].astype(float),
         })
+
+    def _engine_step(self, step: str) -> Callable[..., Any] | None:
+        """The engine's own implementation of an analysis step, or ``None`` to run it in memory.
+
+        An engine that keeps the rows elsewhere (the Dask one) overrides this
+        so that a step such as ``"lmem.fit"`` runs as per-partition
+        reductions; the analysis modules ask, and never import the engine.
+        In memory every step runs as written.
+
+        Examples
+        --------
+        >>> _example_small()._engine_step("lmem.fit") is None
+        True
+        """
+        return None
 
     def cell_sizes(self) -> pd.Series:
         """Rows per (algorithm, benchmark) cell that has any.

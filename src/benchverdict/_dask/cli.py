@@ -24,7 +24,8 @@ def connect(address: str | None) -> Any | None:
 def load_dask(args: argparse.Namespace):
     """The DaskResults of a parsed command line (``--engine dask``)."""
     from benchverdict._dask import require_dask
-    from benchverdict._dask.frame import from_dask_frame, read_dask
+    from benchverdict._dask.construct import from_dask_frame
+    from benchverdict._dask.frame import read_dask
 
     require_dask()
     connect(getattr(args, "scheduler", None))

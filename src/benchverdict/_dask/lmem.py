@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchverdict._dask.frame import codes_in
+from benchverdict._dask.codes import codes_in
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.design import (
     CrossProducts,
@@ -352,7 +352,8 @@ def sum_cross_products_once(results: Any, formulas: list[str]) -> bool:
     >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> from benchverdict.results import Results, _example_small
     >>> df = _example_small().table.reset_index(drop=True)
-    >>> big = Results.from_frame(dd.from_pandas(df, npartitions=2), algorithm="algorithm",
+    >>> from benchverdict.io import from_dask_frame
+    >>> big = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="algorithm",
     ...                          benchmark="benchmark", seed="seed", budget="budget",
     ...                          score="score", objective="maximize")
     >>> sum_cross_products_once(big, ["score ~ 1 + (1|benchmark)",
@@ -401,7 +402,8 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
     >>> df = _example_small().table.reset_index(drop=True)
     >>> roles = dict(algorithm="algorithm", benchmark="benchmark", seed="seed",
     ...              budget="budget", score="score", objective="maximize")
-    >>> big = Results.from_frame(dd.from_pandas(df, npartitions=3), **roles)
+    >>> from benchverdict.io import from_dask_frame
+    >>> big = from_dask_frame(dd.from_pandas(df, npartitions=3), **roles)
     >>> m1 = fit(big, "score ~ algorithm + (1|benchmark)")
     >>> m0 = fit(Results.from_frame(df, **roles), "score ~ algorithm + (1|benchmark)")
     >>> bool(abs(m1.loglik - m0.loglik) <= 1e-9 * abs(m0.loglik))

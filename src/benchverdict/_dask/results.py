@@ -26,14 +26,14 @@ exhausting the client's memory.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from benchverdict._dask.compute import compute_all
-from benchverdict._dask.frame import canonical_partition
+from benchverdict._dask.frame import _budget_levels, _meta_levels, canonical_partition
 from benchverdict.results import ID_ROLES, Results
 
 #: The most rows a view that needs every row (``table``, ``draws``) brings to the client.
@@ -108,32 +108,6 @@ def _rows_of_cell(canon: pd.DataFrame, algorithm: str, benchmark: str) -> np.nda
     return canon["score"].to_numpy()[mask]
 
 
-def _budget_levels(canon: pd.DataFrame) -> pd.DataFrame:
-    """Distinct (algorithm code, budget) pairs of a partition."""
-    a = canon["algorithm"].cat.codes.to_numpy().astype(np.int64)
-    b_codes, levels = pd.factorize(canon["budget"].to_numpy())
-    pairs = np.unique(a * max(len(levels), 1) + b_codes)
-    a, b = np.divmod(pairs, max(len(levels), 1))
-    return pd.DataFrame({"a": a, "budget": np.asarray(levels, dtype=float)[b]})
-
-
-def _meta_levels(canon: pd.DataFrame, metafeatures: Sequence[str]) -> dict:
-    """Per metafeature: distinct (benchmark code, value) pairs and the missing count."""
-    out = {}
-    b_codes = canon["benchmark"].cat.codes.to_numpy().astype(np.int64)
-    for m in metafeatures:
-        col = canon[m]
-        present = col.notna().to_numpy()
-        # Distinct (benchmark, value) pairs through integer codes: hashing objects is slow.
-        v_codes, levels = pd.factorize(col)
-        key = b_codes[present] * max(len(levels), 1) + v_codes[present]
-        pairs = np.unique(key)
-        b, v = np.divmod(pairs, max(len(levels), 1))
-        out[m] = (pd.DataFrame({"b": b, "v": np.asarray(levels, dtype=object)[v]}),
-                  int((~present).sum()), str(col.dtype))
-    return out
-
-
 def _first_per_benchmark(canon: pd.DataFrame, name: str) -> pd.Series:
     return canon.groupby("benchmark", observed=True)[name].first().dropna()
 
@@ -155,12 +129,13 @@ class DaskResults(Results):
     >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
     >>> from benchverdict.results import _example_small
     >>> df = _example_small().table.reset_index(drop=True)
-    >>> res = Results.from_frame(dd.from_pandas(df, npartitions=3), algorithm="algorithm",
+    >>> from benchverdict.io import from_dask_frame
+    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=3), algorithm="algorithm",
     ...                          benchmark="benchmark", seed="seed", budget="budget",
     ...                          score="score", objective="maximize")
     >>> type(res).__name__, len(res), res.kind
     ('DaskResults', 16, 'trials')
-    >>> res.final()["score"].tolist() == _example_small().final()["score"].tolist()
+    >>> res.final().table["score"].tolist() == _example_small().final().table["score"].tolist()
     True
     """
 
@@ -384,8 +359,21 @@ class DaskResults(Results):
         out = picked.drop(columns="__run__").reset_index(drop=True)
         return out
 
-    def at_budget(self, budget: float) -> pd.DataFrame:
-        """The incumbent of every run after ``budget`` (see :meth:`Results.at_budget`)."""
+    def _incumbent_rows(self, budget: float | None = None) -> pd.DataFrame:
+        """The incumbent of every run at ``budget`` (default: final), from the per-run reductions.
+
+        The rows behind :meth:`Results.at_budget`, :meth:`Results.final` and
+        :meth:`Results.blocks` (one per run, so they fit in the client's memory).
+        """
+        if budget is None:
+            if not self.has_budget:
+                return self.table.reset_index(drop=True)
+            picked = self._incumbent_frame(self._picked(None))
+            if self.kind == "trials":
+                last = self._summary.set_index("run")["bmax"]
+                picked["budget"] = last.reindex(
+                    self._picked(None)["__run__"].to_numpy()).to_numpy()
+            return picked
         if not self.has_budget:
             raise ValueError(
                 "at_budget() needs a budget column; pass budget=<column> to from_frame, or "
@@ -393,23 +381,6 @@ class DaskResults(Results):
         budget = float(budget)
         picked = self._incumbent_frame(self._picked(budget))
         picked["budget"] = budget
-        excluded = self.runs_without_incumbent(budget)
-        picked.attrs["excluded_runs"] = tuple(
-            (str(a), str(b), s)
-            for a, b, s in excluded[["algorithm", "benchmark", "seed"]].itertuples(index=False))
-        picked.attrs["budget"] = budget
-        return picked
-
-    def final(self) -> pd.DataFrame:
-        """The final incumbent of every run (see :meth:`Results.final`)."""
-        if not self.has_budget:
-            return self.table.reset_index(drop=True)
-        picked = self._incumbent_frame(self._picked(None))
-        if self.kind == "trials":
-            last = self._summary.set_index("run")["bmax"]
-            picked["budget"] = last.reindex(self._picked(None)["__run__"].to_numpy()).to_numpy()
-        picked.attrs["excluded_runs"] = ()
-        picked.attrs["budget"] = None
         return picked
 
     def incumbent_cube(self, budgets: Sequence[float]) -> np.ndarray:
@@ -508,6 +479,20 @@ class DaskResults(Results):
     def _lmem_partitions(self) -> list[Any]:
         """The canonical partitions (Dask delayed objects), for the partitioned LMEM."""
         return list(self._parts)
+
+    def _engine_step(self, step: str) -> Callable[..., Any] | None:
+        """The LMEM steps whose cross-products are summed per partition (see Results)."""
+        # Imported on use: the partitioned LMEM code sits above this module (it reads
+        # DaskResults' partitions), and dask-free sessions never load it.
+        if step == "lmem.fit":
+            from benchverdict._dask.lmem import fit_partitioned
+
+            return fit_partitioned
+        if step == "lmem.budget_relevance":
+            from benchverdict._dask.sanity import budget_relevance_partitioned
+
+            return budget_relevance_partitioned
+        return None
 
 
 __all__ = ["MAX_CLIENT_ROWS", "DaskResults", "RowsTooLargeError"]

@@ -27,7 +27,8 @@ import pandas as pd
 
 from benchverdict._dask.lmem import sum_cross_products_once
 from benchverdict.lmem import exclusions as _exclusions
-from benchverdict.lmem.model import DegenerateFitError, fit
+from benchverdict.lmem.fitting import fit
+from benchverdict.lmem.model import DegenerateFitError
 from benchverdict.lmem.sanity import SanityCheck, _compare, _degenerate_glrt, _quiet_glrt
 
 
@@ -49,7 +50,8 @@ def budget_relevance_partitioned(results: Any, *, alpha: float = 0.05) -> Sanity
     ...                        budget_slope={"A": -1.0}, rng=2)
     >>> roles = dict(algorithm="algorithm", benchmark="benchmark", seed="seed",
     ...              budget="budget", score="score", objective=mem.objective)
-    >>> dk = Results.from_frame(dd.from_pandas(mem.table.reset_index(drop=True),
+    >>> from benchverdict.io import from_dask_frame
+    >>> dk = from_dask_frame(dd.from_pandas(mem.table.reset_index(drop=True),
     ...                                        npartitions=4), **roles)
     >>> budget_relevance_partitioned(dk).verdict
     'interaction'

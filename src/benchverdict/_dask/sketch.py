@@ -131,7 +131,8 @@ def ecdf_sketches(results: Any, cells: Sequence[tuple[str, str]] | None = None, 
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame({"alg": np.repeat(["a", "b"], 500), "seed": np.tile(range(500), 2),
     ...                    "acc": rng.uniform(size=1000)})
-    >>> res = Results.from_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
+    >>> from benchverdict.io import from_dask_frame
+    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
     ...                          seed="seed", score="acc", objective="maximize")
     >>> s = ecdf_sketches(res, n_bins=16)[("a", res.benchmarks[0])]
     >>> s.n, bool(s.error_bound < 0.2)

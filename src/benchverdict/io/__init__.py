@@ -23,12 +23,12 @@ import lzma
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from benchverdict._validation import ValidationError
+from benchverdict._validation import ReadError, ValidationError
 from benchverdict.results import Kind, Objective, Results
 
 Format = Literal["csv", "tsv", "parquet", "jsonl"]
@@ -45,23 +45,6 @@ _COMPRESSION = {".gz", ".bz2", ".xz", ".zst", ".zip"}
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 # "-0" is excluded: it would become 0 and merge with a label "0".
 _PLAIN_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
-
-
-class ReadError(ValueError):
-    """A file could not be read as a table: empty, truncated, corrupt or not UTF-8.
-
-    Attributes
-    ----------
-    path : pathlib.Path
-        The file.
-    """
-
-    def __init__(self, path: str | Path, message: str):
-        self.path = Path(path)
-        super().__init__(message)
-
-    def __reduce__(self):
-        return (ReadError, (self.path, str(self)))
 
 
 def detect_format(path: str | Path) -> Format:
@@ -298,7 +281,8 @@ def read(
     if engine not in ("pandas", "dask"):
         raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}.")
     if engine == "dask":
-        from benchverdict._dask.frame import from_dask_frame, read_dask
+        from benchverdict._dask.construct import from_dask_frame
+        from benchverdict._dask.frame import read_dask
 
         ddf, names = read_dask(path, columns=wanted, format=format)
         return from_dask_frame(ddf, algorithm=algorithm, seed=seed, score=score,
@@ -333,4 +317,33 @@ def read(
     return Results.from_frame(read_frame(path, format=fmt), **roles)
 
 
-__all__ = ["ReadError", "detect_format", "read", "read_frame"]
+def from_dask_frame(ddf: Any, *, algorithm: str, seed: str, score: str, objective: str,
+                    benchmark: str | None = None, budget: str | None = None,
+                    metafeatures: Sequence[str] = (), on_invalid: str = "raise",
+                    kind: str | None = None) -> Results:
+    """A :class:`Results` whose rows stay in a Dask DataFrame's partitions (``benchverdict[dask]``).
+
+    The arguments are those of :meth:`Results.from_frame`, and so is the
+    result's API: validation runs per partition (duplicate keys across
+    partitions included), the analyses run on per-partition reductions, and
+    the verdicts equal the in-memory ones. :func:`read` with
+    ``engine="dask"`` does the same from (partitioned) files.
+
+    Examples
+    --------
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
+    ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
+    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
+    ...                       score="acc", objective="maximize")
+    >>> type(res).__name__, res.algorithms
+    ('DaskResults', ['a', 'b'])
+    """
+    from benchverdict._dask.construct import from_dask_frame as _from_dask_frame
+
+    return _from_dask_frame(ddf, algorithm=algorithm, seed=seed, score=score,
+                            objective=objective, benchmark=benchmark, budget=budget,
+                            metafeatures=metafeatures, on_invalid=on_invalid, kind=kind)
+
+
+__all__ = ["ReadError", "detect_format", "from_dask_frame", "read", "read_frame"]

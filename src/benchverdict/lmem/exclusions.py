@@ -6,7 +6,7 @@ dropped silently:
 * rows the :class:`~benchverdict.results.Results` excluded at validation
   (``results.exclusions``, with ``on_invalid="drop"``), one record per row;
 * runs with no observation at or below the budget the incumbents are taken
-  at (:meth:`Results.at_budget` lists them in ``frame.attrs["excluded_runs"]``).
+  at (a :meth:`Results.at_budget` view records them in its ``exclusions``).
 
 :func:`exclusions_of` collects both into one tidy table, which
 :class:`~benchverdict.lmem.model.MixedModel` carries as ``exclusions`` and
@@ -31,17 +31,15 @@ def empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
 
 
-def exclusions_of(results: Results | pd.DataFrame | None,
-                  frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Rows and runs left out of ``frame`` (the table a model is fitted on).
+def exclusions_of(results: Results | pd.DataFrame | None) -> pd.DataFrame:
+    """Rows and runs left out of the data a model is fitted on.
 
     Parameters
     ----------
-    results : Results or DataFrame, optional
-        Its ``exclusions`` (invalid rows dropped at validation) are counted.
-    frame : DataFrame, optional
-        A table derived from ``results``; runs listed in its
-        ``attrs["excluded_runs"]`` (set by :meth:`Results.at_budget`) are counted.
+    results : Results, optional
+        Its ``exclusions``: the invalid rows dropped at validation, and for a
+        view (:meth:`Results.at_budget`) the runs without an incumbent there.
+        A DataFrame (rows given as they are) or ``None`` left nothing out.
 
     Returns
     -------
@@ -53,46 +51,24 @@ def exclusions_of(results: Results | pd.DataFrame | None,
     Examples
     --------
     >>> import pandas as pd
-    >>> frame = pd.DataFrame({"score": [0.1]})
-    >>> frame.attrs["excluded_runs"] = (("A", "b1", 3),)
-    >>> frame.attrs["budget"] = 5.0
-    >>> exclusions_of(None, frame).to_dict("records")
-    [{'unit': 'run', 'id': 'A / b1 / 3', 'reason': 'no observation at or below budget 5'}]
+    >>> from benchverdict.results import Results
+    >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b"], "seed": [0, 0, 0, 0],
+    ...                    "t": [1, 2, 2, 3], "y": [0.1, 0.2, 0.3, 0.4]})
+    >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+    ...                          objective="maximize", kind="runs")
+    >>> exclusions_of(res.at_budget(1)).to_dict("records")
+    [{'unit': 'run', 'id': 'b / all / 0', 'reason': 'no observation at or below budget 1'}]
     """
-    records = []
     table = getattr(results, "exclusions", None)
-    if isinstance(table, pd.DataFrame) and len(table):
-        if "unit" in table.columns:
-            # Results.exclusions: validation's rows and the runs a view (at_budget) left out.
-            for r in table.to_dict("records"):
-                run = r["unit"] == "run"
-                key = (" / ".join(str(r[k]) for k in ("algorithm", "benchmark", "seed"))
-                       if run else str(r["row"]))
-                records.append({"unit": "run" if run else "row", "id": key,
-                                "reason": str(r["reasons"])})
-        elif "row" in table.columns:
-            # Results.exclusions holds one record per row with all its reasons joined.
-            column = "reasons" if "reasons" in table else "reason" if "reason" in table else None
-            reasons = table.groupby("row", sort=True)[column].agg(
-                lambda r: "; ".join(dict.fromkeys(map(str, r)))) if column else None
-            for row in dict.fromkeys(table["row"]):
-                why = reasons[row] if reasons is not None else "excluded at validation"
-                records.append({"unit": "row", "id": str(row), "reason": why})
-        else:
-            for i in range(len(table)):
-                records.append({"unit": "row", "id": str(i), "reason": "excluded at validation"})
-    for source in (frame, results if isinstance(results, pd.DataFrame) else None):
-        if source is None:
-            continue
-        runs = source.attrs.get("excluded_runs", ())
-        budget = source.attrs.get("budget")
-        why = ("no observation at or below budget " + f"{float(budget):g}"
-               if budget is not None else "no incumbent")
-        for run in runs:
-            records.append({"unit": "run", "id": " / ".join(map(str, run)), "reason": why})
-        if runs:
-            break
-    return pd.DataFrame(records, columns=COLUMNS) if records else empty()
+    if not isinstance(table, pd.DataFrame) or table.empty:
+        return empty()
+    records = []
+    for r in table.to_dict("records"):
+        run = r["unit"] == "run"
+        key = (" / ".join(str(r[k]) for k in ("algorithm", "benchmark", "seed"))
+               if run else str(r["row"]))
+        records.append({"unit": "run" if run else "row", "id": key, "reason": str(r["reasons"])})
+    return pd.DataFrame(records, columns=COLUMNS)
 
 
 def counts(exclusions: pd.DataFrame) -> dict[str, int]:

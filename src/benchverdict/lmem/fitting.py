@@ -13,7 +13,7 @@ without importing this module (no import cycle).
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -35,9 +35,7 @@ from benchverdict.lmem.model import (
 )
 from benchverdict.lmem.native import ProfiledDeviance, small_problem_threads
 from benchverdict.lmem.scaling import constant_coefficients, standardised
-
-if TYPE_CHECKING:
-    from benchverdict.results import Results
+from benchverdict.results import Results
 
 Backend = Literal["native", "lme4"]
 
@@ -115,13 +113,10 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     >>> m.n_params, m.fixef.index.tolist()
     (4, ['(Intercept)', 'algorithmb'])
     """
-    if hasattr(results, "_lmem_partitions"):  # a DaskResults: cross-products per partition
-        # imported here because dask is an optional extra (no cycle: _dask.lmem imports
-        # lmem.model, never this module)
-        from benchverdict._dask.lmem import fit_partitioned
-
-        return fit_partitioned(results, formula, reml=reml, backend=backend, start=start,
-                               exclusions=exclusions)
+    engine_fit = results._engine_step("lmem.fit") if isinstance(results, Results) else None
+    if engine_fit is not None:  # e.g. Dask: the cross-products are summed per partition
+        return engine_fit(results, formula, reml=reml, backend=backend, start=start,
+                          exclusions=exclusions)
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)
     left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)

@@ -51,12 +51,12 @@ from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.lmem.model import DegenerateFitError, check_alpha
+from benchverdict.results import Results
 from benchverdict.stats.multiple_testing import holm
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
-    from benchverdict.results import Results
     from benchverdict.verdict import Verdict
 
 
@@ -531,10 +531,10 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
     >>> budget_relevance(res).verdict
     'interaction'
     """
-    if hasattr(results, "_lmem_partitions"):  # a DaskResults: the fits sum per partition
-        from benchverdict._dask.sanity import budget_relevance_partitioned
-
-        return budget_relevance_partitioned(results, alpha=alpha)
+    engine_check = (results._engine_step("lmem.budget_relevance")
+                    if isinstance(results, Results) else None)
+    if engine_check is not None:  # e.g. Dask: the three fits sum per partition
+        return engine_check(results, alpha=alpha)
     frame, used, left_out = _rows(results, None)
     if "budget" not in frame.columns:
         raise ValueError("the budget check needs a budget column (Results.from_frame("

@@ -310,8 +310,8 @@ class SketchBand:
         upper = np.where(j < len(l_at), s.edges[np.minimum(j, len(l_at) - 1)], high)
         return lower.astype(float), upper.astype(float)
 
-    def tuning_curve(self, ks, q: float = 0.5, low: float = -np.inf, high: float = np.inf,
-                     ) -> dict[str, np.ndarray]:
+    def tuning_curve(self, budgets, q: float = 0.5, *, low: float = -np.inf,
+                     high: float = np.inf) -> dict[str, np.ndarray]:
         """The ``q``-quantile of the best of ``k`` draws (larger is better), with its band.
 
         The best of ``k`` IID draws has CDF ``F^k``, so its ``q``-quantile is
@@ -329,7 +329,7 @@ class SketchBand:
         >>> bool(np.all(curve["lower"] <= 0.5 ** (1 / curve["k"])))
         True
         """
-        ks = np.atleast_1d(np.asarray(ks, dtype=float))
+        ks = np.atleast_1d(np.asarray(budgets, dtype=float))
         if np.any(ks <= 0):
             raise ValueError("budgets k must be positive.")
         p = float(q) ** (1.0 / ks)
