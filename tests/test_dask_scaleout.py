@@ -81,7 +81,7 @@ def _assert_same_views(mem: Results, dk: Results, budgets) -> None:
 def _assert_same_report(mem: Results, dk: Results) -> None:
     a = bv.compare(mem, progress=False)
     b = bv.compare(dk, progress=False)
-    pd.testing.assert_frame_equal(b.verdicts, a.verdicts)
+    pd.testing.assert_frame_equal(b.verdict_table, a.verdict_table)
     assert [(r.name, r.status, r.reason) for r in b.runs] == [
         (r.name, r.status, r.reason) for r in a.runs]
     for ra, rb in zip(a.runs, b.runs):
@@ -456,20 +456,21 @@ def test_report_sanity_section_beyond_the_client_limit(cluster_client, monkeypat
     assert [s["conclusion"] for s in run_b.sanity] == [s["conclusion"] for s in run_a.sanity]
 
 
-def test_a_sanity_check_that_cannot_run_says_why(cluster_client, monkeypatch):
-    # The seed check on every row subsets rows per algorithm: beyond the client limit it
-    # fails alone, and its verdict says why in words (never an empty message).
+def test_every_row_beyond_the_client_limit_says_why(cluster_client, monkeypatch):
+    # The seed check on every row needs the long table on the client: beyond the limit,
+    # asking for it (results.table) fails with the reason and the way out, never an empty
+    # message; the default (final incumbents) runs every check.
     from benchverdict._dask import results as dask_results
-    from benchverdict.lmem import sanity_checks
+    from benchverdict._dask.results import RowsTooLargeError
+    from benchverdict.lmem import sanity_checks, seed_dependency
 
     traj, roles = _runs_traj()
     _, dk = _both(traj, 7, **roles)
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1000)
-    report = sanity_checks(dk, budget=None)
-    seed = report["seed_dependency"]
-    assert seed.failed
-    assert "RowsTooLargeError" in seed.verdict and "MAX_CLIENT_ROWS = 1,000" in seed.verdict
-    assert not report["budget_relevance"].failed
+    with pytest.raises(RowsTooLargeError, match="MAX_CLIENT_ROWS = 1,000"):
+        seed_dependency(dk.table)
+    report = sanity_checks(dk)
+    assert not any(c.failed for c in report.checks), [c.verdict for c in report.checks]
 
 
 def test_bench_reports_the_message_of_a_failed_step():
@@ -593,7 +594,7 @@ def test_validation_and_describe_read_each_file_once(tmp_path, monkeypatch):
 
 
 def test_a_file_that_changed_after_its_footer_was_read_is_named(cluster_client, tmp_path):
-    from benchverdict._dask.frame import from_dask_frame as _from_dask_frame
+    from benchverdict._dask.construct import from_dask_frame as _from_dask_frame
     from benchverdict._dask.frame import read_dask
 
     _write_parts(tmp_path, _parts(3))

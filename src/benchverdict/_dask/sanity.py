@@ -62,10 +62,8 @@ def budget_relevance_partitioned(results: Any, *, alpha: float = 0.05) -> Sanity
     if len(results.budgets) < 2:
         raise ValueError("the budget check needs at least two distinct budgets.")
     left_out = _exclusions.exclusions_of(results)
-    used = f"all {len(results)} rows"
+    used = results.rows_used()  # the in-memory check's own words
     n = _exclusions.counts(left_out)
-    if n["excluded_rows"]:
-        used += f"; {n['excluded_rows']} invalid input row(s) excluded"
     bench = " + (1|benchmark)" if len(results.benchmarks) > 1 else ""
     f0, f_simple = "score ~ algorithm" + bench, "score ~ algorithm + budget" + bench
     f_inter = "score ~ algorithm * budget" + bench
