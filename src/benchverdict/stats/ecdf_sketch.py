@@ -283,7 +283,7 @@ class SketchBand:
         _, hi = self.sketch.ecdf_bounds(x)
         return np.minimum(hi + self.epsilon, 1.0)
 
-    def quantile_interval(self, p, low: float = -np.inf, high: float = np.inf
+    def quantile_interval(self, p, *, low: float = -np.inf, high: float = np.inf
                           ) -> tuple[np.ndarray, np.ndarray]:
         """Bounds on ``F^{-1}(p)`` for every ``p`` in (0, 1] at once (on the DKW event).
 
@@ -333,7 +333,7 @@ class SketchBand:
         if np.any(ks <= 0):
             raise ValueError("budgets k must be positive.")
         p = float(q) ** (1.0 / ks)
-        lower, upper = self.quantile_interval(p, low, high)
+        lower, upper = self.quantile_interval(p, low=low, high=high)
         point_lower, point_upper = self.sketch.quantile_bounds(p)
         return {"k": ks, "point_lower": point_lower, "point_upper": point_upper,
                 "lower": lower, "upper": upper}
