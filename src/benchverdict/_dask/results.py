@@ -488,10 +488,10 @@ class DaskResults(Results):
             from benchverdict._dask.lmem import fit_partitioned
 
             return fit_partitioned
-        if step == "lmem.budget_relevance":
-            from benchverdict._dask.sanity import budget_relevance_partitioned
+        if step == "lmem.nested_cross_products":
+            from benchverdict._dask.lmem import sum_cross_products_once
 
-            return budget_relevance_partitioned
+            return sum_cross_products_once
         return None
 
 

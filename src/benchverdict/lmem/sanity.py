@@ -342,7 +342,7 @@ def _degenerate_glrt(f0: str, f1: str, alpha: float, m0=None) -> GLRTResult:
                       alpha, note="m1 reproduces the scores exactly and m0 does not")
 
 
-def _compare(frame: pd.DataFrame, f0: str, f1: str, alpha: float):
+def _compare(frame: pd.DataFrame | Results, f0: str, f1: str, alpha: float):
     """GLRT of ``f0`` against ``f1`` on ``frame`` (m1 started from m0's solution).
 
     Returns the test and both models (``None`` for a model whose random
@@ -531,25 +531,35 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05) ->
     >>> budget_relevance(res).verdict
     'interaction'
     """
-    engine_check = (results._engine_step("lmem.budget_relevance")
-                    if isinstance(results, Results) else None)
-    if engine_check is not None:  # e.g. Dask: the three fits sum per partition
-        return engine_check(results, alpha=alpha)
-    frame, used, left_out = _rows(results, None)
-    if "budget" not in frame.columns:
-        raise ValueError("the budget check needs a budget column (Results.from_frame("
-                         "budget=...); on the command line --budget COLUMN).")
-    if frame["budget"].nunique() < 2:
+    if isinstance(results, Results):
+        # The Results itself is fitted (not its table), so an engine that keeps the rows
+        # elsewhere (Dask) sums each model's cross-products where the rows are.
+        if not results.has_budget:
+            raise ValueError("the budget check needs a budget column (Results.from_frame("
+                             "budget=...); on the command line --budget COLUMN).")
+        data, used, left_out = results, results.rows_used(), _exclusions.exclusions_of(results)
+        n_budgets, n_benchmarks = len(results.budgets), len(results.benchmarks)
+    else:
+        data, used, left_out = _rows(results, None)
+        if "budget" not in data.columns:
+            raise ValueError("the budget check needs a budget column (Results.from_frame("
+                             "budget=...); on the command line --budget COLUMN).")
+        n_budgets, n_benchmarks = data["budget"].nunique(), data["benchmark"].nunique()
+    if n_budgets < 2:
         raise ValueError("the budget check needs at least two distinct budgets.")
-    bench = " + (1|benchmark)" if frame["benchmark"].nunique() > 1 else ""
+    bench = " + (1|benchmark)" if n_benchmarks > 1 else ""
     f0, f_simple = "score ~ algorithm" + bench, "score ~ algorithm + budget" + bench
     f_inter = "score ~ algorithm * budget" + bench
-    simple, _, m_simple = _compare(frame, f0, f_simple, alpha)
+    prepare = (results._engine_step("lmem.nested_cross_products")
+               if isinstance(results, Results) else None)
+    if prepare is not None:  # e.g. Dask: one pass over the partitions for the three models
+        prepare(results, [f0, f_simple, f_inter])
+    simple, _, m_simple = _compare(data, f0, f_simple, alpha)
     if m_simple is None:
         raise DegenerateFitError(f"{f0} or {f_simple} reproduces the scores exactly; the "
                                  "budget check needs residual variation.")
     try:
-        m_inter = fit(frame, f_inter, start=m_simple)
+        m_inter = fit(data, f_inter, start=m_simple)
     except DegenerateFitError:
         inter = _degenerate_glrt(str(m_simple.formula), f_inter, alpha, m_simple)
         m_inter = None
