@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-import matplotlib
 import pytest
+
+try:
+    import matplotlib
+except ModuleNotFoundError as err:  # pytest run by an interpreter without the package's deps
+    raise pytest.UsageError(
+        f"the tests need benchverdict's dependencies, but this Python "
+        f"({sys.executable}) lacks {err.name!r}. Fix: run the suite as the README says "
+        f"(`pip install nox && nox -s tests`), or install them into this interpreter with "
+        f"`pip install -e '.[test]'` and run pytest again.") from None
 
 matplotlib.use("Agg")
 
