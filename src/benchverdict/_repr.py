@@ -8,15 +8,10 @@ shows the same lines and the head of its tidy table.
 A class opts in by defining ``_summary_lines(self) -> list[str]`` (the first
 line says what it is; a few more may follow) and, optionally,
 ``_summary_table(self)`` (a DataFrame, default its ``table`` attribute), and
-then::
-
-    def __repr__(self) -> str:
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        return result_html(self)
-
-(defined in the class body, so a ``@dataclass`` keeps them.)
+deriving from :class:`ResultText`, which gives the short ``repr``, the
+notebook HTML, ``str()`` (its ``summary()``) and a default ``summary()``.
+A ``@dataclass`` deriving from it passes ``repr=False``: otherwise the
+generated ``__repr__`` (every field, arrays included) would win.
 """
 
 from __future__ import annotations
@@ -139,3 +134,40 @@ def names(values: Any, limit: int = 6) -> str:
     if len(values) <= limit:
         return ", ".join(values)
     return ", ".join(values[:limit]) + f" and {len(values) - limit} more"
+
+
+class ResultText:
+    """The text side of the result protocol, written once.
+
+    ``repr`` is :func:`result_repr`, ``_repr_html_`` :func:`result_html`,
+    ``str()`` is ``summary()``, and ``summary()`` joins ``_summary_lines()``
+    unless the class writes a fuller one.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(repr=False)
+    ... class Answer(ResultText):
+    ...     value: int
+    ...     def _summary_lines(self) -> list[str]:
+    ...         return [f"answer: {self.value}"]
+    >>> a = Answer(42)
+    >>> repr(a), str(a), a.summary()
+    ('<Answer: answer: 42>', 'answer: 42', 'answer: 42')
+    """
+
+    def _summary_lines(self) -> list[str]:
+        raise NotImplementedError
+
+    def summary(self) -> str:
+        """What the result says, as text (also ``str(result)``)."""
+        return "\n".join(self._summary_lines())
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:
+        return result_html(self)

@@ -63,6 +63,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.ticker import MaxNLocator
 
 from benchverdict._plain_text import plain_text, set_lines
+from benchverdict._repr import ResultText
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
 
 __all__ = [
@@ -178,8 +179,8 @@ MAX_CLIQUE_WORK = 2_000_000
 MAX_CLIQUES = 2_000
 
 
-@dataclass(frozen=True)
-class Grouping:
+@dataclass(repr=False, frozen=True)
+class Grouping(ResultText):
     """The groups of a critical-difference diagram and how they were found.
 
     Attributes
@@ -246,9 +247,6 @@ class Grouping:
             lines.append(f"  note: {self.note}")
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def plot(self, ax: Axes | None = None, **kw) -> Axes:
         """The critical-difference diagram of these groups (``kw`` go to :func:`draw_cd_diagram`).
 
@@ -278,16 +276,6 @@ class Grouping:
     def _summary_table(self) -> pd.DataFrame:
         return pd.DataFrame({"group": range(1, len(self.groups) + 1),
                              "members": [", ".join(sorted(g)) for g in self.groups]})
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
 
 def _rank_permutation(values: np.ndarray, names: list[str], lower_is_better: bool) -> np.ndarray:

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
@@ -245,8 +246,8 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass(frozen=True)
-class AggregateResult:
+@dataclass(repr=False, frozen=True)
+class AggregateResult(ResultText):
     """Aggregate performance across benchmarks with stratified-bootstrap intervals.
 
     Attributes
@@ -296,25 +297,12 @@ class AggregateResult:
                 for r in rows.itertuples(index=False)))
         return lines
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self, metric: str = "iqm") -> str:
         """The aggregates and the verdicts on ``metric``, as text (also ``str``)."""
         if metric not in set(self.differences.get("metric", ())):
             metric = next(iter(self.differences.get("metric", ())), metric)
         return "\n".join([*self._summary_lines(),
                           *(f"- {v.explanation}" for v in self.verdicts(metric))])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def verdicts(self, metric: str = "iqm") -> list[Verdict]:
         """One verdict per pair: whether the ``metric`` difference interval excludes 0.

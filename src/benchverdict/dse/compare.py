@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from benchverdict._repr import ResultText
 from benchverdict.dse.intervals import (
     Interval,
     bootstrap_rows,
@@ -107,8 +108,8 @@ def crossings(
     return out
 
 
-@dataclass(frozen=True)
-class DominanceTest:
+@dataclass(repr=False, frozen=True)
+class DominanceTest(ResultText):
     """Result of :func:`dominance_test`: a test record with named fields, as scipy.stats'.
 
     It names no algorithms and keeps no draws, so it has no ``verdicts()`` or
@@ -159,24 +160,11 @@ class DominanceTest:
                               "p_value_adjusted": self.p_value_adjusted, "n_a": self.n_a,
                               "n_b": self.n_b}])
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """The outcome, p-values and crossings, as text (also ``str``)."""
         cross = [f"crossing at {c['score']:.4g} ({c['before']} -> {c['after']})"
                  for c in self.crossings]
         return "\n".join([*self._summary_lines(), *cross])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     @property
     def p_value_adjusted(self) -> float:
@@ -335,8 +323,8 @@ def cvar_difference(
     raise ValueError(f"interval must be 'bootstrap' or 'band', got {interval!r}.")
 
 
-@dataclass(frozen=True)
-class PermutationTest:
+@dataclass(repr=False, frozen=True)
+class PermutationTest(ResultText):
     """Result of :func:`cvar_permutation_test`: a test record with named fields.
 
     It names no algorithms and keeps no draws, so it has no ``verdicts()`` or
@@ -372,23 +360,6 @@ class PermutationTest:
         return pd.DataFrame([{"estimate": self.estimate, "p_value": self.p_value,
                               "n_resamples": self.n_resamples, "n_a": self.n_a,
                               "n_b": self.n_b, "direction": self.direction}])
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
-    def summary(self) -> str:
-        """The test's outcome as text (also ``str``)."""
-        return "\n".join(self._summary_lines())
-
-    def __str__(self) -> str:
-        return self.summary()
 
     @property
     def direction(self) -> str | None:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.compare import (
     cvar_difference,
@@ -46,8 +47,8 @@ MIN_TAIL_DRAWS = 5
 POOLED = "pooled"
 
 
-@dataclass(frozen=True)
-class DistributionResult:
+@dataclass(repr=False, frozen=True)
+class DistributionResult(ResultText):
     """Performance distributions per (benchmark, algorithm) with statistics and intervals.
 
     Attributes
@@ -126,23 +127,10 @@ class DistributionResult:
                 f"algorithms: {names(self.algorithms)}",
                 f"{len(self.excluded)} row(s) excluded"]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self, *, alpha: float = 0.05) -> str:
         """The distributions and every verdict at ``alpha``, as text (``str`` uses 0.05)."""
         return "\n".join([*self._summary_lines(),
                           *(f"- {v.explanation}" for v in self.verdicts(alpha=alpha))])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     @property
     def sign(self) -> float:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchverdict._repr import ResultText
 from benchverdict.dse.statistics import DiscreteLaw, Statistic, as_sample
 from benchverdict.stats.cdf_bands import cdf_band
 
@@ -154,8 +155,8 @@ def step_band(
     return StepBand(values, lower, upper, below, low, high, confidence, method)
 
 
-@dataclass(frozen=True)
-class Interval:
+@dataclass(repr=False, frozen=True)
+class Interval(ResultText):
     """A point estimate with a confidence interval, in the user's units.
 
     Attributes
@@ -188,23 +189,6 @@ class Interval:
         return pd.DataFrame([{"statistic": self.statistic, "estimate": self.estimate,
                               "lower": self.lower, "upper": self.upper,
                               "confidence": self.confidence, "method": self.method}])
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
-    def summary(self) -> str:
-        """The estimate with its interval, as text (also ``str``)."""
-        return "\n".join(self._summary_lines())
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def verdicts(self) -> list:
         """An empty list: an interval names no algorithms.

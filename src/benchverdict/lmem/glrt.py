@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._repr import ResultText
 from benchverdict.lmem.fitting import refit
 from benchverdict.lmem.model import MixedModel, check_alpha
 
@@ -38,8 +39,8 @@ class NestingError(ValueError):
         self.reason = reason or message
 
 
-@dataclass(frozen=True)
-class GLRTResult:
+@dataclass(repr=False, frozen=True)
+class GLRTResult(ResultText):
     """A likelihood-ratio test of ``m0`` (null) against ``m1`` (alternative).
 
     Attributes
@@ -88,16 +89,6 @@ class GLRTResult:
         boundary = " (on the boundary)" if self.boundary else ""
         return [f"GLRT chi2 = {self.chi2:.4g}, df = {self.df}, p = {self.p_value:.3g}"
                 f"{boundary}; alpha = {self.alpha:g}"]
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
     @property
     def significant(self) -> bool:
@@ -174,9 +165,6 @@ class GLRTResult:
         return (f"GLRT: chi2 = {self.chi2:.6g}, df = {self.df}, p = {self.p_value:.4g}{note}: "
                 f"{verdict} at alpha = {self.alpha:g}.\n  m0: {self.formula0}\n"
                 f"  m1: {self.formula1}" + (f"\n  note: {self.note}" if self.note else ""))
-
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def _nested(m0: MixedModel, m1: MixedModel) -> str | None:

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
@@ -48,8 +49,8 @@ if TYPE_CHECKING:
     from benchverdict.results import Results
 
 
-@dataclass(frozen=True)
-class MetafeatureAnalysis:
+@dataclass(repr=False, frozen=True)
+class MetafeatureAnalysis(ResultText):
     """Per benchmark group: the A-B difference at each metafeature level and the interaction test.
 
     Attributes
@@ -91,16 +92,6 @@ class MetafeatureAnalysis:
                 f"of {len(per_group)} group(s) (F test): {names(tests, 4)}",
                 f"data: {self.data}"]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def verdicts(self) -> list[Verdict]:
         """A vs B within every group and metafeature level (scope: benchmark + level)."""
         return list(self._verdicts)
@@ -110,9 +101,6 @@ class MetafeatureAnalysis:
         """Groups where the A-B difference changes significantly with the metafeature."""
         per_group = self.table.drop_duplicates("group")
         return list(per_group.loc[per_group["differs"], "group"])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def summary(self) -> str:
         """Per group: whether A - B depends on the metafeature, and A - B by level."""
@@ -268,8 +256,8 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
                                used, tuple(verdicts))
 
 
-@dataclass(frozen=True)
-class DifferenceClusters:
+@dataclass(repr=False, frozen=True)
+class DifferenceClusters(ResultText):
     """A - B per benchmark, and which benchmarks' differences are indistinguishable.
 
     Attributes
@@ -311,16 +299,6 @@ class DifferenceClusters:
                          f"{len(self.pairs)} benchmark pair(s) differ")
         return lines
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def verdicts(self) -> list[Verdict]:
         """No verdicts: these comparisons are between benchmarks, not algorithms.
 
@@ -346,9 +324,6 @@ class DifferenceClusters:
                          + ("; ".join("{" + ", ".join(sorted(g)) + "}" for g in found.groups)
                             or "none"))
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """CD diagram of the benchmarks placed at A - B (A's advantage grows to the left)."""

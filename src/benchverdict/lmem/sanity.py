@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._repr import ResultText
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
@@ -66,8 +67,8 @@ MAX_BARS = 30
 MAX_RANKED_BENCHMARKS = 300
 
 
-@dataclass(frozen=True)
-class SanityCheck:
+@dataclass(repr=False, frozen=True)
+class SanityCheck(ResultText):
     """The result of one sanity check.
 
     Attributes
@@ -107,16 +108,6 @@ class SanityCheck:
         return [f"{self.name}: {self.verdict}{flagged} (alpha = {self.alpha:g})",
                 f"data: {self.data}"]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     @property
     def failed(self) -> bool:
         """Whether the check could not be run (its error is in ``details["error"]``)."""
@@ -134,9 +125,6 @@ class SanityCheck:
         check found is in :attr:`verdict`, :attr:`flagged` and :attr:`table`.
         """
         return []
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def summary(self) -> str:
         """The check's verdict and every test it ran, as text."""
@@ -231,8 +219,8 @@ def _bars_to_show(values: np.ndarray, hit: list[bool], max_bars: int) -> list[in
     return sorted(chosen)
 
 
-@dataclass(frozen=True)
-class SanityReport:
+@dataclass(repr=False, frozen=True)
+class SanityReport(ResultText):
     """All applicable sanity checks of one Results."""
 
     checks: tuple[SanityCheck, ...]
@@ -240,16 +228,6 @@ class SanityReport:
     def _summary_lines(self) -> list[str]:
         return [f"{len(self.checks)} sanity check(s)",
                 *(f"{c.name}: {c.verdict}" for c in self.checks)]
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
     @property
     def table(self) -> pd.DataFrame:
@@ -271,9 +249,6 @@ class SanityReport:
     def summary(self) -> str:
         """Every check's summary, one paragraph each."""
         return "\n\n".join(c.summary() for c in self.checks)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def plot(self, ax: plt.Axes | None = None, *, check: str | None = None,
              max_bars: int = MAX_BARS) -> plt.Axes:

@@ -39,6 +39,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.plotting import (
     SINGLE_COLUMN,
     algorithm_styles,
@@ -57,8 +58,8 @@ register_method("ranks.anytime_ranks", "ranks", "average rank against budget", p
                 scale="ranks")
 
 
-@dataclass(frozen=True)
-class AnytimeRanks:
+@dataclass(repr=False, frozen=True)
+class AnytimeRanks(ResultText):
     """Average rank per algorithm and budget, with bootstrap bands over seeds.
 
     Attributes
@@ -98,16 +99,6 @@ class AnytimeRanks:
                          + names(f"{a} ({r:.2f})" for a, r in last.items()))
         return lines
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """Average ranks (best first) with their bands at every computed budget, as text."""
         lines = [f"Anytime average ranks ({self.unit}; {self.confidence:.0%} seed-bootstrap "
@@ -121,9 +112,6 @@ class AnytimeRanks:
             lines.append(f"  left out: {len(self.exclusions)} benchmark x budget cell(s) "
                          f"without an incumbent for some algorithm (see .exclusions)")
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def at(self, budget: float) -> pd.Series:
         """Average ranks at one of the computed budgets, best first."""

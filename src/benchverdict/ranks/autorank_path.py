@@ -39,6 +39,7 @@ from scipy import stats
 
 from benchverdict import critical_difference as cdd
 from benchverdict._bulk import paused_gc
+from benchverdict._repr import ResultText
 from benchverdict.ranks import _stats
 from benchverdict.ranks.friedman import _as_blocks, _p
 from benchverdict.results import BlockMatrix, Results
@@ -77,8 +78,8 @@ TUKEY_FLAG = (
 )
 
 
-@dataclass(frozen=True)
-class AutorankResult:
+@dataclass(repr=False, frozen=True)
+class AutorankResult(ResultText):
     """Autorank's result, with the path it took and why.
 
     Attributes
@@ -130,16 +131,6 @@ class AutorankResult:
                 "ranking (mean rank): " + names(
                     f"{a} {r:.2f}" for a, r in self.rankdf["meanrank"].items())
                 if "meanrank" in self.rankdf else f"ranking: {names(self.rankdf.index)}"]
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
     @property
     def p_value(self) -> float:
@@ -264,9 +255,6 @@ class AutorankResult:
         lines += [f"  flag: {f}" for f in self.flags]
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     @property
     def _rope(self) -> float:

@@ -48,6 +48,7 @@ from matplotlib.axes import Axes
 
 from benchverdict import critical_difference as cdd
 from benchverdict._bulk import paused_gc
+from benchverdict._repr import ResultText
 from benchverdict.ranks import _stats
 from benchverdict.results import BlockMatrix, Results
 from benchverdict.stats.multiple_testing import adjust_p_values
@@ -84,8 +85,8 @@ register_method("ranks.conover", "ranks", "Friedman + Conover", paired=True, uni
                 adjustment="holm")
 
 
-@dataclass(frozen=True)
-class FriedmanResult:
+@dataclass(repr=False, frozen=True)
+class FriedmanResult(ResultText):
     """Friedman's test, average ranks and a post-hoc family.
 
     Attributes
@@ -154,16 +155,6 @@ class FriedmanResult:
                 f"{'' if self.posthoc == 'nemenyi' else '-' + self.adjust}; "
                 f"{len(order)} algorithms; {cdd.short_unit(self.unit)}",
                 "best first: " + names(f"{a} ({r:.2f})" for a, r in order.items())]
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
     @property
     def n_blocks(self) -> int:
@@ -265,9 +256,6 @@ class FriedmanResult:
             lines.append(f"  groups: {found.note}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     # ------------------------------------------------------------------ verdicts
     def verdicts(self) -> list[Verdict]:

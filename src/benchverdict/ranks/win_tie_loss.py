@@ -27,6 +27,7 @@ from scipy import special, stats
 
 from benchverdict._bulk import paused_gc
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.plotting import new_axes, theme
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import compare_samples
@@ -45,8 +46,8 @@ Test = Literal["mannwhitney", "permutation"]
 MAX_PLOTTED_PAIRS = 40
 
 
-@dataclass(frozen=True)
-class WinTieLossResult:
+@dataclass(repr=False, frozen=True)
+class WinTieLossResult(ResultText):
     """Per-benchmark decisions, counts per pair and sign tests.
 
     Attributes
@@ -93,16 +94,6 @@ class WinTieLossResult:
                 f"sign test; alpha = {self.alpha:g}; {at}", self.unit,
                 names(counts, 3) or "no pairs", f"{len(self.excluded)} row(s) excluded"]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """The counts and sign tests as text."""
         lines = [f"Win/tie/loss ({self.test} over seeds per benchmark, alpha = {self.alpha:g}; "
@@ -115,9 +106,6 @@ class WinTieLossResult:
             lines.append(f"  {a} vs {b}: {wins} wins, {ties} ties, {losses} losses; "
                          f"sign test p = {p:.3g}")
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def verdicts(self) -> list[Verdict]:
         """One verdict per pair from the sign test across benchmarks."""

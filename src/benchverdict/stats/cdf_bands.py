@@ -75,6 +75,7 @@ import pandas as pd
 from scipy import stats
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.stats.beta_intervals import order_statistic_intervals
 from benchverdict.stats.order_statistics import order_statistics_band_probability
 from benchverdict.stats.samples import sorted_finite_scores
@@ -618,8 +619,8 @@ def order_statistic_bounds(
     raise ValueError(f"method must be one of {METHODS}, got {method!r}.")
 
 
-@dataclass(frozen=True, eq=False)
-class CDFBand:
+@dataclass(repr=False, frozen=True, eq=False)
+class CDFBand(ResultText):
     """A simultaneous confidence band for a CDF, built from a sample.
 
     With probability at least ``confidence`` (exactly ``confidence`` for the
@@ -673,22 +674,9 @@ class CDFBand:
                 f"levels {self.levels[0]:g}-{self.levels[1]:g}, support [{self.low:g}, "
                 f"{self.high:g}], {self.n_ties} tie(s)"]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """What the band is and what it guarantees, as text (also ``str(band)``)."""
         return "\n".join([*self._summary_lines(), self.describe()])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def verdicts(self) -> list:
         """An empty list: a band describes one sample and compares nothing.

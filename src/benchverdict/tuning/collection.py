@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.tuning.compare import TuningComparison, compare, decision_confidence
 from benchverdict.tuning.curves import TuningCurve, default_budgets, kind_label, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
@@ -45,8 +46,8 @@ for _kind in ("median", "quantile"):
 __all__ = ["TuningCurves", "from_results"]
 
 
-@dataclass(frozen=True, eq=False)
-class TuningCurves:
+@dataclass(repr=False, frozen=True, eq=False)
+class TuningCurves(ResultText):
     """One tuning curve per (algorithm, benchmark), on a shared budget grid per benchmark.
 
     Attributes
@@ -104,19 +105,6 @@ class TuningCurves:
         lines += [f"excluded {r.algorithm} on {r.benchmark}: {r.reason}"
                   for r in self.excluded.itertuples(index=False)]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
 
     def __iter__(self) -> Iterator[tuple[tuple[str, str], TuningCurve]]:
         return iter(self.curves.items())

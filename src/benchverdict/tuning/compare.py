@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.tuning.curves import TuningCurve, kind_label
 from benchverdict.verdict import (
     Effect,
@@ -74,8 +75,8 @@ def decision_confidence(alpha: float) -> float:
     return float(np.sqrt(1.0 - alpha))
 
 
-@dataclass(frozen=True, eq=False)
-class TuningComparison:
+@dataclass(repr=False, frozen=True, eq=False)
+class TuningComparison(ResultText):
     """Per-budget evidence between two tuning curves, and the verdicts it implies.
 
     Attributes
@@ -124,22 +125,9 @@ class TuningComparison:
                 f"verdict(s){last}",
                 *(f"{what} at k = {names(s, 8)}" for what, s in spans.items())]
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """The comparison and every verdict's explanation, as text (also ``str``)."""
         return "\n".join([*self._summary_lines(), *(f"- {v.explanation}" for v in self.segments)])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def __iter__(self) -> Iterator[Verdict]:
         return iter(self.segments)

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import plain_text
+from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
 from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
 from benchverdict.stats.samples import sorted_finite_scores
@@ -80,8 +81,8 @@ def default_budgets(n: int) -> np.ndarray:
     return np.arange(1, int(n) + 1, dtype=float)
 
 
-@dataclass(frozen=True, eq=False)
-class TuningCurve:
+@dataclass(repr=False, frozen=True, eq=False)
+class TuningCurve(ResultText):
     """A tuning curve with (optionally) a confidence band.
 
     Attributes
@@ -154,22 +155,9 @@ class TuningCurve:
             lines.append(f"at k = {self.k[i]:g}: {self.point[i]:.4g}{band_at}")
         return lines
 
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
     def summary(self) -> str:
         """What the curve is, its band's guarantee and its ends, as text (also ``str``)."""
         return "\n".join([*self._summary_lines(), self.describe(), *self.notes])
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def verdicts(self) -> list:
         """An empty list: a single curve compares nothing.

@@ -51,14 +51,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
 from benchverdict.stats.samples import sorted_finite_scores
 
 __all__ = ["QuantileTest", "informative_budget", "quantile_test", "tail_to_separate"]
 
 
-@dataclass(frozen=True)
-class QuantileTest:
+@dataclass(repr=False, frozen=True)
+class QuantileTest(ResultText):
     """The exact order-statistic test of two tuning curves at one budget.
 
     A test record with named fields, as scipy.stats' results. It names no
@@ -108,23 +109,6 @@ class QuantileTest:
         import pandas as pd
 
         return pd.DataFrame([dict(self.__dict__)])
-
-    def __repr__(self) -> str:
-        from benchverdict._repr import result_repr
-
-        return result_repr(self)
-
-    def _repr_html_(self) -> str:
-        from benchverdict._repr import result_html
-
-        return result_html(self)
-
-    def summary(self) -> str:
-        """The test's outcome as text (also ``str``)."""
-        return "\n".join(self._summary_lines())
-
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def tail_to_separate(za: np.ndarray, zb: np.ndarray, quantile_level: float) -> float:
