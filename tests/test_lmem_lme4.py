@@ -127,3 +127,17 @@ def test_starting_r_leaves_child_processes_their_python():
     child = subprocess.run([sys.executable, "-c", "import numpy, joblib"], capture_output=True,
                            text=True)
     assert child.returncode == 0, child.stderr
+
+
+@pytest.mark.parametrize(("formula", "reml"),
+                         [("score ~ algorithm + (1|benchmark) + (1|seed)", False),
+                          ("score ~ algorithm + (1|benchmark) + (1|seed)", True),
+                          ("score ~ algorithm + (1|benchmark) + (0 + algorithm|seed)", False)])
+def test_schur_factored_crossed_terms_agree_with_lme4(formula, reml):
+    # 70 benchmarks crossed with 8 seeds: one block, factored through the Schur
+    # complement of the benchmarks' diagonal part (the seed-dependency check's models).
+    res = simulate_results(n_benchmarks=70, n_seeds=8, seed_sd={"A": 0.5, "B": 0.2, "C": 0.8},
+                           rng=11)
+    ours = fit(res, formula, reml=reml)
+    assert ours._deviance.groups[0].n_diagonal == 70
+    assert_agree(ours, fit(res, formula, reml=reml, backend="lme4"))

@@ -27,6 +27,14 @@ level, ``(0 + benchmark || algorithm)`` one block per random effect, crossed
 terms one large block. Blocks of equal size are solved together in batched
 calls, so a fit costs O(sum of block sizes cubed) per evaluation, not O(q^3).
 
+**Crossed terms.** Crossed factors such as ``(1|benchmark) + (1|seed)`` make
+one block of all their levels. A scalar term's own part of that block is
+diagonal (a row has one level of its factor), so a large single block is
+reordered to put the term with most levels first and factored through the
+Schur complement of that diagonal part (:meth:`ProfiledDeviance._factor_schur`):
+O(m r^2 + r^3) for m benchmarks and r other effects instead of O((m + r)^3).
+This is what lme4's sparse Cholesky with a fill-reducing ordering achieves.
+
 **Storage.** ``Z'Z`` itself is accumulated as a dense ``q x q`` array
 (:func:`~benchverdict.lmem.design.cross_products` adds each chunk's sparse
 ``Z'Z`` into it), so memory is ``8 q^2`` bytes (800 MB at ``q = 10,000``
@@ -98,6 +106,12 @@ def cholesky(A: np.ndarray, *, lower: bool) -> np.ndarray:
 
 #: Split ``A`` into its connected blocks (off: one dense block; the tests compare both).
 SPLIT_BLOCKS = True
+
+#: A single connected block of at least this many random effects is factored through
+#: the Schur complement of its largest diagonal part (see "Crossed terms" in the
+#: module docstring);
+#: smaller ones densely. The tests set it to 0 to compare both on every model.
+SCHUR_MIN_SIZE = 48
 
 #: lme4's tolerance for calling a fit singular (``isSingular(tol = 1e-4)``).
 SINGULAR_TOL = 1e-4
@@ -212,6 +226,7 @@ class _BlockGroup:
     lam_col: np.ndarray
     lam_theta: np.ndarray
     diagonal: bool
+    n_diagonal: int = 0  # > 0: the first n_diagonal effects form a diagonal part (Schur)
 
     @property
     def nb(self) -> int:
@@ -249,13 +264,49 @@ def _block_groups(cp: CrossProducts, layout: ThetaLayout, split: bool) -> list[_
         number[comps] = np.arange(len(comps))
         mine = number[label[rows]] >= 0
         r, c, t = rows[mine], cols[mine], tidx[mine]
+        lam_row, lam_col, n_diagonal = local[r], local[c], 0
+        if len(comps) == 1 and s >= SCHUR_MIN_SIZE:
+            first = _diagonal_part(cp.ZtZ, layout, idx[0])
+            if first is not None:
+                # The diagonal part first: positions move, the block stays the same.
+                n_diagonal = int(first.sum())
+                perm = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
+                where = np.empty(s, dtype=np.int64)
+                where[perm] = np.arange(s)
+                idx, lam_row, lam_col = idx[:, perm], where[lam_row], where[lam_col]
         groups.append(_BlockGroup(
             idx=idx, ZtZ=cp.ZtZ[idx[:, :, None], idx[:, None, :]],
             ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
-            lam_block=number[label[r]], lam_row=local[r], lam_col=local[c], lam_theta=t,
-            diagonal=bool(np.all(r == c)),
+            lam_block=number[label[r]], lam_row=lam_row, lam_col=lam_col, lam_theta=t,
+            diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal,
         ))
     return groups
+
+
+def _diagonal_part(ZtZ: np.ndarray, layout: ThetaLayout, effects: np.ndarray
+                   ) -> np.ndarray | None:
+    """Which of a block's ``effects`` form its largest diagonal part, or None.
+
+    A scalar term's own block of ``Z'Z`` is diagonal (a row has one level of
+    its factor) and its ``Lambda`` is diagonal, so its part of ``A`` is
+    diagonal; the term with most effects in the block is chosen. None when
+    that part would leave nothing to gain (fewer effects than the rest) or
+    nothing dense (the whole block, as when blocks are not split).
+    """
+    ends = np.asarray(layout.offsets) + np.asarray(layout.p) * np.asarray(layout.n_levels)
+    term = np.searchsorted(ends, effects, side="right")
+    best, best_count = -1, 0
+    for k, p in enumerate(layout.p):
+        count = int(np.sum(term == k))
+        if p == 1 and count > best_count:
+            best, best_count = k, count
+    if not 2 <= best_count < len(effects) or best_count < len(effects) - best_count:
+        return None  # nothing diagonal, all of it (unsplit blocks), or too little
+    first = term == best
+    own = ZtZ[np.ix_(effects[first], effects[first])]
+    if np.count_nonzero(own - np.diag(np.diagonal(own))):
+        return None  # a row with two levels of one factor: not diagonal after all
+    return first
 
 
 @dataclass
@@ -314,7 +365,8 @@ class ProfiledDeviance:
         This, not ``q``, decides whether BLAS threads pay off: many small
         blocks are many small problems.
         """
-        return max([self.p, *(g.s for g in self.groups)])
+        # A Schur block's dense work is its non-diagonal part; the rest is thin.
+        return max([self.p, *(g.s - g.n_diagonal for g in self.groups)])
 
     # ------------------------------------------------------------------ PLS
     def _lambda(self, g: _BlockGroup, theta: np.ndarray) -> np.ndarray:
@@ -329,6 +381,8 @@ class ProfiledDeviance:
 
     def _factor_group(self, g: _BlockGroup, theta: np.ndarray) -> dict:
         """Cholesky of each block of ``A`` and the block parts of ``R_ZX`` and ``c_u``."""
+        if g.n_diagonal:
+            return self._factor_schur(g, theta)
         lam = self._lambda(g, theta)
         if g.diagonal:
             LtZtZ = lam[:, :, None] * g.ZtZ
@@ -355,7 +409,85 @@ class ProfiledDeviance:
         else:
             L = np.linalg.cholesky(M)
             RZX, cu = np.linalg.solve(L, LtZX), np.linalg.solve(L, LtZy)
-        return {"lam": lam, "LtZtZ": LtZtZ, "L": L, "RZX": RZX, "cu": cu}
+        ldL2 = 2.0 * float(np.log(np.diagonal(L, axis1=1, axis2=2)).sum())
+        return {"lam": lam, "LtZtZ": LtZtZ, "L": L, "RZX": RZX, "cu": cu, "ldL2": ldL2}
+
+    # Crossed terms: one block A = [[A_DD, A_DR], [A_RD, A_RR]] whose first m
+    # effects (one scalar term) have a diagonal A_DD. Its Cholesky factor is
+    # L = [[L_D, 0], [L_RD, L_R]] with L_D = sqrt(A_DD) (a vector), L_RD =
+    # A_RD / L_D and L_R L_R' = A_RR - L_RD L_RD' (the Schur complement), so an
+    # evaluation costs O(m r^2 + r^3) for r = s - m, not O(s^3): linear in the
+    # number of benchmarks for (1|benchmark) + (1|seed). lme4 gets the same from
+    # its sparse Cholesky with a fill-reducing ordering.
+    def _schur_lambda(self, g: _BlockGroup, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``Lambda`` on a Schur block: the diagonal part's vector, the rest's matrix."""
+        m, r = g.n_diagonal, g.s - g.n_diagonal
+        lam_D, lam_R = np.zeros(m), np.zeros((r, r))
+        first = g.lam_row < m
+        lam_D[g.lam_row[first]] = theta[g.lam_theta[first]]
+        lam_R[g.lam_row[~first] - m, g.lam_col[~first] - m] = theta[g.lam_theta[~first]]
+        return lam_D, lam_R
+
+    def _factor_schur(self, g: _BlockGroup, theta: np.ndarray) -> dict:
+        """:meth:`_factor_group` for a block with a diagonal part (``g.n_diagonal``)."""
+        m = g.n_diagonal
+        lam_D, lam_R = self._schur_lambda(g, theta)
+        ZtZ, ZtX, Zty = g.ZtZ[0], g.ZtX[0], g.Zty[0]
+        zz_D = np.diagonal(ZtZ)[:m]
+        K_D = lam_D * zz_D  # the diagonal of (Lambda' Z'Z)_DD
+        K_RD = lam_R.T @ ZtZ[m:, :m]  # (Lambda' Z'Z)_RD
+        K_RR = lam_R.T @ ZtZ[m:, m:]
+        L_D = np.sqrt(K_D * lam_D + 1.0)
+        L_RD = K_RD * (lam_D / L_D)[None, :]
+        L_R = cholesky(K_RR @ lam_R + np.eye(len(lam_R)) - L_RD @ L_RD.T, lower=True)
+        LtZX = np.vstack([lam_D[:, None] * ZtX[:m], lam_R.T @ ZtX[m:]])
+        LtZy = np.concatenate([lam_D * Zty[:m], lam_R.T @ Zty[m:]])[:, None]
+        part = {"lam_D": lam_D, "lam_R": lam_R, "L_D": L_D, "L_RD": L_RD, "L_R": L_R,
+                "K_D": K_D, "K_RD": K_RD, "K_RR": K_RR}
+        part["RZX"] = self._schur_forward(part, m, LtZX)[None]
+        part["cu"] = self._schur_forward(part, m, LtZy)[None]
+        part["ldL2"] = 2.0 * float(np.log(L_D).sum() + np.log(np.diagonal(L_R)).sum())
+        return part
+
+    @staticmethod
+    def _schur_forward(part: dict, m: int, X: np.ndarray) -> np.ndarray:
+        """``L^{-1} X`` for a Schur block's factor (``X`` is ``s x k``)."""
+        top = X[:m] / part["L_D"][:, None]
+        return np.vstack([top, solve_tri(part["L_R"], X[m:] - part["L_RD"] @ top, lower=True)])
+
+    @staticmethod
+    def _schur_backward(part: dict, m: int, X: np.ndarray) -> np.ndarray:
+        """``L'^{-1} X`` for a Schur block's factor (``X`` is ``s x k``)."""
+        bottom = solve_tri(part["L_R"], X[m:], lower=True, trans=True)
+        return np.vstack([(X[:m] - part["L_RD"].T @ bottom) / part["L_D"][:, None], bottom])
+
+    def _schur_pieces(self, g: _BlockGroup, part: dict, r: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For the gradient on a Schur block: ``u``, ``H``, ``Lambda u`` and ``B`` where needed.
+
+        ``B = A^{-1} Lambda' Z'Z`` is needed only at the transposed pattern of
+        ``Lambda``, which never mixes the two parts: on the diagonal part
+        ``B_jj = K_jj / L_j^2 + (L^{-1} e_j)_R . (L^{-1} K e_j)_R``, on the rest
+        ``B_RR = L_R'^{-1} L_R^{-1} (K_RR - L_RD (K_DR / L_D))``.
+        """
+        m = g.n_diagonal
+        lam_D, lam_R, L_D, L_RD, L_R = (part[k] for k in ("lam_D", "lam_R", "L_D", "L_RD", "L_R"))
+        K_D, K_RD = part["K_D"], part["K_RD"]
+        u = self._schur_backward(part, m, r[0])
+        H = self._schur_backward(part, m, part["RZX"][0])
+        b = np.concatenate([lam_D * u[:m, 0], lam_R @ u[m:, 0]])
+        Linv_RD = -solve_tri(L_R, L_RD / L_D[None, :], lower=True)
+        P_RD = solve_tri(L_R, K_RD - L_RD * (K_D / L_D)[None, :], lower=True)
+        B_D = K_D / L_D**2 + np.einsum("ij,ij->j", Linv_RD, P_RD)
+        K_DR = (lam_D[:, None] * g.ZtZ[0][:m, m:])
+        P_RR = solve_tri(L_R, part["K_RR"] - (L_RD / L_D[None, :]) @ K_DR, lower=True)
+        B_R = solve_tri(L_R, P_RR, lower=True, trans=True)
+        row, col = g.lam_row, g.lam_col
+        first = row < m
+        B_at = np.empty(len(row))
+        B_at[first] = B_D[row[first]]
+        B_at[~first] = B_R[col[~first] - m, row[~first] - m]
+        return u[None], H[None], b[None, :, None], B_at
 
     def _solve(self, theta: np.ndarray) -> tuple[PLSSolution, list[dict]]:
         cp, p = self.cp, self.p
@@ -371,7 +503,7 @@ class ProfiledDeviance:
             RZXtRZX += RZX.T @ RZX
             RZXtcu += RZX.T @ cu
             cucu += float(cu @ cu)
-            ldL2 += 2.0 * float(np.log(np.diagonal(part["L"], axis1=1, axis2=2)).sum())
+            ldL2 += part["ldL2"]
             parts.append(part)
         RX = cholesky(cp.XtX - RZXtRZX, lower=False)
         cbeta = solve_tri(RX, cp.Xty - RZXtcu, lower=False, trans=True)
@@ -414,30 +546,40 @@ class ProfiledDeviance:
             Sinv = RXinv @ RXinv.T
         n_theta = self.layout.n_theta
         for g, part in zip(self.groups, parts):
-            lam, L, RZX = part["lam"], part["L"], part["RZX"]
+            RZX = part["RZX"]
             r = part["cu"] - RZX @ beta[:, None]  # (nb, s, 1)
-            if g.s == 1:
-                u = r / L
-                H = RZX / L
-                B = part["LtZtZ"] / (L * L)
-            elif g.nb == 1:
-                u = solve_tri(L[0], r[0], lower=True, trans=True)[None]
-                H = solve_tri(L[0], RZX[0], lower=True, trans=True)[None]
-                B = solve_tri(L[0], solve_tri(L[0], part["LtZtZ"][0], lower=True),
-                              lower=True, trans=True)[None]
-            else:
-                LT = L.transpose(0, 2, 1)
-                u = np.linalg.solve(LT, r)
-                H = np.linalg.solve(LT, RZX)
-                B = np.linalg.solve(LT, np.linalg.solve(L, part["LtZtZ"]))
-            b = lam[:, :, None] * u if g.diagonal else lam @ u
-            w = g.Zty[:, :, None] - g.ZtX @ beta[:, None] - g.ZtZ @ b  # (nb, s, 1)
             blk, row, col, t = g.lam_block, g.lam_row, g.lam_col, g.lam_theta
-            g_ldL += 2.0 * np.bincount(t, weights=B[blk, col, row], minlength=n_theta)
+            if g.n_diagonal:
+                u, H, b, B_at = self._schur_pieces(g, part, r)
+            else:
+                lam, L = part["lam"], part["L"]
+                if g.s == 1:
+                    u = r / L
+                    H = RZX / L
+                    B = part["LtZtZ"] / (L * L)
+                elif g.nb == 1:
+                    u = solve_tri(L[0], r[0], lower=True, trans=True)[None]
+                    H = solve_tri(L[0], RZX[0], lower=True, trans=True)[None]
+                    B = solve_tri(L[0], solve_tri(L[0], part["LtZtZ"][0], lower=True),
+                                  lower=True, trans=True)[None]
+                else:
+                    LT = L.transpose(0, 2, 1)
+                    u = np.linalg.solve(LT, r)
+                    H = np.linalg.solve(LT, RZX)
+                    B = np.linalg.solve(LT, np.linalg.solve(L, part["LtZtZ"]))
+                b = lam[:, :, None] * u if g.diagonal else lam @ u
+                B_at = B[blk, col, row]
+            w = g.Zty[:, :, None] - g.ZtX @ beta[:, None] - g.ZtZ @ b  # (nb, s, 1)
+            g_ldL += 2.0 * np.bincount(t, weights=B_at, minlength=n_theta)
             g_r2 -= 2.0 * np.bincount(t, weights=w[blk, row, 0] * u[blk, col, 0],
                                       minlength=n_theta)
             if self.reml:
-                lamH = lam[:, :, None] * H if g.diagonal else lam @ H
+                if g.n_diagonal:
+                    m = g.n_diagonal
+                    lamH = np.vstack([part["lam_D"][:, None] * H[0, :m],
+                                      part["lam_R"] @ H[0, m:]])[None]
+                else:
+                    lamH = lam[:, :, None] * H if g.diagonal else lam @ H
                 C = g.ZtX - g.ZtZ @ lamH
                 K = H @ Sinv
                 g_ldRX -= 2.0 * np.bincount(t, weights=np.einsum("kp,kp->k", K[blk, col],
