@@ -57,7 +57,9 @@ def _assert_same_views(mem: Results, dk: Results, budgets) -> None:
     pd.testing.assert_frame_equal(dk.exclusions, mem.exclusions)
     pd.testing.assert_frame_equal(dk.final().table, mem.final().table)
     np.testing.assert_array_equal(dk.budgets, mem.budgets)
+    pd.testing.assert_series_equal(dk.run_sizes(), mem.run_sizes())
     for b in budgets:
+        pd.testing.assert_series_equal(dk.run_sizes(b), mem.run_sizes(b))
         got, want = dk.at_budget(b), mem.at_budget(b)
         pd.testing.assert_frame_equal(got.table, want.table)
         pd.testing.assert_frame_equal(got.exclusions, want.exclusions)

@@ -213,3 +213,87 @@ def test_priorband_cells_partitioned(cluster_client, shared_data, tmp_path):
         _assert_exact(sketch, values)
         band = sketch.band(0.9)
         assert band.details()["sketch_error_bound"] == sketch.error_bound
+
+
+# ------------------------------------------------------------------------ tuning on Dask
+def test_tuning_curves_beyond_the_client_limit_come_from_sketches(cluster_client, monkeypatch):
+    # With the client limit below the data, every cell is sketched; 2^16 bins exceed a
+    # cell's ~1,000 draws, so the sketches are exact and the curves equal the in-memory
+    # DKW curves to the last bit (bands, points, band verdicts); only the order-statistic
+    # tests, which need the draws, are left out, and the verdicts say so in their details.
+    from benchverdict import tuning
+    from benchverdict._dask import results as dask_results
+    from benchverdict.io import from_dask_frame
+    from benchverdict.results import Results
+
+    df = _trials()
+    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
+                 objective="maximize", kind="trials")
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=7, sort=False), **roles)
+    mem = Results.from_frame(df, **roles)
+    budgets = [1, 2, 4, 8, 16]
+    exact = tuning.from_results(mem, band="dkw", calibrate="cdf", budgets=budgets)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 100)
+    sketched = tuning.from_results(dk, band="ld_highest_density", budgets=budgets)
+    assert sorted(sketched.sketched) == ["p", "q"]
+    for key, curve in sketched:
+        assert curve.band == "dkw" and curve.sketch is not None
+        for name in ("point", "lower", "upper"):
+            np.testing.assert_array_equal(getattr(curve, name), getattr(exact[key], name))
+    got = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.budget_low)
+           for v in sketched.verdicts() if v.method.endswith("_band")]
+    want = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.budget_low)
+            for v in exact.verdicts() if v.method.endswith("_band")]
+    assert got == want and got
+    assert not [v for v in sketched.verdicts() if v.method.endswith("_test")]
+    assert all("sketch_error_bound_a" in v.details for v in sketched.verdicts())
+    assert len(sketched.tests()) == 0
+
+
+def test_cells_within_the_limit_stay_exact_and_share_the_benchmarks_band(cluster_client,
+                                                                         monkeypatch):
+    from benchverdict import tuning
+    from benchverdict._dask import results as dask_results
+    from benchverdict._dask import sketch as dask_sketch
+    from benchverdict.io import from_dask_frame
+
+    df = _trials(1)
+    df = df[~((df["alg"] == "C") & (df["bench"] == "q") & (df["trial"] % 2 == 0))]
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=5, sort=False), algorithm="alg",
+                         benchmark="bench", seed="seed", budget="trial", score="acc",
+                         objective="minimize", kind="trials")
+    sizes = dk.cell_sizes()
+    # Room for the smallest cell only: it comes exactly, the rest as sketches.
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", int(sizes.min()))
+    got = dask_sketch.draws_or_sketches(dk, dask_results.MAX_CLIENT_ROWS)
+    small = sizes.idxmin()
+    assert isinstance(got[(str(small[0]), str(small[1]))], np.ndarray)
+    np.testing.assert_array_equal(  # exact, in row order, as in memory
+        got[(str(small[0]), str(small[1]))],
+        df.loc[(df["alg"] == small[0]) & (df["bench"] == small[1]), "acc"].to_numpy())
+    assert sum(isinstance(v, np.ndarray) for v in got.values()) == 1
+    curves = tuning.from_results(dk, budgets=[1, 2, 4])
+    # Every curve on a benchmark with a sketched cell uses DKW, so pairs stay comparable.
+    assert {c.band for _, c in curves} == {"dkw"}
+    assert len(curves.comparisons()) == 6
+
+
+def test_report_on_trials_beyond_the_client_limit_explains_the_sketches(cluster_client,
+                                                                        monkeypatch):
+    import benchverdict as bv
+    from benchverdict._dask import results as dask_results
+    from benchverdict.io import from_dask_frame
+
+    df = _trials(2)
+    df["acc"] += 0.8 * (df["alg"] == "B")
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
+                         benchmark="bench", seed="seed", budget="trial", score="acc",
+                         objective="maximize", kind="trials")
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 500)
+    report = bv.compare(dk, analyses=["tuning"], progress=False, figures=False)
+    run = next(r for r in report.runs if r.name == "tuning")
+    assert run.status == "ok", run.warnings
+    assert any("ECDF sketches" in note for note in run.notes)
+    band_wins = [v for v in run.verdicts
+                 if v.method.endswith("_band") and v.outcome != "inconclusive"]
+    assert band_wins and all(v.winner == "B" for v in band_wins if "B" in (v.a, v.b))

@@ -1185,6 +1185,22 @@ class Results:
         """
         return self._frame.groupby(["algorithm", "benchmark"], observed=True).size()
 
+    def run_sizes(self, budget: float | None = None) -> pd.Series:
+        """Rows per run (algorithm, benchmark, seed), counting rows with budget <= ``budget``.
+
+        ``budget=None`` counts every row. Runs with no row there are left out.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().run_sizes().tolist()
+        [2, 2, 2, 2, 2, 2, 2, 2]
+        """
+        table = self._frame
+        if budget is not None:
+            table = table[table["budget"].to_numpy() <= float(budget)]
+        return table.groupby(["algorithm", "benchmark", "seed"], observed=True).size()
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """The first value of column ``name`` in each benchmark (a metafeature's level).
 

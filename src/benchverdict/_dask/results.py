@@ -54,6 +54,13 @@ def _run_codes(frame: pd.DataFrame, sizes: Sequence[int]) -> np.ndarray:
     return key
 
 
+def _run_rows_at(canon: pd.DataFrame, budget: float, sizes: Sequence[int]) -> pd.Series:
+    """Rows per run code with budget <= ``budget`` in this partition."""
+    run = _run_codes(canon[canon["budget"].to_numpy() <= budget], sizes)
+    codes, counts = np.unique(run, return_counts=True)
+    return pd.Series(counts, index=codes)
+
+
 def _pick_partition(canon: pd.DataFrame, budget: float | None, kind: str, sign: float,
                     sizes: Sequence[int]) -> pd.DataFrame:
     """Per run, this partition's candidate incumbent at ``budget`` (None: over all rows)."""
@@ -461,6 +468,23 @@ class DaskResults(Results):
             "n": self._summary["n"].to_numpy()})
         return frame.groupby(["algorithm", "benchmark"], observed=True)["n"].sum().rename(None)
 
+    def run_sizes(self, budget: float | None = None) -> pd.Series:
+        """Rows per run at budget <= ``budget`` (see Results), counted per partition."""
+        if budget is None:
+            counts = self._summary.groupby("run")["n"].sum()
+        else:
+            parts = self._map(_run_rows_at, float(budget), self._sizes(), desc="rows per run")
+            counts = pd.concat(parts).groupby(level=0).sum()
+        counts = counts[counts > 0].sort_index()
+        codes = counts.index.to_numpy()
+        index = {}
+        for role, size in reversed(list(zip(ID_ROLES, self._sizes()))):
+            codes, code = np.divmod(codes, size)
+            index[role] = pd.Categorical.from_codes(
+                code, categories=self._frame[role].cat.categories)
+        frame = pd.DataFrame({role: index[role] for role in ID_ROLES})
+        return pd.Series(counts.to_numpy(), index=pd.MultiIndex.from_frame(frame))
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """``table.groupby("benchmark")[name].first()`` as a reduction (first non-missing)."""
         if ("first", name) not in self._cache:
@@ -481,7 +505,13 @@ class DaskResults(Results):
         return list(self._parts)
 
     def _engine_step(self, step: str) -> Callable[..., Any] | None:
-        """The LMEM steps whose cross-products are summed per partition (see Results)."""
+        """The steps that run per partition here (see Results._engine_step).
+
+        ``"lmem.fit"`` and ``"lmem.nested_cross_products"`` sum cross-products
+        per partition; ``"draws_or_sketches"`` gives each cell's draws, or an
+        ECDF sketch of them beyond what the client holds
+        (:func:`benchverdict._dask.sketch.draws_or_sketches`).
+        """
         # Imported on use: the partitioned LMEM code sits above this module (it reads
         # DaskResults' partitions), and dask-free sessions never load it.
         if step == "lmem.fit":
@@ -492,6 +522,10 @@ class DaskResults(Results):
             from benchverdict._dask.lmem import sum_cross_products_once
 
             return sum_cross_products_once
+        if step == "draws_or_sketches":
+            from benchverdict._dask.sketch import draws_or_sketches
+
+            return lambda results: draws_or_sketches(results, MAX_CLIENT_ROWS)
         return None
 
 

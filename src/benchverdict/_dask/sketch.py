@@ -181,4 +181,80 @@ def ecdf_sketches(results: Any, cells: Sequence[tuple[str, str]] | None = None, 
     return out
 
 
-__all__ = ["ecdf_sketches", "row_keys"]
+#: A cell with more draws than this is sketched even when the client could hold it
+#: (sorting stays cheap and one cell never dominates the client's memory).
+MAX_EXACT_CELL = 2_000_000
+
+#: Edges times sketched cells that the client holds (two int64 counts each): the bins per
+#: cell shrink when many cells are sketched, and their error bounds say so.
+MAX_SKETCH_ENTRIES = 2**24
+
+#: Fewest bins a sketched cell gets.
+MIN_SKETCH_BINS = 1024
+
+
+def _cells_rows(canon: pd.DataFrame, n_benchmarks: int, cells: np.ndarray) -> pd.DataFrame:
+    """The scores of the wanted cells in one partition, in row order."""
+    cell = _cells_of(canon, n_benchmarks)
+    hit = np.isin(cell, cells)
+    return pd.DataFrame({"cell": cell[hit],
+                         "y": canon["score"].to_numpy(dtype=np.float64)[hit]})
+
+
+def draws_or_sketches(results: Any, max_rows: int) -> dict[tuple[str, str], Any]:
+    """Every (algorithm, benchmark) cell's draws, exactly where the client can hold them.
+
+    Cells are taken smallest first while each has at most
+    :data:`MAX_EXACT_CELL` draws and all of them together at most
+    ``max_rows``: their draws come to the client in row order (one pass),
+    as in memory. Every other cell gets an :class:`ECDFSketch` (two passes
+    for all of them), with ``min(2**16, MAX_SKETCH_ENTRIES / cells)`` bins
+    but at least :data:`MIN_SKETCH_BINS`; its exact error bound travels
+    with every band and verdict built from it.
+
+    Returns
+    -------
+    dict
+        ``(algorithm, benchmark) -> numpy.ndarray`` (exact) or ``ECDFSketch``,
+        in the order of ``results.cell_sizes()``.
+
+    Examples
+    --------
+    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
+    >>> from benchverdict.io import from_dask_frame
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"alg": np.repeat(["a", "b"], [300, 50]), "seed": range(350),
+    ...                    "acc": rng.uniform(size=350)})
+    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=3), algorithm="alg",
+    ...                       seed="seed", score="acc", objective="maximize")
+    >>> got = draws_or_sketches(res, max_rows=100)
+    >>> [type(v).__name__ for v in got.values()]
+    ['ECDFSketch', 'ndarray']
+    """
+    sizes = results.cell_sizes()
+    exact, total = set(), 0
+    for cell, n in sizes.sort_values(kind="stable").items():
+        if n <= MAX_EXACT_CELL and total + n <= max_rows:
+            exact.add((str(cell[0]), str(cell[1])))
+            total += int(n)
+    cells = [(str(a), str(b)) for a, b in sizes.index]
+    sketched = [c for c in cells if c not in exact]
+    out: dict[tuple[str, str], Any] = {}
+    nb = len(results.benchmarks)
+    if exact:
+        codes = np.array([results.algorithms.index(a) * nb + results.benchmarks.index(b)
+                          for a, b in cells if (a, b) in exact], dtype=np.int64)
+        rows = pd.concat(results._map(_cells_rows, nb, codes, desc="collecting draws"),
+                         ignore_index=True)
+        by_cell = {int(c): g.to_numpy() for c, g in rows.groupby("cell", sort=False)["y"]}
+        for a, b in cells:
+            if (a, b) in exact:
+                code = results.algorithms.index(a) * nb + results.benchmarks.index(b)
+                out[(a, b)] = by_cell[code]
+    if sketched:
+        n_bins = int(np.clip(MAX_SKETCH_ENTRIES // len(sketched), MIN_SKETCH_BINS, DEFAULT_BINS))
+        out.update(ecdf_sketches(results, sketched, n_bins=n_bins))
+    return {c: out[c] for c in cells}
+
+
+__all__ = ["draws_or_sketches", "ecdf_sketches", "row_keys"]

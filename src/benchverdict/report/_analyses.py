@@ -547,6 +547,16 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"there); its p-value is the tuning curves' vote. Decisions over budget ranges "
             f"need the {np.sqrt(1 - options.alpha):.2%} bands to separate (error at most "
             f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
+    if curves.sketched:
+        bound = max(c.sketch.error_bound for _, c in curves if c.sketch is not None)
+        largest = max(c.n for _, c in curves if c.sketch is not None)
+        run.notes.append(
+            f"{len(curves.sketched)} benchmark(s) have cells with more draws than the client "
+            f"holds (up to {largest:,}): their curves come from exact-count ECDF sketches, "
+            f"with DKW bands widened by each sketch's exact error bound (at most {bound:.2g} "
+            f"in the CDF; stated in every verdict), and every curve on those benchmarks uses "
+            f"the DKW band. Their pairs are decided by the bands only: the order-statistic "
+            f"test needs the draws themselves.")
     reached = [c.cdf.grid_coverage for _, c in curves if c.cdf is not None]
     reached = [r for r in reached if r is not None]
     if reached:
@@ -802,11 +812,7 @@ def _trials_per_run(results: Results, budget: float | None) -> pd.Series | None:
     """
     if not results.has_budget:
         return None
-    table = results.table
-    if budget is not None:
-        table = table[table["budget"].to_numpy() <= float(budget)]
-    keys = ["algorithm", "benchmark", "seed"]
-    return table.groupby(keys, observed=True).size()
+    return results.run_sizes(budget)
 
 
 def sample_size_guidance(

@@ -21,6 +21,7 @@ import pandas as pd
 
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
+from benchverdict.stats.ecdf_sketch import ECDFSketch
 from benchverdict.tuning.compare import TuningComparison, compare, decision_confidence
 from benchverdict.tuning.curves import TuningCurve, default_budgets, kind_label, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
@@ -43,7 +44,30 @@ for _kind in ("median", "quantile"):
                     "over benchmarks: better on every benchmark (intersection-union)",
         error_control="per comparison", votes=True, primary=True, scale="raw", iid_draws=True)
 
-__all__ = ["TuningCurves", "from_results"]
+__all__ = ["TuningCurves", "from_results", "sketch_budgets"]
+
+#: Sketched benchmarks: every integer budget up to this, then log-spaced ones.
+SKETCH_INTEGER_BUDGETS = 100
+
+
+def sketch_budgets(n: int) -> np.ndarray:
+    """The default budgets of a benchmark with sketched curves (n = its largest cell).
+
+    Every integer up to :data:`SKETCH_INTEGER_BUDGETS`, then 200 integers
+    spaced evenly in log up to ``n``: the curve at ``10^7`` budgets one by
+    one would be as slow to compare as it is flat.
+
+    Examples
+    --------
+    >>> b = sketch_budgets(10**7)
+    >>> b[:3].tolist(), b[-1], int(b.size) <= 300
+    ([1.0, 2.0, 3.0], 10000000.0, True)
+    """
+    head = np.arange(1, min(int(n), SKETCH_INTEGER_BUDGETS) + 1, dtype=float)
+    if n <= SKETCH_INTEGER_BUDGETS:
+        return head
+    tail = np.unique(np.round(np.geomspace(SKETCH_INTEGER_BUDGETS, n, 200)))
+    return np.union1d(head, tail)
 
 
 @dataclass(repr=False, frozen=True, eq=False)
@@ -136,10 +160,11 @@ class TuningCurves(ResultText):
         """Per curve: n and the largest budget its band can bound (see tuning.guidance)."""
         rows = []
         for (alg, bench), curve in self.curves.items():
+            # A curve's own band and calibration: a sketched benchmark's curves use DKW.
             k_max = (
-                largest_budget(curve.n, self.confidence, self.band, curve.q or 0.5,
-                               self.calibrate)
-                if self.band is not None else np.nan
+                largest_budget(curve.n, self.confidence, curve.band, curve.q or 0.5,
+                               curve.calibrate)
+                if curve.band is not None else np.nan
             )
             rows.append({"algorithm": alg, "benchmark": bench, "n": curve.n, "k_max": k_max})
         return pd.DataFrame(rows)
@@ -201,11 +226,24 @@ class TuningCurves(ResultText):
                                            "point_a", "point_b", "p_a", "p_b", "p_value",
                                            "winner"])
 
+    @property
+    def sketched(self) -> list[str]:
+        """Benchmarks with a curve from an ECDF sketch (too many draws to hold).
+
+        Their curves use the widened DKW band, and their pairs get no
+        order-statistic test (it needs the draws): the bands decide.
+        """
+        return list(dict.fromkeys(b for (_, b), c in self.curves.items()
+                                  if c.sketch is not None))
+
     def _tests(self, budget, pairs) -> list[tuple[str, str, str, QuantileTest]]:
         if self.kind == "mean":
             return []
         out = []
+        sketched = set(self.sketched)
         for bench, a, b in self._pairs(pairs):
+            if bench in sketched:
+                continue
             k = float(budget) if budget is not None else float(self.test_budget(bench))
             out.append((bench, a, b, quantile_test(
                 self.curves[(a, bench)].scores, self.curves[(b, bench)].scores, k, q=self._q,
@@ -337,7 +375,15 @@ def from_results(
     results : benchverdict.Results
         Must be ``kind="trials"``: every row an IID random-search draw.
         HPO-run incumbents (``kind="runs"``) are refused with a clear error,
-        because incumbents are running maxima, not independent draws.
+        because incumbents are running maxima, not independent draws. On a
+        Dask-backed Results, a cell with more draws than the client holds
+        comes as an exact-count ECDF sketch
+        (:func:`benchverdict._dask.sketch.draws_or_sketches`): every curve on
+        its benchmark then uses the DKW band (the sketched ones widened by
+        their exact error bound, stated in the verdicts), the default budgets
+        there are every integer to 100 and then 200 log-spaced ones, and
+        the benchmark's pairs get no order-statistic test (see
+        :attr:`TuningCurves.sketched`).
     kind, band, confidence, low, high, q, estimator, calibrate
         As in :func:`~benchverdict.tuning.tuning_curve`. ``low``/``high``
         bound the score's support in the user's direction (e.g. 0 and 1 for
@@ -363,24 +409,32 @@ def from_results(
     results.require_kind("trials", "tuning curves")
     decision_confidence(alpha)  # validates alpha early
     objective = results.objective
-    draws: dict[tuple[str, str], np.ndarray] = {}
-    for alg, bench, values in results.iter_draws():
-        draws[(alg, bench)] = values
+    engine = results._engine_step("draws_or_sketches")
+    draws: dict[tuple[str, str], np.ndarray | ECDFSketch] = (
+        engine(results) if engine is not None
+        else {(alg, bench): values for alg, bench, values in results.iter_draws()})
+
+    def size(values) -> int:
+        return values.n if isinstance(values, ECDFSketch) else values.size
+
+    sketched = {bench for (_, bench), v in draws.items() if isinstance(v, ECDFSketch)}
     grid: dict[str, np.ndarray] = {}
     for _, bench in draws:
         if budgets is None:
-            n_max = max(v.size for (_, y), v in draws.items() if y == bench)
-            grid[bench] = default_budgets(n_max)
+            n_max = max(size(v) for (_, y), v in draws.items() if y == bench)
+            grid[bench] = (sketch_budgets(n_max) if bench in sketched
+                           else default_budgets(n_max))
         else:
             grid[bench] = np.atleast_1d(np.asarray(budgets, dtype=float))
     curves: dict[tuple[str, str], TuningCurve] = {}
     excluded = []
     for (alg, bench), values in draws.items():
+        cell_band = "dkw" if bench in sketched and band is not None else band
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 curve = tuning_curve(
-                    values, grid[bench], kind=kind, band=band, confidence=confidence,
+                    values, grid[bench], kind=kind, band=cell_band, confidence=confidence,
                     low=low, high=high, objective=objective, q=q, estimator=estimator, name=alg,
                     calibrate=calibrate,
                 )
@@ -388,7 +442,7 @@ def from_results(
                 warnings.warn(f"{alg} on {bench}: {w.message}", w.category, stacklevel=2)
             curves[(alg, bench)] = curve
         except ValueError as err:
-            excluded.append({"algorithm": alg, "benchmark": bench, "n": values.size,
+            excluded.append({"algorithm": alg, "benchmark": bench, "n": size(values),
                              "reason": str(err)})
     return TuningCurves(
         curves=curves, objective=objective, confidence=confidence, band=band, kind=kind,

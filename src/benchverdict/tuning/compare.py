@@ -360,6 +360,11 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
                 f"decision's error at {alpha:g} overlap: a lean, not a win"
             )
         evidence = Evidence("band", None, a.confidence, strength)
+    bounds = [c.sketch.error_bound for c in (a, b) if c.sketch is not None]
+    if bounds:
+        explanation += (f" (from {'ECDF sketches' if len(bounds) == 2 else 'an ECDF sketch'} "
+                        f"of the draws: the band is widened by the sketch's exact error bound, "
+                        f"at most {max(bounds):.2g} in the CDF, and keeps its coverage)")
     return Verdict(
         a=name_a,
         b=name_b,
@@ -389,10 +394,15 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
             # Tied scores void the bands' exact coverage (they stay conservative); the
             # report cites this when it explains a disagreement.
             "ties": _n_ties(a) + _n_ties(b),
+            # A curve from an ECDF sketch: its band is the DKW band widened by this bound.
+            **{f"{key}_{side}": value for side, curve in (("a", a), ("b", b))
+               for key, value in curve.sketch_details().items()},
         },
     )
 
 
 def _n_ties(curve: TuningCurve) -> int:
-    """How many of the curve's scores repeat an earlier score."""
+    """How many of the curve's scores repeat an earlier score (at the edges, for a sketch)."""
+    if curve.sketch is not None:  # only the ties on an edge are known
+        return int(np.maximum(curve.sketch.at_edge - 1, 0).sum())
     return int(curve.n - np.unique(curve.scores).size)

@@ -35,6 +35,16 @@ Mean (expected-maximum) tuning curve
 
 The point estimates are the plug-in empirical quantile (median curve) and
 the V, U or W estimate (mean curve, :mod:`benchverdict.tuning.estimators`).
+
+From an ECDF sketch (too many draws for one machine)
+    :func:`tuning_curve` also takes an
+    :class:`~benchverdict.stats.ecdf_sketch.ECDFSketch` (exact counts at and
+    between bin edges): the median/quantile curve with the DKW band widened
+    by the sketch's exact error bound, which keeps the DKW guarantee
+    (:class:`~benchverdict.stats.ecdf_sketch.SketchBand`). The point is the
+    midpoint of the sketch's exact bracket of the in-memory empirical
+    quantile (``point_lower``, ``point_upper`` in the table). Mean curves
+    and the LD/KS bands need the order statistics themselves, and are refused.
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
 from benchverdict.stats.cdf_bands import METHODS, CDFBand, cdf_band
+from benchverdict.stats.ecdf_sketch import ECDFSketch
 from benchverdict.stats.samples import sorted_finite_scores
 from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
 
@@ -117,9 +128,15 @@ class TuningCurve(ResultText):
     name : str or None
         A label (e.g. the algorithm).
     scores : numpy.ndarray
-        The sorted sample.
+        The sorted sample (empty for a curve from a sketch).
     calibrate : {"budgets", "curve", "cdf"}
         How the band was calibrated (see :func:`tuning_curve`).
+    sketch : ECDFSketch or None
+        The sketch of the draws (user's units) when the curve was built from
+        one; then ``point`` is the midpoint of ``point_lower``..``point_upper``,
+        the exact bracket of the in-memory point estimate.
+    point_lower, point_upper : numpy.ndarray or None
+        That bracket (``None`` for a curve from the draws themselves).
     """
 
     k: np.ndarray
@@ -141,6 +158,9 @@ class TuningCurve(ResultText):
     name: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     calibrate: str = "budgets"
+    sketch: ECDFSketch | None = None
+    point_lower: np.ndarray | None = None
+    point_upper: np.ndarray | None = None
 
     def _summary_lines(self) -> list[str]:
         name = f" {self.name}" if self.name else ""
@@ -170,10 +190,34 @@ class TuningCurve(ResultText):
 
     @property
     def table(self) -> pd.DataFrame:
-        """Tidy table: columns k (the budget), point, lower, upper."""
-        return pd.DataFrame(
+        """Tidy table: columns k (the budget), point, lower, upper.
+
+        A curve from a sketch adds ``point_lower`` and ``point_upper``, the
+        exact bracket of the point estimate the draws would give.
+        """
+        out = pd.DataFrame(
             {"k": self.k, "point": self.point, "lower": self.lower, "upper": self.upper}
         )
+        if self.point_lower is not None:
+            out["point_lower"], out["point_upper"] = self.point_lower, self.point_upper
+        return out
+
+    def sketch_details(self) -> dict[str, float | int]:
+        """What a verdict from this curve must state about its sketch (empty without one).
+
+        Examples
+        --------
+        >>> from benchverdict.stats.ecdf_sketch import sketch_of
+        >>> rng = np.random.default_rng(0)
+        >>> curve = tuning_curve(sketch_of(rng.uniform(size=5_000), n_bins=64), [1, 4],
+        ...                      band="dkw", low=0, high=1)
+        >>> sorted(curve.sketch_details())
+        ['sketch_bins', 'sketch_error_bound', 'sketch_sample']
+        """
+        if self.sketch is None:
+            return {}
+        return {"sketch_bins": self.sketch.n_bins, "sketch_sample": self.sketch.sample_size,
+                "sketch_error_bound": self.sketch.error_bound}
 
     def at_confidence(self, confidence: float) -> TuningCurve:
         """The same curve (same draws, budgets, band and calibration) at another confidence.
@@ -194,7 +238,8 @@ class TuningCurve(ResultText):
         with warnings.catch_warnings():  # ties were reported when the curve was built
             warnings.simplefilter("ignore", UserWarning)
             return tuning_curve(
-                self.scores, self.k, kind=self.kind, band=self.band, confidence=confidence,
+                self.scores if self.sketch is None else self.sketch, self.k, kind=self.kind,
+                band=self.band, confidence=confidence,
                 low=self.low, high=self.high, objective=self.objective, q=self.q or 0.5,
                 estimator=self.estimator if self.kind == "mean" else "v", name=self.name,
                 calibrate=self.calibrate)
@@ -210,6 +255,9 @@ class TuningCurve(ResultText):
         what = kind_label(self.kind, self.q)
         best = "best" if self.objective == "maximize" else "lowest"
         text = f"{what} {best} score after k random-search trials, from n={self.n} draws"
+        if self.sketch is not None:
+            text += (f" (an exact-count ECDF sketch, error at most "
+                     f"{self.sketch.error_bound:.2g} in the CDF, added to the band)")
         if self.band is None:
             return text + " (no band)."
         if not self.simultaneous:
@@ -248,7 +296,8 @@ class TuningCurve(ResultText):
 
         if cdf:
             if self.cdf is None:
-                raise ValueError("this curve has no CDF band to draw (band was None or bootstrap).")
+                raise ValueError("this curve has no CDF band to draw (band was None or "
+                                 "bootstrap, or the curve comes from an ECDF sketch).")
             with theme():
                 fig, (ax_curve, ax_cdf) = plt.subplots(
                     1, 2, figsize=(DOUBLE_COLUMN, DOUBLE_COLUMN * 0.38)
@@ -446,8 +495,11 @@ def tuning_curve(
 
     Parameters
     ----------
-    scores : array_like of float
-        One score per random-search configuration (IID draws).
+    scores : array_like of float, or ECDFSketch
+        One score per random-search configuration (IID draws), or the
+        :class:`~benchverdict.stats.ecdf_sketch.ECDFSketch` of too many
+        draws to hold (median/quantile curves with ``band="dkw"`` or no band;
+        see the module docstring).
     budgets : array_like, optional
         Budgets ``k`` (random-search trials); default every integer from 1 to ``n``. Real values are
         allowed for the median/quantile curve and the V estimate.
@@ -509,6 +561,11 @@ def tuning_curve(
         )
     if calibrate not in ("budgets", "curve", "cdf"):
         raise ValueError(f"calibrate must be 'budgets', 'curve' or 'cdf', got {calibrate!r}.")
+    if isinstance(scores, ECDFSketch):
+        return _sketch_tuning_curve(scores, budgets, kind=kind, band=band,
+                                    confidence=confidence, low=float(low), high=float(high),
+                                    objective=objective, q=0.5 if kind == "median" else q,
+                                    name=name, calibrate=calibrate)
     y = sorted_finite_scores(scores)
     n = y.size
     budgets = (default_budgets(n) if budgets is None
@@ -571,3 +628,49 @@ def tuning_curve(
         scores=y, cdf=cdf, name=name, notes=tuple(notes), calibrate=calibrate,
     )
 
+
+def _sketch_tuning_curve(sketch: ECDFSketch, budgets, *, kind: str, band: str | None,
+                         confidence: float, low: float, high: float, objective: str, q: float,
+                         name: str | None, calibrate: str) -> TuningCurve:
+    """:func:`tuning_curve` from an ECDF sketch (see the module docstring)."""
+    if kind == "mean":
+        raise ValueError("a mean tuning curve needs every draw (its estimators weight the "
+                         "order statistics); from an ECDF sketch use kind='median' or "
+                         "'quantile'.")
+    if band not in (None, "dkw"):
+        raise ValueError(f"band {band!r} needs the order statistics themselves; from an ECDF "
+                         f"sketch use band='dkw' (the DKW band widened by the sketch's error "
+                         f"bound keeps its coverage) or band=None.")
+    lo_edge, hi_edge = float(sketch.edges[0]), float(sketch.edges[-1])
+    if not (low <= lo_edge and hi_edge <= high):
+        raise ValueError(
+            f"scores must lie within [low, high] = [{low}, {high}], but they range over "
+            f"[{lo_edge}, {hi_edge}]; pass support bounds that contain every score.")
+    ks = (default_budgets(sketch.n) if budgets is None
+          else np.atleast_1d(np.asarray(budgets, dtype=float)))
+    maximize = objective == "maximize"
+    # On the performance z (larger is better), as for draws: mirror the sketch to minimise.
+    z_sketch, z_low, z_high = (sketch, low, high) if maximize else (sketch.mirrored(), -high,
+                                                                    -low)
+    p = quantile_levels(ks, q)
+    bracket_lo, bracket_hi = z_sketch.quantile_bounds(p)
+    if band is None:
+        lower_z = upper_z = np.full(ks.size, np.nan)
+    else:
+        lower_z, upper_z = z_sketch.band(confidence).quantile_interval(p, low=z_low, high=z_high)
+    point_z = (bracket_lo + bracket_hi) / 2
+
+    def user(z: np.ndarray) -> np.ndarray:
+        return np.asarray(z, dtype=float) if maximize else -np.asarray(z, dtype=float)
+
+    lower, upper = (user(lower_z), user(upper_z)) if maximize else (user(upper_z),
+                                                                    user(lower_z))
+    point_lower, point_upper = ((user(bracket_lo), user(bracket_hi)) if maximize
+                                else (user(bracket_hi), user(bracket_lo)))
+    return TuningCurve(
+        k=ks, point=user(point_z), lower=lower, upper=upper, kind=kind, q=q,
+        estimator="empirical quantile", band=band,
+        confidence=None if band is None else float(confidence), simultaneous=band is not None,
+        objective=objective, n=int(sketch.n), low=low, high=high, scores=np.array([]),
+        cdf=None, name=name, calibrate="cdf" if band is not None else calibrate,
+        sketch=sketch, point_lower=point_lower, point_upper=point_upper)
