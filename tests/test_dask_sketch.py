@@ -297,3 +297,55 @@ def test_report_on_trials_beyond_the_client_limit_explains_the_sketches(cluster_
     band_wins = [v for v in run.verdicts
                  if v.method.endswith("_band") and v.outcome != "inconclusive"]
     assert band_wins and all(v.winner == "B" for v in band_wins if "B" in (v.a, v.b))
+
+
+# ------------------------------------------------------------------------ DSE on Dask
+def test_dse_beyond_the_client_limit_runs_on_a_uniform_random_sample(cluster_client,
+                                                                     monkeypatch):
+    from benchverdict import dse
+    from benchverdict._dask import results as dask_results
+    from benchverdict.io import from_dask_frame
+
+    df = _trials(3)
+    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
+                 objective="maximize", kind="trials")
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=6, sort=False), **roles)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1500)
+    res = dse.distribution(dk, confidence=0.9, n_resamples=200, n_permutations=99)
+    assert 0 < res.sample_rate < 1 and res.sample_rate == pytest.approx(0.98 * 1500 / 6000)
+    sub = res.subsampled
+    assert sub["n_available"].sum() == len(df) and sub["n_used"].sum() <= 1500
+    # Each cell keeps a Binomial(n, rate) share: within 4 standard deviations.
+    rate = res.sample_rate
+    sd = np.sqrt(sub["n_available"] * rate * (1 - rate))
+    assert np.all(np.abs(sub["n_used"] - sub["n_available"] * rate) <= 4 * sd)
+    for (bench, alg), x in res.draws.items():
+        cell = df.loc[(df["alg"] == alg) & (df["bench"] == bench), "acc"].to_numpy()
+        assert np.isin(x, cell).all()  # a subset of the cell's draws
+    assert all(v.details["sample_rate"] == rate for v in res.verdicts())
+    # The kept rows depend on the rows' positions and the seed, never on the scores or
+    # on the partitioning.
+    shifted = df.assign(acc=-df["acc"])
+    other = from_dask_frame(dd.from_pandas(shifted, npartitions=4, sort=False), **roles)
+    again = dse.distribution(other, confidence=0.9, n_resamples=200, n_permutations=99)
+    for key, x in res.draws.items():
+        np.testing.assert_array_equal(np.sort(-again.draws[key]), np.sort(x))
+
+
+def test_report_records_the_draws_left_out_of_the_dse_sample(cluster_client, monkeypatch):
+    import benchverdict as bv
+    from benchverdict._dask import results as dask_results
+    from benchverdict.io import from_dask_frame
+
+    df = _trials(4)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
+                         benchmark="bench", seed="seed", budget="trial", score="acc",
+                         objective="maximize", kind="trials")
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 2000)
+    report = bv.compare(dk, analyses=["dse"], progress=False, figures=False)
+    run = next(r for r in report.runs if r.name == "dse")
+    assert run.status == "ok", run.warnings
+    assert any("uniform random sample" in note for note in run.notes)
+    left = [e for e in run.exclusions if e["what"] == "draw"]
+    assert len(left) == 6 and all("not in the uniform random sample" in e["reason"]
+                                  for e in left)

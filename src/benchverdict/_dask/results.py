@@ -510,7 +510,9 @@ class DaskResults(Results):
         ``"lmem.fit"`` and ``"lmem.nested_cross_products"`` sum cross-products
         per partition; ``"draws_or_sketches"`` gives each cell's draws, or an
         ECDF sketch of them beyond what the client holds
-        (:func:`benchverdict._dask.sketch.draws_or_sketches`).
+        (:func:`benchverdict._dask.sketch.draws_or_sketches`); ``"uniform_sample"``
+        the rows in memory, or a uniform random sample of them
+        (:func:`benchverdict._dask.sketch.uniform_sample`).
         """
         # Imported on use: the partitioned LMEM code sits above this module (it reads
         # DaskResults' partitions), and dask-free sessions never load it.
@@ -526,6 +528,10 @@ class DaskResults(Results):
             from benchverdict._dask.sketch import draws_or_sketches
 
             return lambda results: draws_or_sketches(results, MAX_CLIENT_ROWS)
+        if step == "uniform_sample":
+            from benchverdict._dask.sketch import uniform_sample
+
+            return lambda results, seed=0: uniform_sample(results, MAX_CLIENT_ROWS, seed)
         return None
 
 

@@ -93,6 +93,14 @@ class DistributionResult(ResultText):
     strata : dict
         ``(scope, algorithm) -> benchmark of each draw`` for pooled draws
         (the permutation test permutes within benchmarks).
+    sample_rate : float
+        1, or the probability with which each draw was kept when there were
+        more than the client holds (a Dask-backed Results): every statistic,
+        interval and test then describes that uniform random sample, whose
+        guarantees hold at its size.
+    subsampled : pandas.DataFrame
+        With ``sample_rate < 1``: per (algorithm, benchmark) cell the draws
+        available (``n_available``) and used (``n_used``).
     """
 
     draws: dict
@@ -115,6 +123,9 @@ class DistributionResult(ResultText):
     pooled: bool = False
     n_permutations: int = 1999
     strata: dict = field(default_factory=dict, repr=False)
+    sample_rate: float = 1.0
+    subsampled: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["algorithm", "benchmark", "n_available", "n_used"]), repr=False)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -125,7 +136,11 @@ class DistributionResult(ResultText):
                 f"CVaR_{self.cvar_level:g}; {self.confidence:.0%} {self.band} band; {scale}; "
                 f"{self.objective}",
                 f"algorithms: {names(self.algorithms)}",
-                f"{len(self.excluded)} row(s) excluded"]
+                f"{len(self.excluded)} row(s) excluded",
+                *([f"a uniform random sample: each draw kept with probability "
+                   f"{self.sample_rate:.3g} ({int(self.subsampled['n_used'].sum()):,} of "
+                   f"{int(self.subsampled['n_available'].sum()):,})"]
+                  if self.sample_rate < 1 else [])]
 
     def summary(self, *, alpha: float = 0.05) -> str:
         """The distributions and every verdict at ``alpha``, as text (``str`` uses 0.05)."""
@@ -273,7 +288,8 @@ class DistributionResult(ResultText):
             details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                      "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
                      "crossings": t.crossings, "test": "one-sided two-sample KS x2",
-                     "normalize": self.normalize, "p_single_draw": p_win},
+                     "normalize": self.normalize, "p_single_draw": p_win,
+                     **self._sample_details()},
         )
 
     def _cvar_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
@@ -323,8 +339,16 @@ class DistributionResult(ResultText):
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
                      "test": "studentized label permutation (Besag-Clifford sequential)"
                              + (", within benchmarks" if self.strata else ""),
-                     "n_permutations": test.n_resamples},
+                     "n_permutations": test.n_resamples, **self._sample_details()},
         )
+
+    def _sample_details(self) -> dict:
+        """What a verdict on a random sample of the draws must say (empty otherwise)."""
+        if self.sample_rate >= 1:
+            return {}
+        return {"sample_rate": self.sample_rate,
+                "n_available": int(self.subsampled["n_available"].sum()),
+                "n_used": int(self.subsampled["n_used"].sum())}
 
     # ------------------------------------------------------------------ plots
     def plot(self, ax=None, *, kind: str = "cdf", benchmark: str | None = None,
@@ -442,7 +466,11 @@ def distribution(
     Parameters
     ----------
     results : Results
-        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused.
+        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused. A
+        Dask-backed Results with more rows than the client holds is analysed
+        on a uniform random sample of its draws (each kept with the same
+        probability, independent of the scores; see ``sample_rate``), so
+        every guarantee holds at the sample's size.
     pooled : bool
         Pool each algorithm's draws over benchmarks (one distribution per
         algorithm, the paper's distribution over data sets too). Use with
@@ -493,6 +521,17 @@ def distribution(
     3         q         b  4   0.650
     """
     results.require_kind("trials", "dse.distribution()")
+    engine = results._engine_step("uniform_sample")
+    sample_rate, subsampled = 1.0, None
+    if engine is not None:
+        available = results.cell_sizes()
+        results, sample_rate = engine(results, 0 if seed is None else seed)
+        if sample_rate < 1:
+            used = results.cell_sizes().reindex(available.index, fill_value=0)
+            subsampled = pd.DataFrame({
+                "algorithm": [str(a) for a, _ in available.index],
+                "benchmark": [str(b) for _, b in available.index],
+                "n_available": available.to_numpy(), "n_used": used.to_numpy()})
     frame = normalize_frame(results.table, sign=results.sign, method=normalize,
                             reference=reference)
     if normalize is None:
@@ -542,6 +581,8 @@ def distribution(
         normalize=normalize, reference=reference, threshold=threshold,
         excluded=results.exclusions, n_resamples=n_resamples, seed=seed,
         pooled=bool(pooled), n_permutations=int(n_permutations), strata=strata,
+        sample_rate=float(sample_rate),
+        **({} if subsampled is None else {"subsampled": subsampled}),
     )
 
 

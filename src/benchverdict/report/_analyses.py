@@ -639,6 +639,19 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                 continue
             res, found = got
             res = res.result
+            if res.sample_rate < 1 and not kwargs and i == 0:
+                sub = res.subsampled
+                run.notes.append(
+                    f"More draws than the client holds: the score distributions describe a "
+                    f"uniform random sample ({int(sub['n_used'].sum()):,} of "
+                    f"{int(sub['n_available'].sum()):,} draws; each kept with probability "
+                    f"{res.sample_rate:.3g}, independent of the scores), so their tests and "
+                    f"intervals hold at the sample's size.")
+                run.exclude("score distributions", "draw", [
+                    {"algorithm": r.algorithm, "benchmark": r.benchmark,
+                     "reason": f"{r.n_available - r.n_used:,} of {r.n_available:,} draws not "
+                               f"in the uniform random sample"}
+                    for r in sub.itertuples(index=False) if r.n_available > r.n_used])
             verdicts = []
             for v in found:
                 if v.method == "dse.cvar":
