@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -300,48 +302,56 @@ def test_report_on_trials_beyond_the_client_limit_explains_the_sketches(cluster_
 
 
 # ------------------------------------------------------------------------ DSE on Dask
-def test_dse_beyond_the_client_limit_runs_on_a_uniform_random_sample(cluster_client,
-                                                                     monkeypatch):
+def test_dse_beyond_its_size_limit_runs_on_the_same_uniform_sample_as_in_memory(
+        cluster_client, monkeypatch):
+    # Over dse.MAX_CELL_DRAWS draws in a cell, DSE runs on a uniform random sample: each
+    # row kept with one probability from a hash of its position, so in memory and on
+    # Dask (any partitioning) the same rows are kept and every answer is identical.
     from benchverdict import dse
-    from benchverdict._dask import results as dask_results
+    dse_distribution = importlib.import_module("benchverdict.dse.distribution")
     from benchverdict.io import from_dask_frame
+    from benchverdict.results import Results
 
     df = _trials(3)
     roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
                  objective="maximize", kind="trials")
     dk = from_dask_frame(dd.from_pandas(df, npartitions=6, sort=False), **roles)
-    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 1500)
-    res = dse.distribution(dk, confidence=0.9, n_resamples=200, n_permutations=99)
-    assert 0 < res.sample_rate < 1 and res.sample_rate == pytest.approx(0.98 * 1500 / 6000)
-    sub = res.subsampled
-    assert sub["n_available"].sum() == len(df) and sub["n_used"].sum() <= 1500
-    # Each cell keeps a Binomial(n, rate) share: within 4 standard deviations.
+    mem = Results.from_frame(df, **roles)
+    monkeypatch.setattr(dse_distribution, "MAX_CELL_DRAWS", 300)
+    kw = dict(confidence=0.9, n_resamples=200, n_permutations=99)
+    res, want = dse.distribution(dk, **kw), dse.distribution(mem, **kw)
     rate = res.sample_rate
+    assert 0 < rate < 1 and rate == want.sample_rate
+    pd.testing.assert_frame_equal(res.table, want.table)
+    pd.testing.assert_frame_equal(res.subsampled, want.subsampled)
+    assert [(v.a, v.b, v.outcome, v.evidence.value) for v in res.verdicts()] == [
+        (v.a, v.b, v.outcome, v.evidence.value) for v in want.verdicts()]
+    sub = res.subsampled
+    assert sub["n_available"].sum() == len(df)
+    # Each cell keeps a Binomial(n, rate) share: within 4 standard deviations.
     sd = np.sqrt(sub["n_available"] * rate * (1 - rate))
     assert np.all(np.abs(sub["n_used"] - sub["n_available"] * rate) <= 4 * sd)
     for (bench, alg), x in res.draws.items():
         cell = df.loc[(df["alg"] == alg) & (df["bench"] == bench), "acc"].to_numpy()
         assert np.isin(x, cell).all()  # a subset of the cell's draws
     assert all(v.details["sample_rate"] == rate for v in res.verdicts())
-    # The kept rows depend on the rows' positions and the seed, never on the scores or
-    # on the partitioning.
-    shifted = df.assign(acc=-df["acc"])
-    other = from_dask_frame(dd.from_pandas(shifted, npartitions=4, sort=False), **roles)
-    again = dse.distribution(other, confidence=0.9, n_resamples=200, n_permutations=99)
+    # The kept rows depend on the rows' positions and the seed, never on the scores.
+    flipped = Results.from_frame(df.assign(acc=-df["acc"]), **roles)
+    again = dse.distribution(flipped, **kw)
     for key, x in res.draws.items():
         np.testing.assert_array_equal(np.sort(-again.draws[key]), np.sort(x))
 
 
 def test_report_records_the_draws_left_out_of_the_dse_sample(cluster_client, monkeypatch):
     import benchverdict as bv
-    from benchverdict._dask import results as dask_results
+    dse_distribution = importlib.import_module("benchverdict.dse.distribution")
     from benchverdict.io import from_dask_frame
 
     df = _trials(4)
     dk = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
                          benchmark="bench", seed="seed", budget="trial", score="acc",
                          objective="maximize", kind="trials")
-    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 2000)
+    monkeypatch.setattr(dse_distribution, "MAX_DRAWS", 2000)
     report = bv.compare(dk, analyses=["dse"], progress=False, figures=False)
     run = next(r for r in report.runs if r.name == "dse")
     assert run.status == "ok", run.warnings

@@ -1185,6 +1185,30 @@ class Results:
         """
         return self._frame.groupby(["algorithm", "benchmark"], observed=True).size()
 
+    def uniform_sample(self, rate: float, seed: int = 0) -> Results:
+        """The rows kept by a uniform random sample at ``rate`` (in memory; same roles).
+
+        Each row is kept independently with probability ``rate``, from a
+        hash of its position in the input and ``seed``
+        (:mod:`benchverdict.stats.row_sample`): the same rows on every engine
+        and partitioning, independent of the scores. Exclusions carry over.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> res = _example_small()
+        >>> len(res.uniform_sample(1.0)) == len(res), len(res.uniform_sample(0.0))
+        (True, 0)
+        """
+        from benchverdict.stats.row_sample import keep
+
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rate must lie in [0, 1], got {rate}.")
+        frame = self._frame[keep(self._frame.index.to_numpy(), rate, seed)]
+        return Results(frame, objective=self.objective, kind=self.kind,
+                       kind_reason=self.kind_reason, roles=self.roles,
+                       metafeatures=self.metafeatures, exclusions=self.exclusions)
+
     def run_sizes(self, budget: float | None = None) -> pd.Series:
         """Rows per run (algorithm, benchmark, seed), counting rows with budget <= ``budget``.
 

@@ -468,6 +468,15 @@ class DaskResults(Results):
             "n": self._summary["n"].to_numpy()})
         return frame.groupby(["algorithm", "benchmark"], observed=True)["n"].sum().rename(None)
 
+    def uniform_sample(self, rate: float, seed: int = 0) -> Results:
+        """The rows of a uniform random sample, in memory (see Results): one pass."""
+        from benchverdict._dask.sketch import uniform_sample
+
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rate must lie in [0, 1], got {rate}.")
+        self._check_fits("the sampled rows", int(np.ceil(rate * len(self) * 1.05)))
+        return uniform_sample(self, rate, seed)
+
     def run_sizes(self, budget: float | None = None) -> pd.Series:
         """Rows per run at budget <= ``budget`` (see Results), counted per partition."""
         if budget is None:
@@ -510,9 +519,7 @@ class DaskResults(Results):
         ``"lmem.fit"`` and ``"lmem.nested_cross_products"`` sum cross-products
         per partition; ``"draws_or_sketches"`` gives each cell's draws, or an
         ECDF sketch of them beyond what the client holds
-        (:func:`benchverdict._dask.sketch.draws_or_sketches`); ``"uniform_sample"``
-        the rows in memory, or a uniform random sample of them
-        (:func:`benchverdict._dask.sketch.uniform_sample`).
+        (:func:`benchverdict._dask.sketch.draws_or_sketches`).
         """
         # Imported on use: the partitioned LMEM code sits above this module (it reads
         # DaskResults' partitions), and dask-free sessions never load it.
@@ -528,10 +535,6 @@ class DaskResults(Results):
             from benchverdict._dask.sketch import draws_or_sketches
 
             return lambda results: draws_or_sketches(results, MAX_CLIENT_ROWS)
-        if step == "uniform_sample":
-            from benchverdict._dask.sketch import uniform_sample
-
-            return lambda results, seed=0: uniform_sample(results, MAX_CLIENT_ROWS, seed)
         return None
 
 

@@ -29,24 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.stats.ecdf_sketch import DEFAULT_BINS, ECDFSketch, bin_counts, choose_edges
-
-
-def row_keys(rows: np.ndarray, seed: int) -> np.ndarray:
-    """Uniform keys in [0, 1) from global row positions and a seed (splitmix64).
-
-    Examples
-    --------
-    >>> k = row_keys(np.arange(5), seed=0)
-    >>> bool(np.all((k >= 0) & (k < 1))), bool(np.array_equal(k, row_keys(np.arange(5), 0)))
-    (True, True)
-    """
-    with np.errstate(over="ignore"):
-        z = rows.astype(np.uint64) + np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
-        z = z + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)).astype(np.float64) / float(2**53)
+from benchverdict.stats.row_sample import keep, row_keys
 
 
 def _cells_of(canon: pd.DataFrame, n_benchmarks: int) -> np.ndarray:
@@ -258,52 +241,19 @@ def draws_or_sketches(results: Any, max_rows: int) -> dict[tuple[str, str], Any]
 
 
 def _bernoulli_rows(canon: pd.DataFrame, rate: float, seed: int) -> pd.DataFrame:
-    """The rows of one partition whose random key is below ``rate``."""
-    return canon[row_keys(canon.index.to_numpy(), seed) < rate]
+    """The rows of one partition kept by :func:`benchverdict.stats.row_sample.keep`."""
+    return canon[keep(canon.index.to_numpy(), rate, seed)]
 
 
-def uniform_sample(results: Any, max_rows: int, seed: int = 0) -> tuple[Any, float]:
-    """All rows, or a uniform random sample of them that the client can hold, in memory.
-
-    Each row is kept with the same probability ``rate`` (its key, a hash of
-    the seed and the row's global position, is below ``rate``), so every
-    cell's kept draws are a uniform random subset of its draws -- IID draws
-    stay IID, whatever the scores -- and cells keep their proportions in
-    expectation, which pooled distributions need. ``rate`` is
-    ``0.98 * max_rows / rows`` (1 when all rows fit): the sample has more
-    than ``max_rows`` rows with negligible probability. The sample does not
-    depend on how the rows are partitioned.
-
-    Returns
-    -------
-    (Results, float)
-        The in-memory Results of the kept rows (same roles, objective, kind
-        and exclusions) and ``rate``.
-
-    Examples
-    --------
-    >>> import pytest; dd = pytest.importorskip("dask.dataframe")  # the dask extra
-    >>> from benchverdict.io import from_dask_frame
-    >>> df = pd.DataFrame({"alg": np.repeat(["a", "b"], 5000), "seed": range(10_000),
-    ...                    "acc": np.random.default_rng(0).uniform(size=10_000)})
-    >>> res = from_dask_frame(dd.from_pandas(df, npartitions=3), algorithm="alg",
-    ...                       seed="seed", score="acc", objective="maximize")
-    >>> sample, rate = uniform_sample(res, max_rows=1000)
-    >>> round(rate, 3), bool(900 < len(sample) <= 1000)
-    (0.098, True)
-    """
+def uniform_sample(results: Any, rate: float, seed: int = 0) -> Any:
+    """:meth:`Results.uniform_sample` of a DaskResults: one pass, the kept rows in memory."""
     from benchverdict.results import Results
 
-    n = len(results)
-    if n <= max_rows:
-        return results.in_memory(), 1.0
-    rate = 0.98 * max_rows / n
-    parts = results._map(_bernoulli_rows, rate, int(seed), desc="sampling rows")
+    parts = results._map(_bernoulli_rows, float(rate), int(seed), desc="sampling rows")
     table = pd.concat(parts) if parts else results._frame
-    sample = Results(table, objective=results.objective, kind=results.kind,
-                     kind_reason=results.kind_reason, roles=results.roles,
-                     metafeatures=results.metafeatures, exclusions=results.exclusions)
-    return sample, rate
+    return Results(table, objective=results.objective, kind=results.kind,
+                   kind_reason=results.kind_reason, roles=results.roles,
+                   metafeatures=results.metafeatures, exclusions=results.exclusions)
 
 
-__all__ = ["draws_or_sketches", "ecdf_sketches", "row_keys", "uniform_sample"]
+__all__ = ["draws_or_sketches", "ecdf_sketches", "uniform_sample"]

@@ -45,6 +45,11 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
 MIN_TAIL_DRAWS = 5
 #: The benchmark label of pooled distributions.
 POOLED = "pooled"
+#: Beyond this many draws in all, or :data:`MAX_CELL_DRAWS` in one cell, DSE runs on a
+#: uniform random sample of the draws (``DistributionResult.sample_rate``): its bootstrap
+#: and permutation arrays grow with resamples x draws.
+MAX_DRAWS = 2_000_000
+MAX_CELL_DRAWS = 50_000
 
 
 @dataclass(repr=False, frozen=True)
@@ -95,9 +100,9 @@ class DistributionResult(ResultText):
         (the permutation test permutes within benchmarks).
     sample_rate : float
         1, or the probability with which each draw was kept when there were
-        more than the client holds (a Dask-backed Results): every statistic,
-        interval and test then describes that uniform random sample, whose
-        guarantees hold at its size.
+        more than :data:`MAX_DRAWS` (or :data:`MAX_CELL_DRAWS` in a cell): every
+        statistic, interval and test then describes that uniform random
+        sample, whose guarantees hold at its size.
     subsampled : pandas.DataFrame
         With ``sample_rate < 1``: per (algorithm, benchmark) cell the draws
         available (``n_available``) and used (``n_used``).
@@ -466,11 +471,12 @@ def distribution(
     Parameters
     ----------
     results : Results
-        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused. A
-        Dask-backed Results with more rows than the client holds is analysed
-        on a uniform random sample of its draws (each kept with the same
-        probability, independent of the scores; see ``sample_rate``), so
-        every guarantee holds at the sample's size.
+        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused. With
+        more than :data:`MAX_DRAWS` draws in all or :data:`MAX_CELL_DRAWS` in
+        one cell (on Dask too), the analysis runs on a uniform random sample
+        of the draws (each kept with the same probability, independent of the
+        scores and of the engine; see ``sample_rate``), so every guarantee
+        holds at the sample's size.
     pooled : bool
         Pool each algorithm's draws over benchmarks (one distribution per
         algorithm, the paper's distribution over data sets too). Use with
@@ -521,17 +527,7 @@ def distribution(
     3         q         b  4   0.650
     """
     results.require_kind("trials", "dse.distribution()")
-    engine = results._engine_step("uniform_sample")
-    sample_rate, subsampled = 1.0, None
-    if engine is not None:
-        available = results.cell_sizes()
-        results, sample_rate = engine(results, 0 if seed is None else seed)
-        if sample_rate < 1:
-            used = results.cell_sizes().reindex(available.index, fill_value=0)
-            subsampled = pd.DataFrame({
-                "algorithm": [str(a) for a, _ in available.index],
-                "benchmark": [str(b) for _, b in available.index],
-                "n_available": available.to_numpy(), "n_used": used.to_numpy()})
+    results, sample_rate, subsampled = _affordable_sample(results, seed)
     frame = normalize_frame(results.table, sign=results.sign, method=normalize,
                             reference=reference)
     if normalize is None:
@@ -586,6 +582,31 @@ def distribution(
     )
 
 
+def _affordable_sample(results: Results, seed: int | None
+                       ) -> tuple[Results, float, pd.DataFrame | None]:
+    """All draws, or a uniform random sample when they exceed what DSE can afford.
+
+    The bootstrap intervals and permutation tests hold ``n_resamples x n``
+    arrays, so beyond :data:`MAX_DRAWS` draws in all or
+    :data:`MAX_CELL_DRAWS` in one (algorithm, benchmark) cell every row is
+    kept with one probability ``rate`` (:meth:`Results.uniform_sample`):
+    IID draws stay IID and pooled proportions are kept in expectation.
+    """
+    available = results.cell_sizes()
+    if not len(available):
+        return results, 1.0, None
+    rate = min(1.0, MAX_DRAWS / len(results), MAX_CELL_DRAWS / int(available.max()))
+    if rate >= 1.0:
+        return results, 1.0, None
+    sample = results.uniform_sample(rate, 0 if seed is None else int(seed))
+    used = sample.cell_sizes().reindex(available.index, fill_value=0)
+    table = pd.DataFrame({
+        "algorithm": [str(a) for a, _ in available.index],
+        "benchmark": [str(b) for _, b in available.index],
+        "n_available": available.to_numpy(), "n_used": used.to_numpy()})
+    return sample, rate, table
+
+
 def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confidence, band,
              how, lo, hi, n_resamples, seed) -> dict:
     z = sign * x
@@ -630,4 +651,4 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
     return row
 
 
-__all__ = ["POOLED", "DistributionResult", "distribution"]
+__all__ = ["MAX_CELL_DRAWS", "MAX_DRAWS", "POOLED", "DistributionResult", "distribution"]

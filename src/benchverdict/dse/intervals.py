@@ -360,6 +360,9 @@ def bootstrap_interval(
     z = sign * x
     rng = np.random.default_rng(seed)
     values, ses = [], []
+    # At most ~2^24 resampled draws per block (128 MB): drawing the indices block by
+    # block continues one stream, so the interval does not depend on the block size.
+    chunk = max(1, min(chunk, 2**24 // max(z.size, 1)))
     for start in range(0, n_resamples, chunk):
         rows = bootstrap_rows(z, min(chunk, n_resamples - start), rng)
         values.append(stat.of_rows(rows))

@@ -540,7 +540,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
                 benchmark=v.scope.benchmark, budget_low=final_scope.budget_low,
                 budget_high=final_scope.budget_high, metafeature=v.scope.metafeature))
         run.verdicts.append(v)
-    if k_final is not None:
+    if k_final is not None and len(curves.sketched) < len(curves.benchmarks):
         run.notes.append(
             f"At the final budget every pair's curves are compared by the exact "
             f"order-statistic test at k = {k_final} trials (the most trials a search has "
@@ -583,10 +583,14 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             lo, hi = float(values.min()), float(values.max())
             return format(lo, fmt) if lo == hi else f"{lo:{fmt}} to {hi:{fmt}}"
 
+        bands = (f"{options.confidence:g} simultaneous LD highest-density bands"
+                 if not curves.sketched else
+                 f"{options.confidence:g} simultaneous bands (LD highest-density; DKW on the "
+                 f"{len(curves.sketched)} benchmark(s) with sketched cells)")
         run.notes.append(
-            f"Median tuning curves with {options.confidence:g} simultaneous LD highest-density "
-            f"bands (Lourie et al. 2024); with n = {span(guidance['n'], ',.0f')} draws per "
-            f"curve the upper band is informative up to k = {span(guidance['k_max'], '.1f')}.")
+            f"Median tuning curves with {bands} (Lourie et al. 2024); with n = "
+            f"{span(guidance['n'], ',.0f')} draws per curve the upper band is informative up "
+            f"to k = {span(guidance['k_max'], '.1f')}.")
     for bench in curves.benchmarks[:MAX_FIGURES_PER_ANALYSIS]:
         _add_figure(
             run, f"tuning-{bench}", f"Median tuning curves on {bench}",
@@ -642,7 +646,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
             if res.sample_rate < 1 and not kwargs and i == 0:
                 sub = res.subsampled
                 run.notes.append(
-                    f"More draws than the client holds: the score distributions describe a "
+                    f"More draws than DSE's resampling can hold (dse.MAX_DRAWS, "
+                    f"MAX_CELL_DRAWS): the score distributions describe a "
                     f"uniform random sample ({int(sub['n_used'].sum()):,} of "
                     f"{int(sub['n_available'].sum()):,} draws; each kept with probability "
                     f"{res.sample_rate:.3g}, independent of the scores), so their tests and "
