@@ -60,7 +60,7 @@ def sketch_budgets(n: int) -> np.ndarray:
     Examples
     --------
     >>> b = sketch_budgets(10**7)
-    >>> b[:3].tolist(), b[-1], int(b.size) <= 300
+    >>> b[:3].tolist(), float(b[-1]), int(b.size) <= 300
     ([1.0, 2.0, 3.0], 10000000.0, True)
     """
     head = np.arange(1, min(int(n), SKETCH_INTEGER_BUDGETS) + 1, dtype=float)
