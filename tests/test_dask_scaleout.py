@@ -458,6 +458,35 @@ def test_report_sanity_section_beyond_the_client_limit(cluster_client, monkeypat
     assert [s["conclusion"] for s in run_b.sanity] == [s["conclusion"] for s in run_a.sanity]
 
 
+def test_trials_sanity_checks_on_dask_within_and_beyond_the_client_limit(cluster_client,
+                                                                          monkeypatch):
+    # Random-search trials: the report's sanity checks see every search's trajectory.
+    # Within the limit it equals the in-memory trajectory; beyond it the seed and
+    # benchmark checks run on the final incumbents (the trajectory does not fit) and say
+    # so. Before, the Dask path read its empty meta frame and both checks failed.
+    from benchverdict._dask import results as dask_results
+
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame([(a, b, s, t) for a in "ABC" for b in ("p", "q", "r") for s in range(6)
+                       for t in range(1, 21)], columns=["alg", "bench", "seed", "trial"])
+    df["acc"] = rng.normal(size=len(df)) + (df["alg"] == "C")
+    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
+                 objective="maximize", kind="trials")
+    mem, dk = _both(df, 5, **roles)
+    pd.testing.assert_frame_equal(dk.incumbent_trajectories().table,
+                                  mem.incumbent_trajectories().table)
+    a = bv.compare(mem, progress=False, analyses=["lmem"])
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 300)
+    with pytest.raises(dask_results.RowsTooLargeError, match="incumbent trajectories"):
+        dk.incumbent_trajectories()
+    b = bv.compare(dk, progress=False, analyses=["lmem"])
+    run_a, run_b = (next(r for r in c.runs if r.name == "lmem") for c in (a, b))
+    assert run_b.failed_steps == [] and run_a.failed_steps == []
+    names = [s["name"] for s in run_b.sanity]
+    assert names == [n for n in (s["name"] for s in run_a.sanity) if "budget" not in n]
+    assert any("final incumbent" in note for note in run_b.notes)
+
+
 def test_every_row_beyond_the_client_limit_says_why(cluster_client, monkeypatch):
     # The seed check on every row needs the long table on the client: beyond the limit,
     # asking for it (results.table) fails with the reason and the way out, never an empty

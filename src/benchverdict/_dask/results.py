@@ -468,6 +468,19 @@ class DaskResults(Results):
             "n": self._summary["n"].to_numpy()})
         return frame.groupby(["algorithm", "benchmark"], observed=True)["n"].sum().rename(None)
 
+    def incumbent_trajectories(self) -> Results:
+        """Every search's incumbent after each trial (see Results), in memory.
+
+        A running maximum per run over its rows in budget order; it needs
+        every row of a run on the client, so it is exact up to
+        ``MAX_CLIENT_ROWS`` rows and refuses beyond (``final()`` and
+        ``at_budget()`` give the incumbents at one budget at any size).
+        """
+        if self.kind == "runs":
+            return self
+        self._check_fits("incumbent trajectories", len(self))
+        return self.in_memory().incumbent_trajectories()
+
     def uniform_sample(self, rate: float, seed: int = 0) -> Results:
         """The rows of a uniform random sample, in memory (see Results): one pass."""
         from benchverdict._dask.sketch import uniform_sample

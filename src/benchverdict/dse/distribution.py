@@ -45,11 +45,12 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
 MIN_TAIL_DRAWS = 5
 #: The benchmark label of pooled distributions.
 POOLED = "pooled"
-#: Beyond this many draws in all, or :data:`MAX_CELL_DRAWS` in one cell, DSE runs on a
-#: uniform random sample of the draws (``DistributionResult.sample_rate``): its bootstrap
-#: and permutation arrays grow with resamples x draws.
-MAX_DRAWS = 2_000_000
-MAX_CELL_DRAWS = 50_000
+#: Beyond this many draws in all, or :data:`MAX_CELL_DRAWS` in one distribution (a cell,
+#: or an algorithm's pooled draws), DSE runs on a uniform random sample of the draws
+#: (``DistributionResult.sample_rate``): its bootstrap and permutation arrays grow with
+#: resamples x draws.
+MAX_DRAWS = 1_000_000
+MAX_CELL_DRAWS = 10_000
 
 
 @dataclass(repr=False, frozen=True)
@@ -527,7 +528,7 @@ def distribution(
     3         q         b  4   0.650
     """
     results.require_kind("trials", "dse.distribution()")
-    results, sample_rate, subsampled = _affordable_sample(results, seed)
+    results, sample_rate, subsampled = _affordable_sample(results, seed, bool(pooled))
     frame = normalize_frame(results.table, sign=results.sign, method=normalize,
                             reference=reference)
     if normalize is None:
@@ -582,20 +583,23 @@ def distribution(
     )
 
 
-def _affordable_sample(results: Results, seed: int | None
+def _affordable_sample(results: Results, seed: int | None, pooled: bool
                        ) -> tuple[Results, float, pd.DataFrame | None]:
     """All draws, or a uniform random sample when they exceed what DSE can afford.
 
     The bootstrap intervals and permutation tests hold ``n_resamples x n``
     arrays, so beyond :data:`MAX_DRAWS` draws in all or
-    :data:`MAX_CELL_DRAWS` in one (algorithm, benchmark) cell every row is
-    kept with one probability ``rate`` (:meth:`Results.uniform_sample`):
-    IID draws stay IID and pooled proportions are kept in expectation.
+    :data:`MAX_CELL_DRAWS` in one distribution (an (algorithm, benchmark)
+    cell, or an algorithm's draws when ``pooled``) every row is kept with
+    one probability ``rate`` (:meth:`Results.uniform_sample`): IID draws
+    stay IID and pooled proportions are kept in expectation.
     """
     available = results.cell_sizes()
     if not len(available):
         return results, 1.0, None
-    rate = min(1.0, MAX_DRAWS / len(results), MAX_CELL_DRAWS / int(available.max()))
+    largest = int(available.groupby(level=0, observed=True).sum().max() if pooled
+                  else available.max())
+    rate = min(1.0, MAX_DRAWS / len(results), MAX_CELL_DRAWS / largest)
     if rate >= 1.0:
         return results, 1.0, None
     sample = results.uniform_sample(rate, 0 if seed is None else int(seed))
