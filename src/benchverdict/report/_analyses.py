@@ -40,6 +40,8 @@ MAX_FIGURES_PER_ANALYSIS = 8
 #: minutes to draw), so the report says so and the tables carry the numbers.
 MAX_FIGURE_ALGORITHMS = 60
 MAX_FIGURE_PAIRS = 120
+#: The tuning run's table of sample sizes and band reach (read again by the guidance).
+GUIDANCE_TABLE = "sample size and the largest budget each band bounds"
 #: Bootstrap replicates for the DSE's CVaR intervals (studentized intervals).
 DSE_BOOTSTRAP_REPS = 1000
 #: The most label permutations of the DSE's CVaR tests (p-values resolve down to 0.001).
@@ -579,7 +581,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
                             f"in the tables and the report's exclusions).")
     guidance = run.attempt("sample-size table", curves.guidance)
     if guidance is not None:
-        run.tables["sample size and the largest budget each band bounds"] = guidance
+        run.tables[GUIDANCE_TABLE] = guidance
     table = run.attempt("tuning-curve table", lambda: curves.table)
     if table is not None:
         run.tables["median tuning curves (k, point, band)"] = table
@@ -710,9 +712,12 @@ class _Guidance:
     ``warnings`` (shown in the report) and that pair gets no guidance.
     """
 
-    def __init__(self, results: Results, options: Options, tuning: Any, ranks_ran: bool):
+    def __init__(self, results: Results, options: Options, tuning: Any, ranks_ran: bool,
+                 dkw_benchmarks: frozenset[str] = frozenset()):
         self.results = results
         self.options = options
+        # Benchmarks whose curves had DKW bands (sketched cells): their guidance uses DKW.
+        self.dkw_benchmarks = dkw_benchmarks
         self.tuning = tuning
         self.ranks_ran = ranks_ran
         self.warnings: list[str] = []
@@ -733,8 +738,8 @@ class _Guidance:
                 self._cell_k[str(alg), str(bench)] = int(k)
                 self._alg_k[str(alg)] = max(self._alg_k.get(str(alg), 0), int(k))
         self._units: dict[tuple, str] = {}
-        self._largest: dict[int, float] = {}
-        self._needed: dict[int, int] = {}
+        self._largest: dict[tuple[int, str], float] = {}
+        self._needed: dict[tuple[int, str], int] = {}
 
     def __call__(self, a: str, b: str, key: tuple) -> str | None:
         try:
@@ -757,15 +762,28 @@ class _Guidance:
                 f"benchmarks (not more seeds per benchmark) would add power to them.")
         return self._units[meta]
 
-    def largest_budget(self, n: int) -> float:
-        if n not in self._largest:
-            self._largest[n] = float(self.tuning.largest_budget(n, self.options.confidence))
-        return self._largest[n]
+    def _band(self, bench: str | None) -> dict[str, str]:
+        dkw = (bench in self.dkw_benchmarks if bench is not None
+               else bool(self.dkw_benchmarks))
+        # A sketched curve's DKW band bounds the whole CDF (calibrate "cdf").
+        return ({"band": "dkw", "calibrate": "cdf"} if dkw
+                else {"band": "ld_highest_density", "calibrate": "curve"})
 
-    def sample_size(self, k: int) -> int:
-        if k not in self._needed:
-            self._needed[k] = int(self.tuning.sample_size(k, self.options.confidence))
-        return self._needed[k]
+    def largest_budget(self, n: int, bench: str | None = None) -> float:
+        band = self._band(bench)
+        key = (n, band["band"])
+        if key not in self._largest:
+            self._largest[key] = float(self.tuning.largest_budget(
+                n, self.options.confidence, **band))
+        return self._largest[key]
+
+    def sample_size(self, k: int, bench: str | None = None) -> int:
+        band = self._band(bench)
+        key = (k, band["band"])
+        if key not in self._needed:
+            self._needed[key] = int(self.tuning.sample_size(k, self.options.confidence,
+                                                            **band))
+        return self._needed[key]
 
     def _guidance(self, a: str, b: str, key: tuple) -> str | None:
         bench, meta = key
@@ -793,19 +811,21 @@ class _Guidance:
                 return None
             sizes = self._alg_n[a] + self._alg_n[b]
         n = int(min(sizes))
-        conf = self.options.confidence
-        k_max = self.largest_budget(n)
+        # "0.8 band", or "0.8 DKW band" where the curves came from sketches.
+        conf = (f"{self.options.confidence:g} DKW" if self._band(bench)["band"] == "dkw"
+                else f"{self.options.confidence:g}")
+        k_max = self.largest_budget(n, bench)
         k_goal = self._k_goal(a, b, bench, k_max)
         if k_goal is None:
-            return (f"with {n:,} draws per algorithm the median tuning curve's {conf:g} band "
+            return (f"with {n:,} draws per algorithm the median tuning curve's {conf} band "
                     f"is informative up to k = {k_max:.1f}; at the requested budget no search "
                     f"has a trial yet, so there is no budget of interest to size for.")
-        n_goal = self.sample_size(k_goal)
+        n_goal = self.sample_size(k_goal, bench)
         if n_goal > n:
-            return (f"with {n:,} draws per algorithm the median tuning curve's {conf:g} band "
+            return (f"with {n:,} draws per algorithm the median tuning curve's {conf} band "
                     f"is informative only up to k = {k_max:.1f}; bounding it up to k = "
                     f"{k_goal:,} trials takes n = {n_goal:,} draws per algorithm.")
-        return (f"{n:,} draws per algorithm already give informative {conf:g} bands up to "
+        return (f"{n:,} draws per algorithm already give informative {conf} bands up to "
                 f"k = {k_max:.1f} (k = {k_goal:,} trials needs {n_goal:,}), yet they overlap: "
                 f"the difference is smaller than the bands resolve; band width shrinks like "
                 f"1/sqrt(n), so about 4x the draws halve it.")
@@ -875,7 +895,12 @@ def sample_size_guidance(
     ranks_ran = "ranks" in ran
     if not tuning_ran and not ranks_ran:
         return None
-    return _Guidance(results, options, tuning if tuning_ran else None, ranks_ran)
+    dkw: frozenset[str] = frozenset()
+    for run in runs:
+        table = run.tables.get(GUIDANCE_TABLE) if run.name == "tuning" else None
+        if table is not None and "band" in table:
+            dkw = frozenset(table.loc[table["band"] == "dkw", "benchmark"].astype(str))
+    return _Guidance(results, options, tuning if tuning_ran else None, ranks_ran, dkw)
 
 
 #: The runners, by analysis name.

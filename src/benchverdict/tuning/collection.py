@@ -157,7 +157,7 @@ class TuningCurves(ResultText):
         return pd.concat(frames, ignore_index=True)
 
     def guidance(self) -> pd.DataFrame:
-        """Per curve: n and the largest budget its band can bound (see tuning.guidance)."""
+        """Per curve: n, the largest budget its band can bound (see tuning.guidance), the band."""
         rows = []
         for (alg, bench), curve in self.curves.items():
             # A curve's own band and calibration: a sketched benchmark's curves use DKW.
@@ -166,8 +166,9 @@ class TuningCurves(ResultText):
                                curve.calibrate)
                 if curve.band is not None else np.nan
             )
-            rows.append({"algorithm": alg, "benchmark": bench, "n": curve.n, "k_max": k_max})
-        return pd.DataFrame(rows)
+            rows.append({"algorithm": alg, "benchmark": bench, "n": curve.n, "k_max": k_max,
+                         "band": curve.band})
+        return pd.DataFrame(rows, columns=["algorithm", "benchmark", "n", "k_max", "band"])
 
     def decision_curve(self, key: tuple[str, str]) -> TuningCurve:
         """The curve of ``key`` with its band at ``sqrt(1 - alpha)`` (built once)."""
