@@ -21,9 +21,10 @@ Usage::
         [--report-rows 1e8] [--out benchmarks/dask_scaling]
 
 Writes ``OUT/timings.csv`` and ``OUT/dask_scaling.png`` (time against rows, log-log).
-The committed ``benchmarks/dask_scaling/`` was measured at 01:58-02:08 UTC on the shared
-2-core machine while other sessions ran (1-minute load average 1.0-2.7, in the CSV), every
-size with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB workers)::
+The committed ``benchmarks/dask_scaling/`` was measured at 04:24-04:29 UTC on
+2026-11-24 on the shared 2-core machine (1-minute load average 0.7-2.0, in the
+CSV), every size with ``--no-persist`` (10^8 persisted rows overflow two 4 GiB
+workers)::
 
     python benchmarks/bench_dask.py --data /work/i12data/anytime-1e8 \
         --rows 1e6 3e6 1e7 3e7 1e8 --no-persist --out benchmarks/dask_scaling
