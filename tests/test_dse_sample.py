@@ -94,3 +94,28 @@ def test_priorband_rows_as_draws(shared_data, monkeypatch):
     assert got.sample_rate < 1
     assert got.subsampled["n_used"].sum() <= 200_000 * 1.05
     assert len(got.verdicts()) > 0
+
+
+@pytest.mark.parametrize("interval", ["cvar_difference", "bootstrap_interval"])
+def test_bootstraps_in_memory_bounded_blocks_give_the_same_interval(interval, monkeypatch):
+    # Resamples are drawn in blocks of at most RESAMPLE_BLOCK_DRAWS values (2.5M draws per
+    # cell once ran out of memory); one random stream, so any block size gives the same
+    # resamples and the same interval (up to the rounding of vectorised reductions).
+    from benchverdict.dse import intervals
+    from benchverdict.dse.compare import cvar_difference
+    from benchverdict.dse.statistics import statistic
+
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(size=301), rng.normal(0.2, 1.0, size=257)
+
+    def run():
+        if interval == "cvar_difference":
+            iv = cvar_difference(a, b, 0.5, n_resamples=400, seed=3)
+        else:
+            iv = intervals.bootstrap_interval(a, statistic("cvar", cvar_level=0.5),
+                                              n_resamples=400, seed=3)
+        return iv.estimate, iv.lower, iv.upper
+
+    whole = run()
+    monkeypatch.setattr(intervals, "RESAMPLE_BLOCK_DRAWS", 1000)  # 3 resamples per block
+    np.testing.assert_allclose(run(), whole, rtol=1e-12, atol=0)

@@ -37,7 +37,7 @@ from scipy import stats
 from benchverdict._repr import ResultText
 from benchverdict.dse.intervals import (
     Interval,
-    bootstrap_rows,
+    bootstrap_statistic,
     step_band,
     studentized_limits,
     studentized_roots,
@@ -296,14 +296,15 @@ def cvar_difference(
         order = compare_samples(za, zb)
         first, second = (za, zb) if order <= 0 else (zb, za)
         rng = np.random.default_rng(seed)
-        rows_1, rows_2 = (bootstrap_rows(first, n_resamples, rng),
-                          bootstrap_rows(second, n_resamples, rng))
-        diffs = stat.of_rows(rows_1) - stat.of_rows(rows_2)
+        # All of the first sample's resamples, then all of the second's (one stream, in
+        # memory-bounded blocks): the pairs are independent, so each side reduces alone.
+        values_1, ses_1 = bootstrap_statistic(first, stat, n_resamples, rng, se=True)
+        values_2, ses_2 = bootstrap_statistic(second, stat, n_resamples, rng, se=True)
+        diffs = values_1 - values_2
         d = stat.of_sample(first) - stat.of_sample(second)
         se = float(np.hypot(stat.se_rows(np.sort(first)[None, :])[0],
                             stat.se_rows(np.sort(second)[None, :])[0]))
-        roots = studentized_roots(diffs, np.hypot(stat.se_rows(rows_1), stat.se_rows(rows_2)),
-                                  d)
+        roots = studentized_roots(diffs, np.hypot(ses_1, ses_2), d)
         lo, hi = studentized_limits(roots, d, se, confidence)
         if order == 0:
             # Identical samples: the difference is symmetric in law; report it so.

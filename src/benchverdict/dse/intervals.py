@@ -292,6 +292,40 @@ def bootstrap_rows(z: np.ndarray, n_resamples: int,
     return z[idx]
 
 
+#: The most resampled draws a bootstrap holds at once (128 MB of float64).
+RESAMPLE_BLOCK_DRAWS = 2**24
+
+
+def bootstrap_statistic(z: np.ndarray, stat, n_resamples: int, rng: np.random.Generator, *,
+                        se: bool, block: int = 5_000) -> tuple[np.ndarray, np.ndarray | None]:
+    """``stat`` (and its plug-in standard error) on ``n_resamples`` resamples of ``z``.
+
+    The resamples are drawn in blocks of at most ``block`` rows and
+    :data:`RESAMPLE_BLOCK_DRAWS` values, so memory stays bounded for any
+    sample size; drawing block by block continues one random stream, so the
+    resamples do not depend on the block size (the results only up to the
+    rounding of vectorised reductions).
+
+    Examples
+    --------
+    >>> from benchverdict.dse.statistics import statistic
+    >>> z = np.random.default_rng(0).normal(size=50)
+    >>> mean = statistic("mean")
+    >>> a, _ = bootstrap_statistic(z, mean, 100, np.random.default_rng(1), se=False)
+    >>> b, _ = bootstrap_statistic(z, mean, 100, np.random.default_rng(1), se=False, block=7)
+    >>> bool(np.array_equal(a, b))
+    True
+    """
+    block = max(1, min(int(block), RESAMPLE_BLOCK_DRAWS // max(z.size, 1)))
+    values, ses = [], []
+    for start in range(0, n_resamples, block):
+        rows = bootstrap_rows(z, min(block, n_resamples - start), rng)
+        values.append(stat.of_rows(rows))
+        if se:
+            ses.append(stat.se_rows(rows))
+    return np.concatenate(values), (np.concatenate(ses) if se else None)
+
+
 def studentized_roots(estimates: np.ndarray, ses: np.ndarray, estimate: float) -> np.ndarray:
     """Bootstrap-t roots ``(theta* - theta) / se*``; ``se* = 0`` gives +-inf (0 if equal).
 
@@ -359,20 +393,11 @@ def bootstrap_interval(
     x = as_sample(scores)
     z = sign * x
     rng = np.random.default_rng(seed)
-    values, ses = [], []
-    # At most ~2^24 resampled draws per block (128 MB): drawing the indices block by
-    # block continues one stream, so the interval does not depend on the block size.
-    chunk = max(1, min(chunk, 2**24 // max(z.size, 1)))
-    for start in range(0, n_resamples, chunk):
-        rows = bootstrap_rows(z, min(chunk, n_resamples - start), rng)
-        values.append(stat.of_rows(rows))
-        if studentized:
-            ses.append(stat.se_rows(rows))
-    values = np.concatenate(values)
+    values, ses = bootstrap_statistic(z, stat, n_resamples, rng, se=studentized, block=chunk)
     theta = stat.of_sample(z)
     if studentized:
         se = float(stat.se_rows(np.sort(z)[None, :])[0])
-        roots = studentized_roots(values, np.concatenate(ses), theta)
+        roots = studentized_roots(values, ses, theta)
         lo, hi = studentized_limits(roots, theta, se, confidence)
         how = "bootstrap:studentized"
     else:
