@@ -320,6 +320,8 @@ def _crossed_frame(rng: np.random.Generator, n_benchmarks: int, n_seeds: int,
 
 
 @settings(max_examples=25, deadline=None)
+@example(formula=SCHUR_FORMULAS[0], reml=False, n_benchmarks=46, n_seeds=2, kept=0.6, seed=0,
+         zero=False)  # found by CI: a benchmark left without rows
 @given(formula=st.sampled_from(SCHUR_FORMULAS), reml=st.booleans(),
        n_benchmarks=st.integers(32, 60), n_seeds=st.integers(2, 8),
        kept=st.sampled_from([0.6, 0.9, 1.0]), seed=st.integers(0, 2**16),
@@ -343,8 +345,9 @@ def test_schur_factorisation_matches_the_dense_block(formula, reml, n_benchmarks
     finally:
         native.SCHUR_MIN_SIZE = old
     assert all(g.n_diagonal == 0 for g in dense.groups)
-    # 32+ benchmarks outnumber the other effects (at most 4 x 8), so they are the diagonal part.
-    assert any(g.n_diagonal == n_benchmarks for g in schur.groups)
+    # 32+ benchmarks outnumber the other effects (at most 4 x 8), so they are the diagonal
+    # part (those with rows: with cells left out, a benchmark can have none).
+    assert any(g.n_diagonal == df["benchmark"].nunique() for g in schur.groups)
     lower = dense.layout.lower
     theta = np.where(lower == 0, np.abs(rng.normal(1, 0.7, len(lower))),
                      rng.normal(0, 0.5, len(lower)))

@@ -296,9 +296,13 @@ def bootstrap_rows(z: np.ndarray, n_resamples: int,
 RESAMPLE_BLOCK_DRAWS = 2**24
 
 
-def bootstrap_statistic(z: np.ndarray, stat, n_resamples: int, rng: np.random.Generator, *,
-                        se: bool, block: int = 5_000) -> tuple[np.ndarray, np.ndarray | None]:
+def bootstrap_statistic(z: np.ndarray, stat, n_resamples: int,
+                        seed: int | np.random.Generator | None, *, se: bool,
+                        block: int = 5_000) -> tuple[np.ndarray, np.ndarray | None]:
     """``stat`` (and its plug-in standard error) on ``n_resamples`` resamples of ``z``.
+
+    ``seed`` is an int, ``None`` or a :class:`numpy.random.Generator`, which
+    is used and advanced as it is (successive calls continue one stream).
 
     The resamples are drawn in blocks of at most ``block`` rows and
     :data:`RESAMPLE_BLOCK_DRAWS` values, so memory stays bounded for any
@@ -317,6 +321,7 @@ def bootstrap_statistic(z: np.ndarray, stat, n_resamples: int, rng: np.random.Ge
     True
     """
     block = max(1, min(int(block), RESAMPLE_BLOCK_DRAWS // max(z.size, 1)))
+    rng = np.random.default_rng(seed)  # a Generator is used (and advanced) as it is
     values, ses = [], []
     for start in range(0, n_resamples, block):
         rows = bootstrap_rows(z, min(block, n_resamples - start), rng)
