@@ -17,6 +17,7 @@ generated ``__repr__`` (every field, arrays included) would win.
 from __future__ import annotations
 
 import html
+from abc import ABC, abstractmethod
 from typing import Any
 
 from benchverdict._plain_text import printable
@@ -136,7 +137,7 @@ def names(values: Any, limit: int = 6) -> str:
     return ", ".join(values[:limit]) + f" and {len(values) - limit} more"
 
 
-class ResultText:
+class ResultText(ABC):
     """The text side of the result protocol, written once.
 
     ``repr`` is :func:`result_repr`, ``_repr_html_`` :func:`result_html`,
@@ -154,10 +155,22 @@ class ResultText:
     >>> a = Answer(42)
     >>> repr(a), str(a), a.summary()
     ('<Answer: answer: 42>', 'answer: 42', 'answer: 42')
+    >>> @dataclass(repr=False)
+    ... class Silent(ResultText):
+    ...     value: int
+    >>> Silent(1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: Can't instantiate abstract class Silent ...abstract method..._summary_lines...
     """
 
+    @abstractmethod
     def _summary_lines(self) -> list[str]:
-        raise NotImplementedError
+        """The result in a few lines: the first is the short ``repr``'s text.
+
+        Every result type writes its own; a class without it cannot be
+        instantiated (``TypeError`` naming the method).
+        """
 
     def summary(self) -> str:
         """What the result says, as text (also ``str(result)``)."""
