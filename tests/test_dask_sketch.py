@@ -161,13 +161,16 @@ def _trials(seed: int = 0) -> pd.DataFrame:
     return df
 
 
+#: The roles of _trials(): every row one random-search draw.
+ROLES = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
+             objective="maximize", kind="trials")
+
+
 def test_dask_sketches_are_exact_on_cells_crossing_partitions(cluster_client):
     from benchverdict.io import from_dask_frame
 
     df = _trials()
-    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
-                 objective="maximize", kind="trials")
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=9, sort=False), **roles)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=9, sort=False), **ROLES)
     sketches = dk.ecdf_sketches(n_bins=32, sample_size=200, seed=5)
     assert len(sketches) == 6
     for (a, b), sketch in sketches.items():
@@ -175,7 +178,7 @@ def test_dask_sketches_are_exact_on_cells_crossing_partitions(cluster_client):
         _assert_exact(sketch, values)
         assert sketch.sample_size == 200 and sketch.error_bound > 0
     # The sample (hence the edges) depends on the rows and the seed, not on the partitioning.
-    other = from_dask_frame(dd.from_pandas(df, npartitions=4, sort=False), **roles)
+    other = from_dask_frame(dd.from_pandas(df, npartitions=4, sort=False), **ROLES)
     again = other.ecdf_sketches([("B", "q")], n_bins=32, sample_size=200, seed=5)
     np.testing.assert_array_equal(again[("B", "q")].edges, sketches[("B", "q")].edges)
     np.testing.assert_array_equal(again[("B", "q")].cum, sketches[("B", "q")].cum)
@@ -186,9 +189,7 @@ def test_draws_beyond_the_client_limit_point_to_the_sketch(cluster_client, monke
     from benchverdict.io import from_dask_frame
 
     df = _trials()
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=5), algorithm="alg",
-                            benchmark="bench", seed="seed", budget="trial", score="acc",
-                            objective="maximize", kind="trials")
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=5), **ROLES)
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 100)
     with pytest.raises(dask_results.RowsTooLargeError, match="ecdf_sketches"):
         dk.draws("A", "p")
@@ -229,10 +230,8 @@ def test_tuning_curves_beyond_the_client_limit_come_from_sketches(cluster_client
     from benchverdict.results import Results
 
     df = _trials()
-    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
-                 objective="maximize", kind="trials")
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=7, sort=False), **roles)
-    mem = Results.from_frame(df, **roles)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=7, sort=False), **ROLES)
+    mem = Results.from_frame(df, **ROLES)
     budgets = [1, 2, 4, 8, 16]
     exact = tuning.from_results(mem, band="dkw", calibrate="cdf", budgets=budgets)
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 100)
@@ -261,9 +260,8 @@ def test_cells_within_the_limit_stay_exact_and_share_the_benchmarks_band(cluster
 
     df = _trials(1)
     df = df[~((df["alg"] == "C") & (df["bench"] == "q") & (df["trial"] % 2 == 0))]
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=5, sort=False), algorithm="alg",
-                         benchmark="bench", seed="seed", budget="trial", score="acc",
-                         objective="minimize", kind="trials")
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=5, sort=False),
+                         **{**ROLES, "objective": "minimize"})
     sizes = dk.cell_sizes()
     # Room for the smallest cell only: it comes exactly, the rest as sketches.
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", int(sizes.min()))
@@ -280,21 +278,26 @@ def test_cells_within_the_limit_stay_exact_and_share_the_benchmarks_band(cluster
     assert len(curves.comparisons()) == 6
 
 
+def _report_run_on_dask(df: pd.DataFrame, analysis: str):
+    """The report's run of one analysis on ``df`` in 4 Dask partitions (asserted ok)."""
+    import benchverdict as bv
+    from benchverdict.io import from_dask_frame
+
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), **ROLES)
+    report = bv.compare(dk, analyses=[analysis], progress=False, figures=False)
+    run = next(r for r in report.runs if r.name == analysis)
+    assert run.status == "ok", run.warnings
+    return run
+
+
 def test_report_on_trials_beyond_the_client_limit_explains_the_sketches(cluster_client,
                                                                         monkeypatch):
-    import benchverdict as bv
     from benchverdict._dask import results as dask_results
-    from benchverdict.io import from_dask_frame
 
     df = _trials(2)
     df["acc"] += 0.8 * (df["alg"] == "B")
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
-                         benchmark="bench", seed="seed", budget="trial", score="acc",
-                         objective="maximize", kind="trials")
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 500)
-    report = bv.compare(dk, analyses=["tuning"], progress=False, figures=False)
-    run = next(r for r in report.runs if r.name == "tuning")
-    assert run.status == "ok", run.warnings
+    run = _report_run_on_dask(df, "tuning")
     assert any("ECDF sketches" in note for note in run.notes)
     band_wins = [v for v in run.verdicts
                  if v.method.endswith("_band") and v.outcome != "inconclusive"]
@@ -313,10 +316,8 @@ def test_dse_beyond_its_size_limit_runs_on_the_same_uniform_sample_as_in_memory(
     from benchverdict.results import Results
 
     df = _trials(3)
-    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="trial", score="acc",
-                 objective="maximize", kind="trials")
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=6, sort=False), **roles)
-    mem = Results.from_frame(df, **roles)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=6, sort=False), **ROLES)
+    mem = Results.from_frame(df, **ROLES)
     monkeypatch.setattr(dse_distribution, "MAX_CELL_DRAWS", 300)
     kw = dict(confidence=0.9, n_resamples=200, n_permutations=99)
     res, want = dse.distribution(dk, **kw), dse.distribution(mem, **kw)
@@ -336,25 +337,16 @@ def test_dse_beyond_its_size_limit_runs_on_the_same_uniform_sample_as_in_memory(
         assert np.isin(x, cell).all()  # a subset of the cell's draws
     assert all(v.details["sample_rate"] == rate for v in res.verdicts())
     # The kept rows depend on the rows' positions and the seed, never on the scores.
-    flipped = Results.from_frame(df.assign(acc=-df["acc"]), **roles)
+    flipped = Results.from_frame(df.assign(acc=-df["acc"]), **ROLES)
     again = dse.distribution(flipped, **kw)
     for key, x in res.draws.items():
         np.testing.assert_array_equal(np.sort(-again.draws[key]), np.sort(x))
 
 
 def test_report_records_the_draws_left_out_of_the_dse_sample(cluster_client, monkeypatch):
-    import benchverdict as bv
     dse_distribution = importlib.import_module("benchverdict.dse.distribution")
-    from benchverdict.io import from_dask_frame
-
-    df = _trials(4)
-    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
-                         benchmark="bench", seed="seed", budget="trial", score="acc",
-                         objective="maximize", kind="trials")
     monkeypatch.setattr(dse_distribution, "MAX_DRAWS", 2000)
-    report = bv.compare(dk, analyses=["dse"], progress=False, figures=False)
-    run = next(r for r in report.runs if r.name == "dse")
-    assert run.status == "ok", run.warnings
+    run = _report_run_on_dask(_trials(4), "dse")
     assert any("uniform random sample" in note for note in run.notes)
     left = [e for e in run.exclusions
             if e["what"] == "draw" and e["step"] == "score distributions per benchmark"]
