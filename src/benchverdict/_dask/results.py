@@ -35,6 +35,7 @@ import pandas as pd
 from benchverdict._dask.compute import compute_all
 from benchverdict._dask.frame import _budget_levels, _meta_levels, canonical_partition
 from benchverdict.results import ID_ROLES, Results
+from benchverdict.stats.row_sample import keep
 
 #: The most rows a view that needs every row (``table``, ``draws``) brings to the client.
 #: 10^7 canonical rows took 1.4 GB of client memory in the report (benchmarks/bench_dask.py),
@@ -52,6 +53,11 @@ def _run_codes(frame: pd.DataFrame, sizes: Sequence[int]) -> np.ndarray:
     for role, size in zip(ID_ROLES, sizes):
         key = key * size + frame[role].cat.codes.to_numpy().astype(np.int64)
     return key
+
+
+def _kept_rows(canon: pd.DataFrame, rate: float, seed: int) -> pd.DataFrame:
+    """The rows of one partition in the uniform sample at ``rate`` (by global position)."""
+    return canon[keep(canon.index.to_numpy(), rate, seed)]
 
 
 def _run_rows_at(canon: pd.DataFrame, budget: float, sizes: Sequence[int]) -> pd.Series:
@@ -267,7 +273,11 @@ class DaskResults(Results):
 
     def in_memory(self) -> Results:
         """The same data as an in-memory :class:`Results` (exact; see ``MAX_CLIENT_ROWS``)."""
-        return Results(self.table, objective=self.objective, kind=self.kind,
+        return self._with_rows(self.table)
+
+    def _with_rows(self, table: pd.DataFrame) -> Results:
+        """An in-memory Results of these canonical rows, with this one's roles and exclusions."""
+        return Results(table, objective=self.objective, kind=self.kind,
                        kind_reason=self.kind_reason, roles=self.roles,
                        metafeatures=self.metafeatures, exclusions=self.exclusions)
 
@@ -483,12 +493,11 @@ class DaskResults(Results):
 
     def uniform_sample(self, rate: float, seed: int = 0) -> Results:
         """The rows of a uniform random sample, in memory (see Results): one pass."""
-        from benchverdict._dask.sketch import uniform_sample
-
         if not 0.0 <= rate <= 1.0:
             raise ValueError(f"rate must lie in [0, 1], got {rate}.")
         self._check_fits("the sampled rows", int(np.ceil(rate * len(self) * 1.05)))
-        return uniform_sample(self, rate, seed)
+        parts = self._map(_kept_rows, float(rate), int(seed), desc="sampling rows")
+        return self._with_rows(pd.concat(parts) if parts else self._frame)
 
     def run_sizes(self, budget: float | None = None) -> pd.Series:
         """Rows per run at budget <= ``budget`` (see Results), counted per partition."""

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.stats.ecdf_sketch import DEFAULT_BINS, ECDFSketch, bin_counts, choose_edges
-from benchverdict.stats.row_sample import keep, row_keys
+from benchverdict.stats.row_sample import row_keys
 
 
 def _cells_of(canon: pd.DataFrame, n_benchmarks: int) -> np.ndarray:
@@ -225,35 +225,18 @@ def draws_or_sketches(results: Any, max_rows: int) -> dict[tuple[str, str], Any]
     out: dict[tuple[str, str], Any] = {}
     nb = len(results.benchmarks)
     if exact:
-        codes = np.array([results.algorithms.index(a) * nb + results.benchmarks.index(b)
-                          for a, b in cells if (a, b) in exact], dtype=np.int64)
+        a_index = {a: i for i, a in enumerate(results.algorithms)}
+        b_index = {b: i for i, b in enumerate(results.benchmarks)}
+        code_of = {c: a_index[c[0]] * nb + b_index[c[1]] for c in cells if c in exact}
+        codes = np.array(list(code_of.values()), dtype=np.int64)
         rows = pd.concat(results._map(_cells_rows, nb, codes, desc="collecting draws"),
                          ignore_index=True)
         by_cell = {int(c): g.to_numpy() for c, g in rows.groupby("cell", sort=False)["y"]}
-        for a, b in cells:
-            if (a, b) in exact:
-                code = results.algorithms.index(a) * nb + results.benchmarks.index(b)
-                out[(a, b)] = by_cell[code]
+        out.update({c: by_cell[code] for c, code in code_of.items()})
     if sketched:
         n_bins = int(np.clip(MAX_SKETCH_ENTRIES // len(sketched), MIN_SKETCH_BINS, DEFAULT_BINS))
         out.update(ecdf_sketches(results, sketched, n_bins=n_bins))
     return {c: out[c] for c in cells}
 
 
-def _bernoulli_rows(canon: pd.DataFrame, rate: float, seed: int) -> pd.DataFrame:
-    """The rows of one partition kept by :func:`benchverdict.stats.row_sample.keep`."""
-    return canon[keep(canon.index.to_numpy(), rate, seed)]
-
-
-def uniform_sample(results: Any, rate: float, seed: int = 0) -> Any:
-    """:meth:`Results.uniform_sample` of a DaskResults: one pass, the kept rows in memory."""
-    from benchverdict.results import Results
-
-    parts = results._map(_bernoulli_rows, float(rate), int(seed), desc="sampling rows")
-    table = pd.concat(parts) if parts else results._frame
-    return Results(table, objective=results.objective, kind=results.kind,
-                   kind_reason=results.kind_reason, roles=results.roles,
-                   metafeatures=results.metafeatures, exclusions=results.exclusions)
-
-
-__all__ = ["draws_or_sketches", "ecdf_sketches", "uniform_sample"]
+__all__ = ["draws_or_sketches", "ecdf_sketches"]
