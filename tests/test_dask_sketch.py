@@ -352,3 +352,27 @@ def test_report_records_the_draws_left_out_of_the_dse_sample(cluster_client, mon
             if e["what"] == "draw" and e["step"] == "score distributions per benchmark"]
     assert len(left) == 6 and all("not in the uniform random sample" in e["reason"]
                                   for e in left)
+
+
+def test_sample_size_guidance_uses_the_band_the_sketched_curves_had(cluster_client,
+                                                                   monkeypatch):
+    # Sketched curves have DKW bands, which bound the curve to far smaller budgets than
+    # LD bands of the same n: the guidance must state the DKW reach, not the LD one.
+    from benchverdict import tuning
+    from benchverdict._dask import results as dask_results
+    from benchverdict.io import from_dask_frame
+    from benchverdict.report._analyses import run_tuning, sample_size_guidance
+    from benchverdict.report.records import Options
+
+    df = _trials(5)
+    dk = from_dask_frame(dd.from_pandas(df, npartitions=4), **ROLES)
+    monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 500)
+    options = Options()
+    run = run_tuning(dk, options)
+    guide = sample_size_guidance(dk, options, [run])
+    n = int(df[(df["alg"] == "A") & (df["bench"] == "p")].shape[0])
+    n = min(n, int(df[(df["alg"] == "B") & (df["bench"] == "p")].shape[0]))
+    text = guide("A", "B", ("p", ()))
+    dkw = tuning.largest_budget(n, options.confidence, "dkw", calibrate="cdf")
+    ld = tuning.largest_budget(n, options.confidence, "ld_highest_density", calibrate="curve")
+    assert dkw < ld and "DKW band" in text and f"k = {dkw:.1f}" in text, text
