@@ -24,15 +24,23 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
         ),
     )
     _common(p)
-    p.add_argument("--formula", help="model formula (default: score ~ algorithm + "
-                                     "(1|benchmark), or + (1|seed) with one benchmark)")
+    p.add_argument("--estimand", choices=["benchmarks", "these"], default="benchmarks",
+                   help="what the algorithm contrasts claim (sets the default --formula): "
+                        "'benchmarks' (default) a difference on benchmarks like these, "
+                        "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm) fitted "
+                        "by REML; 'these' a difference on exactly these benchmarks, "
+                        "score ~ algorithm + (1|benchmark) fitted by ML")
+    p.add_argument("--formula", help="model formula (default: from --estimand; with one "
+                                     "benchmark score ~ algorithm + (1|seed))")
     p.add_argument("--null", help="null-model formula for the GLRT (default: the formula "
                                   "without its algorithm terms)")
     p.add_argument("--reml", action="store_true", help="fit by REML (default ML)")
     p.add_argument("--backend", choices=["native", "lme4"], default="native",
                    help="native engine (default) or R's lme4/emmeans through rpy2")
     p.add_argument("--df", choices=["auto", "asymptotic", "satterthwaite"], default="auto",
-                   help="degrees of freedom for contrasts (auto: asymptotic above 3000 rows)")
+                   help="degrees of freedom for contrasts (auto: Satterthwaite unless there are "
+                        "over 3000 rows and every random grouping factor has at least 200 "
+                        "levels and is not crossed with a fixed factor; then asymptotic)")
     p.add_argument("--by", help="also compare within each level of this fixed factor")
     p.add_argument("--confidence", type=_confidence, default=0.95,
                    help="level of the marginal means' intervals (default 0.95)")
@@ -125,6 +133,7 @@ def run_lmem(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from benchverdict.lmem import fit, glrt
+    from benchverdict.lmem.estimand import ESTIMAND_REML, formula_for
     from benchverdict.lmem.exclusions import exclusions_of
     from benchverdict.lmem.formula import drop_fixed, parse_formula
     from benchverdict.lmem.glrt import NestingError
@@ -137,12 +146,25 @@ def run_lmem(args: argparse.Namespace) -> int:
     if rows != "all" and results.kind == "runs" and results.has_budget:
         results = results.incumbents(None if rows == "final" else rows)
     what, left_out = results.rows_used(), exclusions_of(results)
-    formula = args.formula or ("score ~ algorithm + (1|benchmark)" if len(results.benchmarks) > 1
-                               else "score ~ algorithm + (1|seed)")
+    reml = args.reml
+    if args.formula:
+        formula = args.formula
+    elif len(results.benchmarks) > 1:
+        formula = formula_for(results.table, args.estimand)
+        reml = reml or ESTIMAND_REML[args.estimand]
+    else:
+        formula = "score ~ algorithm + (1|seed)"
     pd.set_option("display.width", 160)
     print(f"LMEM analysis: {results!r}\nrows used: {what}; objective: {results.objective}")
+    if not args.formula and len(results.benchmarks) > 1:
+        print(f"estimand: {args.estimand} ("
+              + ("a difference on benchmarks like these; the benchmark is the unit of "
+                 "replication" if args.estimand == "benchmarks" else
+                 "a difference on exactly these benchmarks; the run is the unit of "
+                 "replication") + f"), so the model is {formula}"
+              + (" fitted by REML" if reml else "") + ".")
     try:
-        m1 = fit(results, formula, reml=args.reml, backend=args.backend,  # validates the names
+        m1 = fit(results, formula, reml=reml, backend=args.backend,  # validates the names
                  exclusions=left_out)
     except DegenerateFitError as err:
         raise DegenerateFitError(f"{err} (choose the model with --formula)") from err
@@ -152,10 +174,13 @@ def run_lmem(args: argparse.Namespace) -> int:
         import warnings
 
         m0 = fit(results, null, backend=args.backend, exclusions=left_out)
+        # the GLRT compares ML fits; the contrasts below use m1 as fitted (REML by estimand)
+        m1_ml = m1 if not reml else fit(results, formula, backend=args.backend,
+                                        exclusions=left_out)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                test = glrt(m0, m1, alpha=args.alpha)
+                test = glrt(m0, m1_ml, alpha=args.alpha)
             except NestingError as err:
                 raise UsageError(f"the --null model {null!r} must be nested in the --formula "
                                  f"model {formula!r}: {err.reason}.") from err

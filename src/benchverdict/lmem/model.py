@@ -43,8 +43,16 @@ if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
 
-#: Above this many rows the default degrees of freedom are asymptotic (emmeans' rule).
+#: Up to this many rows the default degrees of freedom are Satterthwaite's (emmeans' rule);
+#: above, see :data:`ASYMPTOTIC_LEVELS` and :meth:`MixedModel.auto_df`.
 ASYMPTOTIC_ROWS = 3000
+
+#: Above :data:`ASYMPTOTIC_ROWS` rows, ``df="auto"`` is asymptotic only when every random
+#: grouping factor has at least this many levels and none contains a fixed factor. A
+#: contrast's Satterthwaite df are about the number of levels of the grouping factors whose
+#: variances enter its standard error (minus what the fixed effects use); at 200 df the
+#: t quantile t_{0.975} is 1.972 against z's 1.960 (a test at 5.0% has size 5.1% with z).
+ASYMPTOTIC_LEVELS = 200
 
 
 @dataclass(frozen=True)
@@ -275,6 +283,47 @@ class MixedModel:
                               for i, k in enumerate(keys)})
         return L, frame
 
+    def auto_df(self) -> str:
+        """What ``df="auto"`` means for this model: ``"satterthwaite"`` or ``"asymptotic"``.
+
+        Satterthwaite's small-sample df unless all of these hold:
+
+        * more than :data:`ASYMPTOTIC_ROWS` rows (emmeans' rule: below it,
+          always Satterthwaite);
+        * no random term's grouping factor contains a fixed factor (as
+          ``benchmark:algorithm`` contains ``algorithm``): then the contrasts
+          of that factor are estimated against the grouping factor's
+          variance, with about ``(a - 1)(b - 1)`` df for ``a`` algorithms
+          on ``b`` benchmarks however many rows there are;
+        * every random grouping factor has at least :data:`ASYMPTOTIC_LEVELS`
+          levels: a contrast's df are about the number of levels of the
+          factors whose variances enter its standard error, so with fewer
+          the t reference is noticeably wider than the normal one.
+
+        The native engine computes Satterthwaite df from the cross-products
+        (:func:`~benchverdict.lmem.native.satterthwaite_df`), at a cost that
+        does not grow with the number of rows. For an lme4 fit the number of
+        levels is not known here, so only the first two rules apply and
+        Satterthwaite df are chosen whenever there are random terms.
+
+        Examples
+        --------
+        >>> from benchverdict.lmem import fit
+        >>> from benchverdict.lmem.simulate import simulate_results
+        >>> res = simulate_results(n_benchmarks=3, n_seeds=4, rng=0)
+        >>> fit(res, "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)").auto_df()
+        'satterthwaite'
+        """
+        if self.nobs <= ASYMPTOTIC_ROWS or not self._terms:
+            return "satterthwaite" if self.nobs <= ASYMPTOTIC_ROWS else "asymptotic"
+        fixed = set(self.grid.factors)
+        if any(fixed & set(group.split(":")) for group, _ in self._terms):
+            return "satterthwaite"
+        if self._deviance is None:  # an lme4 fit: the levels are in R
+            return "satterthwaite"
+        levels = self._deviance.layout.n_levels
+        return "asymptotic" if min(levels) >= ASYMPTOTIC_LEVELS else "satterthwaite"
+
     def _df_for(self, C: np.ndarray, df: str) -> np.ndarray:
         if self.exact:
             return np.full(C.shape[0], np.inf)  # nothing is estimated with error
@@ -282,7 +331,7 @@ class MixedModel:
             # A linear model: exact t inference with n - p residual df.
             return np.full(C.shape[0], float(self.nobs - len(self.fixef)))
         if df == "auto":
-            df = "asymptotic" if self.nobs > ASYMPTOTIC_ROWS else "satterthwaite"
+            df = self.auto_df()
         if df == "asymptotic":
             return np.full(C.shape[0], np.inf)
         if df != "satterthwaite":
@@ -310,9 +359,11 @@ class MixedModel:
         by : str, optional
             Another fixed factor: means within each of its levels.
         df : {"auto", "asymptotic", "satterthwaite"}
-            ``"auto"``: asymptotic above 3,000 rows (emmeans' default limit),
-            Satterthwaite below (emmeans' choice when pbkrtest is not
-            installed; Kenward-Roger is not implemented).
+            ``"auto"``: Satterthwaite (emmeans' choice when pbkrtest is not
+            installed; Kenward-Roger is not implemented) up to 3,000 rows
+            (emmeans' default limit) and above whenever a random grouping
+            factor contains a fixed factor or has few levels; else
+            asymptotic (see :meth:`auto_df`).
         confidence : float
             Confidence level of the (unadjusted) intervals.
 
@@ -551,6 +602,83 @@ def check_alpha(alpha: float) -> float:
         raise ValueError(f"alpha is a significance level and must be between 0 and 1, got "
                          f"{alpha!r}.")
     return value
+
+
+def wald_f_test(model: MixedModel, L: np.ndarray, *, df: str = "satterthwaite"
+                ) -> tuple[float, int, float, float]:
+    """The Wald F test of ``L beta = 0`` with lmerTest's Satterthwaite denominator df.
+
+    ``F = (L b)' (L V L')^{-1} (L b) / q`` for the ``q`` rows of ``L`` (of
+    full row rank). The denominator df follow lmerTest's ``contestMD``: with
+    ``L V L' = P diag(d) P'``, each row of ``P' L`` is a contrast with its
+    own Satterthwaite df ``nu_m``; the F statistic's df are ``nu_1`` for one
+    row, the common value when they agree, else ``2 E / (E - q)`` with ``E =
+    sum nu_m / (nu_m - 2)`` (2 when some ``nu_m <= 2`` or ``E <= q``). For a
+    linear model (no random terms) this is the exact F test on ``n - p`` df.
+
+    Parameters
+    ----------
+    model : MixedModel
+        A native fit.
+    L : numpy.ndarray
+        ``q x p`` contrast matrix over ``model.fixef``.
+    df : {"satterthwaite", "asymptotic", "auto"}
+        ``"asymptotic"``: infinite denominator df (the chi-squared test of
+        ``q F``).
+
+    Returns
+    -------
+    F : float
+    df_numerator : int
+    df_denominator : float
+    p_value : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from benchverdict.lmem import fit
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> m = fit(simulate_results(n_seeds=4, algorithm_effect={"B": 3.0}, rng=0),
+    ...         "score ~ algorithm + (1|benchmark)", reml=True)
+    >>> F, q, ddf, p = wald_f_test(m, np.eye(3)[1:])
+    >>> q, round(ddf), p < 1e-6
+    (2, 64, True)
+    """
+    L = np.atleast_2d(np.asarray(L, dtype=float))
+    if L.shape[1] != len(model.fixef):
+        raise ValueError(f"L has {L.shape[1]} columns but the model has {len(model.fixef)} "
+                         f"fixed effects ({list(model.fixef.index)}); give one column each.")
+    s = float(model._scale.scale)
+    V = model._vcov_std if model._vcov_std is not None else model.vcov.to_numpy() / s**2
+    est = L @ model.fixef.to_numpy() / s
+    VLL = L @ V @ L.T
+    d, P = np.linalg.eigh((VLL + VLL.T) / 2)
+    keep = d > 1e-12 * max(float(d.max(initial=0.0)), 1e-300)
+    q = int(keep.sum())
+    if model.exact or q == 0:
+        zero = bool(np.all(np.abs(est) <= 1e-9))
+        return (0.0 if zero else np.inf), max(q, L.shape[0]), np.inf, (1.0 if zero else 0.0)
+    d, P = d[keep], P[:, keep]
+    t2 = (P.T @ est) ** 2 / d
+    F = float(t2.sum() / q)
+    nu = model._df_for(P.T @ L, df)
+    if q == 1 or np.allclose(nu, nu[0], rtol=1e-8):
+        ddf = float(nu[0])
+    elif not np.all(np.isfinite(nu)):
+        ddf = np.inf if np.all(~np.isfinite(nu)) else float(_contest_ddf(nu[np.isfinite(nu)],
+                                                                          q))
+    else:
+        ddf = _contest_ddf(nu, q)
+    p = float(stats.f.sf(F, q, ddf)) if np.isfinite(ddf) else float(stats.chi2.sf(F * q, q))
+    return F, q, ddf, p
+
+
+def _contest_ddf(nu: np.ndarray, q: int) -> float:
+    """The denominator df of a multi-row F test from its rows' df (lmerTest's rule)."""
+    if np.any(nu <= 2):
+        return 2.0
+    E = float(np.sum(nu / (nu - 2)))
+    return 2 * E / (E - q) if E > q else 2.0
 
 
 def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:

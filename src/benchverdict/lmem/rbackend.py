@@ -250,7 +250,7 @@ def _map_group(g: str, safe: dict[str, str], inverse: dict[str, str]) -> str:
 
 def _emm_df_arg(model, df: str) -> str:
     if df == "auto":
-        df = "asymptotic" if model.nobs > 3000 else "satterthwaite"
+        df = model.auto_df()  # one rule for both backends (MixedModel.auto_df)
     if df not in ("asymptotic", "satterthwaite"):
         raise ValueError(f"df must be 'auto', 'asymptotic' or 'satterthwaite', got {df!r}.")
     return df
