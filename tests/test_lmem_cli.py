@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchverdict.cli import main
 from benchverdict.lmem.simulate import simulate_results
 from benchverdict.verdict import verdicts_from_json
@@ -53,3 +55,20 @@ def test_lmem_on_priorband(shared_data, capsys):
     path = shared_data / "priorband" / "priorband_data.parquet"
     assert main(["lmem", str(path), "--adapter", "priorband"]) == 0
     assert "PB beats RS" in capsys.readouterr().out
+
+
+def test_lmem_command_estimand_sets_the_default_model(tmp_path, capsys):
+    path = _csv(tmp_path)
+    assert main(["lmem", str(path), *ROLES]) == 0
+    text = capsys.readouterr().out
+    assert ("estimand: benchmarks (a difference on benchmarks like these; the benchmark is the "
+            "unit of replication), so the model is score ~ algorithm + (1|benchmark) + "
+            "(1|benchmark:algorithm) fitted by REML.") in text
+    assert "GLRT: chi2" in text  # the GLRT compares ML fits of the same models
+    assert main(["lmem", str(path), *ROLES, "--estimand", "these"]) == 0
+    text = capsys.readouterr().out
+    assert "so the model is score ~ algorithm + (1|benchmark)." in text
+    with pytest.raises(SystemExit) as exit_:
+        main(["lmem", str(path), *ROLES, "--estimand", "all"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'all'" in capsys.readouterr().err
