@@ -1,7 +1,8 @@
 """Linear mixed-effects models for benchmark results (Geburek et al. 2024).
 
 ``fit`` a model with an lme4-style formula over the schema's role names
-(``score ~ algorithm + (1|benchmark)``), compare nested models with
+(``score ~ algorithm + (1|benchmark)``; :mod:`benchverdict.lmem.estimand` says
+which model answers which claim), compare nested models with
 :func:`glrt`, get marginal means and Tukey-adjusted pairwise contrasts from
 the fitted model, and run the paper's sanity checks and metafeature analysis.
 
@@ -11,6 +12,12 @@ penalised least-squares formulation), and ``"lme4"``, R's lme4 and emmeans
 through rpy2 (optional).
 """
 
+from benchverdict.lmem.estimand import (
+    ESTIMANDS,
+    FIXED_BENCHMARKS_FORMULA,
+    GENERALISING_FORMULA,
+    default_formula,
+)
 from benchverdict.lmem.fitting import fit, refit
 from benchverdict.lmem.formula import Formula, FormulaError, parse_formula
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, NestingError, glrt
@@ -20,10 +27,11 @@ from benchverdict.lmem.metafeature import (
     difference_clusters,
     metafeature_analysis,
 )
-from benchverdict.lmem.model import DegenerateFitError, MixedModel
+from benchverdict.lmem.model import DegenerateFitError, MixedModel, wald_f_test
 from benchverdict.lmem.sanity import (
     SanityCheck,
     SanityReport,
+    WaldTest,
     benchmark_informativeness,
     budget_relevance,
     sanity_checks,
@@ -32,6 +40,9 @@ from benchverdict.lmem.sanity import (
 from benchverdict.lmem.verdicts import lmem_verdicts
 
 __all__ = [
+    "ESTIMANDS",
+    "FIXED_BENCHMARKS_FORMULA",
+    "GENERALISING_FORMULA",
     "BoundaryWarning",
     "DegenerateFitError",
     "DifferenceClusters",
@@ -43,8 +54,10 @@ __all__ = [
     "NestingError",
     "SanityCheck",
     "SanityReport",
+    "WaldTest",
     "benchmark_informativeness",
     "budget_relevance",
+    "default_formula",
     "difference_clusters",
     "fit",
     "glrt",
@@ -54,4 +67,5 @@ __all__ = [
     "refit",
     "sanity_checks",
     "seed_dependency",
+    "wald_f_test",
 ]
