@@ -17,14 +17,12 @@ reject "rate <= alpha". Comparisons within one data set share algorithms, so the
 per-comparison counts are slightly over-dispersed; the family-wise rate is counted per
 data set, which are independent. A planted gap must still be settled (power).
 
-The LMEM runner here fits the model and takes its verdicts without the sanity checks
-(which refit it several times and decide nothing); tuning curves, rank tests and the
-score distributions run through the report's own runners.
+Every analysis runs through the report's own runners, without the LMEM sanity checks
+(which refit the model several times and decide nothing).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections import Counter
 
@@ -34,7 +32,7 @@ import pytest
 from scipy import stats
 
 from benchverdict.report import _analyses
-from benchverdict.report.runner import AnalysisRun, compare
+from benchverdict.report.runner import compare
 from benchverdict.results import Results
 
 ALPHA = 0.05
@@ -55,28 +53,15 @@ def study(seed: int, gap: float = 0.0) -> Results:
                               budget="trial", score="score", objective="maximize")
 
 
-def lean_lmem(results, options) -> AnalysisRun:
-    """The report's LMEM verdicts (same fit, formula and scope), without sanity refits."""
-    from benchverdict import lmem
-    from benchverdict.report._analyses import DEFAULT_FORMULA
-
-    run = AnalysisRun("lmem", "ok")
-    data = results.incumbents(options.budget)
-    model = lmem.fit(data, DEFAULT_FORMULA)
-    for v in model.verdicts(alpha=options.alpha):
-        run.verdicts.append(dataclasses.replace(v, details={**v.details,
-                                                            "singular": bool(model.singular)}))
-    return run
-
-
-RUNNERS = {"tuning": _analyses.run_tuning, "ranks": _analyses.run_ranks, "lmem": lean_lmem}
+RUNNERS = {"tuning": _analyses.run_tuning, "ranks": _analyses.run_ranks,
+           "lmem": _analyses.run_lmem}
 
 
 def run_study(results: Results, analyses=("tuning", "ranks", "lmem")):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compare(results, analyses=list(analyses), runners=RUNNERS, progress=False,
-                       figures=False, alpha=ALPHA)
+                       figures=False, alpha=ALPHA, sanity_checks=False)
 
 
 def at_most_alpha(hits: int, n: int, alpha: float = ALPHA) -> bool:
@@ -173,7 +158,7 @@ def test_planted_gap_is_settled():
     others = pooled[(pooled["a"] != "A") & (pooled["b"] != "A")]
     assert (others["status"] != "settled").all()
     head = rec.headlines.set_index("scope").loc["all benchmarks", "sentence"]
-    assert head.startswith("On all 4 benchmarks: A is best")
+    assert head.startswith("Across benchmarks like these 4: A is best")
     assert "B, C and D cannot be separated" in head
     groups = rec.groups[rec.groups["scope"] == "all benchmarks"]["algorithms"].tolist()
     assert groups == ["B, C, D"]

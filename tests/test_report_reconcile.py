@@ -29,9 +29,14 @@ BAND = Evidence("band", level=0.8, strength="strong")
 
 def V(a="A", b="B", outcome="a", method="ranks.wilcoxon_holm", scope=None, evidence=P,
       unit="benchmark", n=12, details=None, effect=None, lean=None):
+    details = dict(details or {})
+    if method.startswith("lmem."):
+        # As the report's LMEM states it: its contrast generalises over benchmarks
+        # (tests/test_report_estimand.py checks what happens when a verdict does not).
+        details.setdefault("estimand", "benchmarks")
     return Verdict(a, b, outcome, method, scope or Scope(), evidence, "maximize",
                    f"{method} says {outcome}", effect=effect, unit=unit, n=n,
-                   details=details or {}, lean=lean)
+                   details=details, lean=lean)
 
 
 # ----------------------------------------------------------------------------- small functions
@@ -269,7 +274,8 @@ def test_consensus_ranking_total_order():
     assert head.tiers == [["A"], ["B"], ["C"]]
     assert (rec.agreement["agreement"] == 1.0).all()
     assert rec.conflicts.empty
-    assert head.message == "On all benchmarks: A > B > C (settled by LMEM and rank tests)."
+    assert head.message == ("Across benchmarks like these: A > B > C (settled by LMEM and rank "
+                            "tests).")
 
 
 def test_consensus_ranking_with_a_tie_tier():
@@ -278,7 +284,7 @@ def test_consensus_ranking_with_a_tie_tier():
     assert rec.headline.tiers == [["A"], ["B", "C"]]
     assert rec.headline.status == "partial"
     assert rec.groups["algorithms"].tolist() == ["B, C"]
-    assert rec.headline.message.startswith("On all benchmarks: A is best")
+    assert rec.headline.message.startswith("Across benchmarks like these: A is best")
     assert "B and C cannot be separated" in rec.headline.message
 
 

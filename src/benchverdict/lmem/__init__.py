@@ -28,6 +28,7 @@ from benchverdict.lmem.metafeature import (
     metafeature_analysis,
 )
 from benchverdict.lmem.model import DegenerateFitError, MixedModel, wald_f_test
+from benchverdict.lmem.per_benchmark import per_benchmark_contrasts, per_benchmark_verdicts
 from benchverdict.lmem.sanity import (
     SanityCheck,
     SanityReport,
@@ -64,6 +65,8 @@ __all__ = [
     "lmem_verdicts",
     "metafeature_analysis",
     "parse_formula",
+    "per_benchmark_contrasts",
+    "per_benchmark_verdicts",
     "refit",
     "sanity_checks",
     "seed_dependency",

@@ -13,7 +13,8 @@ from benchverdict.lmem.estimand import (
 )
 from benchverdict.lmem.exclusions import exclusions_of
 from benchverdict.lmem.fitting import fit
-from benchverdict.verdict import Scope, Verdict
+from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
+from benchverdict.verdict import Verdict
 
 if TYPE_CHECKING:
     from benchverdict.results import Results
@@ -34,9 +35,9 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
       benchmarks (the run is the unit of replication). See
       :mod:`benchverdict.lmem.estimand`.
     * Each benchmark (``per_benchmark=True``, with more than one benchmark):
-      ``score ~ algorithm * benchmark`` and the contrasts within each
-      benchmark (one Tukey family per benchmark), a claim about that
-      benchmark (estimand ``"these"``).
+      ``score ~ algorithm`` on that benchmark's runs, with its own residual
+      variance (:mod:`benchverdict.lmem.per_benchmark`; one Holm family per
+      benchmark), a claim about that benchmark (estimand ``"these"``).
 
     Every verdict's ``details`` name the ``estimand`` and the
     ``unit_of_replication``, and count the input rows and runs the Results
@@ -93,15 +94,8 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     verdicts = [_with_estimand(v, estimand if multi else "these", claim, unit)
                 for v in overall.verdicts(alpha=alpha, df=df)]
     if per_benchmark and multi:
-        within = fit(frame, "score ~ algorithm * benchmark", exclusions=left_out)
-        within.objective = results.objective
-        for v in within.verdicts(alpha=alpha, df=df, by="benchmark"):
-            v = Verdict(
-                a=v.a, b=v.b, outcome=v.outcome, method=v.method,
-                scope=Scope(benchmark=v.scope.benchmark), evidence=v.evidence,
-                objective=v.objective, explanation=v.explanation, effect=v.effect,
-                unit=v.unit, n=int((frame["benchmark"].astype(str) == v.scope.benchmark).sum()),
-                details=v.details)
+        # One linear model per benchmark, the runs as replicates (the report's path too).
+        for v in per_benchmark_verdicts(results, alpha=alpha, budget=budget):
             verdicts.append(_with_estimand(v, "these", f"on benchmark {v.scope.benchmark}",
                                            "run"))
     return verdicts

@@ -27,6 +27,9 @@ import numpy as np
 import pandas as pd
 
 from benchverdict import dse, lmem, ranks, tuning
+from benchverdict.lmem.estimand import default_formula
+from benchverdict.lmem.formula import parse_formula
+from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
 from benchverdict.report.records import DRAW_FIGURES, AnalysisRun, Options, ReportFigure
@@ -49,8 +52,6 @@ DSE_PERMUTATIONS = 999
 #: Budgets and seed resamples of the anytime-ranks figure (it is a figure, not a test).
 ANYTIME_BUDGETS = 12
 ANYTIME_BOOTSTRAP = 100
-#: The LMEM's default formula (Geburek et al.'s drop-in replacement for Autorank).
-DEFAULT_FORMULA = "score ~ algorithm + (1|benchmark)"
 
 
 def _figure(name: str, title: str, obj: Any, caption: str = "") -> ReportFigure:
@@ -343,16 +344,61 @@ def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
 
 
 # ----------------------------------------------------------------------------- lmem
+def lmem_formula(options: Options, data: Results) -> str:
+    """The LMEM formula the report fits: the user's, else the estimand's default.
+
+    With ``estimand="benchmarks"`` the algorithm contrast is judged against
+    the algorithm x benchmark variation (:mod:`benchverdict.lmem.estimand`),
+    so a settled relation holds for benchmarks like these; with ``"these"``
+    it is Geburek et al.'s ``score ~ algorithm + (1|benchmark)``, valid for
+    exactly the observed benchmarks.
+    """
+    if options.formula:
+        return options.formula
+    cells = data.table.groupby(["algorithm", "benchmark"], observed=True).size()
+    return default_formula(options.estimand, n_benchmarks=len(data.benchmarks),
+                           n_seeds_per_cell=float(cells.mean()) if len(cells) else 0.0)
+
+
+def formula_estimand(formula: str) -> str:
+    """What population a formula's algorithm contrast speaks about ("benchmarks"/"these").
+
+    The contrast generalises over benchmarks when a random term varies the
+    algorithm effect by benchmark (``(1|benchmark:algorithm)``, ``(1|
+    algorithm:benchmark)`` or ``(0 + algorithm|benchmark)``); otherwise the
+    benchmarks are held fixed.
+
+    Examples
+    --------
+    >>> formula_estimand("score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)")
+    'benchmarks'
+    >>> formula_estimand("score ~ algorithm + (1|benchmark)")
+    'these'
+    """
+    parsed = parse_formula(formula)
+    for term in parsed.random:
+        group = set(term.group)
+        if {"benchmark", "algorithm"} <= group:
+            return "benchmarks"
+        if "benchmark" in group and "algorithm" in term.expr.variables:
+            return "benchmarks"
+    return "these"
+
+
 def run_lmem(results: Results, options: Options) -> AnalysisRun:
     """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks.
 
-    The main fit is the analysis (if it raises, the analysis is an error).
-    Everything after it -- the per-metafeature fits, tables, the CD diagram
-    and each sanity check -- is its own sub-step: one that fails is recorded
-    in the sanity section and the rest is kept.
+    Across benchmarks the model is the estimand's (:func:`lmem_formula`),
+    with Satterthwaite degrees of freedom: with an algorithm x benchmark term
+    the contrast's precision rests on the number of benchmarks, not rows.
+    Per benchmark, one linear model per benchmark with the runs as the
+    replicates (:mod:`benchverdict.lmem.per_benchmark`). The main fit is the
+    analysis (if it raises, the analysis is an error). Everything after it
+    -- the per-benchmark contrasts, the per-metafeature fits, tables, the CD
+    diagram and each sanity check -- is its own sub-step: one that fails is
+    recorded in the sanity section and the rest is kept.
     """
     run = AnalysisRun("lmem", "ok")
-    formula = options.formula or DEFAULT_FORMULA
     at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
     try:
         data = results.final() if options.budget is None else results.at_budget(options.budget)
@@ -361,6 +407,7 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         out.exclude(f"incumbents at {at}", "run", _runs_without_incumbent(results,
                                                                           options.budget))
         return out
+    formula = lmem_formula(options, data)
     run.reason = (
         f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
         f"benchmark x seed)"
@@ -378,14 +425,27 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
             reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
         out.exclusions = run.exclusions
         return out
+    estimand = formula_estimand(formula) if len(data.benchmarks) > 1 else "these"
+    # With an algorithm x benchmark term the contrast has about (a-1)(b-1) df whatever
+    # the number of rows: asymptotic z would be anti-conservative with few benchmarks.
+    df = "satterthwaite" if estimand == "benchmarks" else "auto"
     run.step(f"fitting {formula}")
-    model = lmem.fit(data, formula)
+    # REML for the generalising model: ML underestimates the interaction variance by
+    # about (b - 1) / b and inflates its Satterthwaite df (lmem.estimand explains).
+    reml = estimand == "benchmarks"
+    model = lmem.fit(data, formula, reml=reml)
+    population = ("benchmarks like these (the algorithm contrast is judged against the "
+                  "algorithm x benchmark variation, Satterthwaite df)"
+                  if estimand == "benchmarks" else
+                  f"these {len(data.benchmarks)} benchmarks only (seeds are the replicates "
+                  f"of the algorithm effect)")
     run.notes.append(
-        f"Model {formula} fitted by maximum likelihood ({model.backend} backend) on "
+        f"Model {formula} fitted by {'REML' if reml else 'maximum likelihood'} "
+        f"({model.backend} backend) on "
         f"{model.nobs:,} rows; log-likelihood {model.loglik:.6g}"
         + ("; the fit is SINGULAR (a variance component is at zero)" if model.singular else "")
         + ("" if model.converged else "; the optimiser did NOT converge")
-        + "."
+        + f". Its claims across benchmarks are about {population}."
     )
     if model.singular:
         run.warnings.append(f"singular fit of {formula}: a variance component is (near) zero.")
@@ -394,29 +454,42 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
             f"the optimiser did not report convergence for {formula}"
             + (f" ({model.message})" if model.message else "") + ".")
     scope = _budget_scope(options.budget)
-    for v in model.verdicts(alpha=options.alpha, scope=scope):
-        details = {**v.details, "singular": bool(model.singular)}
+    for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
+        details = {**v.details, "singular": bool(model.singular), "estimand": estimand,
+                   "n_benchmarks": len(data.benchmarks)}
         run.verdicts.append(dataclasses.replace(v, details=details))
-    table = run.attempt("pairwise contrasts (Tukey)", model.pairwise)
+    table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
+    if len(data.benchmarks) > 1:
+        found = run.attempt("per-benchmark contrasts (runs as replicates)",
+                            per_benchmark_verdicts, results, alpha=options.alpha,
+                            budget=options.budget)
+        if found is not None:
+            run.verdicts += [dataclasses.replace(v, scope=Scope(
+                benchmark=v.scope.benchmark, budget_low=scope.budget_low,
+                budget_high=scope.budget_high)) for v in found]
+            run.notes.append(
+                "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
+                "variance; exact t with n - a df), Tukey within the benchmark; a claim about "
+                "one benchmark takes its runs as the replicates.")
     if options.formula is None:
         for name, levels in _attempt_levels(run, data):
             run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
                         scope, name, levels)
-    table = run.attempt("estimated marginal means", model.emmeans)
+    table = run.attempt("estimated marginal means", model.emmeans, df=df)
     if table is not None:
         run.tables["estimated marginal means"] = table
     varcomp = run.attempt("variance components", lambda: model.varcomp)
     if varcomp is not None:
         run.tables["variance components"] = varcomp
     _add_figure(run, "lmem-cd", "LMEM critical-difference diagram",
-                lambda: model.plot(alpha=options.alpha),
+                lambda: model.plot(alpha=options.alpha, df=df),
                 "Algorithms at their estimated marginal means; a bar joins algorithms whose "
                 "Tukey-adjusted difference is not significant.",
                 n_algorithms=len(data.algorithms))
     if options.sanity_checks:
-        _lmem_sanity(results, options, run)
+        _lmem_sanity(results, options, run, formula)
     else:
         run.notes.append("The LMEM sanity checks were skipped (sanity_checks=False).")
     return run
@@ -442,7 +515,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         f"each level.")
 
 
-def _lmem_sanity(results: Results, options: Options, run: AnalysisRun) -> None:
+def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: str) -> None:
     """Run Geburek et al.'s sanity checks and add them to the sanity section.
 
     On random-search trials the checks see each seed's search as an HPO run
@@ -494,7 +567,6 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun) -> None:
             "likelihood-ratio test of nested mixed models.",
             n_algorithms=max(len(results.algorithms), len(results.benchmarks)))
     seed_check = next((c for c in ran if c.name == "seed_dependency"), None)
-    formula = options.formula or DEFAULT_FORMULA
     if seed_check is not None and seed_check.flagged and "seed" not in formula:
         affected = set(seed_check.flagged)
         caveat = (f"the seed-dependency check finds seed effects for "
@@ -538,6 +610,8 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
                                  confidence=options.confidence, alpha=options.alpha)
     trials = _trials_per_run(results, options.budget)
     k_final = int(trials.max()) if trials is not None and len(trials) else None
+    reading, why = draws_reading(results, options)
+    run.reason = _draws_reason(reading, results)
     run.step("tuning-curve decisions and tests")
     final_scope = _budget_scope(options.budget)
     for v in curves.verdicts(budget=k_final):
@@ -546,7 +620,20 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             v = dataclasses.replace(v, scope=Scope(
                 benchmark=v.scope.benchmark, budget_low=final_scope.budget_low,
                 budget_high=final_scope.budget_high, metafeature=v.scope.metafeature))
+        if reading == "clustered":
+            # The bands and the order-statistic test assume IID draws; draws that share
+            # a run are not, so these verdicts describe and do not vote.
+            v = dataclasses.replace(v, details={
+                **v.details, "no_vote": why,
+                "violated_assumptions": [*v.details.get("violated_assumptions", []),
+                                         "IID draws (" + why + ")"]})
         run.verdicts.append(v)
+    run.notes.append(
+        "Draws: " + why + (
+            ". Tuning curves are shown, but their bands and tests assume IID draws, so they "
+            "do not vote; per benchmark, the runs' final incumbents decide (LMEM, runs as "
+            "replicates). Pass draws='iid' (--draws iid) if every draw is independent of "
+            "its run's other draws." if reading == "clustered" else "."))
     if k_final is not None and len(curves.sketched) < len(curves.benchmarks):
         run.notes.append(
             f"At the final budget every pair's curves are compared by the exact "
@@ -624,6 +711,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     """
     run = AnalysisRun("dse", "ok")
     one_draw = results.has_budget
+    reading, _ = draws_reading(results, options)
+    run.reason = _draws_reason(reading, results)
 
     def place(v: Verdict, method: str | None = None) -> Verdict:
         scope = v.scope
@@ -845,6 +934,36 @@ class _Guidance:
         else:
             k = max(self._alg_k.get(a, 0), self._alg_k.get(b, 0))
         return k if k >= 1 else None
+
+
+def draws_reading(results: Results, options: Options) -> tuple[str, str]:
+    """Whether random-search draws are IID or clustered by run, and why (for the output).
+
+    ``options.draws`` decides when the user stated it; with ``"auto"`` the
+    data's structure does: draws are IID only where every run (algorithm x
+    benchmark x seed) holds one draw. A run of several trials may share
+    whatever its seed fixes (a data split, an initialisation), which the
+    data cannot rule out.
+    """
+    if options.draws == "iid":
+        return "iid", "stated IID (draws='iid'): every draw is taken as its own replicate"
+    sizes = results.run_sizes() if results.kind == "trials" else None
+    if options.draws == "clustered":
+        return "clustered", "stated clustered (draws='clustered'): draws of one run share it"
+    if sizes is None or not len(sizes) or int(sizes.max()) <= 1:
+        return "iid", "every run holds one draw, so the draws are IID by the data's structure"
+    return "clustered", (
+        f"runs hold {int(sizes.min())}-{int(sizes.max())} draws each; draws of one run "
+        f"(seed) may share it, so the run is the unit of replication")
+
+
+def _draws_reason(reading: str, results: Results) -> str:
+    """The analysis status line's "on what": the draws and how they were read."""
+    if reading == "iid":
+        return "on the random-search draws, read as IID (one replicate each)"
+    sizes = results.run_sizes()
+    return (f"on the random-search draws, clustered by run ({len(sizes):,} runs of "
+            f"{int(sizes.min())}-{int(sizes.max())} draws; the run is the replicate)")
 
 
 def _trials_per_run(results: Results, budget: float | None) -> pd.Series | None:

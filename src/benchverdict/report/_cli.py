@@ -91,6 +91,14 @@ def register(subparsers, parents) -> None:
     parser.add_argument("--formula", default=None,
                         help="LMEM formula over role names, e.g. "
                              "'score ~ algorithm + (1|benchmark)'")
+    parser.add_argument("--estimand", choices=("benchmarks", "these"), default="benchmarks",
+                        help="what a claim across benchmarks is about: 'benchmarks' (default) "
+                             "generalises to benchmarks like these, 'these' covers exactly the "
+                             "observed benchmarks and says so")
+    parser.add_argument("--draws", choices=("auto", "iid", "clustered"), default="auto",
+                        help="whether random-search draws of one run (seed) are independent: "
+                             "'auto' (default) lets the data decide (IID only where each run "
+                             "holds one draw), 'iid' states it, 'clustered' denies it")
     parser.add_argument("--cvar-levels", type=_levels, default=(0.5, 0.95), metavar="A,B",
                         help="CVaR levels of the DSE comparison (default 0.5,0.95; CVaR_a is "
                              "the mean of the best 1-a of draws)")
@@ -150,6 +158,8 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         formula=args.formula,
         progress=progress,
         cvar_levels=args.cvar_levels,
+        estimand=args.estimand,
+        draws=args.draws,
     )
     json_text = write_report(comparison, out, progress=progress)
     if args.json:

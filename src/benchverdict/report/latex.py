@@ -206,7 +206,8 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         analysis_parts.append("\n".join(part))
     others = summary["others"][:MAX_SCOPE_LINES]
     scope_items = "\n".join(rf"\item {latex_escape(x.sentence)}" for x in others)
-    draws = "".join(latex_escape(x.single_draws) for x in summary["single_draws"][:1])
+    draws = " ".join([*(latex_escape("Note: " + n) for n in summary["notes"]),
+                      *(latex_escape(x.single_draws) for x in summary["single_draws"][:1])])
     guidance = "\n".join(rf"\item \textbf{{{latex_escape(_scopes_text(sc))}}}: "
                          rf"{latex_escape(adv)}"
                          for sc, adv in grouped_guidance(s["rankings"])[:MAX_SCOPE_LINES])

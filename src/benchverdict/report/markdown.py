@@ -138,6 +138,8 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
                    f"({table_ref('relations')}).")
     if others:
         out.append("")
+    for note in summary["notes"]:
+        out += [f"*Note:* {md_escape(note)}", ""]
     for x in summary["single_draws"][:1]:
         out += [md_escape(x.single_draws), ""]
     if summary["matrix"] is not None:

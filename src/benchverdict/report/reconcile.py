@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchverdict.methods import method_info
+from benchverdict.methods import FAMILY_LABELS, method_info
 from benchverdict.report.explain import (
     budget_interval,
     budgets_overlap,
@@ -194,6 +194,12 @@ class Reconciliation:
         explanation once, with its pairs.
     alpha : float
         The family-wise error rate of settled relations per scope type.
+    estimand : str
+        What relations across benchmarks are about (``"benchmarks"``: benchmarks
+        like these; ``"these"``: exactly the observed ones).
+    notes : list of str
+        What the data can and cannot settle, per scope type, stated up front:
+        e.g. that no vote of a scope type can survive Holm's first threshold.
     """
 
     verdicts: list[Verdict]
@@ -218,6 +224,8 @@ class Reconciliation:
         default_factory=lambda: pd.DataFrame(columns=HEADLINE_COLUMNS))
     conflict_groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     alpha: float = 0.05
+    estimand: str = "benchmarks"
+    notes: list[str] = field(default_factory=list)
 
     @property
     def headline(self) -> Ranking | None:
@@ -401,20 +409,33 @@ def _budget_text(v: Verdict, final_budget: float | None) -> str:
         f"{s.budget_low:g}-{s.budget_high:g}")
 
 
-def scope_sentence_label(key: GroupKey, n_benchmarks: int | None) -> str:
-    """How a headline names its scope ("On all 6 benchmarks", "On moons").
+def scope_sentence_label(key: GroupKey, n_benchmarks: int | None,
+                         estimand: str = "benchmarks") -> str:
+    """How a headline names its scope ("Across benchmarks like these 6", "On moons").
+
+    A claim across benchmarks is an average over them, never "on all" (which
+    reads as "on each"). With ``estimand="benchmarks"`` it generalises to
+    benchmarks like the observed ones; with ``"these"`` it covers exactly the
+    observed benchmarks, and the label says so.
 
     Examples
     --------
     >>> scope_sentence_label((None, ()), 6), scope_sentence_label(("moons", ()), 6)
-    ('On all 6 benchmarks', 'On moons')
+    ('Across benchmarks like these 6', 'On moons')
+    >>> scope_sentence_label((None, ()), 6, "these")
+    'On these 6 benchmarks (no claim beyond them)'
     """
     bench, meta = key
     levels = " and ".join(f"{k} = {v}" for k, v in meta)
+    n = f" {n_benchmarks}" if n_benchmarks else ""
     if bench is None:
+        if estimand == "these":
+            if not meta:
+                return f"On these{n} benchmarks (no claim beyond them)"
+            return f"On these benchmarks with {levels} (no claim beyond them)"
         if not meta:
-            return f"On all {n_benchmarks} benchmarks" if n_benchmarks else "On all benchmarks"
-        return f"On the benchmarks with {levels}"
+            return f"Across benchmarks like these{n}"
+        return f"Across benchmarks like these with {levels}"
     return f"On {bench}" + (f" with {levels}" if meta else "")
 
 
@@ -437,6 +458,7 @@ def reconcile(
     guidance: Guidance | None = None,
     alpha: float | None = None,
     benchmarks: Sequence[str] | None = None,
+    estimand: str = "benchmarks",
 ) -> Reconciliation:
     """Reconcile verdicts from several methods into error-controlled relations.
 
@@ -460,6 +482,12 @@ def reconcile(
         default the level the voting verdicts state.
     benchmarks : sequence of str, optional
         The benchmarks (only their number is used, in the headlines).
+    estimand : {"benchmarks", "these"}
+        What a relation settled across benchmarks is about. ``"benchmarks"``
+        (default): benchmarks like these; only votes whose claim generalises
+        beyond the observed benchmarks (:func:`~benchverdict.report.relations.vote_estimand`)
+        vote there. ``"these"``: exactly the observed benchmarks; every
+        family votes, and the headline says "on these N benchmarks".
 
     Returns
     -------
@@ -469,7 +497,8 @@ def reconcile(
     --------
     >>> from benchverdict.verdict import Evidence, Scope
     >>> lmem = [Verdict("A", b, "a", "lmem.tukey", Scope(), Evidence("p_value", 1e-6, 0.05),
-    ...                 "maximize", "A is better", unit="run", n=600) for b in ("B", "C")]
+    ...                 "maximize", "A is better", unit="run", n=600,
+    ...                 details={"estimand": "benchmarks"}) for b in ("B", "C")]
     >>> ranks = [Verdict("A", b, "inconclusive", "ranks.wilcoxon_holm", Scope(),
     ...                  Evidence("p_value", 0.09, 0.05), "maximize", "too few blocks",
     ...                  unit="benchmark", n=6, details={"p_value": 0.03})
@@ -481,12 +510,13 @@ def reconcile(
     ['A', 'C', 'settled', 'A', 'lmem']
     ['B', 'C', 'unsettled', None, '']
     >>> print(rec.headline.message)  # doctest: +NORMALIZE_WHITESPACE
-    On all 6 benchmarks: A is best (settled by LMEM; rank tests lack power with 6 blocks); B
-    and C cannot be separated.
+    Across benchmarks like these 6: A is best (settled by LMEM; rank tests lack power with 6
+    blocks); B and C cannot be separated.
     """
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
-    votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks)
+    votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
+                                   estimand)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget)
     conflicts = _ordered_conflicts(comparisons)
@@ -503,8 +533,55 @@ def reconcile(
         final_budget=final_budget,
         conflict_groups=_group_conflicts(conflicts),
         alpha=float(alpha),
+        estimand=estimand,
+        notes=scope_type_notes(votes, scoped, alpha),
         **_relation_tables(scoped, votes),
     )
+
+
+def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
+    """Per scope type that settles nothing: whether any vote could have, and why not.
+
+    Holm's first step asks the smallest p-value of a scope type to be at most
+    ``alpha / m`` (``m`` votes). When every vote's raw p-value is above that,
+    no relation of the scope type can be settled with these data, whatever
+    the other votes say; the note says so, with the numbers, and for rank
+    tests on ``n`` blocks the smallest p-value a signed-rank test can reach
+    (``2 / 2^n``).
+
+    Examples
+    --------
+    >>> scope_type_notes([], {}, 0.05)
+    []
+    """
+    by_type: dict[str, list] = defaultdict(list)
+    for vote in votes:
+        by_type[scope_type(vote.key)].append(vote)
+    settled_types = {scope_type(key) for key, rel in scoped.items()
+                     if any(r["status"] == "settled" for r in rel.rows)}
+    notes = []
+    for st, group in by_type.items():
+        if st in settled_types or not group:
+            continue
+        m = len(group)
+        first = alpha / m
+        best = min(group, key=lambda v: v.p_value)
+        if best.p_value <= first:
+            continue
+        where = "" if best.key[0] is None else f" on {best.key[0]}"
+        text = (f"{st[0].upper()}{st[1:]}, no relation can be settled with these data: the "
+                f"smallest p-value of the {m:,} votes, {best.p_value:.2g} ("
+                f"{FAMILY_LABELS.get(best.family, best.family)}, {best.a} vs {best.b}{where}), "
+                f"is above Holm's first threshold alpha / m = {first:.2g}")
+        floors = [f"{FAMILY_LABELS.get(v.family, v.family)} on {v.n} blocks cannot go below "
+                  f"{2.0 / 2.0 ** v.n:.2g}" for v in group[:1]
+                  if v.family == "ranks" and v.n is not None and v.n < 30
+                  and 2.0 / 2.0 ** v.n > first]
+        if floors:
+            text += "; " + "; ".join(floors)
+        notes.append(text + f". A decision needs p <= {first:.2g}: more runs per cell (or "
+                            f"fewer algorithms or benchmarks compared at once).")
+    return notes
 
 
 def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
@@ -535,7 +612,7 @@ def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
 
 
 def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
-                   alpha: float, n_benchmarks: int | None):
+                   alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks"):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
     Returns the votes and the relations of each scope (with the leans and
@@ -543,7 +620,8 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
     """
     votes = family_votes(
         verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget),
-        representative=lambda vs: representative(vs, final_budget), group_key=_group_key)
+        representative=lambda vs: representative(vs, final_budget), group_key=_group_key,
+        estimand=estimand)
     n_tests = defaultdict(int)
     for vote in votes:
         n_tests[scope_type(vote.key)] += 1
@@ -573,11 +651,11 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
     scoped = {}
     for key in sorted(group_algorithms, key=_group_sort_key):
         algs = [a for a in universe if a in group_algorithms[key]]
-        rel = relate_scope(key, scope_sentence_label(key, n_benchmarks), algs,
+        rel = relate_scope(key, scope_sentence_label(key, n_benchmarks, estimand), algs,
                            votes_by_key.get(key, []), leans[key], alpha,
                            max(n_tests[scope_type(key)], 1), explain)
         rel.sentence = headline_sentence(rel)
-        rel.single_draws = single_draw_sentence(dse_by_key.get(key, []))
+        rel.single_draws = single_draw_sentence(dse_by_key.get(key, []), alpha)
         scoped[key] = rel
 
     return votes, scoped

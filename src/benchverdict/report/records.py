@@ -38,6 +38,10 @@ ANALYSIS_TITLES = {
     "ranks": "Rank tests (Demšar 2006; Autorank)",
     "lmem": "Linear mixed-effects models (Geburek et al. 2024)",
 }
+#: What a claim across benchmarks is about (see :class:`Options`).
+ESTIMANDS = ("benchmarks", "these")
+#: How random-search draws of one run relate (see :class:`Options`).
+DRAWS = ("auto", "iid", "clustered")
 #: Status values of an analysis run.
 STATUSES = ("ok", "not applicable", "unavailable", "error")
 
@@ -64,6 +68,25 @@ class Options:
         Run the LMEM sanity checks (Geburek et al.). They refit the model per
         algorithm and benchmark, which dominates the time with many
         algorithms; a leaderboard skips them and says so.
+    estimand : {"benchmarks", "these"}
+        What a claim across benchmarks is about. ``"benchmarks"`` (default):
+        the benchmarks are a sample of benchmarks like them, and a settled
+        relation holds on that population (the LMEM judges the algorithm
+        contrast against the algorithm x benchmark variation; the rank tests
+        take benchmarks as blocks; tuning curves' "on every benchmark" test
+        does not vote there, being about these benchmarks only). ``"these"``:
+        claims about exactly the observed benchmarks, worded "on these N
+        benchmarks".
+    draws : {"auto", "iid", "clustered"}
+        How random-search draws relate within a run (a seed's search).
+        ``"auto"`` (default): the data's structure decides; draws are IID
+        only where every run holds one draw, else clustered by run.
+        ``"iid"``: the user states that each draw is independent of the
+        other draws of its run (e.g. fresh configuration, data split and
+        model seed per trial, as the built-in example's generator does).
+        ``"clustered"``: draws of one run share it. Clustered draws do not
+        let tuning curves vote (their bands assume IID draws), and score
+        distributions resample whole runs.
     """
 
     confidence: float = 0.8
@@ -72,6 +95,8 @@ class Options:
     formula: str | None = None
     cvar_levels: tuple[float, ...] = (0.5, 0.95)
     sanity_checks: bool = True
+    estimand: str = "benchmarks"
+    draws: str = "auto"
 
     def __post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -89,6 +114,16 @@ class Options:
         if not levels or not all(0 <= a < 1 for a in levels):
             raise ValueError(f"cvar_levels must be in [0, 1), got {self.cvar_levels!r}.")
         object.__setattr__(self, "cvar_levels", levels)
+        if self.estimand not in ESTIMANDS:
+            raise ValueError(
+                f"estimand must be one of {ESTIMANDS}, got {self.estimand!r}: 'benchmarks' "
+                f"for claims about benchmarks like these (the default), 'these' for claims "
+                f"about exactly the observed benchmarks.")
+        if self.draws not in DRAWS:
+            raise ValueError(
+                f"draws must be one of {DRAWS}, got {self.draws!r}: 'auto' lets the data's "
+                f"structure decide, 'iid' states that every draw is independent of the "
+                f"other draws of its run, 'clustered' that draws of one run share it.")
 
 
 @dataclass

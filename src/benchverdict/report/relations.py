@@ -119,6 +119,37 @@ def _direction(v: Verdict) -> str | None:
     return None
 
 
+#: What a claim across benchmarks is about: the population of benchmarks like the
+#: observed ones, or exactly the observed benchmarks.
+ESTIMANDS = ("benchmarks", "these")
+
+
+def vote_estimand(v: Verdict, family: str) -> str:
+    """What population a verdict's claim across benchmarks covers.
+
+    ``details["estimand"]`` where the module states it (the LMEM does);
+    otherwise by what the family's test treats as replicates: rank tests
+    take benchmarks as blocks, so their claims generalise to benchmarks like
+    these (``"benchmarks"``); tuning curves compare per benchmark (and "on
+    every benchmark" by an intersection-union test), which is a claim about
+    exactly these benchmarks (``"these"``), as is an LMEM that does not state
+    its estimand (Geburek et al.'s ``(1|benchmark)`` model counts seeds as
+    replicates of the algorithm effect).
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
+    ...             "maximize", "")
+    >>> vote_estimand(v, "ranks")
+    'benchmarks'
+    """
+    stated = v.details.get("estimand")
+    if stated in ESTIMANDS:
+        return str(stated)
+    return "benchmarks" if family == "ranks" else "these"
+
+
 def _units(v: Verdict, family: str) -> tuple[int | None, str]:
     """How many independent units a family's vote rests on, and what they are."""
     if family == "tuning":
@@ -129,6 +160,12 @@ def _units(v: Verdict, family: str) -> tuple[int | None, str]:
     if family == "ranks":
         return v.n, "blocks"
     if family == "lmem":
+        n_bench = v.details.get("n_benchmarks")
+        if v.details.get("estimand") == "benchmarks" and isinstance(n_bench, int):
+            # The algorithm contrast is judged against the benchmark-to-benchmark variation.
+            return n_bench, "benchmarks"
+        if v.details.get("estimand") == "benchmark":
+            return v.n, "runs"
         return v.n, "rows"
     return v.n, "units"
 
@@ -146,6 +183,7 @@ class _Vote:
     n: int | None
     n_units: str
     verdict: Verdict
+    estimand: str = "these"
     p_value_adjusted: float = math.nan
     rejects: bool = False
 
@@ -157,20 +195,32 @@ def family_votes(
     covers: Callable[[Verdict], bool],
     representative: Callable[[Sequence[Verdict]], Verdict],
     group_key: Callable[[Verdict], GroupKey],
+    estimand: str = "these",
 ) -> list[_Vote]:
     """One vote per (family, pair, scope): the primary (else first voting) method's raw p.
 
     ``verdicts`` must be oriented (``a`` before ``b``). Only verdicts that
     cover the final budget (``covers``) vote; among several of the chosen
-    method, ``representative`` picks one.
+    method, ``representative`` picks one. With ``estimand="benchmarks"``,
+    a verdict across benchmarks whose claim covers only these benchmarks
+    (:func:`vote_estimand`) does not vote there: the settled relation is to
+    hold for benchmarks like these. A verdict whose ``details["no_vote"]``
+    states a reason (e.g. tuning curves on draws that share a run, whose
+    bands assume IID draws) does not vote either.
     """
+    if estimand not in ESTIMANDS:
+        raise ValueError(f"estimand must be one of {ESTIMANDS}, got {estimand!r}.")
     chosen: dict[tuple, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     infos: dict[str, MethodInfo] = {}
     for v in verdicts:
         info = infos.get(v.method) or infos.setdefault(v.method, method_info(v.method))
-        if not info.votes or not covers(v):
+        if not info.votes or not covers(v) or v.details.get("no_vote"):
             continue
-        chosen[(info.family, v.a, v.b, group_key(v))][v.method].append(v)
+        key = group_key(v)
+        if (estimand == "benchmarks" and key[0] is None
+                and vote_estimand(v, info.family) != "benchmarks"):
+            continue
+        chosen[(info.family, v.a, v.b, key)][v.method].append(v)
     votes = []
     for (family, a, b, key), by_method in chosen.items():
         primary = [m for m in by_method if infos[m].primary]
@@ -182,7 +232,8 @@ def family_votes(
         direction = _direction(v)
         n, what = _units(v, family)
         votes.append(_Vote(key, a, b, family, method, p, direction,
-                           bool(p <= alpha and direction is not None), n, what, v))
+                           bool(p <= alpha and direction is not None), n, what, v,
+                           vote_estimand(v, family) if key[0] is None else "benchmark"))
     # Holm over every vote of a scope type.
     by_type: dict[str, list[_Vote]] = defaultdict(list)
     for vote in votes:
@@ -399,20 +450,34 @@ def relate_scope(
             out.contradictions.append({"a": row["a"], "b": row["b"], "for_a": "", "for_b": "",
                                        "kind": "cycle", "explanation": row["reason"]})
         edges -= cyclic
-        beats = _closure(algorithms, edges)
-    direct_beats: dict[str, set[str]] = defaultdict(set)
-    for w, lo in edges:
-        direct_beats[w].add(lo)
+    # Implied: transitivity within one family only. Families answer different questions
+    # (a mean difference, a rank difference, a tuning-curve quantile), so a chain that
+    # needs two of them would join claims about different things.
+    by_family: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for row in direct.values():
+        if row["status"] == "settled" and (row["winner"], row["loser"]) in edges:
+            for vote in row["_votes"]:
+                if vote.rejects:
+                    by_family[vote.family].add((row["winner"], row["loser"]))
+    closures = {f: (_closure(algorithms, e), e) for f, e in sorted(
+        by_family.items(), key=lambda item: _family_order(item[0]))}
     for (a, b), row in direct.items():
         if row["status"] in ("settled", "contradicted"):
             continue
         for w, lo in ((a, b), (b, a)):
-            if lo in beats[w]:
-                chain = _path(direct_beats, w, lo)
-                row.update(status="implied", winner=w, loser=lo,
-                           via=" > ".join(chain),
-                           reason=f"implied by {' > '.join(chain)} (transitivity; the "
-                                  f"families behind each step may measure different things)")
+            family = next((f for f, (reach, _) in closures.items() if lo in reach[w]), None)
+            if family is None:
+                continue
+            direct_beats: dict[str, set[str]] = defaultdict(set)
+            for x, y in closures[family][1]:
+                direct_beats[x].add(y)
+            chain = _path(direct_beats, w, lo)
+            label = FAMILY_LABELS.get(family, family)
+            row.update(status="implied", winner=w, loser=lo, families=family,
+                       via=" > ".join(chain),
+                       reason=f"implied by {' > '.join(chain)}, each step settled by "
+                              f"{label} (transitivity within one family)")
+            break
     out.rows = [{k: v for k, v in r.items() if k != "_votes"} for r in direct.values()]
     # Groups: maximal cliques of pairs that are neither settled nor implied.
     open_pairs = {(r["a"], r["b"]) for r in out.rows if r["status"] not in ("settled",
@@ -467,7 +532,19 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         best = min(v.p_value for _, v in items)
         every = all(v.verdict.details.get("combined") for _, v in items)
         label = FAMILY_LABELS.get(family, family)
-        if every:
+        # A family whose claim covers another population than the settling families'
+        # answers a different question: its silence is not a lack of power.
+        deciding = {x.estimand for row, _ in items for x in row["_votes"] if x.rejects}
+        other_question = bool(deciding) and all(v.estimand not in deciding for _, v in items)
+        if other_question:
+            theirs = items[0][1].estimand
+            about = {"benchmarks": "benchmarks like these", "these": "these benchmarks only"}
+            reason = (f"{label} ask about {about.get(theirs, theirs)} and do not confirm "
+                      f"these pairs (smallest p = {best:.3g}); the settling "
+                      f"{'families speak' if len(settled_by) > 1 else 'family speaks'} of "
+                      f"{' and '.join(sorted(about.get(e, e) for e in deciding))}: a "
+                      f"different estimand, not a lack of power")
+        elif every:
             # An intersection-union vote asks "better on every benchmark": it fails where
             # one benchmark shows no difference, which more draws need not change.
             reason = (f"{label} ask whether one algorithm is better on every benchmark "
@@ -477,7 +554,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             reason = (f"{label} with {n_text}: smallest p = {best:.3g} among these pairs, "
                       f"while the family-wise adjustment over {n_tests} test(s) asks for "
                       f"p <= {alpha / n_tests:.2g} for the first")
-        if family == "ranks" and len(ns) == 1 and ns[0] < 30:
+        if family == "ranks" and len(ns) == 1 and ns[0] < 30 and not other_question:
             floor = 2.0 / 2.0 ** ns[0]
             if floor > alpha / n_tests:  # only when the blocks alone rule a decision out
                 reason += (f"; with {ns[0]} blocks no two-sided signed-rank p-value can be "
@@ -486,7 +563,8 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             "family": family, "n_pairs": len(items),
             "pairs": ", ".join(f"{row['winner']} > {row['loser']}" for row, _ in items),
             "settled_by": ", ".join(settled_by), "reason": reason, "n_text": n_text,
-            "every_benchmark": every,
+            "every_benchmark": every and not other_question,
+            "other_estimand": items[0][1].estimand if other_question else None,
         })
     return out
 
@@ -535,7 +613,7 @@ def _phrase_block(block: Sequence[str], better: dict[str, set[str]]) -> str:
 def headline_sentence(rel: ScopeRelations) -> str:
     """One sentence a reader can quote: the partial order, who settles it, what is open.
 
-    For the example data over all benchmarks: "On all 6 benchmarks: LR is
+    For the example data over all benchmarks: "Across benchmarks like these 6: LR is
     worst (settled by LMEM; rank tests lack power with 6 blocks); MLP, RF,
     SVM and kNN cannot be separated."
     """
@@ -597,7 +675,12 @@ def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
     lacking = [g for g in rel.power_gaps if g["n_pairs"] >= 1]
     for g in lacking:
         label = FAMILY_LABELS.get(g["family"], g["family"])
-        if g.get("every_benchmark"):
+        if g.get("other_estimand"):
+            about = {"benchmarks": "benchmarks like these", "these": "these benchmarks only"}
+            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
+            note += (f"; {label}, which ask about {about.get(g['other_estimand'])}, do not "
+                     f"confirm {what}")
+        elif g.get("every_benchmark"):
             what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
             note += f"; {label} do not separate {what} on every benchmark"
         elif g["n_pairs"] == len(settled):
@@ -608,32 +691,67 @@ def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
     return note + ")"
 
 
-def single_draw_sentence(verdicts: Sequence[Verdict]) -> str:
-    """DSE's row: how often a single draw of one algorithm beats one of another (no vote)."""
-    decided, seen = [], 0
+def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> str:
+    """DSE's row: which single draws win more often, as decided by a test (no vote).
+
+    Each ``dse.dominance`` verdict carries the probability that a single draw
+    of ``a`` beats one of ``b`` (``details["p_single_draw"]``) and a raw
+    p-value for "single draws of the two win equally often"
+    (``details["p_single_draw_test"]``, computed on whole runs when draws
+    share a run; where a verdict lacks it, the dominance test's p-value). The
+    p-values of the row's pairs are Holm-adjusted together, like the scope
+    they stand in, and only pairs whose adjusted p-value is at most
+    ``alpha`` are named: on data where no single draw wins more often, the
+    row names a winner with probability at most ``alpha``.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope
+    >>> def dom(a, b, p_win, p):
+    ...     return Verdict(a, b, "inconclusive", "dse.dominance", Scope(),
+    ...                    Evidence("p_value", p, 0.05), "maximize", "",
+    ...                    details={"p_single_draw": p_win, "p_single_draw_test": p})
+    >>> print(single_draw_sentence([dom("A", "B", 0.7, 0.001), dom("A", "C", 0.55, 0.06)]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Single draws (budget 1; score distributions, no vote): a single draw of A beats one of B
+    70% of the time (Holm-adjusted p = 0.002); no other pair differs after the adjustment
+    over 2 pair(s).
+    """
+    rows = []
     for v in verdicts:
-        p = v.details.get("p_single_draw")
-        if v.method != "dse.dominance" or not isinstance(p, (int, float)):
+        share = v.details.get("p_single_draw")
+        if v.method != "dse.dominance" or not isinstance(share, (int, float)):
             continue
-        seen += 1
-        if v.outcome in ("a", "b"):
-            w, lo = (v.a, v.b) if v.outcome == "a" else (v.b, v.a)
-            share = p if v.outcome == "a" else 1.0 - p
-            decided.append((share, w, lo))
-    if not seen:
+        p = v.details.get("p_single_draw_test")
+        if not isinstance(p, (int, float)) or not math.isfinite(p):
+            p = v.evidence.value if v.evidence.kind == "p_value" else None
+        if p is None or not math.isfinite(p):
+            continue
+        rows.append((float(p), float(share), v.a, v.b))
+    if not rows:
         return ""
+    adjusted = holm([r[0] for r in rows])
+    decided = []
+    for (_, share, a, b), p_adj in zip(rows, adjusted):
+        if p_adj <= alpha and share != 0.5:
+            w, lo, won = (a, b, share) if share > 0.5 else (b, a, 1.0 - share)
+            decided.append((won, w, lo, float(p_adj)))
+    head = "Single draws (budget 1; score distributions, no vote): "
     if not decided:
-        return ("Single draws (budget 1; score distributions, no vote): no pair's single-draw "
-                "distributions differ significantly.")
+        return (head + f"no pair's single draws win more often than the other's after the "
+                       f"Holm adjustment over {len(rows)} pair(s).")
     decided.sort(key=lambda t: (-t[0], t[1], t[2]))
-    shown = [f"{w} beats {lo} {share:.0%} of the time" for share, w, lo in decided[:4]]
-    more = f", and {len(decided) - 4} more pair(s) differ" if len(decided) > 4 else ""
-    return ("Single draws (budget 1; score distributions, no vote): a single draw of "
-            + "; of ".join(shown) + more + ".")
+    shown = [f"a single draw of {w} beats one of {lo} {won:.0%} of the time (Holm-adjusted "
+             f"p = {p:.2g})" for won, w, lo, p in decided[:4]]
+    more = (f", and {len(decided) - 4} more pair(s) differ" if len(decided) > 4 else "")
+    rest = ("" if len(decided) == len(rows) else
+            f"; no other pair differs after the adjustment over {len(rows)} pair(s)")
+    return head + "; ".join(shown) + more + rest + "."
 
 
 __all__ = [
     "CONTRADICTION_COLUMNS",
+    "ESTIMANDS",
     "GROUP_COLUMNS",
     "HEADLINE_COLUMNS",
     "POWER_GAP_COLUMNS",
@@ -648,4 +766,5 @@ __all__ = [
     "scope_type",
     "single_draw_sentence",
     "tiers_of",
+    "vote_estimand",
 ]

@@ -224,7 +224,10 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "budget": c.options.budget,
             "formula": c.options.formula,
             "final_budget": _plain(rec.final_budget),
+            "estimand": c.options.estimand,
+            "draws": c.options.draws,
         },
+        "notes": [str(n) for n in rec.notes],
         "data": data,
         "analyses": analyses,
         "verdicts": [verdict_to_dict(v) for v in rec.verdicts],
@@ -409,9 +412,14 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         budget_text = f"final ({rec.final_budget:g})"
     else:
         budget_text = "none (no budget column)"
+    population = ("benchmarks like these (the observed benchmarks are a sample)"
+                  if c.options.estimand == "benchmarks" else
+                  "exactly these benchmarks (no claim beyond them)")
     options = (
-        f"confidence {c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
-        f"{budget_text}; formula {c.options.formula or 'module default'}"
+        f"claims across benchmarks are about {population}; confidence "
+        f"{c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
+        f"{budget_text}; formula {c.options.formula or 'the estimand default'}; draws "
+        f"{c.options.draws}"
     )
     return {
         "title": _title(c),
@@ -527,7 +535,7 @@ def _summary(c: Comparison) -> dict[str, Any]:
     rec = c.reconciliation
     draws = [x for x in summaries if x.single_draws]
     out = {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
-           "legend": legend, "single_draws": draws,
+           "legend": legend, "single_draws": draws, "notes": list(rec.notes),
            "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
            if len(rec.relations) else 0}
     c._summary_cache = (c.reconciliation, out)
@@ -586,6 +594,7 @@ def comparison_summary(comparison: Comparison) -> str:
     if len(summary["others"]) > MAX_SUMMARY_SCOPES:
         lines.append(f"  ... and {len(summary['others']) - MAX_SUMMARY_SCOPES} more scopes "
                      f"(report.md)")
+    lines += [f"  Note: {note}" for note in summary["notes"]]
     if summary["n_contradicted"]:
         lines += ["", f"{summary['n_contradicted']} contradicted relation(s): see the report's "
                       f"Contradictions section."]

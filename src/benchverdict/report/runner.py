@@ -62,11 +62,11 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     >>> applicability(_example_small(), "ranks")[0]
     True
     >>> applicability(_example_small(), "tuning")[1]
-    'on the IID random-search draws'
+    'on the random-search draws'
     """
     if name in ("tuning", "dse"):
         if results.kind == "trials":
-            return True, "on the IID random-search draws"
+            return True, "on the random-search draws"
         return False, (
             "the rows are HPO-run incumbents (kind 'runs'), not IID random-search draws; "
             "tuning curves and score distributions need draws"
@@ -420,6 +420,8 @@ def compare(
     runners: Mapping[str, Runner] | None = None,
     sanity_checks: bool = True,
     figures: bool = True,
+    estimand: str = "benchmarks",
+    draws: str = "auto",
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -457,6 +459,13 @@ def compare(
         Draw the analyses' figures (default). ``False`` skips them; every
         verdict, table and relation is the same (for simulations and
         leaderboards that need only the numbers).
+    estimand : {"benchmarks", "these"}
+        ``"benchmarks"`` (default): a relation settled across benchmarks
+        holds for benchmarks like these (the observed ones are a sample);
+        ``"these"``: for exactly the observed benchmarks. See :class:`Options`.
+    draws : {"auto", "iid", "clustered"}
+        Whether random-search draws of one run are independent; ``"auto"``
+        lets the data's structure decide. See :class:`Options`.
 
     Returns
     -------
@@ -481,7 +490,8 @@ def compare(
     from tqdm.auto import tqdm
 
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
-                      cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks))
+                      cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
+                      estimand=estimand, draws=draws)
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     unknown = [a for a in requested if a not in ANALYSES]
     if unknown:
@@ -523,6 +533,7 @@ def compare(
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
+            estimand=options.estimand,
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
