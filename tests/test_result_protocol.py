@@ -151,7 +151,7 @@ def _metafeature_results():
     df["loss"] = rng.normal(size=len(df))
     return Results.from_frame(df.assign(bench=df.task + "_" + df.prior), algorithm="alg",
                               benchmark="bench", seed="seed", score="loss",
-                              objective="minimize", metafeatures=["task", "prior"])
+                              objective="minimize", metafeatures=["task", "prior"], kind="trials")
 
 
 def _builders():

@@ -261,7 +261,7 @@ class Results:
     >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1],
     ...                    "acc": [0.8, 0.82, 0.7, 0.75]})
     >>> res = Results.from_frame(df, algorithm="model", seed="seed", score="acc",
-    ...                          objective="maximize")
+    ...                          objective="maximize", kind="trials")
     >>> res.algorithms
     ['a', 'b']
     >>> res.draws("b", "all")
@@ -388,9 +388,14 @@ class Results:
             characters, fewer than two algorithms) always raise.
         kind : {"trials", "runs"}, optional
             Whether rows are IID random-search draws or HPO-run incumbents.
-            If omitted it is inferred: with a budget column, data whose scores
-            never get worse along the budget within every run are ``"runs"``;
-            anything else is ``"trials"``. The reason is kept in
+            Required without a budget column: a row can then be one
+            random-search draw or the final result of one run, and the data
+            cannot tell which, so omitting it raises :class:`ValidationError`
+            (see :func:`kind_needed_problem`). With a budget column it may be
+            omitted and is inferred: scores that never get worse along the
+            budget within every run are ``"runs"``; scores that get worse
+            somewhere are ``"trials"`` (incumbents cannot get worse); runs of
+            a single row each are ``"trials"``. The reason is kept in
             ``kind_reason`` and printed by :meth:`describe`.
 
         Returns
@@ -428,7 +433,7 @@ class Results:
         >>> df = pd.DataFrame({"alg": ["rs", "rs", "bo", "bo"], "seed": [1, 2, 1, 2],
         ...                    "loss": [0.3, float("nan"), 0.2, 0.25]})
         >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
-        ...                          objective="minimize", on_invalid="drop")
+        ...                          objective="minimize", on_invalid="drop", kind="runs")
         >>> res.exclusions[["unit", "row", "columns", "reasons"]]
           unit row columns              reasons
         0  row   1    loss  missing score (NaN)
@@ -459,6 +464,8 @@ class Results:
             on_invalid=on_invalid,
             min_algorithms=min_algorithms,
         )
+        if kind is None and budget is None:
+            problems = [*problems, kind_needed_problem()]
         if problems:
             raise ValidationError(problems)
         roles = {"algorithm": algorithm, "seed": seed, "score": score}
@@ -1656,17 +1663,48 @@ def _exclusions_table(table: pd.DataFrame) -> pd.DataFrame:
     return out[[*EXCLUSION_COLUMNS, *extra]]
 
 
+#: ``Problem.reason`` of a table whose kind the caller must give.
+KIND_NEEDED = "kind_needed"
+
+
+def kind_needed_problem() -> Problem:
+    """The problem raised when a table without a budget column comes without ``kind``.
+
+    Without a budget column the two kinds of data have the same shape (one
+    score per algorithm, benchmark and seed row) and no property of the
+    scores tells them apart, so the kind is never guessed. There is no
+    exception: even a table with one row per (algorithm, benchmark, seed)
+    is either one draw per search or one final score per run.
+
+    Examples
+    --------
+    >>> p = kind_needed_problem()
+    >>> p.reason
+    'kind_needed'
+    >>> p.cli_message().endswith("--kind trials or --kind runs.")
+    True
+    """
+    return Problem(
+        column="kind", reason=KIND_NEEDED,
+        message=(
+            "the table has no budget column, so a row can be one random-search draw "
+            "(kind='trials': tuning curves and score distributions pool the draws of each "
+            "algorithm and benchmark) or the final result of one run, e.g. one seed's final "
+            "accuracy (kind='runs': rank tests and LMEMs compare the runs, one per seed). The "
+            "data cannot tell which. Fix: pass kind='trials' or kind='runs'."),
+    )
+
+
 def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
     """Decide whether rows are random-search draws or run incumbents.
 
-    With a budget, rows whose score never gets worse along the budget within
-    every run are incumbent series ("runs"). Anything else is "trials".
+    Only called with a budget column (without one the caller must give the
+    kind, see :func:`kind_needed_problem`). Rows whose score never gets
+    worse along the budget within every run are incumbent series ("runs").
+    Scores that get worse somewhere, or runs of one row, are "trials".
     """
     if "budget" not in frame.columns:
-        return "trials", (
-            "inferred: no budget column, so each row is taken as one independent draw "
-            "(pass kind='runs' if these are final results of HPO runs)"
-        )
+        raise ValidationError([kind_needed_problem()])
     sign = 1.0 if objective == "maximize" else -1.0
     cats = [frame[c].cat for c in ("algorithm", "benchmark", "seed")]
     run = np.zeros(len(frame), dtype=np.int64)
@@ -1713,6 +1751,6 @@ def _example_small() -> Results:
     )
 
 
-__all__ = ["EXCLUSION_COLUMNS", "BlockMatrix", "NoIncumbentsError", "Objective", "Results",
-           "ValidationError", "check_objective", "format_rows"]
+__all__ = ["EXCLUSION_COLUMNS", "KIND_NEEDED", "BlockMatrix", "NoIncumbentsError", "Objective",
+           "Results", "ValidationError", "check_objective", "format_rows", "kind_needed_problem"]
 

@@ -335,7 +335,7 @@ def from_dask_frame(ddf: Any, *, algorithm: str, seed: str, score: str, objectiv
     >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
     ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
-    ...                       score="acc", objective="maximize")
+    ...                       score="acc", objective="maximize", kind="trials")
     >>> type(res).__name__, res.algorithms
     ('DaskResults', ['a', 'b'])
     """
