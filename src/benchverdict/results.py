@@ -47,6 +47,7 @@ from benchverdict._validation import (
     mixed_types,
     name_labels,
     numeric_column,
+    to_cli,
 )
 from benchverdict.describe import Description, describe_results
 
@@ -1232,6 +1233,118 @@ class Results:
             table = table[table["budget"].to_numpy() <= float(budget)]
         return table.groupby(["algorithm", "benchmark", "seed"], observed=True).size()
 
+    def _last_budgets(self) -> pd.DataFrame:
+        """One row per run: algorithm, benchmark, seed and its largest budget (``last_budget``)."""
+        keys = list(ID_ROLES)
+        groups = self._frame.groupby(keys, observed=True, sort=True)
+        if not self.has_budget:
+            return groups.size().rename("last_budget").reset_index().assign(last_budget=np.nan)
+        return groups["budget"].max().rename("last_budget").reset_index()
+
+    def _run_completeness(self, budget: float | None) -> pd.DataFrame:
+        """Every run with its last budget, compared budget and whether it is incomplete."""
+        columns = ["algorithm", "benchmark", "seed", "last_budget", "compared_budget"]
+        runs = self._last_budgets()
+        if not self.has_budget:
+            return runs.assign(compared_budget=np.nan, incomplete=False)
+        if budget is None:
+            compared = runs.groupby("benchmark", observed=True)["last_budget"].transform("max")
+        else:
+            budget = float(budget)
+            if not np.isfinite(budget):
+                raise ValueError(f"budget must be a finite number, got {budget!r}.")
+            compared = pd.Series(budget, index=runs.index)
+        runs["compared_budget"] = compared.to_numpy(dtype=float)
+        tolerance = 1e-9 * np.maximum(1.0, np.abs(runs["compared_budget"].to_numpy()))
+        short = runs["last_budget"].to_numpy() < runs["compared_budget"].to_numpy() - tolerance
+        return runs[columns].assign(incomplete=short)
+
+    def incomplete_runs(self, budget: float | None = None) -> pd.DataFrame:
+        """The runs that stop before the budget they are compared at.
+
+        A run is one (algorithm, benchmark, seed); its *last budget* is the
+        largest budget among its rows. The *compared budget* is ``budget``
+        if given, else the final budget of the design on the run's
+        benchmark: the largest budget any run (of any algorithm) reaches on
+        that benchmark, as a leaderboard's final budget. A run whose last
+        budget is below its compared budget (by more than a relative
+        ``1e-9``) is incomplete: an analysis that takes every run at its own
+        final budget compares it on less tuning effort than the others, and
+        an analysis at the compared budget has no observation of it there
+        that is not a carried-forward incumbent. Its rows cannot tell
+        whether it was stopped early or had nothing more to report.
+
+        Without a budget column every row is a final result and no run is
+        incomplete (the table is empty).
+
+        Parameters
+        ----------
+        budget : float, optional
+            The budget every run is compared at. Default: each benchmark's
+            largest budget.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per incomplete run, sorted by algorithm, benchmark and
+            seed, with columns ``algorithm``, ``benchmark``, ``seed``,
+            ``last_budget`` and ``compared_budget``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a"] * 4 + ["b"] * 2, "seed": [0, 0, 1, 1, 0, 1],
+        ...                    "t": [1, 3, 1, 3, 1, 1], "y": [1, 2, 1, 3, 1, 2]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.incomplete_runs()[["algorithm", "seed", "last_budget", "compared_budget"]]
+          algorithm seed  last_budget  compared_budget
+        0         b    0          1.0              3.0
+        1         b    1          1.0              3.0
+        """
+        runs = self._run_completeness(budget)
+        out = runs[runs["incomplete"].to_numpy()].drop(columns="incomplete")
+        return out.reset_index(drop=True)
+
+    def completeness(self, budget: float | None = None) -> pd.DataFrame:
+        """Per algorithm: how many of its runs reach the budget they are compared at.
+
+        See :meth:`incomplete_runs` for the compared budget.
+
+        Parameters
+        ----------
+        budget : float, optional
+            The budget every run is compared at (default: each benchmark's
+            largest budget).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by algorithm, with columns ``n_runs``, ``n_incomplete``,
+            ``last_budget_min`` and ``last_budget_max`` (the smallest and
+            largest last budget of its runs; NaN without a budget column).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a"] * 4 + ["b"] * 2, "seed": [0, 0, 1, 1, 0, 1],
+        ...                    "t": [1, 3, 1, 3, 1, 1], "y": [1, 2, 1, 3, 1, 2]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.completeness()
+                   n_runs  n_incomplete  last_budget_min  last_budget_max
+        algorithm
+        a               2             0              3.0              3.0
+        b               2             2              1.0              1.0
+        """
+        runs = self._run_completeness(budget)
+        out = runs.groupby("algorithm", observed=True, sort=True).agg(
+            n_runs=("seed", "size"), n_incomplete=("incomplete", "sum"),
+            last_budget_min=("last_budget", "min"), last_budget_max=("last_budget", "max"))
+        out["n_incomplete"] = out["n_incomplete"].astype(np.int64)
+        out.index = pd.Index(out.index.astype(str), name="algorithm")
+        return out
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """The first value of column ``name`` in each benchmark (a metafeature's level).
 
@@ -1684,15 +1797,14 @@ def kind_needed_problem() -> Problem:
     >>> p.cli_message().endswith("--kind trials or --kind runs.")
     True
     """
-    return Problem(
-        column="kind", reason=KIND_NEEDED,
-        message=(
-            "the table has no budget column, so a row can be one random-search draw "
-            "(kind='trials': tuning curves and score distributions pool the draws of each "
-            "algorithm and benchmark) or the final result of one run, e.g. one seed's final "
-            "accuracy (kind='runs': rank tests and LMEMs compare the runs, one per seed). The "
-            "data cannot tell which. Fix: pass kind='trials' or kind='runs'."),
-    )
+    message = (
+        "the table has no budget column, so a row can be one random-search draw "
+        "(kind='trials': tuning curves and score distributions pool the draws of each "
+        "algorithm and benchmark) or the final result of one run, e.g. one seed's final "
+        "accuracy (kind='runs': rank tests and LMEMs compare the runs, one per seed). The "
+        "data cannot tell which. Fix: pass kind='trials' or kind='runs'.")
+    return Problem(column="kind", reason=KIND_NEEDED, message=message,
+                   cli=to_cli(message, {"kind": "--kind"}, fix_only=False))
 
 
 def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
