@@ -30,19 +30,27 @@ depend on the unit; rule 2 is also unchanged by adding a constant.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from benchverdict._repr import ResultText
 from benchverdict.results import Results
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+
+    from benchverdict.verdict import Verdict
 
 #: The column :func:`scale_check` reads as the metric of each benchmark.
 METRIC_COLUMN = "metric"
 
 
-@dataclass(frozen=True)
-class ScaleCheck:
+@dataclass(frozen=True, repr=False)
+class ScaleCheck(ResultText):
     """Whether the benchmarks' scores are on comparable scales.
 
     Attributes
@@ -67,8 +75,38 @@ class ScaleCheck:
     reason: str
     ratio: float
 
-    def __str__(self) -> str:
-        return self.reason
+    def _summary_lines(self) -> list[str]:
+        head = "scales differ across benchmarks" if self.heterogeneous else (
+            "scales comparable across benchmarks")
+        ratio = "n/a" if math.isnan(self.ratio) else f"{self.ratio:.3g}"
+        return [f"{head} ({len(self.table)} benchmarks; spread ratio {ratio})", self.reason]
+
+    def verdicts(self) -> list[Verdict]:
+        """No verdicts: the check tests the data's scales, not a pair of algorithms.
+
+        An empty list (every result type answers ``verdicts()``); what the
+        check found is in :attr:`heterogeneous`, :attr:`reason` and :attr:`table`.
+        """
+        return []
+
+    def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
+        """Each benchmark's score range (line) and interquartile spread (bar), on one axis.
+
+        Benchmarks on different scales show as ranges of very different
+        widths or on opposite sides of zero.
+        """
+        from benchverdict.plotting import new_axes
+
+        ax = new_axes(ax, height=max(1.5, 0.25 * len(self.table) + 1.0))
+        y = np.arange(len(self.table))
+        t = self.table
+        ax.hlines(y, t["min"], t["max"], color="0.5", linewidth=1)
+        ax.barh(y, t["spread"], left=t["center"] - t["spread"] / 2, height=0.5,
+                color="C3" if self.heterogeneous else "C0")
+        ax.set_yticks(y, [str(b) for b in t["benchmark"]])
+        ax.set_xlabel("score")
+        ax.set_title("scales differ" if self.heterogeneous else "scales comparable")
+        return ax
 
 
 def _spread(values: np.ndarray) -> float:

@@ -273,7 +273,7 @@ def read(
     >>> p = os.path.join(tempfile.mkdtemp(), "r.tsv")
     >>> pd.DataFrame({"m": ["x", "y"], "s": [1, 1], "f1": [0.5, 0.6]}).to_csv(
     ...     p, sep="\\t", index=False)
-    >>> read(p, algorithm="m", seed="s", score="f1", objective="maximize").algorithms
+    >>> read(p, algorithm="m", seed="s", score="f1", objective="maximize", kind="runs").algorithms
     ['x', 'y']
     """
     wanted = [c for c in (algorithm, benchmark, seed, budget, score) if c is not None]
