@@ -80,7 +80,7 @@ def scale(k: int, n_benchmarks: int = 10, n_seeds: int = 3) -> None:
                                         "score": level + effect + rng.normal(size=k)}))
     results = Results.from_frame(pd.concat(frames, ignore_index=True), algorithm="algorithm",
                                  benchmark="benchmark", seed="seed", score="score",
-                                 objective="maximize")
+                                 objective="maximize", kind="trials")
     blocks = results.blocks(unit="benchmark", aggregate="mean", missing="drop")
     rows = []
 

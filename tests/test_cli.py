@@ -27,7 +27,8 @@ def results_csv(tmp_path):
     return path, df
 
 
-ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize"]
+ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize",
+             "--kind", "trials"]
 
 
 def test_validate_clean_file_exits_zero(results_csv, capsys):

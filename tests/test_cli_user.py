@@ -16,7 +16,8 @@ import benchverdict
 from benchverdict import _cli_common, cli
 from benchverdict.cli import main
 
-ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize"]
+ROLE_ARGS = ["--algorithm", "m", "--seed", "s", "--score", "acc", "--objective", "maximize",
+             "--kind", "trials"]
 
 
 @pytest.fixture()
@@ -186,6 +187,7 @@ def test_unknown_suffix_is_a_usage_error_naming_format(tmp_path, capsys):
 
 
 def test_validate_summary_speaks_command_line(results_csv, capsys):
-    assert main(["validate", str(results_csv), *ROLE_ARGS]) == 0
+    # Without --budget the kind must be given: the message says how, in options.
+    assert main(["validate", str(results_csv), *ROLE_ARGS[:-2]]) == 1
     out = capsys.readouterr().out
     assert "--kind runs" in out and "kind='runs'" not in out

@@ -11,7 +11,7 @@ import pytest
 import benchverdict as bv
 from benchverdict import Results, ValidationError
 
-ROLES = dict(algorithm="alg", seed="s", score="y", objective="maximize")
+ROLES = dict(algorithm="alg", seed="s", score="y", objective="maximize", kind="trials")
 
 
 def write(path, rows, fmt):

@@ -22,7 +22,7 @@ def test_rows_of_one_key_are_named_exactly_and_the_separating_column_is_suggeste
     df = two_priors()
     with pytest.raises(ValidationError) as err:
         Results.from_frame(df, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                           score="value", objective="minimize")
+                           score="value", objective="minimize", kind="trials")
     problem = err.value.problems[0]
     assert problem.reason == "duplicate_key" and len(problem.rows) == len(df)
     # The key (PB, LC, 0) is at rows 0 and 600 (first and second prior), nowhere else.
@@ -40,7 +40,7 @@ def test_float_measurements_and_row_ids_are_not_suggested():
     df["noise"] = [0.1 * i for i in range(len(df))]
     with pytest.raises(ValidationError) as err:
         Results.from_frame(df, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                           score="value", objective="minimize")
+                           score="value", objective="minimize", kind="trials")
     assert "look like repeated rows" in err.value.problems[0].message
 
 

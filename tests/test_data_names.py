@@ -24,7 +24,8 @@ def frame(**overrides) -> pd.DataFrame:
 
 def build(df, **kw):
     return Results.from_frame(df, algorithm="alg", benchmark="task", seed="rep", score="acc",
-                              objective="maximize", metafeatures=["family"], **kw)
+                              objective="maximize", metafeatures=["family"], kind="trials",
+                              **kw)
 
 
 def test_bytes_names_are_decoded_not_shown_as_reprs():
@@ -75,7 +76,8 @@ def test_cli_names_the_file_fix_not_python(tmp_path, capsys):
     path = tmp_path / "r.csv"
     frame(alg=["A", "A", "B\u202e", "B\u202e"] * 2).to_csv(path, index=False)
     code = main(["validate", str(path), "--algorithm", "alg", "--benchmark", "task",
-                 "--seed", "rep", "--score", "acc", "--objective", "maximize"])
+                 "--seed", "rep", "--score", "acc", "--objective", "maximize", "--kind",
+                 "trials"])
     out = capsys.readouterr().out
     assert code == 1 and "RIGHT-TO-LEFT OVERRIDE" in out and "'alg'" in out
     assert "df[" not in out and "remove them from the names in the file" in out

@@ -52,6 +52,6 @@ def test_validation_error_pickles():
 
     with pytest.raises(ValidationError) as err:
         Results.from_frame(pd.DataFrame({"a": ["x"], "s": [0], "y": [float("nan")]}),
-                           algorithm="a", seed="s", score="y", objective="maximize")
+                           algorithm="a", seed="s", score="y", objective="maximize", kind="trials")
     again = pickle.loads(pickle.dumps(err.value))
     assert str(again) == str(err.value) and len(again.problems) == len(err.value.problems)

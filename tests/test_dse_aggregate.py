@@ -125,7 +125,7 @@ def test_aggregate_on_results_orients_and_verdicts():
     df = pd.DataFrame(rows, columns=["alg", "task", "seed", "loss"])
     df["loss"] = -df["loss"]  # as a loss, "good" has the smaller values
     res = Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed", score="loss",
-                             objective="minimize")
+                             objective="minimize", kind="trials")
     agg = aggregate(res, n_resamples=2000)
     iqm = agg.table[agg.table.metric == "iqm"].set_index("algorithm")["estimate"]
     assert iqm["good"] > iqm["bad"]

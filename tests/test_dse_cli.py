@@ -25,7 +25,7 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
                  "seed", "--score", "acc", "--objective", "maximize", "--low", "0", "--high",
-                 "1", "--cvar-level", "0.5", "--aggregate", "--n-resamples", "500", "-o", str(out)])
+                 "1", "--kind", "trials", "--cvar-level", "0.5", "--aggregate", "--n-resamples", "500", "-o", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "CVaR_0.5" in text and "A beats B" in text and "aggregates over 2" in text
@@ -41,7 +41,8 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
 def test_dse_command_errors_cleanly(tmp_path, capsys):
     path = _write(tmp_path)
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
-                 "seed", "--score", "acc", "--objective", "maximize", "--cvar-level", "1.5"])
+                 "seed", "--score", "acc", "--objective", "maximize", "--cvar-level", "1.5",
+                 "--kind", "trials"])
     assert code == 1
     assert "CVaR level must be in [0, 1)" in capsys.readouterr().err
     assert main(["dse"]) == 2
@@ -52,7 +53,8 @@ def test_dse_alpha_is_the_significance_level(tmp_path, capsys):
     # and a value that can only be a CVaR level is refused with a pointer to --cvar-level.
     path = _write(tmp_path)
     roles = [str(path), "--algorithm", "model", "--benchmark", "task", "--seed", "seed",
-             "--score", "acc", "--objective", "maximize", "--n-resamples", "200"]
+             "--score", "acc", "--objective", "maximize", "--n-resamples", "200",
+             "--kind", "trials"]
     try:
         code = main(["dse", *roles, "--alpha", "0.9"])
     except SystemExit as stop:

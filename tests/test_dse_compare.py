@@ -97,7 +97,7 @@ def test_meanmax_median_and_cvar_disagree(shared_data):
     iv = cvar_difference(lstm, mlp, 0.99, interval="band", low=0, high=1)
     assert iv.estimate > 0 and iv.lower < 0 < iv.upper
     res = Results.from_frame(df, algorithm="model_name", seed="--seed", score="f1",
-                             objective="maximize")
+                             objective="maximize", kind="trials")
     d = distribution(res, cvar_level=0.99, low=0, high=1)
     verdicts = {v.method: v for v in d.verdicts()}
     assert verdicts["dse.dominance"].winner == "mlp"

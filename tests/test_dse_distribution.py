@@ -23,7 +23,7 @@ def _results(objective="maximize", n=60, seed=0):
     if objective == "minimize":
         df["acc"] = 10.0 - df["acc"]
     return Results.from_frame(df, algorithm="alg", benchmark="task", seed="seed", score="acc",
-                              objective=objective)
+                              objective=objective, kind="trials")
 
 
 def test_table_matches_the_statistics():

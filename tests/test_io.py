@@ -9,7 +9,8 @@ import pytest
 import benchverdict as bv
 from benchverdict.io import detect_format, read_frame
 
-ROLES = dict(algorithm="alg", seed="s", score="y", objective="minimize", benchmark="b")
+ROLES = dict(algorithm="alg", seed="s", score="y", objective="minimize", benchmark="b",
+             kind="trials")
 
 
 @pytest.fixture()

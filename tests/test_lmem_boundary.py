@@ -205,7 +205,7 @@ def _grid(scores) -> Results:
     df = pd.DataFrame({"algorithm": [f"alg{i:02d}" for i in a], "benchmark": [f"b{i}" for i in b],
                        "seed": s, "score": scores(a, b, s)})
     return Results.from_frame(df, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                              score="score", objective="maximize")
+                              score="score", objective="maximize", kind="trials")
 
 
 def test_constant_scores_give_no_differences():

@@ -41,7 +41,7 @@ def _frame(n_alg: int, n_bench: int, n_seed: int, seed: int) -> pd.DataFrame:
 
 def _results(frame: pd.DataFrame, objective: str) -> Results:
     return Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                              score="score", objective=objective)
+                              score="score", objective=objective, kind="trials")
 
 
 def _verdicts(vs, back: dict[str, str] | None = None) -> dict:

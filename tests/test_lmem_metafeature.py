@@ -18,7 +18,7 @@ def _results(effect: float, rng, n_seeds: int = 8) -> Results:
     df["loss"] -= effect * ((df["alg"] == "A") & (df["prior"] == "good") & (df["task"] == "t1"))
     df["bench"] = df["task"] + "_" + df["prior"]
     return Results.from_frame(df, algorithm="alg", benchmark="bench", seed="seed", score="loss",
-                              objective="minimize", metafeatures=["task", "prior"])
+                              objective="minimize", metafeatures=["task", "prior"], kind="trials")
 
 
 def test_planted_interaction_is_found_only_where_planted():

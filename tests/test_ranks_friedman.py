@@ -263,7 +263,7 @@ def test_single_block_is_a_clear_error():
     df = pd.DataFrame({"alg": list("abc") * 2, "seed": [0, 0, 0, 1, 1, 1],
                        "loss": [1.0, 2, 3, 1, 2, 3]})
     res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
-                             objective="minimize")
+                             objective="minimize", kind="trials")
     with pytest.raises(ValueError, match="at least 2 blocks"):
         friedman(res)
     assert friedman(res, unit="benchmark_seed", n_resamples=0).n_blocks == 2

@@ -142,7 +142,7 @@ def test_seed_averaging_is_stated():
             for s in range(3)]
     res = Results.from_frame(pd.DataFrame(rows, columns=["alg", "bench", "seed", "acc"]),
                              algorithm="alg", benchmark="bench", seed="seed", score="acc",
-                             objective="maximize")
+                             objective="maximize", kind="trials")
     result = friedman(res)
     assert any("mean over its seeds, taken before ranking: a choice" in n for n in result.notes)
     assert "a choice" in result.summary()

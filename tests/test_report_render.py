@@ -121,7 +121,7 @@ def test_applicability_by_kind():
         False, False, True, True]
     no_budget = Results.from_frame(
         pd.DataFrame({"a": ["x", "y"] * 3, "s": range(6), "v": np.arange(6.0)}),
-        algorithm="a", seed="s", score="v", objective="minimize")
+        algorithm="a", seed="s", score="v", objective="minimize", kind="trials")
     ok, why = applicability(no_budget, "ranks")
     assert not ok and "no budget column" in why
     with pytest.raises(ValueError, match="unknown analysis"):

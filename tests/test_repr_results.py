@@ -86,7 +86,7 @@ def metafeature_results() -> Results:
     df["loss"] = rng.normal(size=len(df)) + (df["task"] == "t2") * 3.0
     df["bench"] = df["task"] + "_" + df["prior"]
     return Results.from_frame(df, algorithm="alg", benchmark="bench", seed="seed", score="loss",
-                              objective="minimize", metafeatures=["task", "prior"])
+                              objective="minimize", metafeatures=["task", "prior"], kind="trials")
 
 
 def glrt():

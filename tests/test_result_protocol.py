@@ -52,6 +52,7 @@ COMPARES_NOTHING = {
     "benchverdict.lmem.sanity.SanityReport": "tests the study's design",
     "benchverdict.lmem.metafeature.DifferenceClusters": "clusters benchmarks for one pair",
     "benchverdict.critical_difference.Grouping": "the groups of a CD diagram",
+    "benchverdict.scales.ScaleCheck": "tests the data's scales",
 }
 
 #: Keywords for drawing a result of several panels into one given Axes: which panel.
@@ -151,7 +152,7 @@ def _metafeature_results():
     df["loss"] = rng.normal(size=len(df))
     return Results.from_frame(df.assign(bench=df.task + "_" + df.prior), algorithm="alg",
                               benchmark="bench", seed="seed", score="loss",
-                              objective="minimize", metafeatures=["task", "prior"])
+                              objective="minimize", metafeatures=["task", "prior"], kind="trials")
 
 
 def _builders():
@@ -160,6 +161,7 @@ def _builders():
     from benchverdict.leaderboard import build_leaderboard
     from benchverdict.lmem.metafeature import difference_clusters, metafeature_analysis
     from benchverdict.report import compare
+    from benchverdict.scales import scale_check
     from benchverdict.stats.cdf_bands import cdf_band
     from benchverdict.tuning import from_results
 
@@ -194,6 +196,7 @@ def _builders():
                              pd.DataFrame([[1, 1, 0], [1, 1, 1], [0, 1, 1]], index=list("ABC"),
                                           columns=list("ABC")).astype(bool)),
         "benchverdict.tuning.collection.TuningCurves": lambda: from_results(small()),
+        "benchverdict.scales.ScaleCheck": lambda: scale_check(small()),
         "benchverdict.tuning.curves.TuningCurve": _tuning_curve,
         "benchverdict.tuning.compare.TuningComparison": _tuning_comparison,
         "benchverdict.stats.cdf_bands.CDFBand":

@@ -29,7 +29,8 @@ def test_cli_prints_table_verdicts_and_writes_files(tmp_path, capsys):
     path = _write(tmp_path)
     out = tmp_path / "out"
     code = main(["tuning", str(path), "--algorithm", "model", "--seed", "trial", "--score", "acc",
-                 "--objective", "maximize", "--low", "0", "--high", "1", "-o", str(out)])
+                 "--objective", "maximize", "--low", "0", "--high", "1", "--kind", "trials",
+                 "-o", str(out)])
     text = capsys.readouterr().out
     assert code == 0
     assert "ld_highest_density" in text and "verdicts" in text
@@ -57,7 +58,8 @@ def test_cli_figure_names_cannot_collide(tmp_path, capsys):
     pd.DataFrame(rows).to_csv(path, index=False)
     out = tmp_path / "out"
     code = main(["tuning", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
-                 "trial", "--score", "acc", "--objective", "maximize", "-o", str(out)])
+                 "trial", "--score", "acc", "--objective", "maximize", "--kind", "trials",
+                 "-o", str(out)])
     assert code == 0
     pdfs = sorted(p.name for p in out.glob("tuning_*.pdf"))
     assert len(pdfs) == 3, pdfs
@@ -73,6 +75,6 @@ def test_cli_counts_excluded_rows(tmp_path, capsys):
     frame.loc[3, "acc"] = np.nan
     frame.to_csv(path, index=False)
     code = main(["tuning", str(path), "--algorithm", "model", "--seed", "trial", "--score",
-                 "acc", "--objective", "maximize", "--on-invalid", "drop"])
+                 "acc", "--objective", "maximize", "--on-invalid", "drop", "--kind", "trials"])
     assert code == 0
     assert "excluded rows: 1" in capsys.readouterr().out

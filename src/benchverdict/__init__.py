@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 from benchverdict._version import __version__
 
 if TYPE_CHECKING:
-    from benchverdict import dse, io, leaderboard, lmem, ranks, report, stats, tuning
+    from benchverdict import dse, io, leaderboard, lmem, ranks, report, scales, stats, tuning
     from benchverdict._validation import Problem, ValidationError
     from benchverdict.describe import Description
     from benchverdict.io import read
     from benchverdict.report import Comparison, compare
     from benchverdict.results import BlockMatrix, Results
+    from benchverdict.scales import ScaleCheck, scale_check, standardise_per_benchmark
     from benchverdict.verdict import (
         Effect,
         Evidence,
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     )
 
 #: Submodules reachable as ``benchverdict.<name>`` without importing them first.
-SUBMODULES = ("dse", "examples", "io", "leaderboard", "lmem", "ranks", "report", "stats",
-              "tuning")
+SUBMODULES = ("dse", "examples", "io", "leaderboard", "lmem", "ranks", "report", "scales",
+              "stats", "tuning")
 
 #: The public names of the package, by the module that defines them.
 _HOMES = {
@@ -57,12 +58,15 @@ _HOMES = {
     "Evidence": "verdict",
     "Problem": "_validation",
     "Results": "results",
+    "ScaleCheck": "scales",
     "Scope": "verdict",
     "ValidationError": "_validation",
     "Verdict": "verdict",
     "compare": "report",
     "read": "io",
     "from_dask_frame": "io",
+    "scale_check": "scales",
+    "standardise_per_benchmark": "scales",
     "verdicts_from_json": "verdict",
     "verdicts_to_frame": "verdict",
     "verdicts_to_json": "verdict",
@@ -70,9 +74,10 @@ _HOMES = {
 
 __all__ = [
     "BlockMatrix", "Comparison", "Description", "Effect", "Evidence", "Problem", "Results",
-    "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse", "examples",
-    "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read", "report", "stats",
-    "tuning", "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
+    "ScaleCheck", "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse",
+    "examples", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read", "report",
+    "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
+    "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
 ]
 
 

@@ -73,7 +73,12 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
         "--on-invalid", choices=["raise", "drop"], default="raise",
         help="raise on invalid rows (default) or drop and record them",
     )
-    group.add_argument("--kind", choices=["trials", "runs"], help="override the inferred kind")
+    group.add_argument(
+        "--kind", choices=["trials", "runs"],
+        help="trials: each row is one random-search draw; runs: each row is a run's result "
+             "(its final score, or its incumbent at a budget). Required without --budget (the "
+             "data cannot tell); with --budget it overrides the inferred kind",
+    )
     group.add_argument(
         "--format", choices=["csv", "tsv", "parquet", "jsonl"], help="override the file suffix"
     )

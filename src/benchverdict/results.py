@@ -47,6 +47,7 @@ from benchverdict._validation import (
     mixed_types,
     name_labels,
     numeric_column,
+    to_cli,
 )
 from benchverdict.describe import Description, describe_results
 
@@ -261,7 +262,7 @@ class Results:
     >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1],
     ...                    "acc": [0.8, 0.82, 0.7, 0.75]})
     >>> res = Results.from_frame(df, algorithm="model", seed="seed", score="acc",
-    ...                          objective="maximize")
+    ...                          objective="maximize", kind="trials")
     >>> res.algorithms
     ['a', 'b']
     >>> res.draws("b", "all")
@@ -388,9 +389,14 @@ class Results:
             characters, fewer than two algorithms) always raise.
         kind : {"trials", "runs"}, optional
             Whether rows are IID random-search draws or HPO-run incumbents.
-            If omitted it is inferred: with a budget column, data whose scores
-            never get worse along the budget within every run are ``"runs"``;
-            anything else is ``"trials"``. The reason is kept in
+            Required without a budget column: a row can then be one
+            random-search draw or the final result of one run, and the data
+            cannot tell which, so omitting it raises :class:`ValidationError`
+            (see :func:`kind_needed_problem`). With a budget column it may be
+            omitted and is inferred: scores that never get worse along the
+            budget within every run are ``"runs"``; scores that get worse
+            somewhere are ``"trials"`` (incumbents cannot get worse); runs of
+            a single row each are ``"trials"``. The reason is kept in
             ``kind_reason`` and printed by :meth:`describe`.
 
         Returns
@@ -428,7 +434,7 @@ class Results:
         >>> df = pd.DataFrame({"alg": ["rs", "rs", "bo", "bo"], "seed": [1, 2, 1, 2],
         ...                    "loss": [0.3, float("nan"), 0.2, 0.25]})
         >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
-        ...                          objective="minimize", on_invalid="drop")
+        ...                          objective="minimize", on_invalid="drop", kind="runs")
         >>> res.exclusions[["unit", "row", "columns", "reasons"]]
           unit row columns              reasons
         0  row   1    loss  missing score (NaN)
@@ -459,6 +465,8 @@ class Results:
             on_invalid=on_invalid,
             min_algorithms=min_algorithms,
         )
+        if kind is None and budget is None:
+            problems = [*problems, kind_needed_problem()]
         if problems:
             raise ValidationError(problems)
         roles = {"algorithm": algorithm, "seed": seed, "score": score}
@@ -1225,6 +1233,118 @@ class Results:
             table = table[table["budget"].to_numpy() <= float(budget)]
         return table.groupby(["algorithm", "benchmark", "seed"], observed=True).size()
 
+    def _last_budgets(self) -> pd.DataFrame:
+        """One row per run: algorithm, benchmark, seed and its largest budget (``last_budget``)."""
+        keys = list(ID_ROLES)
+        groups = self._frame.groupby(keys, observed=True, sort=True)
+        if not self.has_budget:
+            return groups.size().rename("last_budget").reset_index().assign(last_budget=np.nan)
+        return groups["budget"].max().rename("last_budget").reset_index()
+
+    def _run_completeness(self, budget: float | None) -> pd.DataFrame:
+        """Every run with its last budget, compared budget and whether it is incomplete."""
+        columns = ["algorithm", "benchmark", "seed", "last_budget", "compared_budget"]
+        runs = self._last_budgets()
+        if not self.has_budget:
+            return runs.assign(compared_budget=np.nan, incomplete=False)
+        if budget is None:
+            compared = runs.groupby("benchmark", observed=True)["last_budget"].transform("max")
+        else:
+            budget = float(budget)
+            if not np.isfinite(budget):
+                raise ValueError(f"budget must be a finite number, got {budget!r}.")
+            compared = pd.Series(budget, index=runs.index)
+        runs["compared_budget"] = compared.to_numpy(dtype=float)
+        tolerance = 1e-9 * np.maximum(1.0, np.abs(runs["compared_budget"].to_numpy()))
+        short = runs["last_budget"].to_numpy() < runs["compared_budget"].to_numpy() - tolerance
+        return runs[columns].assign(incomplete=short)
+
+    def incomplete_runs(self, budget: float | None = None) -> pd.DataFrame:
+        """The runs that stop before the budget they are compared at.
+
+        A run is one (algorithm, benchmark, seed); its *last budget* is the
+        largest budget among its rows. The *compared budget* is ``budget``
+        if given, else the final budget of the design on the run's
+        benchmark: the largest budget any run (of any algorithm) reaches on
+        that benchmark, as a leaderboard's final budget. A run whose last
+        budget is below its compared budget (by more than a relative
+        ``1e-9``) is incomplete: an analysis that takes every run at its own
+        final budget compares it on less tuning effort than the others, and
+        an analysis at the compared budget has no observation of it there
+        that is not a carried-forward incumbent. Its rows cannot tell
+        whether it was stopped early or had nothing more to report.
+
+        Without a budget column every row is a final result and no run is
+        incomplete (the table is empty).
+
+        Parameters
+        ----------
+        budget : float, optional
+            The budget every run is compared at. Default: each benchmark's
+            largest budget.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per incomplete run, sorted by algorithm, benchmark and
+            seed, with columns ``algorithm``, ``benchmark``, ``seed``,
+            ``last_budget`` and ``compared_budget``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a"] * 4 + ["b"] * 2, "seed": [0, 0, 1, 1, 0, 1],
+        ...                    "t": [1, 3, 1, 3, 1, 1], "y": [1, 2, 1, 3, 1, 2]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.incomplete_runs()[["algorithm", "seed", "last_budget", "compared_budget"]]
+          algorithm seed  last_budget  compared_budget
+        0         b    0          1.0              3.0
+        1         b    1          1.0              3.0
+        """
+        runs = self._run_completeness(budget)
+        out = runs[runs["incomplete"].to_numpy()].drop(columns="incomplete")
+        return out.reset_index(drop=True)
+
+    def completeness(self, budget: float | None = None) -> pd.DataFrame:
+        """Per algorithm: how many of its runs reach the budget they are compared at.
+
+        See :meth:`incomplete_runs` for the compared budget.
+
+        Parameters
+        ----------
+        budget : float, optional
+            The budget every run is compared at (default: each benchmark's
+            largest budget).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by algorithm, with columns ``n_runs``, ``n_incomplete``,
+            ``last_budget_min`` and ``last_budget_max`` (the smallest and
+            largest last budget of its runs; NaN without a budget column).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"alg": ["a"] * 4 + ["b"] * 2, "seed": [0, 0, 1, 1, 0, 1],
+        ...                    "t": [1, 3, 1, 3, 1, 1], "y": [1, 2, 1, 3, 1, 2]})
+        >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+        ...                          objective="maximize", kind="runs")
+        >>> res.completeness()
+                   n_runs  n_incomplete  last_budget_min  last_budget_max
+        algorithm
+        a               2             0              3.0              3.0
+        b               2             2              1.0              1.0
+        """
+        runs = self._run_completeness(budget)
+        out = runs.groupby("algorithm", observed=True, sort=True).agg(
+            n_runs=("seed", "size"), n_incomplete=("incomplete", "sum"),
+            last_budget_min=("last_budget", "min"), last_budget_max=("last_budget", "max"))
+        out["n_incomplete"] = out["n_incomplete"].astype(np.int64)
+        out.index = pd.Index(out.index.astype(str), name="algorithm")
+        return out
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """The first value of column ``name`` in each benchmark (a metafeature's level).
 
@@ -1656,17 +1776,47 @@ def _exclusions_table(table: pd.DataFrame) -> pd.DataFrame:
     return out[[*EXCLUSION_COLUMNS, *extra]]
 
 
+#: ``Problem.reason`` of a table whose kind the caller must give.
+KIND_NEEDED = "kind_needed"
+
+
+def kind_needed_problem() -> Problem:
+    """The problem raised when a table without a budget column comes without ``kind``.
+
+    Without a budget column the two kinds of data have the same shape (one
+    score per algorithm, benchmark and seed row) and no property of the
+    scores tells them apart, so the kind is never guessed. There is no
+    exception: even a table with one row per (algorithm, benchmark, seed)
+    is either one draw per search or one final score per run.
+
+    Examples
+    --------
+    >>> p = kind_needed_problem()
+    >>> p.reason
+    'kind_needed'
+    >>> p.cli_message().endswith("--kind trials or --kind runs.")
+    True
+    """
+    message = (
+        "the table has no budget column, so a row can be one random-search draw "
+        "(kind='trials': tuning curves and score distributions pool the draws of each "
+        "algorithm and benchmark) or the final result of one run, e.g. one seed's final "
+        "accuracy (kind='runs': rank tests and LMEMs compare the runs, one per seed). The "
+        "data cannot tell which. Fix: pass kind='trials' or kind='runs'.")
+    return Problem(column="kind", reason=KIND_NEEDED, message=message,
+                   cli=to_cli(message, {"kind": "--kind"}, fix_only=False))
+
+
 def _infer_kind(frame: pd.DataFrame, objective: Objective) -> tuple[Kind, str]:
     """Decide whether rows are random-search draws or run incumbents.
 
-    With a budget, rows whose score never gets worse along the budget within
-    every run are incumbent series ("runs"). Anything else is "trials".
+    Only called with a budget column (without one the caller must give the
+    kind, see :func:`kind_needed_problem`). Rows whose score never gets
+    worse along the budget within every run are incumbent series ("runs").
+    Scores that get worse somewhere, or runs of one row, are "trials".
     """
     if "budget" not in frame.columns:
-        return "trials", (
-            "inferred: no budget column, so each row is taken as one independent draw "
-            "(pass kind='runs' if these are final results of HPO runs)"
-        )
+        raise ValidationError([kind_needed_problem()])
     sign = 1.0 if objective == "maximize" else -1.0
     cats = [frame[c].cat for c in ("algorithm", "benchmark", "seed")]
     run = np.zeros(len(frame), dtype=np.int64)
@@ -1713,6 +1863,6 @@ def _example_small() -> Results:
     )
 
 
-__all__ = ["EXCLUSION_COLUMNS", "BlockMatrix", "NoIncumbentsError", "Objective", "Results",
-           "ValidationError", "check_objective", "format_rows"]
+__all__ = ["EXCLUSION_COLUMNS", "KIND_NEEDED", "BlockMatrix", "NoIncumbentsError", "Objective",
+           "Results", "ValidationError", "check_objective", "format_rows", "kind_needed_problem"]
 

@@ -45,6 +45,7 @@ from benchverdict.results import (
     _empty_exclusions,
     _validate,
     check_objective,
+    kind_needed_problem,
 )
 
 
@@ -69,7 +70,7 @@ def from_dask_frame(
     >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
     ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
-    ...                       score="acc", objective="maximize")
+    ...                       score="acc", objective="maximize", kind="runs")
     >>> len(res), res.algorithms
     (4, ['a', 'b'])
     """
@@ -81,6 +82,8 @@ def from_dask_frame(
         raise ValueError(f"on_invalid must be 'raise' or 'drop', got {on_invalid!r}.")
     if kind is not None and kind not in ("trials", "runs"):
         raise ValueError(f"kind must be 'trials', 'runs' or None, got {kind!r}.")
+    if kind is None and budget is None:
+        raise ValidationError([kind_needed_problem()])
     metafeatures = tuple(metafeatures)
     roles = {"algorithm": algorithm, "seed": seed, "score": score}
     if benchmark is not None:

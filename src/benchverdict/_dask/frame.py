@@ -31,6 +31,7 @@ from benchverdict._dask.codes import codes_in
 from benchverdict._validation import (
     Problem,
     ReadError,
+    ValidationError,
     format_rows,
     numeric_column,
 )
@@ -41,6 +42,7 @@ from benchverdict.results import (
     _empty_exclusions,
     _metafeature_values,
     _validate,
+    kind_needed_problem,
 )
 
 
@@ -495,10 +497,7 @@ def _runs_summary(p: pd.DataFrame, sign: float) -> tuple[pd.DataFrame, int]:
 def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:
     """The in-memory rule of :func:`benchverdict.results._infer_kind`, from run summaries."""
     if not has_budget:
-        return "trials", (
-            "inferred: no budget column, so each row is taken as one independent draw "
-            "(pass kind='runs' if these are final results of HPO runs)"
-        )
+        raise ValidationError([kind_needed_problem()])
     if not (summary["n"] > 1).any():
         return "trials", "inferred: every run has a single row, so rows are taken as draws"
     if worse:

@@ -516,6 +516,20 @@ class DaskResults(Results):
         frame = pd.DataFrame({role: index[role] for role in ID_ROLES})
         return pd.Series(counts.to_numpy(), index=pd.MultiIndex.from_frame(frame))
 
+    def _last_budgets(self) -> pd.DataFrame:
+        """Each run's largest budget (see Results), from the per-run summary: no pass."""
+        summary = self._summary.groupby("run", sort=True).agg(n=("n", "sum"), bmax=("bmax", "max"))
+        summary = summary[summary["n"] > 0]
+        codes = summary.index.to_numpy()
+        index = {}
+        for role, size in reversed(list(zip(ID_ROLES, self._sizes()))):
+            codes, code = np.divmod(codes, size)
+            index[role] = pd.Categorical.from_codes(
+                code, categories=self._frame[role].cat.categories)
+        last = (summary["bmax"].to_numpy(dtype=float) if self.has_budget
+                else np.full(len(summary), np.nan))
+        return pd.DataFrame({**{role: index[role] for role in ID_ROLES}, "last_budget": last})
+
     def first_per_benchmark(self, name: str) -> pd.Series:
         """``table.groupby("benchmark")[name].first()`` as a reduction (first non-missing)."""
         if ("first", name) not in self._cache:

@@ -116,7 +116,7 @@ def ecdf_sketches(results: Any, cells: Sequence[tuple[str, str]] | None = None, 
     ...                    "acc": rng.uniform(size=1000)})
     >>> from benchverdict.io import from_dask_frame
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=4), algorithm="alg",
-    ...                          seed="seed", score="acc", objective="maximize")
+    ...                          seed="seed", score="acc", objective="maximize", kind="trials")
     >>> s = ecdf_sketches(res, n_bins=16)[("a", res.benchmarks[0])]
     >>> s.n, bool(s.error_bound < 0.2)
     (500, True)
@@ -209,7 +209,7 @@ def draws_or_sketches(results: Any, max_rows: int) -> dict[tuple[str, str], Any]
     >>> df = pd.DataFrame({"alg": np.repeat(["a", "b"], [300, 50]), "seed": range(350),
     ...                    "acc": rng.uniform(size=350)})
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=3), algorithm="alg",
-    ...                       seed="seed", score="acc", objective="maximize")
+    ...                       seed="seed", score="acc", objective="maximize", kind="trials")
     >>> got = draws_or_sketches(res, max_rows=100)
     >>> [type(v).__name__ for v in got.values()]
     ['ECDFSketch', 'ndarray']

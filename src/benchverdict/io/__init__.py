@@ -273,7 +273,7 @@ def read(
     >>> p = os.path.join(tempfile.mkdtemp(), "r.tsv")
     >>> pd.DataFrame({"m": ["x", "y"], "s": [1, 1], "f1": [0.5, 0.6]}).to_csv(
     ...     p, sep="\\t", index=False)
-    >>> read(p, algorithm="m", seed="s", score="f1", objective="maximize").algorithms
+    >>> read(p, algorithm="m", seed="s", score="f1", objective="maximize", kind="runs").algorithms
     ['x', 'y']
     """
     wanted = [c for c in (algorithm, benchmark, seed, budget, score) if c is not None]
@@ -335,7 +335,7 @@ def from_dask_frame(ddf: Any, *, algorithm: str, seed: str, score: str, objectiv
     >>> df = pd.DataFrame({"alg": list("aabb"), "seed": [0, 1, 0, 1],
     ...                    "acc": [0.5, 0.6, 0.7, 0.8]})
     >>> res = from_dask_frame(dd.from_pandas(df, npartitions=2), algorithm="alg", seed="seed",
-    ...                       score="acc", objective="maximize")
+    ...                       score="acc", objective="maximize", kind="trials")
     >>> type(res).__name__, res.algorithms
     ('DaskResults', ['a', 'b'])
     """

@@ -149,7 +149,10 @@ def read_amlb(
     One row per (framework, task, fold). Roles: ``algorithm`` =
     ``framework``; ``benchmark`` = ``task``; ``seed`` = ``fold`` (the
     replicate; AMLB's ``seed`` column is the framework's random state);
-    metafeature ``type`` (binary, multiclass, regression) where recorded.
+    metafeature ``type`` (binary, multiclass, regression) where recorded,
+    and metafeature ``metric`` (AMLB's metric of each row) when the score is
+    the ``result`` column: tasks compared on different metrics are on
+    different scales (see :func:`benchverdict.scales.scale_check`).
     ``kind="runs"``.
 
     The score and its direction, from what AMLB recorded:
@@ -226,6 +229,10 @@ def read_amlb(
     if "type" in frame.columns and frame["type"].notna().all():
         table["type"] = frame["type"].astype(str)
         meta = ["type"]
+    if score is None and "metric" in frame.columns and frame["metric"].notna().all():
+        # Which metric each row's result holds: benchverdict.scales.scale_check reads it.
+        table["metric"] = frame["metric"].astype(str)
+        meta = [*meta, "metric"]
     results = Results.from_frame(
         table[~failed], algorithm="framework", benchmark="task", seed="fold", score=column,
         objective=objective, metafeatures=meta, on_invalid=on_invalid, kind="runs",

@@ -191,7 +191,8 @@ def metafeature_analysis(results: Results, pair: tuple[str, str], metafeature: s
     ...                                               & (df.task == "t1"))
     >>> res = Results.from_frame(df.assign(bench=df.task + "_" + df.prior), algorithm="alg",
     ...                          benchmark="bench", seed="seed", score="loss",
-    ...                          objective="minimize", metafeatures=["task", "prior"])
+    ...                          objective="minimize", metafeatures=["task", "prior"],
+    ...                          kind="trials")
     >>> metafeature_analysis(res, ("A", "B"), "prior", by="task").differing
     ['t1']
     """
