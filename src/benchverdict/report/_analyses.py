@@ -34,6 +34,7 @@ from benchverdict.lmem.sanity import SanityCheck, SanityReport
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
 from benchverdict.report.records import DRAW_FIGURES, AnalysisRun, Options, ReportFigure
 from benchverdict.results import NO_INCUMBENT, BlockMatrix, NoIncumbentsError, Results
+from benchverdict.scales import scale_check, standardise_per_benchmark
 from benchverdict.verdict import Scope, Verdict
 
 #: At most this many per-benchmark figures per analysis (the rest are in the tables).
@@ -426,6 +427,21 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
         out.exclusions = run.exclusions
         return out
     estimand = formula_estimand(formula) if len(data.benchmarks) > 1 else "these"
+    scales = run.attempt("score scales across benchmarks", scale_check, data)
+    modelled = data
+    if scales is not None and scales.heterogeneous and len(data.benchmarks) > 1:
+        # Pooled on the raw scale, the widest benchmarks would dominate the contrast and
+        # the variance components; per-benchmark z-scores make the benchmarks comparable.
+        modelled = standardise_per_benchmark(data)
+        run.notes.append(
+            f"Scores are on different scales across benchmarks ({scales.reason}): the "
+            f"LMEM across benchmarks fits per-benchmark standardised scores (each "
+            f"benchmark's scores minus their mean, divided by their standard deviation), so "
+            f"its differences are in standard deviations of a benchmark's scores. Rank "
+            f"tests and the per-benchmark contrasts use the raw scores.")
+        run.warnings.append(f"scores on different scales across benchmarks "
+                            f"({scales.reason}); the LMEM across benchmarks standardises "
+                            f"them per benchmark.")
     # With an algorithm x benchmark term the contrast has about (a-1)(b-1) df whatever
     # the number of rows: asymptotic z would be anti-conservative with few benchmarks.
     df = "satterthwaite" if estimand == "benchmarks" else "auto"
@@ -433,7 +449,7 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     # REML for the generalising model: ML underestimates the interaction variance by
     # about (b - 1) / b and inflates its Satterthwaite df (lmem.estimand explains).
     reml = estimand == "benchmarks"
-    model = lmem.fit(data, formula, reml=reml)
+    model = lmem.fit(modelled, formula, reml=reml)
     population = ("benchmarks like these (the algorithm contrast is judged against the "
                   "algorithm x benchmark variation, Satterthwaite df)"
                   if estimand == "benchmarks" else
@@ -456,7 +472,12 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     scope = _budget_scope(options.budget)
     for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
         details = {**v.details, "singular": bool(model.singular), "estimand": estimand,
-                   "n_benchmarks": len(data.benchmarks)}
+                   "n_benchmarks": len(data.benchmarks),
+                   "standardised": modelled is not data}
+        if modelled is not data and v.effect is not None:
+            v = dataclasses.replace(v, effect=dataclasses.replace(
+                v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
+                                               "deviations of a benchmark's scores)"))
         run.verdicts.append(dataclasses.replace(v, details=details))
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:

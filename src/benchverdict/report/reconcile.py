@@ -459,6 +459,7 @@ def reconcile(
     alpha: float | None = None,
     benchmarks: Sequence[str] | None = None,
     estimand: str = "benchmarks",
+    scope_caveat: str | None = None,
 ) -> Reconciliation:
     """Reconcile verdicts from several methods into error-controlled relations.
 
@@ -488,6 +489,9 @@ def reconcile(
         beyond the observed benchmarks (:func:`~benchverdict.report.relations.vote_estimand`)
         vote there. ``"these"``: exactly the observed benchmarks; every
         family votes, and the headline says "on these N benchmarks".
+    scope_caveat : str, optional
+        Appended to the label of scopes across benchmarks (e.g. which
+        algorithms the final-budget comparison leaves out and why).
 
     Returns
     -------
@@ -516,7 +520,7 @@ def reconcile(
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
     votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
-                                   estimand)
+                                   estimand, scope_caveat)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget)
     conflicts = _ordered_conflicts(comparisons)
@@ -612,7 +616,8 @@ def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
 
 
 def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
-                   alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks"):
+                   alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks",
+                   scope_caveat: str | None = None):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
     Returns the votes and the relations of each scope (with the leans and
@@ -651,7 +656,10 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
     scoped = {}
     for key in sorted(group_algorithms, key=_group_sort_key):
         algs = [a for a in universe if a in group_algorithms[key]]
-        rel = relate_scope(key, scope_sentence_label(key, n_benchmarks, estimand), algs,
+        label = scope_sentence_label(key, n_benchmarks, estimand)
+        if scope_caveat and key[0] is None:
+            label += f" ({scope_caveat})"
+        rel = relate_scope(key, label, algs,
                            votes_by_key.get(key, []), leans[key], alpha,
                            max(n_tests[scope_type(key)], 1), explain)
         rel.sentence = headline_sentence(rel)

@@ -510,6 +510,11 @@ def compare(
         bar.set_postfix_str("describing the data")
         description = results.describe()
         bar.update()
+        short = stopped_early(results, options)
+        complete = results
+        if short and len(results.algorithms) - len(short) >= 2:
+            complete = results.subset(algorithms=[a for a in results.algorithms
+                                                  if a not in short])
         for name in names:
             bar.set_postfix_str(name)
             ok, why = applicability(results, name)
@@ -518,12 +523,17 @@ def compare(
             elif name not in runners:
                 runs.append(AnalysisRun(name, "unavailable", reason="no runner registered"))
             else:
+                # Rank tests and LMEMs compare runs at the final budget: an algorithm whose
+                # runs all stop before it would be compared on less tuning effort.
+                at_final = name in ("ranks", "lmem") and complete is not results
                 run = run_analysis(
-                    name, runners[name], results, options,
+                    name, runners[name], complete if at_final else results, options,
                     on_step=lambda step, name=name: bar.set_postfix_str(
                         f"{name}: {step}"[:60], refresh=True))
                 if run.status == "ok" and not run.reason:
                     run.reason = why
+                if at_final:
+                    _note_stopped_early(run, results, short)
                 runs.append(run)
             bar.update()
         bar.set_postfix_str("reconciling")
@@ -534,6 +544,8 @@ def compare(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
             estimand=options.estimand,
+            scope_caveat=(_stopped_early_caveat(results, short) if complete is not results
+                          else None),
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
@@ -554,6 +566,58 @@ def compare(
         validation_exclusions=results.exclusions,
         report_warnings=report_warnings,
     )
+
+
+def stopped_early(results: Results, options: Options) -> dict[str, float]:
+    """Algorithms whose runs all stop before the final budget: name -> their longest budget.
+
+    Rank tests and LMEMs compare each run's incumbent at the final budget
+    (``options.budget`` unset). An algorithm none of whose runs reaches the
+    largest budget of the design (e.g. HPO-B's RF, whose runs stop at trial 5
+    while the others run to 100) would be compared on less tuning effort; the
+    report leaves it out of those comparisons and says so in the headline.
+    The rule is per algorithm, as the leaderboard's: data that record an
+    incumbent only when it changes end each run at its last improvement, but
+    some run of each algorithm still reaches the end.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.results import Results
+    >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b", "c", "c"], "seed": [0] * 6,
+    ...                    "t": [1, 3, 1, 2, 1, 3], "y": [1, 2, 1, 3, 2, 2]})
+    >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
+    ...                          objective="maximize", kind="runs")
+    >>> stopped_early(res, Options())
+    {'b': 2.0}
+    """
+    if options.budget is not None or not results.has_budget:
+        return {}
+    done = results.completeness()
+    final = float(done["last_budget_max"].max())
+    tolerance = 1e-9 * max(1.0, abs(final))
+    return {str(a): float(b) for a, b in done["last_budget_max"].items()
+            if b < final - tolerance}
+
+
+def _stopped_early_caveat(results: Results, short: dict[str, float]) -> str:
+    final = float(results.completeness()["last_budget_max"].max())
+    parts = [f"{a} (stops at budget {b:g})" for a, b in short.items()]
+    names = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+    return f"{names} left out: not run to the final budget {final:g}"
+
+
+def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, float]) -> None:
+    """Record the algorithms left out of a final-budget comparison, one record per run."""
+    runs = results.incomplete_runs()
+    runs = runs[runs["algorithm"].astype(str).isin(list(short))]
+    run.exclude("runs that stop before the final budget", "run", runs,
+                "the algorithm's runs all stop before the final budget")
+    run.notes.append(
+        "Left out of the comparison at the final budget: "
+        + "; ".join(f"{a}, whose runs all stop at budget {b:g} or earlier" for a, b in
+                    short.items())
+        + ". Compare at a budget they reach with --at-budget (budget=) to include them.")
 
 
 def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:
