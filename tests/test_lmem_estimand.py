@@ -430,3 +430,28 @@ def test_budget_check_false_interaction_rate_and_power():
     found = sum(budget_relevance(_runs_with_slopes(rng, slope_shift=0.25)).verdict
                 == "interaction" for _ in range(n_power))
     assert found / n_power >= 0.8, found / n_power
+
+
+def test_budget_check_on_priorband_counts_runs_and_benchmarks(shared_data):
+    # 3 algorithms x 24 benchmark-priors x 50 seeds, 24 budget steps: 3,600 run slopes.
+    # Across benchmarks like these, the slopes' algorithm differences are tested against
+    # their variation between benchmarks ((3 - 1)(24 - 1) = 46 df) and are not significant
+    # (p = 0.13); on exactly these benchmarks every run is a replicate (3,574 df) and
+    # PriorBand's steeper improvement is (p ~ 1e-65). The mean slope is tested on 23 df.
+    from benchverdict.io.adapters import read_priorband
+
+    res = read_priorband(shared_data / "priorband" / "priorband_data.parquet")
+    general = budget_relevance(res)
+    these = budget_relevance(res, estimand="these")
+    for check in (general, these):
+        assert check.details["n_runs"] == 3600
+        assert check.data.startswith("3600 runs' least-squares slopes in the budget, from "
+                                     "each run's incumbent at 24 budgets")
+        assert check.table.loc[0, "df_denominator"] == pytest.approx(23.0, rel=1e-4)
+        assert check.details["slopes"]["PB"] < check.details["slopes"]["HB"] < 0
+    assert general.table.loc[1, "df_denominator"] == pytest.approx(46.0, rel=1e-4)
+    assert these.table.loc[1, "df_denominator"] == pytest.approx(3574.0, rel=1e-4)
+    assert general.verdict == "simple" and these.verdict == "interaction"
+    assert general.details["estimand"] == "benchmarks"
+    # the slopes do not depend on the model
+    assert general.details["slopes"] == pytest.approx(these.details["slopes"], rel=1e-9)
