@@ -498,8 +498,12 @@ def test_one_benchmark_gives_a_report(tmp_path):
     comp = compare(as_results(trials_frame(["A", "B"], ["only"], seeds=4, trials=4)),
                    progress=False)
     status = {r.name: r.status for r in comp.runs}
-    assert status["ranks"] == status["lmem"] == "not applicable"
-    assert status["tuning"] == status["dse"] == "ok"
+    # One benchmark: no blocks to rank, but its runs are replicates for a claim about it.
+    assert status["ranks"] == "not applicable"
+    assert status["tuning"] == status["dse"] == status["lmem"] == "ok"
+    lmem_votes = comp.reconciliation.votes
+    lmem_votes = lmem_votes[lmem_votes["family"] == "lmem"]
+    assert set(lmem_votes["scope_type"]) == {"per benchmark"}
     render_everything(comp, tmp_path)
 
 

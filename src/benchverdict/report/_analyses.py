@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from benchverdict import dse, lmem, ranks, tuning
-from benchverdict.lmem.estimand import default_formula
+from benchverdict.lmem.estimand import FIXED_BENCHMARKS_FORMULA, default_formula
 from benchverdict.lmem.formula import parse_formula
+from benchverdict.lmem.model import DegenerateFitError
 from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
@@ -386,6 +387,17 @@ def formula_estimand(formula: str) -> str:
     return "these"
 
 
+def _cell_means(data: Results) -> Results:
+    """One row per algorithm x benchmark: the mean score of its runs (seed 0)."""
+    cells = (data.table.groupby(["algorithm", "benchmark"], observed=True)["score"].mean()
+             .reset_index().assign(seed=0))
+    for role in ("algorithm", "benchmark"):
+        cells[role] = cells[role].astype(str)
+    return Results.from_frame(cells, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", score="score", objective=data.objective,
+                              kind="runs")
+
+
 def run_lmem(results: Results, options: Options) -> AnalysisRun:
     """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks.
 
@@ -426,10 +438,18 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
             reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
         out.exclusions = run.exclusions
         return out
-    estimand = formula_estimand(formula) if len(data.benchmarks) > 1 else "these"
+    one_per_cell = bool(data.table.groupby(["algorithm", "benchmark"], observed=True)
+                        .size().max() <= 1)
+    estimand = ("these" if len(data.benchmarks) < 2 else
+                # One row per cell: the residual of score ~ algorithm + (1|benchmark) is
+                # the algorithm x benchmark variation, so that model generalises too.
+                "benchmarks" if one_per_cell and options.formula is None else
+                formula_estimand(formula))
     scales = run.attempt("score scales across benchmarks", scale_check, data)
     modelled = data
-    if scales is not None and scales.heterogeneous and len(data.benchmarks) > 1:
+    standardised = bool(scales is not None and scales.heterogeneous
+                        and len(data.benchmarks) > 1)
+    if standardised:
         # Pooled on the raw scale, the widest benchmarks would dominate the contrast and
         # the variance components; per-benchmark z-scores make the benchmarks comparable.
         modelled = standardise_per_benchmark(data)
@@ -449,7 +469,20 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     # REML for the generalising model: ML underestimates the interaction variance by
     # about (b - 1) / b and inflates its Satterthwaite df (lmem.estimand explains).
     reml = estimand == "benchmarks"
-    model = lmem.fit(modelled, formula, reml=reml)
+    try:
+        model = lmem.fit(modelled, formula, reml=reml)
+    except DegenerateFitError:
+        if options.formula is not None or estimand != "benchmarks" or one_per_cell:
+            raise
+        # Seeds identical within every cell: the interaction term reproduces the scores.
+        # On the cell means the residual of score ~ algorithm + (1|benchmark) is the
+        # interaction, the same generalising contrast (lmem.estimand, "one row per cell").
+        modelled = _cell_means(modelled)
+        formula = FIXED_BENCHMARKS_FORMULA
+        model = lmem.fit(modelled, formula, reml=reml)
+        run.notes.append("Every run of a cell has the same score, so the LMEM across "
+                         "benchmarks is fitted on the cell means (one row per algorithm x "
+                         "benchmark; its residual is the interaction).")
     population = ("benchmarks like these (the algorithm contrast is judged against the "
                   "algorithm x benchmark variation, Satterthwaite df)"
                   if estimand == "benchmarks" else
@@ -473,8 +506,8 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
         details = {**v.details, "singular": bool(model.singular), "estimand": estimand,
                    "n_benchmarks": len(data.benchmarks),
-                   "standardised": modelled is not data}
-        if modelled is not data and v.effect is not None:
+                   "standardised": standardised}
+        if standardised and v.effect is not None:
             v = dataclasses.replace(v, effect=dataclasses.replace(
                 v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
                                                "deviations of a benchmark's scores)"))
@@ -482,18 +515,18 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
-    if len(data.benchmarks) > 1:
-        found = run.attempt("per-benchmark contrasts (runs as replicates)",
-                            per_benchmark_verdicts, results, alpha=options.alpha,
-                            budget=options.budget)
-        if found is not None:
-            run.verdicts += [dataclasses.replace(v, scope=Scope(
-                benchmark=v.scope.benchmark, budget_low=scope.budget_low,
-                budget_high=scope.budget_high)) for v in found]
-            run.notes.append(
-                "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
-                "variance; exact t with n - a df), Tukey within the benchmark; a claim about "
-                "one benchmark takes its runs as the replicates.")
+    # Per benchmark (also with one benchmark): the runs are the replicates.
+    found = run.attempt("per-benchmark contrasts (runs as replicates)",
+                        per_benchmark_verdicts, results, alpha=options.alpha,
+                        budget=options.budget)
+    if found is not None:
+        run.verdicts += [dataclasses.replace(v, scope=Scope(
+            benchmark=v.scope.benchmark, budget_low=scope.budget_low,
+            budget_high=scope.budget_high)) for v in found]
+        run.notes.append(
+            "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
+            "variance; exact t with n - a df), Holm within the benchmark; a claim about "
+            "one benchmark takes its runs as the replicates.")
     if options.formula is None:
         for name, levels in _attempt_levels(run, data):
             run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
@@ -562,7 +595,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: 
         data = results.final()
     budget = None if options.budget is None else float(options.budget)
     report = run.attempt("LMEM sanity checks", lmem.sanity_checks, data, alpha=options.alpha,
-                         budget=budget)
+                         budget=budget, estimand=options.estimand)
     if report is None:
         return
     ran: list[SanityCheck] = []
@@ -584,8 +617,9 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: 
         _add_figure(
             run, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
             lambda: _sanity_figure(report, ran),
-            "Seed dependency, benchmark informativeness and budget relevance, each a "
-            "likelihood-ratio test of nested mixed models.",
+            "Seed dependency and benchmark informativeness, each a likelihood-ratio test "
+            "of nested mixed models; budget relevance, Wald F tests on each run's slope in "
+            "the budget (the run is the replicate).",
             n_algorithms=max(len(results.algorithms), len(results.benchmarks)))
     seed_check = next((c for c in ran if c.name == "seed_dependency"), None)
     if seed_check is not None and seed_check.flagged and "seed" not in formula:
@@ -973,8 +1007,9 @@ def draws_reading(results: Results, options: Options) -> tuple[str, str]:
         return "clustered", "stated clustered (draws='clustered'): draws of one run share it"
     if sizes is None or not len(sizes) or int(sizes.max()) <= 1:
         return "iid", "every run holds one draw, so the draws are IID by the data's structure"
+    lo, hi = int(sizes.min()), int(sizes.max())
     return "clustered", (
-        f"runs hold {int(sizes.min())}-{int(sizes.max())} draws each; draws of one run "
+        f"runs hold {lo if lo == hi else f'{lo}-{hi}'} draws each; draws of one run "
         f"(seed) may share it, so the run is the unit of replication")
 
 
@@ -983,8 +1018,9 @@ def _draws_reason(reading: str, results: Results) -> str:
     if reading == "iid":
         return "on the random-search draws, read as IID (one replicate each)"
     sizes = results.run_sizes()
+    lo, hi = int(sizes.min()), int(sizes.max())
     return (f"on the random-search draws, clustered by run ({len(sizes):,} runs of "
-            f"{int(sizes.min())}-{int(sizes.max())} draws; the run is the replicate)")
+            f"{lo if lo == hi else f'{lo}-{hi}'} draws; the run is the replicate)")
 
 
 def _trials_per_run(results: Results, budget: float | None) -> pd.Series | None:
