@@ -369,6 +369,7 @@ def bootstrap_interval(
     seed: int | np.random.Generator | None = 0,
     chunk: int = 5_000,
     kind: str = "auto",
+    clusters: object | None = None,
 ) -> Interval:
     """A bootstrap interval for ``stat`` (vectorised over resamples).
 
@@ -377,6 +378,15 @@ def bootstrap_interval(
     kind : {"auto", "studentized", "percentile"}
         ``"auto"``: studentized when the statistic has a plug-in standard
         error (mean, CVaR, threshold area, exceedance), else percentile.
+    clusters : array_like, optional
+        The run (e.g. seed) of each draw. Given, the bootstrap resamples
+        **whole runs** with replacement and studentizes by the
+        cluster-robust standard error
+        (:func:`~benchverdict.dse.clusters.cluster_bootstrap`;
+        ``method`` ``"bootstrap:cluster-studentized"`` or
+        ``"bootstrap:cluster-percentile"``). With one draw per run it draws
+        the same resamples as without ``clusters`` from the same seed, so the
+        interval is the same up to round-off.
 
     Asymptotic: no finite-sample guarantee. The studentized interval holds
     its level for CVaR with 5 or more tail draws; the percentile interval
@@ -398,17 +408,35 @@ def bootstrap_interval(
     x = as_sample(scores)
     z = sign * x
     rng = np.random.default_rng(seed)
-    values, ses = bootstrap_statistic(z, stat, n_resamples, rng, se=studentized, block=chunk)
     theta = stat.of_sample(z)
+    prefix = "bootstrap"
+    if clusters is None:
+        values, ses = bootstrap_statistic(z, stat, n_resamples, rng, se=studentized,
+                                          block=chunk)
+        se = float(stat.se_rows(np.sort(z)[None, :])[0]) if studentized else 0.0
+    else:
+        from benchverdict.dse.clusters import (
+            cluster_bootstrap,
+            cluster_codes,
+            run_order,
+            weighted_statistic,
+        )
+
+        codes = cluster_codes(clusters, z.size, "clusters")
+        values, ses = cluster_bootstrap(z, codes, stat, n_resamples, rng, se=studentized,
+                                        block=chunk)
+        if studentized:
+            zs, cs, _ = run_order(z, codes)
+            se = float(weighted_statistic(stat, zs, cs, np.ones((1, int(cs.max()) + 1)))[1][0])
+        prefix = "bootstrap:cluster"
     if studentized:
-        se = float(stat.se_rows(np.sort(z)[None, :])[0])
         roots = studentized_roots(values, ses, theta)
         lo, hi = studentized_limits(roots, theta, se, confidence)
-        how = "bootstrap:studentized"
+        how = f"{prefix}{'-' if clusters is not None else ':'}studentized"
     else:
         tail = (1.0 - confidence) / 2.0
         lo, hi = (float(v) for v in np.percentile(values, [100 * tail, 100 * (1 - tail)]))
-        how = "bootstrap:percentile"
+        how = f"{prefix}{'-' if clusters is not None else ':'}percentile"
     ends = stat.to_user(lo, sign), stat.to_user(hi, sign)
     est = stat.to_user(theta, sign)
     return Interval(stat.name, est, min(ends), max(ends), confidence, how)
@@ -426,6 +454,7 @@ def interval(
     high: float = np.inf,
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
+    clusters: object | None = None,
     **params: float,
 ) -> Interval:
     """A confidence interval for a named statistic, in the user's units.
@@ -446,6 +475,10 @@ def interval(
         CVaR and areas.
     n_resamples, seed
         Bootstrap settings.
+    clusters : array_like, optional
+        The run of each draw: the bootstrap resamples whole runs (see
+        :func:`bootstrap_interval`). Band intervals assume independent draws
+        and are refused when some run holds several draws.
     **params
         ``q``; ``cvar_level`` and ``tail``; ``threshold`` (in score units).
 
@@ -465,12 +498,19 @@ def interval(
     if "threshold" in params:
         params = {**params, "threshold": sign * float(params["threshold"])}
     stat = statistic(name, **params)
+    if method == "band" and clusters is not None:
+        from benchverdict.dse.clusters import cluster_codes, is_clustered
+
+        if is_clustered(cluster_codes(clusters, np.size(scores), "clusters")):
+            raise ValueError(
+                "band intervals assume independent draws, and these draws come in runs of "
+                "several (clusters): use method='bootstrap', which resamples whole runs.")
     if method == "band":
         return band_interval(scores, stat, sign=sign, confidence=confidence, method=band,
                              low=low, high=high)
     if method == "bootstrap":
         return bootstrap_interval(scores, stat, sign=sign, confidence=confidence,
-                                  n_resamples=n_resamples, seed=seed)
+                                  n_resamples=n_resamples, seed=seed, clusters=clusters)
     raise ValueError(f"method must be 'band' or 'bootstrap', got {method!r}.")
 
 
