@@ -49,8 +49,8 @@ BLOCK_VALUES = 2**21
 CACHE_VALUES = 2**16
 
 
-def in_blocks(f, rows: np.ndarray, width: int):
-    """``f(rows)`` computed on sub-blocks of ``rows`` of about :data:`CACHE_VALUES` values.
+def in_blocks(f, batch: np.ndarray, width: int):
+    """``f(batch)`` computed on sub-blocks of ``batch`` rows, about :data:`CACHE_VALUES` values.
 
     ``f`` returns an array or a tuple of arrays (or ``None``s), one entry per row.
 
@@ -60,9 +60,9 @@ def in_blocks(f, rows: np.ndarray, width: int):
     array([3., 3., 3., 3., 3.])
     """
     step = max(8, CACHE_VALUES // max(int(width), 1))
-    if rows.shape[0] <= step:
-        return f(rows)
-    parts = [f(rows[i:i + step]) for i in range(0, rows.shape[0], step)]
+    if batch.shape[0] <= step:
+        return f(batch)
+    parts = [f(batch[i:i + step]) for i in range(0, batch.shape[0], step)]
     if isinstance(parts[0], tuple):
         return tuple(None if p[0] is None else np.concatenate(p) for p in zip(*parts))
     return np.concatenate(parts)
@@ -222,13 +222,14 @@ def run_order(z: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resamples: int,
-                      rng: np.random.Generator, *, se: bool,
+                      seed: int | np.random.Generator | None, *, se: bool,
                       block: int = 5_000) -> tuple[np.ndarray, np.ndarray | None]:
     """``stat`` (and its cluster-robust SE) on ``n_resamples`` resamples of whole runs.
 
     Each resample draws ``m`` runs with replacement from the ``m`` runs
     (uniform run indices, in the same blocks as
-    :func:`~benchverdict.dse.intervals.bootstrap_statistic`).
+    :func:`~benchverdict.dse.intervals.bootstrap_statistic`). ``seed`` is an
+    int, ``None`` or a Generator, used and advanced as it is.
 
     Examples
     --------
@@ -239,6 +240,7 @@ def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resam
     >>> v.shape
     (4,)
     """
+    rng = np.random.default_rng(seed)  # a Generator is used (and advanced) as it is
     zs, cs, _ = run_order(np.asarray(z, dtype=float), codes)
     m = int(cs.max()) + 1
     block = max(1, min(int(block), BLOCK_VALUES * 8 // max(zs.size, 1)))
@@ -358,8 +360,9 @@ def placement_matrix(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- permutations
-def random_subsets(rng: np.random.Generator, rows: int, size: int, chosen: int) -> np.ndarray:
-    """``rows`` uniformly random subsets of ``chosen`` of ``size`` items, as a boolean mask.
+def random_subsets(seed: int | np.random.Generator | None, count: int, size: int,
+                   chosen: int) -> np.ndarray:
+    """``count`` uniformly random subsets of ``chosen`` of ``size`` items, as a boolean mask.
 
     The ``chosen`` smallest of IID uniform keys (a partial sort, O(size) per
     row). Keys tie with probability about ``size^2 / 2^53``; a row that got
@@ -370,9 +373,10 @@ def random_subsets(rng: np.random.Generator, rows: int, size: int, chosen: int) 
     >>> random_subsets(np.random.default_rng(0), 3, 5, 2).sum(axis=1)
     array([2, 2, 2])
     """
+    rng = np.random.default_rng(seed)
     if chosen in (0, size):
-        return np.full((rows, size), chosen == size)
-    keys = rng.random((rows, size))
+        return np.full((count, size), chosen == size)
+    keys = rng.random((count, size))
     threshold = np.partition(keys, chosen - 1, axis=1)[:, chosen - 1:chosen]
     members = keys <= threshold
     bad = np.flatnonzero(members.sum(axis=1) != chosen)
@@ -419,12 +423,14 @@ def all_splits(strata: np.ndarray, first: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def splits(rng: np.random.Generator, n_splits: int, strata: np.ndarray, first: np.ndarray):
+def splits(seed: int | np.random.Generator | None, n_splits: int, strata: np.ndarray,
+           first: np.ndarray):
     """Blocks of random splits of the runs (within strata), ``n_splits`` rows in all.
 
     Yields boolean (rows, m) masks: ``True`` for runs given to the first
     group. Block sizes grow from 64 to 256 rows (fewer for large ``m``).
     """
+    rng = np.random.default_rng(seed)
     positions = [np.flatnonzero(strata == s) for s in np.unique(strata)]
     done, chunk = 0, 64
     cap = max(16, BLOCK_VALUES // max(first.size, 1))

@@ -65,11 +65,14 @@ from benchverdict.dse.clusters import (
     weighted_statistic,
 )
 from benchverdict.dse.intervals import (
+    MIN_INTERVAL_TAIL_DRAWS,
     Interval,
     bootstrap_statistic,
+    refused,
     step_band,
     studentized_limits,
     studentized_roots,
+    tail_draws,
 )
 from benchverdict.dse.statistics import (
     Tail,
@@ -648,6 +651,11 @@ def cvar_difference(
     (``method="bootstrap:cluster-studentized"``); a band interval, which
     assumes independent draws, is refused.
 
+    With fewer than :data:`~benchverdict.dse.intervals.MIN_INTERVAL_TAIL_DRAWS`
+    draws in either sample's tail the bootstrap interval is refused: it is
+    infinite and ``method`` says why (the band interval is distribution-free
+    and always given).
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
@@ -665,6 +673,10 @@ def cvar_difference(
     est = stat.of_sample(za) - stat.of_sample(zb)
     name = f"CVaR_{cvar_level:g} ({tail}) advantage"
     runs = None if clusters is None else _runs(za, zb, clusters, None)
+    if interval == "bootstrap":
+        tail = min(tail_draws(stat, za.size), tail_draws(stat, zb.size))
+        if tail < MIN_INTERVAL_TAIL_DRAWS:
+            return refused(name, est, confidence, tail)
     if runs is not None and runs.clustered:
         if interval != "bootstrap":
             raise ValueError(

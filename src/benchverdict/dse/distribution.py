@@ -43,6 +43,9 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
                 unit=_DRAW, aspect="upper tail", assumptions=_IID,
                 error_control="per comparison", parametrised=True, iid_draws=True)
 
+#: What a run permutation assumes when runs differ in size.
+_UNEQUAL = (" (runs of unequal sizes: assumed exchangeable, i.e. their sizes do not depend "
+            "on the algorithm)")
 #: A CVaR difference is decided only with at least this many draws in each sample's tail
 #: (n (1 - level)); below it the studentized statistic has no usable distribution.
 MIN_TAIL_DRAWS = 5
@@ -364,6 +367,7 @@ class DistributionResult(ResultText):
                          f"algorithm are needed to decide)")
         if clustered:
             text += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
+            text += _UNEQUAL if "draws each" not in unit else ""
         single = self.single_draw_test(bench, a, b)
         return Verdict(
             a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
@@ -433,6 +437,7 @@ class DistributionResult(ResultText):
                         f"towards {a if lean == 'a' else b}, not a decision")
         if clustered:
             why += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
+            why += _UNEQUAL if "draws each" not in unit else ""
         return Verdict(
             a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
             evidence=Evidence("p_value", test.p_value, alpha),
@@ -583,7 +588,11 @@ def distribution(
     Parameters
     ----------
     results : Results
-        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused. With
+        ``kind="trials"`` (every row a random-search draw; the draws of one
+        seed in an (algorithm, benchmark) cell form one *run*, and where a
+        run holds several draws, which may share a run effect, every test
+        and interval takes the run as the unit: see
+        :meth:`DistributionResult.verdicts`); ``"runs"`` is refused. With
         more than :data:`MAX_DRAWS` draws in all or :data:`MAX_CELL_DRAWS` in
         one cell (on Dask too), the analysis runs on a uniform random sample
         of the draws (each kept with the same probability, independent of the
