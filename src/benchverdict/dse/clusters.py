@@ -201,6 +201,27 @@ def weighted_statistic(stat: Statistic, z: np.ndarray, codes: np.ndarray, k: np.
     return estimate, np.sqrt(np.maximum(var, 0.0))
 
 
+def canonical_runs(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Run codes renumbered by the runs' sorted values (lexicographically), not their labels.
+
+    Renaming seeds or benchmarks then changes no random split or resample;
+    runs with identical values are interchangeable, so their order is moot.
+
+    Examples
+    --------
+    >>> canonical_runs(np.array([5.0, 1.0, 1.0, 0.5]), np.array([0, 0, 1, 2]))
+    array([2, 2, 1, 0])
+    """
+    m = int(codes.max()) + 1
+    order = np.lexsort((z, codes))
+    cuts = np.searchsorted(codes[order], np.arange(1, m))
+    groups = [tuple(g.tolist()) for g in np.split(z[order], cuts)]
+    ranked = sorted(range(m), key=groups.__getitem__)
+    rank = np.empty(m, dtype=np.int64)
+    rank[ranked] = np.arange(m)
+    return rank[codes]
+
+
 def run_order(z: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Draws sorted ascending, with runs renumbered by their smallest draw.
 
@@ -213,12 +234,9 @@ def run_order(z: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     >>> run_order(np.array([3.0, 1.0, 2.0]), np.array([0, 1, 1]))
     (array([1., 2., 3.]), array([0, 0, 1]), array([1, 2, 0]))
     """
-    order = np.lexsort((codes, z))
-    zs, cs = z[order], codes[order]
-    _, first = np.unique(cs, return_index=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-    return zs, rank[cs], order
+    canon = canonical_runs(z, codes)
+    order = np.lexsort((canon, z))
+    return z[order], canon[order], order
 
 
 def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resamples: int,
@@ -464,6 +482,7 @@ def runs_needed(threshold: float, symmetric: bool) -> int:
 
 __all__ = [
     "all_splits",
+    "canonical_runs",
     "cluster_bootstrap",
     "cluster_codes",
     "equal_size",

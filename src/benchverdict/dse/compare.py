@@ -49,6 +49,7 @@ from scipy import stats
 from benchverdict._repr import ResultText
 from benchverdict.dse.clusters import (
     all_splits,
+    canonical_runs,
     cluster_bootstrap,
     cluster_codes,
     equal_size,
@@ -134,6 +135,8 @@ def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None
     ca = np.arange(na) if clusters[0] is None else cluster_codes(clusters[0], na, "clusters_a")
     cb = np.arange(nb) if clusters[1] is None else cluster_codes(clusters[1], nb, "clusters_b")
     clustered = is_clustered(ca) or is_clustered(cb)
+    # Runs and strata in an order fixed by the values, so renaming labels changes nothing.
+    ca, cb = canonical_runs(za, ca), canonical_runs(zb, cb)
     m_a = int(ca.max()) + 1
     codes = np.concatenate([ca, cb + m_a])
     m = int(codes.max()) + 1
@@ -146,6 +149,13 @@ def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None
             raise ValueError("strata must give one label per draw of a and of b.")
         _, s = np.unique(np.concatenate([sa.astype(str), sb.astype(str)]), return_inverse=True)
         s = s.reshape(-1)
+        values = np.concatenate([za, zb])
+        keys = [(tuple(np.sort(values[:na][s[:na] == k]).tolist()),
+                 tuple(np.sort(values[na:][s[na:] == k]).tolist())) for k in range(s.max() + 1)]
+        ranked = sorted(range(len(keys)), key=keys.__getitem__)
+        rank = np.empty(len(keys), dtype=np.int64)
+        rank[ranked] = np.arange(len(keys))
+        s = rank[s]
         if np.unique(np.stack([codes, s]), axis=1).shape[1] != m:
             raise ValueError("a run (cluster) has draws in several strata; a run must lie "
                              "within one stratum (e.g. one benchmark): label runs per "
