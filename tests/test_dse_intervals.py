@@ -157,12 +157,17 @@ def test_cvar_bootstrap_coverage_in_the_tail(kind):
     # Issue 11: the percentile bootstrap of CVaR_0.9 from n = 50 Beta(2, 5) draws covered
     # 0.82 at a nominal 0.95. The studentized (bootstrap-t) interval, the default, must
     # cover within binomial error of 0.95 (99.9% Clopper-Pearson); the percentile one
-    # is shown to fail, so the check has the power to tell them apart.
+    # is shown to fail, so the check has the power to tell them apart. Issue 20: the
+    # studentized interval is refused below MIN_INTERVAL_TAIL_DRAWS (10) tail draws, so
+    # it is checked at n = 100 (10 tail draws; n = 50 gives the refusal).
     truth = _beta_cvar(0.9)
     stat = statistic("cvar", cvar_level=0.9)
     rng = np.random.default_rng(2018)
     reps = 600
-    hits = [bootstrap_interval(rng.beta(2, 5, 50), stat, confidence=0.95, n_resamples=1000, seed=r,
+    n = 100 if kind == "studentized" else 50
+    refusal = bootstrap_interval(rng.beta(2, 5, 50), stat, n_resamples=100, kind=kind)
+    assert refusal.method.startswith("bootstrap:refused") == (kind == "studentized")
+    hits = [bootstrap_interval(rng.beta(2, 5, n), stat, confidence=0.95, n_resamples=1000, seed=r,
                                kind=kind).contains(truth) for r in range(reps)]
     k = int(np.sum(hits))
     if kind == "studentized":

@@ -40,6 +40,7 @@ TEST_RECORDS = {
         lambda: _record("quantile"),
     "benchverdict.dse.compare.DominanceTest": lambda: _record("dominance"),
     "benchverdict.dse.compare.PermutationTest": lambda: _record("permutation"),
+    "benchverdict.dse.compare.SingleDrawTest": lambda: _record("single draw"),
 }
 
 #: Result types that compare no algorithms: their verdicts() is an empty list (documented so).
@@ -219,6 +220,10 @@ def _record(kind: str):
         return quantile_test(a, b, 2)
     if kind == "dominance":
         return dominance_test(a, b)
+    if kind == "single draw":
+        from benchverdict.dse import single_draw_test
+
+        return single_draw_test(a, b, n_resamples=99)
     return cvar_permutation_test(a, b, 0.5, n_resamples=99)
 
 

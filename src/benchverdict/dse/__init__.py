@@ -11,7 +11,10 @@ area above a threshold. One idea per module:
 * :mod:`~benchverdict.dse.intervals`: distribution-free band intervals (from
   the shared CDF bands) and bootstrap intervals;
 * :mod:`~benchverdict.dse.compare`: first-order dominance test, CDF
-  crossings, CVaR differences;
+  crossings, CVaR differences, the single-draw probability with its test;
+* :mod:`~benchverdict.dse.clusters`: draws that come in runs (a seed's
+  search): whole runs are permuted and resampled, standard errors are
+  cluster-robust, so the run is the unit of replication;
 * :mod:`~benchverdict.dse.distribution`: :func:`distribution`, the result
   object with ``.table``, ``.plot()`` and ``.verdicts()``;
 * :mod:`~benchverdict.dse.aggregate`: per-benchmark normalisation and
@@ -30,10 +33,12 @@ from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_fra
 from benchverdict.dse.compare import (
     DominanceTest,
     PermutationTest,
+    SingleDrawTest,
     crossings,
     cvar_difference,
     cvar_permutation_test,
     dominance_test,
+    single_draw_test,
 )
 from benchverdict.dse.distribution import DistributionResult, distribution
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
@@ -54,6 +59,7 @@ __all__ = [
     "DominanceTest",
     "Interval",
     "PermutationTest",
+    "SingleDrawTest",
     "aggregate",
     "au_cdf",
     "band_interval",
@@ -70,6 +76,7 @@ __all__ = [
     "normalize_frame",
     "quantile",
     "run_protocol",
+    "single_draw_test",
     "statistic",
     "threshold_area",
 ]

@@ -24,7 +24,19 @@ CVaRs with an interval, and :func:`cvar_permutation_test` decides whether
 it differs from 0: a label-permutation test whose type-I error under
 ``H0: F_A = F_B`` is at most ``alpha`` for every sample size (the Monte
 Carlo p-value ``(1 + #{|T*| >= |T|}) / (1 + n_resamples)`` is exactly valid).
-:func:`single_draw_probability` gives ``P(a single draw of A beats one of B)``.
+:func:`single_draw_probability` gives ``P(a single draw of A beats one of B)``
+and :func:`single_draw_test` its interval and a test of ``1/2``.
+
+Draws that come in runs (``clusters``: the seed of each draw, when a run
+holds several draws that may share a run effect) change the unit of
+replication to the run: every test then gives **whole runs** to A or B at
+random (exact for ``F_A = F_B`` with exchangeable runs; all splits are
+enumerated when there are few, and the smallest attainable p-value is
+reported), studentized statistics use cluster-robust standard errors, and
+bootstrap intervals resample whole runs (:mod:`benchverdict.dse.clusters`).
+With a N(0, 1) run offset shared by 10 runs x 20 draws per algorithm, the
+tests that take each draw as independent declare a winner in about half of
+null comparisons; the run tests hold alpha (``tests/test_dse_clustered.py``).
 """
 
 from __future__ import annotations
@@ -35,12 +47,33 @@ import numpy as np
 from scipy import stats
 
 from benchverdict._repr import ResultText
+from benchverdict.dse.clusters import (
+    all_splits,
+    canonical_runs,
+    cluster_bootstrap,
+    cluster_codes,
+    equal_size,
+    grouped_statistic,
+    in_blocks,
+    is_clustered,
+    placement_matrix,
+    random_subsets,
+    run_matrix,
+    run_order,
+    sizes_text,
+    split_count,
+    splits,
+    weighted_statistic,
+)
 from benchverdict.dse.intervals import (
+    MIN_INTERVAL_TAIL_DRAWS,
     Interval,
     bootstrap_statistic,
+    refused,
     step_band,
     studentized_limits,
     studentized_roots,
+    tail_draws,
 )
 from benchverdict.dse.statistics import (
     Tail,
@@ -58,6 +91,273 @@ def _ecdf_difference(za: np.ndarray, zb: np.ndarray) -> tuple[np.ndarray, np.nda
     fa = np.searchsorted(np.sort(za), grid, side="right") / za.size
     fb = np.searchsorted(np.sort(zb), grid, side="right") / zb.size
     return grid, fb - fa
+
+
+# ----------------------------------------------------------------------------- run splits
+@dataclass(frozen=True)
+class _Runs:
+    """Two samples' draws in one sorted pool, with the run of each draw.
+
+    ``z``: the pooled oriented draws, sorted; ``codes``: the run of each (A's
+    runs first, ``0..m_a-1``, then B's); ``strata``: the stratum of each run;
+    ``first``: which runs are A's; ``clustered``: some run has several draws.
+    """
+
+    z: np.ndarray
+    codes: np.ndarray
+    strata: np.ndarray
+    first: np.ndarray
+    clustered: bool
+    unit: str
+
+    @property
+    def m_a(self) -> int:
+        return int(self.first.sum())
+
+    @property
+    def m_b(self) -> int:
+        return int(self.first.size - self.first.sum())
+
+    def symmetric(self) -> bool:
+        """A split and its mirror are both possible (equal run counts in every stratum)."""
+        return all(2 * int(self.first[self.strata == s].sum()) == int((self.strata == s).sum())
+                   for s in np.unique(self.strata))
+
+
+def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None,
+          strata: tuple[object, object] | None) -> _Runs:
+    """Pool two samples with their runs (one run per draw when ``clusters`` is None)."""
+    na, nb = za.size, zb.size
+    if clusters is None:
+        clusters = (None, None)
+    if len(clusters) != 2:
+        raise ValueError("clusters must be a pair (clusters_a, clusters_b), one label per draw.")
+    ca = np.arange(na) if clusters[0] is None else cluster_codes(clusters[0], na, "clusters_a")
+    cb = np.arange(nb) if clusters[1] is None else cluster_codes(clusters[1], nb, "clusters_b")
+    clustered = is_clustered(ca) or is_clustered(cb)
+    # Runs and strata in an order fixed by the values, so renaming labels changes nothing.
+    ca, cb = canonical_runs(za, ca), canonical_runs(zb, cb)
+    m_a = int(ca.max()) + 1
+    codes = np.concatenate([ca, cb + m_a])
+    m = int(codes.max()) + 1
+    first = np.zeros(m, dtype=bool)
+    first[:m_a] = True
+    run_strata = np.zeros(m, dtype=np.int64)
+    if strata is not None:
+        sa, sb = (np.asarray(x) for x in strata)
+        if sa.shape != za.shape or sb.shape != zb.shape:
+            raise ValueError("strata must give one label per draw of a and of b.")
+        _, s = np.unique(np.concatenate([sa.astype(str), sb.astype(str)]), return_inverse=True)
+        s = s.reshape(-1)
+        values = np.concatenate([za, zb])
+        keys = [(tuple(np.sort(values[:na][s[:na] == k]).tolist()),
+                 tuple(np.sort(values[na:][s[na:] == k]).tolist())) for k in range(s.max() + 1)]
+        ranked = sorted(range(len(keys)), key=keys.__getitem__)
+        rank = np.empty(len(keys), dtype=np.int64)
+        rank[ranked] = np.arange(len(keys))
+        s = rank[s]
+        if np.unique(np.stack([codes, s]), axis=1).shape[1] != m:
+            raise ValueError("a run (cluster) has draws in several strata; a run must lie "
+                             "within one stratum (e.g. one benchmark): label runs per "
+                             "(benchmark, seed).")
+        run_strata[codes] = s
+    z = np.concatenate([za, zb])
+    order = np.lexsort((codes, z))
+    unit = sizes_text(ca, cb) if clustered else "draw"
+    return _Runs(z[order], codes[order], run_strata, first, clustered, unit)
+
+
+def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
+                seed: int | np.random.Generator | None, *, symmetric: bool
+                ) -> tuple[np.ndarray, int, bool, float]:
+    """P-values of a test that gives whole runs to A or B at random (within strata).
+
+    ``stat_rows(members)`` maps a boolean (B, m) mask of the runs given to A
+    to (B, k) statistics, larger = more extreme. When there are at most
+    ``n_resamples`` distinct splits all are enumerated and ``p = #{T* >= T}
+    / #splits`` (the observed split included: exact). Otherwise ``p = (1 +
+    #{T* >= T}) / (1 + n_resamples)`` over random splits, or with
+    ``stop_after = h`` (one statistic only) Besag and Clifford's sequential
+    ``h / L``. Either way ``P(p <= alpha) <= alpha`` under exchangeable
+    runs. Returns the p-values, the splits drawn, whether they were
+    enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
+    ``2 / #splits`` when ``symmetric`` and every split has a mirror).
+    """
+    width = runs.z.size
+    stat_rows = (lambda f: lambda members: in_blocks(f, members, width))(stat_rows)
+    observed = np.atleast_1d(stat_rows(runs.first[None, :])[0])
+    finite = np.isfinite(observed)
+    tol = np.where(finite, 1e-9 * np.maximum(1.0, np.where(finite, np.abs(observed), 0.0)), 0.0)
+    count = split_count(runs.strata, runs.first)
+    factor = 2 if symmetric and runs.symmetric() else 1
+    smallest = min(1.0, factor / count)  # int / int: exact even for astronomically many
+    if count <= n_resamples:
+        t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
+        hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
+        return hits / count, count, True, smallest
+    rng = np.random.default_rng(seed)
+    extreme = np.zeros(observed.size, dtype=np.int64)
+    done = 0
+    for members in splits(rng, int(n_resamples), runs.strata, runs.first):
+        t = np.asarray(stat_rows(members)).reshape(members.shape[0], -1)
+        hits = t >= observed - tol
+        if stop_after is not None and observed.size == 1 and (
+                extreme[0] + int(hits.sum()) >= stop_after):
+            at = int(np.flatnonzero(np.cumsum(hits[:, 0]) == stop_after - extreme[0])[0]) + 1
+            return np.array([stop_after / (done + at)]), done + at, False, smallest
+        extreme += hits.sum(axis=0)
+        done += members.shape[0]
+    return (1 + extreme) / (1 + int(n_resamples)), int(n_resamples), False, max(
+        smallest, 1.0 / (1 + int(n_resamples)))
+
+
+def _ks_rows(runs: _Runs):
+    """``members -> (sup (F_B - F_A), sup (F_A - F_B))`` per row, over the pooled draws."""
+    z = runs.z
+    ends = np.append(np.flatnonzero(np.diff(z) != 0), z.size - 1)
+
+    def f(members: np.ndarray) -> np.ndarray:
+        member = members[:, runs.codes]
+        in_a = np.cumsum(member, axis=1)[:, ends]
+        n_a = member.sum(axis=1)[:, None]
+        in_b = (ends + 1)[None, :] - in_a
+        diff = in_b / (z.size - n_a) - in_a / n_a
+        return np.stack([np.maximum(diff.max(axis=1), 0.0),
+                         np.maximum((-diff).max(axis=1), 0.0)], axis=1)
+
+    return f
+
+
+def _cluster_se(stat, z: np.ndarray, codes: np.ndarray) -> float:
+    """The cluster-robust standard error of ``stat`` on one sample (all runs once)."""
+    zs, cs, _ = run_order(z, codes)
+    return float(weighted_statistic(stat, zs, cs, np.ones((1, int(cs.max()) + 1)))[1][0])
+
+
+def _check_resamples(n: object, name: str) -> None:
+    if int(n) != n or n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {n!r}.")
+
+
+def _single_draw_rows_by_run(runs: _Runs):
+    """:func:`_single_draw_rows` from the run-by-run win counts (few runs).
+
+    With ``W[c, d]`` the wins of run c's draws over run d's
+    (:func:`~benchverdict.dse.clusters.placement_matrix`) and ``K`` the runs
+    given to A, the placements summed over an A run are ``(W (1 - K))_c /
+    n_B`` and over a B run ``(K W)_d / n_A``.
+    """
+    wins = placement_matrix(runs.z, runs.codes)
+    sizes = np.bincount(runs.codes).astype(float)
+
+    def f(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = members.astype(float)
+        rest = 1.0 - k
+        n_a, n_b = k @ sizes, rest @ sizes
+        # einsum's own loops: a threaded BLAS is many times slower for these small
+        # products on a loaded machine.
+        a_wins = np.einsum("bd,cd->bc", rest, wins)
+        b_losses = np.einsum("bc,cd->bd", k, wins)
+        theta = (k * a_wins).sum(axis=1) / (n_a * n_b)
+        s_a = a_wins / n_b[:, None] - sizes * theta[:, None]
+        s_b = b_losses / n_a[:, None] - sizes * theta[:, None]
+        runs_a, runs_b = k.sum(axis=1), rest.sum(axis=1)
+        g_a = np.where(runs_a > 1, runs_a / np.maximum(runs_a - 1, 1), 0.0)
+        g_b = np.where(runs_b > 1, runs_b / np.maximum(runs_b - 1, 1), 0.0)
+        var = (g_a * (k * s_a**2).sum(axis=1) / n_a**2
+               + g_b * (rest * s_b**2).sum(axis=1) / n_b**2)
+        return theta, np.sqrt(np.maximum(var, 0.0))
+
+    return f
+
+
+def _zero_small(d: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """``d`` with values equal to 0 up to round-off (relative to ``size``) set to 0."""
+    return np.where(np.abs(d) <= 1e-12 * size, 0.0, d)
+
+
+def _t_ratio(d: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """``d / se``; ``se = 0`` gives +-inf, or 0 when ``d`` is 0 as well."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, d / np.where(se > 0, se, 1.0), np.sign(d) * np.inf)
+    return np.where((se <= 0) & (d == 0), 0.0, t)
+
+
+def _cvar_rows(stat, runs: _Runs):
+    """``members -> (CVaR_A - CVaR_B) / cluster-robust SE`` per row (signed).
+
+    Runs of equal size are gathered as (B, runs, draws) arrays
+    (:func:`~benchverdict.dse.clusters.grouped_statistic`, no sort); runs of
+    unequal sizes weight the pooled draws
+    (:func:`~benchverdict.dse.clusters.weighted_statistic`).
+    """
+    size = equal_size(runs.codes)
+    table = None if size is None else run_matrix(runs.z, runs.codes, size)
+
+    def f(members: np.ndarray) -> np.ndarray:
+        if table is not None:
+            rows = members.shape[0]
+            in_a = np.nonzero(members)[1].reshape(rows, -1)
+            in_b = np.nonzero(~members)[1].reshape(rows, -1)
+            c1, s1 = grouped_statistic(stat, table[in_a])
+            c2, s2 = grouped_statistic(stat, table[in_b])
+        else:
+            k = members.astype(float)
+            c1, s1 = weighted_statistic(stat, runs.z, runs.codes, k)
+            c2, s2 = weighted_statistic(stat, runs.z, runs.codes, 1.0 - k)
+        d = _zero_small(c1 - c2, np.maximum(np.abs(c1), np.abs(c2)))
+        return _t_ratio(d, np.hypot(s1, s2))
+
+    return f
+
+
+def _single_draw_rows(runs: _Runs, by_run: bool | None = None):
+    """``members -> (theta, se)`` per row: P(A beats B) with its cluster-robust SE.
+
+    ``theta`` is the Mann-Whitney ``U / (n_A n_B)`` (ties count half). Its
+    standard error is DeLong's, with each draw's placement summed within its
+    run (Obuchowski 1997): ``V = g_A sum_c S_c^2 / n_A^2 + g_B sum_c S_c^2 /
+    n_B^2`` over A's and B's runs.
+    """
+    z = runs.z
+    n = z.size
+    m = runs.first.size
+    if by_run is None:
+        by_run = m * m <= 50 * n  # few runs: (B, m) x (m, m) products, not (B, n) passes
+    if by_run:
+        return _single_draw_rows_by_run(runs)
+    new = np.append(True, np.diff(z) != 0)
+    tie = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:] - 1, n - 1)
+    lo, hi = starts[tie], ends[tie]
+    pooled_mid = (lo + hi) / 2.0 + 1.0
+
+    def f(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        member = members[:, runs.codes]
+        cum = np.cumsum(member, axis=1)
+        a_le = cum[:, hi]
+        a_lt = np.where(lo > 0, cum[:, np.maximum(lo - 1, 0)], 0)
+        n_a = member.sum(axis=1)[:, None].astype(float)
+        n_b = n - n_a
+        # A's draw: B draws below it + half the tied ones = pooled mid-rank - A's mid-rank.
+        place_a = (pooled_mid - (a_lt + (a_le - a_lt + 1) / 2.0)) / n_b
+        # B's draw: A draws above it + half the tied ones.
+        place_b = (n_a - a_lt - (a_le - a_lt) / 2.0) / n_a
+        theta = np.where(member, place_a, 0.0).sum(axis=1) / n_a[:, 0]
+        x = np.where(member, place_a, place_b) - theta[:, None]
+        order = np.argsort(runs.codes, kind="stable")
+        cuts = np.searchsorted(runs.codes[order], np.arange(m))
+        sums = np.add.reduceat(x[:, order], cuts, axis=1) ** 2
+        runs_a = members.sum(axis=1)
+        runs_b = m - runs_a
+        g_a = np.where(runs_a > 1, runs_a / np.maximum(runs_a - 1, 1), 0.0)
+        g_b = np.where(runs_b > 1, runs_b / np.maximum(runs_b - 1, 1), 0.0)
+        var = (g_a * np.where(members, sums, 0.0).sum(axis=1) / n_a[:, 0] ** 2
+               + g_b * np.where(members, 0.0, sums).sum(axis=1) / n_b[:, 0] ** 2)
+        return theta, np.sqrt(np.maximum(var, 0.0))
+
+    return f
 
 
 def crossings(
@@ -132,6 +432,20 @@ class DominanceTest(ResultText):
         From :func:`crossings` (empirical; may exist even when the outcome
         is ``"a"`` or ``"b"``: the test cannot resolve them).
     n_a, n_b : int
+    unit : str
+        ``"draw"`` (every draw its own run: scipy's exact KS p-values) or
+        ``"run (k draws each; m_a + m_b runs)"`` (whole runs permuted).
+    test : str
+        How the p-values were computed.
+    n_permutations : int
+        Splits of the runs drawn (0 for scipy's KS p-values); all of them
+        when the p-values are exact (``test`` says "all splits").
+    runs_a, runs_b : int
+        Runs (clusters) of each sample (0 with scipy's KS).
+    min_p : float
+        The smallest p-value the runs allow for one direction (``1 /
+        #splits``; 0 with scipy's KS). Above ``alpha / 2`` no outcome other
+        than ``"none"`` is possible.
     """
 
     outcome: str
@@ -143,6 +457,12 @@ class DominanceTest(ResultText):
     n_a: int
     n_b: int
     crossings: list = field(default_factory=list)
+    unit: str = "draw"
+    test: str = "one-sided two-sample KS x2 (scipy)"
+    n_permutations: int = 0
+    runs_a: int = 0
+    runs_b: int = 0
+    min_p: float = 0.0
 
     def _summary_lines(self) -> list[str]:
         return [f"dominance: {self.outcome}; p(a better) = {self.p_a_better:.3g}, "
@@ -182,20 +502,47 @@ def dominance_test(
     objective: Objective = "maximize",
     alpha: float = 0.05,
     method: str = "auto",
+    clusters: tuple[object, object] | None = None,
+    strata: tuple[object, object] | None = None,
+    n_permutations: int = 1999,
+    seed: int | np.random.Generator | None = 0,
 ) -> DominanceTest:
     """Test first-order stochastic dominance between two performance distributions.
+
+    With independent draws the two one-sided KS p-values are scipy's exact
+    ones. When draws come in runs (``clusters``: the run of each draw, and
+    some run holds several), the KS statistics are unchanged but their null
+    distribution comes from giving **whole runs** to A or B at random
+    (within ``strata``): ``p = (1 + #{D* >= D}) / (1 + n_permutations)``,
+    or the exact share over all splits when there are at most
+    ``n_permutations`` of them. This is exact for ``F_A = F_B`` when the
+    runs are exchangeable: independent, and of sizes that do not depend on
+    the algorithm (unequal sizes are allowed but then assumed
+    uninformative). With few runs the smallest attainable p-value
+    (``min_p``) can exceed ``alpha / 2``; then no direction can be
+    significant.
 
     Parameters
     ----------
     a, b : array_like
-        IID draws of each algorithm's score.
+        Draws of each algorithm's score.
     objective : {"maximize", "minimize"}
     alpha : float
         Family-wise error rate: under ``F_A = F_B`` the probability of an
         outcome other than ``"none"`` is at most ``alpha``.
     method : str
-        Passed to :func:`scipy.stats.ks_2samp` (``"auto"``, ``"exact"``,
-        ``"asymp"``).
+        ``"auto"``, ``"exact"`` or ``"asymp"`` (passed to
+        :func:`scipy.stats.ks_2samp`, for independent draws), or
+        ``"permutation"`` (the run permutation test, also with one draw per
+        run). Clustered draws always use the permutation test.
+    clusters : (array_like, array_like), optional
+        The run (e.g. seed) of each draw of ``a`` and of ``b``; labels are
+        per sample (run "0" of A is not run "0" of B).
+    strata : (array_like, array_like), optional
+        A stratum (e.g. benchmark) per draw: runs are permuted within strata.
+    n_permutations : int
+        Random splits of the runs for the permutation test.
+    seed : int, Generator or None
 
     Examples
     --------
@@ -209,8 +556,39 @@ def dominance_test(
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}.")
+    if method not in ("auto", "exact", "asymp", "permutation"):
+        raise ValueError(f"method must be 'auto', 'exact', 'asymp' or 'permutation', got "
+                         f"{method!r}.")
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
+    runs = None
+    if clusters is not None or strata is not None or method == "permutation":
+        runs = _runs(za, zb, clusters, strata)
+    if runs is not None and (runs.clustered or method == "permutation"):
+        _check_resamples(n_permutations, "n_permutations")
+        # A's and B's roles are fixed by the values, so swapping a and b swaps the results.
+        swap = compare_samples(za, zb) > 0
+        if swap:
+            flipped = (None if clusters is None else (clusters[1], clusters[0]),
+                       None if strata is None else (strata[1], strata[0]))
+            runs = _runs(zb, za, *flipped)
+        p, used, exact, smallest = _split_test(_ks_rows(runs), runs, int(n_permutations), None,
+                                               seed, symmetric=False)
+        d = _ks_rows(runs)(runs.first[None, :])[0]
+        if swap:
+            p, d = p[::-1], d[::-1]
+        sig_a, sig_b = p[0] < alpha / 2, p[1] < alpha / 2
+        outcome = {(True, False): "a", (False, True): "b", (True, True): "crossing"}.get(
+            (bool(sig_a), bool(sig_b)), "none")
+        how = ("all splits of the runs" if exact else f"{used} random splits of the runs")
+        return DominanceTest(
+            outcome=outcome, p_a_better=float(p[0]), p_b_better=float(p[1]),
+            d_a_better=float(d[0]), d_b_better=float(d[1]), alpha=alpha, n_a=za.size,
+            n_b=zb.size, crossings=crossings(a, b, objective=objective), unit=runs.unit,
+            test=f"one-sided two-sample KS x2, run permutation ({how}"
+                 f"{', within strata' if strata is not None else ''})",
+            n_permutations=used, runs_a=runs.m_b if swap else runs.m_a,
+            runs_b=runs.m_a if swap else runs.m_b, min_p=smallest)
     # Run the two tests in an order fixed by the data, so that swapping A and B swaps the
     # results exactly (scipy's one-sided computations need not be symmetric to the last bit).
     first, second = (za, zb) if compare_samples(za, zb) <= 0 else (zb, za)
@@ -249,6 +627,7 @@ def cvar_difference(
     high: float = np.inf,
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
+    clusters: tuple[object, object] | None = None,
 ) -> Interval:
     """The CVaR advantage of A over B, with a confidence interval.
 
@@ -276,6 +655,17 @@ def cvar_difference(
     two samples with identical values get the symmetric interval
     ``[-m, m]`` that covers the percentile interval.
 
+    ``clusters``: the run of each draw of ``a`` and ``b``. When some run
+    holds several draws, the bootstrap resamples **whole runs** of each
+    sample and studentizes by the cluster-robust standard error
+    (``method="bootstrap:cluster-studentized"``); a band interval, which
+    assumes independent draws, is refused.
+
+    With fewer than :data:`~benchverdict.dse.intervals.MIN_INTERVAL_TAIL_DRAWS`
+    draws in either sample's tail the bootstrap interval is refused: it is
+    infinite and ``method`` says why (the band interval is distribution-free
+    and always given).
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
@@ -292,6 +682,35 @@ def cvar_difference(
     stat = statistic("cvar", cvar_level=cvar_level, tail=tail)
     est = stat.of_sample(za) - stat.of_sample(zb)
     name = f"CVaR_{cvar_level:g} ({tail}) advantage"
+    runs = None if clusters is None else _runs(za, zb, clusters, None)
+    if interval == "bootstrap":
+        tail = min(tail_draws(stat, za.size), tail_draws(stat, zb.size))
+        if tail < MIN_INTERVAL_TAIL_DRAWS:
+            return refused(name, est, confidence, tail)
+    if runs is not None and runs.clustered:
+        if interval != "bootstrap":
+            raise ValueError(
+                "band intervals assume independent draws, and these draws come in runs of "
+                "several (clusters): use interval='bootstrap', which resamples whole runs.")
+        order = compare_samples(za, zb)
+        ca = (np.arange(za.size) if clusters[0] is None
+              else cluster_codes(clusters[0], za.size, "clusters_a"))
+        cb = (np.arange(zb.size) if clusters[1] is None
+              else cluster_codes(clusters[1], zb.size, "clusters_b"))
+        (first, c1), (second, c2) = ((za, ca), (zb, cb)) if order <= 0 else ((zb, cb), (za, ca))
+        rng = np.random.default_rng(seed)
+        values_1, ses_1 = cluster_bootstrap(first, c1, stat, n_resamples, rng, se=True)
+        values_2, ses_2 = cluster_bootstrap(second, c2, stat, n_resamples, rng, se=True)
+        d = stat.of_sample(first) - stat.of_sample(second)
+        se = float(np.hypot(_cluster_se(stat, first, c1), _cluster_se(stat, second, c2)))
+        roots = studentized_roots(values_1 - values_2, np.hypot(ses_1, ses_2), d)
+        lo, hi = studentized_limits(roots, d, se, confidence)
+        if order == 0:
+            half = max(abs(lo), abs(hi))
+            lo, hi = -half, half
+        elif order > 0:
+            lo, hi = -hi, -lo
+        return Interval(name, est, lo, hi, confidence, "bootstrap:cluster-studentized")
     if interval == "bootstrap":
         order = compare_samples(za, zb)
         first, second = (za, zb) if order <= 0 else (zb, za)
@@ -339,8 +758,19 @@ class PermutationTest(ResultText):
         Two-sided Monte Carlo permutation p-value ``(1 + #{|T*| >= |T|}) /
         (1 + n_resamples)``.
     n_resamples : int
-        Random label permutations drawn.
+        Random label permutations drawn (all splits when ``exact``).
     n_a, n_b : int
+    unit : str
+        ``"draw"`` or ``"run (k draws each; m_a + m_b runs)"``: what was
+        permuted.
+    exact : bool
+        Every split of the runs was enumerated (``p = #{|T*| >= |T|} /
+        #splits``).
+    min_p : float
+        The smallest p-value the data allow (with few runs it can exceed
+        ``alpha``: then the test cannot reject).
+    runs_a, runs_b : int
+        Runs of each sample (the draws, with one draw per run).
     """
 
     estimate: float
@@ -348,6 +778,11 @@ class PermutationTest(ResultText):
     n_resamples: int
     n_a: int
     n_b: int
+    unit: str = "draw"
+    exact: bool = False
+    min_p: float = 0.0
+    runs_a: int = 0
+    runs_b: int = 0
 
     def _summary_lines(self) -> list[str]:
         return [f"CVaR permutation test: difference {self.estimate:.4g}, p = {self.p_value:.3g} "
@@ -387,24 +822,7 @@ def _studentized(stat, rows_1: np.ndarray, rows_2: np.ndarray) -> np.ndarray:
     return np.where((se <= 0) & (d == 0), 0.0, t)
 
 
-def _random_subsets(rng: np.random.Generator, rows: int, size: int, chosen: int) -> np.ndarray:
-    """``rows`` uniformly random subsets of ``chosen`` of ``size`` items, as a boolean mask.
-
-    The ``chosen`` smallest of IID uniform keys (a partial sort, O(size) per
-    row). Keys tie with probability about ``size^2 / 2^53``; a row that got
-    the wrong count is drawn again by a random permutation.
-    """
-    if chosen in (0, size):
-        return np.full((rows, size), chosen == size)
-    keys = rng.random((rows, size))
-    threshold = np.partition(keys, chosen - 1, axis=1)[:, chosen - 1:chosen]
-    members = keys <= threshold
-    bad = np.flatnonzero(members.sum(axis=1) != chosen)
-    if bad.size:
-        template = np.zeros(size, dtype=bool)
-        template[:chosen] = True
-        members[bad] = rng.permuted(np.broadcast_to(template, (bad.size, size)), axis=1)
-    return members
+_random_subsets = random_subsets  # the name older callers import
 
 
 def cvar_permutation_test(
@@ -418,6 +836,7 @@ def cvar_permutation_test(
     stop_after: int | None = 20,
     strata: tuple[object, object] | None = None,
     seed: int | None = 0,
+    clusters: tuple[object, object] | None = None,
 ) -> PermutationTest:
     """Test ``H0: F_A = F_B`` with the CVaR difference as statistic (label permutations).
 
@@ -460,6 +879,18 @@ def cvar_permutation_test(
     strata : (array_like, array_like), optional
         A stratum label for each draw of ``a`` and of ``b``.
     seed : int or None
+    clusters : (array_like, array_like), optional
+        The run (e.g. seed) of each draw of ``a`` and of ``b``. When some run
+        holds several draws (their scores may share a run effect) **whole
+        runs** are given to A or B at random (within strata), and the
+        statistic is studentized by the cluster-robust standard error (the
+        CVaR's influence values summed within runs,
+        :func:`~benchverdict.dse.clusters.weighted_statistic`): exact for
+        ``F_A = F_B`` with exchangeable runs (independent, sizes not
+        depending on the algorithm), asymptotically valid for equal CVaRs as
+        the number of runs grows. With at most ``n_resamples`` distinct
+        splits all are enumerated (``exact``); ``min_p`` says how small the
+        p-value can get (2 + 2 runs: 1/3).
 
     Examples
     --------
@@ -490,6 +921,20 @@ def cvar_permutation_test(
     level = check_cvar_level(cvar_level, tail)
     stat = statistic("cvar", cvar_level=level, tail=tail)
     estimate = stat.of_sample(za) - stat.of_sample(zb)
+    if clusters is not None:
+        runs = _runs(za, zb, clusters, strata)
+        if runs.clustered:
+            swap = compare_samples(za, zb) > 0
+            if swap:
+                runs = _runs(zb, za, (clusters[1], clusters[0]),
+                             None if strata is None else (strata[1], strata[0]))
+            rows = _cvar_rows(stat, runs)
+            p, used, exact, smallest = _split_test(
+                lambda members: np.abs(rows(members)), runs, int(n_resamples), stop_after,
+                seed, symmetric=True)
+            m_a, m_b = (runs.m_b, runs.m_a) if swap else (runs.m_a, runs.m_b)
+            return PermutationTest(float(estimate), float(p[0]), used, za.size, zb.size,
+                                   runs.unit, exact, smallest, m_a, m_b)
     if strata is None:
         sa, sb = np.zeros(za.size, dtype=np.int64), np.zeros(zb.size, dtype=np.int64)
     else:
@@ -529,13 +974,14 @@ def cvar_permutation_test(
         if stop_after is not None and extreme + int(hits.sum()) >= stop_after:
             at = int(np.flatnonzero(np.cumsum(hits) == stop_after - extreme)[0]) + 1
             return PermutationTest(float(estimate), stop_after / (done + at), done + at,
+                                   n_a, n_b, "draw", False, 1.0 / (1 + int(n_resamples)),
                                    n_a, n_b)
         extreme += int(hits.sum())
         done += size
         chunk = min(2 * chunk, 256)
     return PermutationTest(float(estimate), (1 + extreme) / (1 + int(n_resamples)),
-                           int(n_resamples),
-                           n_a, n_b)
+                           int(n_resamples), n_a, n_b, "draw", False,
+                           1.0 / (1 + int(n_resamples)), n_a, n_b)
 
 
 def single_draw_probability(a: object, b: object, *, objective: Objective = "maximize") -> float:
@@ -577,13 +1023,157 @@ def single_draw_advantage(a: object, b: object, *,
     return (wins - losses) / (za.size * zb.size)
 
 
+@dataclass(repr=False, frozen=True)
+class SingleDrawTest(ResultText):
+    """Result of :func:`single_draw_test`: ``P(a single draw of A beats one of B)``.
+
+    Attributes
+    ----------
+    estimate : float
+        ``P(A > B) + P(A = B) / 2`` (the Mann-Whitney ``U / (n_A n_B)``).
+    lower, upper : float
+        The interval at ``confidence``.
+    confidence : float
+    se : float
+        DeLong's standard error, cluster-robust (placements summed within runs).
+    p_value : float
+        Run permutation p-value of ``H0: P(A beats B) = 1/2`` (studentized).
+    n_resamples : int
+        Splits of the runs drawn (all of them when ``exact``).
+    exact : bool
+    min_p : float
+        The smallest p-value the runs allow.
+    unit : str
+        ``"draw"`` or ``"run (k draws each; m_a + m_b runs)"``.
+    runs_a, runs_b, n_a, n_b : int
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    confidence: float
+    se: float
+    p_value: float
+    n_resamples: int
+    exact: bool
+    min_p: float
+    unit: str
+    runs_a: int
+    runs_b: int
+    n_a: int
+    n_b: int
+
+    def _summary_lines(self) -> list[str]:
+        return [f"P(a single draw of A beats one of B) = {self.estimate:.3g} "
+                f"[{self.lower:.3g}, {self.upper:.3g}] ({self.confidence:.0%}); p = "
+                f"{self.p_value:.3g} for 1/2; unit: {self.unit}"]
+
+    @property
+    def table(self):
+        """One row: estimate, lower, upper, confidence, se, p_value, unit, runs, draws."""
+        import pandas as pd
+
+        return pd.DataFrame([{k: getattr(self, k) for k in (
+            "estimate", "lower", "upper", "confidence", "se", "p_value", "n_resamples",
+            "exact", "min_p", "unit", "runs_a", "runs_b", "n_a", "n_b")}])
+
+
+def single_draw_test(
+    a: object,
+    b: object,
+    *,
+    objective: Objective = "maximize",
+    clusters: tuple[object, object] | None = None,
+    strata: tuple[object, object] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 999,
+    stop_after: int | None = 20,
+    seed: int | np.random.Generator | None = 0,
+) -> SingleDrawTest:
+    """How often a single draw of A beats one of B, with an interval and a test of 1/2.
+
+    The estimate is :func:`single_draw_probability`. Its standard error is
+    DeLong's (the variance of the placements ``F_B(x_i)`` and ``1 -
+    F_A(y_j)``), made cluster-robust by summing the placements within each
+    run (Obuchowski 1997), so draws that share a run count as one unit. The
+    interval is ``estimate +- t * se`` with ``t`` the Student quantile on
+    ``min(runs_A, runs_B) - 1`` degrees of freedom (the normal one in the
+    limit), clipped to [0, 1]. The test of ``P(A beats B) = 1/2`` permutes
+    whole runs (one draw per run without ``clusters``) with the studentized
+    statistic ``(estimate - 1/2) / se``: exact for ``F_A = F_B`` with
+    exchangeable runs, asymptotically valid for ``P = 1/2`` with unequal
+    distributions (a clustered Brunner-Munzel test). Monte Carlo p-values
+    follow :func:`cvar_permutation_test` (``stop_after``: Besag-Clifford).
+
+    Parameters
+    ----------
+    a, b : array_like
+    objective : {"maximize", "minimize"}
+    clusters : (array_like, array_like), optional
+        The run of each draw of ``a`` and ``b``.
+    strata : (array_like, array_like), optional
+        A stratum per draw (runs are permuted within strata).
+    confidence : float
+    n_resamples : int
+    stop_after : int or None
+    seed : int, Generator or None
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> t = single_draw_test(rng.normal(0.5, 1, 100), rng.normal(0, 1, 100))
+    >>> round(t.estimate, 2), t.lower > 0.5, t.p_value < 0.01
+    (0.66, True, True)
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the
+    areas under two or more correlated ROC curves. Biometrics 44(3).
+    Obuchowski, N. A. (1997). Nonparametric analysis of clustered ROC curve
+    data. Biometrics 53(2).
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}.")
+    _check_resamples(n_resamples, "n_resamples")
+    sign = 1.0 if check_objective(objective) == "maximize" else -1.0
+    za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
+    swap = compare_samples(za, zb) > 0
+    if swap:
+        runs = _runs(zb, za, None if clusters is None else (clusters[1], clusters[0]),
+                     None if strata is None else (strata[1], strata[0]))
+    else:
+        runs = _runs(za, zb, clusters, strata)
+    rows = _single_draw_rows(runs)
+
+    def studentized(members: np.ndarray) -> np.ndarray:
+        theta, se = rows(members)
+        return np.abs(_t_ratio(_zero_small(theta - 0.5, 1.0), se))
+
+    theta, se = (float(v[0]) for v in rows(runs.first[None, :]))
+    p, used, exact, smallest = _split_test(studentized, runs, int(n_resamples), stop_after,
+                                           seed, symmetric=True)
+    m_a, m_b = runs.m_a, runs.m_b
+    if swap:
+        theta, m_a, m_b = 1.0 - theta, m_b, m_a
+    df = min(m_a, m_b) - 1
+    if df >= 1:
+        half = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se
+        lo, hi = max(0.0, theta - half), min(1.0, theta + half)
+    else:
+        lo, hi = 0.0, 1.0
+    return SingleDrawTest(theta, lo, hi, confidence, se, float(p[0]), used, exact, smallest,
+                          runs.unit, m_a, m_b, za.size, zb.size)
+
+
 __all__ = [
     "DominanceTest",
     "PermutationTest",
+    "SingleDrawTest",
     "crossings",
     "cvar_difference",
     "cvar_permutation_test",
     "dominance_test",
     "single_draw_advantage",
     "single_draw_probability",
+    "single_draw_test",
 ]

@@ -17,12 +17,13 @@ import pandas as pd
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.dse.aggregate import normalize_frame
+from benchverdict.dse.clusters import cluster_codes, is_clustered, runs_needed
 from benchverdict.dse.compare import (
     cvar_difference,
     cvar_permutation_test,
     dominance_test,
     single_draw_advantage,
-    single_draw_probability,
+    single_draw_test,
 )
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
 from benchverdict.dse.statistics import statistic
@@ -30,7 +31,9 @@ from benchverdict.results import Results
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
 _DRAW = "random-search draw (trial)"
-_IID = "IID random-search draws of each algorithm, independent between algorithms"
+_IID = ("random-search draws independent between runs (a seed's search is one run: when a "
+        "run holds several draws, whole runs are permuted and resampled), runs independent "
+        "between algorithms")
 # DSE describes single draws (budget 1): its verdicts are shown but do not vote on the
 # ranking at the final budget.
 register_method("dse.dominance", "dse", "first-order stochastic dominance (two one-sided KS)",
@@ -40,6 +43,9 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
                 unit=_DRAW, aspect="upper tail", assumptions=_IID,
                 error_control="per comparison", parametrised=True, iid_draws=True)
 
+#: What a run permutation assumes when runs differ in size.
+_UNEQUAL = (" (runs of unequal sizes: assumed exchangeable, i.e. their sizes do not depend "
+            "on the algorithm)")
 #: A CVaR difference is decided only with at least this many draws in each sample's tail
 #: (n (1 - level)); below it the studentized statistic has no usable distribution.
 MIN_TAIL_DRAWS = 5
@@ -99,6 +105,12 @@ class DistributionResult(ResultText):
     strata : dict
         ``(scope, algorithm) -> benchmark of each draw`` for pooled draws
         (the permutation test permutes within benchmarks).
+    clusters : dict
+        ``(scope, algorithm) -> run label of each draw`` (the seed; with
+        ``pooled``, benchmark and seed). Where a run holds several draws of a
+        distribution, its tests and intervals take the run as the unit
+        (:mod:`benchverdict.dse.clusters`); where every run is one draw they
+        are the IID ones.
     sample_rate : float
         1, or the probability with which each draw was kept when there were
         more than :data:`MAX_DRAWS` (or :data:`MAX_CELL_DRAWS` in a cell): every
@@ -129,6 +141,7 @@ class DistributionResult(ResultText):
     pooled: bool = False
     n_permutations: int = 1999
     strata: dict = field(default_factory=dict, repr=False)
+    clusters: dict = field(default_factory=dict, repr=False)
     sample_rate: float = 1.0
     subsampled: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["algorithm", "benchmark", "n_available", "n_used"]), repr=False)
@@ -173,19 +186,19 @@ class DistributionResult(ResultText):
         """Pairwise first-order dominance tests per benchmark (see :func:`dominance_test`).
 
         Columns: ``benchmark, a, b, outcome, p_a_better, p_b_better,
-        d_a_better, d_b_better, p_value_adjusted, n_crossings, crossings`` (the first
+        d_a_better, d_b_better, p_value_adjusted, unit, n_crossings, crossings`` (the first
         six scores where the empirical CDFs cross, as text; all of them are in
         the verdicts' ``details``).
         """
         rows = []
-        for bench, a, b, xa, xb in self._pairs():
-            t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
+        for bench, a, b, _, _ in self._pairs():
+            t = self.dominance_test(bench, a, b, alpha=alpha)
             rows.append(
                 {
                     "benchmark": bench, "a": a, "b": b, "outcome": t.outcome,
                     "p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                     "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
-                    "p_value_adjusted": t.p_value_adjusted,
+                    "p_value_adjusted": t.p_value_adjusted, "unit": t.unit,
                     "n_crossings": len(t.crossings),
                     "crossings": "; ".join(
                         f"{c['score']:.4g} ({c['before']}->{c['after']})"
@@ -202,18 +215,72 @@ class DistributionResult(ResultText):
         """
         rows = []
         for bench, a, b, xa, xb in self._pairs():
-            iv = self._cvar_diff(xa, xb)
+            iv = self._cvar_diff(xa, xb, self._clusters(bench, a, b))
             rows.append({"benchmark": bench, "a": a, "b": b, "estimate": iv.estimate,
                          "lower": iv.lower, "upper": iv.upper, "confidence": iv.confidence,
                          "method": iv.method})
         return pd.DataFrame(rows)
 
-    def _cvar_diff(self, xa: np.ndarray, xb: np.ndarray) -> Interval:
+    def _cvar_diff(self, xa: np.ndarray, xb: np.ndarray, clusters=None) -> Interval:
         return cvar_difference(
             xa, xb, self.cvar_level, objective=self.objective, confidence=self.confidence,
             interval=self.interval, band=self.band, low=self.low, high=self.high,
-            n_resamples=self.n_resamples, seed=self.seed,
+            n_resamples=self.n_resamples, seed=self.seed, clusters=clusters,
         )
+
+    def _clusters(self, bench: str, a: str, b: str) -> tuple | None:
+        """The runs of the two distributions when some run holds several draws, else None."""
+        ca, cb = self.clusters.get((bench, a)), self.clusters.get((bench, b))
+        if ca is None or cb is None:
+            return None
+        if not (is_clustered(cluster_codes(ca, ca.size, "clusters_a"))
+                or is_clustered(cluster_codes(cb, cb.size, "clusters_b"))):
+            return None
+        return ca, cb
+
+    def _strata(self, bench: str, a: str, b: str) -> tuple | None:
+        if (bench, a) in self.strata and (bench, b) in self.strata:
+            return self.strata[bench, a], self.strata[bench, b]
+        return None
+
+    def unit(self, bench: str, a: str, b: str) -> str:
+        """The unit of replication of the comparison of ``a`` and ``b`` on ``bench``.
+
+        ``"random-search draw (trial)"`` when every run holds one draw, else
+        e.g. ``"random-search run (20 draws each; 20 + 20 runs)"``.
+        """
+        clusters = self._clusters(bench, a, b)
+        if clusters is None:
+            return _DRAW
+        from benchverdict.dse.clusters import sizes_text
+
+        ca, cb = (cluster_codes(c, c.size, "clusters") for c in clusters)
+        return "random-search " + sizes_text(ca, cb)
+
+    def dominance_test(self, bench: str, a: str, b: str, *, alpha: float = 0.05):
+        """The dominance test of ``a`` against ``b`` on scope ``bench`` (runs permuted if any).
+
+        With runs of several draws the two one-sided KS p-values come from
+        permuting whole runs (within benchmarks when pooled), with
+        ``n_permutations`` random splits; else scipy's exact KS p-values.
+        """
+        clusters = self._clusters(bench, a, b)
+        return dominance_test(
+            self.draws[bench, a], self.draws[bench, b], objective=self.objective, alpha=alpha,
+            clusters=clusters, strata=None if clusters is None else self._strata(bench, a, b),
+            n_permutations=self.n_permutations, seed=self.seed)
+
+    def single_draw_test(self, bench: str, a: str, b: str):
+        """``P(a single draw of a beats one of b)``: interval at ``confidence`` and test of 1/2.
+
+        See :func:`~benchverdict.dse.compare.single_draw_test`; runs are the
+        unit when they hold several draws (permuted within benchmarks when
+        pooled).
+        """
+        return single_draw_test(
+            self.draws[bench, a], self.draws[bench, b], objective=self.objective,
+            clusters=self._clusters(bench, a, b), strata=self._strata(bench, a, b),
+            confidence=self.confidence, n_resamples=self.n_permutations, seed=self.seed)
 
     def _pairs(self):
         algs = self.algorithms
@@ -226,12 +293,10 @@ class DistributionResult(ResultText):
     def cvar_test(self, bench: str, a: str, b: str):
         """The CVaR permutation test of ``a`` against ``b`` on scope ``bench``."""
         xa, xb = self.draws[bench, a], self.draws[bench, b]
-        strata = None
-        if (bench, a) in self.strata and (bench, b) in self.strata:
-            strata = (self.strata[bench, a], self.strata[bench, b])
         return cvar_permutation_test(xa, xb, self.cvar_level, objective=self.objective,
-                                     n_resamples=self.n_permutations, strata=strata,
-                                     seed=self.seed)
+                                     n_resamples=self.n_permutations,
+                                     strata=self._strata(bench, a, b),
+                                     clusters=self._clusters(bench, a, b), seed=self.seed)
 
     def verdicts(self, *, alpha: float = 0.05) -> list[Verdict]:
         """Two verdicts per pair and scope: stochastic dominance and the CVaR difference.
@@ -241,25 +306,41 @@ class DistributionResult(ResultText):
         crossing or no difference is ``"inconclusive"``, with the crossing
         points in the explanation and ``details``); ``details`` also hold
         ``p_single_draw``, the probability that a single draw of ``a`` beats
-        one of ``b``. ``dse.cvar``: ``"a"`` or ``"b"`` when the label
+        one of ``b``, its interval at ``confidence``
+        (``p_single_draw_interval``, a ``[lower, upper]`` list) and the raw
+        p-value of ``P(a beats b) = 1/2`` (``p_single_draw_test``,
+        :func:`~benchverdict.dse.compare.single_draw_test`; unadjusted: a
+        caller naming single-draw winners over several pairs adjusts them).
+        ``dse.cvar``: ``"a"`` or ``"b"`` when the label
         permutation test of the CVaR difference rejects ``F_A = F_B`` at
         ``alpha`` (error at most ``alpha`` per comparison, exactly); when it
         does not but the interval at ``confidence`` excludes 0, the verdict
         is inconclusive with a *lean*. The effect carries the interval.
+
+        The unit: where a run (seed) holds several draws of a distribution,
+        every test permutes and every bootstrap resamples whole runs, with
+        cluster-robust standard errors; the verdict's ``unit`` reads e.g.
+        ``"random-search run (20 draws each; 20 + 20 runs)"``, ``n`` counts
+        runs, ``details["unit"]`` is ``"run (...)"`` (``"draw"`` when each run
+        is one draw: the IID tests, unchanged), ``details["min_p"]`` is the
+        smallest p-value the runs allow, and with too few runs to reach
+        ``alpha`` the explanation says so and how many runs are needed.
         """
         out: list[Verdict] = []
         for bench, a, b, xa, xb in self._pairs():
             # Only the pooled distribution speaks for all benchmarks; a benchmark that
             # happens to be called "pooled" or "all" is still that one benchmark.
             scope = Scope(benchmark=None if self.pooled else bench)
-            out.append(self._dominance_verdict(a, b, xa, xb, scope, alpha))
+            out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
             out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
         return out
 
-    def _dominance_verdict(self, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
+    def _dominance_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
                            scope: Scope, alpha: float) -> Verdict:
         """``dse.dominance``: the two one-sided KS tests (see :meth:`verdicts`)."""
-        t = dominance_test(xa, xb, objective=self.objective, alpha=alpha)
+        t = self.dominance_test(bench, a, b, alpha=alpha)
+        unit = self.unit(bench, a, b)
+        clustered = unit != _DRAW
         cross = ", ".join(f"{c['score']:.4g}" for c in t.crossings[:4])
         more = " ..." if len(t.crossings) > 4 else ""
         if t.outcome in ("a", "b"):
@@ -279,30 +360,52 @@ class DistributionResult(ResultText):
         else:
             text = "no significant difference between the CDFs"
             outcome = "inconclusive"
-        p_win = single_draw_probability(xa, xb, objective=self.objective)
+            if clustered and t.min_p >= alpha / 2:
+                text += (f" (with {t.runs_a} + {t.runs_b} runs the smallest attainable "
+                         f"one-sided p-value is {t.min_p:.3g}, not below alpha/2 = "
+                         f"{alpha / 2:g}: at least {runs_needed(alpha / 2, False)} runs per "
+                         f"algorithm are needed to decide)")
+        if clustered:
+            text += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
+            text += _UNEQUAL if "draws each" not in unit else ""
+        single = self.single_draw_test(bench, a, b)
         return Verdict(
             a=a, b=b, outcome=outcome, method="dse.dominance", scope=scope,
             evidence=Evidence("p_value", t.p_value_adjusted, alpha), objective=self.objective,
             explanation=text + f"; a single draw of {a} beats one of {b} "
-                               f"{p_win:.0%} of the time.",
+                               f"{single.estimate:.0%} of the time ({self.confidence:.0%} "
+                               f"interval {single.lower:.0%} to {single.upper:.0%}; p = "
+                               f"{single.p_value:.3g} for 1/2, unadjusted).",
             # Cliff's delta, P(A > B) - P(B > A) = 2 p - 1: antisymmetric, so it
             # negates when the pair is swapped, as every effect must.
             effect=Effect("single-draw advantage P(a beats b) - P(b beats a) "
                           "(Cliff's delta)",
                           single_draw_advantage(xa, xb, objective=self.objective)),
-            unit=_DRAW, n=t.n_a + t.n_b,
+            unit=unit, n=(t.runs_a + t.runs_b) if clustered else t.n_a + t.n_b,
             details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
                      "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
-                     "crossings": t.crossings, "test": "one-sided two-sample KS x2",
-                     "normalize": self.normalize, "p_single_draw": p_win,
+                     "crossings": t.crossings, "test": t.test if clustered
+                     else "one-sided two-sample KS x2",
+                     "unit": "draw" if not clustered else unit.removeprefix("random-search "),
+                     "n_permutations": t.n_permutations, "min_p": t.min_p,
+                     "normalize": self.normalize, "p_single_draw": single.estimate,
+                     "p_single_draw_interval": [single.lower, single.upper],
+                     "p_single_draw_test": single.p_value,
+                     "single_draw_test": (
+                         "studentized run permutation (cluster-robust DeLong SE) of "
+                         "P(a beats b) = 1/2" if clustered else
+                         "studentized label permutation (DeLong SE, Brunner-Munzel) of "
+                         "P(a beats b) = 1/2"),
                      **self._sample_details()},
         )
 
     def _cvar_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
                       scope: Scope, alpha: float) -> Verdict:
         """``dse.cvar``: the permutation test decides, the interval may lean (:meth:`verdicts`)."""
-        iv = self._cvar_diff(xa, xb)
+        iv = self._cvar_diff(xa, xb, self._clusters(bench, a, b))
         test = self.cvar_test(bench, a, b)
+        unit = self.unit(bench, a, b)
+        clustered = unit != _DRAW
         what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
         lean = None
         tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
@@ -325,9 +428,16 @@ class DistributionResult(ResultText):
             lean = "a" if iv.lower > 0 else "b" if iv.upper < 0 else None
             why = (f"the studentized permutation test does not reject equal CVaRs at alpha = "
                    f"{alpha:g} (p = {test.p_value:.3g})")
+            if clustered and test.min_p > alpha:
+                why += (f"; with {test.runs_a} + {test.runs_b} runs the smallest attainable "
+                        f"p-value is {test.min_p:.3g}, above alpha: at least "
+                        f"{runs_needed(alpha, True)} runs per algorithm are needed to decide")
             if lean is not None:
                 why += (f"; the {self.confidence:.0%} interval excludes 0, a lean "
                         f"towards {a if lean == 'a' else b}, not a decision")
+        if clustered:
+            why += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
+            why += _UNEQUAL if "draws each" not in unit else ""
         return Verdict(
             a=a, b=b, outcome=outcome, method="dse.cvar", scope=scope,
             evidence=Evidence("p_value", test.p_value, alpha),
@@ -339,12 +449,18 @@ class DistributionResult(ResultText):
             # positional: Effect(name, estimate, interval ends, interval level)
             effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.lower,
                           iv.upper, self.confidence),
-            unit=_DRAW, n=int(xa.size + xb.size), lean=lean,
+            unit=unit, n=(test.runs_a + test.runs_b) if clustered else int(xa.size + xb.size),
+            lean=lean,
             details={"interval": iv.method, "normalize": self.normalize,
                      "cvar_level": self.cvar_level, "p_value": test.p_value,
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
-                     "test": "studentized label permutation (Besag-Clifford sequential)"
+                     "test": ("studentized run permutation, cluster-robust SE" if clustered
+                              else "studentized label permutation")
+                             + (" (all splits)" if test.exact else
+                                " (Besag-Clifford sequential)")
                              + (", within benchmarks" if self.strata else ""),
+                     "unit": "draw" if not clustered else unit.removeprefix("random-search "),
+                     "min_p": test.min_p,
                      "n_permutations": test.n_resamples, **self._sample_details()},
         )
 
@@ -472,7 +588,11 @@ def distribution(
     Parameters
     ----------
     results : Results
-        ``kind="trials"`` (every row an IID draw); ``"runs"`` is refused. With
+        ``kind="trials"`` (every row a random-search draw; the draws of one
+        seed in an (algorithm, benchmark) cell form one *run*, and where a
+        run holds several draws, which may share a run effect, every test
+        and interval takes the run as the unit: see
+        :meth:`DistributionResult.verdicts`); ``"runs"`` is refused. With
         more than :data:`MAX_DRAWS` draws in all or :data:`MAX_CELL_DRAWS` in
         one cell (on Dask too), the analysis runs on a uniform random sample
         of the draws (each kept with the same probability, independent of the
@@ -550,12 +670,16 @@ def distribution(
         frame["scope"] = POOLED
     else:
         frame["scope"] = frame["benchmark"].astype(str)
-    how = _auto_interval(interval, lo, hi)
+    # The run of each draw: its seed within the (algorithm, benchmark) cell.
+    seeds = results.table["seed"].astype(str).to_numpy()
+    frame["run"] = (frame["benchmark"].astype(str).to_numpy() + "\x1f" + seeds) if pooled \
+        else seeds
     sign = 1.0 if objective == "maximize" else -1.0
     draws: dict = {}
     strata: dict = {}
-    rows = []
+    clusters: dict = {}
     algs = results.algorithms
+    cells = []
     for scope in pd.unique(frame["scope"]):
         for alg in algs:
             sel = (frame["scope"] == scope).to_numpy() & (
@@ -565,11 +689,22 @@ def distribution(
                 continue
             x = frame.loc[sel, "value"].to_numpy(dtype=float)
             draws[str(scope), alg] = x
+            clusters[str(scope), alg] = frame.loc[sel, "run"].to_numpy()
             if pooled:
                 strata[str(scope), alg] = frame.loc[sel, "benchmark"].astype(str).to_numpy()
-            rows.append(_summary(str(scope), alg, x, sign, cvar_level, lower_cvar_level,
-                                 threshold,
-                                 confidence, band, how, lo, hi, n_resamples, seed))
+            cells.append((str(scope), alg, x))
+    runs = {key: cluster_codes(c, c.size, "runs") for key, c in clusters.items()}
+    clustered = [key for key, codes in runs.items() if is_clustered(codes)]
+    if clustered and interval == "band":
+        raise ValueError(
+            f"band intervals assume independent draws, but runs (seeds) hold several draws "
+            f"(e.g. {clustered[0][1]!r} on {clustered[0][0]!r}), which can share a run effect: "
+            f"use interval='bootstrap' (or 'auto'), which resamples whole runs.")
+    how = "bootstrap" if clustered and interval == "auto" else _auto_interval(interval, lo, hi)
+    rows = [_summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold,
+                     confidence, band, how, lo, hi, n_resamples, seed,
+                     runs[scope, alg] if (scope, alg) in clustered else None)
+            for scope, alg, x in cells]
     return DistributionResult(
         draws=draws, table=pd.DataFrame(rows), objective=objective,
         source_objective=results.objective, cvar_level=cvar_level,
@@ -578,7 +713,7 @@ def distribution(
         normalize=normalize, reference=reference, threshold=threshold,
         excluded=results.exclusions, n_resamples=n_resamples, seed=seed,
         pooled=bool(pooled), n_permutations=int(n_permutations), strata=strata,
-        sample_rate=float(sample_rate),
+        clusters=clusters, sample_rate=float(sample_rate),
         **({} if subsampled is None else {"subsampled": subsampled}),
     )
 
@@ -612,7 +747,7 @@ def _affordable_sample(results: Results, seed: int | None, pooled: bool
 
 
 def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confidence, band,
-             how, lo, hi, n_resamples, seed) -> dict:
+             how, lo, hi, n_resamples, seed, runs=None) -> dict:
     z = sign * x
     up = statistic("cvar", cvar_level=cvar_level, tail="upper")
     down = statistic("cvar", cvar_level=lower_cvar_level, tail="lower")
@@ -630,11 +765,16 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
         iv = band_interval(x, up, sign=sign, confidence=confidence, method=band, low=lo, high=hi)
     else:
         iv = bootstrap_interval(x, up, sign=sign, confidence=confidence,
-                                n_resamples=n_resamples, seed=seed)
+                                n_resamples=n_resamples, seed=seed, clusters=runs)
     row["cvar_lower"], row["cvar_upper"] = iv.lower, iv.upper
     row["lower_cvar"] = down.to_user(down.of_sample(z), sign)
-    med = band_interval(x, statistic("quantile", q=0.5), sign=sign, confidence=confidence,
-                        method=band, low=lo, high=hi)
+    if runs is None:
+        med = band_interval(x, statistic("quantile", q=0.5), sign=sign, confidence=confidence,
+                            method=band, low=lo, high=hi)
+    else:  # runs of several draws: the band (IID) would not hold; resample whole runs
+        med = bootstrap_interval(x, statistic("quantile", q=0.5), sign=sign,
+                                 confidence=confidence, n_resamples=n_resamples, seed=seed,
+                                 clusters=runs)
     row["median_lower"], row["median_upper"] = med.lower, med.upper
     if threshold is not None:
         tau = sign * float(threshold)
@@ -646,11 +786,15 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
                                high=hi)
         else:
             ai = bootstrap_interval(x, area, sign=sign, confidence=confidence,
-                                    n_resamples=n_resamples, seed=seed)
+                                    n_resamples=n_resamples, seed=seed, clusters=runs)
         row["threshold_area_lower"], row["threshold_area_upper"] = ai.lower, ai.upper
         row["exceedance"] = exc.of_sample(z)
-        ei = band_interval(x, exc, sign=sign, confidence=confidence, method=band, low=lo,
-                           high=hi)
+        if runs is None:
+            ei = band_interval(x, exc, sign=sign, confidence=confidence, method=band, low=lo,
+                               high=hi)
+        else:
+            ei = bootstrap_interval(x, exc, sign=sign, confidence=confidence,
+                                    n_resamples=n_resamples, seed=seed, clusters=runs)
         row["exceedance_lower"], row["exceedance_upper"] = ei.lower, ei.upper
     return row
 

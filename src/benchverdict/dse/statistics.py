@@ -222,6 +222,13 @@ class Statistic:
         its empirical influence function, ``sd(IF(Z)) / sqrt(n)`` (for the
         studentized bootstrap); ``None`` for quantiles (whose standard error
         needs a density estimate).
+    kind : str
+        ``"mean"``, ``"quantile"``, ``"cvar"``, ``"threshold_area"`` or
+        ``"exceedance"`` (what the weighted, clustered forms in
+        :mod:`benchverdict.dse.clusters` dispatch on).
+    params : tuple
+        The statistic's parameters: ``(q,)``, ``(cvar_level, tail)``,
+        ``(threshold, cap)`` or ``(threshold,)``.
     """
 
     name: str
@@ -229,6 +236,8 @@ class Statistic:
     of_rows: Callable[[np.ndarray], np.ndarray]
     location: bool
     se_rows: Callable[[np.ndarray], np.ndarray] | None = None
+    kind: str = ""
+    params: tuple = ()
 
     def of_sample(self, z: np.ndarray) -> float:
         """The plug-in estimate from an oriented sample."""
@@ -318,14 +327,14 @@ def statistic(name: str, **params: float) -> Statistic:
     """
     if name == "mean":
         return Statistic("mean", DiscreteLaw.mean, lambda r: r.mean(axis=1), True,
-                         _influence_se)
+                         _influence_se, "mean")
     if name == "quantile":
         q = float(params["q"])
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"quantile level q must be in [0, 1], got {q}.")
         return Statistic(
             f"quantile_{q:g}", lambda law: law.quantile(q),
-            lambda r: np.quantile(r, q, axis=1), True,
+            lambda r: np.quantile(r, q, axis=1), True, None, "quantile", (q,),
         )
     if name == "cvar":
         tail = params.get("tail", "upper")
@@ -334,7 +343,7 @@ def statistic(name: str, **params: float) -> Statistic:
         level = check_cvar_level(params["cvar_level"], tail)
         return Statistic(
             f"cvar_{tail}_{level:g}", lambda law: law.cvar(level, tail),
-            _rows_cvar(level, tail), True, _se_cvar(level, tail),
+            _rows_cvar(level, tail), True, _se_cvar(level, tail), "cvar", (level, tail),
         )
     if name == "threshold_area":
         tau = float(params["threshold"])
@@ -343,13 +352,14 @@ def statistic(name: str, **params: float) -> Statistic:
             f"threshold_area_{tau:g}", lambda law: law.threshold_area(tau, cap),
             lambda r: np.minimum(np.clip(r - tau, 0.0, None), cap).mean(axis=1), False,
             lambda r: _influence_se(np.minimum(np.clip(r - tau, 0.0, None), cap)),
+            "threshold_area", (tau, cap),
         )
     if name == "exceedance":
         tau = float(params["threshold"])
         return Statistic(
             f"exceedance_{tau:g}", lambda law: law.exceedance(tau),
             lambda r: (r > tau).mean(axis=1), False,
-            lambda r: _influence_se((r > tau).astype(float)),
+            lambda r: _influence_se((r > tau).astype(float)), "exceedance", (tau,),
         )
     raise ValueError(
         f"unknown statistic {name!r}; use mean, quantile, cvar, threshold_area or exceedance."
