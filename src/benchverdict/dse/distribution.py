@@ -582,6 +582,7 @@ def distribution(
     n_resamples: int = 10_000,
     seed: int | None = 0,
     n_permutations: int = 1999,
+    draws: str = "auto",
 ) -> DistributionResult:
     """Build per-algorithm performance distributions and summarise them.
 
@@ -631,6 +632,11 @@ def distribution(
     seed : int, optional
     n_permutations : int
         The most label permutations of the CVaR test in :meth:`~DistributionResult.verdicts`.
+    draws : {"auto", "iid", "clustered"}
+        ``"auto"`` and ``"clustered"``: a seed's draws in a cell form one run,
+        the unit of every test and interval where a run holds several draws.
+        ``"iid"``: the caller states that every draw is independent of the
+        other draws of its run, so each draw is its own unit.
 
     Returns
     -------
@@ -671,9 +677,14 @@ def distribution(
     else:
         frame["scope"] = frame["benchmark"].astype(str)
     # The run of each draw: its seed within the (algorithm, benchmark) cell.
+    if draws not in ("auto", "iid", "clustered"):
+        raise ValueError(f"draws must be 'auto', 'iid' or 'clustered', got {draws!r}: 'iid' "
+                         f"states that every draw is independent of its run's other draws.")
     seeds = results.table["seed"].astype(str).to_numpy()
     frame["run"] = (frame["benchmark"].astype(str).to_numpy() + "\x1f" + seeds) if pooled \
         else seeds
+    if draws == "iid":  # the user's statement: every draw is its own replicate
+        frame["run"] = np.arange(len(frame)).astype(str)
     sign = 1.0 if objective == "maximize" else -1.0
     draws: dict = {}
     strata: dict = {}

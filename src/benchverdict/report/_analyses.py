@@ -788,7 +788,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
                 f"distributions {label}, CVaR_{level:g}", _with_verdicts,
                 lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
                     results, cvar_level=level, confidence=options.confidence,
-                    n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS, **kwargs),
+                    n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
+                    draws=reading, **kwargs),
                     options.alpha))
             if got is None:
                 continue
@@ -830,8 +831,12 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         f"of the best {', '.join(f'{1 - a:.0%}' for a in options.cvar_levels)} of draws), "
         f"decided by a label-permutation test at alpha = {options.alpha:g}, with "
         f"{options.confidence:g} studentized bootstrap intervals; dominance: two one-sided KS "
-        f"tests at alpha/2 each. Score distributions describe single draws: they do not vote "
-        f"on the ranking at the final budget."
+        f"tests at alpha/2 each"
+        + ("; draws of one run share it, so every test permutes whole runs and every "
+           "bootstrap resamples whole runs" if reading == "clustered" else "")
+        + ". Score distributions describe single draws: they do not vote on the ranking at "
+          "the final budget; the single-draw line names only pairs whose test of 'single "
+          "draws win equally often' survives Holm's adjustment over the row."
         + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
     return run
 

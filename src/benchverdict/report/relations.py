@@ -727,22 +727,28 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
             p = v.evidence.value if v.evidence.kind == "p_value" else None
         if p is None or not math.isfinite(p):
             continue
-        rows.append((float(p), float(share), v.a, v.b))
+        iv = v.details.get("p_single_draw_interval")
+        iv = (tuple(float(x) for x in iv) if isinstance(iv, (list, tuple)) and len(iv) == 2
+              and all(isinstance(x, (int, float)) and math.isfinite(x) for x in iv) else None)
+        rows.append((float(p), float(share), v.a, v.b, iv))
     if not rows:
         return ""
     adjusted = holm([r[0] for r in rows])
     decided = []
-    for (_, share, a, b), p_adj in zip(rows, adjusted):
+    for (_, share, a, b, iv), p_adj in zip(rows, adjusted):
         if p_adj <= alpha and share != 0.5:
             w, lo, won = (a, b, share) if share > 0.5 else (b, a, 1.0 - share)
-            decided.append((won, w, lo, float(p_adj)))
+            if iv is not None and share < 0.5:
+                iv = (1.0 - iv[1], 1.0 - iv[0])
+            decided.append((won, w, lo, float(p_adj), iv))
     head = "Single draws (budget 1; score distributions, no vote): "
     if not decided:
         return (head + f"no pair's single draws win more often than the other's after the "
                        f"Holm adjustment over {len(rows)} pair(s).")
     decided.sort(key=lambda t: (-t[0], t[1], t[2]))
-    shown = [f"a single draw of {w} beats one of {lo} {won:.0%} of the time (Holm-adjusted "
-             f"p = {p:.2g})" for won, w, lo, p in decided[:4]]
+    shown = [f"a single draw of {w} beats one of {lo} {won:.0%} of the time ("
+             + (f"interval {iv[0]:.0%}-{iv[1]:.0%}; " if iv is not None else "")
+             + f"Holm-adjusted p = {p:.2g})" for won, w, lo, p, iv in decided[:4]]
     more = (f", and {len(decided) - 4} more pair(s) differ" if len(decided) > 4 else "")
     rest = ("" if len(decided) == len(rows) else
             f"; no other pair differs after the adjustment over {len(rows)} pair(s)")
