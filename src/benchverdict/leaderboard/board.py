@@ -211,14 +211,18 @@ def mean_rank_interval(
                         index=index)
 
 
-def _adjusted_t(ranks: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ``adjusted_t`` interval of each column's mean (see :func:`mean_rank_interval`)."""
-    n, k = ranks.shape
-    w = PSEUDO_BENCHMARKS
-    size = n + 2.0 * w
-    centre = (ranks.sum(axis=0) + w * (1.0 + k)) / size
-    spread = (((ranks - centre) ** 2).sum(axis=0) + w * (1.0 - centre) ** 2
-              + w * (k - centre) ** 2) / (size - 1.0)
+def _adjusted_t(ranks: np.ndarray, alpha: float, pseudo: float = PSEUDO_BENCHMARKS
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``adjusted_t`` interval of each column's mean (see :func:`mean_rank_interval`).
+
+    ``ranks`` is ``(..., benchmarks, algorithms)``; leading axes are independent tables
+    (the simulations pass thousands at once). ``pseudo=0`` is the plain t-interval.
+    """
+    n, k = ranks.shape[-2:]
+    size = n + 2.0 * pseudo
+    centre = (ranks.sum(axis=-2) + pseudo * (1.0 + k)) / size
+    spread = (((ranks - centre[..., None, :]) ** 2).sum(axis=-2)
+              + pseudo * (1.0 - centre) ** 2 + pseudo * (k - centre) ** 2) / (size - 1.0)
     half = stats.t.ppf(1.0 - alpha / 2.0, n - 1) * np.sqrt(spread / size)
     return np.clip(centre - half, 1.0, k), np.clip(centre + half, 1.0, k)
 
@@ -292,7 +296,7 @@ class Leaderboard:
                          f"{r.mean_rank:.2f} [{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]"
                          f"  {r.settled_by or 'not separated'}")
         if len(self.entries):
-            lines.append(f"Mean rank [interval]: {self._interval_text()}.")
+            lines.append(f"Mean rank [{self._interval_text()}].")
         for r in self.incomplete.itertuples():
             lines.append(f"{'-':>7}  {printable(r.algorithm):<24} incomplete: {r.reasons}")
         return "\n".join(lines)
