@@ -46,24 +46,28 @@ def population_mean_rank(offsets: np.ndarray, ties: bool) -> np.ndarray:
     return rank_tables(np.random.default_rng(12345), 1, 400_000, offsets, ties)[0].mean(0)
 
 
-def offsets_for(k: int) -> np.ndarray:
-    # Wide spread: the best algorithm often ranks first on every one of a few benchmarks,
-    # the case where an interval from the observed spread alone collapses.
-    return np.linspace(4.0, 0.0, k)
+def offsets_for(k: int, spread: str = "wide") -> np.ndarray:
+    """Algorithm offsets. "wide": the best algorithm often ranks first on every one of a
+    few benchmarks, where an interval from the observed spread alone collapses; "close":
+    ranks vary a lot, where the interval is nearest its nominal level."""
+    return np.linspace(4.0 if spread == "wide" else 1.0, 0.0, k)
 
 
+@pytest.mark.parametrize("spread", ["wide", "close"])
 @pytest.mark.parametrize("ties", [False, True], ids=["continuous", "ties"])
 @pytest.mark.parametrize("k", [4, 10])
-def test_mean_rank_intervals_cover_marginally_and_simultaneously(k, ties):
+def test_mean_rank_intervals_cover_marginally_and_simultaneously(k, ties, spread):
     """Boards of 4 and 10 algorithms on 6, 10 and 30 benchmarks, 2000 tables each: every
     algorithm's marginal interval, and all of them together, cover the population mean rank
-    at >= 0.95 - 3 SE. (Measured, at 6/10/30 benchmarks: marginal minimum over algorithms
-    0.99+/0.99/0.96-0.97, simultaneous 1.0/1.0/0.98-0.99.)"""
-    offsets = offsets_for(k)
+    at >= 0.95 - 3 SE. Measured (smallest marginal coverage over algorithms; simultaneous)
+    at 6/10/30 benchmarks: "wide" 0.998/0.986-0.996/0.961-0.970; 1.0/0.999-1.0/0.984-0.991.
+    "close" 0.989-0.992/0.967-0.976/0.953-0.956; 0.999-1.0/0.976-0.997/0.964-0.973.
+    Conservative at 6-10 benchmarks: the price of not collapsing."""
+    offsets = offsets_for(k, spread)
     truth = population_mean_rank(offsets, ties)
     assert truth.sum() == pytest.approx(k * (k + 1) / 2)
     reps, alpha = 2000, 1 - NOMINAL
-    rng = np.random.default_rng(100 * k + ties)
+    rng = np.random.default_rng(100 * k + 10 * ties + (spread == "close"))
     for n in (6, 10, 30):
         ranks = rank_tables(rng, reps, n, offsets, ties)
         low, high = _adjusted_t(ranks, alpha)
@@ -143,9 +147,10 @@ def test_public_function_is_the_tested_interval_and_refuses_too_few_benchmarks()
     assert (got["method"] == "adjusted_t").all() and (got["note"] == "").all()
     few = frame[frame["benchmark"] < MIN_BENCHMARKS - 1]
     refused = mean_rank_interval(few, "minimize")
-    assert refused[["lower", "upper", "simultaneous_lower", "simultaneous_upper"]].isna().all().all()
-    assert refused["mean_rank"].notna().all()
-    assert "fewer than 5" in refused["note"].iloc[0] and "add benchmarks" in refused["note"].iloc[0]
+    bounds = ["lower", "upper", "simultaneous_lower", "simultaneous_upper"]
+    assert refused[bounds].isna().all().all() and refused["mean_rank"].notna().all()
+    note = refused["note"].iloc[0]
+    assert "fewer than 5" in note and "add benchmarks" in note
     for bad, match in [({"objective": "max"}, "objective"), ({"confidence": 95}, "confidence"),
                        ({"method": "bca"}, "method")]:
         with pytest.raises(ValueError, match=match):

@@ -293,7 +293,7 @@ class Leaderboard:
                  self.headline, ""]
         for r in self.entries.itertuples():
             lines.append(f"{r.position:>7}  {printable(r.algorithm):<24} mean rank "
-                         f"{r.mean_rank:.2f} [{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]"
+                         f"{r.mean_rank:.2f} {_interval_cell(r)}"
                          f"  {r.settled_by or 'not separated'}")
         if len(self.entries):
             lines.append(f"Mean rank [{self._interval_text()}].")
@@ -419,7 +419,7 @@ class Leaderboard:
         for r in self.entries.itertuples():
             lines.append(
                 f"| {r.position} | {cell(r.algorithm)} | {r.mean_rank:.2f} "
-                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}] | {r.better_than} | "
+                f"{_interval_cell(r)} | {r.better_than} | "
                 f"{r.worse_than} | {cell(r.settled_by or '-')} |")
         lines.append("")
         lines.append(f"Mean rank: over benchmarks at {budget_text(d.final_budget)}, seeds "
@@ -447,7 +447,7 @@ class Leaderboard:
                 f"{esc(str(r.position))}</td><td>{esc(str(r.algorithm))}</td>"
                 f"<td data-v=\"{r.mean_rank:.6f}\">"
                 f"{r.mean_rank:.2f}</td><td data-v=\"{r.mean_rank_lower:.6f}\">"
-                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]</td>"
+                f"{_interval_cell(r)}</td>"
                 f"<td data-v=\"{r.better_than:06d}\">{r.better_than}</td>"
                 f"<td data-v=\"{r.worse_than:06d}\">{r.worse_than}</td>"
                 f"<td>{esc(str(r.settled_by or '-'))}</td></tr>")
@@ -477,6 +477,13 @@ class Leaderboard:
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Leaderboard v{self.version}</title><style>{_CSS}</style>"
             f"<script>{_SORT_JS}</script></head><body>{body}</body></html>\n")
+
+
+def _interval_cell(row: Any) -> str:
+    """``[lower, upper]`` of an entry's shown (simultaneous) interval, or why there is none."""
+    if not (math.isfinite(row.mean_rank_lower) and math.isfinite(row.mean_rank_upper)):
+        return "[no interval: too few benchmarks]"
+    return f"[{row.mean_rank_lower:.2f}, {row.mean_rank_upper:.2f}]"
 
 
 _CSS = (
@@ -645,8 +652,11 @@ def _mean_ranks_at_budget(
     table: pd.DataFrame, like: Results, design: Design, *, confidence: float,
     n_resamples: int, seed: int,
 ) -> pd.DataFrame:
-    """:func:`mean_rank_interval` of the rows the board ranks: each run's incumbent at the
-    design's final budget (each run's final score without a budget), as the report does."""
+    """:func:`mean_rank_interval` of the rows the board ranks.
+
+    Those are each run's incumbent at the design's final budget (each run's final score
+    without a budget), as the report compares them.
+    """
     if not len(table):
         return pd.DataFrame(columns=MEAN_RANK_COLUMNS)
     # One algorithm ranks first everywhere at every budget; a Results needs two to be built.
