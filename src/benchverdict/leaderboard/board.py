@@ -239,6 +239,10 @@ class Leaderboard:
     design : Design
     entries : pandas.DataFrame
         One row per complete entry (columns :data:`ENTRY_COLUMNS`), best first.
+        ``mean_rank_lower/upper`` are the simultaneous intervals the board
+        shows; ``mean_rank_marginal_lower/upper`` each entry's own (see
+        :func:`mean_rank_interval`); NaN with fewer than
+        :data:`MIN_BENCHMARKS` benchmarks (the notes say why).
     incomplete : pandas.DataFrame
         One row per incomplete submission, with what it misses.
     relations : pandas.DataFrame
