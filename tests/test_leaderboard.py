@@ -159,13 +159,14 @@ def test_mean_rank_matches_a_direct_computation():
     assert got["mean_rank"].sum() == pytest.approx(6.0, abs=1e-12)
 
 
-def test_mean_rank_bootstrap_interval_covers_in_simulation():
-    """Percentile bootstrap over benchmarks: coverage of the population mean rank.
+def test_mean_rank_interval_covers_in_simulation():
+    """The board's interval (adjusted t over benchmarks): coverage of the population mean rank.
 
     Two algorithms, benchmark-level win probability p = 0.7: the mean rank
-    of the weaker one is 1 + 0.7. With 40 benchmarks the percentile interval
-    is close to nominal; 200 data sets give a binomial standard error of
-    about 0.015 at 0.95, so the bound is nominal minus 4 standard errors.
+    of the weaker one is 1 + 0.7. 200 data sets of 40 benchmarks give a
+    binomial standard error of about 0.015 at 0.95, so the bound is nominal
+    minus 4 standard errors. (Smaller boards, ties and the simultaneous
+    intervals: tests/test_rank_intervals.py.)
     """
     rng = np.random.default_rng(7)
     n_sets, n_bench, hits = 200, 40, 0
@@ -180,6 +181,33 @@ def test_mean_rank_bootstrap_interval_covers_in_simulation():
         hits += int(got.loc["weak", "lower"] <= 1.7 <= got.loc["weak", "upper"])
     se = np.sqrt(0.95 * 0.05 / n_sets)
     assert hits / n_sets >= 0.95 - 4 * se
+
+
+def test_board_with_too_few_benchmarks_shows_no_interval_and_says_why():
+    board = build_leaderboard(as_results(scores(PLANTED, n_benchmarks=4, sd=0.3)),
+                              analyses=["ranks"])
+    assert board.entries["mean_rank"].notna().all()
+    assert board.entries[["mean_rank_lower", "mean_rank_upper", "mean_rank_marginal_lower",
+                          "mean_rank_marginal_upper"]].isna().all().all()
+    assert any(n.startswith("Mean-rank intervals: no interval: 4 benchmark(s)")
+               for n in board.notes)
+    assert "[no interval: too few benchmarks]" in board.summary()
+    assert "[no interval: too few benchmarks]" in board.to_markdown()
+    again = Leaderboard.from_dict(json.loads(board.to_json()))
+    assert again.entries["mean_rank_lower"].isna().all()
+    assert board.plot() is not None
+
+
+def test_board_shows_simultaneous_intervals_and_keeps_marginal_ones():
+    board = build_leaderboard(as_results(scores(PLANTED, n_benchmarks=12, sd=0.3)),
+                              analyses=["ranks"])
+    e = board.entries
+    assert (e["mean_rank_lower"] <= e["mean_rank_marginal_lower"]).all()
+    assert (e["mean_rank_marginal_upper"] <= e["mean_rank_upper"]).all()
+    assert ((e["mean_rank_marginal_lower"] <= e["mean_rank"])
+            & (e["mean_rank"] <= e["mean_rank_marginal_upper"])).all()
+    assert "95% simultaneous over all 3 entries" in board.to_markdown()
+    assert "95% simultaneous over all 3 entries" in board.to_html()
 
 
 # ------------------------------------------------------------------ folder, versions, changes

@@ -11,10 +11,14 @@ Each complete entry gets
   :mod:`benchverdict.report.relations`).
 - the **families** (rank tests, LMEM, ...) whose decisions settle its
   relations, and the algorithms it is settled above and below;
-- its **mean rank** over benchmarks (seeds averaged first, rank 1 = best,
-  ties share the mean rank) with a percentile bootstrap interval over
-  benchmarks at ``confidence``: a descriptive summary that orders entries
-  inside a shared position; it does not settle anything.
+- its **mean rank** over benchmarks at the board's budget (each run's
+  incumbent at the design's final budget, the rows the positions rest on;
+  seeds averaged first, rank 1 = best, ties share the mean rank) with an
+  interval for the expected rank on a random benchmark. The board shows
+  the *simultaneous* intervals (all entries' hold together with probability
+  ``confidence``) and keeps the marginal ones in
+  ``mean_rank_marginal_lower/upper``; see :func:`mean_rank_interval`. The
+  mean rank orders entries inside a shared position; it settles nothing.
 
 Incomplete submissions (see :mod:`benchverdict.leaderboard.design`) are
 listed apart with what they miss, never compared on a smaller design.
@@ -31,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from benchverdict._plain_text import plain_text, printable
 from benchverdict.leaderboard.design import Design, budget_text, check_submission
@@ -45,68 +50,181 @@ SCHEMA_VERSION = 2
 
 ENTRY_COLUMNS = [
     "position", "best_position", "worst_position", "algorithm", "group", "mean_rank",
-    "mean_rank_lower", "mean_rank_upper", "better_than", "worse_than", "settled_by",
+    "mean_rank_lower", "mean_rank_upper", "mean_rank_marginal_lower", "mean_rank_marginal_upper",
+    "better_than", "worse_than", "settled_by",
     "n_benchmarks", "n_seeds",
 ]
 INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", "reasons"]
 RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason"]
 
 
+#: Below this many benchmarks the mean-rank intervals are not computed (NaN with a note).
+MIN_BENCHMARKS = 5
+#: Pseudo-benchmarks added at each extreme rank (1 and k) by the ``"adjusted_t"`` interval.
+PSEUDO_BENCHMARKS = 0.5
+#: The methods of :func:`mean_rank_interval`.
+MEAN_RANK_METHODS = ("adjusted_t", "percentile")
+MEAN_RANK_COLUMNS = ["mean_rank", "lower", "upper", "simultaneous_lower", "simultaneous_upper",
+                     "n_benchmarks", "method", "note"]
+
+
 def mean_rank_interval(
     table: pd.DataFrame, objective: str, *, confidence: float = 0.95,
-    n_resamples: int = 2000, seed: int = 0,
+    method: str = "adjusted_t", n_resamples: int = 2000, seed: int = 0,
 ) -> pd.DataFrame:
-    """Mean rank over benchmarks with a percentile bootstrap interval over benchmarks.
+    r"""Mean rank over benchmarks, with a marginal and a simultaneous interval per algorithm.
 
     Scores are averaged over seeds per (algorithm, benchmark), ranked within
-    each benchmark (1 = best, ties share their mean rank), and averaged over
-    benchmarks. The bootstrap resamples benchmarks with replacement (the
-    unit a leaderboard generalises over); its weights are multinomial counts,
-    so the cost is ``n_resamples x benchmarks x algorithms`` flops without
-    copying the rank matrix.
+    each benchmark among the table's algorithms (1 = best, ties share their
+    mean rank), and averaged over the benchmarks where every algorithm has
+    a score.
+
+    **Estimand.** For algorithm :math:`j`, :math:`\mu_j = E[r_{Bj}]`: the
+    expected rank of its seed-averaged score on a benchmark :math:`B` drawn
+    from the population the benchmarks stand for, ranked among the table's
+    algorithms. The benchmarks are the unit of replication (seeds only make
+    each cell's score); the intervals claim nothing about other
+    algorithm sets or seed counts.
+
+    **Marginal interval** (``lower``, ``upper``; ``method="adjusted_t"``).
+    Ranks are bounded in :math:`[1, k]`, and with few benchmarks a good
+    algorithm often has the same rank on all of them, where a plain
+    :math:`t`-interval collapses to a point (it covered 0.70 at nominal 0.95
+    with 4 algorithms and 6 benchmarks in our simulations). As Agresti and
+    Coull (1998) do for a proportion, :math:`w` = :data:`PSEUDO_BENCHMARKS`
+    pseudo-benchmarks are added at each extreme rank, 1 and :math:`k`:
+
+    .. math::
+
+        \tilde n = n + 2w, \quad
+        \tilde r_j = \frac{\sum_b r_{bj} + w (1 + k)}{\tilde n}, \quad
+        \tilde s_j^2 = \frac{\sum_b (r_{bj} - \tilde r_j)^2 + w (1 - \tilde r_j)^2
+                             + w (k - \tilde r_j)^2}{\tilde n - 1},
+
+    and the interval is :math:`\tilde r_j \pm t_{n-1,\,1-\alpha/2}\,
+    \tilde s_j / \sqrt{\tilde n}`, clipped to :math:`[1, k]`
+    (:math:`\alpha = 1 -` ``confidence``). It tends to the plain
+    :math:`t`-interval as :math:`n` grows.
+
+    **Simultaneous interval** (``simultaneous_lower``, ``simultaneous_upper``):
+    the same interval at level :math:`1 - \alpha / k` per algorithm
+    (Bonferroni), so all :math:`k` intervals hold together with probability
+    at least ``confidence``. This is the one a leaderboard shows.
+
+    **Measured** (tests/test_rank_intervals.py; normal scores with
+    benchmark-by-algorithm noise, with and without ties; 4 and 10
+    algorithms; 6, 10 and 30 benchmarks): the smallest marginal coverage
+    over algorithms was at least nominal within simulation error, and
+    conservative (near 0.99) at 6 benchmarks; simultaneous coverage at least
+    0.95. The percentile bootstrap this function used before
+    (``method="percentile"``, kept for comparison; its simultaneous
+    interval uses the Bonferroni quantiles) covers only about 0.9 per
+    algorithm at 6 benchmarks, and less together.
+
+    With fewer than :data:`MIN_BENCHMARKS` complete benchmarks the bounds are
+    NaN and ``note`` says why: an interval there spans nearly every rank,
+    and its level would rest on the pseudo-benchmarks more than on the data.
 
     Parameters
     ----------
     table : pandas.DataFrame
         Columns ``algorithm``, ``benchmark``, ``score`` (one row per run's
-        final score; several seeds per cell are averaged).
+        score at the compared budget; several seeds per cell are averaged).
     objective : {"maximize", "minimize"}
     confidence : float
-        Level of the percentile interval.
-    n_resamples : int
-        Bootstrap resamples.
-    seed : int
-        Seed of the resampling.
+        Level of the marginal intervals, and joint level of the simultaneous ones.
+    method : {"adjusted_t", "percentile"}
+        The interval (see above). ``"percentile"`` does not hold its level
+        with few benchmarks.
+    n_resamples, seed : int
+        Bootstrap resamples and their seed (``method="percentile"`` only).
 
     Returns
     -------
     pandas.DataFrame
         Indexed by algorithm: ``mean_rank``, ``lower``, ``upper``,
-        ``n_benchmarks``.
+        ``simultaneous_lower``, ``simultaneous_upper``, ``n_benchmarks``,
+        ``method`` and ``note`` (empty, or why there are no bounds).
+
+    Raises
+    ------
+    ValueError
+        On a missing column, an unknown objective or method, or a confidence
+        outside (0, 1).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> t = pd.DataFrame({"algorithm": ["a", "b"] * 3, "benchmark": list("ppqqrr"),
-    ...                   "score": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]})
-    >>> mean_rank_interval(t, "maximize")["mean_rank"].round(3).tolist()
-    [1.333, 1.667]
+    >>> t = pd.DataFrame({"algorithm": ["a", "b"] * 6, "benchmark": list("ppqqrrssttuu"),
+    ...                   "score": [1.0, 0.0] * 5 + [0.0, 1.0]})
+    >>> got = mean_rank_interval(t, "maximize")
+    >>> got["mean_rank"].round(3).tolist()
+    [1.167, 1.833]
+    >>> got[["lower", "upper"]].round(3).values.tolist()
+    [[1.0, 1.645], [1.355, 2.0]]
     """
+    missing = [c for c in ("algorithm", "benchmark", "score") if c not in table.columns]
+    if missing:
+        raise ValueError(f"mean_rank_interval: table lacks column(s) {missing}; it needs "
+                         f"algorithm, benchmark and score (one row per run).")
+    if objective not in ("maximize", "minimize"):
+        raise ValueError(f"objective must be 'maximize' or 'minimize', got {objective!r}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), e.g. 0.95; got {confidence!r}.")
+    if method not in MEAN_RANK_METHODS:
+        raise ValueError(f"method must be one of {MEAN_RANK_METHODS}, got {method!r}.")
     cells = table.groupby(["benchmark", "algorithm"], observed=True)["score"].mean().unstack()
     cells = cells.dropna(axis=0, how="any")
     values = cells.to_numpy(dtype=float)
     if objective == "maximize":
         values = -values
-    ranks = pd.DataFrame(values).rank(axis=1, method="average").to_numpy()
-    n_bench = ranks.shape[0]
-    mean = ranks.mean(axis=0)
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n_bench, np.full(n_bench, 1.0 / n_bench), size=n_resamples)
-    boot = weights @ ranks / n_bench
-    tail = (1.0 - confidence) / 2.0
-    lower, upper = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-    return pd.DataFrame({"mean_rank": mean, "lower": lower, "upper": upper,
-                         "n_benchmarks": n_bench}, index=pd.Index(cells.columns, name="algorithm"))
+    index = pd.Index(cells.columns, name="algorithm")
+    n_bench, k = values.shape
+    ranks = (stats.rankdata(values, axis=1, method="average") if n_bench
+             else np.empty((0, k)))
+    mean = ranks.mean(axis=0) if n_bench else np.full(k, np.nan)
+    alpha = 1.0 - confidence
+    nan = np.full(k, np.nan)
+    if n_bench < MIN_BENCHMARKS:
+        note = (f"no interval: {n_bench} benchmark(s) with every algorithm scored, fewer "
+                f"than {MIN_BENCHMARKS}; an interval would span nearly every rank and rest "
+                f"on assumptions more than on data. Fix: add benchmarks.")
+        bounds = (nan, nan, nan, nan)
+    elif k < 2:
+        note = ""
+        ones = np.ones(k)
+        bounds = (ones, ones, ones, ones)
+    elif method == "adjusted_t":
+        note = ""
+        bounds = (*_adjusted_t(ranks, alpha), *_adjusted_t(ranks, alpha / k))
+    else:
+        note = ("percentile bootstrap over benchmarks: below nominal coverage with few "
+                "benchmarks (about 0.9 at 6)")
+        rng = np.random.default_rng(seed)
+        weights = rng.multinomial(n_bench, np.full(n_bench, 1.0 / n_bench), size=n_resamples)
+        boot = weights @ ranks / n_bench
+        tails = [alpha / 2, 1 - alpha / 2, alpha / (2 * k), 1 - alpha / (2 * k)]
+        bounds = tuple(np.quantile(boot, tails, axis=0))
+    return pd.DataFrame({"mean_rank": mean, "lower": bounds[0], "upper": bounds[1],
+                         "simultaneous_lower": bounds[2], "simultaneous_upper": bounds[3],
+                         "n_benchmarks": n_bench, "method": method, "note": note},
+                        index=index)
+
+
+def _adjusted_t(ranks: np.ndarray, alpha: float, pseudo: float = PSEUDO_BENCHMARKS
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``adjusted_t`` interval of each column's mean (see :func:`mean_rank_interval`).
+
+    ``ranks`` is ``(..., benchmarks, algorithms)``; leading axes are independent tables
+    (the simulations pass thousands at once). ``pseudo=0`` is the plain t-interval.
+    """
+    n, k = ranks.shape[-2:]
+    size = n + 2.0 * pseudo
+    centre = (ranks.sum(axis=-2) + pseudo * (1.0 + k)) / size
+    spread = (((ranks - centre[..., None, :]) ** 2).sum(axis=-2)
+              + pseudo * (1.0 - centre) ** 2 + pseudo * (k - centre) ** 2) / (size - 1.0)
+    half = stats.t.ppf(1.0 - alpha / 2.0, n - 1) * np.sqrt(spread / size)
+    return np.clip(centre - half, 1.0, k), np.clip(centre + half, 1.0, k)
 
 
 @dataclass
@@ -121,6 +239,10 @@ class Leaderboard:
     design : Design
     entries : pandas.DataFrame
         One row per complete entry (columns :data:`ENTRY_COLUMNS`), best first.
+        ``mean_rank_lower/upper`` are the simultaneous intervals the board
+        shows; ``mean_rank_marginal_lower/upper`` each entry's own (see
+        :func:`mean_rank_interval`); NaN with fewer than
+        :data:`MIN_BENCHMARKS` benchmarks (the notes say why).
     incomplete : pandas.DataFrame
         One row per incomplete submission, with what it misses.
     relations : pandas.DataFrame
@@ -175,8 +297,10 @@ class Leaderboard:
                  self.headline, ""]
         for r in self.entries.itertuples():
             lines.append(f"{r.position:>7}  {printable(r.algorithm):<24} mean rank "
-                         f"{r.mean_rank:.2f} [{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]"
+                         f"{r.mean_rank:.2f} {_interval_cell(r)}"
                          f"  {r.settled_by or 'not separated'}")
+        if len(self.entries):
+            lines.append(f"Mean rank [{self._interval_text()}].")
         for r in self.incomplete.itertuples():
             lines.append(f"{'-':>7}  {printable(r.algorithm):<24} incomplete: {r.reasons}")
         return "\n".join(lines)
@@ -193,7 +317,7 @@ class Leaderboard:
         return self.to_html(standalone=False)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Mean rank with its bootstrap interval per entry, coloured by position.
+        """Mean rank with its simultaneous interval per entry, coloured by position.
 
         Returns the matplotlib Axes.
         """
@@ -212,8 +336,8 @@ class Leaderboard:
                         fmt="o", color=colours[r.position], capsize=3, **kwargs)
         ax.set_yticks(y, [f"{p}  {a}" for p, a in
                           zip(entries["position"], entries["algorithm"], strict=True)])
-        ax.set_xlabel(f"mean rank over benchmarks ({self.confidence:.0%} bootstrap interval; "
-                      "1 = best)")
+        ax.set_xlabel(f"mean rank over benchmarks ({self.confidence:.0%} simultaneous "
+                      "intervals; 1 = best)")
         ax.invert_xaxis()
         ax.set_title(f"Leaderboard v{self.version}: positions settled at FWER "
                      f"{self.alpha:g}", fontsize="medium")
@@ -255,7 +379,8 @@ class Leaderboard:
                 f"leaderboard schema version {data['schema_version']} is newer than this "
                 f"benchverdict understands ({SCHEMA_VERSION}). Fix: upgrade benchverdict.")
         entries = pd.DataFrame(data["entries"], columns=ENTRY_COLUMNS)
-        for column in ("mean_rank", "mean_rank_lower", "mean_rank_upper"):
+        for column in ("mean_rank", "mean_rank_lower", "mean_rank_upper",
+                       "mean_rank_marginal_lower", "mean_rank_marginal_upper"):
             entries[column] = entries[column].astype(float)
         return cls(
             design=Design.from_dict(data["design"]), entries=entries,
@@ -268,6 +393,11 @@ class Leaderboard:
             analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
             version=int(data["version"]), created=str(data.get("created", "")),
         )
+
+    def _interval_text(self) -> str:
+        return (f"intervals: {self.confidence:.0%} simultaneous over all {len(self.entries)} "
+                f"entries (Bonferroni over adjusted t-intervals on the benchmarks' ranks) for "
+                f"the expected rank on a random benchmark")
 
     def _families_text(self) -> str:
         return ", ".join(family_names(",".join(self.analyses)))
@@ -293,11 +423,11 @@ class Leaderboard:
         for r in self.entries.itertuples():
             lines.append(
                 f"| {r.position} | {cell(r.algorithm)} | {r.mean_rank:.2f} "
-                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}] | {r.better_than} | "
+                f"{_interval_cell(r)} | {r.better_than} | "
                 f"{r.worse_than} | {cell(r.settled_by or '-')} |")
         lines.append("")
-        lines.append(f"Mean rank: over benchmarks, seeds averaged first, 1 = best; interval: "
-                     f"{self.confidence:.0%} percentile bootstrap over benchmarks (descriptive).")
+        lines.append(f"Mean rank: over benchmarks at {budget_text(d.final_budget)}, seeds "
+                     f"averaged first, 1 = best; {self._interval_text()}.")
         if len(self.incomplete):
             lines += ["", "## Incomplete submissions (not compared)", ""]
             for r in self.incomplete.itertuples():
@@ -321,7 +451,7 @@ class Leaderboard:
                 f"{esc(str(r.position))}</td><td>{esc(str(r.algorithm))}</td>"
                 f"<td data-v=\"{r.mean_rank:.6f}\">"
                 f"{r.mean_rank:.2f}</td><td data-v=\"{r.mean_rank_lower:.6f}\">"
-                f"[{r.mean_rank_lower:.2f}, {r.mean_rank_upper:.2f}]</td>"
+                f"{_interval_cell(r)}</td>"
                 f"<td data-v=\"{r.better_than:06d}\">{r.better_than}</td>"
                 f"<td data-v=\"{r.worse_than:06d}\">{r.worse_than}</td>"
                 f"<td>{esc(str(r.settled_by or '-'))}</td></tr>")
@@ -339,9 +469,9 @@ class Leaderboard:
             f"entries sharing a position are not separated. Click a column to sort.</p>"
             f"<table class=\"bv-leaderboard\"><thead>{head}</thead><tbody>{''.join(rows)}"
             f"</tbody></table>"
-            f"<p class=\"note\">Mean rank over benchmarks (seeds averaged first, 1 = best); "
-            f"interval: {self.confidence:.0%} percentile bootstrap over benchmarks "
-            f"(descriptive).</p>"
+            f"<p class=\"note\">Mean rank over benchmarks at "
+            f"{esc(budget_text(d.final_budget))} (seeds averaged first, 1 = best); "
+            f"{esc(self._interval_text())}.</p>"
             + (f"<h2>Incomplete submissions (not compared)</h2><ul>{incomplete}</ul>"
                if incomplete else "")
             + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else ""))
@@ -351,6 +481,13 @@ class Leaderboard:
             "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Leaderboard v{self.version}</title><style>{_CSS}</style>"
             f"<script>{_SORT_JS}</script></head><body>{body}</body></html>\n")
+
+
+def _interval_cell(row: Any) -> str:
+    """``[lower, upper]`` of an entry's shown (simultaneous) interval, or why there is none."""
+    if not (math.isfinite(row.mean_rank_lower) and math.isfinite(row.mean_rank_upper)):
+        return "[no interval: too few benchmarks]"
+    return f"[{row.mean_rank_lower:.2f}, {row.mean_rank_upper:.2f}]"
 
 
 _CSS = (
@@ -397,9 +534,11 @@ def build_leaderboard(
     alpha : float
         Family-wise error of the settled relations over all pairs.
     confidence : float
-        Level of the mean-rank intervals.
+        Joint level of the mean-rank intervals the board shows (simultaneous
+        over all entries), and level of the marginal ones it keeps.
     n_resamples, seed : int
-        Bootstrap of the mean-rank intervals.
+        Resamples and seed of :func:`mean_rank_interval`'s bootstrap (used only
+        with its ``method="percentile"``; the board uses ``"adjusted_t"``).
     sanity_checks : bool
         Run the LMEM sanity checks (slow with many algorithms; run
         ``benchverdict report`` for them).
@@ -474,10 +613,11 @@ def build_leaderboard(
             groups = [list(g) for g in ranking.groups]
     elif len(complete) == 1:
         headline = f"{complete[0]} is the only complete entry; nothing to compare yet."
-    stats = (mean_rank_interval(inside[inside["algorithm"].isin(complete)], design.objective,
-                                confidence=confidence, n_resamples=n_resamples, seed=seed)
-             if complete else pd.DataFrame(columns=["mean_rank", "lower", "upper",
-                                                    "n_benchmarks"]))
+    ranked = _mean_ranks_at_budget(inside[inside["algorithm"].isin(complete)], results,
+                                   design, confidence=confidence, n_resamples=n_resamples,
+                                   seed=seed)
+    notes += [f"Mean-rank intervals: {note}" for note in
+              sorted(set(ranked["note"][ranked["note"] != ""]))]
     n = len(complete)
     rows = []
     for a in complete:
@@ -486,9 +626,11 @@ def build_leaderboard(
         rows.append({
             "position": str(best) if best == worst else f"{best}-{worst}",
             "best_position": best, "worst_position": worst, "algorithm": a,
-            "group": group, "mean_rank": float(stats.loc[a, "mean_rank"]),
-            "mean_rank_lower": float(stats.loc[a, "lower"]),
-            "mean_rank_upper": float(stats.loc[a, "upper"]),
+            "group": group, "mean_rank": float(ranked.loc[a, "mean_rank"]),
+            "mean_rank_lower": float(ranked.loc[a, "simultaneous_lower"]),
+            "mean_rank_upper": float(ranked.loc[a, "simultaneous_upper"]),
+            "mean_rank_marginal_lower": float(ranked.loc[a, "lower"]),
+            "mean_rank_marginal_upper": float(ranked.loc[a, "upper"]),
             "better_than": len(better[a]), "worse_than": len(worse[a]),
             "settled_by": ", ".join(sorted(families[a])),
             "n_benchmarks": len(design.benchmarks), "n_seeds": len(design.seeds),
@@ -508,6 +650,24 @@ def build_leaderboard(
         groups=groups, headline=headline, alpha=alpha, confidence=confidence,
         analyses=list(analyses), notes=notes, version=version, created=created,
         _verdicts=verdicts)
+
+
+def _mean_ranks_at_budget(
+    table: pd.DataFrame, like: Results, design: Design, *, confidence: float,
+    n_resamples: int, seed: int,
+) -> pd.DataFrame:
+    """:func:`mean_rank_interval` of the rows the board ranks.
+
+    Those are each run's incumbent at the design's final budget (each run's final score
+    without a budget), as the report compares them.
+    """
+    if not len(table):
+        return pd.DataFrame(columns=MEAN_RANK_COLUMNS)
+    # One algorithm ranks first everywhere at every budget; a Results needs two to be built.
+    runs = (_results_of(table, like).incumbents(design.final_budget).table
+            if table["algorithm"].nunique() >= 2 else table)
+    return mean_rank_interval(runs, design.objective, confidence=confidence,
+                              n_resamples=n_resamples, seed=seed)
 
 
 def family_names(text: object) -> list[str]:

@@ -27,6 +27,7 @@ __all__ = [
     "block_ranks",
     "bootstrap_effect_intervals",
     "cliffs_delta",
+    "cliffs_delta_intervals",
     "conover_p_values",
     "effect_size_matrices",
     "friedman_statistic",
@@ -446,6 +447,127 @@ def pairwise_effect_sizes(
     return {(i, j): (float(delta[i, j]), float(gamma[i, j])) for i, j in pairs}
 
 
+#: Fewest blocks for which :func:`cliffs_delta_intervals` gives bounds (NaN below).
+CLIFF_MIN_BLOCKS = 5
+#: Weight of the boundary-aware (Wilson-type) part of :func:`cliffs_delta_intervals`.
+CLIFF_BOUNDARY_WEIGHT = 0.5
+#: What the rank tests say about the percentile bootstrap interval of Akinshin's gamma,
+#: measured in tests/test_rank_intervals.py (nominal 0.95, normal scores, 400 tables per
+#: model, block sd 0 to 2, shift 0 to 2 sd).
+GAMMA_INTERVAL_NOTE = (
+    "Akinshin's gamma intervals are a percentile bootstrap over blocks: in our simulations "
+    "they covered 0.94-0.97 at nominal 0.95 with 10 blocks but only 0.86-0.94 with 6; with "
+    "fewer than 10 blocks they do not hold their level, read them as descriptive")
+
+
+def cliffs_delta_intervals(
+    oriented: np.ndarray, first: np.ndarray, second: np.ndarray, *, confidence: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Intervals for the population Cliff's delta of column ``first[p]`` against ``second[p]``.
+
+    **Estimand.** Autorank's Cliff's delta (:func:`cliffs_delta`) compares
+    every block's value of one algorithm with every block's value of the
+    other; as the number of blocks grows it tends to
+    :math:`\theta = P(X_A > Y_B) - P(X_A < Y_B)` for two *independent*
+    random blocks (benchmarks) :math:`A \ne B`. That is the parameter
+    covered.
+
+    **Interval.** With blocks :math:`Z_a = (x_a, y_a)` the unbiased
+    estimate is the U-statistic over distinct blocks,
+    :math:`U = \sum_{a \ne b} \operatorname{sign}(x_a - y_b) / (n(n-1))`
+    (Cliff 1993 for the dependent case), whose variance :math:`v` is
+    estimated by the jackknife over blocks (leave one block out; closed
+    form, no resampling). The interval is the hull of
+
+    1. the :math:`t`-interval :math:`U \pm t_{n-1, 1-\alpha/2}\sqrt v`;
+    2. a Wilson-type score interval
+       :math:`\{\theta : (U - \theta)^2 \le t^2_{n-1,1-\alpha/2}\,
+       w (1 - \theta^2) / n\}` with :math:`w` = :data:`CLIFF_BOUNDARY_WEIGHT`.
+       For independent samples :math:`\operatorname{Var} \hat\theta \le
+       (1 - \theta^2)/n` (Birnbaum and Klose 1957); this part keeps the
+       interval from collapsing when every value of one algorithm beats
+       every value of the other, where :math:`v = 0` and the :math:`t`-
+       interval alone covered about 0.5 at 10 blocks;
+    3. the reported (autorank) estimate, which differs from :math:`U` by
+       its :math:`n` same-block comparisons (at most :math:`2/n`);
+
+    clipped to :math:`[-1, 1]`. Measured coverage (nominal 0.95, normal
+    scores, block effects 0 to 2 sd, shifts 0 to 3 sd, with and without
+    ties, 6 to 20 blocks) was 0.95 to 1.0; it is conservative when block
+    effects are strong (the score part then dominates). The percentile
+    bootstrap used before covered 0.88 to 0.91 at 10 blocks. With fewer
+    than :data:`CLIFF_MIN_BLOCKS` blocks the bounds are NaN.
+
+    The interval of ``(j, i)`` is exactly minus that of ``(i, j)``, and
+    only the order of the values matters (any increasing transform of all
+    scores leaves it unchanged). Cost: ``O(pairs x n log n)``.
+
+    Parameters
+    ----------
+    oriented : numpy.ndarray
+        ``blocks x algorithms``, larger is better.
+    first, second : numpy.ndarray
+        Column indices of the pairs.
+    confidence : float
+        Level of each interval (not simultaneous).
+
+    Returns
+    -------
+    (lower, upper) : tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> x = np.array([[3., 1], [4, 2], [5, 4], [6, 3], [2, 5], [7, 1]])
+    >>> low, high = cliffs_delta_intervals(x, np.array([0]), np.array([1]), confidence=0.95)
+    >>> bool(low[0] <= cliffs_delta(x[:, 0], x[:, 1]) <= high[0]), bool(-1 <= low[0] < high[0] <= 1)
+    (True, True)
+    """
+    oriented = np.asarray(oriented, dtype=float)
+    first = np.asarray(first, dtype=np.int64)
+    second = np.asarray(second, dtype=np.int64)
+    n, k = oriented.shape
+    m = first.size
+    lower, upper = np.full(m, np.nan), np.full(m, np.nan)
+    if n < CLIFF_MIN_BLOCKS or m == 0:
+        return lower, upper
+    # Global dense ranks keep the order of all values and make one sorted array of all
+    # columns (column c offset by c * big), so one searchsorted counts for many pairs.
+    g = stats.rankdata(oriented, method="dense").reshape(n, k)
+    big = float(g.max() + 1)
+    offsets = np.arange(k) * big
+    flat = (np.sort(g, axis=0) + offsets[None, :]).T.ravel()
+
+    def balance(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """#(column < value) - #(column > value) for each value against its pair's column."""
+        q = values + offsets[columns][None, :]
+        start = (columns * n)[None, :]
+        below = np.searchsorted(flat, q, side="left") - start
+        above = n - (np.searchsorted(flat, q, side="right") - start)
+        return (below - above).astype(float)
+
+    z = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1))
+    c = z * z * CLIFF_BOUNDARY_WEIGHT / n
+    step = max(1, (1 << 22) // max(n, 1))
+    for s in range(0, m, step):
+        i, j = first[s:s + step], second[s:s + step]
+        xi, xj = g[:, i], g[:, j]
+        rows = balance(xi, j)  # sum_b sign(x_a - y_b), per block a
+        cols = -balance(xj, i)  # sum_a sign(x_a - y_b), per block b
+        same = np.sign(xi - xj)
+        total = rows.sum(axis=0) - same.sum(axis=0)  # distinct blocks only
+        u = total / (n * (n - 1))
+        left_out = (total[None, :] - (rows - same) - (cols - same)) / ((n - 1) * (n - 2))
+        v = (n - 1) / n * ((left_out - left_out.mean(axis=0)) ** 2).sum(axis=0)
+        half = z * np.sqrt(v)
+        reported = rows.sum(axis=0) / (n * n)
+        root = np.sqrt(np.maximum(u * u - (1 + c) * (u * u - c), 0.0))
+        lower[s:s + step] = np.clip(np.minimum.reduce([u - half, (u - root) / (1 + c),
+                                                       reported]), -1.0, 1.0)
+        upper[s:s + step] = np.clip(np.maximum.reduce([u + half, (u + root) / (1 + c),
+                                                       reported]), -1.0, 1.0)
+    return lower, upper
+
+
 def bootstrap_effect_intervals(
     oriented: np.ndarray,
     pairs: list[tuple[int, int]],
@@ -455,93 +577,77 @@ def bootstrap_effect_intervals(
     rng: np.random.Generator,
     progress: bool = False,
 ) -> dict[tuple[int, int], dict[str, tuple[float, float]]]:
-    """Percentile bootstrap intervals for Cliff's delta and Akinshin's gamma of each pair.
+    """Intervals for Cliff's delta and Akinshin's gamma of each pair.
 
-    Blocks (rows of ``oriented``) are resampled with replacement, keeping
-    each block's values together: the blocks, not the values, are the
-    independent units. The same resamples serve every pair. For Cliff's
-    delta, a resampled block is compared with itself once per position,
-    as in the original statistic; the extra same-block pairs that
-    duplicated blocks would add are left out. Returns, per
-    pair ``(i, j)``, ``{"cliffs_delta": (lower, upper), "akinshin_gamma": (lower, upper)}``
-    for column ``i`` against column ``j``.
+    Returns, per pair ``(i, j)``,
+    ``{"cliffs_delta": (lower, upper), "akinshin_gamma": (lower, upper)}``
+    for column ``i`` against column ``j``; NaN bounds when ``n_resamples``
+    is 0 or there are fewer than 2 blocks (and, for Cliff's delta, fewer
+    than :data:`CLIFF_MIN_BLOCKS`).
 
-    The resamples follow the rows' order and the interval of ``(j, i)`` is
-    not exactly minus that of ``(i, j)`` (percentiles of a finite sample are
-    not symmetric); :func:`~benchverdict.ranks.friedman` therefore passes the
-    blocks in a canonical order and each pair in a canonical orientation
-    (:mod:`benchverdict.stats.symmetry`), so names cannot move an interval.
-    Pairs sharing their second column are computed together (vectorised
-    over the first), so the cost is about ``pairs x n_resamples x blocks``
-    simple operations.
+    - **Cliff's delta**: :func:`cliffs_delta_intervals` (U-statistic with
+      its jackknife variance and a boundary-aware score part), which holds
+      its level at 5 to 20 blocks; no resampling. The percentile bootstrap
+      used before covered about 0.9 at nominal 0.95 with 10 blocks.
+    - **Akinshin's gamma**: a percentile bootstrap over blocks (each
+      block's values kept together; the same resamples serve every pair).
+      It does **not** hold its level with fewer than 10 blocks: see
+      :data:`GAMMA_INTERVAL_NOTE`, which the rank tests add to their notes.
+
+    The resamples follow the rows' order, and a gamma interval of ``(j, i)``
+    is not exactly minus that of ``(i, j)`` (percentiles of a finite sample
+    are not symmetric); :func:`~benchverdict.ranks.friedman` therefore
+    passes the blocks in a canonical order and each pair in a canonical
+    orientation (:mod:`benchverdict.stats.symmetry`), so names cannot move
+    an interval. The cost is about ``algorithms x n_resamples x blocks``
+    for the medians and MADs plus ``pairs x n_resamples`` for gamma.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=(10, 3)) + np.array([0.0, 0.5, 1.0])
+    >>> got = bootstrap_effect_intervals(x, [(2, 0)], n_resamples=200, confidence=0.95,
+    ...                                  rng=np.random.default_rng(1))[(2, 0)]
+    >>> low, high = got["cliffs_delta"]
+    >>> bool(low <= cliffs_delta(x[:, 2], x[:, 0]) <= high)
+    True
     """
     oriented = np.asarray(oriented, dtype=float)
     n, k = oriented.shape
     nan = (float("nan"), float("nan"))
     if n_resamples <= 0 or n < 2:
         return {p: {"cliffs_delta": nan, "akinshin_gamma": nan} for p in pairs}
+    first = np.array([p[0] for p in pairs], dtype=np.int64)
+    second = np.array([p[1] for p in pairs], dtype=np.int64)
+    delta_low, delta_high = cliffs_delta_intervals(oriented, first, second,
+                                                   confidence=confidence)
     idx = rng.integers(0, n, size=(n_resamples, n))
-    flat = (idx + (np.arange(n_resamples) * n)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
     # per algorithm and resample: median and MAD (for gamma)
     medians = np.empty((n_resamples, k))
     mads = np.empty((n_resamples, k))
-    for a in range(k):  # one algorithm at a time keeps memory at B x n
-        resampled = oriented[idx, a]
-        medians[:, a] = np.median(resampled, axis=1)
-        mads[:, a] = _mad(resampled, axis=1)
-    orders = np.argsort(oriented, axis=0, kind="stable")
-    # blocks x resamples layout: gathering whole rows is much faster than gathering columns
-    counts_t = np.ascontiguousarray(counts.T)
-    counts_sq_t = counts_t**2
-    denominator = n + n**2 - counts_sq_t.sum(axis=0)
-    tail = (1 - confidence) / 2
-    quantiles = [tail, 1 - tail]
-    by_second: dict[int, list[int]] = {}
-    for i, j in pairs:
-        by_second.setdefault(j, []).append(i)
-    out = {}
-    # at most ~ 2**24 floats per vectorised step
-    step = max(1, (1 << 24) // max(n * n_resamples, 1))
-    groups = list(by_second.items())
+    algorithms = range(k)
     if progress:
         from tqdm.auto import tqdm
 
-        groups = tqdm(groups, desc="effect-size bootstrap", unit="algorithm", leave=False)
-    for j, firsts in groups:
-        y_sorted = oriented[orders[:, j], j]
-        # cum[m] = weight of the m smallest y values in each resample: (n + 1, B)
-        cum = np.concatenate(
-            [np.zeros((1, n_resamples)), np.cumsum(counts_t[orders[:, j]], axis=0)], axis=0
-        )
-        for start in range(0, len(firsts), step):
-            first = np.asarray(firsts[start:start + step])
-            x = oriented[:, first]  # (n, m)
-            # Cliff's delta of a resample with block weights w:
-            # sum_a w_a (W(y < x_a) - W(y > x_a)) / n^2, where W sums the weights of y
-            # values in a range: look-ups in cumulative weights. below - above =
-            # cum[left] + cum[right] - total.
-            balance = (cum[np.searchsorted(y_sorted, x, side="left")]
-                       + cum[np.searchsorted(y_sorted, x, side="right")])  # (n, m, B)
-            cross = np.einsum("ab,amb->mb", counts_t, balance) - n * n
-            # A resample holding block a w_a times would compare x_a with y_a w_a^2 times,
-            # but the statistic pairs a block with itself only once per position (n of the
-            # n^2 pairs). Keep those n self-pairs and drop the copies' same-block pairs.
-            same = np.sign(x - oriented[:, [j]])  # (n, m)
-            # (einsum, not BLAS: these products are small, and BLAS threads contend badly)
-            numerator = cross - np.einsum("am,ab->mb", same, counts_sq_t - counts_t)
-            deltas = numerator / denominator
-            pooled = np.sqrt((mads[:, first] ** 2 + mads[:, [j]] ** 2) / 2.0).T
-            diff = (medians[:, first] - medians[:, [j]]).T
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gammas = np.where(pooled > 0, diff / np.where(pooled > 0, pooled, 1.0),
-                                  np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
-            # order statistics, no interpolation: gamma can be infinite when MADs vanish
-            d_q = np.quantile(deltas, quantiles, axis=1, method="inverted_cdf")
-            g_q = np.quantile(gammas, quantiles, axis=1, method="inverted_cdf")
-            for col, i in enumerate(first):
-                out[(int(i), j)] = {
-                    "cliffs_delta": (float(d_q[0, col]), float(d_q[1, col])),
-                    "akinshin_gamma": (float(g_q[0, col]), float(g_q[1, col])),
-                }
-    return {pair: out[pair] for pair in pairs}
+        algorithms = tqdm(algorithms, desc="effect-size bootstrap", unit="algorithm",
+                          leave=False)
+    for a in algorithms:  # one algorithm at a time keeps memory at B x n
+        resampled = oriented[idx, a]
+        medians[:, a] = np.median(resampled, axis=1)
+        mads[:, a] = _mad(resampled, axis=1)
+    tail = (1 - confidence) / 2
+    quantiles = [tail, 1 - tail]
+    gamma_low, gamma_high = np.empty(len(pairs)), np.empty(len(pairs))
+    step = max(1, (1 << 24) // max(n_resamples, 1))
+    for s in range(0, len(pairs), step):
+        i, j = first[s:s + step], second[s:s + step]
+        pooled = np.sqrt((mads[:, i] ** 2 + mads[:, j] ** 2) / 2.0)
+        diff = medians[:, i] - medians[:, j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gammas = np.where(pooled > 0, diff / np.where(pooled > 0, pooled, 1.0),
+                              np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
+        # order statistics, no interpolation: gamma can be infinite when MADs vanish
+        g_q = np.quantile(gammas, quantiles, axis=0, method="inverted_cdf")
+        gamma_low[s:s + step], gamma_high[s:s + step] = g_q[0], g_q[1]
+    return {pair: {"cliffs_delta": (float(delta_low[p]), float(delta_high[p])),
+                   "akinshin_gamma": (float(gamma_low[p]), float(gamma_high[p]))}
+            for p, pair in enumerate(pairs)}

@@ -389,8 +389,10 @@ def friedman(
         Multiplicity adjustment for Wilcoxon and Conover (Nemenyi's
         studentized range is family-wise already).
     n_resamples : int
-        Bootstrap resamples of the blocks for the effect-size intervals
-        (0: no intervals).
+        Bootstrap resamples of the blocks for Akinshin's gamma's intervals
+        (0: no effect-size intervals at all). Cliff's delta's interval is
+        computed without resampling (U-statistic, jackknife variance; see
+        :func:`~benchverdict.ranks._stats.cliffs_delta_intervals`).
     confidence : float
         Confidence level of those intervals.
     seed : int, optional
@@ -453,6 +455,11 @@ def friedman(
                                            bootstrap_budget, confidence, seed)
     if skipped:
         notes.append(skipped)
+    elif n_resamples > 0 and first.size and oriented.shape[0] >= 2:
+        if oriented.shape[0] < _stats.CLIFF_MIN_BLOCKS:
+            notes.append(f"Cliff's delta intervals need at least {_stats.CLIFF_MIN_BLOCKS} "
+                         f"blocks to hold their level; with {oriented.shape[0]} they are NaN")
+        notes.append(_stats.GAMMA_INTERVAL_NOTE)
     pairwise = _pairwise_table(names, oriented, mean_ranks, first, second, posthoc_test,
                                intervals, omnibus_ok=fs.p_value < alpha, alpha=alpha)
     pairwise.attrs["unit"] = unit_text
@@ -609,7 +616,11 @@ def _effect_intervals(
     oriented: np.ndarray, first: np.ndarray, second: np.ndarray, n_resamples: int,
     budget: float | None, confidence: float, seed: int | None,
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], str | None]:
-    """Bootstrap intervals of Cliff's delta and Akinshin's gamma for every pair, name-free.
+    """Intervals of Cliff's delta and Akinshin's gamma for every pair, name-free.
+
+    See :func:`benchverdict.ranks._stats.bootstrap_effect_intervals`: Cliff's delta
+    from its U-statistic (holds its level), gamma by a percentile bootstrap (does not,
+    with few blocks; the result's notes say so).
 
     The blocks are put in a canonical order and every pair in a canonical
     orientation, both fixed by the values (:mod:`benchverdict.stats.symmetry`);
