@@ -314,4 +314,4 @@ def test_leaderboard_on_real_data(shared_data: Path):
                for r in board.incomplete["reasons"])
     assert board.entries["best_position"].min() == 1
     assert (board.entries["better_than"] > 0).any()  # the data separate some optimizers
-    assert board.headline.startswith("On all")
+    assert board.headline.startswith("Across benchmarks like these")
