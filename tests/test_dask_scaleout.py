@@ -197,7 +197,7 @@ def test_lmem_exact_fit_is_found_across_partitions(cluster_client):
                        "seed": np.tile(np.repeat(range(5), 2), 4),
                        "y": [1.0, 3.0] * 20})
     roles = dict(algorithm="alg", benchmark="bench", seed="seed", score="y",
-                 objective="maximize")
+                 objective="maximize", kind="trials")
     mem, dk = _both(df, 6, **roles)
     a, b = fit(mem, "score ~ algorithm + (1|benchmark)"), fit(dk, "score ~ algorithm + "
                                                                    "(1|benchmark)")

@@ -25,7 +25,8 @@ def test_dse_command_prints_and_writes(tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["dse", str(path), "--algorithm", "model", "--benchmark", "task", "--seed",
                  "seed", "--score", "acc", "--objective", "maximize", "--low", "0", "--high",
-                 "1", "--kind", "trials", "--cvar-level", "0.5", "--aggregate", "--n-resamples", "500", "-o", str(out)])
+                 "1", "--kind", "trials", "--cvar-level", "0.5", "--aggregate", "--n-resamples",
+                 "500", "-o", str(out)])
     assert code == 0
     text = capsys.readouterr().out
     assert "CVaR_0.5" in text and "A beats B" in text and "aggregates over 2" in text
