@@ -42,6 +42,23 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def simulations(session: nox.Session) -> None:
+    """The seeded simulations of error control, coverage and power, 5x larger than in CI.
+
+    ``tests`` runs them at a size that keeps the suite under 20 minutes; this
+    session multiplies their replications (BENCHVERDICT_SIM_SCALE) to narrow
+    the binomial tolerances. Pass another factor as ``-- 10``.
+    """
+    extras = "test,example"
+    if shutil.which("R"):
+        extras += ",lme4"
+    _install(session, extras)
+    scale = session.posargs[0] if session.posargs else "5"
+    session.run("pytest", "-m", "slow", "tests", "-p", "no:cacheprovider",
+                env={"BENCHVERDICT_SIM_SCALE": scale}, success_codes=[0, 5])
+
+
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """Ruff: lint and format check."""
     session.install("ruff>=0.5")
