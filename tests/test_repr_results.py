@@ -118,19 +118,19 @@ class Case:
 
 
 CASES = {
-    "TuningCurves": Case(curves, ("30 median tuning curves: 5 algorithms x 6 benchmarks",
+    "TuningCurves": Case(curves, ("100 median tuning curves: 5 algorithms x 20 benchmarks",
                                   "80%", "band", TAG, TEX, BENCH, "0 cell(s) excluded"),
                          (TAG, TEX)),
     "TuningCurve": Case(lambda: curves()[(TAG, BENCH)],
-                        ("median tuning curve", TAG, "n = 400", "k = 1..400", "at k = 400:")),
+                        ("median tuning curve", TAG, "n = 200", "k = 1..200", "at k = 200:")),
     "TuningComparison": Case(lambda: curves().comparisons()[0],
-                             (f"{TEX} vs {TAG}", "verdict(s)", "at k = 400:"), (TAG, TEX)),
+                             (f"{TEX} vs {TAG}", "verdict(s)", "at k = 200:"), (TAG, TEX)),
     "CDFBand": Case(lambda: cdf_band(normal(0, 200), 0.8), ("CDF band", "n = 200", "0.8")),
     "DistributionResult": Case(lambda: dse.distribution(example()),
-                               ("5 algorithms x 6 benchmark(s)", "CVaR_0.5", TAG, TEX,
+                               ("5 algorithms x 20 benchmark(s)", "CVaR_0.5", TAG, TEX,
                                 "0 row(s) excluded"), (TAG, TEX)),
     "AggregateResult": Case(lambda: dse.aggregate(example(), n_resamples=200),
-                            ("6 benchmarks", "5 algorithms", "iqm, best first", TAG, TEX,
+                            ("20 benchmarks", "5 algorithms", "iqm, best first", TAG, TEX,
                              "95% intervals"), (TAG, TEX)),
     "DominanceTest": Case(lambda: dse.dominance_test(normal(0, 80), normal(1, 90)),
                           ("dominance", "p(a better)", "n = 80, 90")),
@@ -218,7 +218,7 @@ def test_tuning_curves_repr_was_megabytes_and_is_now_a_few_lines():
         warnings.simplefilter("ignore")
         text = repr(tuning.from_results(load_example()))
     assert len(text) < 500
-    assert text.startswith("<TuningCurves: 30 median tuning curves: 5 algorithms x 6 "
+    assert text.startswith("<TuningCurves: 100 median tuning curves: 5 algorithms x 20 "
                            "benchmarks")
 
 

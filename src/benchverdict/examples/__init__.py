@@ -2,8 +2,9 @@
 
 Random-search trials after Jordan, Cohen & Thomas (2018): scikit-learn's kNN,
 random forest, RBF SVM, logistic regression and MLP, each tuned by random
-search (20 trials, in recorded order) on six data sets that ship with
-scikit-learn, for 20 seeds; the score is test accuracy (maximize). The
+search (20 trials, in recorded order) on twenty data sets made by
+scikit-learn (four that ship with it, sixteen from its generators), for 10
+seeds; the score is test accuracy (maximize). The
 generator is :mod:`benchverdict.examples.jordan2018` (it needs scikit-learn);
 reading the committed data needs only pandas.
 
@@ -22,7 +23,7 @@ Examples
 >>> res.algorithms
 ['LR', 'MLP', 'RF', 'SVM', 'kNN']
 >>> len(res.benchmarks), len(res.seeds), len(res.budgets)
-(6, 20, 20)
+(20, 10, 20)
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def example_path() -> Path:
     looked = "\n  ".join(str(p) for p in candidates)
     raise FileNotFoundError(
         f"the example data file {EXAMPLE_FILE} was not found; looked in:\n  {looked}\n"
-        "Regenerate it (needs scikit-learn, about 15 minutes on one core) with\n"
+        "Regenerate it (needs scikit-learn, about 20 minutes on one core) with\n"
         "  python -m benchverdict.examples.jordan2018 --out DIR\n"
         f"and set {EXAMPLE_ENV}=DIR."
     )
@@ -138,7 +139,7 @@ def load_example() -> Results:
     --------
     >>> res = load_example()
     >>> res
-    Results(12000 rows, kind='trials', objective='maximize': 5 algorithms x 6 benchmarks x 20 seeds, 20 budgets; 0 rows excluded)
+    Results(20000 rows, kind='trials', objective='maximize': 5 algorithms x 20 benchmarks x 10 seeds, 20 budgets; 0 rows excluded)
     >>> res.metafeatures
     ('n_samples', 'n_features', 'n_classes')
     """  # noqa: E501
