@@ -514,8 +514,9 @@ def reconcile(
     ['A', 'C', 'settled', 'A', 'lmem']
     ['B', 'C', 'unsettled', None, '']
     >>> print(rec.headline.message)  # doctest: +NORMALIZE_WHITESPACE
-    Across benchmarks like these 6: A is best (settled by LMEM; rank tests lack power with 6
-    blocks); B and C cannot be separated.
+    Across benchmarks like these 6: A is best (settled by LMEM; rank tests, which compare
+    ranks within benchmarks, do not confirm these pairs with 6 blocks); B and C cannot be
+    separated.
     """
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)

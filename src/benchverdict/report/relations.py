@@ -74,6 +74,11 @@ HEADLINE_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "sentence", "single_draws",
     "n_settled", "n_implied", "n_contradicted", "n_power_gap", "n_unsettled",
 ]
+#: What a method's statistic compares, in words (by its registered aspect).
+_ASPECT_WORDS = {"centre": "mean scores", "ranks": "ranks within benchmarks",
+                 "upper tail": "the best scores", "lower tail": "the worst scores",
+                 "whole distribution": "whole score distributions",
+                 "varies with k": "tuning curves"}
 #: A sentence names at most this many relations or pairs of one kind.
 MAX_NAMED = 8
 
@@ -554,6 +559,18 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             reason = (f"{label} with {n_text}: smallest p = {best:.3g} among these pairs, "
                       f"while the family-wise adjustment over {n_tests} test(s) asks for "
                       f"p <= {alpha / n_tests:.2g} for the first")
+        # A family that summarises another aspect of the scores (ranks within a benchmark,
+        # not mean scores) asks a different question; more data need not change its answer.
+        theirs = {_ASPECT_WORDS.get(method_info(v.method).aspect) for _, v in items} - {None}
+        settling = {_ASPECT_WORDS.get(method_info(x.method).aspect) for row, _ in items
+                    for x in row["_votes"] if x.rejects} - {None}
+        aspect = (next(iter(theirs)) if len(theirs) == 1 and settling and not
+                  theirs & settling and not other_question and not every else None)
+        if aspect is not None:
+            reason += (f"; {label} compare {aspect}, the settling "
+                       f"{'families' if len(settled_by) > 1 else 'family'} "
+                       f"{' and '.join(sorted(settling))}: a different question as well as "
+                       f"less power")
         if family == "ranks" and len(ns) == 1 and ns[0] < 30 and not other_question:
             floor = 2.0 / 2.0 ** ns[0]
             if floor > alpha / n_tests:  # only when the blocks alone rule a decision out
@@ -564,6 +581,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             "pairs": ", ".join(f"{row['winner']} > {row['loser']}" for row, _ in items),
             "settled_by": ", ".join(settled_by), "reason": reason, "n_text": n_text,
             "every_benchmark": every and not other_question,
+            "other_aspect": aspect,
             "other_estimand": items[0][1].estimand if other_question else None,
         })
     return out
@@ -613,9 +631,10 @@ def _phrase_block(block: Sequence[str], better: dict[str, set[str]]) -> str:
 def headline_sentence(rel: ScopeRelations) -> str:
     """One sentence a reader can quote: the partial order, who settles it, what is open.
 
-    For the example data over all benchmarks: "Across benchmarks like these 6: LR is
-    worst (settled by LMEM; rank tests lack power with 6 blocks); MLP, RF,
-    SVM and kNN cannot be separated."
+    For the example data across benchmarks: "Across benchmarks like these 20:
+    MLP > LR, RF > LR and SVM > LR (settled by LMEM; rank tests, which compare
+    ranks within benchmarks, do not confirm these pairs with 20 blocks); no
+    other pair is settled."
     """
     algs = rel.algorithms
     better: dict[str, set[str]] = {x: set() for x in algs}
@@ -683,6 +702,10 @@ def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
         elif g.get("every_benchmark"):
             what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
             note += f"; {label} do not separate {what} on every benchmark"
+        elif g.get("other_aspect"):
+            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
+            note += (f"; {label}, which compare {g['other_aspect']}, do not confirm {what} "
+                     f"with {g['n_text']}")
         elif g["n_pairs"] == len(settled):
             note += f"; {label} lack power with {g['n_text']}"
         else:
