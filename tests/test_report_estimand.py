@@ -35,6 +35,7 @@ from benchverdict.report.records import Options
 from benchverdict.report.relations import vote_estimand
 from benchverdict.report.runner import compare
 from benchverdict.results import Results
+from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Evidence, Scope, Verdict
 
 ALPHA = 0.05
@@ -125,9 +126,11 @@ def test_the_old_estimand_settles_the_interaction_null_often():
     # seeds as replicates): the algorithms do differ on these benchmarks, so settling is
     # right for that estimand -- and shows the simulation produces the failure mode the
     # default guards against.
-    hits = sum(settled_by_scope_type(report(study(seed), estimand="these"))["all benchmarks"]
+    # (Interaction sd 1 and 10 seeds: 9 of these 12 data sets settle something.)
+    hits = sum(settled_by_scope_type(report(study(seed, n_seeds=10, interaction_sd=1.0),
+                                            estimand="these"))["all benchmarks"]
                for seed in range(12))
-    assert hits >= 5, hits
+    assert hits >= 6, hits
 
 
 @pytest.mark.slow
@@ -148,27 +151,27 @@ def test_family_wise_error_with_draws_that_share_a_run():
 
 @pytest.mark.slow
 def test_power_against_a_planted_effect_matches_the_best_single_family():
-    # A is better by 1.0 on average over benchmarks (interaction sd 0.5, 8 benchmarks).
+    # A is better by 1.5 on average over benchmarks (interaction sd 0.5, 8 benchmarks, 6
+    # seeds). Power = A's three pairs settled in A's favour, per data set. The report
+    # adjusts over both families' votes; a family alone would adjust over its own six.
     n = int(12 * SCALE)
-    report_hits, single = 0, {"lmem": 0, "ranks": 0}
+    report_found, alone = 0, {"lmem": 0, "ranks": 0}
     for seed in range(n):
-        comp = report(study(1000 + seed, effect=1.0))
-        rel = comp.reconciliation.relations
-        over = rel[(rel["scope_type"] == "all benchmarks")
-                   & ((rel["a"] == "A") | (rel["b"] == "A"))]
-        report_hits += bool(((over["status"] == "settled") & (over["winner"] == "A")).all())
-        votes = comp.reconciliation.votes
-        votes = votes[votes["scope_type"] == "all benchmarks"]
-        for family in single:
-            mine = votes[(votes["family"] == family)
-                         & ((votes["a"] == "A") | (votes["b"] == "A"))]
-            # The family alone, Holm over its own 6 pairs.
-            p = np.sort(mine["p_value"].to_numpy())
-            holm_ok = all(p[i] <= ALPHA / (len(p) - i) for i in range(3)) if len(p) == 6 else False
-            single[family] += bool(holm_ok)
-    best = max(single.values())
-    assert report_hits >= 0.5 * n, (report_hits, single)
-    assert report_hits >= best - 0.25 * n, (report_hits, single)
+        rec = report(study(1000 + seed, effect=1.5)).reconciliation
+        rel = rec.relations[rec.relations["scope_type"] == "all benchmarks"]
+        with_a = rel[(rel["a"] == "A") | (rel["b"] == "A")]
+        report_found += int(((with_a["status"] == "settled")
+                             & (with_a["winner"] == "A")).sum())
+        votes = rec.votes[rec.votes["scope_type"] == "all benchmarks"]
+        for family in alone:
+            mine = votes[votes["family"] == family].reset_index(drop=True)
+            adjusted = holm(mine["p_value"].to_numpy())
+            a_pairs = ((mine["a"] == "A") | (mine["b"] == "A")).to_numpy()
+            favours_a = (mine["direction"] == "A").to_numpy()  # the votes name the winner
+            alone[family] += int((a_pairs & favours_a & (adjusted <= ALPHA)).sum())
+    best = max(alone.values())
+    assert report_found >= 0.5 * 3 * n, (report_found, alone)
+    assert report_found >= 0.8 * best, (report_found, alone)
 
 
 # ------------------------------------------------------------------------- the pieces
