@@ -251,6 +251,10 @@ def test_note_says_when_a_scope_type_cannot_settle_anything():
     note = rec.notes[0]
     assert note.startswith("Per benchmark, no relation can be settled with these data")
     assert "0.004" in note and f"{ALPHA / 30:.2g}" in note
+    # Nothing significant even alone: the data, not the adjustment, so no such note.
+    weak = [_verdict(a, b, "lmem.holm", 0.3, Scope(benchmark="b0"), estimand="benchmark")
+            for i, a in enumerate(ALGORITHMS) for b in ALGORITHMS[i + 1:]]
+    assert reconcile(weak, algorithms=ALGORITHMS).notes == []
     # One vote strong enough: no such note.
     vs[0] = _verdict("A", "B", "lmem.holm", 1e-6, Scope(benchmark="b0"), estimand="benchmark")
     assert reconcile(vs, algorithms=ALGORITHMS).notes == []

@@ -548,11 +548,11 @@ def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
     """Per scope type that settles nothing: whether any vote could have, and why not.
 
     Holm's first step asks the smallest p-value of a scope type to be at most
-    ``alpha / m`` (``m`` votes). When every vote's raw p-value is above that,
-    no relation of the scope type can be settled with these data, whatever
-    the other votes say; the note says so, with the numbers, and for rank
-    tests on ``n`` blocks the smallest p-value a signed-rank test can reach
-    (``2 / 2^n``).
+    ``alpha / m`` (``m`` votes). When every vote's raw p-value is above that
+    while some vote would decide alone (raw p at most ``alpha``), or a rank
+    test on ``n`` blocks cannot reach it at all (its smallest p-value is
+    ``2 / 2^n``), no relation of the scope type can be settled with these
+    data: the note says so, with the numbers.
 
     Examples
     --------
@@ -582,6 +582,8 @@ def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
                   f"{2.0 / 2.0 ** v.n:.2g}" for v in group[:1]
                   if v.family == "ranks" and v.n is not None and v.n < 30
                   and 2.0 / 2.0 ** v.n > first]
+        if best.p_value > alpha and not floors:
+            continue  # nothing is significant even alone: the data, not the adjustment
         if floors:
             text += "; " + "; ".join(floors)
         notes.append(text + f". A decision needs p <= {first:.2g}: more runs per cell (or "
