@@ -416,7 +416,7 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
                   if c.options.estimand == "benchmarks" else
                   "exactly these benchmarks (no claim beyond them)")
     options = (
-        f"claims across benchmarks are about {population}; confidence "
+        f"Claims across benchmarks are about {population}; confidence "
         f"{c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
         f"{budget_text}; formula {c.options.formula or 'the estimand default'}; draws "
         f"{c.options.draws}"
