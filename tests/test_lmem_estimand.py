@@ -85,7 +85,7 @@ def test_verdicts_state_the_estimand():
     frame = _interaction_data(np.random.default_rng(4), effect=(-3.0, 0.0, 0.0, 0.0),
                               sd_ab=1.0, n_benchmarks=4, n_seeds=5)
     res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                             score="score", objective="minimize")
+                             score="score", objective="minimize", kind="runs")
     general = lmem_verdicts(res, per_benchmark=False)
     these = lmem_verdicts(res, per_benchmark=False, estimand="these")
     assert {v.details["estimand"] for v in general} == {"benchmarks"}
@@ -188,7 +188,7 @@ def test_unbalanced_example_agrees_with_lme4_lmertest_emmeans(reml):
               & (table["benchmark"] == table["benchmark"].iloc[0])).to_numpy()
     res = Results.from_frame(table[keep].reset_index(drop=True), algorithm="algorithm",
                              benchmark="benchmark", seed="seed", score="score",
-                             objective="maximize")
+                             objective="maximize", kind="runs")
     _agree_with_emmeans(res, reml)
     assert fit(res, GENERALISING_FORMULA, reml=reml).pairwise()["df"].nunique() > 1
 
@@ -292,7 +292,7 @@ def test_tukey_decisions_agree_with_the_verdicts():
     # exactly what the verdicts decide and the interval they report.
     frame = _interaction_data(np.random.default_rng(3), effect=(0.0, 0.0, 1.5, 0.0))
     res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
-                             score="score", objective="maximize")
+                             score="score", objective="maximize", kind="runs")
     verdicts = lmem_verdicts(res, per_benchmark=False)
     p = _contrasts(frame, GENERALISING_FORMULA, True)
     crit = _tukey_crit(p["df"].to_numpy(), 4)

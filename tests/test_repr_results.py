@@ -136,6 +136,8 @@ CASES = {
                           ("dominance", "p(a better)", "n = 80, 90")),
     "StepBand": Case(lambda: dse.intervals.step_band(normal(0, 300)), ("step band", "300")),
     "Interval": Case(lambda: dse.interval(normal(0, 300), "mean"), ("mean = ", "95%")),
+    "SingleDrawTest": Case(lambda: dse.single_draw_test(normal(0, 80), normal(1, 90)),
+                           ("P(a single draw of A beats one of B)", "p = ", "unit: draw")),
     "PermutationTest": Case(lambda: dse.cvar_permutation_test(normal(0, 80), normal(1, 90), 0.5,
                                                              n_resamples=99),
                             ("CVaR permutation test", "p = ")),

@@ -32,7 +32,6 @@ from benchverdict.lmem.per_benchmark import per_benchmark_contrasts, per_benchma
 from benchverdict.lmem.sanity import (
     SanityCheck,
     SanityReport,
-    WaldTest,
     benchmark_informativeness,
     budget_relevance,
     sanity_checks,
@@ -55,7 +54,6 @@ __all__ = [
     "NestingError",
     "SanityCheck",
     "SanityReport",
-    "WaldTest",
     "benchmark_informativeness",
     "budget_relevance",
     "default_formula",
