@@ -613,6 +613,25 @@ def dominance_test(
     )
 
 
+def _studentized_difference(name: str, est: float, diffs: np.ndarray, ses: np.ndarray,
+                            d: float, se: float, confidence: float, order: int,
+                            method: str) -> Interval:
+    """The studentized bootstrap interval of ``first - second``, oriented back to ``a - b``.
+
+    ``order`` is :func:`compare_samples` of (a, b): the samples were taken in a canonical
+    order so that swapping them negates the interval exactly; 0 means identical samples,
+    whose difference is symmetric in law, so the interval is made symmetric.
+    """
+    roots = studentized_roots(diffs, ses, d)
+    lo, hi = studentized_limits(roots, d, se, confidence)
+    if order == 0:
+        half = max(abs(lo), abs(hi))
+        lo, hi = -half, half
+    elif order > 0:
+        lo, hi = -hi, -lo
+    return Interval(name, est, lo, hi, confidence, method)
+
+
 def cvar_difference(
     a: object,
     b: object,
@@ -703,14 +722,9 @@ def cvar_difference(
         values_2, ses_2 = cluster_bootstrap(second, c2, stat, n_resamples, rng, se=True)
         d = stat.of_sample(first) - stat.of_sample(second)
         se = float(np.hypot(_cluster_se(stat, first, c1), _cluster_se(stat, second, c2)))
-        roots = studentized_roots(values_1 - values_2, np.hypot(ses_1, ses_2), d)
-        lo, hi = studentized_limits(roots, d, se, confidence)
-        if order == 0:
-            half = max(abs(lo), abs(hi))
-            lo, hi = -half, half
-        elif order > 0:
-            lo, hi = -hi, -lo
-        return Interval(name, est, lo, hi, confidence, "bootstrap:cluster-studentized")
+        return _studentized_difference(name, est, values_1 - values_2, np.hypot(ses_1, ses_2),
+                                       d, se, confidence, order,
+                                       "bootstrap:cluster-studentized")
     if interval == "bootstrap":
         order = compare_samples(za, zb)
         first, second = (za, zb) if order <= 0 else (zb, za)
@@ -719,19 +733,11 @@ def cvar_difference(
         # memory-bounded blocks): the pairs are independent, so each side reduces alone.
         values_1, ses_1 = bootstrap_statistic(first, stat, n_resamples, rng, se=True)
         values_2, ses_2 = bootstrap_statistic(second, stat, n_resamples, rng, se=True)
-        diffs = values_1 - values_2
         d = stat.of_sample(first) - stat.of_sample(second)
         se = float(np.hypot(stat.se_rows(np.sort(first)[None, :])[0],
                             stat.se_rows(np.sort(second)[None, :])[0]))
-        roots = studentized_roots(diffs, np.hypot(ses_1, ses_2), d)
-        lo, hi = studentized_limits(roots, d, se, confidence)
-        if order == 0:
-            # Identical samples: the difference is symmetric in law; report it so.
-            half = max(abs(lo), abs(hi))
-            lo, hi = -half, half
-        elif order > 0:
-            lo, hi = -hi, -lo
-        return Interval(name, est, lo, hi, confidence, "bootstrap:studentized")
+        return _studentized_difference(name, est, values_1 - values_2, np.hypot(ses_1, ses_2),
+                                       d, se, confidence, order, "bootstrap:studentized")
     if interval == "band":
         each = float(np.sqrt(confidence))
         lo_, hi_ = sorted((sign * low, sign * high))
