@@ -11,7 +11,7 @@ from benchverdict.lmem.estimand import (
     check_estimand,
     formula_for,
 )
-from benchverdict.lmem.exclusions import exclusions_of
+from benchverdict.lmem.exclusions import counts, exclusions_of
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
 from benchverdict.verdict import Verdict
@@ -95,7 +95,10 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
                 for v in overall.verdicts(alpha=alpha, df=df)]
     if per_benchmark and multi:
         # One linear model per benchmark, the runs as replicates (the report's path too).
+        # The study's left-out rows and runs are counted on these too (as on the overall fit).
+        left = counts(left_out)
         for v in per_benchmark_verdicts(results, alpha=alpha, budget=budget):
+            v = dataclasses.replace(v, details={**v.details, **left})
             verdicts.append(_with_estimand(v, "these", f"on benchmark {v.scope.benchmark}",
                                            "run"))
     return verdicts
