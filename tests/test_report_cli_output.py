@@ -96,12 +96,15 @@ def test_keyboard_interrupt_while_writing_keeps_the_previous_report(previous, mo
 
 def test_keyboard_interrupt_during_the_analyses_exits_130(previous, monkeypatch, capsys):
     out, files = previous
-    from benchverdict.report import _analyses
+    import dataclasses
+
+    from benchverdict import families
 
     def interrupted(results, options):
         raise KeyboardInterrupt
 
-    monkeypatch.setitem(_analyses.RUNNERS, "ranks", interrupted)
+    ranks = dataclasses.replace(families.get_family("ranks"), runner=interrupted)
+    monkeypatch.setitem(families._REGISTRY, "ranks", ranks)
     assert cli.main([*QUICK, "-o", str(out)]) == 130
     assert capsys.readouterr().err.count("\n") == 1
     assert snapshot(out) == files

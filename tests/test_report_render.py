@@ -373,10 +373,14 @@ def _write_csv(tmp_path):
 
 
 def _cli(monkeypatch, runners, argv):
-    from benchverdict import cli
-    from benchverdict.report import _analyses
+    import dataclasses
 
-    monkeypatch.setattr(_analyses, "RUNNERS", runners)
+    from benchverdict import cli, families
+
+    # The report runs the registry's families; these tests swap in fake runners.
+    for name, runner in runners.items():
+        entry = dataclasses.replace(families.get_family(name), runner=runner)
+        monkeypatch.setitem(families._REGISTRY, name, entry)
     return cli.main(argv)
 
 

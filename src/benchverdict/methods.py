@@ -34,12 +34,13 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
+from typing import Any
+
+from benchverdict.families import family_label, family_names
 
 __all__ = [
     "ASPECTS",
     "ERROR_CONTROLS",
-    "FAMILIES",
-    "FAMILY_LABELS",
     "METHODS",
     "MethodInfo",
     "family_of",
@@ -47,15 +48,9 @@ __all__ = [
     "register_method",
 ]
 
-#: The families of evidence, in the order the report lists them.
-FAMILIES = ("lmem", "ranks", "tuning", "dse")
-#: How each family is named in sentences ("settled by LMEM and tuning curves").
-FAMILY_LABELS = {
-    "lmem": "LMEM",
-    "ranks": "rank tests",
-    "tuning": "tuning curves",
-    "dse": "score distributions",
-}
+# FAMILIES (the families by precedence, the order sentences list them) and
+# FAMILY_LABELS (how sentences name them) are read from the family registry
+# (benchverdict.families) whenever they are asked for: module __getattr__ below.
 #: What a method's statistic summarises.
 ASPECTS = ("centre", "upper tail", "lower tail", "whole distribution", "ranks", "varies with k")
 #: How a method's decisions control their error.
@@ -124,8 +119,10 @@ class MethodInfo:
     def __post_init__(self) -> None:
         if "." not in self.method:
             raise ValueError(f"a method is named 'module.method', got {self.method!r}.")
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}.")
+        known = family_names(order="precedence")
+        if self.family not in known:
+            raise ValueError(f"family must be one of {known} (benchverdict.families), got "
+                             f"{self.family!r}.")
         if self.aspect not in ASPECTS:
             raise ValueError(f"aspect must be one of {ASPECTS}, got {self.aspect!r}.")
         if self.error_control not in ERROR_CONTROLS:
@@ -139,7 +136,7 @@ class MethodInfo:
     @property
     def family_label(self) -> str:
         """The family in words ("rank tests")."""
-        return FAMILY_LABELS[self.family]
+        return family_label(self.family)
 
 
 #: Every registered method, by name (filled by the modules at import time).
@@ -240,3 +237,12 @@ def family_of(method: str) -> str:
     'lmem'
     """
     return method_info(method).family
+
+
+def __getattr__(name: str) -> Any:
+    """``FAMILIES`` and ``FAMILY_LABELS``, read from the family registry when asked for."""
+    if name == "FAMILIES":
+        return family_names(order="precedence")
+    if name == "FAMILY_LABELS":
+        return {n: family_label(n) for n in family_names(order="precedence")}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

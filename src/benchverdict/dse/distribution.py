@@ -9,6 +9,7 @@ per-benchmark normalisation, and summarises, compares and plots them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -298,7 +299,8 @@ class DistributionResult(ResultText):
                                      strata=self._strata(bench, a, b),
                                      clusters=self._clusters(bench, a, b), seed=self.seed)
 
-    def verdicts(self, *, alpha: float = 0.05) -> list[Verdict]:
+    def verdicts(self, *, alpha: float = 0.05,
+                 kinds: Sequence[str] = ("dominance", "cvar")) -> list[Verdict]:
         """Two verdicts per pair and scope: stochastic dominance and the CVaR difference.
 
         ``dse.dominance``: the two one-sided KS tests at ``alpha / 2`` each
@@ -325,14 +327,23 @@ class DistributionResult(ResultText):
         is one draw: the IID tests, unchanged), ``details["min_p"]`` is the
         smallest p-value the runs allow, and with too few runs to reach
         ``alpha`` the explanation says so and how many runs are needed.
+
+        ``kinds`` picks which of the two to compute: dominance does not depend
+        on the CVaR level, so a caller with several levels asks for it once.
         """
+        unknown = set(kinds) - {"dominance", "cvar"}
+        if unknown:
+            raise ValueError(f"kinds must be drawn from ('dominance', 'cvar'), got "
+                             f"{sorted(unknown)}.")
         out: list[Verdict] = []
         for bench, a, b, xa, xb in self._pairs():
             # Only the pooled distribution speaks for all benchmarks; a benchmark that
             # happens to be called "pooled" or "all" is still that one benchmark.
             scope = Scope(benchmark=None if self.pooled else bench)
-            out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
-            out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
+            if "dominance" in kinds:
+                out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
+            if "cvar" in kinds:
+                out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
         return out
 
     def _dominance_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,

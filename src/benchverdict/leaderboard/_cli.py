@@ -12,18 +12,17 @@ import sys
 from pathlib import Path
 
 from benchverdict._cli_common import EXIT_CODES_SENTENCE, UsageError, load_results, role_options
-
-#: Analyses a leaderboard may run (those that compare final scores over benchmarks).
-LEADERBOARD_ANALYSES = ("ranks", "lmem")
+from benchverdict.families import leaderboard_families
 
 
 def _analyses(text: str) -> list[str]:
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
-    unknown = [n for n in names if n not in LEADERBOARD_ANALYSES]
+    known = leaderboard_families()
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown analysis {unknown or text!r}; a leaderboard runs "
-            f"{','.join(LEADERBOARD_ANALYSES)} (or a subset).")
+            f"{','.join(known)} (or a subset).")
     return names
 
 
@@ -56,8 +55,9 @@ def register(subparsers, parents) -> None:
     parser.add_argument("--replace", action="store_true",
                         help="with --update: replace the rows of algorithms already on the "
                              "board (otherwise a name clash is an error)")
-    parser.add_argument("--analyses", type=_analyses, default=list(LEADERBOARD_ANALYSES),
-                        metavar="LIST", help="ranks,lmem or a subset (default both)")
+    parser.add_argument("--analyses", type=_analyses, default=list(leaderboard_families()),
+                        metavar="LIST",
+                        help=f"{','.join(leaderboard_families())} or a subset (default all)")
     parser.add_argument("--alpha", type=_probability, default=0.05,
                         help="family-wise error of settled positions (default 0.05)")
     parser.add_argument("--confidence", type=_probability, default=0.95,

@@ -38,8 +38,8 @@ import pandas as pd
 from scipy import stats
 
 from benchverdict._plain_text import plain_text, printable
+from benchverdict.families import family_label, leaderboard_families
 from benchverdict.leaderboard.design import Design, budget_text, check_submission
-from benchverdict.methods import FAMILY_LABELS
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -510,7 +510,7 @@ def build_leaderboard(
     results: Results,
     *,
     design: Design | None = None,
-    analyses: Sequence[str] = ("ranks", "lmem"),
+    analyses: Sequence[str] | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
     n_resamples: int = 2000,
@@ -528,9 +528,10 @@ def build_leaderboard(
         Every submission's rows.
     design : Design, optional
         The leaderboard's design; default: that of ``results``.
-    analyses : sequence of str
-        The report's analyses to run (default: rank tests and the LMEM, the
-        two families that compare final scores over benchmarks).
+    analyses : sequence of str, optional
+        The report's analyses to run (default: the families registered with
+        ``leaderboard=True``, :func:`benchverdict.families.leaderboard_families`:
+        rank tests and the LMEM, which compare final scores over benchmarks).
     alpha : float
         Family-wise error of the settled relations over all pairs.
     confidence : float
@@ -558,6 +559,7 @@ def build_leaderboard(
     """
     from benchverdict.report.runner import compare
 
+    analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results) if design is None else design
     checks, inside = check_submission(design, results)
     complete = [c.algorithm for c in checks if c.complete]
@@ -673,7 +675,7 @@ def _mean_ranks_at_budget(
 def family_names(text: object) -> list[str]:
     """Display names of the families in a relation's ``families`` text (``"lmem, ranks"``)."""
     codes = [c.strip() for c in str(text or "").split(",") if c.strip()]
-    return [FAMILY_LABELS.get(c, c) for c in codes]
+    return [family_label(c) for c in codes]
 
 
 def exclusion_note(exclusions: pd.DataFrame, what: str) -> str:

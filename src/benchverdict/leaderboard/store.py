@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchverdict.families import leaderboard_families
 from benchverdict.leaderboard.board import (
     Leaderboard,
     build_leaderboard,
@@ -259,7 +260,7 @@ def create_leaderboard(
     directory: str | Path,
     results: Results,
     *,
-    analyses: Sequence[str] = ("ranks", "lmem"),
+    analyses: Sequence[str] | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
     sanity_checks: bool = False,
@@ -289,6 +290,7 @@ def create_leaderboard(
             f"{str(directory)!r} already holds a leaderboard. Fix: add a submission with "
             f"`benchverdict leaderboard --update {directory} FILE`, or choose another folder.")
     directory.mkdir(parents=True, exist_ok=True)
+    analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results)
     created = _now()
     board = build_leaderboard(results, design=design, analyses=analyses, alpha=alpha,

@@ -789,11 +789,11 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         for i, level in enumerate(levels):
             got = run.attempt(
                 f"distributions {label}, CVaR_{level:g}", _with_verdicts,
-                lambda level=level, kwargs=kwargs: _DSEVerdicts(dse.distribution(
+                lambda level=level, kwargs=kwargs, i=i: _DSEVerdicts(dse.distribution(
                     results, cvar_level=level, confidence=options.confidence,
                     n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
                     draws=reading, **kwargs),
-                    options.alpha))
+                    options.alpha, ("dominance", "cvar") if i == 0 else ("cvar",)))
             if got is None:
                 continue
             res, found = got
@@ -850,9 +850,10 @@ class _DSEVerdicts:
 
     result: Any
     alpha: float
+    kinds: tuple[str, ...] = ("dominance", "cvar")
 
     def verdicts(self) -> list[Verdict]:
-        return list(self.result.verdicts(alpha=self.alpha))
+        return list(self.result.verdicts(alpha=self.alpha, kinds=self.kinds))
 
 
 # ----------------------------------------------------------------------------- guidance
@@ -1085,12 +1086,3 @@ def sample_size_guidance(
         if table is not None and "band" in table:
             dkw = frozenset(table.loc[table["band"] == "dkw", "benchmark"].astype(str))
     return _Guidance(results, options, tuning if tuning_ran else None, ranks_ran, dkw)
-
-
-#: The runners, by analysis name.
-RUNNERS: dict[str, Callable[[Results, Options], AnalysisRun]] = {
-    "tuning": run_tuning,
-    "dse": run_dse,
-    "ranks": run_ranks,
-    "lmem": run_lmem,
-}

@@ -19,15 +19,16 @@ import sys
 from pathlib import Path
 
 from benchverdict._cli_common import load_results
-from benchverdict.report.runner import ANALYSES
+from benchverdict.families import family_names
 
 
 def _analyses(text: str) -> list[str]:
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
-    unknown = [n for n in names if n not in ANALYSES]
+    known = family_names()
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
-            f"unknown analysis {unknown or text!r}; choose from {','.join(ANALYSES)}."
+            f"unknown analysis {unknown or text!r}; choose from {','.join(known)}."
         )
     return names
 
@@ -77,7 +78,7 @@ def register(subparsers, parents) -> None:
         ),
     )
     parser.add_argument("--analyses", type=_analyses, default=None, metavar="LIST",
-                        help=f"comma-separated subset of {','.join(ANALYSES)} "
+                        help=f"comma-separated subset of {','.join(family_names())} "
                              f"(default: every analysis that applies)")
     parser.add_argument("--confidence", type=_probability, default=0.8,
                         help="confidence of bands and intervals (default 0.8)")

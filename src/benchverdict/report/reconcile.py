@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from benchverdict.methods import FAMILY_LABELS, method_info
+from benchverdict.families import family_label
+from benchverdict.methods import method_info
 from benchverdict.report.explain import (
     budget_interval,
     budgets_overlap,
@@ -576,9 +577,9 @@ def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
         where = "" if best.key[0] is None else f" on {best.key[0]}"
         text = (f"{st[0].upper()}{st[1:]}, no relation can be settled with these data: the "
                 f"smallest p-value of the {m:,} votes, {best.p_value:.2g} ("
-                f"{FAMILY_LABELS.get(best.family, best.family)}, {best.a} vs {best.b}{where}), "
+                f"{family_label(best.family)}, {best.a} vs {best.b}{where}), "
                 f"is above Holm's first threshold alpha / m = {first:.2g}")
-        floors = [f"{FAMILY_LABELS.get(v.family, v.family)} on {v.n} blocks cannot go below "
+        floors = [f"{family_label(v.family)} on {v.n} blocks cannot go below "
                   f"{2.0 / 2.0 ** v.n:.2g}" for v in group[:1]
                   if v.family == "ranks" and v.n is not None and v.n < 30
                   and 2.0 / 2.0 ** v.n > first]

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem, plain_text
+from benchverdict.families import BUILTIN_FAMILIES, get_family
 from benchverdict.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -29,15 +30,10 @@ if TYPE_CHECKING:
 
     from benchverdict.results import Results
 
-#: The analyses, in the order they run and appear in the report.
-ANALYSES = ("tuning", "dse", "ranks", "lmem")
-#: What each analysis is, for headings.
-ANALYSIS_TITLES = {
-    "tuning": "Tuning curves (Dodge et al. 2019; Lourie et al. 2024)",
-    "dse": "Performance distributions (Jordan et al. 2018)",
-    "ranks": "Rank tests (Demšar 2006; Autorank)",
-    "lmem": "Linear mixed-effects models (Geburek et al. 2024)",
-}
+#: The built-in analyses, in the order they run and appear in the report. The report
+#: runs every *registered* family (:func:`benchverdict.families.family_names`), these
+#: and any added with :func:`benchverdict.families.register_family`.
+ANALYSES = BUILTIN_FAMILIES
 #: What a claim across benchmarks is about (see :class:`Options`).
 ESTIMANDS = ("benchmarks", "these")
 #: How random-search draws of one run relate (see :class:`Options`).
@@ -229,7 +225,10 @@ class AnalysisRun:
     @property
     def title(self) -> str:
         """The analysis's heading."""
-        return ANALYSIS_TITLES.get(self.name, self.name)
+        try:
+            return get_family(self.name).title
+        except ValueError:  # a run of an analysis that is no longer registered
+            return self.name
 
     @property
     def failed_steps(self) -> list[dict[str, Any]]:

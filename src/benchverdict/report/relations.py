@@ -43,7 +43,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from benchverdict.methods import FAMILIES, FAMILY_LABELS, MethodInfo, method_info
+from benchverdict.families import family_label, family_rank
+from benchverdict.methods import MethodInfo, method_info
 from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Verdict
 
@@ -252,12 +253,10 @@ def family_votes(
 
 
 def _family_list(families: Iterable[str]) -> str:
-    names = [FAMILY_LABELS.get(f, f) for f in sorted(set(families), key=_family_order)]
+    names = [family_label(f) for f in sorted(set(families), key=family_rank)]
     return _and(names)
 
 
-def _family_order(family: str) -> tuple[int, str]:
-    return (FAMILIES.index(family) if family in FAMILIES else len(FAMILIES), family)
 
 
 def _and(items: Sequence[str]) -> str:
@@ -418,10 +417,10 @@ def relate_scope(
             lacking = [v for v in found if not v.rejects]
             row.update(status="settled", winner=winner, loser=loser,
                        families=", ".join(sorted({v.family for v in deciders},
-                                                 key=_family_order)),
+                                                 key=family_rank)),
                        p_value_adjusted=min(v.p_value_adjusted for v in deciders),
                        lacking=", ".join(sorted({v.family for v in lacking},
-                                                key=_family_order)))
+                                                key=family_rank)))
             row["reason"] = (
                 f"{_family_list(v.family for v in deciders)} "
                 f"{'settle' if len(deciders) > 1 else 'settles'} it (family-wise adjusted "
@@ -434,13 +433,13 @@ def relate_scope(
                 fav = a if best.direction == "a" else b
                 row.update(status="power gap", winner=None)
                 row["reason"] = (
-                    f"{FAMILY_LABELS.get(best.family, best.family)} favour {fav} at p = "
+                    f"{family_label(best.family)} favour {fav} at p = "
                     f"{best.p_value:.3g} for this pair alone, but not after the family-wise "
                     f"adjustment over {n_tests} test(s) (adjusted p = {best.p_value_adjusted:.3g})")
             elif found:
                 best = min(found, key=lambda v: v.p_value)
                 row["reason"] = (f"no family separates them (smallest p = {best.p_value:.3g}, "
-                                 f"{FAMILY_LABELS.get(best.family, best.family)})")
+                                 f"{family_label(best.family)})")
             else:
                 row["reason"] = "no family that votes judged this pair"
         direct[(a, b)] = row
@@ -465,7 +464,7 @@ def relate_scope(
                 if vote.rejects:
                     by_family[vote.family].add((row["winner"], row["loser"]))
     closures = {f: (_closure(algorithms, e), e) for f, e in sorted(
-        by_family.items(), key=lambda item: _family_order(item[0]))}
+        by_family.items(), key=lambda item: family_rank(item[0]))}
     for (a, b), row in direct.items():
         if row["status"] in ("settled", "contradicted"):
             continue
@@ -477,7 +476,7 @@ def relate_scope(
             for x, y in closures[family][1]:
                 direct_beats[x].add(y)
             chain = _path(direct_beats, w, lo)
-            label = FAMILY_LABELS.get(family, family)
+            label = family_label(family)
             row.update(status="implied", winner=w, loser=lo, families=family,
                        via=" > ".join(chain),
                        reason=f"implied by {' > '.join(chain)}, each step settled by "
@@ -526,17 +525,17 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             if not vote.rejects:
                 by_family[vote.family].append((row, vote))
     out = []
-    for family in sorted(by_family, key=_family_order):
+    for family in sorted(by_family, key=family_rank):
         items = by_family[family]
         settled_by = sorted({f for row, _ in items for f in row["families"].split(", ") if f},
-                            key=_family_order)
+                            key=family_rank)
         ns = sorted({v.n for _, v in items if v.n is not None})
         unit = items[0][1].n_units
         n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
                   f"{ns[0]:,}-{ns[-1]:,} {unit}" if ns else f"an unstated number of {unit}")
         best = min(v.p_value for _, v in items)
         every = all(v.verdict.details.get("combined") for _, v in items)
-        label = FAMILY_LABELS.get(family, family)
+        label = family_label(family)
         # A family whose claim covers another population than the settling families'
         # answers a different question: its silence is not a lack of power.
         deciding = {x.estimand for row, _ in items for x in row["_votes"] if x.rejects}
@@ -689,11 +688,11 @@ def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
     if not settled:
         return " (implied only)"
     families = sorted({f for r in settled for f in r["families"].split(", ") if f},
-                      key=_family_order)
+                      key=family_rank)
     note = f" (settled by {_family_list(families)}"
     lacking = [g for g in rel.power_gaps if g["n_pairs"] >= 1]
     for g in lacking:
-        label = FAMILY_LABELS.get(g["family"], g["family"])
+        label = family_label(g["family"])
         if g.get("other_estimand"):
             about = {"benchmarks": "benchmarks like these", "these": "these benchmarks only"}
             what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"

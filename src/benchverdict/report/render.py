@@ -28,6 +28,7 @@ import pandas as pd
 
 from benchverdict._plain_text import printable
 from benchverdict._version import __version__
+from benchverdict.families import family_label, family_names
 from benchverdict.verdict import metafeature_label, verdict_to_dict
 
 if TYPE_CHECKING:
@@ -255,14 +256,25 @@ def render_json(comparison: Comparison, *, indent: int | None = 2) -> str:
 
 
 def load_schema() -> dict[str, Any]:
-    """The committed JSON Schema of the report document.
+    """The JSON Schema of the report document, with the analyses now registered.
+
+    The committed file lists the built-in families in its two analysis
+    enums (``options.analyses`` and ``analyses[].name``); a family added with
+    :func:`benchverdict.families.register_family` is added to both here, so
+    a report that runs it still validates.
 
     Examples
     --------
     >>> load_schema()["properties"]["schema_version"]["const"]
     2
+    >>> load_schema()["properties"]["analyses"]["items"]["properties"]["name"]["enum"]
+    ['tuning', 'dse', 'ranks', 'lmem']
     """
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    names = list(family_names())
+    schema["properties"]["options"]["properties"]["analyses"]["items"]["enum"] = names
+    schema["properties"]["analyses"]["items"]["properties"]["name"]["enum"] = names
+    return schema
 
 
 # ----------------------------------------------------------------------------- shared prose
@@ -665,9 +677,8 @@ def _missing_text(value: Any) -> bool:
 
 
 def _power_rows(c: Comparison) -> list[list[str]]:
-    from benchverdict.methods import FAMILY_LABELS
 
-    return [[str(r["scope"]), FAMILY_LABELS.get(str(r["family"]), str(r["family"])),
+    return [[str(r["scope"]), family_label(str(r["family"])),
              f"{int(r['n_pairs'])}", _fmt(r.get("pairs")), _fmt(r.get("settled_by")),
              _fmt(r.get("reason"))]
             for r in c.reconciliation.power_gaps.to_dict("records")]

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem
+from benchverdict.families import families, family_names, get_family
 from benchverdict.report import _analyses, html, latex, markdown, render
 from benchverdict.report import figures as report_figures
 from benchverdict.report.reconcile import Reconciliation, reconcile
@@ -64,24 +65,23 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     >>> applicability(_example_small(), "tuning")[1]
     'on the random-search draws'
     """
-    if name in ("tuning", "dse"):
+    family = get_family(name)  # raises, naming the known families
+    if family.reads == "draws":
         if results.kind == "trials":
             return True, "on the random-search draws"
         return False, (
-            "the rows are HPO-run incumbents (kind 'runs'), not IID random-search draws; "
-            "tuning curves and score distributions need draws"
+            f"the rows are HPO-run incumbents (kind 'runs'), not IID random-search draws; "
+            f"{family.label} need draws"
         )
-    if name in ("ranks", "lmem"):
-        if results.kind == "runs":
-            return True, "on the HPO-run incumbents"
-        if results.has_budget:
-            return True, "on the incumbent of each seed's search (best of its trials so far)"
-        return False, (
-            "the rows are random-search draws without a trial order (no budget column), so "
-            "there are no HPO runs to compare; give the trial number as budget to compare the "
-            "searches' incumbents"
-        )
-    raise ValueError(f"unknown analysis {name!r}; known: {list(ANALYSES)}.")
+    if results.kind == "runs":
+        return True, "on the HPO-run incumbents"
+    if results.has_budget:
+        return True, "on the incumbent of each seed's search (best of its trials so far)"
+    return False, (
+        "the rows are random-search draws without a trial order (no budget column), so "
+        "there are no HPO runs to compare; give the trial number as budget to compare the "
+        "searches' incumbents"
+    )
 
 
 def _format_warning(w: warnings.WarningMessage) -> str:
@@ -404,7 +404,8 @@ class Comparison:
 
 
 def _default_runners() -> dict[str, Runner]:
-    return dict(_analyses.RUNNERS)
+    """Every registered family's runner (see :mod:`benchverdict.families`)."""
+    return {f.name: f.run_function() for f in families()}
 
 
 def compare(
@@ -493,13 +494,14 @@ def compare(
                       cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
                       estimand=estimand, draws=draws)
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
-    unknown = [a for a in requested if a not in ANALYSES]
+    known = family_names()
+    unknown = [a for a in requested if a not in known]
     if unknown:
-        raise ValueError(f"unknown analysis {unknown}; choose from {list(ANALYSES)}.")
+        raise ValueError(f"unknown analysis {unknown}; choose from {list(known)}.")
     if budget is not None and not results.has_budget:
         raise ValueError("budget= needs results with a budget column.")
     budget = options.budget
-    names = [a for a in ANALYSES if not requested or a in requested]
+    names = [a for a in known if not requested or a in requested]
     runners = dict(_default_runners() if runners is None else runners)
     runs: list[AnalysisRun] = []
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
@@ -525,7 +527,7 @@ def compare(
             else:
                 # Rank tests and LMEMs compare runs at the final budget: an algorithm whose
                 # runs all stop before it would be compared on less tuning effort.
-                at_final = name in ("ranks", "lmem") and complete is not results
+                at_final = get_family(name).reads == "incumbents" and complete is not results
                 run = run_analysis(
                     name, runners[name], complete if at_final else results, options,
                     on_step=lambda step, name=name: bar.set_postfix_str(

@@ -20,15 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from benchverdict.methods import FAMILIES, FAMILY_LABELS
+from benchverdict.families import families as all_families
+from benchverdict.families import family_rank
 
 if TYPE_CHECKING:
     from benchverdict.report.reconcile import Reconciliation
 
-#: Short family names for matrix cells (the full ones are in FAMILY_LABELS).
-FAMILY_SHORT = {"lmem": "LMEM", "ranks": "ranks", "tuning": "tuning", "dse": "DSE"}
 #: One letter per family, for the cells of a wide matrix (many algorithms).
-FAMILY_LETTER = {"lmem": "L", "ranks": "R", "tuning": "T", "dse": "D"}
 #: Cell kinds, in the order the legend lists them.
 CELL_KINDS = ("better", "worse", "implied better", "implied worse", "contradicted",
               "power gap", "unsettled")
@@ -64,8 +62,7 @@ def _families(text: Any) -> list[str]:
     if _missing(text) or not str(text).strip():
         return []
     names = [t.strip() for t in str(text).split(",") if t.strip()]
-    order = {f: i for i, f in enumerate(FAMILIES)}
-    return sorted(set(names), key=lambda f: (order.get(f, len(order)), f))
+    return sorted(set(names), key=family_rank)
 
 
 def family_text(families: list[str]) -> str:
@@ -76,7 +73,8 @@ def family_text(families: list[str]) -> str:
     >>> family_text(["lmem", "tuning"])
     'LMEM + tuning'
     """
-    return " + ".join(FAMILY_SHORT.get(f, f) for f in families)
+    short = {f.name: f.short for f in all_families()}
+    return " + ".join(short.get(f, f) for f in families)
 
 
 @dataclass
@@ -205,8 +203,8 @@ def _short(text: str) -> str:
     >>> _short("▲ LMEM + ranks"), _short("(▼) tuning"), _short("–")
     ('▲ L+R', '(▼) T', '–')
     """
-    for family, name in FAMILY_SHORT.items():
-        text = text.replace(name, FAMILY_LETTER[family])
+    for family in all_families():
+        text = text.replace(family.short, family.letter)
     return text.replace(" + ", "+").replace("implied", "impl.")
 
 
@@ -319,8 +317,6 @@ __all__ = [
     "CELL_COLOURS",
     "CELL_KINDS",
     "CELL_MEANING",
-    "FAMILY_LABELS",
-    "FAMILY_LETTER",
     "Cell",
     "ScopeSummary",
     "family_text",
