@@ -31,11 +31,18 @@ def tests(session: nox.Session) -> None:
     if shutil.which("R"):
         extras += ",lme4"
     _install(session, extras)
+    # One worker per core; --dist loadfile keeps a file's tests on one worker, so its
+    # module-scoped simulation fixtures are built once.
     session.run(
         "pytest",
         "--doctest-modules",
         "src/benchverdict",
         "tests",
+        "-n",
+        "auto",
+        "--dist",
+        "loadfile",
+        "--durations=25",
         *session.posargs,
         success_codes=[0, 5],
     )
