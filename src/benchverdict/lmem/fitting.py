@@ -105,10 +105,12 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     >>> m.n_params, m.fixef.index.tolist()
     (4, ['(Intercept)', 'algorithmb'])
     """
-    engine_fit = results._engine_step("lmem.fit") if isinstance(results, Results) else None
-    if engine_fit is not None:  # e.g. Dask: the cross-products are summed per partition
-        return engine_fit(results, formula, reml=reml, backend=backend, start=start,
-                          exclusions=exclusions)
+    if isinstance(results, Results):
+        # The engine's own fit, if it has one (Dask: cross-products summed per partition).
+        model = results.engine.lmem_fit(formula, reml=reml, backend=backend, start=start,
+                                        exclusions=exclusions)
+        if model is not None:
+            return model
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)
     left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)
