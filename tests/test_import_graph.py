@@ -163,10 +163,14 @@ def test_no_circle_among_results_describe_dask_and_lmem():
     assert not found, f"import circles (counting function-level and TYPE_CHECKING imports): {found}"
 
 
-def test_lmem_and_dask_share_no_private_name():
-    """The Dask engine imports lmem's internals by their names in ``lmem._shared``, no privates."""
-    graph_src = MODULES["benchverdict._dask.lmem"].read_text(encoding="utf-8")
-    for node in ast.walk(ast.parse(graph_src)):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{PACKAGE}."):
-            private = [a.name for a in node.names if a.name.startswith("_")]
-            assert not private, f"_dask.lmem imports {private} from {node.module}"
+def test_the_dask_engine_imports_no_private_name_of_results_or_lmem():
+    """The Dask engine shares validation (``results.validation``) and the LMEM's internals
+    (``lmem._shared``) through named functions, never through another package's privates."""
+    for module, path in MODULES.items():
+        if not module.startswith(f"{PACKAGE}._dask"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    (f"{PACKAGE}.results", f"{PACKAGE}.lmem")):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{module} imports {private} from {node.module}"

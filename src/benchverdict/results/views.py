@@ -117,7 +117,15 @@ def no_incumbent_records(late: pd.DataFrame, budget: float) -> pd.DataFrame:
 
 
 def view_frame(picked: pd.DataFrame) -> pd.DataFrame:
-    """Incumbent rows as a canonical frame: a fresh index, no unused id categories."""
+    """Incumbent rows as a canonical frame: a fresh index, no unused id categories.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> f = _example_small().table
+    >>> view_frame(f[f["algorithm"] == "a"])["algorithm"].cat.categories.tolist()
+    ['a']
+    """
     frame = picked.reset_index(drop=True)
     for role in ID_ROLES:
         frame[role] = frame[role].cat.remove_unused_categories()
@@ -196,7 +204,15 @@ def is_paired(frame: pd.DataFrame) -> bool:
 
 
 def first_budgets(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Every run's smallest budget: the run codes, their first budgets, the role sizes."""
+    """Every run's smallest budget: the run codes, their first budgets, the role sizes.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> codes, first, sizes = first_budgets(_example_small().table)
+    >>> first.tolist(), sizes
+    ([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [2, 2, 2])
+    """
     key, sizes = _run_key(frame)
     first = pd.Series(frame["budget"].to_numpy()).groupby(key, sort=True).min()
     return first.index.to_numpy(), first.to_numpy(), sizes
@@ -226,7 +242,14 @@ def late_runs(frame: pd.DataFrame, firsts: tuple[np.ndarray, np.ndarray, list[in
 
 
 def last_budgets(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per run: algorithm, benchmark, seed and its largest budget (``last_budget``)."""
+    """One row per run: algorithm, benchmark, seed and its largest budget (``last_budget``).
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> last_budgets(_example_small().table)["last_budget"].tolist()
+    [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    """
     groups = frame.groupby(list(ID_ROLES), observed=True, sort=True)
     if "budget" not in frame.columns:
         return groups.size().rename("last_budget").reset_index().assign(last_budget=np.nan)
@@ -240,6 +263,15 @@ def run_completeness(runs: pd.DataFrame, has_budget: bool,
     The compared budget is ``budget``, or the largest budget any run reaches
     on the run's benchmark; a run is incomplete when its last budget is
     below it by more than a relative ``1e-9``.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> runs = run_completeness(last_budgets(_example_small().table), True, 3.0)
+    >>> int(runs["incomplete"].sum()), len(incomplete_of(runs))
+    (8, 8)
+    >>> completeness_per_algorithm(runs)["n_incomplete"].tolist()
+    [4, 4]
     """
     columns = ["algorithm", "benchmark", "seed", "last_budget", "compared_budget"]
     if not has_budget:
