@@ -27,7 +27,7 @@ from benchverdict.verdict import Verdict
 
 #: Classes with a ``table`` that are not analysis results, and why.
 NOT_RESULTS = {
-    "benchverdict.results.Results": "the input data (its table is the rows)",
+    "benchverdict.results.core.Results": "the input data (its table is the rows)",
     "benchverdict.report.reconcile.Reconciliation":
         "the Comparison's internals (Comparison is the report's result object)",
 }

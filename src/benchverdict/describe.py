@@ -2,18 +2,19 @@
 
 Everything is computed from the integer category codes with ``numpy.bincount``
 so that describing 10^7 rows takes well under a second.
+
+This module sits below :mod:`benchverdict.results`: :func:`describe_results`
+takes the canonical frame and the facts ``Results.describe`` passes, never a
+``Results``, so neither module needs the other's name (no import circle).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-
-if TYPE_CHECKING:
-    from benchverdict.results import Results
 
 #: At most this many missing (algorithm, benchmark, seed) cells are listed.
 MAX_LISTED_MISSING = 1000
@@ -135,16 +136,50 @@ def _indent(text: str) -> str:
     return "\n".join("  " + line for line in text.splitlines())
 
 
-def describe_results(results: Results) -> Description:
-    """Build the :class:`Description` of ``results`` (see ``Results.describe``).
+def describe_results(
+    frame: pd.DataFrame,
+    *,
+    roles: Mapping[str, str],
+    objective: str,
+    kind: str,
+    kind_reason: str,
+    metafeatures: Sequence[str] = (),
+    exclusions: pd.DataFrame | None = None,
+    budget_index: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Description:
+    """Build the :class:`Description` of a canonical frame (see ``Results.describe``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The canonical frame: ``algorithm``, ``benchmark``, ``seed``
+        (categoricals), [``budget``], ``score`` and the metafeatures.
+    roles : mapping
+        The user's column of each role (``Results.roles``).
+    objective, kind, kind_reason : str
+        As the ``Results`` has them.
+    metafeatures : sequence of str
+        The metafeature columns.
+    exclusions : pandas.DataFrame, optional
+        ``Results.exclusions`` (none when omitted).
+    budget_index : tuple of numpy.ndarray, optional
+        The budget's integer code per row and its sorted distinct values,
+        when the caller has them (``Results`` computes them once); derived
+        from ``frame`` otherwise.
 
     Examples
     --------
     >>> from benchverdict.results import _example_small
-    >>> describe_results(_example_small()).n_missing_cells
-    0
+    >>> res = _example_small()
+    >>> d = describe_results(res.table, roles=res.roles, objective=res.objective,
+    ...                      kind=res.kind, kind_reason=res.kind_reason)
+    >>> d.n_missing_cells, d.n_rows
+    (0, 16)
     """
-    f = results._frame
+    if exclusions is None:
+        exclusions = pd.DataFrame(columns=["unit", "row", "columns", "reasons"])
+    has_budget = "budget" in frame.columns
+    f = frame
     alg = f["algorithm"].cat
     bench = f["benchmark"].cat
     seed = f["seed"].cat
@@ -156,17 +191,20 @@ def describe_results(results: Results) -> Description:
     counts = pd.DataFrame(
         {
             "column": [
-                results.roles.get(r, "(constant)" if r == "benchmark" else "")
+                roles.get(r, "(constant)" if r == "benchmark" else "")
                 for r in ("algorithm", "benchmark", "seed")
             ],
             "distinct": [na, nb, ns],
         },
         index=pd.Index(["algorithm", "benchmark", "seed"], name="role"),
     )
-    if results.has_budget:
-        budget_codes, budget_levels = results._budget_index()
+    if has_budget:
+        if budget_index is None:
+            codes, levels = pd.factorize(f["budget"].to_numpy(), sort=True)
+            budget_index = (codes, np.asarray(levels))
+        budget_codes, budget_levels = budget_index
         present_budgets = np.bincount(budget_codes, minlength=len(budget_levels)) > 0
-        counts.loc["budget"] = [results.roles["budget"], int(present_budgets.sum())]
+        counts.loc["budget"] = [roles["budget"], int(present_budgets.sum())]
 
     run_key = (a_codes * nb + b_codes) * ns + s_codes
     n_cells = na * nb * ns
@@ -222,7 +260,7 @@ def describe_results(results: Results) -> Description:
             n_missing, paired, None if present is None else present.reshape(na, nb, ns),
             [str(c) for c in bench.categories],
         ))
-    if results.has_budget:
+    if has_budget:
         first, last, distinct = _code_range_per_group(
             a_codes, na, budget_codes, len(budget_levels)
         )
@@ -251,7 +289,7 @@ def describe_results(results: Results) -> Description:
         budgets = pd.DataFrame(columns=["min", "max", "distinct", "median_rows_per_run"])
 
     meta_rows = []
-    for m in results.metafeatures:
+    for m in metafeatures:
         col = f[m]
         m_codes, m_levels = pd.factorize(col)
         present_m = m_codes >= 0
@@ -270,7 +308,7 @@ def describe_results(results: Results) -> Description:
         columns=["metafeature", "dtype", "distinct", "missing", "constant_within_benchmark"],
     ).set_index("metafeature")
 
-    excl = results.exclusions
+    excl = exclusions
     runs_left_out = excl[excl["unit"] == "run"] if "unit" in excl.columns else excl.iloc[:0]
     if len(runs_left_out):
         warnings.append(
@@ -294,9 +332,9 @@ def describe_results(results: Results) -> Description:
         budgets=budgets,
         metafeatures=metafeatures,
         exclusions=exclusions,
-        objective=results.objective,
-        kind=results.kind,
-        kind_reason=results.kind_reason,
+        objective=objective,
+        kind=kind,
+        kind_reason=kind_reason,
         n_rows=len(f),
         warnings=tuple(warnings),
         paired=paired,

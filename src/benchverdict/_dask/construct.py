@@ -37,16 +37,15 @@ from benchverdict._validation import (
     ValidationError,
     numeric_column,
 )
-from benchverdict.results import (
+from benchverdict.results.schema import (
     ID_ROLES,
     SINGLE_BENCHMARK,
     Kind,
     Objective,
-    _empty_exclusions,
-    _validate,
     check_objective,
-    kind_needed_problem,
+    empty_exclusions,
 )
+from benchverdict.results.validation import kind_needed_problem, validate_frame
 
 
 def from_dask_frame(
@@ -161,7 +160,7 @@ def from_dask_frame(
                            progress=progress)
         gathered = pd.concat(rows).sort_index()
         run_of = gathered.pop("__run__")
-        _, problems, ex, _ = _validate(
+        _, problems, ex, _ = validate_frame(
             gathered, algorithm=algorithm, benchmark=benchmark, seed=seed, budget=budget,
             score=score, metafeatures=metafeatures, on_invalid=on_invalid)
         problems = [p for p in problems if p.reason not in ("too_few_algorithms", "empty")]
@@ -189,7 +188,7 @@ def from_dask_frame(
         raise ValidationError(_merge_problems(found, names, offsets))
     summary, worse = _runs_summary(ordered, sign)
     exclusions_frame = (pd.concat(exclusions, ignore_index=True).sort_values(
-        "row", kind="stable").reset_index(drop=True) if exclusions else _empty_exclusions())
+        "row", kind="stable").reset_index(drop=True) if exclusions else empty_exclusions())
 
     # Categories of the kept rows, and the run keys remapped to them.
     sizes = [max(len(raw_categories[r]), 1) for r in ID_ROLES]

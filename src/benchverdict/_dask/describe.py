@@ -8,7 +8,7 @@ range), the distinct (algorithm, budget) pairs and the distinct
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -21,24 +21,68 @@ from benchverdict.describe import (
     balanced_check,
 )
 
-if TYPE_CHECKING:
-    from benchverdict._dask.results import DaskResults
 
+def describe_partitioned(
+    *,
+    categories: Mapping[str, pd.Index],
+    summary: pd.DataFrame,
+    roles: Mapping[str, str],
+    objective: str,
+    kind: str,
+    kind_reason: str,
+    n_rows: int,
+    exclusions: pd.DataFrame,
+    budget_pairs: pd.DataFrame | None = None,
+    meta_levels: Mapping[str, tuple] | None = None,
+) -> Description:
+    """The :class:`Description` of a partitioned data set, from its reductions (see the module).
 
-def describe_partitioned(results: DaskResults) -> Description:
-    """The :class:`Description` of ``results``, computed per partition (see the module)."""
-    f = results._frame
-    alg, bench, seed = (f[c].cat for c in ("algorithm", "benchmark", "seed"))
-    na, nb, ns = results._sizes()
+    The arguments are what ``DaskResults.describe`` has collected, so this
+    module never names ``DaskResults`` (no import circle with it).
+
+    Parameters
+    ----------
+    categories : mapping
+        ``algorithm``, ``benchmark`` and ``seed``: every label, in code order.
+    summary : pandas.DataFrame
+        One row per run piece: ``run`` (the run code) and ``n`` (its rows).
+    roles : mapping
+        The user's column of each role.
+    objective, kind, kind_reason : str
+    n_rows : int
+        The number of rows.
+    exclusions : pandas.DataFrame
+        The rows dropped in validation.
+    budget_pairs : pandas.DataFrame, optional
+        The distinct (``a`` algorithm code, ``budget``) pairs; ``None``
+        without a budget column.
+    meta_levels : mapping, optional
+        Per metafeature: its distinct (``b``, ``v``) pairs, missing count and
+        dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cats = {r: pd.Index(v) for r, v in
+    ...         (("algorithm", ["a", "b"]), ("benchmark", ["p"]), ("seed", [0]))}
+    >>> d = describe_partitioned(
+    ...     categories=cats, summary=pd.DataFrame({"run": [0, 1], "n": [3, 3]}),
+    ...     roles={"algorithm": "alg", "seed": "seed", "score": "y"}, objective="maximize",
+    ...     kind="runs", kind_reason="given", n_rows=6,
+    ...     exclusions=pd.DataFrame(columns=["columns", "reasons"]))
+    >>> d.balanced, d.n_rows
+    (True, 6)
+    """
+    alg, bench, seed = (categories[r] for r in ("algorithm", "benchmark", "seed"))
+    na, nb, ns = len(alg), len(bench), len(seed)
     counts = pd.DataFrame(
-        {"column": [results.roles.get(r, "(constant)" if r == "benchmark" else "")
+        {"column": [roles.get(r, "(constant)" if r == "benchmark" else "")
                     for r in ("algorithm", "benchmark", "seed")],
          "distinct": [na, nb, ns]},
         index=pd.Index(["algorithm", "benchmark", "seed"], name="role"),
     )
-    if results.has_budget:
-        counts.loc["budget"] = [results.roles["budget"], len(results.budgets)]
-    summary = results._summary
+    if budget_pairs is not None:
+        counts.loc["budget"] = [roles["budget"], len(np.unique(budget_pairs["budget"]))]
     run = summary["run"].to_numpy()
     n_per_run = summary["n"].to_numpy()
     n_cells = na * nb * ns
@@ -50,8 +94,8 @@ def describe_partitioned(results: DaskResults) -> Description:
     cube = present.reshape(na, nb, ns)
     balance = pd.DataFrame(
         cube.sum(axis=2),
-        index=pd.Index([str(c) for c in alg.categories], name="algorithm"),
-        columns=pd.Index([str(c) for c in bench.categories], name="benchmark"),
+        index=pd.Index([str(c) for c in alg], name="algorithm"),
+        columns=pd.Index([str(c) for c in bench], name="benchmark"),
     )
     paired = True
     if na > 1:
@@ -67,17 +111,17 @@ def describe_partitioned(results: DaskResults) -> Description:
     ai, rest = np.divmod(missing_idx, nb * ns)
     bi, si = np.divmod(rest, ns)
     missing_cells = pd.DataFrame({
-        "algorithm": np.asarray(alg.categories.astype(str))[ai] if len(ai) else [],
-        "benchmark": np.asarray(bench.categories.astype(str))[bi] if len(bi) else [],
-        "seed": (np.asarray(seed.categories)[si] if paired else ["(any)"] * len(si))
+        "algorithm": np.asarray(alg.astype(str))[ai] if len(ai) else [],
+        "benchmark": np.asarray(bench.astype(str))[bi] if len(bi) else [],
+        "seed": (np.asarray(seed)[si] if paired else ["(any)"] * len(si))
         if len(si) else [],
     })
     warnings: list[str] = []
     if not balanced_check(n_missing):
         warnings.append(_missing_cells_warning(n_missing, paired, cube,
-                                               [str(c) for c in bench.categories]))
-    if results.has_budget:
-        pairs = results._budget_pairs()
+                                               [str(c) for c in bench]))
+    if budget_pairs is not None:
+        pairs = budget_pairs
         per_alg = pairs.groupby("a", sort=True)["budget"].agg(["min", "max", "nunique"])
         budgets = pd.DataFrame({"min": per_alg["min"].to_numpy(),
                                 "max": per_alg["max"].to_numpy(),
@@ -89,7 +133,7 @@ def describe_partitioned(results: DaskResults) -> Description:
         budgets["median_rows_per_run"] = [
             float(np.median(r[r > 0])) if (r > 0).any() else 0.0
             for r in rows_per_run[budgets.index.to_numpy()]]
-        budgets.index = pd.Index([str(c) for c in alg.categories[budgets.index]],
+        budgets.index = pd.Index([str(c) for c in alg[budgets.index]],
                                  name="algorithm")
         if budgets["max"].nunique() > 1:
             top = budgets["max"].max()
@@ -101,8 +145,8 @@ def describe_partitioned(results: DaskResults) -> Description:
     else:
         budgets = pd.DataFrame(columns=["min", "max", "distinct", "median_rows_per_run"])
     meta_rows = []
-    levels = results._meta_levels() if results.metafeatures else {}
-    for m in results.metafeatures:
+    levels = dict(meta_levels or {})
+    for m in levels:
         pairs, missing, dtype = levels[m]
         meta_rows.append({
             "metafeature": m, "dtype": dtype, "distinct": int(pairs["v"].nunique()),
@@ -113,18 +157,18 @@ def describe_partitioned(results: DaskResults) -> Description:
         meta_rows,
         columns=["metafeature", "dtype", "distinct", "missing", "constant_within_benchmark"],
     ).set_index("metafeature")
-    excl = results.exclusions
+    excl = exclusions
     if len(excl):
-        exclusions = (
+        excluded = (
             excl.groupby(["columns", "reasons"], sort=True).size().rename("rows").reset_index()
             .rename(columns={"columns": "column", "reasons": "reason"}))
     else:
-        exclusions = pd.DataFrame(columns=["column", "reason", "rows"])
+        excluded = pd.DataFrame(columns=["column", "reason", "rows"])
     return Description(
         counts=counts, balance=balance, missing_cells=missing_cells,
         n_missing_cells=int(n_missing), budgets=budgets, metafeatures=metafeatures,
-        exclusions=exclusions, objective=results.objective, kind=results.kind,
-        kind_reason=results.kind_reason, n_rows=len(results), warnings=tuple(warnings),
+        exclusions=excluded, objective=objective, kind=kind,
+        kind_reason=kind_reason, n_rows=n_rows, warnings=tuple(warnings),
         paired=paired,
     )
 

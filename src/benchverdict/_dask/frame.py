@@ -1,6 +1,6 @@
 """Build a :class:`DaskResults`: read partitioned Parquet, validate per partition.
 
-Validation runs the in-memory checks (:func:`benchverdict.results._validate`)
+Validation runs the in-memory checks (:func:`benchverdict.results.validation.validate_frame`)
 on every partition, with the partition's rows labelled by their global
 position (the row numbers ``pandas.read_parquet`` of the same directory
 would give), so each problem and exclusion record reads as in memory; row
@@ -35,14 +35,11 @@ from benchverdict._validation import (
     format_rows,
     numeric_column,
 )
-from benchverdict.results import (
-    ID_ROLES,
-    SINGLE_BENCHMARK,
-    Kind,
-    _empty_exclusions,
-    _metafeature_values,
-    _validate,
+from benchverdict.results.schema import ID_ROLES, SINGLE_BENCHMARK, Kind, empty_exclusions
+from benchverdict.results.validation import (
     kind_needed_problem,
+    metafeature_values,
+    validate_frame,
 )
 
 
@@ -235,8 +232,8 @@ def _validate_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeature
     """Pass 2: the in-memory checks on one partition, and its per-run summary."""
     pdf = _positions(pdf, offset)
     if not len(pdf):
-        return {"problems": [], "exclusions": _empty_exclusions(), "summary": None, "kept": 0}
-    _, problems, exclusions, _ = _validate(
+        return {"problems": [], "exclusions": empty_exclusions(), "summary": None, "kept": 0}
+    _, problems, exclusions, _ = validate_frame(
         pdf, algorithm=roles["algorithm"], benchmark=roles.get("benchmark"),
         seed=roles["seed"], budget=roles.get("budget"), score=roles["score"],
         metafeatures=metafeatures, on_invalid=on_invalid)
@@ -285,7 +282,7 @@ def _describe_partials(kept: pd.DataFrame, roles: dict, metafeatures: tuple,
         frame = pd.DataFrame({"benchmark": pd.Categorical.from_codes(
             b, categories=range(max(len(categories["benchmark"]), 1)), validate=False)})
         for m in metafeatures:
-            frame[m] = _metafeature_values(kept, m)[0]
+            frame[m] = metafeature_values(kept, m)[0]
         out["meta_levels"] = _meta_levels(frame, metafeatures)
     return out
 
@@ -386,7 +383,7 @@ def canonical_partition(pdf: pd.DataFrame, offset: int, roles: dict, metafeature
     out["score"] = numeric_column(pdf, roles["score"], "score")[0]
     frame = pd.DataFrame(out, index=pdf.index)
     for m in metafeatures:
-        frame[m] = _metafeature_values(pdf, m)[0]
+        frame[m] = metafeature_values(pdf, m)[0]
     return frame
 
 
@@ -495,7 +492,7 @@ def _runs_summary(p: pd.DataFrame, sign: float) -> tuple[pd.DataFrame, int]:
 
 
 def _kind_of(summary: pd.DataFrame, worse: int, has_budget: bool) -> tuple[Kind, str]:
-    """The in-memory rule of :func:`benchverdict.results._infer_kind`, from run summaries."""
+    """The in-memory rule of :func:`~benchverdict.results.validation.infer_kind`, per run."""
     if not has_budget:
         raise ValidationError([kind_needed_problem()])
     if not (summary["n"] > 1).any():

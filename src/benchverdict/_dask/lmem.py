@@ -6,7 +6,8 @@ partition builds its own slice of ``X`` and ``Z`` with the *global* levels
 of every factor and adds up its cross-products with the in-memory
 :func:`~benchverdict.lmem.design.cross_products`; the client sums the
 partial sums and runs the same optimisation, checks and inference as
-:func:`benchverdict.lmem.fit` (:func:`~benchverdict.lmem.model._fit_design`).
+:func:`benchverdict.lmem.fit` (`benchverdict.lmem.fitting._fit_design`, through
+:mod:`benchverdict.lmem._shared`).
 
 Two passes over the rows: the first collects ``n``, ``sum y``, ``max |y|``,
 the levels present of every factor (and of interaction groups) and the means
@@ -28,6 +29,7 @@ import pandas as pd
 
 from benchverdict._dask.codes import codes_in
 from benchverdict.lmem import exclusions as _exclusions
+from benchverdict.lmem._shared import embed_theta, exact_model, native_model, random_signature
 from benchverdict.lmem.design import (
     CrossProducts,
     Design,
@@ -39,16 +41,7 @@ from benchverdict.lmem.design import (
 )
 from benchverdict.lmem.exactness import fixed_effects_reproduce, random_effects_reproduce
 from benchverdict.lmem.formula import FormulaError, parse_formula
-from benchverdict.lmem.model import (
-    DegenerateFitError,
-    GridSpec,
-    MixedModel,
-    _embed_theta,
-    _exact_model,
-    _native_model,
-    _random_signature,
-    check_full_rank,
-)
+from benchverdict.lmem.model import DegenerateFitError, GridSpec, MixedModel, check_full_rank
 from benchverdict.lmem.native import ProfiledDeviance, small_problem_threads
 from benchverdict.lmem.scaling import ResponseScale, constant_coefficients
 
@@ -437,7 +430,7 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
     terms = tuple((b.group, tuple(c.name for c in b.columns)) for b in design.blocks)
     common = {"formula": parsed, "reml": reml, "objective": results.objective,
               "grid": GridSpec.from_design(design),
-              "random_signature": _random_signature(design),
+              "random_signature": random_signature(design),
               "data_fingerprint": fingerprint, "exclusions": left_out,
               "_scale": scale, "_terms": terms, "_constant": e}
     check_full_rank(cp.XtX, design.fixed_names)
@@ -446,7 +439,7 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
     with small_problem_threads(dev.work_size):
         beta_exact = fixed_effects_reproduce(rows, cp)  # type: ignore[arg-type]
         if beta_exact is not None:
-            return _exact_model(dev, beta_exact, backend, common)
+            return exact_model(dev, beta_exact, backend, common)
         if random_effects_reproduce(rows, cp, dev):  # type: ignore[arg-type]
             raise DegenerateFitError(
                 f"the fixed and random effects of {parsed} reproduce the scores exactly: no "
@@ -455,9 +448,9 @@ def fit_partitioned(results: Any, formula: str, *, reml: bool = False,
                 "every algorithm scores the same on each benchmark, or each seed repeats the "
                 "same score). Remove the random term that absorbs them, or compare the "
                 "scores directly.")
-        embedded = _embed_theta(start, terms) if start is not None else None
+        embedded = embed_theta(start, terms) if start is not None else None
         theta, res = dev.minimize([embedded] if embedded is not None else [])
-    return _native_model(dev, theta, res, common)
+    return native_model(dev, theta, res, common)
 
 
 __all__ = ["fit_partitioned", "sum_cross_products_once"]

@@ -16,7 +16,10 @@ per-partition reductions added up on the client:
   validation and the incumbents above; the rank matrices are then built by
   the in-memory code.
 * :func:`benchverdict.lmem.fit` sums the cross-products per partition
-  (:mod:`benchverdict._dask.lmem`).
+  (:mod:`benchverdict._dask.lmem`), and the tuning curves sketch cells too
+  large for the client (:mod:`benchverdict._dask.sketch`): the two steps of
+  its engine (:class:`DaskEngine`, the ``Engine`` protocol of
+  :mod:`benchverdict.results.engine`).
 
 Views that need every row on the client (``table``, ``draws``,
 ``iter_draws``) are exact and are computed when the rows fit
@@ -26,13 +29,14 @@ exhausting the client's memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from benchverdict._dask.compute import compute_all
+from benchverdict._dask.describe import describe_partitioned
 from benchverdict._dask.frame import _budget_levels, _meta_levels, canonical_partition
 from benchverdict.results import ID_ROLES, Results
 from benchverdict.stats.row_sample import keep
@@ -449,10 +453,14 @@ class DaskResults(Results):
 
     def describe(self):
         """Summarise the data from per-partition reductions (see :meth:`Results.describe`)."""
-        from benchverdict._dask.describe import describe_partitioned
-
         if "describe" not in self._cache:
-            self._cache["describe"] = describe_partitioned(self)
+            f = self._frame
+            self._cache["describe"] = describe_partitioned(
+                categories={r: f[r].cat.categories for r in ID_ROLES}, summary=self._summary,
+                roles=self.roles, objective=self.objective, kind=self.kind,
+                kind_reason=self.kind_reason, n_rows=len(self), exclusions=self.exclusions,
+                budget_pairs=self._budget_pairs() if self.has_budget else None,
+                meta_levels=self._meta_levels() if self.metafeatures else {})
         return self._cache["describe"]
 
     def _meta_levels(self) -> dict:
@@ -549,29 +557,49 @@ class DaskResults(Results):
         """The canonical partitions (Dask delayed objects), for the partitioned LMEM."""
         return list(self._parts)
 
-    def _engine_step(self, step: str) -> Callable[..., Any] | None:
-        """The steps that run per partition here (see Results._engine_step).
-
-        ``"lmem.fit"`` and ``"lmem.nested_cross_products"`` sum cross-products
-        per partition; ``"draws_or_sketches"`` gives each cell's draws, or an
-        ECDF sketch of them beyond what the client holds
-        (:func:`benchverdict._dask.sketch.draws_or_sketches`).
-        """
-        # Imported on use: the partitioned LMEM code sits above this module (it reads
-        # DaskResults' partitions), and dask-free sessions never load it.
-        if step == "lmem.fit":
-            from benchverdict._dask.lmem import fit_partitioned
-
-            return fit_partitioned
-        if step == "lmem.nested_cross_products":
-            from benchverdict._dask.lmem import sum_cross_products_once
-
-            return sum_cross_products_once
-        if step == "draws_or_sketches":
-            from benchverdict._dask.sketch import draws_or_sketches
-
-            return lambda results: draws_or_sketches(results, MAX_CLIENT_ROWS)
-        return None
+    @property
+    def engine(self) -> DaskEngine:
+        """The Dask engine: the LMEM fit and the tuning curves' draws run per partition."""
+        return DaskEngine(self)
 
 
-__all__ = ["MAX_CLIENT_ROWS", "DaskResults", "RowsTooLargeError"]
+class DaskEngine:
+    """The :class:`~benchverdict.results.engine.Engine` of a :class:`DaskResults`.
+
+    :meth:`lmem_fit` sums cross-products per partition
+    (:func:`benchverdict._dask.lmem.fit_partitioned`); :meth:`draws_or_sketches`
+    gives each cell's draws, or an ECDF sketch of them beyond what the client
+    holds (:func:`benchverdict._dask.sketch.draws_or_sketches`).
+
+    Examples
+    --------
+    >>> from benchverdict.results import Engine, _example_small
+    >>> engine = DaskEngine(_example_small())  # any Results: the methods read it on use
+    >>> isinstance(engine, Engine), engine.name
+    (True, 'dask')
+    """
+
+    name = "dask"
+
+    def __init__(self, results: DaskResults) -> None:
+        self.results = results
+
+    # Imported on use: the partitioned LMEM and sketch code sit above this module (they read
+    # DaskResults' partitions), and sessions that never fit or sketch never load them.
+    def lmem_fit(self, formula: str, *, reml: bool = False,
+                 backend: Literal["native", "lme4"] = "native", start: Any = None,
+                 exclusions: pd.DataFrame | None = None) -> Any:
+        """The model fitted from cross-products summed per partition (never ``None``)."""
+        from benchverdict._dask.lmem import fit_partitioned
+
+        return fit_partitioned(self.results, formula, reml=reml, backend=backend, start=start,
+                               exclusions=exclusions)
+
+    def draws_or_sketches(self) -> dict[tuple[str, str], Any]:
+        """Each cell's draws, or its ECDF sketch beyond ``MAX_CLIENT_ROWS`` (never ``None``)."""
+        from benchverdict._dask.sketch import draws_or_sketches
+
+        return draws_or_sketches(self.results, MAX_CLIENT_ROWS)
+
+
+__all__ = ["MAX_CLIENT_ROWS", "DaskEngine", "DaskResults", "RowsTooLargeError"]

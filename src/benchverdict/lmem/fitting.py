@@ -20,19 +20,11 @@ import pandas as pd
 
 from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem import rbackend
+from benchverdict.lmem._shared import embed_theta, exact_model, native_model, random_signature
 from benchverdict.lmem.design import Design, build_design, cross_products
 from benchverdict.lmem.exactness import fixed_effects_reproduce, random_effects_reproduce
 from benchverdict.lmem.formula import parse_formula
-from benchverdict.lmem.model import (
-    DegenerateFitError,
-    GridSpec,
-    MixedModel,
-    _embed_theta,
-    _exact_model,
-    _native_model,
-    _random_signature,
-    check_full_rank,
-)
+from benchverdict.lmem.model import DegenerateFitError, GridSpec, MixedModel, check_full_rank
 from benchverdict.lmem.native import ProfiledDeviance, small_problem_threads
 from benchverdict.lmem.scaling import constant_coefficients, standardised
 from benchverdict.results import Results
@@ -113,10 +105,12 @@ def fit(results: Results | pd.DataFrame, formula: str, *, reml: bool = False,
     >>> m.n_params, m.fixef.index.tolist()
     (4, ['(Intercept)', 'algorithmb'])
     """
-    engine_fit = results._engine_step("lmem.fit") if isinstance(results, Results) else None
-    if engine_fit is not None:  # e.g. Dask: the cross-products are summed per partition
-        return engine_fit(results, formula, reml=reml, backend=backend, start=start,
-                          exclusions=exclusions)
+    if isinstance(results, Results):
+        # The engine's own fit, if it has one (Dask: cross-products summed per partition).
+        model = results.engine.lmem_fit(formula, reml=reml, backend=backend, start=start,
+                                        exclusions=exclusions)
+        if model is not None:
+            return model
     frame, objective, _ = model_frame(results)
     parsed = parse_formula(formula, frame.columns)
     left_out = exclusions if exclusions is not None else _exclusions.exclusions_of(results)
@@ -148,12 +142,12 @@ def refit(model: MixedModel, start: MixedModel) -> MixedModel:
                          "backend='native'.")
     dev = model._deviance
     with small_problem_threads(dev.work_size):
-        embedded = _embed_theta(start, model._terms)
+        embedded = embed_theta(start, model._terms)
         theta, res = dev.minimize([embedded] if embedded is not None else [])
     common = {name: getattr(model, name) for name in (
         "formula", "reml", "objective", "grid", "random_signature", "data_fingerprint",
         "exclusions", "_scale", "_terms", "_constant")}
-    return _native_model(dev, theta, res, common)
+    return native_model(dev, theta, res, common)
 
 
 def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | None,
@@ -169,7 +163,7 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
     terms = tuple((b.group, tuple(c.name for c in b.columns)) for b in design.blocks)
     common = {"formula": parsed, "reml": reml, "objective": objective,
               "grid": GridSpec.from_design(design),
-              "random_signature": _random_signature(design),
+              "random_signature": random_signature(design),
               "data_fingerprint": fingerprint, "exclusions": exclusions,
               "_scale": scale, "_terms": terms, "_constant": e}
     cp = cross_products(std, **({"chunk_rows": chunk_rows} if chunk_rows else {}))
@@ -179,7 +173,7 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
     with small_problem_threads(dev.work_size):
         beta_exact = fixed_effects_reproduce(std, cp, chunk)
         if beta_exact is not None:
-            return _exact_model(dev, beta_exact, backend, common)
+            return exact_model(dev, beta_exact, backend, common)
         if random_effects_reproduce(std, cp, dev, chunk):
             raise DegenerateFitError(
                 f"the fixed and random effects of {parsed} reproduce the scores exactly: no "
@@ -196,6 +190,6 @@ def _fit_design(design: Design, *, reml: bool, backend: str, chunk_rows: int | N
         return fitted
     del std, design  # the cross-products are all the optimisation needs
     with small_problem_threads(dev.work_size):
-        embedded = _embed_theta(start, terms) if start is not None else None
+        embedded = embed_theta(start, terms) if start is not None else None
         theta, res = dev.minimize([embedded] if embedded is not None else [])
-    return _native_model(dev, theta, res, common)
+    return native_model(dev, theta, res, common)

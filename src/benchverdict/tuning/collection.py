@@ -410,9 +410,9 @@ def from_results(
     results.require_kind("trials", "tuning curves")
     decision_confidence(alpha)  # validates alpha early
     objective = results.objective
-    engine = results._engine_step("draws_or_sketches")
+    own_draws = results.engine.draws_or_sketches()  # None: the engine has no own step
     draws: dict[tuple[str, str], np.ndarray | ECDFSketch] = (
-        engine(results) if engine is not None
+        own_draws if own_draws is not None
         else {(alg, bench): values for alg, bench, values in results.iter_draws()})
 
     def size(values) -> int:
