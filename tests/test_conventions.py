@@ -5,7 +5,9 @@ levels, ``alpha`` for significance, ``n_resamples`` and ``seed`` for
 resampling (the CLI's RNG option is ``--random-seed``: ``--seed`` names the
 seed column), ``p_value``/``p_value_adjusted``, ``low``/``high`` for the
 support bounds of scores (``lower``/``upper`` for interval endpoints),
-``budget`` for one budget and ``budgets`` for a grid.
+``budget`` for one budget and ``budgets`` for a grid. ``rng`` is a seed's name only
+where the parameter must be a ``numpy.random.Generator`` that the callee advances (a
+sampler's argument); anything that accepts an int or None is a ``seed``.
 
 The test walks every public module of ``benchverdict`` (``inspect``): every
 public function, class constructor and public method, and every option of
@@ -33,6 +35,7 @@ FORBIDDEN = {
     "nsamples": "n_resamples",
     "reps": "n_resamples",
     "random_state": "seed",
+    "rng": "seed (an int, None or a numpy Generator)",
     "pvalue": "p_value",
     "pvalue_adjusted": "p_value_adjusted",
     "p_adjusted": "p_value_adjusted",
@@ -117,6 +120,9 @@ def _violations(qualname: str, obj) -> list[str]:
     for p in signature.parameters.values():
         if (qualname, p.name) in ALLOWED:
             continue
+        if p.name == "rng" and "int" not in str(p.annotation) and "None" not in str(
+                p.annotation):
+            continue  # a Generator the callee draws from and advances: not a seed
         if p.name in FORBIDDEN:
             out.append(f"{qualname}({p.name}=): use {FORBIDDEN[p.name]}")
         if p.name in BOUND_NAMES and "float" in str(p.annotation):
@@ -178,3 +184,11 @@ def test_cli_options_use_the_conventions(command, request):
            for action in parser._actions for option in action.option_strings
            if option in FORBIDDEN_OPTIONS]
     assert not bad, "\n".join(bad)
+
+
+def test_dir_of_the_package_lists_its_public_names_only():
+    names = dir(benchverdict)
+    assert names == sorted(benchverdict.__all__)
+    assert not {"Any", "TYPE_CHECKING", "annotations", "importlib"} & set(names)
+    for name in names:
+        assert getattr(benchverdict, name) is not None, name

@@ -657,7 +657,7 @@ def test_informativeness_ranking_is_skipped_beyond_its_size_limit(monkeypatch):
     from benchverdict.lmem.simulate import simulate_results
 
     res = simulate_results(n_benchmarks=4, n_seeds=10, algorithm_effect={"C": 3.0},
-                           uninformative=[0], rng=1)
+                           uninformative=[0], seed=1)
     full = sanity.benchmark_informativeness(res)
     monkeypatch.setattr(sanity, "MAX_RANKED_BENCHMARKS", 3)
     capped = sanity.benchmark_informativeness(res)

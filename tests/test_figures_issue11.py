@@ -107,7 +107,7 @@ def test_example_tuning_curves_figure():
 
 
 def test_sanity_bars_readable_with_many_benchmarks():
-    data = simulate_results(n_benchmarks=26, n_seeds=4, rng=0, uninformative=(3, 17))
+    data = simulate_results(n_benchmarks=26, n_seeds=4, seed=0, uninformative=(3, 17))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check = lmem.benchmark_informativeness(data)

@@ -58,7 +58,7 @@ def _scalar_case(rng: np.random.Generator) -> pd.DataFrame:
     bench_sd = rng.choice([0.0, 0.02, 0.1, 0.5])
     seed_sd = rng.choice([0.0, 0.02, 0.1])
     res = simulate_results(algorithms=("A", "B"), n_benchmarks=3, n_seeds=6,
-                           benchmark_sd=bench_sd, seed_sd={"A": seed_sd}, rng=rng)
+                           benchmark_sd=bench_sd, seed_sd={"A": seed_sd}, seed=rng)
     return res.table[res.table["algorithm"] == "A"]
 
 
@@ -112,7 +112,7 @@ def test_scalar_terms_are_never_worse_than_any_face_or_nested_model():
 
 
 def _vector_case(seed: int) -> pd.DataFrame:
-    res = simulate_results(n_benchmarks=3, n_seeds=6, budgets=(1, 2, 3), rng=seed)
+    res = simulate_results(n_benchmarks=3, n_seeds=6, budgets=(1, 2, 3), seed=seed)
     return res.at_budget(3.0)
 
 
@@ -155,7 +155,7 @@ def test_issue_case_reaches_lme4s_optimum():
 
 def test_analytic_gradient_matches_finite_differences():
     res = simulate_results(n_benchmarks=4, n_seeds=5, budgets=(1.0, 2.0, 3.0), seed_sd={"A": 0.5},
-                           rng=1)
+                           seed=1)
     df = res.table
     rng = np.random.default_rng(0)
     for formula in ["score ~ algorithm + (1|benchmark) + (1|seed)",
@@ -260,7 +260,7 @@ def test_a_failing_check_is_recorded_and_the_others_are_kept(monkeypatch):
         raise RuntimeError("simulated failure")
 
     monkeypatch.setattr(sanity, "budget_relevance", broken)
-    report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), rng=3))
+    report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), seed=3))
     assert list(report.table["check"]) == ["seed_dependency", "benchmark_informativeness",
                                            "budget_relevance"]
     failed = report["budget_relevance"]

@@ -11,7 +11,7 @@ from benchverdict.verdict import verdicts_from_json
 
 def _csv(tmp_path):
     res = simulate_results(n_benchmarks=4, n_seeds=6, budgets=(1, 2, 3),
-                           algorithm_effect={"A": -1.5}, rng=0)
+                           algorithm_effect={"A": -1.5}, seed=0)
     path = tmp_path / "runs.csv"
     res.table.to_csv(path, index=False)
     return path

@@ -203,7 +203,7 @@ def test_tukey_familywise_error_under_the_null_is_at_most_alpha():
     rng = np.random.default_rng(11)
     for _ in range(reps):
         res = simulate_results(algorithms=("A", "B", "C", "D"), n_benchmarks=5, n_seeds=4,
-                               rng=rng)
+                               seed=rng)
         pairs = fit(res, "score ~ algorithm + (1|benchmark)").pairwise(df="satterthwaite")
         hits += bool((pairs["p_value_adjusted"] < alpha).any())
     # 99.9% Clopper-Pearson interval around the observed rate must contain alpha.
@@ -212,7 +212,7 @@ def test_tukey_familywise_error_under_the_null_is_at_most_alpha():
 
 
 def test_verdicts_honour_the_objective():
-    res = simulate_results(algorithm_effect={"A": -2.0}, n_seeds=5, rng=1)  # minimise: A best
+    res = simulate_results(algorithm_effect={"A": -2.0}, n_seeds=5, seed=1)  # minimise: A best
     m = fit(res, "score ~ algorithm + (1|benchmark)")
     vs = {(v.a, v.b): v for v in m.verdicts()}
     assert vs[("A", "B")].outcome == "a" and vs[("A", "C")].outcome == "a"
@@ -244,7 +244,7 @@ def test_glrt_of_fixed_effects_has_nominal_size():
     reps, alpha, hits = 400, 0.05, 0
     rng = np.random.default_rng(7)
     for _ in range(reps):
-        res = simulate_results(n_benchmarks=4, n_seeds=5, rng=rng)
+        res = simulate_results(n_benchmarks=4, n_seeds=5, seed=rng)
         t = glrt(fit(res, "score ~ 1 + (1|benchmark)"),
                  fit(res, "score ~ algorithm + (1|benchmark)"))
         hits += t.p_value < alpha
@@ -257,7 +257,7 @@ def test_lmem_verdicts_cover_every_pair_and_benchmark():
     from benchverdict.verdict import verdicts_from_json, verdicts_to_json
 
     res = simulate_results(n_benchmarks=3, n_seeds=10, algorithm_effect={"A": -3.0},
-                           objective="minimize", rng=4)
+                           objective="minimize", seed=4)
     vs = lmem_verdicts(res)
     scopes = {v.scope.benchmark for v in vs}
     assert scopes == {None, "bench00", "bench01", "bench02"}

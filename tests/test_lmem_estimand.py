@@ -128,7 +128,7 @@ def test_auto_df_is_satterthwaite_for_the_interaction_model_on_many_rows():
 def test_wald_f_test_is_the_exact_f_test_of_a_linear_model():
     from scipy import stats
 
-    res = simulate_results(n_benchmarks=3, n_seeds=4, algorithm_effect={"B": 0.7}, rng=9)
+    res = simulate_results(n_benchmarks=3, n_seeds=4, algorithm_effect={"B": 0.7}, seed=9)
     m = fit(res, "score ~ algorithm + benchmark")
     F, q, ddf, p = wald_f_test(m, np.eye(len(m.fixef))[1:3])
     # the nested-model F test of the algorithm term

@@ -21,7 +21,7 @@ ROLES = dict(algorithm="algorithm", benchmark="benchmark", seed="seed", budget="
 @pytest.fixture
 def runs() -> pd.DataFrame:
     return simulate_results(n_seeds=4, budgets=(1, 2, 3), algorithm_effect={"A": -2.0},
-                            rng=0).table.copy()
+                            seed=0).table.copy()
 
 
 def test_invalid_rows_dropped_at_validation_are_counted_in_the_model_and_verdicts(runs):

@@ -44,7 +44,7 @@ def _assert_same_fit(ours, theirs, frame) -> None:
 @needs_r
 def test_ranking_fit_matches_lme4_with_indicator_columns():
     res = simulate_results(algorithms=tuple("ABCDEF"), n_benchmarks=8, n_seeds=3,
-                           algorithm_effect={"A": 1.0, "B": 0.5}, uninformative=[2, 5], rng=3)
+                           algorithm_effect={"A": 1.0, "B": 0.5}, uninformative=[2, 5], seed=3)
     frame, indicators = _with_indicators(res.final().table)
     ours = fit(frame, RANK)
     assert ours.converged, ours.message

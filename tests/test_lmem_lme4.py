@@ -19,7 +19,7 @@ def data():
     res = simulate_results(
         n_benchmarks=6, n_seeds=8, budgets=(1.0, 2.0, 4.0),
         algorithm_effect={"B": 0.5, "C": 0.8}, seed_sd={"A": 0.6, "B": 0.3, "C": 0.9},
-        budget_slope={"A": -0.2, "C": 0.1}, rng=2024,
+        budget_slope={"A": -0.2, "C": 0.1}, seed=2024,
     )
     return res
 
@@ -107,7 +107,7 @@ def test_priorband_agreement(shared_data):
 def test_level_by_level_solver_agrees_with_lme4(formula):
     # Many levels of a single random term: the native engine factors level by level.
     res = simulate_results(n_benchmarks=5, n_seeds=30, seed_sd={"A": 0.5, "B": 1.0, "C": 0.2},
-                           rng=77)
+                           seed=77)
     ours = fit(res, formula)
     assert ours._deviance.q > 50
     assert_agree(ours, fit(res, formula, backend="lme4"))
@@ -137,7 +137,7 @@ def test_schur_factored_crossed_terms_agree_with_lme4(formula, reml):
     # 70 benchmarks crossed with 8 seeds: one block, factored through the Schur
     # complement of the benchmarks' diagonal part (the seed-dependency check's models).
     res = simulate_results(n_benchmarks=70, n_seeds=8, seed_sd={"A": 0.5, "B": 0.2, "C": 0.8},
-                           rng=11)
+                           seed=11)
     ours = fit(res, formula, reml=reml)
     assert ours._deviance.groups[0].n_diagonal == 70
     assert_agree(ours, fit(res, formula, reml=reml, backend="lme4"))

@@ -25,7 +25,7 @@ def _ci(hits: int, n: int) -> tuple[float, float]:
 
 def test_seed_dependency_finds_the_seed_dependent_algorithm_fig14():
     res = simulate_results(n_benchmarks=4, n_seeds=20, seed_sd={"B": 1.5},
-                           algorithm_effect={"C": 1.0}, rng=14)
+                           algorithm_effect={"C": 1.0}, seed=14)
     check = seed_dependency(res)
     assert check.verdict == "seed-dependent"
     assert check.flagged == ("B",)
@@ -36,7 +36,7 @@ def test_seed_dependency_finds_the_seed_dependent_algorithm_fig14():
 
 def test_benchmark_informativeness_finds_the_uninformative_benchmarks_fig16():
     res = simulate_results(n_benchmarks=6, n_seeds=12, algorithm_effect={"B": 1.5, "C": 3.0},
-                           uninformative=[1, 4], rng=16)
+                           uninformative=[1, 4], seed=16)
     check = benchmark_informativeness(res)
     # Every informative benchmark is found (power ~1 here); a null benchmark is flagged
     # unless its test has a false alarm (probability alpha each), so only inclusion is exact.
@@ -47,12 +47,12 @@ def test_benchmark_informativeness_finds_the_uninformative_benchmarks_fig16():
 
 def test_budget_relevance_finds_the_interaction_fig18():
     res = simulate_results(n_benchmarks=4, n_seeds=8, budgets=(1, 2, 3, 4, 5),
-                           budget_slope={"A": -0.5, "B": -0.5, "C": -0.1}, rng=18)
+                           budget_slope={"A": -0.5, "B": -0.5, "C": -0.1}, seed=18)
     check = budget_relevance(res)
     assert check.verdict == "interaction"
     assert check.details["slopes"]["C"] == pytest.approx(-0.1, abs=0.1)
     simple_only = simulate_results(n_benchmarks=4, n_seeds=8, budgets=(1, 2, 3, 4, 5),
-                                   budget_slope={"A": -0.5, "B": -0.5, "C": -0.5}, rng=19)
+                                   budget_slope={"A": -0.5, "B": -0.5, "C": -0.5}, seed=19)
     assert budget_relevance(simple_only).verdict == "simple"
 
 
@@ -62,7 +62,7 @@ def test_null_data_false_alarm_rates():
     rng = np.random.default_rng(2024)
     seed_hits = bench_hits = bench_total = budget_hits = 0
     for _ in range(reps):
-        res = simulate_results(n_benchmarks=3, n_seeds=6, budgets=(1, 2, 3), rng=rng,
+        res = simulate_results(n_benchmarks=3, n_seeds=6, budgets=(1, 2, 3), seed=rng,
                                algorithm_effect={"A": 0.0})
         seed_hits += seed_dependency(res, budget=3.0).tests["overall"].p_value < ALPHA
         info = benchmark_informativeness(res, budget=3.0, rank=False)
@@ -80,7 +80,7 @@ def test_null_data_false_alarm_rates():
 
 
 def test_sanity_report_table_and_plot():
-    report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), rng=3))
+    report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), seed=3))
     assert list(report.table.columns) == ["check", "verdict", "flagged", "data"]
     ax = report.plot()
     assert len(ax.figure.axes) == 3 and ax is ax.figure.axes[0]
@@ -88,6 +88,6 @@ def test_sanity_report_table_and_plot():
 
 
 def test_budget_check_needs_a_budget():
-    res = simulate_results(n_seeds=4, rng=0)  # one budget
+    res = simulate_results(n_seeds=4, seed=0)  # one budget
     with pytest.raises(ValueError, match="two distinct budgets"):
         budget_relevance(res)

@@ -65,7 +65,7 @@ def runs() -> Results:
 
 @cache
 def simulated() -> Results:
-    return hostile(simulate_results(n_seeds=4, rng=0), {"A": TAG, "B": TEX})
+    return hostile(simulate_results(n_seeds=4, seed=0), {"A": TAG, "B": TEX})
 
 
 @cache

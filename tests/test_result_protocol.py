@@ -138,7 +138,7 @@ def _sanity_report():
     from benchverdict import lmem
     from benchverdict.lmem.simulate import simulate_results
 
-    return lmem.sanity_checks(simulate_results(n_benchmarks=3, n_seeds=6, rng=0))
+    return lmem.sanity_checks(simulate_results(n_benchmarks=3, n_seeds=6, seed=0))
 
 
 def _metafeature_results():

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     )
 
 #: Submodules reachable as ``benchverdict.<name>`` without importing them first.
-SUBMODULES = ("dse", "examples", "io", "leaderboard", "lmem", "ranks", "report", "scales",
-              "stats", "tuning")
+SUBMODULES = ("dse", "examples", "families", "io", "leaderboard", "lmem", "ranks", "report",
+              "scales", "stats", "tuning")
 
 #: The public names of the package, by the module that defines them.
 _HOMES = {
@@ -75,8 +75,8 @@ _HOMES = {
 __all__ = [
     "BlockMatrix", "Comparison", "Description", "Effect", "Evidence", "Problem", "Results",
     "ScaleCheck", "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse",
-    "examples", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read", "report",
-    "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
+    "examples", "families", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read",
+    "report", "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
     "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
 ]
 
@@ -94,4 +94,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # The public names only: not the helpers this file imports (Any, importlib, ...).
+    return sorted(__all__)

@@ -198,7 +198,7 @@ def formula_for(frame: pd.DataFrame, estimand: str = "benchmarks") -> str:
     Examples
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> formula_for(simulate_results(n_benchmarks=3, n_seeds=4, rng=0).table)
+    >>> formula_for(simulate_results(n_benchmarks=3, n_seeds=4, seed=0).table)
     'score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)'
     """
     check_estimand(estimand)

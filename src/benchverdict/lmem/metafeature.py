@@ -362,7 +362,7 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
     >>> res = simulate_results(n_benchmarks=4, n_seeds=10, algorithm_effect={"A": -3.0},
-    ...                        uninformative=[0, 1], rng=0)
+    ...                        uninformative=[0, 1], seed=0)
     >>> c = difference_clusters(res, ("A", "B"))
     >>> bool(c.not_different.loc["bench00", "bench01"]), bool(c.not_different.loc["bench00",
     ...                                                                            "bench03"])

@@ -309,7 +309,7 @@ class MixedModel:
         --------
         >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
-        >>> res = simulate_results(n_benchmarks=3, n_seeds=4, rng=0)
+        >>> res = simulate_results(n_benchmarks=3, n_seeds=4, seed=0)
         >>> fit(res, "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)").auto_df()
         'satterthwaite'
         """
@@ -477,7 +477,7 @@ class MixedModel:
         --------
         >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
-        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
+        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, seed=0)
         >>> fit(res, "score ~ algorithm + (1|benchmark)").letters().to_dict()
         {'B': 'a', 'C': 'b', 'A': 'b'}
         """
@@ -509,7 +509,7 @@ class MixedModel:
         --------
         >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
-        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, rng=0)
+        >>> res = simulate_results(n_seeds=8, algorithm_effect={"B": -2.0}, seed=0)
         >>> [(v.a, v.b, v.outcome) for v in fit(res, "score ~ algorithm + (1|benchmark)"
         ...                                      ).verdicts()]
         [('A', 'B', 'b'), ('A', 'C', 'inconclusive'), ('B', 'C', 'a')]
@@ -576,7 +576,8 @@ class MixedModel:
         --------
         >>> from benchverdict.lmem import fit
         >>> from benchverdict.lmem.simulate import simulate_results
-        >>> ax = fit(simulate_results(n_seeds=4, rng=0), "score ~ algorithm + (1|benchmark)").plot()
+        >>> m = fit(simulate_results(n_seeds=4, seed=0), "score ~ algorithm + (1|benchmark)")
+        >>> ax = m.plot()
         >>> ax.figure is not None
         True
         """
@@ -637,7 +638,7 @@ def wald_f_test(model: MixedModel, L: np.ndarray, *, df: str = "satterthwaite"
     >>> import numpy as np
     >>> from benchverdict.lmem import fit
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> m = fit(simulate_results(n_seeds=4, algorithm_effect={"B": 3.0}, rng=0),
+    >>> m = fit(simulate_results(n_seeds=4, algorithm_effect={"B": 3.0}, seed=0),
     ...         "score ~ algorithm + (1|benchmark)", reml=True)
     >>> F, q, ddf, p = wald_f_test(m, np.eye(3)[1:])
     >>> q, round(ddf), p < 1e-6

@@ -148,7 +148,7 @@ def per_benchmark_verdicts(results: Results, *, alpha: float = 0.05,
     Examples
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> res = simulate_results(n_benchmarks=2, n_seeds=10, algorithm_effect={"A": -3.0}, rng=0)
+    >>> res = simulate_results(n_benchmarks=2, n_seeds=10, algorithm_effect={"A": -3.0}, seed=0)
     >>> [(v.scope.benchmark, v.a, v.b, v.outcome) for v in per_benchmark_verdicts(res)][:2]
     [('bench00', 'A', 'B', 'a'), ('bench00', 'A', 'C', 'a')]
     """

@@ -364,7 +364,7 @@ def seed_dependency(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     Examples
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> res = simulate_results(n_benchmarks=3, n_seeds=15, seed_sd={"B": 2.0}, rng=0)
+    >>> res = simulate_results(n_benchmarks=3, n_seeds=15, seed_sd={"B": 2.0}, seed=0)
     >>> check = seed_dependency(res)
     >>> check.verdict, check.flagged
     ('seed-dependent', ('B',))
@@ -428,7 +428,7 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
     >>> res = simulate_results(n_benchmarks=4, n_seeds=10, algorithm_effect={"C": 3.0},
-    ...                        uninformative=[0], rng=1)
+    ...                        uninformative=[0], seed=1)
     >>> benchmark_informativeness(res).flagged
     ('bench00',)
     """
@@ -567,7 +567,7 @@ def run_slopes(results: Results | pd.DataFrame) -> tuple[pd.DataFrame, str, np.n
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
     >>> res = simulate_results(n_benchmarks=2, n_seeds=2, budgets=(1, 2, 3),
-    ...                        budget_slope={"A": -1.0}, noise_sd=0.0, benchmark_sd=0.0, rng=0)
+    ...                        budget_slope={"A": -1.0}, noise_sd=0.0, benchmark_sd=0.0, seed=0)
     >>> slopes, used, grid = run_slopes(res)
     >>> slopes.groupby("algorithm")["slope"].mean().round(6).to_dict()
     {'A': -1.0, 'B': 0.0, 'C': 0.0}
@@ -670,7 +670,7 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
     >>> res = simulate_results(n_benchmarks=3, n_seeds=5, budgets=(1, 2, 3, 4),
-    ...                        budget_slope={"A": -1.0}, rng=2)
+    ...                        budget_slope={"A": -1.0}, seed=2)
     >>> budget_relevance(res).verdict
     'interaction'
     """
@@ -777,7 +777,7 @@ def sanity_checks(results: Results, *, alpha: float = 0.05,
     Examples
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), rng=3))
+    >>> report = sanity_checks(simulate_results(n_seeds=6, budgets=(1, 2), seed=3))
     >>> list(report.table["check"])
     ['seed_dependency', 'benchmark_informativeness', 'budget_relevance']
     """

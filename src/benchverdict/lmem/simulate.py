@@ -37,7 +37,7 @@ def simulate_results(
     uninformative: Sequence[int] = (),
     noise_sd: float = 1.0,
     objective: str = "minimize",
-    rng: np.random.Generator | int | None = None,
+    seed: int | np.random.Generator | None = None,
 ) -> Results:
     """Simulate a Results table with the planted effects described in the module docstring.
 
@@ -59,7 +59,7 @@ def simulate_results(
         Indices of benchmarks on which ``algorithm_effect`` is switched off.
     noise_sd : float
     objective : {"minimize", "maximize"}
-    rng : numpy.random.Generator or int, optional
+    seed : int, numpy.random.Generator or None, optional
 
     Returns
     -------
@@ -67,11 +67,11 @@ def simulate_results(
 
     Examples
     --------
-    >>> res = simulate_results(n_benchmarks=2, n_seeds=3, rng=0)
+    >>> res = simulate_results(n_benchmarks=2, n_seeds=3, seed=0)
     >>> len(res), res.algorithms
     (18, ['A', 'B', 'C'])
     """
-    rng = np.random.default_rng(rng)
+    rng = np.random.default_rng(seed)
     algs = list(algorithms)
     effect = {a: 0.0 for a in algs} | dict(algorithm_effect or {})
     seed_sds = {a: 0.0 for a in algs} | dict(seed_sd or {})

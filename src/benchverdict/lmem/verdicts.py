@@ -63,7 +63,7 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     Examples
     --------
     >>> from benchverdict.lmem.simulate import simulate_results
-    >>> res = simulate_results(n_benchmarks=3, n_seeds=8, algorithm_effect={"A": -2.0}, rng=0)
+    >>> res = simulate_results(n_benchmarks=3, n_seeds=8, algorithm_effect={"A": -2.0}, seed=0)
     >>> vs = lmem_verdicts(res)
     >>> len(vs), sorted({str(v.scope) for v in vs})[:2]
     (12, ['all benchmarks', 'benchmark bench00'])
