@@ -33,7 +33,7 @@ def test_table_matches_the_statistics():
     x = res.draws("A", "p")
     assert row["n"] == x.size
     assert row["cvar"] == pytest.approx(cvar(x, 0.5))
-    assert row["lower_cvar"] == pytest.approx(cvar(x, 0.2, tail="lower"))
+    assert row["lower_tail_cvar"] == pytest.approx(cvar(x, 0.2, tail="lower"))
     assert row["median"] == pytest.approx(np.median(x))
     assert row["cvar_lower"] <= row["cvar"] <= row["cvar_upper"]
     assert row["median_lower"] <= row["median"] <= row["median_upper"]

@@ -68,6 +68,13 @@ PLOT_INTO_GIVEN_AXES = {
 OTHER_SESSIONS_XFAIL: dict[str, str] = {}
 
 MAX_REPR = 400
+#: Column names that break the one vocabulary (README, "Conventions"), and what to use.
+FORBIDDEN_COLUMNS = {
+    "meanrank": "average_rank", "pvalue": "p_value",
+    "p_adjusted": "p_value_adjusted", "pvalue_adjusted": "p_value_adjusted",
+    "ci_lower": "lower", "ci_upper": "upper", "lower_cvar": "lower_tail_cvar",
+    "random_state": "seed", "rng": "seed",
+}
 
 
 def _has_table(cls: type) -> bool:
@@ -250,6 +257,9 @@ def test_result_protocol(qualname, request):
     result = _builders()[qualname]()
     assert type(result).__qualname__ == qualname.rsplit(".", 1)[1]
     assert isinstance(result.table, pd.DataFrame)
+    drift = {c: FORBIDDEN_COLUMNS[c] for c in map(str, result.table.columns)
+             if c in FORBIDDEN_COLUMNS}
+    assert not drift, f"{qualname}.table columns outside the vocabulary (use): {drift}"
     verdicts = result.verdicts()
     assert isinstance(verdicts, list) and all(isinstance(v, Verdict) for v in verdicts)
     assert bool(verdicts) == (qualname not in COMPARES_NOTHING)

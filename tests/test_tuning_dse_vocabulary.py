@@ -179,7 +179,7 @@ def test_interval_columns_are_the_statistic_with_lower_and_upper():
     for stat in ("cvar", "median", "threshold_area", "exceedance"):
         assert row[f"{stat}_lower"] <= row[stat] <= row[f"{stat}_upper"], stat
     # the lower-tail CVaR is its own statistic, named after its level argument
-    assert row["lower_cvar"] <= row["cvar"]
+    assert row["lower_tail_cvar"] <= row["cvar"]
 
 
 def test_cli_options_use_the_vocabulary():

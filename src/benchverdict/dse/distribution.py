@@ -73,7 +73,7 @@ class DistributionResult(ResultText):
     table : pandas.DataFrame
         One row per benchmark x algorithm: ``n``, ``mean``, quartiles,
         ``cvar`` (upper tail at ``cvar_level``) with its interval
-        ``cvar_lower``/``cvar_upper``, ``lower_cvar`` (mean of the worst
+        ``cvar_lower``/``cvar_upper``, ``lower_tail_cvar`` (mean of the worst
         ``lower_cvar_level``), ``median_lower``/``median_upper`` (band
         interval), and, when a threshold was given, ``threshold_area`` and
         ``exceedance`` with their intervals (``<statistic>_lower``/``_upper``).
@@ -789,7 +789,7 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
         iv = bootstrap_interval(x, up, sign=sign, confidence=confidence,
                                 n_resamples=n_resamples, seed=seed, clusters=runs)
     row["cvar_lower"], row["cvar_upper"] = iv.lower, iv.upper
-    row["lower_cvar"] = down.to_user(down.of_sample(z), sign)
+    row["lower_tail_cvar"] = down.to_user(down.of_sample(z), sign)
     if runs is None:
         med = band_interval(x, statistic("quantile", q=0.5), sign=sign, confidence=confidence,
                             method=band, low=lo, high=hi)

@@ -217,7 +217,9 @@ class AutorankResult(ResultText):
         out = self.rankdf
         out.index.name = "algorithm"
         # the one vocabulary: interval endpoints are lower/upper (autorank: ci_lower/ci_upper)
-        out = out.reset_index().rename(columns={"ci_lower": "lower", "ci_upper": "upper"})
+        # and the average rank is average_rank, as in every other rank table (autorank: meanrank)
+        out = out.reset_index().rename(columns={"ci_lower": "lower", "ci_upper": "upper",
+                                                "meanrank": "average_rank"})
         for col in out.columns:
             if col in ("algorithm", "magnitude", "magnitude_above") or col.startswith("decision"):
                 continue
