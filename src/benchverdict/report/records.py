@@ -174,7 +174,7 @@ class ReportFigure:
     def file_name(self) -> str:
         """A file name and LaTeX label for the figure: unique per name and stable.
 
-        See :func:`figure_file_name`.
+        See :func:`benchverdict._plain_text.file_stem`.
         """
         return self._file_name or file_stem(self.name)
 

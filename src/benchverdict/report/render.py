@@ -99,7 +99,9 @@ def _representatives_by_group(rec) -> dict[tuple, list]:
 
 # ----------------------------------------------------------------------------- the document
 def report_document(comparison: Comparison) -> dict[str, Any]:
-    """The report as one JSON-safe dict (layout: ``report.schema.json``, version 1).
+    """The report as one JSON-safe dict (layout: ``report.schema.json``).
+
+    Its version is :data:`REPORT_SCHEMA_VERSION` (the ``schema_version`` field).
 
     Verdicts use :func:`benchverdict.verdict.verdict_to_dict` (lossless:
     non-finite floats are tagged ``{"$float": "nan"|"inf"|"-inf"}``); every
