@@ -391,7 +391,8 @@ class Verdict:
 
 VERDICT_COLUMNS = [
     "a", "b", "outcome", "winner", "lean", "method", "module", "benchmark", "budget_low",
-    "budget_high", "trials_low", "trials_high", "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
+    "budget_high", "trials_low", "trials_high", "metafeature", "evidence_kind", "evidence_value",
+    "evidence_level", "strength",
     "effect_name", "effect", "effect_lower", "effect_upper", "effect_confidence", "objective",
     "unit",
     "n", "explanation",
