@@ -89,12 +89,12 @@ def main() -> None:
         print(f"subsample {h + 1}: U estimate at k={K}: mlp {a:.4f}, reg_lstm {b:.4f} "
               f"-> point estimates say {better} is better")
         for v in verdicts[h]:
-            lo, hi = v.scope.budget_low, v.scope.budget_high
+            lo, hi = v.scope.trials_low, v.scope.trials_high
             span = f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
             print(f"   band verdict: {v.winner or 'inconclusive':>12} at k={span} "
                   f"({v.evidence.strength or 'no'} evidence)")
     at_k = [v for h in (0, 1) for v in verdicts[h]
-            if v.scope.budget_low <= K <= v.scope.budget_high]
+            if v.scope.trials_low <= K <= v.scope.trials_high]
     print(f"at k={K}: band verdicts {[v.outcome + '/' + str(v.evidence.strength) for v in at_k]}")
     print("paper: the two subsamples' point estimates disagree; the bands overlap, so neither "
           "subsample alone supports a conclusion.")

@@ -68,7 +68,7 @@ def main() -> None:
     for v in verdicts:
         print(f"  {v}")
     strong = [v for v in verdicts if v.evidence.strength == "strong"]
-    span = (f"k={strong[0].scope.budget_low:g}-{strong[-1].scope.budget_high:g}" if strong
+    span = (f"k={strong[0].scope.trials_low:g}-{strong[-1].scope.trials_high:g}" if strong
             else "none")
     others = [v for v in verdicts if v.evidence.strength != "strong"]
     favour_base = [v for v in verdicts if v.winner == "deberta-base"]

@@ -241,9 +241,9 @@ def test_tuning_curves_beyond_the_client_limit_come_from_sketches(cluster_client
         assert curve.band == "dkw" and curve.sketch is not None
         for name in ("point", "lower", "upper"):
             np.testing.assert_array_equal(getattr(curve, name), getattr(exact[key], name))
-    got = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.budget_low)
+    got = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.trials_low)
            for v in sketched.verdicts() if v.method.endswith("_band")]
-    want = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.budget_low)
+    want = [(v.a, v.b, v.outcome, v.scope.benchmark, v.scope.trials_low)
             for v in exact.verdicts() if v.method.endswith("_band")]
     assert got == want and got
     assert not [v for v in sketched.verdicts() if v.method.endswith("_test")]

@@ -484,7 +484,7 @@ def canonical(verdicts: list[Verdict], alg_back: dict[str, str],
             v, (a, b) = v.swapped(), (b, a)
         s = v.scope
         key = (a, b, v.method, _map(s.benchmark, bench_back), s.budget_low, s.budget_high,
-               s.metafeature)
+               getattr(s, "trials_low", None), getattr(s, "trials_high", None), s.metafeature)
         winner = {"a": a, "b": b}.get(v.outcome)
         loser = {"a": b, "b": a}.get(v.outcome)
         out.outcomes[(*key, v.outcome, winner, loser)] += 1
@@ -597,7 +597,17 @@ def report_canonical(table: Table, t: Transformed | None = None) -> Canonical:
     else:
         alg_back, bench_back, source = t.alg_back, t.bench_back, t.table
     comparison = bv.compare(source.results(), progress=False)
-    out = canonical(comparison.verdicts(), alg_back, bench_back)
+    out = comparison_canonical(comparison, comparison.verdicts(), alg_back, bench_back)
+    if t is None:
+        _CACHE[key] = out
+    return out
+
+
+def comparison_canonical(comparison, verdicts: list[Verdict], alg_back: dict[str, str],
+                         bench_back: dict[str, str]) -> Canonical:
+    """A report's verdicts (given, so that a caller can map their scopes back), statuses,
+    pair consensus and rankings, in original names."""
+    out = canonical(verdicts, alg_back, bench_back)
 
     def pair(a: str, b: str) -> tuple[str, str]:
         return tuple(sorted((_map(a, alg_back), _map(b, alg_back))))
@@ -617,8 +627,6 @@ def report_canonical(table: Table, t: Transformed | None = None) -> Canonical:
         settled = frozenset((_map(w, alg_back), _map(lo, alg_back)) for w, lo in r.settled)
         rankings.add((_map(r.benchmark, bench_back), r.metafeature, r.status, tiers, settled))
     out.report["rankings"] = frozenset(rankings)
-    if t is None:
-        _CACHE[key] = out
     return out
 
 
@@ -861,3 +869,100 @@ def test_canonical_form_maps_renamed_and_swapped_verdicts_back():
     assert {v.a for v in renamed} <= {"zz", "aa", "0", "mm"}
     assert canonical(renamed, t.alg_back, t.bench_back).outcomes == canonical(
         verdicts, *_identity_maps(table)).outcomes
+
+
+# ============================================================================ tests: budget units
+#: ``budget -> factor * budget + shift``: the budget column in milliseconds instead of a trial
+#: index, in thousands, or counted from another origin (issue 21, item 5).
+BUDGET_UNITS = [(1000.0, 0.0), (1e-3, 0.0), (1.0, 7.0), (2.0**-10, -3.5)]
+
+
+def rebudget(table: Table, factor: float, shift: float) -> Table:
+    frame = table.frame.copy()
+    frame["trial"] = frame["trial"] * factor + shift
+    return Table(frame, table.objective)
+
+
+def _budgets_back(verdicts: list[Verdict], factor: float, shift: float) -> list[Verdict]:
+    """Each scope's budget range in the original unit (12 significant digits)."""
+    import dataclasses
+
+    def back(x: float | None) -> float | None:
+        return None if x is None else float(f"{(x - shift) / factor:.12g}")
+
+    return [dataclasses.replace(v, scope=dataclasses.replace(
+        v.scope, budget_low=back(v.scope.budget_low), budget_high=back(v.scope.budget_high)))
+        for v in verdicts]
+
+
+def budget_unit_canonical(table: Table, factor: float = 1.0, shift: float = 0.0,
+                          budget: float | None = None) -> Canonical:
+    key = ("budget units", table.digest(), factor, shift, budget)
+    if key not in _CACHE:
+        _CACHE[key] = _budget_unit_canonical(table, factor, shift, budget)
+    return _CACHE[key]
+
+
+def _budget_unit_canonical(table: Table, factor: float, shift: float,
+                           budget: float | None) -> Canonical:
+    """The report on ``table`` with its budget column (and ``budget=``) in another unit.
+
+    Beside the verdicts, statuses, consensus and rankings of
+    :func:`report_canonical`, every method's representative verdict per pair
+    and scope (what the agreement table compares), whether it votes, and
+    every matched comparison of two methods with the rules explaining it:
+    the budget axis decides all of them.
+    """
+    source = rebudget(table, factor, shift) if (factor, shift) != (1.0, 0.0) else table
+    comparison = bv.compare(source.results(), progress=False,
+                            budget=None if budget is None else budget * factor + shift)
+    ids = _identity_maps(table)
+    out = comparison_canonical(
+        comparison, _budgets_back(comparison.verdicts(), factor, shift), *ids)
+    rec = comparison.reconciliation
+    out.report["representatives"] = frozenset(
+        rec.representatives[["a", "b", "benchmark", "metafeature", "method", "outcome",
+                             "winner", "votes"]].itertuples(index=False, name=None))
+    out.report["agreement"] = frozenset(
+        comparison.agreement[["a", "b", "benchmark", "metafeature", "methods", "outcomes",
+                              "agreement", "consensus", "consensus_winner", "not_voting",
+                              "n_conflicts", "status"]].astype(str).itertuples(
+                                  index=False, name=None))
+    out.report["comparisons"] = frozenset(
+        rec.comparisons[["a", "b", "benchmark", "metafeature", "method_1", "outcome_1",
+                         "method_2", "outcome_2", "kind", "rules"]].astype(str).itertuples(
+                             index=False, name=None))
+    out.report["scope keys"] = frozenset((v.scope.benchmark, v.scope.metafeature)
+                                         for v in comparison.verdicts())
+    return out
+
+
+@pytest.mark.parametrize(("factor", "shift"), BUDGET_UNITS)
+def test_example_data_report_ignores_the_budget_unit(factor, shift):
+    """Rescaling or shifting the budget column changes no verdict, relation or scope key.
+
+    Budget labels move with the transform (they are mapped back before the
+    comparison); trial counts ``k`` of the tuning curves and DSE do not.
+    On main before issue 21's fix, x1000 or +7 changed 19 of the 126
+    agreement rows of this example: tuning-curve verdicts about ``k`` draws
+    were compared with the final budget as if ``k`` were a budget value.
+    """
+    table = example_table()
+    base = budget_unit_canonical(table)
+    other = budget_unit_canonical(table, factor, shift)
+    t = Transformed(table, *_identity_maps(table),
+                    label=f"budget -> {factor!r} * budget + {shift!r}")
+    compare_canonical(base, other, t, data_scale=data_scale(table), what="report")
+
+
+def test_example_data_report_at_a_budget_ignores_the_budget_unit():
+    """With ``budget=`` (given in the same unit as the column), the rank tests and the LMEM
+    sit at that budget and the tuning curves at the trials a search has there."""
+    table = example_table()
+    base = budget_unit_canonical(table, budget=4.0)
+    assert any(v[4] == 4.0 for v in base.outcomes), "no verdict at budget 4: vacuous"
+    for factor, shift in BUDGET_UNITS[:2]:
+        other = budget_unit_canonical(table, factor, shift, budget=4.0)
+        t = Transformed(table, *_identity_maps(table),
+                        label=f"budget -> {factor!r} * budget + {shift!r}, budget=4")
+        compare_canonical(base, other, t, data_scale=data_scale(table), what="report")

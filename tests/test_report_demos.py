@@ -74,7 +74,7 @@ def test_meanmax_median_tuning_curve_against_cvar(hedwig):
     assert len(tuning)
     # At k = 1 the median tuning curve is the median of the draws: the MLP's is higher
     # (decided, or a lean of the 80% bands).
-    first = tuning[tuning["budget_low"] <= 1]
+    first = tuning[tuning["trials_low"] <= 1]
     favoured = set(first["winner"].dropna()) | set(first["lean"].dropna())
     assert favoured == {"mlp"}
     # The extreme-tail CVaR only leans to the LSTM, so nothing contradicts the curve.
@@ -148,9 +148,9 @@ def test_example_data_run_every_analysis_and_validate():
     assert {r.name: r.status for r in comp.runs} == {
         "tuning": "ok", "dse": "ok", "ranks": "ok", "lmem": "ok"}, comp.warnings
     assert set(comp.verdict_table["module"]) == {"tuning", "dse", "ranks", "lmem"}
-    # Rank tests and the LMEM judge the final budget (20 trials); DSE single draws (budget 1).
+    # Rank tests and the LMEM judge the final budget (20 trials); DSE single draws (k = 1 trial).
     v = comp.verdict_table
-    assert (v.loc[v["module"] == "dse", "budget_high"] == 1).all()
+    assert (v.loc[v["module"] == "dse", "trials_high"] == 1).all()
     assert comp.reconciliation.final_budget == 20
     # Every disagreement is explained, and the sanity section has the LMEM checks.
     assert (comp.conflicts["explanation"].str.len() > 0).all()

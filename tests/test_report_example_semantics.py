@@ -87,7 +87,7 @@ def test_a_headline_and_a_partial_ranking_per_benchmark(example):
     assert headlines.loc["benchmark circles", "sentence"].startswith(
         "On circles: LR is worst (settled by LMEM)")
     # Every scope's single-draw row comes from the score distributions, which do not vote.
-    assert headlines["single_draws"].str.startswith("Single draws (budget 1").all()
+    assert headlines["single_draws"].str.startswith("Single draws (k = 1 trial").all()
     assert "dse" not in set(rec.votes["family"])
 
 

@@ -61,8 +61,8 @@ def test_orient_swaps_outcome_and_effect():
 @pytest.mark.parametrize(
     ("method", "scope", "region", "paired"),
     [
-        ("tuning.median_band", Scope(None, 1, 1), ex.CENTRE, False),
-        ("tuning.median_band", Scope(None, 5, 50), ex.UPPER_TAIL, False),
+        ("tuning.median_band", Scope(trials_low=1, trials_high=1), ex.CENTRE, False),
+        ("tuning.median_band", Scope(trials_low=5, trials_high=50), ex.UPPER_TAIL, False),
         ("dse.cvar", Scope(), ex.UPPER_TAIL, False),
         ("dse.dominance", Scope(), ex.WHOLE, False),
         ("dse.aggregate_median", Scope(), ex.CENTRE, False),
@@ -87,15 +87,24 @@ def test_method_traits_details_override():
 
 # ----------------------------------------------------------------------------- each rule
 def test_rule_budget_fires_only_without_overlap():
-    early = V(method="tuning.median", scope=Scope(None, 1, 5), evidence=BAND)
-    late = V(outcome="b", method="tuning.mean", scope=Scope(None, 10, 20), evidence=BAND)
-    assert "budgets 1-5" in ex.explain_budget(early, late, {})
-    overlapping = V(outcome="b", scope=Scope(None, 4, 8))
+    early = V(method="tuning.median", scope=Scope(trials_low=1, trials_high=5), evidence=BAND)
+    late = V(outcome="b", method="tuning.mean", scope=Scope(trials_low=10, trials_high=20),
+             evidence=BAND)
+    assert "k = 1-5 trials" in ex.explain_budget(early, late, {})
+    overlapping = V(outcome="b", method="tuning.mean", scope=Scope(trials_low=4, trials_high=8),
+                    evidence=BAND)
     assert ex.explain_budget(early, overlapping, {}) is None
-    # Without a budget scope, the verdict refers to the final budget.
+    # Without a budget scope, the verdict refers to the final budget, where a search has
+    # final_trials trials: a trial count meets a budget only there.
     final = V(outcome="b")
-    assert ex.explain_budget(early, final, {"final_budget": 50.0}) is not None
+    assert ex.explain_budget(early, final, {"final_budget": 5000.0,
+                                            "final_trials": 50}) is not None
+    assert ex.explain_budget(early, final, {"final_budget": 5000.0,
+                                            "final_trials": 5}) is None
     assert ex.explain_budget(early, final, {"final_budget": None}) is None
+    # A budget in the budget column's unit is never compared with a trial count as a number.
+    at_5 = V(outcome="b", scope=Scope(budget_low=5.0, budget_high=5.0))
+    assert ex.explain_budget(early, at_5, {"final_budget": 5000.0, "final_trials": 50}) is None
 
 
 def test_rule_replication_unit():
@@ -197,10 +206,12 @@ def test_explain_disagreement_orients_the_second_verdict():
 
 # ----------------------------------------------------------------------------- reconcile
 def test_representative_prefers_the_final_budget_then_a_decision():
-    k1 = V(method="tuning.median_band", scope=Scope(None, 1, 10), outcome="b", evidence=BAND)
-    k2 = V(method="tuning.median_band", scope=Scope(None, 11, 40), outcome="inconclusive",
-           evidence=BAND)
-    assert representative([k1, k2], 40.0) is k2
+    k1 = V(method="tuning.median_band", scope=Scope(trials_low=1, trials_high=10),
+           outcome="b", evidence=BAND)
+    k2 = V(method="tuning.median_band", scope=Scope(trials_low=11, trials_high=40),
+           outcome="inconclusive", evidence=BAND)
+    assert representative([k1, k2], 40.0, 40) is k2
+    assert representative([k1, k2], 4e6, 10) is k1  # any budget unit: k = 10 trials there
     assert representative([k1, k2], None) is k2  # the highest budget
     nb = V(method="lmem.tukey", outcome="inconclusive")
     nb2 = V(method="lmem.tukey", outcome="a", scope=Scope(benchmark=None))
@@ -351,16 +362,18 @@ def test_meanmax_like_conflict_is_explained_by_the_distribution_region():
 
 def test_budget_matching_compares_nearest_budgets():
     tuning = [
-        V(method="tuning.median_band", scope=Scope(None, 1, 4), outcome="b", evidence=BAND),
-        V(method="tuning.median_band", scope=Scope(None, 5, 50), outcome="a", evidence=BAND),
+        V(method="tuning.median_band", scope=Scope(trials_low=1, trials_high=4), outcome="b",
+          evidence=BAND),
+        V(method="tuning.median_band", scope=Scope(trials_low=5, trials_high=50), outcome="a",
+          evidence=BAND),
     ]
     ranks = V(method="ranks.wilcoxon_holm", outcome="a")
-    rec = reconcile([*tuning, ranks], final_budget=50.0)
+    rec = reconcile([*tuning, ranks], final_budget=50000.0, final_trials=50)
     # The final-budget rank verdict meets only the k = 5-50 tuning verdict: they agree.
     assert rec.conflicts.empty
     assert len(rec.comparisons) == 1  # the 1-4 verdict shares no budget with it
     # Methods that share no budget at all are compared at their nearest budgets.
-    apart = reconcile([tuning[0], ranks], final_budget=50.0)
+    apart = reconcile([tuning[0], ranks], final_budget=50.0, final_trials=50)
     assert apart.conflicts.loc[0, "rules"].startswith("budget")
     assert rec.agreement.loc[0, "agreement"] == 1.0
 
@@ -449,10 +462,10 @@ def test_single_benchmark_data_have_a_headline():
 
 
 def test_only_methods_at_the_final_budget_vote():
-    one_draw = V(method="dse.cvar", scope=Scope(None, 1, 1), outcome="b",
+    one_draw = V(method="dse.cvar", scope=Scope(trials_low=1, trials_high=1), outcome="b",
                  evidence=Evidence("confidence", level=0.8))
     final = [V(method="ranks.nemenyi"), V(method="lmem.tukey")]
-    rec = reconcile([one_draw, *final], final_budget=20.0)
+    rec = reconcile([one_draw, *final], final_budget=20.0, final_trials=20)
     row = rec.agreement.iloc[0]
     assert row["consensus"] == "a"  # ranks and LMEM at p = 0.01 each: Holm 0.02
     assert row["agreement"] == 1 / 3  # the budget-1 verdict disagrees with both others
@@ -462,7 +475,7 @@ def test_only_methods_at_the_final_budget_vote():
     assert rec.representatives.set_index("method")["votes"].to_dict() == {
         "dse.cvar": False, "lmem.tukey": True, "ranks.nemenyi": True}
     # Score distributions never vote, even alone.
-    alone = reconcile([one_draw], final_budget=20.0)
+    alone = reconcile([one_draw], final_budget=20.0, final_trials=20)
     assert alone.agreement.iloc[0]["consensus"] == "inconclusive"
 
 

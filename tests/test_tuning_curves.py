@@ -393,8 +393,8 @@ def test_deberta_tutorial_strong_evidence(shared_data):
     # bands to separate: they do at k = 3-6, and the exact test at k = 7 agrees.
     bands = [v for v in verdicts if v.method == "tuning.median_band"]
     strong = [v for v in bands if v.evidence.strength == "strong"]
-    assert min(v.scope.budget_low for v in strong) <= 2
-    assert max(v.scope.budget_high for v in strong) >= 8
+    assert min(v.scope.trials_low for v in strong) <= 2
+    assert max(v.scope.trials_high for v in strong) >= 8
     decided = [v for v in bands if v.outcome != "inconclusive"]
     assert decided and all(v.evidence.level == 0.95 for v in decided)
     assert all(v.lean is None for v in decided)

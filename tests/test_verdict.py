@@ -121,7 +121,7 @@ def test_effect_interval_is_lower_upper_at_confidence_and_version_2_still_reads(
     v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
                 "maximize", "", effect=Effect("rank difference", 1.2, 0.4, 2.0, 0.95))
     doc = json.loads(verdicts_to_json([v]))
-    assert doc["schema_version"] == JSON_SCHEMA_VERSION == 3
+    assert doc["schema_version"] == JSON_SCHEMA_VERSION == 4
     assert set(doc["verdicts"][0]["effect"]) == {"name", "estimate", "lower", "upper",
                                                   "confidence"}
     frame = verdicts_to_frame([v])
@@ -151,3 +151,40 @@ def test_metafeature_label_is_one_spelling():
     assert verdicts_to_frame([v])["metafeature"].tolist() == ["prior=good;task=t1"]
     assert str(v.scope).endswith("prior=good, task=t1")
     assert group_label((None, meta)) == "all benchmarks, prior=good, task=t1"
+
+
+def test_scope_holds_budgets_and_trial_counts_apart():
+    """Issue 21: budgets in the budget column's unit, k (random-search draws) on its own."""
+    s = Scope("moons", trials_low=1, trials_high=5)
+    assert (s.budget_low, s.axis, s.key, s.where(), str(s)) == (
+        None, "trials", ("moons", ()), "k = 1-5", "benchmark moons, k = 1-5")
+    b = Scope("moons", 3000.0, 3000.0)
+    assert (b.axis, b.key, b.where()) == ("budget", s.key, "budget 3000")
+    assert Scope().where(final_budget=5.0) == "final" and Scope().axis is None
+    with pytest.raises(ValueError, match="trials_low"):
+        Scope(trials_low=1.0)
+    with pytest.raises(ValueError, match="trials_low 5"):
+        Scope(trials_low=5.0, trials_high=1.0)
+    v = Verdict("A", "B", "a", "tuning.median_band", s, Evidence("band", None, 0.95, "strong"),
+                "maximize", "")
+    assert verdicts_from_json(verdicts_to_json([v]))[0] == v
+    assert verdicts_to_frame([v])[["budget_low", "trials_low", "trials_high"]].values.tolist() \
+        == [[None, 1.0, 5.0]]
+
+
+def test_version_3_tuning_and_dse_budgets_read_as_trial_counts():
+    """Before version 4, tuning curves and DSE wrote k into budget_low/budget_high."""
+    tuning = Verdict("A", "B", "a", "tuning.median_band", Scope("m", trials_low=1, trials_high=5),
+                     Evidence("band", None, 0.95, "strong"), "maximize", "")
+    dse = Verdict("A", "B", "a", "dse.cvar", Scope("m", trials_low=1, trials_high=1),
+                  Evidence("p_value", 0.01, 0.05), "maximize", "")
+    ranks = Verdict("A", "B", "a", "ranks.nemenyi", Scope(None, 20.0, 20.0),
+                    Evidence("p_value", 0.01, 0.05), "maximize", "")
+    old = json.loads(verdicts_to_json([tuning, dse, ranks]))
+    old["schema_version"] = 3
+    for d in old["verdicts"]:
+        scope = d["scope"]
+        if scope["trials_low"] is not None:
+            scope["budget_low"], scope["budget_high"] = scope["trials_low"], scope["trials_high"]
+        del scope["trials_low"], scope["trials_high"]
+    assert verdicts_from_json(json.dumps(old)) == [tuning, dse, ranks]

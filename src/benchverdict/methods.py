@@ -16,7 +16,7 @@ Families of evidence
     one family on the same data are one piece of evidence: when the report
     reconciles, each family casts one vote per pair and scope, through its
     *primary* method (or, where that is missing, its first other voting
-    method). DSE describes single draws (budget 1) and does not vote on the
+    method). DSE describes single draws (k = 1 trial) and does not vote on the
     final-budget ranking.
 
 Error control

@@ -46,11 +46,14 @@ EVIDENCE_KINDS = ("p_value", "confidence", "band", "posterior", "descriptive")
 Strength = Literal["weak", "fair", "strong"]
 #: Version of the JSON layout written by :func:`verdicts_to_json` (2: verdicts carry ``lean``;
 #: 3: an effect's interval is ``lower``/``upper`` at ``confidence``, was ``low``/``high``/
-#: ``level``).
-JSON_SCHEMA_VERSION = 3
+#: ``level``; 4: a scope's trial counts ``k`` are ``trials_low``/``trials_high``, and
+#: ``budget_low``/``budget_high`` are always in the budget column's unit).
+JSON_SCHEMA_VERSION = 4
 #: Versions :func:`verdicts_from_json` reads (version 1 has no ``lean``: it reads as ``None``;
-#: versions 1 and 2 name the effect's interval ``low``/``high``/``level``).
-READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+#: versions 1 and 2 name the effect's interval ``low``/``high``/``level``; versions 1 to 3
+#: held a tuning curve's ``k`` and DSE's single draw in ``budget_low``/``budget_high``:
+#: they are read as trial counts).
+READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
 
 
 def metafeature_label(levels: Iterable[tuple[str, str]], sep: str = ";") -> str | None:
@@ -72,43 +75,122 @@ def metafeature_label(levels: Iterable[tuple[str, str]], sep: str = ";") -> str 
 class Scope:
     """Where a verdict holds.
 
+    A scope has two budget axes, each in one unit only, and never mixes them:
+
+    * ``budget_low``/``budget_high`` are values of the data's budget column, in
+      its unit (a trial index, seconds, epochs, ...). Rank tests and LMEMs
+      compare incumbents at a budget; both ``None`` means the final budget (or
+      that budget plays no role).
+    * ``trials_low``/``trials_high`` are numbers ``k`` of random-search draws
+      (trials), whatever the budget column holds: a tuning curve is a function
+      of ``k``, and a score distribution (DSE) describes one draw (``k = 1``).
+
+    Rescaling or shifting the budget column changes the budget fields by the
+    same transform and leaves the trial counts, :attr:`key` and every verdict
+    as they are.
+
     Attributes
     ----------
     benchmark : str or None
         One benchmark, or ``None`` for all benchmarks together.
     budget_low, budget_high : float or None
-        The budget range (equal for a single budget; both ``None`` for the
-        final budget or when budget plays no role).
+        The budget range in the budget column's unit (equal for a single
+        budget; both ``None`` for the final budget or when budget plays no
+        role).
     metafeature : tuple of (str, str) pairs
         Metafeature levels the verdict is restricted to, e.g.
         ``(("prior", "good"),)``.
+    trials_low, trials_high : float or None
+        The range of ``k``, the number of random-search draws (both ``None``
+        when the verdict is not about ``k`` draws).
+
+    Examples
+    --------
+    >>> s = Scope("moons", trials_low=1, trials_high=5)
+    >>> str(s), s.key, s.where()
+    ('benchmark moons, k = 1-5', ('moons', ()), 'k = 1-5')
+    >>> Scope(budget_low=3000.0, budget_high=3000.0).where()
+    'budget 3000'
+    >>> Scope().where(), Scope().where(final_budget=50)
+    ('any', 'final')
     """
 
     benchmark: str | None = None
     budget_low: float | None = None
     budget_high: float | None = None
     metafeature: tuple[tuple[str, str], ...] = ()
+    trials_low: float | None = None
+    trials_high: float | None = None
 
     def __post_init__(self) -> None:
-        lo, hi = self.budget_low, self.budget_high
-        if (lo is None) != (hi is None):
-            raise ValueError("give both budget_low and budget_high, or neither.")
-        if lo is not None and hi is not None and lo > hi:
-            raise ValueError(f"budget_low {lo} > budget_high {hi}.")
+        for name in ("budget", "trials"):
+            lo, hi = getattr(self, f"{name}_low"), getattr(self, f"{name}_high")
+            if (lo is None) != (hi is None):
+                raise ValueError(f"give both {name}_low and {name}_high, or neither.")
+            if lo is not None and hi is not None and lo > hi:
+                raise ValueError(f"{name}_low {lo} > {name}_high {hi}.")
+        if self.trials_low is not None and self.trials_low < 0:
+            raise ValueError(f"trials_low counts random-search draws, got {self.trials_low}.")
         object.__setattr__(
             self, "metafeature", tuple((str(k), str(v)) for k, v in self.metafeature)
         )
 
-    def __str__(self) -> str:
-        parts = [f"benchmark {self.benchmark}" if self.benchmark is not None else "all benchmarks"]
+    @property
+    def key(self) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+        """The scope group: ``(benchmark, metafeature)``, the same in every budget unit.
+
+        Verdicts of different methods and families about one pair are
+        reconciled within a key; where on the budget axes each one sits
+        (:meth:`where`) decides which of them speak for the final budget.
+        """
+        return (self.benchmark, self.metafeature)
+
+    @property
+    def axis(self) -> Literal["budget", "trials"] | None:
+        """The axis the scope is placed on: ``"budget"``, ``"trials"``, or ``None`` (final)."""
         if self.budget_low is not None:
-            if self.budget_low == self.budget_high:
-                parts.append(f"budget {self.budget_low:g}")
-            else:
-                parts.append(f"budgets {self.budget_low:g}-{self.budget_high:g}")
+            return "budget"
+        if self.trials_low is not None:
+            return "trials"
+        return None
+
+    def where(self, final_budget: float | None = None) -> str:
+        """The budget part of the label: ``"budget 5"``, ``"k = 1-5"``, ``"final"``, ``"any"``.
+
+        A scope without budget or trial count is at the final budget (``"final"``
+        when there is one, else ``"any"``).
+        """
+        if self.budget_low is not None and self.budget_high is not None:
+            return _range_text("budget", self.budget_low, self.budget_high)
+        if self.trials_low is not None and self.trials_high is not None:
+            return _range_text("k", self.trials_low, self.trials_high)
+        return "final" if final_budget is not None else "any"
+
+    def label(self, *, budget: bool = True) -> str:
+        """The scope in words (``str(scope)``); ``budget=False``: its :attr:`key` only.
+
+        Examples
+        --------
+        >>> Scope("moons", 5, 5, (("prior", "good"),)).label()
+        'benchmark moons, budget 5, prior=good'
+        >>> Scope(None, 5, 5).label(budget=False)
+        'all benchmarks'
+        """
+        parts = [f"benchmark {self.benchmark}" if self.benchmark is not None else "all benchmarks"]
+        if budget and self.axis is not None:
+            parts.append(self.where())
         if self.metafeature:
             parts.append(metafeature_label(self.metafeature, ", "))
         return ", ".join(parts)
+
+    def __str__(self) -> str:
+        return self.label()
+
+
+def _range_text(name: str, low: float, high: float) -> str:
+    if name == "k":
+        return f"k = {low:g}" if low == high else f"k = {low:g}-{high:g}"
+    return f"{name} {low:g}" if low == high else f"{name}s {low:g}-{high:g}"
 
 
 @dataclass(frozen=True)
@@ -309,7 +391,8 @@ class Verdict:
 
 VERDICT_COLUMNS = [
     "a", "b", "outcome", "winner", "lean", "method", "module", "benchmark", "budget_low",
-    "budget_high", "metafeature", "evidence_kind", "evidence_value", "evidence_level", "strength",
+    "budget_high", "trials_low", "trials_high", "metafeature", "evidence_kind", "evidence_value",
+    "evidence_level", "strength",
     "effect_name", "effect", "effect_lower", "effect_upper", "effect_confidence", "objective",
     "unit",
     "n", "explanation",
@@ -342,6 +425,8 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
                 "benchmark": v.scope.benchmark,
                 "budget_low": v.scope.budget_low,
                 "budget_high": v.scope.budget_high,
+                "trials_low": v.scope.trials_low,
+                "trials_high": v.scope.trials_high,
                 "metafeature": metafeature_label(v.scope.metafeature),
                 "evidence_kind": v.evidence.kind,
                 "evidence_value": v.evidence.value,
@@ -393,15 +478,29 @@ def verdict_to_dict(verdict: Verdict) -> dict[str, Any]:
     return _encode(asdict(verdict))
 
 
-def verdict_from_dict(data: Mapping[str, Any]) -> Verdict:
-    """Rebuild a verdict from :func:`verdict_to_dict`'s output."""
+def verdict_from_dict(data: Mapping[str, Any], *, schema_version: int = JSON_SCHEMA_VERSION
+                      ) -> Verdict:
+    """Rebuild a verdict from :func:`verdict_to_dict`'s output.
+
+    Before ``schema_version`` 4 a tuning-curve verdict's ``k`` and a DSE verdict's
+    single draw were written as ``budget_low``/``budget_high``; they are read as
+    ``trials_low``/``trials_high``.
+    """
     d = _decode(dict(data))
     scope = d["scope"]
+    budget = (scope["budget_low"], scope["budget_high"])
+    trials = (scope.get("trials_low"), scope.get("trials_high"))
+    if schema_version < 4 and budget[0] is not None and (
+            str(d["method"]).startswith("tuning.")
+            or (str(d["method"]).startswith("dse.") and budget == (1.0, 1.0))):
+        budget, trials = (None, None), budget
     scope = Scope(
         benchmark=scope["benchmark"],
-        budget_low=scope["budget_low"],
-        budget_high=scope["budget_high"],
+        budget_low=budget[0],
+        budget_high=budget[1],
         metafeature=tuple(tuple(p) for p in scope["metafeature"]),
+        trials_low=trials[0],
+        trials_high=trials[1],
     )
     effect = None if d.get("effect") is None else Effect(**_effect_fields(d["effect"]))
     return Verdict(
@@ -437,7 +536,7 @@ def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> 
     --------
     >>> doc = verdicts_to_json([])
     >>> json.loads(doc)["schema_version"]
-    3
+    4
     """
     doc = {
         "schema": "benchverdict.verdicts",
@@ -457,7 +556,8 @@ def verdicts_from_json(text: str) -> list[Verdict]:
             f"unsupported verdicts schema_version {doc.get('schema_version')!r}; this version of "
             f"benchverdict reads versions {READABLE_SCHEMA_VERSIONS}."
         )
-    return [verdict_from_dict(v) for v in doc["verdicts"]]
+    version = int(doc["schema_version"])
+    return [verdict_from_dict(v, schema_version=version) for v in doc["verdicts"]]
 
 
 def _fmt(x: float | None) -> str:

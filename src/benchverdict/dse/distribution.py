@@ -35,7 +35,7 @@ _DRAW = "random-search draw (trial)"
 _IID = ("random-search draws independent between runs (a seed's search is one run: when a "
         "run holds several draws, whole runs are permuted and resampled), runs independent "
         "between algorithms")
-# DSE describes single draws (budget 1): its verdicts are shown but do not vote on the
+# DSE describes single draws (k = 1 trial): its verdicts are shown but do not vote on the
 # ranking at the final budget.
 register_method("dse.dominance", "dse", "first-order stochastic dominance (two one-sided KS)",
                 paired=False, unit=_DRAW, aspect="whole distribution", assumptions=_IID,

@@ -103,6 +103,7 @@ def _with_scope(verdicts: list[Verdict], scope: Scope) -> list[Verdict]:
 
 
 def _budget_scope(budget: float | None) -> Scope:
+    """The scope of a verdict at ``budget`` (in the budget column's unit; ``None``: final)."""
     return Scope() if budget is None else Scope(budget_low=budget, budget_high=budget)
 
 
@@ -335,9 +336,7 @@ def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
         run.notes.append(f"{name} = {level}: fewer than 2 complete blocks; not ranked.")
         return
     sub = dataclasses.replace(blocks, matrix=blocks.matrix.loc[rows])
-    base = _budget_scope(options.budget)
-    scope = Scope(budget_low=base.budget_low, budget_high=base.budget_high,
-                  metafeature=((name, level),))
+    scope = dataclasses.replace(_budget_scope(options.budget), metafeature=((name, level),))
     verdicts = []
     for posthoc in ("nemenyi", "wilcoxon"):
         res = ranks.friedman(sub, alpha=options.alpha, posthoc=posthoc, n_resamples=200)
@@ -523,9 +522,8 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
                         per_benchmark_verdicts, results, alpha=options.alpha,
                         budget=options.budget)
     if found is not None:
-        run.verdicts += [dataclasses.replace(v, scope=Scope(
-            benchmark=v.scope.benchmark, budget_low=scope.budget_low,
-            budget_high=scope.budget_high)) for v in found]
+        run.verdicts += [dataclasses.replace(v, scope=dataclasses.replace(
+            scope, benchmark=v.scope.benchmark)) for v in found]
         run.notes.append(
             "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
             "variance; exact t with n - a df), Holm within the benchmark; a claim about "
@@ -562,8 +560,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     by_model = lmem.fit(data, by_formula)
     verdicts = []
     for v in by_model.verdicts(alpha=options.alpha, by=name):
-        level_scope = Scope(budget_low=scope.budget_low, budget_high=scope.budget_high,
-                            metafeature=v.scope.metafeature)
+        level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
         details = {**v.details, "singular": bool(by_model.singular)}
         verdicts.append(dataclasses.replace(v, scope=level_scope, details=details))
     run.verdicts += verdicts
@@ -666,18 +663,19 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     run.step("tuning curves and bands")
     curves = tuning.from_results(results, kind="median", band="ld_highest_density",
                                  confidence=options.confidence, alpha=options.alpha)
-    trials = _trials_per_run(results, options.budget)
-    k_final = int(trials.max()) if trials is not None and len(trials) else None
+    k = final_trials(results, options)
+    k_final = None if k is None else int(k)
     reading, why = draws_reading(results, options)
     run.reason = _draws_reason(reading, results)
     run.step("tuning-curve decisions and tests")
     final_scope = _budget_scope(options.budget)
     for v in curves.verdicts(budget=k_final):
         if v.method.endswith("_test") and k_final is not None:
-            # The test sits at the final budget (k trials there), like the rank tests.
-            v = dataclasses.replace(v, scope=Scope(
-                benchmark=v.scope.benchmark, budget_low=final_scope.budget_low,
-                budget_high=final_scope.budget_high, metafeature=v.scope.metafeature))
+            # The test sits at the final budget, where a search has k_final trials: its
+            # scope says both (the budget in the budget column's unit, k as a count).
+            v = dataclasses.replace(v, scope=dataclasses.replace(
+                v.scope, budget_low=final_scope.budget_low,
+                budget_high=final_scope.budget_high))
         if reading == "clustered":
             # The bands and the order-statistic test assume IID draws; draws that share
             # a run are not, so these verdicts describe and do not vote.
@@ -761,8 +759,9 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     """Score distributions: dominance and CVaR differences per benchmark (and pooled).
 
     DSE describes the distribution of a single random-search draw, so when
-    the data have a trial order its verdicts are placed at budget 1 (where
-    the tuning curve also describes one draw). One ``dse.cvar_<level>``
+    the data have a trial order its verdicts are placed at ``k = 1`` trial
+    (where the tuning curve also describes one draw), whatever the budget
+    column's unit. One ``dse.cvar_<level>``
     method per CVaR level in ``options.cvar_levels``. Each comparison
     (per benchmark or pooled, per level) and each figure is its own
     sub-step.
@@ -775,8 +774,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     def place(v: Verdict, method: str | None = None) -> Verdict:
         scope = v.scope
         if one_draw:
-            scope = Scope(benchmark=scope.benchmark, budget_low=1.0, budget_high=1.0,
-                          metafeature=scope.metafeature)
+            scope = dataclasses.replace(scope, trials_low=1.0, trials_high=1.0)
         return dataclasses.replace(v, scope=scope, method=method or v.method)
 
     configs: list[tuple[str, dict[str, Any]]] = [("per benchmark", {})]
@@ -840,7 +838,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         + ". Score distributions describe single draws: they do not vote on the ranking at "
           "the final budget; the single-draw line names only pairs whose test of 'single "
           "draws win equally often' survives Holm's adjustment over the row."
-        + (" DSE verdicts describe single draws, so they sit at budget 1." if one_draw else ""))
+        + (" DSE verdicts describe single draws, so they sit at k = 1 trial." if one_draw else ""))
     return run
 
 
@@ -1030,6 +1028,17 @@ def _draws_reason(reading: str, results: Results) -> str:
     lo, hi = int(sizes.min()), int(sizes.max())
     return (f"on the random-search draws, clustered by run ({len(sizes):,} runs of "
             f"{lo if lo == hi else f'{lo}-{hi}'} draws; the run is the replicate)")
+
+
+def final_trials(results: Results, options: Options) -> float | None:
+    """The trials ``k`` a search has at the final budget: where a tuning curve meets it.
+
+    The one conversion between the two axes of a :class:`~benchverdict.verdict.Scope`:
+    the budget column's unit (rank tests, LMEM) and the number of random-search
+    draws (tuning curves, DSE). ``None`` without a trial order.
+    """
+    trials = _trials_per_run(results, options.budget)
+    return float(trials.max()) if trials is not None and len(trials) else None
 
 
 def _trials_per_run(results: Results, budget: float | None) -> pd.Series | None:

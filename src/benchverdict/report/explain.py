@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from benchverdict.verdict import Verdict
+from benchverdict.verdict import Scope, Verdict
 
 #: Region of the score distribution a method's statistic summarises.
 CENTRE = "centre"
@@ -179,7 +179,7 @@ def method_traits(verdict: Verdict) -> MethodTraits:
     details = verdict.details
     quantile = None
     if info.family == "tuning":
-        k_low, k_high = verdict.scope.budget_low, verdict.scope.budget_high
+        k_low, k_high = verdict.scope.trials_low, verdict.scope.trials_high
         kind = str(details.get("kind", "median"))
         what = (
             "the expected best score of k random-search draws"
@@ -287,11 +287,20 @@ def cvar_level(verdict: Verdict) -> float | None:
 
 
 # ---------------------------------------------------------------------------- helpers
-def budget_interval(verdict: Verdict, final_budget: float | None) -> tuple[float, float] | None:
-    """Return the verdict's budget range; a scope without budget means the final budget.
+#: Where a scope sits: its axis ("budget", in the budget column's unit, or "trials", a
+#: number k of random-search draws) and its range on that axis.
+Reach = tuple[str, float, float]
 
-    Returns ``None`` when the budget is unknown (no budget in the scope and
-    no ``final_budget``).
+
+def budget_interval(verdict: Verdict, final_budget: float | None,
+                    final_trials: float | None = None) -> Reach | None:
+    """Return where the verdict sits: ``(axis, low, high)``; no budget means the final budget.
+
+    ``axis`` is ``"budget"`` (the budget column's unit) or ``"trials"`` (a
+    number ``k`` of random-search draws); see :class:`~benchverdict.verdict.Scope`.
+    A scope with neither is at the final budget: ``final_budget`` (or
+    ``final_trials``, the trials a search has there). Returns ``None`` when
+    that is unknown.
 
     Examples
     --------
@@ -299,19 +308,73 @@ def budget_interval(verdict: Verdict, final_budget: float | None) -> tuple[float
     >>> v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
     ...             "maximize", "x")
     >>> budget_interval(v, 24.0)
-    (24.0, 24.0)
+    ('budget', 24.0, 24.0)
     """
     s = verdict.scope
-    if s.budget_low is None or s.budget_high is None:
-        return None if final_budget is None else (float(final_budget), float(final_budget))
-    return float(s.budget_low), float(s.budget_high)
+    if s.budget_low is not None and s.budget_high is not None:
+        return "budget", float(s.budget_low), float(s.budget_high)
+    if s.trials_low is not None and s.trials_high is not None:
+        return "trials", float(s.trials_low), float(s.trials_high)
+    if final_budget is not None:
+        return "budget", float(final_budget), float(final_budget)
+    if final_trials is not None:
+        return "trials", float(final_trials), float(final_trials)
+    return None
 
 
-def budgets_overlap(first: tuple[float, float] | None, second: tuple[float, float] | None) -> bool:
-    """Whether two budget intervals share a point (unknown overlaps everything)."""
-    if first is None or second is None:
+def at_final(reach: Reach | None, final_budget: float | None,
+             final_trials: float | None = None) -> bool:
+    """Whether a reach (:func:`budget_interval`) includes the final budget.
+
+    On the budget axis the final budget is ``final_budget``, on the trials
+    axis ``final_trials`` (the trials a search has at the final budget). An
+    unknown final (or reach) is included.
+    """
+    if reach is None:
         return True
-    return first[0] <= second[1] and second[0] <= first[1]
+    axis, low, high = reach
+    final = final_budget if axis == "budget" else final_trials
+    return final is None or low <= final <= high
+
+
+def common_axis(first: Reach | None, second: Reach | None, final_budget: float | None,
+                final_trials: float | None = None
+                ) -> tuple[Reach | None, Reach | None]:
+    """Two reaches on one axis; ``(None, None)`` when they cannot be put on one.
+
+    A budget in the budget column's unit and a trial count ``k`` are never
+    compared as numbers: a reach at the final budget moves to the other axis
+    as that axis's final (``final_budget`` or ``final_trials``), and two
+    reaches that are both elsewhere cannot be placed.
+
+    Examples
+    --------
+    >>> common_axis(("trials", 1.0, 1.0), ("budget", 6000.0, 6000.0), 6000.0, 6.0)
+    (('trials', 1.0, 1.0), ('trials', 6.0, 6.0))
+    """
+    if first is None or second is None or first[0] == second[0]:
+        return first, second
+    finals = {"budget": final_budget, "trials": final_trials}
+
+    def moved(reach: Reach, axis: str) -> Reach | None:
+        final = finals[axis]
+        if final is None or finals[reach[0]] is None or not at_final(reach, final_budget,
+                                                                      final_trials):
+            return None
+        return axis, float(final), float(final)
+
+    if (m := moved(second, first[0])) is not None:
+        return first, m
+    if (m := moved(first, second[0])) is not None:
+        return m, second
+    return None, None
+
+
+def budgets_overlap(first: Reach | None, second: Reach | None) -> bool:
+    """Whether two reaches on one axis share a point (unknown overlaps everything)."""
+    if first is None or second is None or first[0] != second[0]:
+        return True
+    return first[1] <= second[2] and second[1] <= first[2]
 
 
 def error_rate(verdict: Verdict) -> float | None:
@@ -335,11 +398,13 @@ def _outcome_words(v: Verdict) -> str:
     }[v.outcome]
 
 
-def _interval_text(interval: tuple[float, float] | None) -> str:
-    if interval is None:
+def _interval_text(reach: Reach | None) -> str:
+    if reach is None:
         return "an unstated budget"
-    lo, hi = interval
-    return f"budget {lo:g}" if lo == hi else f"budgets {lo:g}-{hi:g}"
+    axis, lo, hi = reach
+    if axis == "trials":
+        return Scope(trials_low=lo, trials_high=hi).where() + " trials"
+    return Scope(budget_low=lo, budget_high=hi).where()
 
 
 def _n_text(v: Verdict) -> str:
@@ -401,8 +466,10 @@ def _unit_key(unit: str) -> str:
 def explain_budget(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     """Different budgets: the ranking of two algorithms can change with tuning effort."""
     final = context.get("final_budget")
-    i1 = budget_interval(v1, final)  # type: ignore[arg-type]
-    i2 = budget_interval(v2, final)  # type: ignore[arg-type]
+    trials = context.get("final_trials")
+    i1, i2 = common_axis(budget_interval(v1, final, trials),  # type: ignore[arg-type]
+                         budget_interval(v2, final, trials),  # type: ignore[arg-type]
+                         final, trials)  # type: ignore[arg-type]
     if i1 is None or i2 is None or budgets_overlap(i1, i2):
         return None
     return (
@@ -579,6 +646,7 @@ def explain_disagreement(
     *,
     final_budget: float | None = None,
     rules: Sequence[Rule] = EXPLANATION_RULES,
+    final_trials: float | None = None,
 ) -> list[Explanation]:
     """Every reason the rules find for ``v1`` and ``v2`` to differ.
 
@@ -587,9 +655,13 @@ def explain_disagreement(
     v1, v2 : Verdict
         Two verdicts on the same pair (either orientation).
     final_budget : float, optional
-        The budget a scope without budget refers to (the largest budget).
+        The budget a scope without budget refers to (the largest budget), in
+        the budget column's unit.
     rules : sequence of callables
         ``rule(v1, v2, context) -> str | None``.
+    final_trials : float, optional
+        The trials ``k`` a search has at the final budget: where a tuning
+        curve's ``k`` meets the final budget.
 
     Returns
     -------
@@ -611,7 +683,7 @@ def explain_disagreement(
     v2 = orient(v2, v1.a)
     if disagreement_kind(v1.outcome, v2.outcome) is None:
         return []
-    context = {"final_budget": final_budget}
+    context = {"final_budget": final_budget, "final_trials": final_trials}
     found = []
     for rule in rules:
         text = rule(v1, v2, context)

@@ -42,8 +42,10 @@ import pandas as pd
 from benchverdict.families import family_label
 from benchverdict.methods import method_info
 from benchverdict.report.explain import (
+    at_final,
     budget_interval,
     budgets_overlap,
+    common_axis,
     disagreement_kind,
     explain_disagreement,
     pair_agreement,
@@ -64,7 +66,7 @@ from benchverdict.report.relations import (
     single_draw_sentence,
     tiers_of,
 )
-from benchverdict.verdict import Verdict, metafeature_label, verdicts_to_frame
+from benchverdict.verdict import Scope, Verdict, metafeature_label, verdicts_to_frame
 
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
@@ -166,7 +168,12 @@ class Reconciliation:
         Per pair, scope group and method: the representative verdict's
         outcome and winner (what the agreement score compares).
     final_budget : float or None
-        The budget a scope without budget was taken to mean.
+        The budget a scope without budget was taken to mean (in the budget
+        column's unit).
+    final_trials : float or None
+        The trials ``k`` a search has at the final budget: a verdict about
+        ``k`` random-search draws (tuning curves, DSE) covers the final budget
+        when its ``k`` range includes it.
     votes : pandas.DataFrame
         One row per (family, pair, scope): the voting method, its raw p,
         direction, whether it decides at its own level, the Holm-adjusted p
@@ -213,6 +220,7 @@ class Reconciliation:
     coverage: pd.DataFrame
     representatives: pd.DataFrame = field(default_factory=pd.DataFrame)
     final_budget: float | None = None
+    final_trials: float | None = None
     votes: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VOTE_COLUMNS))
     relations: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=RELATION_COLUMNS))
@@ -245,7 +253,7 @@ class Reconciliation:
 
 
 def group_label(key: GroupKey) -> str:
-    """Describe a scope group in words.
+    """Describe a scope group in words (:meth:`Scope.label <benchverdict.verdict.Scope.label>`).
 
     Examples
     --------
@@ -253,14 +261,11 @@ def group_label(key: GroupKey) -> str:
     ('all benchmarks', 'benchmark moons, prior=good')
     """
     bench, meta = key
-    parts = ["all benchmarks" if bench is None else f"benchmark {bench}"]
-    if meta:
-        parts.append(metafeature_label(meta, ", "))
-    return ", ".join(parts)
+    return Scope(benchmark=bench, metafeature=meta).label(budget=False)
 
 
 def _group_key(v: Verdict) -> GroupKey:
-    return (v.scope.benchmark, v.scope.metafeature)
+    return v.scope.key
 
 
 def _group_sort_key(key: GroupKey) -> tuple:
@@ -278,69 +283,76 @@ def _orient_all(verdicts: Iterable[Verdict], order: dict[str, int]) -> list[Verd
     return out
 
 
-def representative(verdicts: Sequence[Verdict], final_budget: float | None) -> Verdict:
+def representative(verdicts: Sequence[Verdict], final_budget: float | None,
+                   final_trials: float | None = None) -> Verdict:
     """Pick the verdict a method is judged by: at the final budget, else its highest.
 
     Among verdicts covering the final budget (or without a budget), the first
     decided one is preferred, so that a method that decides somewhere at that
-    budget is not reported as undecided.
+    budget is not reported as undecided. Budgets are compared in the budget
+    column's unit and trial counts ``k`` against ``final_trials``
+    (:func:`covers_budget`), never one against the other.
 
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
     >>> ev = Evidence("band", level=0.8, strength="strong")
-    >>> early = Verdict("A", "B", "b", "tuning.median", Scope(None, 1, 5), ev, "maximize", "x")
-    >>> late = Verdict("A", "B", "a", "tuning.median", Scope(None, 6, 50), ev, "maximize", "y")
-    >>> representative([early, late], final_budget=50).outcome
+    >>> early = Verdict("A", "B", "b", "tuning.median", Scope(trials_low=1, trials_high=5), ev,
+    ...                 "maximize", "x")
+    >>> late = Verdict("A", "B", "a", "tuning.median", Scope(trials_low=6, trials_high=50), ev,
+    ...                "maximize", "y")
+    >>> representative([early, late], final_budget=5000.0, final_trials=50).outcome
     'a'
     """
     def key(v: Verdict) -> tuple:
-        interval = budget_interval(v, final_budget)
-        if interval is None:
-            covers, high = True, math.inf
-        else:
-            covers = final_budget is None or interval[0] <= final_budget <= interval[1]
-            high = interval[1]
-        return (covers, high, v.outcome in ("a", "b"))
+        reach = budget_interval(v, final_budget, final_trials)
+        high = math.inf if reach is None else reach[2]
+        return (at_final(reach, final_budget, final_trials), high, v.outcome in ("a", "b"))
 
     return max(verdicts, key=key)
 
 
-def covers_budget(verdict: Verdict, final_budget: float | None) -> bool:
-    """Whether the verdict's budget scope includes the final budget (no scope: it does).
+def covers_budget(verdict: Verdict, final_budget: float | None,
+                  final_trials: float | None = None) -> bool:
+    """Whether the verdict's scope includes the final budget (no budget in it: it does).
+
+    A budget range (the budget column's unit) must include ``final_budget``;
+    a range of trial counts ``k`` must include ``final_trials``, the trials a
+    search has at the final budget. An unknown final is included.
 
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(None, 1, 1), Evidence("descriptive"),
-    ...             "maximize", "x")
-    >>> covers_budget(v, 20.0), covers_budget(v, None)
+    >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(trials_low=1, trials_high=1),
+    ...             Evidence("descriptive"), "maximize", "x")
+    >>> covers_budget(v, 20000.0, 20), covers_budget(v, None)
     (False, True)
     """
-    interval = budget_interval(verdict, final_budget)
-    if interval is None or final_budget is None:
-        return True
-    return interval[0] <= final_budget <= interval[1]
+    return at_final(budget_interval(verdict, final_budget, final_trials), final_budget,
+                    final_trials)
 
 
-def _budget_distance(i1: tuple[float, float] | None, i2: tuple[float, float] | None) -> float:
+def _budget_distance(i1, i2) -> float:
     if budgets_overlap(i1, i2):
         return 0.0
     assert i1 is not None and i2 is not None
-    return max(i1[0] - i2[1], i2[0] - i1[1])
+    return max(i1[1] - i2[2], i2[1] - i1[2])
 
 
 def _matched_pairs(
-    first: Sequence[Verdict], second: Sequence[Verdict], final_budget: float | None
+    first: Sequence[Verdict], second: Sequence[Verdict], final_budget: float | None,
+    final_trials: float | None = None,
 ) -> list[tuple[Verdict, Verdict]]:
     """Pairs of verdicts to compare: those with overlapping budgets.
 
     When two methods share no budget at all, the nearest pair(s) are compared
-    instead (and the budget rule explains any difference).
+    instead (and the budget rule explains any difference). A budget and a
+    trial count are compared on one axis (:func:`~benchverdict.report.explain.common_axis`).
     """
-    intervals1 = [budget_interval(x, final_budget) for x in first]
-    intervals2 = [budget_interval(y, final_budget) for y in second]
-    dist = np.array([[_budget_distance(i1, i2) for i2 in intervals2] for i1 in intervals1])
+    reach1 = [budget_interval(x, final_budget, final_trials) for x in first]
+    reach2 = [budget_interval(y, final_budget, final_trials) for y in second]
+    dist = np.array([[_budget_distance(*common_axis(i1, i2, final_budget, final_trials))
+                      for i2 in reach2] for i1 in reach1])
     best = dist.min()
     return [
         (first[i], second[j])
@@ -386,7 +398,8 @@ def verdict_table(verdicts: Sequence[Verdict]) -> pd.DataFrame:
 
 
 TABLE_COLUMNS = [
-    "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "method", "family",
+    "a", "b", "benchmark", "metafeature", "budget_low", "budget_high", "trials_low",
+    "trials_high", "method", "family",
     "outcome", "winner", "lean", "evidence", "strength", "effect_name", "effect", "effect_lower",
     "effect_upper", "unit", "n", "explanation",
 ]
@@ -403,11 +416,7 @@ CONFLICT_GROUP_COLUMNS = ["kind", "method_1", "method_2", "rules", "explanation"
 
 
 def _budget_text(v: Verdict, final_budget: float | None) -> str:
-    s = v.scope
-    if s.budget_low is None:
-        return "final" if final_budget is not None else "any"
-    return f"{s.budget_low:g}" if s.budget_low == s.budget_high else (
-        f"{s.budget_low:g}-{s.budget_high:g}")
+    return v.scope.where(final_budget)
 
 
 def scope_sentence_label(key: GroupKey, n_benchmarks: int | None,
@@ -461,6 +470,7 @@ def reconcile(
     benchmarks: Sequence[str] | None = None,
     estimand: str = "benchmarks",
     scope_caveat: str | None = None,
+    final_trials: float | None = None,
 ) -> Reconciliation:
     """Reconcile verdicts from several methods into error-controlled relations.
 
@@ -475,7 +485,7 @@ def reconcile(
         universe). Default: every algorithm named in a verdict, sorted.
     final_budget : float, optional
         The budget a scope without budget refers to (usually the largest
-        budget); only verdicts covering it vote.
+        budget), in the budget column's unit; only verdicts covering it vote.
     guidance : callable, optional
         ``guidance(a, b, group) -> str | None``: sample-size guidance for a
         pair that stays open (the report uses the tuning-curve module's).
@@ -493,6 +503,13 @@ def reconcile(
     scope_caveat : str, optional
         Appended to the label of scopes across benchmarks (e.g. which
         algorithms the final-budget comparison leaves out and why).
+    final_trials : float, optional
+        The trials ``k`` a search has at the final budget. Tuning curves and
+        score distributions state their scope as trial counts
+        (:class:`~benchverdict.verdict.Scope`), so with a budget column in
+        any other unit than the trial index a verdict about ``k`` draws
+        covers the final budget only through this number. Unknown: every
+        trial count covers it.
 
     Returns
     -------
@@ -522,9 +539,9 @@ def reconcile(
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
     votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
-                                   estimand, scope_caveat)
+                                   estimand, scope_caveat, final_trials)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
-                                                               final_budget)
+                                                               final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
     return Reconciliation(
         verdicts=verdicts,
@@ -537,6 +554,7 @@ def reconcile(
         coverage=_coverage(verdicts),
         representatives=representatives,
         final_budget=final_budget,
+        final_trials=final_trials,
         conflict_groups=_group_conflicts(conflicts),
         alpha=float(alpha),
         estimand=estimand,
@@ -621,15 +639,16 @@ def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
 
 def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
                    alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks",
-                   scope_caveat: str | None = None):
+                   scope_caveat: str | None = None, final_trials: float | None = None):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
     Returns the votes and the relations of each scope (with the leans and
     single-draw statements beside them).
     """
     votes = family_votes(
-        verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget),
-        representative=lambda vs: representative(vs, final_budget), group_key=_group_key,
+        verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget, final_trials),
+        representative=lambda vs: representative(vs, final_budget, final_trials),
+        group_key=_group_key,
         estimand=estimand)
     n_tests = defaultdict(int)
     for vote in votes:
@@ -647,14 +666,15 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
         family = method_info(v.method).family
         if family == "dse":
             dse_by_key[key].append(v)
-        elif v.lean is not None and covers_budget(v, final_budget):
+        elif v.lean is not None and covers_budget(v, final_budget, final_trials):
             strength = f", {v.evidence.strength}" if v.evidence.strength else ""
             text = f"{v.method} leans {v.leans_to}{strength}"
             if text not in leans[key][(v.a, v.b)]:
                 leans[key][(v.a, v.b)].append(text)
 
     def explain(v1: Verdict, v2: Verdict) -> str:
-        return " ".join(e.text for e in explain_disagreement(v1, v2, final_budget=final_budget))
+        return " ".join(e.text for e in explain_disagreement(
+            v1, v2, final_budget=final_budget, final_trials=final_trials))
 
     universe = [a for a in algorithms if any(a in (v.a, v.b) for v in verdicts)]
     scoped = {}
@@ -674,7 +694,8 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
 
 
 def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
-                     order: dict[str, int], final_budget: float | None):
+                     order: dict[str, int], final_budget: float | None,
+                     final_trials: float | None = None):
     """The descriptive part: every method's verdicts compared pair by pair.
 
     Returns the agreement table, every matched comparison of two methods
@@ -695,9 +716,11 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
         for key in sorted(nested[pair], key=_group_sort_key):
             by_method = nested[pair][key]
             methods = sorted(by_method)
-            reps_all = [representative(by_method[m], final_budget) for m in methods]
+            reps_all = [representative(by_method[m], final_budget, final_trials)
+                        for m in methods]
             voters = voters_of.get((key, pair), set())
-            elsewhere = [v.method for v in reps_all if not covers_budget(v, final_budget)]
+            elsewhere = [v.method for v in reps_all
+                         if not covers_budget(v, final_budget, final_trials)]
             meta = metafeature_label(key[1])
             for v in reps_all:
                 rep_rows.append({
@@ -712,7 +735,8 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
             ]
             n_conflicts = 0
             for m1, m2 in itertools.combinations(methods, 2):
-                for v1, v2 in _matched_pairs(by_method[m1], by_method[m2], final_budget):
+                for v1, v2 in _matched_pairs(by_method[m1], by_method[m2], final_budget,
+                                             final_trials):
                     kind = disagreement_kind(v1.outcome, v2.outcome)
                     row = {
                         "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
@@ -725,7 +749,8 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                     }
                     if kind == "contradiction":
                         n_conflicts += 1
-                        found = explain_disagreement(v1, v2, final_budget=final_budget)
+                        found = explain_disagreement(v1, v2, final_budget=final_budget,
+                                                     final_trials=final_trials)
                         row["rules"] = ",".join(e.rule for e in found)
                         row["explanation"] = " ".join(e.text for e in found)
                     comparison_rows.append(row)

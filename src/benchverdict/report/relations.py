@@ -735,7 +735,7 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     ...                    details={"p_single_draw": p_win, "p_single_draw_test": p})
     >>> print(single_draw_sentence([dom("A", "B", 0.7, 0.001), dom("A", "C", 0.55, 0.06)]))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Single draws (budget 1; score distributions, no vote): a single draw of A beats one of B
+    Single draws (k = 1 trial; score distributions, no vote): a single draw of A beats one of B
     70% of the time (Holm-adjusted p = 0.002); no other pair differs after the adjustment
     over 2 pair(s).
     """
@@ -763,7 +763,7 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
             if iv is not None and share < 0.5:
                 iv = (1.0 - iv[1], 1.0 - iv[0])
             decided.append((won, w, lo, float(p_adj), iv))
-    head = "Single draws (budget 1; score distributions, no vote): "
+    head = "Single draws (k = 1 trial; score distributions, no vote): "
     if not decided:
         return (head + f"no pair's single draws win more often than the other's after the "
                        f"Holm adjustment over {len(rows)} pair(s).")

@@ -366,8 +366,8 @@ def _data_sections(c: Comparison) -> dict[str, Any]:
         [
             f"{r.a} vs {r.b}",
             _scope_text(r.benchmark, r.metafeature),
-            f"{r.method_1} (budget {r.budget_1}): {_outcome_text(r.a, r.b, r.outcome_1)}",
-            f"{r.method_2} (budget {r.budget_2}): {_outcome_text(r.a, r.b, r.outcome_2)}",
+            f"{r.method_1} ({r.budget_1}): {_outcome_text(r.a, r.b, r.outcome_1)}",
+            f"{r.method_2} ({r.budget_2}): {_outcome_text(r.a, r.b, r.outcome_2)}",
             r.kind,
             r.explanation,
         ]

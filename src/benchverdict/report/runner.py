@@ -544,6 +544,7 @@ def compare(
         guidance = _guidance(results, options, runs)
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
+            final_trials=_analyses.final_trials(results, options),
             guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
             estimand=options.estimand,
             scope_caveat=(_stopped_early_caveat(results, short) if complete is not results

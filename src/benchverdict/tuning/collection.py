@@ -290,7 +290,7 @@ class TuningCurves(ResultText):
                  f" > alpha = {self.alpha:g}: not separated.")
         return Verdict(
             a=a, b=b, outcome=outcome, method=self._method(),
-            scope=Scope(benchmark=bench, budget_low=t.k, budget_high=t.k),
+            scope=Scope(benchmark=bench, trials_low=t.k, trials_high=t.k),
             evidence=Evidence("p_value", t.p_value, self.alpha), objective=self.objective,
             explanation=text,
             effect=Effect(f"difference in {what} best score at k={t.k:g} (positive favours {a})",
@@ -320,7 +320,7 @@ class TuningCurves(ResultText):
                  f" > alpha = {self.alpha:g}.")
         return Verdict(
             a=a, b=b, outcome=direction if decided else "inconclusive", method=self._method(),
-            scope=Scope(budget_low=budgets[0], budget_high=budgets[-1]),
+            scope=Scope(trials_low=budgets[0], trials_high=budgets[-1]),
             evidence=Evidence("p_value", p_value, self.alpha), objective=self.objective,
             explanation=text, unit="random-search draw",
             n=int(sum(t.n_a + t.n_b for _, t in found)),

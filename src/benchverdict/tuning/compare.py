@@ -109,7 +109,7 @@ class TuningComparison(ResultText):
         spans: dict[str, list[str]] = {}
         last = ""
         for v in self.segments:
-            lo, hi = v.scope.budget_low, v.scope.budget_high
+            lo, hi = v.scope.trials_low, v.scope.trials_high
             what = {"tie": "tie", "inconclusive": "inconclusive"}.get(
                 v.outcome, f"{v.winner} better")
             if v.evidence.strength and v.outcome != "inconclusive":
@@ -167,7 +167,7 @@ class TuningComparison(ResultText):
             for v in self.segments:
                 if v.outcome in ("a", "b") and v.evidence.strength:
                     ax.axvspan(
-                        v.scope.budget_low - step, v.scope.budget_high + step,
+                        v.scope.trials_low - step, v.scope.trials_high + step,
                         ymin=0, ymax=height[v.evidence.strength],
                         color=colors[v.winner], alpha=0.8, linewidth=0,
                     )
@@ -255,7 +255,7 @@ def compare(
     ...                     name="good")
     >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), budgets=[1, 2, 4], low=0, high=1,
     ...                    name="bad")
-    >>> [(v.winner, v.scope.budget_low, v.scope.budget_high) for v in compare(good, bad)]
+    >>> [(v.winner, v.scope.trials_low, v.scope.trials_high) for v in compare(good, bad)]
     [('good', 1.0, 4.0)]
     >>> close = tuning_curve(rng.uniform(0.0, 0.55, 60), budgets=[1], low=0, high=1,
     ...                      name="close")
@@ -370,8 +370,8 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         b=name_b,
         outcome=outcome,
         method=f"tuning.{a.kind}_band",
-        scope=Scope(benchmark=benchmark, budget_low=float(budgets[0]),
-                    budget_high=float(budgets[-1])),
+        scope=Scope(benchmark=benchmark, trials_low=float(budgets[0]),
+                    trials_high=float(budgets[-1])),
         evidence=evidence,
         objective=a.objective,
         explanation=explanation,
