@@ -164,6 +164,15 @@ def test_rule_violated_assumption():
     assert "normality of residuals" in ex.explain_violated_assumption(listed, V(), {})
     descriptive = V(evidence=Evidence("descriptive"))
     assert "descriptive" in ex.explain_violated_assumption(V(), descriptive, {})
+    # Autorank's own checks (its keys: all_normal, homoscedastic): a caveat only when a
+    # parametric test ran on data they rejected (a forced mode), not its decision path.
+    forced = V(method="ranks.autorank_tukey",
+               details={"omnibus": "anova", "all_normal": False, "homoscedastic": False})
+    text = ex.explain_violated_assumption(forced, V(outcome="b"), {})
+    assert "Shapiro-Wilk rejected normality" in text and "equal-variance" in text
+    chose_friedman = V(method="ranks.autorank_nemenyi",
+                       details={"omnibus": "friedman", "all_normal": False})
+    assert ex.explain_violated_assumption(chose_friedman, V(outcome="b"), {}) is None
     assert ex.explain_violated_assumption(V(), V(outcome="b"), {}) is None
 
 

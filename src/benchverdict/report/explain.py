@@ -411,31 +411,33 @@ def _n_text(v: Verdict) -> str:
     return "an unstated number of" if v.n is None else f"{v.n:,}"
 
 
+#: Autorank's parametric omnibus tests (its ``details["omnibus"]``).
+PARAMETRIC_OMNIBUS = ("anova", "ttest")
+
+
 def _flagged_assumptions(v: Verdict) -> list[str]:
     """Assumption problems the method reported about itself (from ``details``)."""
     d = v.details
     found = []
-    if d.get("singular") or d.get("singular_fit") or d.get("is_singular"):
+    if d.get("singular"):
         found.append("its mixed-model fit is singular (a variance component at zero)")
-    if d.get("non_iid") or d.get("iid") is False:
-        found.append("its draws are not IID")
     ties = d.get("ties")
     has_ties = ties is True or (
         isinstance(ties, (int, float)) and not isinstance(ties, bool) and ties > 0)
     if has_ties and v.module in ("tuning", "dse"):
         found.append("the scores have ties, so the band's exact coverage does not hold")
-    for key in ("violated_assumptions", "assumption_violations", "assumptions_violated"):
-        value = d.get(key)
-        if isinstance(value, str) and value:
-            found.append(value)
-        elif isinstance(value, Sequence) and not isinstance(value, str):
-            found += [str(x) for x in value]
-    # A method's internal decision path (e.g. which tests Autorank's normality checks chose,
-    # d["flags"]) belongs in that method's section, not in a disagreement caveat.
-    if d.get("normality") is False:
-        found.append("the normality assumption was rejected")
-    if d.get("homoscedasticity") is False:
-        found.append("the equal-variance assumption was rejected")
+    value = d.get("violated_assumptions")
+    if isinstance(value, str) and value:
+        found.append(value)
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        found += [str(x) for x in value]
+    # Autorank's decision path (which test its normality and variance checks chose,
+    # d["flags"]) belongs in its own section; only a parametric test run on data its own
+    # checks rejected (a forced mode) is a caveat. Autorank writes all_normal/homoscedastic.
+    if d.get("omnibus") in PARAMETRIC_OMNIBUS and d.get("all_normal") is False:
+        found.append("it ran a parametric test although Shapiro-Wilk rejected normality")
+    if d.get("omnibus") in PARAMETRIC_OMNIBUS and d.get("homoscedastic") is False:
+        found.append("it ran a parametric test although the equal-variance test rejected")
     if v.evidence.kind == "descriptive":
         found.append("it is descriptive, with no inferential guarantee")
     interval = str(d.get("interval", ""))
