@@ -59,6 +59,7 @@ from benchverdict.report.relations import (
     RELATION_COLUMNS,
     VOTE_COLUMNS,
     GroupKey,
+    ScopeRelations,
     family_votes,
     headline_sentence,
     relate_scope,
@@ -208,6 +209,11 @@ class Reconciliation:
     notes : list of str
         What the data can and cannot settle, per scope type, stated up front:
         e.g. that no vote of a scope type can survive Holm's first threshold.
+    scopes : dict of str to ScopeRelations
+        The typed relations of each scope, by its label (the tables' ``scope``
+        column): rows, groups as lists of names (an algorithm named ``"SVM,
+        rbf"`` stays one name), sentence. The DataFrames above are built from
+        these.
     """
 
     verdicts: list[Verdict]
@@ -235,6 +241,7 @@ class Reconciliation:
     alpha: float = 0.05
     estimand: str = "benchmarks"
     notes: list[str] = field(default_factory=list)
+    scopes: dict[str, ScopeRelations] = field(default_factory=dict)
 
     @property
     def headline(self) -> Ranking | None:
@@ -559,6 +566,7 @@ def reconcile(
         alpha=float(alpha),
         estimand=estimand,
         notes=scope_type_notes(votes, scoped, alpha),
+        scopes={group_label(rel.key): rel for rel in scoped.values()},
         **_relation_tables(scoped, votes),
     )
 

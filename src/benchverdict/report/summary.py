@@ -262,11 +262,9 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
     if headlines is not None and len(headlines):
         for h in headlines.to_dict("records"):
             sentences[_scope_key(h)] = h
-    groups: dict[str, list[list[str]]] = {}
-    if rec.groups is not None and len(rec.groups):
-        for g in rec.groups.to_dict("records"):
-            groups.setdefault(_scope_key(g), []).append(
-                [t.strip() for t in str(g["algorithms"]).split(",") if t.strip()])
+    # The typed groups (lists of names): an algorithm named "SVM, rbf" stays one name.
+    groups: dict[str, list[list[str]]] = {
+        label: [list(g) for g in rel.groups] for label, rel in rec.scopes.items()}
     position = {a: i for i, a in enumerate(algorithms)}
     for scope, rows in rows_by_scope.items():
         names = sorted({r["a"] for r in rows} | {r["b"] for r in rows},
