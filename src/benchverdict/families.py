@@ -38,11 +38,12 @@ import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from benchverdict.report.records import AnalysisRun, Options
-    from benchverdict.results import Results
+#: ``(results, options) -> AnalysisRun``: a family's runner. Typed loosely on purpose:
+#: this module sits below ``results`` and the report, and imports neither (not even for
+#: type checkers), so that it starts no import circle.
+Runner = Callable[[Any, Any], Any]
 
 __all__ = [
     "BUILTIN_FAMILIES",
@@ -102,7 +103,7 @@ class Family:
     short: str
     letter: str
     reads: Reads
-    runner: str | Callable[..., AnalysisRun]
+    runner: str | Runner
     precedence: int
     leaderboard: bool = False
 
@@ -126,7 +127,7 @@ class Family:
             raise ValueError(f"Family {self.name!r}: a leaderboard ranks incumbents, so a "
                              f"family that reads draws cannot be one of its defaults.")
 
-    def run_function(self) -> Callable[[Results, Options], AnalysisRun]:
+    def run_function(self) -> Runner:
         """The runner, imported from :attr:`runner`.
 
         Examples
