@@ -33,7 +33,7 @@ from benchverdict.lmem.model import DegenerateFitError
 from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport
 from benchverdict.plotting import DOUBLE_COLUMN, new_axes, theme
-from benchverdict.report.records import DRAW_FIGURES, AnalysisRun, Options, ReportFigure
+from benchverdict.report.records import AnalysisRun, Options, ReportFigure
 from benchverdict.results import NO_INCUMBENT, BlockMatrix, NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
 from benchverdict.verdict import Scope, Verdict
@@ -108,15 +108,16 @@ def _budget_scope(budget: float | None) -> Scope:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _add_figure(run: AnalysisRun, name: str, title: str, make: Callable[[], Any],
-                caption: str = "", *, n_algorithms: int = 0, n_pairs: int = 0) -> None:
+def _add_figure(run: AnalysisRun, options: Options, name: str, title: str,
+                make: Callable[[], Any], caption: str = "", *, n_algorithms: int = 0,
+                n_pairs: int = 0) -> None:
     """Draw a figure as its own sub-step: a figure that fails costs only itself.
 
     A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
     :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
-    ``compare(..., figures=False)`` no figure is drawn.
+    ``compare(..., figures=False)`` (``options.figures``) no figure is drawn.
     """
-    if not DRAW_FIGURES.get():
+    if not options.figures:
         return
     if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
         what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
@@ -266,7 +267,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.notes += [str(n) for n in res.notes]
             run.tables["average ranks and pairwise tests (Nemenyi)"] = res.table
             _add_figure(
-                run, "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot,
+                run, options, "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot,
                 f"Average ranks over {res.n_blocks} blocks (1 = best); algorithms joined by a "
                 f"bar are not significantly different at alpha = {options.alpha:g}.",
                 n_algorithms=n_algorithms)
@@ -283,7 +284,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
         run.verdicts += verdicts
         run.tables["win/tie/loss per pair (sign test across benchmarks)"] = wtl.table
         _add_figure(
-            run, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
+            run, options, "ranks-win-tie-loss", "Wins, ties and losses over benchmarks", wtl.plot,
             f"Per benchmark a two-sided {wtl.test} test over seeds decides win, tie or "
             f"loss; the p-value is the sign test across benchmarks.", n_pairs=n_pairs)
     if results.has_budget:
@@ -297,7 +298,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                                  "of the anytime ranks (no incumbent there)")
             run.tables["anytime average ranks"] = anytime.table
             _add_figure(
-                run, "ranks-anytime", "Average rank against budget",
+                run, options, "ranks-anytime", "Average rank against budget",
                 lambda: anytime.plot(ax=new_axes(
                     width=DOUBLE_COLUMN, height=max(3.5, 0.25 * n_algorithms + 1.0))),
                 f"Average rank (1 = best) at {ANYTIME_BUDGETS} or fewer budgets; bands: "
@@ -317,7 +318,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
                              "it is shown once.")
             return run
         _add_figure(
-            run, "ranks-autorank", f"Autorank ({ar.omnibus}"
+            run, options, "ranks-autorank", f"Autorank ({ar.omnibus}"
             + (f" + {ar.posthoc}" if ar.posthoc else "") + ")", ar.plot,
             "Autorank's own decision path: " + "; ".join(ar.reasons),
             n_algorithms=n_algorithms)
@@ -538,7 +539,7 @@ def run_lmem(results: Results, options: Options) -> AnalysisRun:
     varcomp = run.attempt("variance components", lambda: model.varcomp)
     if varcomp is not None:
         run.tables["variance components"] = varcomp
-    _add_figure(run, "lmem-cd", "LMEM critical-difference diagram",
+    _add_figure(run, options, "lmem-cd", "LMEM critical-difference diagram",
                 lambda: model.plot(alpha=options.alpha, df=df),
                 "Algorithms at their estimated marginal means; a bar joins algorithms whose "
                 "Tukey-adjusted difference is not significant.",
@@ -615,7 +616,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: 
         run.tables[f"sanity check: {label}"] = check.table
     if ran:
         _add_figure(
-            run, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
+            run, options, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
             lambda: _sanity_figure(report, ran),
             "Seed dependency and benchmark informativeness, each a likelihood-ratio test "
             "of nested mixed models; budget relevance, Wald F tests on each run's slope in "
@@ -743,7 +744,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"to k = {span(guidance['k_max'], '.1f')}.")
     for bench in curves.benchmarks[:MAX_FIGURES_PER_ANALYSIS]:
         _add_figure(
-            run, f"tuning-{bench}", f"Median tuning curves on {bench}",
+            run, options, f"tuning-{bench}", f"Median tuning curves on {bench}",
             lambda bench=bench: curves.plot(benchmark=bench),
             f"The median best score of k random-search draws, with simultaneous "
             f"{options.confidence:g} bands; budgets beyond a band's informative range show "
@@ -820,7 +821,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
             run.tables[f"distributions {label}, CVaR_{level:g}"] = res.table
             if i == 0:
                 _add_figure(
-                    run, "dse-cdf" + ("-pooled" if kwargs else ""),
+                    run, options, "dse-cdf" + ("-pooled" if kwargs else ""),
                     f"Performance distributions, {label}",
                     lambda res=res: res.plot(kind="cdf"),
                     f"Empirical CDFs with simultaneous {options.confidence:g} bands "

@@ -83,6 +83,10 @@ class Options:
         ``"clustered"``: draws of one run share it. Clustered draws do not
         let tuning curves vote (their bands assume IID draws), and score
         distributions resample whole runs.
+    figures : bool
+        Whether the analyses draw their figures (``compare(...,
+        figures=False)`` skips them: the verdicts, tables and reconciliation
+        are the same, much faster, e.g. in simulations).
     """
 
     confidence: float = 0.8
@@ -93,6 +97,7 @@ class Options:
     sanity_checks: bool = True
     estimand: str = "benchmarks"
     draws: str = "auto"
+    figures: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -339,10 +344,6 @@ Runner = Callable[["Results", Options], AnalysisRun]
 
 
 #: Called with the name of every sub-step an analysis starts (the report's progress bar).
-#: Whether the analyses draw their figures (``compare(..., figures=False)`` skips them: the
-#: verdicts, tables and reconciliation are the same, much faster, e.g. in simulations).
-DRAW_FIGURES: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "benchverdict_draw_figures", default=True)
 _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "benchverdict_report_step", default=None)
 

@@ -36,7 +36,6 @@ from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.report.records import (
     _STEP_LISTENER,
     ANALYSES,
-    DRAW_FIGURES,
     EXCLUSION_COLUMNS,
     AnalysisRun,
     Options,
@@ -492,7 +491,7 @@ def compare(
 
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
                       cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
-                      estimand=estimand, draws=draws)
+                      estimand=estimand, draws=draws, figures=bool(figures))
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     known = family_names()
     unknown = [a for a in requested if a not in known]
@@ -507,7 +506,6 @@ def compare(
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
                unit="analysis", leave=False, file=sys.stderr)
     report_warnings: list[str] = []
-    figures_token = DRAW_FIGURES.set(bool(figures))
     try:
         bar.set_postfix_str("describing the data")
         description = results.describe()
@@ -553,7 +551,6 @@ def compare(
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()
     finally:
-        DRAW_FIGURES.reset(figures_token)
         bar.close()
     return Comparison(
         runs=runs,
