@@ -54,7 +54,7 @@ def test_meanmax_centre_is_decided_and_the_extreme_tail_only_leans(hedwig):
     assert v.loc["dse.cvar_0.5", "winner"] == "mlp"
     assert v.loc["dse.cvar_0.99", "outcome"] == "inconclusive"
     assert v.loc["dse.cvar_0.99", "lean"] == "reg_lstm"
-    table = comp.reconciliation.table.set_index("method")
+    table = comp.reconciliation.verdict_table.set_index("method")
     assert "no decision: only 1.5 draws in the tail" in table.loc["dse.cvar_0.99", "evidence"]
     # A lean is never a win, so it makes no contradiction; score distributions do not vote.
     assert comp.conflicts.empty

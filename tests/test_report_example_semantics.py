@@ -123,7 +123,7 @@ def test_tables_for_the_presentation_have_stable_columns(example):
 
 
 def test_no_small_p_value_without_a_decision_and_its_reason(example):
-    table = example.reconciliation.table
+    table = example.reconciliation.verdict_table
     for _, row in table.iterrows():
         m = re.match(r"p = ([0-9.e+-]+) \(alpha = ([0-9.]+)\)", row["evidence"])
         if m and row["outcome"] == "inconclusive" and float(m[1]) <= float(m[2]):

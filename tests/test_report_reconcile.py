@@ -406,7 +406,7 @@ def test_groups_by_benchmark_and_metafeature():
 
 def test_empty_input():
     rec = reconcile([])
-    assert rec.table.empty and rec.agreement.empty and rec.conflicts.empty
+    assert rec.verdict_table.empty and rec.agreement.empty and rec.conflicts.empty
     assert rec.rankings == []
 
 

@@ -142,7 +142,7 @@ class Reconciliation:
     ----------
     verdicts : list of Verdict
         All verdicts, oriented so that ``a`` precedes ``b`` in the algorithm order.
-    table : pandas.DataFrame
+    verdict_table : pandas.DataFrame
         One row per verdict: pair, scope, method, family, outcome, winner,
         lean, evidence (with the reason when a p-value below alpha gave no
         decision), effect, unit, n, explanation.
@@ -217,7 +217,7 @@ class Reconciliation:
     """
 
     verdicts: list[Verdict]
-    table: pd.DataFrame
+    verdict_table: pd.DataFrame
     agreement: pd.DataFrame
     comparisons: pd.DataFrame
     conflicts: pd.DataFrame
@@ -552,7 +552,7 @@ def reconcile(
     conflicts = _ordered_conflicts(comparisons)
     return Reconciliation(
         verdicts=verdicts,
-        table=verdict_table(verdicts),
+        verdict_table=verdict_table(verdicts),
         agreement=agreement,
         comparisons=comparisons,
         conflicts=conflicts,
