@@ -670,13 +670,10 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     run.reason = _draws_reason(reading, results)
     run.step("tuning-curve decisions and tests")
     final_scope = _budget_scope(options.budget)
-    for v in curves.verdicts(budget=k_final):
-        if v.method.endswith("_test") and k_final is not None:
-            # The test sits at the final budget, where a search has k_final trials: its
-            # scope says both (the budget in the budget column's unit, k as a count).
-            v = dataclasses.replace(v, scope=dataclasses.replace(
-                v.scope, budget_low=final_scope.budget_low,
-                budget_high=final_scope.budget_high))
+    # The tests sit at the final budget, where a search has k_final trials: their scopes
+    # say both (the budget in the budget column's unit, k as a count); the module sets them.
+    at_budget = final_scope.budget_low if k_final is not None else None
+    for v in curves.verdicts(budget=k_final, at_budget=at_budget):
         if reading == "clustered":
             # The bands and the order-statistic test assume IID draws; draws that share
             # a run are not, so these verdicts describe and do not vote.

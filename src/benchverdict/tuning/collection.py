@@ -11,6 +11,7 @@ per-benchmark one-sided p-values).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import warnings
 from collections.abc import Iterator
@@ -251,7 +252,8 @@ class TuningCurves(ResultText):
                 objective=self.objective)))
         return out
 
-    def verdicts(self, pairs=None, *, budget: float | None = None) -> list[Verdict]:
+    def verdicts(self, pairs=None, *, budget: float | None = None,
+                 at_budget: float | None = None) -> list[Verdict]:
         """Every verdict: the band comparisons, then the tests at ``budget`` (see :meth:`tests`).
 
         The tests give one verdict per pair and benchmark (method
@@ -260,17 +262,33 @@ class TuningCurves(ResultText):
         every benchmark", the intersection-union test whose one-sided
         p-value is the largest per-benchmark one (two-sided: twice the
         smaller direction's).
+
+        ``budget`` is a number of trials k. ``at_budget`` (optional) is the
+        value of the data's budget column where the searches have those k
+        trials (e.g. the final budget a report compares at): the tests'
+        scopes then carry both (``trials_low``/``trials_high`` = k,
+        ``budget_low``/``budget_high`` = ``at_budget``).
         """
         out = [v for c in self.comparisons(pairs) for v in c]
         tests = self._tests(budget, pairs)
         out += [self._test_verdict(bench, a, b, t) for bench, a, b, t in tests]
+        if at_budget is not None:
+            where = float(at_budget)
+            out = [v if v.method != self._method() else dataclasses.replace(
+                v, scope=dataclasses.replace(v.scope, budget_low=where, budget_high=where))
+                for v in out]
         by_pair: dict[tuple[str, str], list[tuple[str, QuantileTest]]] = {}
         for bench, a, b, t in tests:
             by_pair.setdefault((a, b), []).append((bench, t))
         if len(self.benchmarks) >= 2:
             for (a, b), found in by_pair.items():
                 if len(found) == len(self.benchmarks):
-                    out.append(self._every_benchmark_verdict(a, b, found))
+                    v = self._every_benchmark_verdict(a, b, found)
+                    if at_budget is not None:
+                        v = dataclasses.replace(v, scope=dataclasses.replace(
+                            v.scope, budget_low=float(at_budget),
+                            budget_high=float(at_budget)))
+                    out.append(v)
         return out
 
     def _method(self) -> str:
