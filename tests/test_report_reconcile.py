@@ -170,6 +170,13 @@ def test_rule_violated_assumption():
                details={"omnibus": "anova", "all_normal": False, "homoscedastic": False})
     text = ex.explain_violated_assumption(forced, V(outcome="b"), {})
     assert "Shapiro-Wilk rejected normality" in text and "equal-variance" in text
+    # The DSE CVaR interval's tail caveat reads the level from details, not the name.
+    few_tail = V(method="dse.cvar_0.95", n=40,
+                 details={"interval": "bootstrap", "cvar_level": 0.95})
+    assert "tail draws" in ex.explain_violated_assumption(few_tail, V(outcome="b"), {})
+    many_tail = V(method="dse.cvar_0.5", n=400,
+                  details={"interval": "bootstrap", "cvar_level": 0.5})
+    assert ex.explain_violated_assumption(many_tail, V(outcome="b"), {}) is None
     chose_friedman = V(method="ranks.autorank_nemenyi",
                        details={"omnibus": "friedman", "all_normal": False})
     assert ex.explain_violated_assumption(chose_friedman, V(outcome="b"), {}) is None

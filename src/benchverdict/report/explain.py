@@ -441,7 +441,8 @@ def _flagged_assumptions(v: Verdict) -> list[str]:
     if v.evidence.kind == "descriptive":
         found.append("it is descriptive, with no inferential guarantee")
     interval = str(d.get("interval", ""))
-    level = cvar_level(v) if v.method.startswith("dse.cvar") else None
+    # The CVaR level is a field the DSE module writes (details["cvar_level"]), not a name.
+    level = d.get("cvar_level") if isinstance(d.get("cvar_level"), (int, float)) else None
     if interval.startswith("bootstrap") and level is not None and v.n:
         # n counts both samples; each algorithm has about n/2 draws.
         tail_draws = v.n / 2 * (1 - level)
