@@ -122,7 +122,10 @@ def test_default_engine_is_in_memory(tmp_path):
 # ------------------------------------------------------------------------ example data
 @pytest.mark.parametrize("layout", ["shuffled", "contiguous"])
 def test_example_equals_in_memory(cluster_client, layout):
+    # Six of the example's 20 benchmarks (6,000 rows in 13 partitions): the two full
+    # reports below stay affordable, and every partition still cuts runs.
     df = load_example_frame()
+    df = df[df["benchmark"].isin(sorted(df["benchmark"].unique())[:6])].reset_index(drop=True)
     if layout == "shuffled":  # every run interleaved across partitions
         df = df.sample(frac=1, random_state=3).reset_index(drop=True)
     mem, dk = _both(df, 13, **EXAMPLE_ROLES)
