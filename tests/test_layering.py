@@ -104,41 +104,13 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = [0]
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    """The strongly connected components with more than one module (Tarjan).
 
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
+    One implementation for both import tests: ``test_import_graph.circles``.
+    """
+    from test_import_graph import circles
 
-    for v in sorted(MODULES):
-        if v not in index:
-            visit(v)
-    return found
+    return circles({m: set(graph.get(m, ())) for m in sorted(set(MODULES) | set(graph))})
 
 
 def _area(module: str) -> str:
