@@ -34,6 +34,7 @@ from benchverdict.report.markdown import md_escape
 from benchverdict.report.runner import (
     EXCLUSION_COLUMNS,
     AnalysisRun,
+    Options,
     ReportFigure,
     compare,
 )
@@ -566,9 +567,10 @@ def test_plain_text_covers_text_drawn_outside_the_theme():
 def test_figures_with_too_many_algorithms_are_not_drawn_and_say_so():
     run = AnalysisRun("ranks", "ok")
     calls = []
-    _analyses._add_figure(run, "ranks-x", "CD", lambda: calls.append(1),
+    options = Options()
+    _analyses._add_figure(run, options, "ranks-x", "CD", lambda: calls.append(1),
                           n_algorithms=_analyses.MAX_FIGURE_ALGORITHMS + 1)
-    _analyses._add_figure(run, "ranks-y", "W/T/L", lambda: calls.append(1),
+    _analyses._add_figure(run, options, "ranks-y", "W/T/L", lambda: calls.append(1),
                           n_pairs=_analyses.MAX_FIGURE_PAIRS + 1)
     assert not calls and not run.figures
     assert len(run.notes) == 2
