@@ -442,3 +442,24 @@ def test_compare_records_tie_counts_for_the_report():
     expected = 60 - np.unique(tied).size
     assert expected > 0
     assert all(v.details["ties"] == expected for v in verdicts)
+
+
+def test_at_budget_places_every_test_verdict_at_that_budget_and_no_band_verdict():
+    import warnings
+
+    from benchverdict import tuning
+    from benchverdict.results import _example_small
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curves = tuning.from_results(_example_small())
+        plain = curves.verdicts(budget=3)
+        placed = curves.verdicts(budget=3, at_budget=30.0)
+    assert len(plain) == len(placed)
+    tests = [v for v in placed if v.method == "tuning.median_test"]
+    # per benchmark (p, q) and the "better on every benchmark" verdict across them
+    assert {v.scope.benchmark for v in tests} == {"p", "q", None}
+    assert all((v.scope.budget_low, v.scope.budget_high, v.scope.trials_low)
+               == (30.0, 30.0, 3.0) for v in tests)
+    assert all(v.scope.budget_low is None for v in placed if v.method != "tuning.median_test")
+    assert [v.outcome for v in plain] == [v.outcome for v in placed]

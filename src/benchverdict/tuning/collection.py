@@ -272,23 +272,18 @@ class TuningCurves(ResultText):
         out = [v for c in self.comparisons(pairs) for v in c]
         tests = self._tests(budget, pairs)
         out += [self._test_verdict(bench, a, b, t) for bench, a, b, t in tests]
-        if at_budget is not None:
-            where = float(at_budget)
-            out = [v if v.method != self._method() else dataclasses.replace(
-                v, scope=dataclasses.replace(v.scope, budget_low=where, budget_high=where))
-                for v in out]
         by_pair: dict[tuple[str, str], list[tuple[str, QuantileTest]]] = {}
         for bench, a, b, t in tests:
             by_pair.setdefault((a, b), []).append((bench, t))
         if len(self.benchmarks) >= 2:
             for (a, b), found in by_pair.items():
                 if len(found) == len(self.benchmarks):
-                    v = self._every_benchmark_verdict(a, b, found)
-                    if at_budget is not None:
-                        v = dataclasses.replace(v, scope=dataclasses.replace(
-                            v.scope, budget_low=float(at_budget),
-                            budget_high=float(at_budget)))
-                    out.append(v)
+                    out.append(self._every_benchmark_verdict(a, b, found))
+        if at_budget is not None:  # every test verdict (per benchmark and across them)
+            where = float(at_budget)
+            out = [v if v.method != self._method() else dataclasses.replace(
+                v, scope=dataclasses.replace(v.scope, budget_low=where, budget_high=where))
+                for v in out]
         return out
 
     def _method(self) -> str:
