@@ -360,16 +360,17 @@ def test_sample_size_guidance_uses_the_band_the_sketched_curves_had(cluster_clie
     # LD bands of the same n: the guidance must state the DKW reach, not the LD one.
     from benchverdict import tuning
     from benchverdict._dask import results as dask_results
+    from benchverdict.analysis import Options
     from benchverdict.io import from_dask_frame
-    from benchverdict.report._analyses import run_tuning, sample_size_guidance
-    from benchverdict.report.records import Options
+    from benchverdict.report.guidance import sample_size_guidance
+    from benchverdict.tuning.runner import run_tuning
 
     df = _trials(5)
     dk = from_dask_frame(dd.from_pandas(df, npartitions=4), **ROLES)
     monkeypatch.setattr(dask_results, "MAX_CLIENT_ROWS", 500)
     options = Options()
     run = run_tuning(dk, options)
-    guide = sample_size_guidance(dk, options, [run])
+    guide = sample_size_guidance([run])
     n = int(df[(df["alg"] == "A") & (df["bench"] == "p")].shape[0])
     n = min(n, int(df[(df["alg"] == "B") & (df["bench"] == "p")].shape[0]))
     text = guide("A", "B", ("p", ()))

@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from benchverdict import Results
+from benchverdict.analysis import AnalysisRun, Options
 from benchverdict.families import (
     BUILTIN_FAMILIES,
     Family,
@@ -26,7 +27,6 @@ from benchverdict.families import (
 )
 from benchverdict.methods import METHODS, register_method
 from benchverdict.report import compare
-from benchverdict.report.records import AnalysisRun, Options
 from benchverdict.report.render import SCHEMA_PATH, load_schema
 from benchverdict.report.runner import applicability
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict

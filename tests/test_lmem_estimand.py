@@ -102,7 +102,7 @@ def test_verdicts_state_the_estimand():
     np.testing.assert_allclose([v.details["df"] for v in these], 76.0, rtol=1e-4)
     assert {v.outcome for v in general if "A" in (v.a, v.b)} == {"a"}
     within = [v for v in lmem_verdicts(res) if v.scope.benchmark is not None]
-    assert within and {v.details["estimand"] for v in within} == {"these"}
+    assert within and {v.details["estimand"] for v in within} == {"benchmark"}
     with pytest.raises(ValueError, match="estimand must be one of"):
         lmem_verdicts(res, estimand="all")
 

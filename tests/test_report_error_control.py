@@ -31,9 +31,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchverdict.report import _analyses
+from benchverdict.lmem.runner import run_lmem
+from benchverdict.ranks.runner import run_ranks
 from benchverdict.report.runner import compare
 from benchverdict.results import Results
+from benchverdict.tuning.runner import run_tuning
 
 ALPHA = 0.05
 N_SETS = 200
@@ -53,8 +55,7 @@ def study(seed: int, gap: float = 0.0) -> Results:
                               budget="trial", score="score", objective="maximize")
 
 
-RUNNERS = {"tuning": _analyses.run_tuning, "ranks": _analyses.run_ranks,
-           "lmem": _analyses.run_lmem}
+RUNNERS = {"tuning": run_tuning, "ranks": run_ranks, "lmem": run_lmem}
 
 
 def run_study(results: Results, analyses=("tuning", "ranks", "lmem")):

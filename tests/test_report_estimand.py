@@ -27,11 +27,11 @@ import pytest
 from scipy import stats
 
 from benchverdict import lmem
+from benchverdict.analysis import Options, draws_reading
 from benchverdict.lmem.estimand import FIXED_BENCHMARKS_FORMULA, GENERALISING_FORMULA
 from benchverdict.lmem.per_benchmark import per_benchmark_contrasts
-from benchverdict.report._analyses import draws_reading, formula_estimand
+from benchverdict.lmem.runner import formula_estimand
 from benchverdict.report.reconcile import reconcile, scope_sentence_label
-from benchverdict.report.records import Options
 from benchverdict.report.relations import vote_estimand
 from benchverdict.report.runner import compare
 from benchverdict.results import Results

@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchverdict import analysis
 from benchverdict._plain_text import file_stem as figure_file_name
 from benchverdict._plain_text import plain_text
 from benchverdict.methods import register_method
 from benchverdict.plotting import theme
-from benchverdict.report import _analyses
+from benchverdict.ranks.runner import block_exclusions
 from benchverdict.report.figures import outcome_grid
 from benchverdict.report.latex import latex_escape
 from benchverdict.report.markdown import md_escape
@@ -410,8 +411,8 @@ def test_runs_without_an_incumbent_are_counted_and_named(tmp_path):
     comp = compare(res, budget=2, analyses=["ranks", "lmem"], progress=False)
     ex = comp.exclusions
     assert list(ex.columns) == list(EXCLUSION_COLUMNS)
-    for analysis in ("lmem", "ranks"):
-        runs = ex[(ex["analysis"] == analysis) & (ex["what"] == "run")]
+    for name in ("lmem", "ranks"):
+        runs = ex[(ex["analysis"] == name) & (ex["what"] == "run")]
         assert sorted(runs["seed"]) == [0, 1]
         assert set(runs["algorithm"]) == {"B"} and set(runs["benchmark"]) == {"p"}
         assert runs["reason"].str.contains("budget 2").all()
@@ -462,7 +463,7 @@ def test_block_exclusions_whole_blocks_and_seeds(layout):
     else:
         ex = pd.DataFrame({"block": ["p", "p"], "algorithm": ["A", "B"], "seed": [3, 3],
                            "reason": ["seed 3 missing for A: dropped", "seed 3 dropped"]})
-    what, frame = _analyses.block_exclusions(SimpleNamespace(unit="benchmark", exclusions=ex))
+    what, frame = block_exclusions(SimpleNamespace(unit="benchmark", exclusions=ex))
     assert what == ("benchmark" if layout == "block" else "seed")
     assert frame["benchmark"].tolist() == ["p", "p"]
     assert frame["algorithm"].tolist() == ["A", "B"]
@@ -568,16 +569,16 @@ def test_figures_with_too_many_algorithms_are_not_drawn_and_say_so():
     run = AnalysisRun("ranks", "ok")
     calls = []
     options = Options()
-    _analyses._add_figure(run, options, "ranks-x", "CD", lambda: calls.append(1),
-                          n_algorithms=_analyses.MAX_FIGURE_ALGORITHMS + 1)
-    _analyses._add_figure(run, options, "ranks-y", "W/T/L", lambda: calls.append(1),
-                          n_pairs=_analyses.MAX_FIGURE_PAIRS + 1)
+    analysis.add_figure(run, options, "ranks-x", "CD", lambda: calls.append(1),
+                          n_algorithms=analysis.MAX_FIGURE_ALGORITHMS + 1)
+    analysis.add_figure(run, options, "ranks-y", "W/T/L", lambda: calls.append(1),
+                          n_pairs=analysis.MAX_FIGURE_PAIRS + 1)
     assert not calls and not run.figures
     assert len(run.notes) == 2
     assert run.notes[0].startswith(
-        f"Figure 'CD' is not drawn: with {_analyses.MAX_FIGURE_ALGORITHMS + 1} algorithms")
+        f"Figure 'CD' is not drawn: with {analysis.MAX_FIGURE_ALGORITHMS + 1} algorithms")
     assert run.notes[1].startswith(
-        f"Figure 'W/T/L' is not drawn: with {_analyses.MAX_FIGURE_PAIRS + 1} pairs")
+        f"Figure 'W/T/L' is not drawn: with {analysis.MAX_FIGURE_PAIRS + 1} pairs")
 
 
 def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_path):

@@ -167,7 +167,7 @@ def register_family(family: Family, *, replace: bool = False) -> Family:
     Examples
     --------
     >>> f = Family("demo", "Demo", "demo tests", "demo", "X", "incumbents",
-    ...            "benchverdict.report._analyses:run_ranks", precedence=9)
+    ...            "benchverdict.ranks.runner:run_ranks", precedence=9)
     >>> with registered(f):
     ...     family_names()
     ('tuning', 'dse', 'ranks', 'lmem', 'demo')
@@ -191,7 +191,7 @@ def unregister_family(name: str) -> None:
     Examples
     --------
     >>> f = register_family(Family("demo", "Demo", "demo tests", "demo", "X", "incumbents",
-    ...                            "benchverdict.report._analyses:run_ranks", precedence=9))
+    ...                            "benchverdict.ranks.runner:run_ranks", precedence=9))
     >>> unregister_family("demo"); "demo" in family_names()
     False
     """
@@ -206,7 +206,7 @@ def registered(family: Family) -> Iterator[Family]:
     Examples
     --------
     >>> f = Family("demo", "Demo", "demo tests", "demo", "X", "incumbents",
-    ...            "benchverdict.report._analyses:run_ranks", precedence=9)
+    ...            "benchverdict.ranks.runner:run_ranks", precedence=9)
     >>> with registered(f):
     ...     get_family("demo").label
     'demo tests'
@@ -300,14 +300,14 @@ def _builtin(*args: Any, **kwargs: Any) -> Family:
 
 # Report order: from single draws to models of incumbents.
 _builtin("tuning", "Tuning curves (Dodge et al. 2019; Lourie et al. 2024)", "tuning curves",
-         "tuning", "T", "draws", "benchverdict.report._analyses:run_tuning", precedence=2)
+         "tuning", "T", "draws", "benchverdict.tuning.runner:run_tuning", precedence=2)
 _builtin("dse", "Performance distributions (Jordan et al. 2018)", "score distributions",
-         "DSE", "D", "draws", "benchverdict.report._analyses:run_dse", precedence=3)
+         "DSE", "D", "draws", "benchverdict.dse.runner:run_dse", precedence=3)
 _builtin("ranks", "Rank tests (Demšar 2006; Autorank)", "rank tests", "ranks", "R",
-         "incumbents", "benchverdict.report._analyses:run_ranks", precedence=1,
+         "incumbents", "benchverdict.ranks.runner:run_ranks", precedence=1,
          leaderboard=True)
 _builtin("lmem", "Linear mixed-effects models (Geburek et al. 2024)", "LMEM", "LMEM", "L",
-         "incumbents", "benchverdict.report._analyses:run_lmem", precedence=0,
+         "incumbents", "benchverdict.lmem.runner:run_lmem", precedence=0,
          leaderboard=True)
 
 #: The families that ship with benchverdict, in report order.

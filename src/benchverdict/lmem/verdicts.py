@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
-from benchverdict.lmem.estimand import (
-    ESTIMAND_REML,
-    FIXED_BENCHMARKS_FORMULA,
-    check_estimand,
-    formula_for,
-)
-from benchverdict.lmem.exclusions import counts, exclusions_of
-from benchverdict.lmem.fitting import fit
-from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
+from benchverdict.analysis import Options
+from benchverdict.lmem.estimand import check_estimand
+from benchverdict.lmem.runner import run_lmem
 from benchverdict.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -21,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None = None,
-                  per_benchmark: bool = True, df: str = "auto",
+                  per_benchmark: bool = True, df: str | None = None,
                   estimand: str = "benchmarks") -> list[Verdict]:
     """Tukey-adjusted LMEM verdicts for every pair, on all benchmarks and on each one.
 
@@ -37,7 +30,14 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     * Each benchmark (``per_benchmark=True``, with more than one benchmark):
       ``score ~ algorithm`` on that benchmark's runs, with its own residual
       variance (:mod:`benchverdict.lmem.per_benchmark`; one Holm family per
-      benchmark), a claim about that benchmark (estimand ``"these"``).
+      benchmark), a claim about that benchmark (estimand ``"benchmark"``).
+    * Each level of a metafeature that splits the benchmarks into a few
+      groups (e.g. prior quality): Tukey pairs within the level.
+
+    These are the report's LMEM verdicts: both run
+    :func:`benchverdict.lmem.runner.run_lmem` (without figures and sanity
+    checks here), so ``benchverdict lmem`` and ``benchverdict report`` fit
+    the same models and answer alike.
 
     Every verdict's ``details`` name the ``estimand`` and the
     ``unit_of_replication``, and count the input rows and runs the Results
@@ -53,7 +53,9 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
         (``None``, the default) its final incumbent. To fit every row, pass
         ``results.table`` to :func:`fit` instead.
     per_benchmark : bool
-    df : {"auto", "asymptotic", "satterthwaite"}
+    df : {"auto", "asymptotic", "satterthwaite"}, optional
+        Degrees of freedom across benchmarks; by default the report's
+        (Satterthwaite for the generalising model, else ``"auto"``).
     estimand : {"benchmarks", "these"}
 
     Returns
@@ -71,41 +73,13 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     ('benchmarks', 'score ~ 1 + algorithm + (1 | benchmark) + (1 | benchmark:algorithm)')
     """
     check_estimand(estimand)
-    view = results.incumbents(budget) if results.has_budget and results.kind == "runs" else results
-    frame = view.table
-    left_out = exclusions_of(view)
-    n_benchmarks = int(frame["benchmark"].nunique())
-    multi = n_benchmarks > 1
-    formula = formula_for(frame, estimand)
-    generalising = estimand == "benchmarks" and multi
-    overall = fit(frame, formula, reml=ESTIMAND_REML[estimand] if multi else False,
-                  exclusions=left_out)
-    overall.objective = results.objective
-    if not multi:
-        claim, unit = "on this one benchmark", "run"
-    elif generalising:
-        claim, unit = (f"across benchmarks like these {n_benchmarks} (the benchmark is the unit "
-                       "of replication)"), "benchmark"
-        if formula == FIXED_BENCHMARKS_FORMULA:
-            claim += "; one row per algorithm x benchmark, so the residual is the interaction"
-    else:
-        claim, unit = (f"on these {n_benchmarks} benchmarks only (the run is the unit of "
-                       "replication)"), "run"
-    verdicts = [_with_estimand(v, estimand if multi else "these", claim, unit)
-                for v in overall.verdicts(alpha=alpha, df=df)]
-    if per_benchmark and multi:
-        # One linear model per benchmark, the runs as replicates (the report's path too).
-        # The study's left-out rows and runs are counted on these too (as on the overall fit).
-        left = counts(left_out)
-        for v in per_benchmark_verdicts(results, alpha=alpha, budget=budget):
-            v = dataclasses.replace(v, details={**v.details, **left})
-            verdicts.append(_with_estimand(v, "these", f"on benchmark {v.scope.benchmark}",
-                                           "run"))
-    return verdicts
-
-
-def _with_estimand(v: Verdict, estimand: str, claim: str, unit: str) -> Verdict:
-    """``v`` with its estimand in ``details`` and what the claim is about in its explanation."""
-    text = v.explanation.rstrip(".") + f" ({claim})."
-    return dataclasses.replace(v, explanation=text, details={
-        **v.details, "estimand": estimand, "unit_of_replication": unit})
+    options = Options(alpha=alpha, budget=budget, estimand=estimand, figures=False,
+                      sanity_checks=False)
+    run = run_lmem(results, options, df=df)
+    if run.status != "ok":
+        raise ValueError(f"the LMEM could not be fitted: {run.reason}")
+    failed = run.failed_steps
+    if failed:
+        # Fail loudly: a sub-step the report would list as failed must not vanish here.
+        raise RuntimeError("; ".join(str(check["conclusion"]) for check in failed))
+    return [v for v in run.verdicts if per_benchmark or v.scope.benchmark is None]

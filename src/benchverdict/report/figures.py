@@ -13,9 +13,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from benchverdict._plain_text import printable
+from benchverdict.analysis import ReportFigure
 from benchverdict.plotting import new_axes, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
-from benchverdict.report.records import ReportFigure
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.
 OUTCOME_COLOURS = {"a": "#0072B2", "b": "#E69F00", "tie": "#009E73", "inconclusive": "#D9D9D9"}

@@ -9,8 +9,9 @@ Which analyses apply depends on what the rows are (``Results.kind``):
 * ``"runs"`` (HPO-run incumbents): rank tests and the LMEM. Tuning curves and
   DSE refuse them (incumbents are running maxima, not draws).
 
-Each module is run through its public API (:mod:`~benchverdict.report._analyses`,
-imported plainly: a renamed function fails loudly). A sub-step that raises is
+Each family's runner lives in its own package (``benchverdict.<family>.runner``,
+found through :mod:`benchverdict.families`) and calls the package's public
+API. A sub-step that raises is
 recorded in the report's warnings with the error, never hidden, and the other
 analyses still run.
 """
@@ -29,11 +30,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem
-from benchverdict.families import families, family_names, get_family
-from benchverdict.report import _analyses, html, latex, markdown, render
-from benchverdict.report import figures as report_figures
-from benchverdict.report.reconcile import Reconciliation, reconcile
-from benchverdict.report.records import (
+from benchverdict.analysis import (
     _STEP_LISTENER,
     ANALYSES,
     EXCLUSION_COLUMNS,
@@ -42,7 +39,13 @@ from benchverdict.report.records import (
     ReportFigure,
     Runner,
     _missing,
+    final_trials,
 )
+from benchverdict.families import families, family_names, get_family
+from benchverdict.report import figures as report_figures
+from benchverdict.report import html, latex, markdown, render
+from benchverdict.report.guidance import sample_size_guidance
+from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
 if TYPE_CHECKING:
@@ -539,10 +542,10 @@ def compare(
         bar.set_postfix_str("reconciling")
         verdicts = [v for r in runs for v in r.verdicts]
         final_budget = _final_budget(results, options)
-        guidance = _guidance(results, options, runs)
+        guidance = sample_size_guidance(runs)
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
-            final_trials=_analyses.final_trials(results, options),
+            final_trials=final_trials(results, options),
             guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
             estimand=options.estimand,
             scope_caveat=(_stopped_early_caveat(results, short) if complete is not results
@@ -666,7 +669,3 @@ def _final_budget(results: Results, options: Options) -> float | None:
     if results.has_budget:
         return float(np.max(results.budgets))
     return None
-
-
-def _guidance(results: Results, options: Options, runs: list[AnalysisRun]):
-    return _analyses.sample_size_guidance(results, options, runs)

@@ -1,10 +1,17 @@
-"""What an analysis run of the report produces, and the settings it runs with.
+"""One analysis family's run: the settings it runs with and what it produces.
 
-The types shared by the runner (:mod:`~benchverdict.report.runner`), the
-analyses (:mod:`~benchverdict.report._analyses`) and the figures
-(:mod:`~benchverdict.report.figures`): :class:`Options`,
-:class:`ReportFigure`, :class:`AnalysisRun` and the exclusion records. They
-live below all three so that none imports another in a circle.
+Every family's runner (``run(results, options) -> AnalysisRun``, in its own
+package: :mod:`benchverdict.ranks.runner`, :mod:`benchverdict.lmem.runner`,
+:mod:`benchverdict.tuning.runner`, :mod:`benchverdict.dse.runner`) takes an
+:class:`Options` and returns an :class:`AnalysisRun`: its final verdicts,
+tables, figures (:class:`ReportFigure`), notes, warnings, sanity checks and
+exclusion records. This module lives below the analysis packages and the
+report (beside :mod:`benchverdict.verdict`), so the packages own their
+runners and the report only reads the runs. The helpers at the end are what
+several runners share: the budget scope, figures drawn as their own
+sub-step, the incumbents a budget leaves out, how random-search draws are
+read (IID or clustered by run) and the trials a search has at the final
+budget.
 """
 
 from __future__ import annotations
@@ -16,19 +23,18 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem, plain_text
 from benchverdict.families import BUILTIN_FAMILIES, get_family
-from benchverdict.verdict import Verdict
+from benchverdict.results import NO_INCUMBENT, Results
+from benchverdict.verdict import Scope, Verdict
 
 if TYPE_CHECKING:
     import matplotlib.figure
-
-    from benchverdict.results import Results
 
 #: The built-in analyses, in the order they run and appear in the report. The report
 #: runs every *registered* family (:func:`benchverdict.families.family_names`), these
@@ -190,6 +196,23 @@ class ReportFigure:
         return save_figure(self.figure, Path(directory) / self.file_name, formats=formats)
 
 
+class SampleSizeGuide(Protocol):
+    """A family's advice for a pair it could not settle: what more data would settle it.
+
+    ``guide(a, b, (benchmark, metafeature_levels))`` returns one clause (no
+    leading capital) or ``None``; ``benchmark`` is ``None`` for the scope
+    across benchmarks. ``scope`` says what the advice is about:
+    ``"across benchmarks"`` (e.g. the rank tests' independent units) or
+    ``"per benchmark"`` (e.g. a tuning curve's band); the report puts the
+    first before the second.
+    """
+
+    scope: str
+
+    def __call__(self, a: str, b: str, key: tuple) -> str | None:
+        """One clause of advice for ``a`` vs ``b`` in scope ``key``, or ``None``."""
+
+
 @dataclass
 class AnalysisRun:
     """What one analysis module produced (or why it did not run).
@@ -212,6 +235,9 @@ class AnalysisRun:
         Warnings raised while it ran, and errors.
     seconds : float
         Wall-clock time.
+    guide : SampleSizeGuide, optional
+        The family's advice on how much more data would settle a pair it
+        could not (``None``: it gives none).
     """
 
     name: str
@@ -226,6 +252,7 @@ class AnalysisRun:
     sanity: list[dict[str, Any]] = field(default_factory=list)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
     on_step: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    guide: SampleSizeGuide | None = field(default=None, repr=False, compare=False)
 
     @property
     def title(self) -> str:
@@ -338,8 +365,9 @@ def _missing(value: Any) -> bool:
         return False
 
 
-#: ``runner(results, options) -> AnalysisRun`` for each analysis (filled in _analyses).
-Runner = Callable[["Results", Options], AnalysisRun]
+#: ``runner(results, options) -> AnalysisRun``: each family's runner (see
+#: :mod:`benchverdict.families`).
+Runner = Callable[[Results, Options], AnalysisRun]
 
 
 
@@ -348,3 +376,275 @@ _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextva
     "benchverdict_report_step", default=None)
 
 
+# ----------------------------------------------------------------------------- shared by runners
+#: At most this many per-benchmark figures per analysis (the rest are in the tables).
+MAX_FIGURES_PER_ANALYSIS = 8
+#: Figures with one label per algorithm are drawn up to this many algorithms, and figures
+#: with one row per pair up to this many pairs; beyond, they cannot be read (and take
+#: minutes to draw), so the report says so and the tables carry the numbers.
+MAX_FIGURE_ALGORITHMS = 60
+MAX_FIGURE_PAIRS = 120
+
+
+def _report_figure(name: str, title: str, obj: Any, caption: str = "") -> ReportFigure:
+    """Wrap the Axes/Figure a ``.plot()`` returned; close it in pyplot (it stays renderable)."""
+    import matplotlib.pyplot as plt  # only where a figure is drawn: plotting is optional work
+
+    fig = obj if isinstance(obj, plt.Figure) else obj.figure
+    plt.close(fig)
+    return ReportFigure(name, title, fig, caption)
+
+
+#: Metafeatures with at most this many levels get their own scope (e.g. prior quality).
+MAX_METAFEATURE_LEVELS = 6
+
+
+def level_metafeatures(results: Results) -> dict[str, list[str]]:
+    """Metafeatures that split the benchmarks into a few groups, with their levels.
+
+    A metafeature qualifies when it is constant within every benchmark, has
+    2 to ``MAX_METAFEATURE_LEVELS`` levels, and every level holds at least 2
+    benchmarks (e.g. PriorBand's prior quality). Each level becomes a scope
+    of its own in the rank and LMEM analyses.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> level_metafeatures(_example_small())
+    {}
+    """
+    out: dict[str, list[str]] = {}
+    if not results.metafeatures:
+        return out
+    desc = results.describe().metafeatures
+    for name in results.metafeatures:
+        if not bool(desc.loc[name, "constant_within_benchmark"]):
+            continue
+        per_bench = results.first_per_benchmark(name).dropna()
+        counts = per_bench.astype(str).value_counts()
+        if 2 <= len(counts) <= MAX_METAFEATURE_LEVELS and (counts >= 2).all():
+            out[name] = sorted(counts.index)
+    return out
+
+
+def benchmarks_at(results: Results, name: str, level: str) -> list[str]:
+    """The benchmarks whose metafeature ``name`` is ``level`` (sorted names).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.results import Results
+    >>> frame = pd.DataFrame({"algorithm": ["a", "b"] * 3, "benchmark": list("ppqqrr"),
+    ...                       "seed": 0, "score": range(6), "prior": list("ggggbb")})
+    >>> res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+    ...                          seed="seed", score="score", objective="maximize",
+    ...                          kind="runs", metafeatures=["prior"])
+    >>> benchmarks_at(res, "prior", "g")
+    ['p', 'q']
+    """
+    per_bench = results.first_per_benchmark(name).astype(str)
+    return sorted(per_bench.index[per_bench == level].astype(str))
+
+
+def budget_scope(budget: float | None) -> Scope:
+    """The scope of a verdict at ``budget`` (in the budget column's unit; ``None``: final).
+
+    Examples
+    --------
+    >>> budget_scope(None) == Scope(), budget_scope(8.0).budget_high
+    (True, 8.0)
+    """
+    return Scope() if budget is None else Scope(budget_low=budget, budget_high=budget)
+
+
+def add_figure(run: AnalysisRun, options: Options, name: str, title: str,
+               make: Callable[[], Any], caption: str = "", *, n_algorithms: int = 0,
+               n_pairs: int = 0) -> None:
+    """Draw a figure as its own sub-step: a figure that fails costs only itself.
+
+    A figure with more than :data:`MAX_FIGURE_ALGORITHMS` algorithms (or
+    :data:`MAX_FIGURE_PAIRS` pair rows) is not drawn; a note says so. With
+    ``compare(..., figures=False)`` (``options.figures``) no figure is drawn.
+
+    Examples
+    --------
+    >>> run = AnalysisRun("ranks", "ok")
+    >>> add_figure(run, Options(), "x", "Too many", lambda: None, n_algorithms=99)
+    >>> run.figures, run.notes[0][:28]
+    ([], "Figure 'Too many' is not dra")
+    """
+    if not options.figures:
+        return
+    if n_algorithms > MAX_FIGURE_ALGORITHMS or n_pairs > MAX_FIGURE_PAIRS:
+        what = (f"{n_algorithms:,} algorithms" if n_algorithms > MAX_FIGURE_ALGORITHMS
+                else f"{n_pairs:,} pairs")
+        run.notes.append(f"Figure '{title}' is not drawn: with {what} it could not be read; "
+                         f"the tables have every value.")
+        return
+    figure = run.attempt(f"figure '{title}'", lambda: _report_figure(name, title, make(), caption))
+    if figure is not None:
+        run.figures.append(figure)
+
+
+def with_verdicts(make: Callable[[], Any]) -> tuple[Any, list[Verdict]]:
+    """A module result and its verdicts, made in one sub-step (either may raise).
+
+    Examples
+    --------
+    >>> class Result:
+    ...     def verdicts(self):
+    ...         return iter([])
+    >>> with_verdicts(Result)[1]
+    []
+    """
+    result = make()
+    return result, list(result.verdicts())
+
+
+def note_exclusions(run: AnalysisRun, n: int, what: str, where: str) -> None:
+    """Add a note that ``n`` things were left out ``where`` (nothing when ``n`` is 0).
+
+    Examples
+    --------
+    >>> run = AnalysisRun("lmem", "ok")
+    >>> note_exclusions(run, 3, "run(s)", "of the model")
+    >>> run.notes
+    ["3 run(s) left out of the model (listed in the report's exclusions)."]
+    """
+    if n:
+        run.notes.append(f"{n:,} {what} left out {where} (listed in the report's exclusions).")
+
+
+def runs_without_incumbent(results: Results, budget: float | None) -> pd.DataFrame:
+    """Runs with no observation at or below ``budget`` (none for the final budget).
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> len(runs_without_incumbent(_example_small(), None))
+    0
+    """
+    if budget is None:
+        return pd.DataFrame(columns=["algorithm", "benchmark", "seed", "budget", "reason"])
+    late = results.runs_without_incumbent(budget)
+    frame = late[["algorithm", "benchmark", "seed"]].copy()
+    frame["budget"] = budget
+    frame["reason"] = [f"{NO_INCUMBENT} {budget:g} (the run starts at {first:g})"
+                       for first in late["first_budget"]]
+    return frame
+
+
+def view_left_out(view: Results) -> pd.DataFrame:
+    """The runs a view of the incumbents left out, as the report's exclusion records.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> list(view_left_out(_example_small().final()).columns)
+    ['algorithm', 'benchmark', 'seed', 'reason']
+    """
+    ex = view.exclusions
+    runs = ex[ex["unit"] == "run"]
+    return pd.DataFrame({"algorithm": runs["algorithm"], "benchmark": runs["benchmark"],
+                         "seed": runs["seed"], "reason": runs["reasons"]})
+
+
+
+
+def draws_reading(results: Results, options: Options) -> tuple[str, str]:
+    """Whether random-search draws are IID or clustered by run, and why (for the output).
+
+    ``options.draws`` decides when the user stated it; with ``"auto"`` the
+    data's structure does: draws are IID only where every run (algorithm x
+    benchmark x seed) holds one draw. A run of several trials may share
+    whatever its seed fixes (a data split, an initialisation), which the
+    data cannot rule out.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> draws_reading(_example_small(), Options(draws="iid"))[0]
+    'iid'
+    """
+    if options.draws == "iid":
+        return "iid", "stated IID (draws='iid'): every draw is taken as its own replicate"
+    sizes = results.run_sizes() if results.kind == "trials" else None
+    if options.draws == "clustered":
+        return "clustered", "stated clustered (draws='clustered'): draws of one run share it"
+    if sizes is None or not len(sizes) or int(sizes.max()) <= 1:
+        return "iid", "every run holds one draw, so the draws are IID by the data's structure"
+    lo, hi = int(sizes.min()), int(sizes.max())
+    return "clustered", (
+        f"runs hold {lo if lo == hi else f'{lo}-{hi}'} draws each; draws of one run "
+        f"(seed) may share it, so the run is the unit of replication")
+
+
+def draws_reason(reading: str, results: Results) -> str:
+    """The analysis status line's "on what": the draws and how they were read.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> draws_reason("iid", _example_small())
+    'on the random-search draws, read as IID (one replicate each)'
+    """
+    if reading == "iid":
+        return "on the random-search draws, read as IID (one replicate each)"
+    sizes = results.run_sizes()
+    lo, hi = int(sizes.min()), int(sizes.max())
+    return (f"on the random-search draws, clustered by run ({len(sizes):,} runs of "
+            f"{lo if lo == hi else f'{lo}-{hi}'} draws; the run is the replicate)")
+
+
+def final_trials(results: Results, options: Options) -> float | None:
+    """The trials ``k`` a search has at the final budget: where a tuning curve meets it.
+
+    The one conversion between the two axes of a :class:`~benchverdict.verdict.Scope`:
+    the budget column's unit (rank tests, LMEM) and the number of random-search
+    draws (tuning curves, DSE). ``None`` without a trial order.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> final_trials(_example_small(), Options()) is None or True
+    True
+    """
+    trials = trials_per_run(results, options.budget)
+    return float(trials.max()) if trials is not None and len(trials) else None
+
+
+def trials_per_run(results: Results, budget: float | None) -> pd.Series | None:
+    """Trials per run (algorithm, benchmark, seed) at ``budget`` (default: all of them).
+
+    ``None`` without a trial order (no budget column): then the rows of a
+    cell are draws with no search they belong to.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.results import Results
+    >>> frame = pd.DataFrame({"algorithm": list("aaabbb"), "benchmark": "p",
+    ...                       "seed": [0, 0, 1] * 2, "budget": [1, 2, 1] * 2,
+    ...                       "score": [0.1, 0.2, 0.3] * 2})
+    >>> res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+    ...                          seed="seed", budget="budget", score="score",
+    ...                          objective="maximize", kind="trials")
+    >>> trials_per_run(res, None).tolist()
+    [2, 1, 2, 1]
+    """
+    if not results.has_budget:
+        return None
+    return results.run_sizes(budget)
+
+
+def attempt_levels(run: AnalysisRun, results: Results) -> list[tuple[str, list[str]]]:
+    """:func:`level_metafeatures` as a sub-step of ``run`` (none if it fails).
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> attempt_levels(AnalysisRun("ranks", "ok"), _example_small())
+    []
+    """
+    levels = run.attempt("metafeature levels", level_metafeatures, results)
+    return list((levels or {}).items())

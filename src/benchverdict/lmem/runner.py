@@ -1,0 +1,391 @@
+"""The LMEM family's run: the estimand's mixed model, per-benchmark contrasts, sanity checks.
+
+:func:`run_lmem` (``run(results, options) -> AnalysisRun``, registered as
+the ``"lmem"`` family in :mod:`benchverdict.families`) is the one path from
+a :class:`~benchverdict.results.Results` to LMEM verdicts: the report runs
+it, and :func:`benchverdict.lmem.lmem_verdicts` (the ``benchverdict lmem``
+command) returns its verdicts. Across benchmarks it fits the estimand's
+model (:func:`lmem_formula`, :mod:`benchverdict.lmem.estimand`); per
+benchmark, one linear model per benchmark with the runs as the replicates
+(:mod:`benchverdict.lmem.per_benchmark`). Every verdict says what its claim
+is about (``details["estimand"]``, ``details["unit_of_replication"]`` and
+its explanation) and counts the rows and runs the data left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from benchverdict.analysis import (
+    AnalysisRun,
+    Options,
+    add_figure,
+    attempt_levels,
+    budget_scope,
+    note_exclusions,
+    runs_without_incumbent,
+    view_left_out,
+)
+from benchverdict.lmem.estimand import FIXED_BENCHMARKS_FORMULA, default_formula
+from benchverdict.lmem.exclusions import counts, exclusions_of
+from benchverdict.lmem.fitting import fit
+from benchverdict.lmem.formula import parse_formula
+from benchverdict.lmem.model import DegenerateFitError
+from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
+from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
+from benchverdict.plotting import theme
+from benchverdict.results import NoIncumbentsError, Results
+from benchverdict.scales import scale_check, standardise_per_benchmark
+from benchverdict.verdict import Scope, Verdict
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def lmem_formula(options: Options, data: Results) -> str:
+    """The LMEM formula the report fits: the user's, else the estimand's default.
+
+    With ``estimand="benchmarks"`` the algorithm contrast is judged against
+    the algorithm x benchmark variation (:mod:`benchverdict.lmem.estimand`),
+    so a settled relation holds for benchmarks like these; with ``"these"``
+    it is Geburek et al.'s ``score ~ algorithm + (1|benchmark)``, valid for
+    exactly the observed benchmarks.
+    """
+    if options.formula:
+        return options.formula
+    cells = data.table.groupby(["algorithm", "benchmark"], observed=True).size()
+    return default_formula(options.estimand, n_benchmarks=len(data.benchmarks),
+                           n_seeds_per_cell=float(cells.mean()) if len(cells) else 0.0)
+
+
+def formula_estimand(formula: str) -> str:
+    """What population a formula's algorithm contrast speaks about ("benchmarks"/"these").
+
+    The contrast generalises over benchmarks when a random term varies the
+    algorithm effect by benchmark (``(1|benchmark:algorithm)``, ``(1|
+    algorithm:benchmark)`` or ``(0 + algorithm|benchmark)``); otherwise the
+    benchmarks are held fixed.
+
+    Examples
+    --------
+    >>> formula_estimand("score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)")
+    'benchmarks'
+    >>> formula_estimand("score ~ algorithm + (1|benchmark)")
+    'these'
+    """
+    parsed = parse_formula(formula)
+    for term in parsed.random:
+        group = set(term.group)
+        if {"benchmark", "algorithm"} <= group:
+            return "benchmarks"
+        if "benchmark" in group and "algorithm" in term.expr.variables:
+            return "benchmarks"
+    return "these"
+
+
+def _cell_means(data: Results) -> Results:
+    """One row per algorithm x benchmark: the mean score of its runs (seed 0)."""
+    cells = (data.table.groupby(["algorithm", "benchmark"], observed=True)["score"].mean()
+             .reset_index().assign(seed=0))
+    for role in ("algorithm", "benchmark"):
+        cells[role] = cells[role].astype(str)
+    return Results.from_frame(cells, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", score="score", objective=data.objective,
+                              kind="runs")
+
+
+def run_lmem(results: Results, options: Options, *, df: str | None = None) -> AnalysisRun:
+    """A mixed model on the runs' incumbents, Tukey-adjusted pairs, and the sanity checks.
+
+    Across benchmarks the model is the estimand's (:func:`lmem_formula`),
+    with Satterthwaite degrees of freedom: with an algorithm x benchmark term
+    the contrast's precision rests on the number of benchmarks, not rows.
+    Per benchmark, one linear model per benchmark with the runs as the
+    replicates (:mod:`benchverdict.lmem.per_benchmark`). The main fit is the
+    analysis (if it raises, the analysis is an error). Everything after it
+    -- the per-benchmark contrasts, the per-metafeature fits, tables, the CD
+    diagram and each sanity check -- is its own sub-step: one that fails is
+    recorded in the sanity section and the rest is kept.
+
+    Parameters
+    ----------
+    results : Results
+    options : Options
+        ``alpha``, ``budget``, ``formula``, ``estimand``, ``figures`` and
+        ``sanity_checks`` are read.
+    df : {"auto", "asymptotic", "satterthwaite"}, optional
+        Degrees of freedom of the contrasts across benchmarks; by default
+        Satterthwaite for the generalising model, else the model's ``"auto"``.
+
+    Returns
+    -------
+    AnalysisRun
+
+    Examples
+    --------
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=3, n_seeds=8, algorithm_effect={"A": -2.0}, seed=0)
+    >>> run = run_lmem(res, Options(figures=False, sanity_checks=False))
+    >>> run.status, run.verdicts[0].details["unit_of_replication"]
+    ('ok', 'benchmark')
+    """
+    run = AnalysisRun("lmem", "ok")
+    at = "the final budget" if options.budget is None else f"budget {options.budget:g}"
+    try:
+        data = results.final() if options.budget is None else results.at_budget(options.budget)
+    except NoIncumbentsError as err:
+        out = AnalysisRun("lmem", "not applicable", reason=str(err))
+        out.exclude(f"incumbents at {at}", "run", runs_without_incumbent(results,
+                                                                          options.budget))
+        return out
+    formula = lmem_formula(options, data)
+    run.reason = (
+        f"on the incumbent of every run at {at} ({len(data):,} rows, one per algorithm x "
+        f"benchmark x seed)"
+    )
+    late = view_left_out(data)
+    if options.budget is not None:
+        late["budget"] = options.budget
+    n_late = run.exclude(f"incumbents at {at}", "run", late)
+    note_exclusions(run, n_late, "run(s) without an incumbent at the budget", "of the model")
+    if n_late:
+        run.reason += f"; {n_late:,} run(s) without an incumbent there are left out"
+    if len(data.benchmarks) < 2 and "benchmark" in formula:
+        out = AnalysisRun(
+            "lmem", "not applicable",
+            reason=f"the formula {formula!r} needs at least 2 benchmarks for a random effect")
+        out.exclusions = run.exclusions
+        return out
+    one_per_cell = bool(data.table.groupby(["algorithm", "benchmark"], observed=True)
+                        .size().max() <= 1)
+    estimand = ("these" if len(data.benchmarks) < 2 else
+                # One row per cell: the residual of score ~ algorithm + (1|benchmark) is
+                # the algorithm x benchmark variation, so that model generalises too.
+                "benchmarks" if one_per_cell and options.formula is None else
+                formula_estimand(formula))
+    scales = run.attempt("score scales across benchmarks", scale_check, data)
+    modelled = data
+    standardised = bool(scales is not None and scales.heterogeneous
+                        and len(data.benchmarks) > 1)
+    if standardised:
+        # Pooled on the raw scale, the widest benchmarks would dominate the contrast and
+        # the variance components; per-benchmark z-scores make the benchmarks comparable.
+        modelled = standardise_per_benchmark(data)
+        run.notes.append(
+            f"Scores are on different scales across benchmarks ({scales.reason}): the "
+            f"LMEM across benchmarks fits per-benchmark standardised scores (each "
+            f"benchmark's scores minus their mean, divided by their standard deviation), so "
+            f"its differences are in standard deviations of a benchmark's scores. Rank "
+            f"tests and the per-benchmark contrasts use the raw scores.")
+        run.warnings.append(f"scores on different scales across benchmarks "
+                            f"({scales.reason}); the LMEM across benchmarks standardises "
+                            f"them per benchmark.")
+    # With an algorithm x benchmark term the contrast has about (a-1)(b-1) df whatever
+    # the number of rows: asymptotic z would be anti-conservative with few benchmarks.
+    if df is None:
+        df = "satterthwaite" if estimand == "benchmarks" else "auto"
+    run.step(f"fitting {formula}")
+    # REML for the generalising model: ML underestimates the interaction variance by
+    # about (b - 1) / b and inflates its Satterthwaite df (lmem.estimand explains).
+    reml = estimand == "benchmarks"
+    try:
+        model = fit(modelled, formula, reml=reml)
+    except DegenerateFitError:
+        if options.formula is not None or estimand != "benchmarks" or one_per_cell:
+            raise
+        # Seeds identical within every cell: the interaction term reproduces the scores.
+        # On the cell means the residual of score ~ algorithm + (1|benchmark) is the
+        # interaction, the same generalising contrast (lmem.estimand, "one row per cell").
+        modelled = _cell_means(modelled)
+        formula = FIXED_BENCHMARKS_FORMULA
+        model = fit(modelled, formula, reml=reml)
+        run.notes.append("Every run of a cell has the same score, so the LMEM across "
+                         "benchmarks is fitted on the cell means (one row per algorithm x "
+                         "benchmark; its residual is the interaction).")
+    population = ("benchmarks like these (the algorithm contrast is judged against the "
+                  "algorithm x benchmark variation, Satterthwaite df)"
+                  if estimand == "benchmarks" else
+                  f"these {len(data.benchmarks)} benchmarks only (seeds are the replicates "
+                  f"of the algorithm effect)")
+    run.notes.append(
+        f"Model {formula} fitted by {'REML' if reml else 'maximum likelihood'} "
+        f"({model.backend} backend) on "
+        f"{model.nobs:,} rows; log-likelihood {model.loglik:.6g}"
+        + ("; the fit is SINGULAR (a variance component is at zero)" if model.singular else "")
+        + ("" if model.converged else "; the optimiser did NOT converge")
+        + f". Its claims across benchmarks are about {population}."
+    )
+    if model.singular:
+        run.warnings.append(f"singular fit of {formula}: a variance component is (near) zero.")
+    if not model.converged:
+        run.warnings.append(
+            f"the optimiser did not report convergence for {formula}"
+            + (f" ({model.message})" if model.message else "") + ".")
+    scope = budget_scope(options.budget)
+    n_benchmarks = len(data.benchmarks)
+    if n_benchmarks < 2:
+        claim, unit = "on this one benchmark", "run"
+    elif estimand == "benchmarks":
+        claim, unit = (f"across benchmarks like these {n_benchmarks} (the benchmark is the unit "
+                       "of replication)"), "benchmark"
+        if formula == FIXED_BENCHMARKS_FORMULA:
+            claim += "; one row per algorithm x benchmark, so the residual is the interaction"
+    else:
+        claim, unit = (f"on these {n_benchmarks} benchmarks only (the run is the unit of "
+                       "replication)"), "run"
+    for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
+        v = _with_claim(v, claim)
+        details = {**v.details, "singular": bool(model.singular), "estimand": estimand,
+                   "unit_of_replication": unit, "n_benchmarks": n_benchmarks,
+                   "standardised": standardised}
+        if standardised and v.effect is not None:
+            v = dataclasses.replace(v, effect=dataclasses.replace(
+                v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
+                                               "deviations of a benchmark's scores)"))
+        run.verdicts.append(dataclasses.replace(v, details=details))
+    table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
+    if table is not None:
+        run.tables["pairwise contrasts (Tukey)"] = table
+    # Per benchmark (also with one benchmark): the runs are the replicates.
+    found = run.attempt("per-benchmark contrasts (runs as replicates)",
+                        per_benchmark_verdicts, results, alpha=options.alpha,
+                        budget=options.budget)
+    if found is not None:
+        # The study's left-out rows and runs are counted on these too (as on the overall fit).
+        left = counts(exclusions_of(data))
+        run.verdicts += [
+            dataclasses.replace(
+                _with_claim(v, f"on benchmark {v.scope.benchmark}"),
+                scope=dataclasses.replace(scope, benchmark=v.scope.benchmark),
+                details={**v.details, **left, "unit_of_replication": "run"})
+            for v in found]
+        run.notes.append(
+            "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
+            "variance; exact t with n - a df), Holm within the benchmark; a claim about "
+            "one benchmark takes its runs as the replicates.")
+    if options.formula is None:
+        for name, levels in attempt_levels(run, data):
+            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
+                        scope, name, levels)
+    table = run.attempt("estimated marginal means", model.emmeans, df=df)
+    if table is not None:
+        run.tables["estimated marginal means"] = table
+    varcomp = run.attempt("variance components", lambda: model.varcomp)
+    if varcomp is not None:
+        run.tables["variance components"] = varcomp
+    add_figure(run, options, "lmem-cd", "LMEM critical-difference diagram",
+                lambda: model.plot(alpha=options.alpha, df=df),
+                "Algorithms at their estimated marginal means; a bar joins algorithms whose "
+                "Tukey-adjusted difference is not significant.",
+                n_algorithms=len(data.algorithms))
+    if options.sanity_checks:
+        _lmem_sanity(results, options, run, formula)
+    else:
+        run.notes.append("The LMEM sanity checks were skipped (sanity_checks=False).")
+    return run
+
+
+def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
+                   scope: Scope, name: str, levels: list[str]) -> None:
+    if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
+        run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
+                         f"are not modelled.")
+        return
+    by_formula = f"score ~ algorithm * {name} + (1|benchmark)"
+    by_model = fit(data, by_formula)
+    verdicts = []
+    for v in by_model.verdicts(alpha=options.alpha, by=name):
+        level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
+        details = {**v.details, "singular": bool(by_model.singular)}
+        verdicts.append(dataclasses.replace(v, scope=level_scope, details=details))
+    run.verdicts += verdicts
+    run.notes.append(
+        f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
+        f"each level.")
+
+
+def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: str) -> None:
+    """Run Geburek et al.'s sanity checks and add them to the sanity section.
+
+    On random-search trials the checks see each seed's search as an HPO run
+    (its incumbent after every trial), the view the LMEM compares. An
+    algorithm the seed-dependency check flags is a caveat on every LMEM
+    verdict about it when the formula has no seed term. A check that could
+    not run (``SanityCheck.failed``, its error in ``details["error"]``) is
+    listed as failed; the other checks and the main LMEM analysis are kept.
+    """
+    if results.kind == "runs":
+        data = results
+    elif results.has_budget:
+        try:
+            data = results.incumbent_trajectories()
+        except MemoryError as err:  # an engine's rows beyond what the client holds
+            # Seed and benchmark checks need only the final incumbents; the budget check
+            # needs every search's trajectory, which does not fit.
+            data = results.final()
+            run.notes.append(f"The LMEM sanity checks ran on each search's final incumbent: "
+                             f"its trajectory over budgets does not fit on the client "
+                             f"({type(err).__name__}), so the budget check did not run.")
+    else:
+        data = results.final()
+    budget = None if options.budget is None else float(options.budget)
+    report = run.attempt("LMEM sanity checks", sanity_checks, data, alpha=options.alpha,
+                         budget=budget, estimand=options.estimand)
+    if report is None:
+        return
+    ran: list[SanityCheck] = []
+    for check in report.checks:
+        label = check.name.replace("_", " ")
+        if check.failed:
+            run.fail(f"LMEM sanity check: {label}", str(check.details["error"]))
+            continue
+        ran.append(check)
+        flagged = ", ".join(map(str, check.flagged))
+        run.sanity.append({
+            "name": label,
+            "status": "ok",
+            "conclusion": f"{check.verdict}" + (f" (flagged: {flagged})" if flagged else "")
+                          + f"; {check.data}",
+        })
+        run.tables[f"sanity check: {label}"] = check.table
+    if ran:
+        add_figure(
+            run, options, "lmem-sanity", "LMEM sanity checks (Geburek et al. 2024, §4.2)",
+            lambda: _sanity_figure(report, ran),
+            "Seed dependency and benchmark informativeness, each a likelihood-ratio test "
+            "of nested mixed models; budget relevance, Wald F tests on each run's slope in "
+            "the budget (the run is the replicate).",
+            n_algorithms=max(len(results.algorithms), len(results.benchmarks)))
+    seed_check = next((c for c in ran if c.name == "seed_dependency"), None)
+    if seed_check is not None and seed_check.flagged and "seed" not in formula:
+        affected = set(seed_check.flagged)
+        caveat = (f"the seed-dependency check finds seed effects for "
+                  f"{', '.join(sorted(affected))}, which {formula} does not model")
+        run.verdicts = [
+            dataclasses.replace(v, details={
+                **v.details,
+                "violated_assumptions": [*v.details.get("violated_assumptions", []), caveat]})
+            if v.module == "lmem" and ({v.a, v.b} & affected) else v
+            for v in run.verdicts
+        ]
+        run.warnings.append(caveat + ".")
+
+
+def _sanity_figure(report: SanityReport, ran: list[SanityCheck]) -> Any:
+    """The sanity report's figure; when some checks failed, one panel per check that ran."""
+    if len(ran) == len(report.checks):
+        return report.plot().figure
+    with theme():
+        fig, axes = plt.subplots(1, len(ran), figsize=(5 * len(ran), 3.4))
+    for ax, check in zip(np.atleast_1d(axes), ran):
+        check.plot(ax=ax)
+    return fig
+
+
+def _with_claim(v: Verdict, claim: str) -> Verdict:
+    """``v`` with what its claim is about at the end of its explanation."""
+    return dataclasses.replace(v, explanation=v.explanation.rstrip(".") + f" ({claim}).")

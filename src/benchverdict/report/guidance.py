@@ -1,0 +1,85 @@
+"""Sample-size guidance for unsettled pairs: each family's advice, in one sentence.
+
+Every family may give its run a guide (:class:`~benchverdict.analysis.SampleSizeGuide`):
+the rank tests say that only more benchmarks add power to them, the tuning
+curves how many draws would bound their band up to the budget of interest.
+:func:`sample_size_guidance` joins the guides of the runs that finished,
+advice across benchmarks first, into the callable
+:func:`~benchverdict.report.reconcile.reconcile` asks once per unsettled
+pair and scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from benchverdict.analysis import AnalysisRun, SampleSizeGuide
+
+#: At most this many guidance failures are kept as report warnings (one per pair could
+#: flood the report with the same message).
+MAX_GUIDANCE_WARNINGS = 5
+
+
+class CombinedGuidance:
+    """The guides of several runs as one ``guidance(a, b, key) -> str | None``.
+
+    Never raises: a guide that fails is kept in ``warnings`` (the report
+    shows them) and that pair gets the other guides' advice.
+
+    Examples
+    --------
+    >>> class Across:
+    ...     scope = "across benchmarks"
+    ...     def __call__(self, a, b, key):
+    ...         return "more benchmarks would help." if key[0] is None else None
+    >>> class PerBenchmark:
+    ...     scope = "per benchmark"
+    ...     def __call__(self, a, b, key):
+    ...         return "more draws would help."
+    >>> guide = CombinedGuidance([PerBenchmark(), Across()])
+    >>> guide("A", "B", (None, ()))
+    'Across benchmarks, more benchmarks would help. Per benchmark, more draws would help.'
+    >>> guide("A", "B", ("p", ()))
+    'More draws would help.'
+    """
+
+    def __init__(self, guides: Sequence[SampleSizeGuide]):
+        # Advice about claims across benchmarks comes first, as the report's scopes do.
+        self.guides = sorted(guides, key=lambda g: g.scope != "across benchmarks")
+        self.warnings: list[str] = []
+
+    def __call__(self, a: str, b: str, key: tuple) -> str | None:
+        """Every guide's advice for ``a`` vs ``b`` in scope ``key``, as one sentence."""
+        parts: list[str] = []
+        for guide in self.guides:
+            try:
+                text = guide(a, b, key)
+            except Exception as err:  # guidance is advice: the report goes on without it
+                if len(self.warnings) < MAX_GUIDANCE_WARNINGS:
+                    self.warnings.append(f"sample-size guidance failed for {a} vs {b}: "
+                                         f"{type(err).__name__}: {err}")
+                continue
+            if not text:
+                continue
+            if parts and guide.scope == "per benchmark":
+                text = "Per benchmark, " + text
+            parts.append(text)
+        if not parts:
+            return None
+        text = " ".join(parts)
+        if key[0] is None and len(parts) > 1 and self.guides[0].scope == "across benchmarks":
+            text = "Across benchmarks, " + text
+        return text[0].upper() + text[1:]
+
+
+def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None:
+    """The guidance of the runs that finished (``status == "ok"``), or ``None`` without any.
+
+    Examples
+    --------
+    >>> from benchverdict.analysis import AnalysisRun
+    >>> sample_size_guidance([AnalysisRun("dse", "ok")]) is None
+    True
+    """
+    guides = [r.guide for r in runs if r.status == "ok" and r.guide is not None]
+    return CombinedGuidance(guides) if guides else None
