@@ -363,9 +363,9 @@ def test_distribution_takes_the_run_as_unit_and_says_so():
         assert "whole runs permuted" in v.explanation
     dom = [v for v in verdicts if v.method == "dse.dominance"]
     for v in dom:
-        assert 0 <= v.details["p_single_draw_test"] <= 1
-        lo, hi = v.details["p_single_draw_interval"]
-        assert lo <= v.details["p_single_draw"] <= hi
+        assert 0 <= v.single_draw.p_value <= 1
+        lo, hi = v.single_draw.lower, v.single_draw.upper
+        assert lo <= v.single_draw.probability <= hi
         assert "run permutation" in v.details["test"]
     cv = [v for v in verdicts if v.method == "dse.cvar"]
     assert all(v.details["interval"] == "bootstrap:cluster-studentized" for v in cv)
@@ -383,7 +383,7 @@ def test_distribution_with_one_draw_per_run_is_unchanged():
         assert v.unit == "random-search draw (trial)" and v.details["unit"] == "draw"
         if v.method == "dse.dominance":
             t = dominance_test(d.draws[v.scope.benchmark, "A"], d.draws[v.scope.benchmark, "B"])
-            assert v.details["p_a_better"] == t.p_a_better
+            assert v.p_one_sided[0] == t.p_a_better
     assert dse.distribution(res, low=-10, high=10, n_resamples=100).interval == "band"
 
 
@@ -424,9 +424,9 @@ def test_real_iid_draws_keep_the_draw_as_unit(shared_data):
     assert dom.unit == "random-search draw (trial)" and dom.n == 2048
     t = single_draw_test(*(d.draws[dom.scope.benchmark or d.benchmarks[0], a]
                            for a in (dom.a, dom.b)), n_resamples=199)
-    assert dom.details["p_single_draw_interval"] == pytest.approx([t.lower, t.upper])
+    assert [dom.single_draw.lower, dom.single_draw.upper] == pytest.approx([t.lower, t.upper])
     # 1,024 draws each: DeBERTaV3's single draws beat DeBERTa's far more than half the time.
-    lo, hi = dom.details["p_single_draw_interval"]
+    lo, hi = dom.single_draw.lower, dom.single_draw.upper
     assert hi - lo < 0.1
 
 
@@ -442,4 +442,4 @@ def test_runs_of_unequal_sizes_state_what_is_assumed():
         assert v.unit == "random-search run (4 to 5 draws; 6 + 6 runs)"
         assert "runs of unequal sizes: assumed exchangeable" in v.explanation
     # The weighted (unequal sizes) path gives a valid p-value in [min_p, 1].
-    assert cv.details["min_p"] <= cv.details["p_value"] <= 1
+    assert cv.details["min_p"] <= cv.p_value <= 1

@@ -120,9 +120,9 @@ def run_fifth(results: Results, options: Options) -> AnalysisRun:
             evidence=Evidence("p_value", min(1.0, p * len(pairs)), options.alpha),
             effect=Effect("mean difference", float(diff.mean())), unit="benchmark",
             n=int(diff.size), explanation=f"paired t-test over {diff.size} benchmarks",
-            details={"p_value": p, "estimand": "benchmarks"}))
+            p_value=p, estimand="benchmarks"))
     run.tables["paired t-tests"] = pd.DataFrame(
-        [{"a": v.a, "b": v.b, "p_value": v.details["p_value"]} for v in run.verdicts])
+        [{"a": v.a, "b": v.b, "p_value": v.p_value} for v in run.verdicts])
     return run
 
 

@@ -88,10 +88,10 @@ def test_verdicts_state_the_estimand():
                              score="score", objective="minimize", kind="runs")
     general = lmem_verdicts(res, per_benchmark=False)
     these = lmem_verdicts(res, per_benchmark=False, estimand="these")
-    assert {v.details["estimand"] for v in general} == {"benchmarks"}
+    assert {v.estimand for v in general} == {"benchmarks"}
     assert {v.details["unit_of_replication"] for v in general} == {"benchmark"}
     assert all("across benchmarks like these 4" in v.explanation for v in general)
-    assert {v.details["estimand"] for v in these} == {"these"}
+    assert {v.estimand for v in these} == {"these"}
     assert all("on these 4 benchmarks only" in v.explanation for v in these)
     assert {v.details["formula"] for v in general} == {
         "score ~ 1 + algorithm + (1 | benchmark) + (1 | benchmark:algorithm)"}
@@ -102,7 +102,7 @@ def test_verdicts_state_the_estimand():
     np.testing.assert_allclose([v.details["df"] for v in these], 76.0, rtol=1e-4)
     assert {v.outcome for v in general if "A" in (v.a, v.b)} == {"a"}
     within = [v for v in lmem_verdicts(res) if v.scope.benchmark is not None]
-    assert within and {v.details["estimand"] for v in within} == {"benchmark"}
+    assert within and {v.estimand for v in within} == {"benchmark"}
     with pytest.raises(ValueError, match="estimand must be one of"):
         lmem_verdicts(res, estimand="all")
 

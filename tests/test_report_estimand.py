@@ -287,10 +287,10 @@ def test_draws_are_read_from_the_data_structure_or_the_users_statement():
         objective="maximize", kind="trials")
     assert draws_reading(single, Options())[0] == "iid"
     comp = report(trials, analyses=("tuning",))
-    assert all(v.details.get("no_vote") for v in comp.reconciliation.verdicts)
+    assert all(v.no_vote for v in comp.reconciliation.verdicts)
     assert "clustered by run" in comp.runs[0].reason
     comp = report(trials, analyses=("tuning",), draws="iid")
-    assert not any(v.details.get("no_vote") for v in comp.reconciliation.verdicts)
+    assert not any(v.no_vote for v in comp.reconciliation.verdicts)
     with pytest.raises(ValueError, match="draws must be one of"):
         Options(draws="maybe")
     with pytest.raises(ValueError, match="estimand must be one of"):

@@ -21,6 +21,7 @@ from benchverdict.report.reconcile import (
     representative,
 )
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+from benchverdict.lmem.model import SINGULAR_CAVEAT
 
 P = Evidence("p_value", 0.01, 0.05)
 STRONG = Evidence("p_value", 1e-4, 0.05)
@@ -28,15 +29,17 @@ BAND = Evidence("band", level=0.8, strength="strong")
 
 
 def V(a="A", b="B", outcome="a", method="ranks.wilcoxon_holm", scope=None, evidence=P,
-      unit="benchmark", n=12, details=None, effect=None, lean=None):
-    details = dict(details or {})
+      unit="benchmark", n=12, details=None, effect=None, lean=None, **fields):
     if method.startswith("lmem."):
         # As the report's LMEM states it: its contrast generalises over benchmarks
         # (tests/test_report_estimand.py checks what happens when a verdict does not).
-        details.setdefault("estimand", "benchmarks")
+        fields.setdefault("estimand", "benchmarks")
+    if method.startswith("dse.cvar_"):  # a CVaR level is the verdict's parameter
+        fields.setdefault("parameter", float(method.removeprefix("dse.cvar_")))
+        method = "dse.cvar"
     return Verdict(a, b, outcome, method, scope or Scope(), evidence, "maximize",
                    f"{method} says {outcome}", effect=effect, unit=unit, n=n,
-                   details=details, lean=lean)
+                   details=dict(details or {}), lean=lean, **fields)
 
 
 # ----------------------------------------------------------------------------- small functions
@@ -157,30 +160,30 @@ def test_rule_score_scale():
 
 
 def test_rule_violated_assumption():
-    singular = V(method="lmem.tukey", details={"singular": True})
+    # The rule reads the caveats the emitting module set; it decides nothing by details.
+    singular = V(method="lmem.tukey", caveats=(SINGULAR_CAVEAT,),
+                 details={"singular": "ignored: details are for display"})
     text = ex.explain_violated_assumption(singular, V(outcome="b"), {})
     assert "singular" in text
-    listed = V(details={"violated_assumptions": ["normality of residuals"]})
+    listed = V(caveats=("normality of residuals",))
     assert "normality of residuals" in ex.explain_violated_assumption(listed, V(), {})
     descriptive = V(evidence=Evidence("descriptive"))
     assert "descriptive" in ex.explain_violated_assumption(V(), descriptive, {})
-    # Autorank's own checks (its keys: all_normal, homoscedastic): a caveat only when a
-    # parametric test ran on data they rejected (a forced mode), not its decision path.
-    forced = V(method="ranks.autorank_tukey",
-               details={"omnibus": "anova", "all_normal": False, "homoscedastic": False})
-    text = ex.explain_violated_assumption(forced, V(outcome="b"), {})
-    assert "Shapiro-Wilk rejected normality" in text and "equal-variance" in text
-    # The DSE CVaR interval's tail caveat reads the level from details, not the name.
-    few_tail = V(method="dse.cvar_0.95", n=40,
-                 details={"interval": "bootstrap", "cvar_level": 0.95})
-    assert "tail draws" in ex.explain_violated_assumption(few_tail, V(outcome="b"), {})
-    many_tail = V(method="dse.cvar_0.5", n=400,
-                  details={"interval": "bootstrap", "cvar_level": 0.5})
-    assert ex.explain_violated_assumption(many_tail, V(outcome="b"), {}) is None
-    chose_friedman = V(method="ranks.autorank_nemenyi",
-                       details={"omnibus": "friedman", "all_normal": False})
-    assert ex.explain_violated_assumption(chose_friedman, V(outcome="b"), {}) is None
+    undeclared = V(details={"violated_assumptions": ["normality"], "singular": True})
+    assert ex.explain_violated_assumption(undeclared, V(outcome="b"), {}) is None
     assert ex.explain_violated_assumption(V(), V(outcome="b"), {}) is None
+
+
+def test_modules_set_the_caveats_the_rule_cites():
+    # Autorank: a caveat only when a parametric test ran on data its checks rejected.
+    from benchverdict.dse.distribution import _tail_caveats
+    from benchverdict.ranks.autorank_path import PARAMETRIC_OMNIBUS
+
+    assert PARAMETRIC_OMNIBUS == ("anova", "ttest")
+    # DSE's CVaR: a bootstrap interval with fewer than 10 tail draws per algorithm.
+    assert "tail draws" in _tail_caveats("bootstrap (studentized)", 20 * (1 - 0.95))[0]
+    assert _tail_caveats("bootstrap (studentized)", 200 * (1 - 0.5)) == ()
+    assert _tail_caveats("exact", 1.0) == ()
 
 
 def test_rule_error_standard():
@@ -508,7 +511,7 @@ rich_verdict_st = st.builds(
     lambda outcome, method, lo, width, n, unit, evidence, singular: V(
         outcome=outcome, method=method, n=n, unit=unit, evidence=evidence,
         scope=Scope(None, lo, lo + width) if lo is not None else Scope(),
-        details={"singular": singular},
+        caveats=(SINGULAR_CAVEAT,) if singular else (),
     ),
     outcome_st, method_st, st.one_of(st.none(), st.integers(1, 30)), st.integers(0, 10),
     st.one_of(st.none(), st.integers(1, 5000)),
@@ -563,3 +566,27 @@ def test_relations_do_not_depend_on_the_order_or_orientation(verdicts, order):
             assert not any(pair in reverse for pair in zip(here["winner"], here["loser"]))
         # Score distributions never vote.
         assert "dse" not in set(rel.votes["family"])
+
+
+def test_autorank_forced_parametric_on_skewed_data_carries_its_caveat():
+    # Lognormal scores fail Shapiro-Wilk; forcing the parametric path runs ANOVA anyway,
+    # and the verdicts say so in their caveats (the rule above cites them).
+    import numpy as np
+    import pandas as pd
+
+    from benchverdict import ranks
+    from benchverdict.results import Results
+
+    rng = np.random.default_rng(3)
+    rows = [{"algorithm": alg, "benchmark": f"b{i}", "seed": 0,
+             "score": float(np.exp(rng.normal(0, 2)) + shift)}
+            for i in range(30) for alg, shift in (("A", 0.0), ("B", 0.5), ("C", 1.0))]
+    res = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", score="score", objective="maximize", kind="runs")
+    forced = ranks.autorank(res, force_mode="parametric")
+    assert forced.omnibus in ("anova", "ttest")
+    caveats = {c for v in forced.verdicts() for c in v.caveats}
+    assert any("Shapiro-Wilk rejected normality" in c for c in caveats), caveats
+    chosen = ranks.autorank(res)
+    assert chosen.omnibus not in ("anova", "ttest")
+    assert not any(v.caveats for v in chosen.verdicts())

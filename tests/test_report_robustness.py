@@ -219,6 +219,7 @@ def test_two_figures_with_one_name_still_get_two_files():
 def spy_guidance(monkeypatch):
     """Record every k the tuning module's guidance is asked about; refuse any k > limit."""
     from benchverdict import tuning
+    from benchverdict.tuning import runner as tuning_runner
 
     calls = {"sample_size": [], "limit": None}
     real = tuning.sample_size
@@ -230,6 +231,8 @@ def spy_guidance(monkeypatch):
         return real(k, *args, **kwargs)
 
     monkeypatch.setattr(tuning, "sample_size", sample_size)
+    # The tuning family's guide (tuning.runner.TuningGuide) calls it from its module.
+    monkeypatch.setattr(tuning_runner, "sample_size", sample_size)
     return calls
 
 

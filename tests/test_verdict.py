@@ -121,7 +121,7 @@ def test_effect_interval_is_lower_upper_at_confidence_and_version_2_still_reads(
     v = Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.01, 0.05),
                 "maximize", "", effect=Effect("rank difference", 1.2, 0.4, 2.0, 0.95))
     doc = json.loads(verdicts_to_json([v]))
-    assert doc["schema_version"] == JSON_SCHEMA_VERSION == 4
+    assert doc["schema_version"] == JSON_SCHEMA_VERSION == 5
     assert set(doc["verdicts"][0]["effect"]) == {"name", "estimate", "lower", "upper",
                                                   "confidence"}
     frame = verdicts_to_frame([v])

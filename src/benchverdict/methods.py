@@ -86,7 +86,7 @@ class MethodInfo:
         One of :data:`ERROR_CONTROLS`.
     votes : bool
         Whether it can cast its family's vote (needs a raw p-value per pair
-        in ``details["p_value"]`` or ``evidence.value``).
+        in ``Verdict.p_value`` or ``evidence.value``).
     primary : bool
         Whether it is its family's first choice to vote.
     parametrised : bool
@@ -202,7 +202,7 @@ def method_info(method: str) -> MethodInfo:
 
     Examples
     --------
-    >>> method_info("dse.cvar_0.95").family
+    >>> method_info("dse.cvar").family
     'dse'
     >>> method_info("ranks.sign_test").paired
     True

@@ -28,6 +28,7 @@ __all__ = [
     "Evidence",
     "MethodInfo",
     "Scope",
+    "SingleDraw",
     "Verdict",
     "metafeature_label",
     "method_info",
@@ -47,13 +48,19 @@ Strength = Literal["weak", "fair", "strong"]
 #: Version of the JSON layout written by :func:`verdicts_to_json` (2: verdicts carry ``lean``;
 #: 3: an effect's interval is ``lower``/``upper`` at ``confidence``, was ``low``/``high``/
 #: ``level``; 4: a scope's trial counts ``k`` are ``trials_low``/``trials_high``, and
-#: ``budget_low``/``budget_high`` are always in the budget column's unit).
-JSON_SCHEMA_VERSION = 4
+#: ``budget_low``/``budget_high`` are always in the budget column's unit; 5: what the report
+#: decides by is in typed fields (``p_value``, ``p_one_sided``, ``parameter``, ``caveats``,
+#: ``sizes``, ``estimand``, ``no_vote``, ``pooling``, ``single_draw``), no longer in
+#: ``details``, and a CVaR level is ``parameter``, no longer part of the method's name).
+JSON_SCHEMA_VERSION = 5
 #: Versions :func:`verdicts_from_json` reads (version 1 has no ``lean``: it reads as ``None``;
 #: versions 1 and 2 name the effect's interval ``low``/``high``/``level``; versions 1 to 3
 #: held a tuning curve's ``k`` and DSE's single draw in ``budget_low``/``budget_high``:
 #: they are read as trial counts).
-READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
+READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
+#: What a claim across benchmarks is about: benchmarks like the observed ones, exactly
+#: the observed ones, or one benchmark.
+VERDICT_ESTIMANDS = ("benchmarks", "these", "benchmark")
 
 
 def metafeature_label(levels: Iterable[tuple[str, str]], sep: str = ";") -> str | None:
@@ -259,6 +266,38 @@ class Effect:
 
 
 @dataclass(frozen=True)
+class SingleDraw:
+    """How often a single draw of ``a`` beats one of ``b``, with its interval and test.
+
+    Attributes
+    ----------
+    probability : float
+        ``P(a single draw of a beats one of b)``, ties counting half.
+    lower, upper : float or None
+        Its confidence interval.
+    p_value : float or None
+        The raw p-value of "single draws of the two win equally often"
+        (computed on whole runs when draws share a run).
+
+    Examples
+    --------
+    >>> SingleDraw(0.7, 0.6, 0.8, 0.001).swapped()
+    SingleDraw(probability=0.30000000000000004, lower=0.19999999999999996, upper=0.4, p_value=0.001)
+    """
+
+    probability: float
+    lower: float | None = None
+    upper: float | None = None
+    p_value: float | None = None
+
+    def swapped(self) -> SingleDraw:
+        """The same comparison seen from ``b``'s side."""
+        return SingleDraw(1.0 - self.probability,
+                          None if self.upper is None else 1.0 - self.upper,
+                          None if self.lower is None else 1.0 - self.lower, self.p_value)
+
+
+@dataclass(frozen=True)
 class Verdict:
     """One comparison's conclusion: whether ``a`` beats ``b`` on ``scope``.
 
@@ -287,13 +326,44 @@ class Verdict:
     explanation : str
         One line a reader can check.
     details : mapping
-        Anything else, JSON-serialisable (kept in the JSON round trip).
+        Anything else, JSON-serialisable (kept in the JSON round trip), for
+        display only: the report decides nothing by it (a test keeps it so);
+        what it decides by is in the typed fields below.
     lean : {"a", "b"} or None
         Evidence below the decision bar that points one way (Lourie et al.'s
         weak or fair band evidence, an 80% band or interval that excludes
         the other): only with an ``"inconclusive"`` outcome, never a win,
         and never used to settle a relation. Its strength is in
         ``evidence.strength`` (bands) or ``details``.
+    p_value : float or None
+        The raw p-value of the test behind the outcome, before any
+        adjustment the report makes over a family's votes (a method that
+        adjusts within itself, e.g. Tukey or Nemenyi, gives its unadjusted
+        p-value here and decides by its own adjustment).
+    p_one_sided : (float, float) or None
+        One-sided p-values: that ``a`` is better, that ``b`` is better.
+    parameter : float or None
+        The method's parameter, named by its registry entry
+        (:attr:`benchverdict.methods.MethodInfo.parameter`, e.g. the CVaR
+        level of ``dse.cvar``); part of what the method is, never of its name.
+    caveats : tuple of str
+        Assumptions the emitting module found violated or doubtful for this
+        verdict (a singular fit, ties, draws that are not IID, seed effects
+        the model does not include), each a phrase a reader can check.
+    sizes : (int, int) or None
+        Independent units on each side (``a``, ``b``), where the two differ
+        from ``n``.
+    estimand : {"benchmarks", "these", "benchmark"} or None
+        What a claim covers: benchmarks like the observed ones, exactly the
+        observed ones, or one benchmark (``None``: the family's default).
+    no_vote : str or None
+        Why this verdict describes and does not vote, where its method
+        otherwise would (e.g. draws that share a run).
+    pooling : str or None
+        How a claim across benchmarks combines per-benchmark tests, where it
+        does (``"intersection-union"``: better on every benchmark).
+    single_draw : SingleDraw or None
+        How often a single draw of ``a`` beats one of ``b`` (DSE dominance).
 
     Examples
     --------
@@ -320,6 +390,15 @@ class Verdict:
     n: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     lean: Literal["a", "b"] | None = None
+    p_value: float | None = None
+    p_one_sided: tuple[float, float] | None = None
+    parameter: float | None = None
+    caveats: tuple[str, ...] = ()
+    sizes: tuple[int, int] | None = None
+    estimand: str | None = None
+    no_vote: str | None = None
+    pooling: str | None = None
+    single_draw: SingleDraw | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -334,9 +413,25 @@ class Verdict:
             raise ValueError(f"objective must be maximize or minimize, got {self.objective!r}.")
         if self.a == self.b:
             raise ValueError(f"a verdict compares two different algorithms, got {self.a!r} twice.")
+        if self.estimand not in (None, *VERDICT_ESTIMANDS):
+            raise ValueError(f"estimand must be one of {VERDICT_ESTIMANDS} or None, got "
+                             f"{self.estimand!r}.")
         object.__setattr__(self, "a", str(self.a))
         object.__setattr__(self, "b", str(self.b))
         object.__setattr__(self, "details", dict(self.details))
+        object.__setattr__(self, "caveats", tuple(str(c) for c in self.caveats))
+        for name in ("p_value", "parameter"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, float(value))
+        if self.p_one_sided is not None:
+            pa, pb = self.p_one_sided
+            object.__setattr__(self, "p_one_sided", (float(pa), float(pb)))
+        if self.sizes is not None:
+            na, nb = self.sizes
+            object.__setattr__(self, "sizes", (int(na), int(nb)))
+        if isinstance(self.single_draw, Mapping):
+            object.__setattr__(self, "single_draw", SingleDraw(**self.single_draw))
 
     def __hash__(self) -> int:
         return hash((self.a, self.b, self.outcome, self.method, self.scope, self.evidence,
@@ -357,6 +452,21 @@ class Verdict:
         """The analysis module, e.g. ``"ranks"``."""
         return self.method.split(".", 1)[0]
 
+    @property
+    def method_label(self) -> str:
+        """The method with its parameter, e.g. ``"dse.cvar_0.95"``: how tables name it.
+
+        Built from :attr:`method` and :attr:`parameter`, never parsed back.
+
+        Examples
+        --------
+        >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(), Evidence("p_value", 0.01, 0.05),
+        ...             "maximize", "", parameter=0.95)
+        >>> v.method_label
+        'dse.cvar_0.95'
+        """
+        return self.method if self.parameter is None else f"{self.method}_{self.parameter:g}"
+
     def swapped(self) -> Verdict:
         """The same verdict with ``a`` and ``b`` exchanged (effect negated)."""
         outcome = {"a": "b", "b": "a"}.get(self.outcome, self.outcome)
@@ -374,6 +484,12 @@ class Verdict:
             a=self.b, b=self.a, outcome=outcome, method=self.method, scope=self.scope,
             evidence=self.evidence, objective=self.objective, explanation=self.explanation,
             effect=effect, unit=self.unit, n=self.n, details=self.details, lean=lean,
+            p_value=self.p_value,
+            p_one_sided=None if self.p_one_sided is None else self.p_one_sided[::-1],
+            parameter=self.parameter, caveats=self.caveats,
+            sizes=None if self.sizes is None else self.sizes[::-1],
+            estimand=self.estimand, no_vote=self.no_vote, pooling=self.pooling,
+            single_draw=None if self.single_draw is None else self.single_draw.swapped(),
         )
 
     def __str__(self) -> str:
@@ -386,7 +502,8 @@ class Verdict:
         if self.lean is not None:
             strength = f", {self.evidence.strength}" if self.evidence.strength else ""
             head += f" (leans {self.leans_to}{strength})"
-        return f"{head} on {self.scope} [{self.method}; {self.evidence}]: {self.explanation}"
+        return (f"{head} on {self.scope} [{self.method_label}; {self.evidence}]: "
+                f"{self.explanation}")
 
 
 VERDICT_COLUMNS = [
@@ -401,6 +518,10 @@ VERDICT_COLUMNS = [
 
 def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     """Flatten verdicts into a tidy frame, one row per verdict.
+
+    The ``method`` column is :attr:`Verdict.method_label` (the method with its
+    parameter, e.g. ``dse.cvar_0.95``), so verdicts of one method at two
+    parameters stay apart.
 
     Examples
     --------
@@ -420,7 +541,7 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
                 "outcome": v.outcome,
                 "winner": v.winner,
                 "lean": v.leans_to,
-                "method": v.method,
+                "method": v.method_label,
                 "module": v.module,
                 "benchmark": v.scope.benchmark,
                 "budget_low": v.scope.budget_low,
@@ -487,6 +608,8 @@ def verdict_from_dict(data: Mapping[str, Any], *, schema_version: int = JSON_SCH
     ``trials_low``/``trials_high``.
     """
     d = _decode(dict(data))
+    if schema_version < 5:
+        d = _typed_from_details(d)
     scope = d["scope"]
     budget = (scope["budget_low"], scope["budget_high"])
     trials = (scope.get("trials_low"), scope.get("trials_high"))
@@ -517,7 +640,59 @@ def verdict_from_dict(data: Mapping[str, Any], *, schema_version: int = JSON_SCH
         n=d.get("n"),
         details=d.get("details", {}),
         lean=d.get("lean"),
+        p_value=d.get("p_value"),
+        p_one_sided=d.get("p_one_sided"),
+        parameter=d.get("parameter"),
+        caveats=tuple(d.get("caveats") or ()),
+        sizes=d.get("sizes"),
+        estimand=d.get("estimand"),
+        no_vote=d.get("no_vote"),
+        pooling=d.get("pooling"),
+        single_draw=d.get("single_draw"),
     )
+
+
+def _number(value: Any) -> float | None:
+    return (float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else None)
+
+
+def _typed_from_details(d: dict[str, Any]) -> dict[str, Any]:
+    """A version 1-4 verdict with what the report decides by moved from details to fields.
+
+    Those versions kept the raw and one-sided p-values, group sizes, estimand,
+    caveats, the single-draw probability and a CVaR level (also as the
+    method's suffix, ``dse.cvar_0.95``) in ``details``.
+    """
+    details = dict(d.get("details") or {})
+    out = dict(d)
+    out["p_value"] = _number(details.get("p_value"))
+    pa, pb = _number(details.get("p_a_better")), _number(details.get("p_b_better"))
+    out["p_one_sided"] = (pa, pb) if pa is not None and pb is not None else None
+    na, nb = details.get("n_a"), details.get("n_b")
+    out["sizes"] = ((na, nb) if isinstance(na, int) and isinstance(nb, int) else None)
+    estimand = details.get("estimand")
+    out["estimand"] = estimand if estimand in VERDICT_ESTIMANDS else None
+    out["no_vote"] = details.get("no_vote") or None
+    out["pooling"] = "intersection-union" if details.get("combined") else None
+    caveats = [str(c) for c in details.get("violated_assumptions") or ()]
+    if details.get("singular"):
+        caveats.insert(0, "singular fit (a variance component is at zero)")
+    out["caveats"] = caveats
+    share = _number(details.get("p_single_draw"))
+    if share is not None:
+        iv = details.get("p_single_draw_interval") or (None, None)
+        out["single_draw"] = {"probability": share, "lower": _number(iv[0]),
+                              "upper": _number(iv[1]),
+                              "p_value": _number(details.get("p_single_draw_test"))}
+    method = str(d["method"])
+    level = _number(details.get("cvar_level"))
+    if method.startswith("dse.cvar_"):
+        suffix = method[len("dse.cvar_"):]
+        level = float(suffix) if level is None else level
+        out["method"] = "dse.cvar"
+    out["parameter"] = level if method.startswith("dse.cvar") else None
+    return out
 
 
 #: The effect fields of schema versions 1 and 2, by their current names.
@@ -536,7 +711,7 @@ def verdicts_to_json(verdicts: Sequence[Verdict], *, indent: int | None = 2) -> 
     --------
     >>> doc = verdicts_to_json([])
     >>> json.loads(doc)["schema_version"]
-    4
+    5
     """
     doc = {
         "schema": "benchverdict.verdicts",

@@ -29,7 +29,7 @@ from benchverdict.dse.compare import (
 from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
 from benchverdict.dse.statistics import statistic
 from benchverdict.results import Results
-from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
+from benchverdict.verdict import Effect, Evidence, Scope, SingleDraw, Verdict, register_method
 
 _DRAW = "random-search draw (trial)"
 _IID = ("random-search draws independent between runs (a seed's search is one run: when a "
@@ -50,6 +50,9 @@ _UNEQUAL = (" (runs of unequal sizes: assumed exchangeable, i.e. their sizes do 
 #: A CVaR difference is decided only with at least this many draws in each sample's tail
 #: (n (1 - level)); below it the studentized statistic has no usable distribution.
 MIN_TAIL_DRAWS = 5
+#: A bootstrap interval of a tail statistic needs about this many draws in each
+#: algorithm's tail to hold its coverage (Tang et al. 2020); fewer is a caveat.
+MIN_BOOTSTRAP_TAIL_DRAWS = 10
 #: The benchmark label of pooled distributions.
 POOLED = "pooled"
 #: Beyond this many draws in all, or :data:`MAX_CELL_DRAWS` in one distribution (a cell,
@@ -393,15 +396,14 @@ class DistributionResult(ResultText):
                           "(Cliff's delta)",
                           single_draw_advantage(xa, xb, objective=self.objective)),
             unit=unit, n=(t.runs_a + t.runs_b) if clustered else t.n_a + t.n_b,
-            details={"p_a_better": t.p_a_better, "p_b_better": t.p_b_better,
-                     "d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
+            p_value=t.p_value_adjusted, p_one_sided=(t.p_a_better, t.p_b_better),
+            single_draw=SingleDraw(single.estimate, single.lower, single.upper, single.p_value),
+            details={"d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
                      "crossings": t.crossings, "test": t.test if clustered
                      else "one-sided two-sample KS x2",
                      "unit": "draw" if not clustered else unit.removeprefix("random-search "),
                      "n_permutations": t.n_permutations, "min_p": t.min_p,
-                     "normalize": self.normalize, "p_single_draw": single.estimate,
-                     "p_single_draw_interval": [single.lower, single.upper],
-                     "p_single_draw_test": single.p_value,
+                     "normalize": self.normalize,
                      "single_draw_test": (
                          "studentized run permutation (cluster-robust DeLong SE) of "
                          "P(a beats b) = 1/2" if clustered else
@@ -461,9 +463,9 @@ class DistributionResult(ResultText):
             effect=Effect(f"CVaR_{self.cvar_level:g} advantage", iv.estimate, iv.lower,
                           iv.upper, self.confidence),
             unit=unit, n=(test.runs_a + test.runs_b) if clustered else int(xa.size + xb.size),
-            lean=lean,
+            lean=lean, p_value=test.p_value, parameter=self.cvar_level,
+            caveats=_tail_caveats(iv.method, tail_draws),
             details={"interval": iv.method, "normalize": self.normalize,
-                     "cvar_level": self.cvar_level, "p_value": test.p_value,
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
                      "test": ("studentized run permutation, cluster-robust SE" if clustered
                               else "studentized label permutation")
@@ -822,3 +824,20 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
 
 
 __all__ = ["MAX_CELL_DRAWS", "MAX_DRAWS", "POOLED", "DistributionResult", "distribution"]
+
+
+def _tail_caveats(interval: str, tail_draws: float) -> tuple[str, ...]:
+    """The caveat of a bootstrap CVaR interval with too few tail draws (none otherwise).
+
+    Examples
+    --------
+    >>> _tail_caveats("bootstrap (studentized)", 4.0)[0][:40]
+    'its bootstrap interval rests on about 4.'
+    >>> _tail_caveats("bootstrap (studentized)", 40.0)
+    ()
+    """
+    if not interval.startswith("bootstrap") or tail_draws >= MIN_BOOTSTRAP_TAIL_DRAWS:
+        return ()
+    return (f"its bootstrap interval rests on about {tail_draws:.1f} tail draws per "
+            f"algorithm, too few for the bootstrap of a tail statistic to hold its "
+            f"coverage (Tang et al. 2020)",)

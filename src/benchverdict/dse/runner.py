@@ -43,8 +43,8 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     DSE describes the distribution of a single random-search draw, so when
     the data have a trial order its verdicts are placed at ``k = 1`` trial
     (where the tuning curve also describes one draw), whatever the budget
-    column's unit. One ``dse.cvar_<level>``
-    method per CVaR level in ``options.cvar_levels``. Each comparison
+    column's unit. One ``dse.cvar`` verdict per pair, scope and CVaR level
+    in ``options.cvar_levels`` (the level is its ``parameter``). Each comparison
     (per benchmark or pooled, per level) and each figure is its own
     sub-step.
     """
@@ -53,11 +53,11 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     reading, _ = draws_reading(results, options)
     run.reason = draws_reason(reading, results)
 
-    def place(v: Verdict, method: str | None = None) -> Verdict:
-        scope = v.scope
-        if one_draw:
-            scope = dataclasses.replace(scope, trials_low=1.0, trials_high=1.0)
-        return dataclasses.replace(v, scope=scope, method=method or v.method)
+    def place(v: Verdict) -> Verdict:
+        if not one_draw:
+            return v
+        return dataclasses.replace(v, scope=dataclasses.replace(v.scope, trials_low=1.0,
+                                                                trials_high=1.0))
 
     configs: list[tuple[str, dict[str, Any]]] = [("per benchmark", {})]
     if len(results.benchmarks) > 1:
@@ -95,7 +95,7 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
             verdicts = []
             for v in found:
                 if v.method == "dse.cvar":
-                    verdicts.append(place(v, f"dse.cvar_{level:g}"))
+                    verdicts.append(place(v))
                 elif i == 0:  # dominance does not depend on the CVaR level
                     verdicts.append(place(v))
             run.verdicts += verdicts

@@ -41,6 +41,9 @@ for _adjust, _control in (("tukey", "family-wise over pairs"),
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
+#: The caveat every verdict of a singular fit carries.
+SINGULAR_CAVEAT = "its mixed-model fit is singular (a variance component at zero)"
+
 
 #: Up to this many rows the default degrees of freedom are Satterthwaite's (emmeans' rule);
 #: above, see :data:`ASYMPTOTIC_LEVELS` and :meth:`MixedModel.auto_df`.
@@ -556,9 +559,10 @@ class MixedModel:
                 effect=Effect("difference in marginal means", float(fav), float(lo),
                               float(hi), 1 - alpha),
                 unit=f"row of a mixed model: {self.formula}", n=self.nobs,
+                p_value=float(r["p_value"]),
+                caveats=(SINGULAR_CAVEAT,) if self.singular else (),
                 details={"formula": str(self.formula), "backend": self.backend,
                          "df": float(r["df"]), "statistic": float(r["statistic"]),
-                         "p_value": float(r["p_value"]),
                          "reml": self.reml, "exact_fit": self.exact, **self.n_excluded},
             ))
         return out

@@ -129,7 +129,7 @@ def per_benchmark_verdicts(results: Results, *, alpha: float = 0.05,
 
     Each benchmark is its own Holm family; its simultaneous intervals are
     Bonferroni t intervals over the benchmark's pairs. Each verdict keeps the raw
-    p-value in ``details["p_value"]`` (the report's Holm adjustment over all
+    p-value in ``p_value`` (the report's Holm adjustment over all
     benchmarks' votes uses it) and states its estimand ("on this benchmark,
     runs as replicates").
 
@@ -181,9 +181,9 @@ def per_benchmark_verdicts(results: Results, *, alpha: float = 0.05,
                           1 - alpha),
             unit="run (its incumbent; runs are the replicates on one benchmark)",
             n=int(r.n_a + r.n_b),
+            p_value=float(r.p_value), sizes=(int(r.n_a), int(r.n_b)), estimand="benchmark",
             details={"formula": "score ~ algorithm (per benchmark)", "df": float(r.df),
-                     "statistic": float(r.statistic), "p_value": float(r.p_value),
-                     "estimand": "benchmark", "n_a": int(r.n_a), "n_b": int(r.n_b)},
+                     "statistic": float(r.statistic)},
         ))
     return out
 

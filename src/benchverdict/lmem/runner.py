@@ -8,7 +8,7 @@ command) returns its verdicts. Across benchmarks it fits the estimand's
 model (:func:`lmem_formula`, :mod:`benchverdict.lmem.estimand`); per
 benchmark, one linear model per benchmark with the runs as the replicates
 (:mod:`benchverdict.lmem.per_benchmark`). Every verdict says what its claim
-is about (``details["estimand"]``, ``details["unit_of_replication"]`` and
+is about (its ``estimand``, ``details["unit_of_replication"]`` and
 its explanation) and counts the rows and runs the data left out.
 """
 
@@ -239,14 +239,19 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
                        "replication)"), "run"
     for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
         v = _with_claim(v, claim)
-        details = {**v.details, "singular": bool(model.singular), "estimand": estimand,
-                   "unit_of_replication": unit, "n_benchmarks": n_benchmarks,
+        details = {**v.details, "unit_of_replication": unit, "n_benchmarks": n_benchmarks,
                    "standardised": standardised}
+        if unit == "benchmark":
+            # The contrast is judged against the benchmark-to-benchmark variation: the
+            # benchmarks, not the rows, are its independent units.
+            v = dataclasses.replace(
+                v, n=n_benchmarks,
+                unit="benchmark (the algorithm x benchmark variation is the error)")
         if standardised and v.effect is not None:
             v = dataclasses.replace(v, effect=dataclasses.replace(
                 v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
                                                "deviations of a benchmark's scores)"))
-        run.verdicts.append(dataclasses.replace(v, details=details))
+        run.verdicts.append(dataclasses.replace(v, details=details, estimand=estimand))
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
@@ -300,8 +305,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     verdicts = []
     for v in by_model.verdicts(alpha=options.alpha, by=name):
         level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
-        details = {**v.details, "singular": bool(by_model.singular)}
-        verdicts.append(dataclasses.replace(v, scope=level_scope, details=details))
+        verdicts.append(dataclasses.replace(v, scope=level_scope))
     run.verdicts += verdicts
     run.notes.append(
         f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
@@ -366,9 +370,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: 
         caveat = (f"the seed-dependency check finds seed effects for "
                   f"{', '.join(sorted(affected))}, which {formula} does not model")
         run.verdicts = [
-            dataclasses.replace(v, details={
-                **v.details,
-                "violated_assumptions": [*v.details.get("violated_assumptions", []), caveat]})
+            dataclasses.replace(v, caveats=(*v.caveats, caveat))
             if v.module == "lmem" and ({v.a, v.b} & affected) else v
             for v in run.verdicts
         ]

@@ -39,7 +39,7 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     checks here), so ``benchverdict lmem`` and ``benchverdict report`` fit
     the same models and answer alike.
 
-    Every verdict's ``details`` name the ``estimand`` and the
+    Every verdict states its ``estimand``; its ``details`` name the
     ``unit_of_replication``, and count the input rows and runs the Results
     left out (``excluded_rows``, ``excluded_runs``); its explanation says
     what the claim is about.
@@ -69,7 +69,7 @@ def lmem_verdicts(results: Results, *, alpha: float = 0.05, budget: float | None
     >>> vs = lmem_verdicts(res)
     >>> len(vs), sorted({str(v.scope) for v in vs})[:2]
     (12, ['all benchmarks', 'benchmark bench00'])
-    >>> vs[0].details["estimand"], vs[0].details["formula"]
+    >>> vs[0].estimand, vs[0].details["formula"]
     ('benchmarks', 'score ~ 1 + algorithm + (1 | benchmark) + (1 | benchmark:algorithm)')
     """
     check_estimand(estimand)

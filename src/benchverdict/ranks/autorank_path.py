@@ -77,6 +77,9 @@ TUKEY_FLAG = (
     "for paired pairwise comparisons."
 )
 
+#: Autorank's parametric omnibus tests: run on data its checks rejected, a caveat.
+PARAMETRIC_OMNIBUS = ("anova", "ttest")
+
 
 @dataclass(repr=False, frozen=True)
 class AutorankResult(ResultText):
@@ -335,6 +338,14 @@ class AutorankResult(ResultText):
                    "invariant_under": ("increasing transforms (with one seed per block)"
                                        if self.omnibus == "friedman" else
                                        "increasing affine transforms")}
+        # Autorank's decision path (which test its checks chose) is in details["flags"];
+        # only a parametric test run on data its own checks rejected (a forced mode) is a
+        # caveat on the verdict.
+        caveats = []
+        if self.omnibus in PARAMETRIC_OMNIBUS and not bool(self.raw.all_normal):
+            caveats.append("it ran a parametric test although Shapiro-Wilk rejected normality")
+        if self.omnibus in PARAMETRIC_OMNIBUS and _maybe_bool(self.raw.homoscedastic) is False:
+            caveats.append("it ran a parametric test although the equal-variance test rejected")
         cd = None if self.raw.cd is None else float(self.raw.cd)
         out = []
         with paused_gc():
@@ -361,6 +372,7 @@ class AutorankResult(ResultText):
                         a=a, b=b, outcome=outcome, method=method, scope=scope,
                         evidence=evidence, objective=self.objective, unit=self.unit, n=n,
                         explanation=chose + why, effect=effects(a, b), details=details,
+                        caveats=tuple(caveats),
                     )
                 )
         return out

@@ -31,9 +31,6 @@ LOWER_TAIL = "lower tail"
 WHOLE = "whole distribution"
 #: Statistics focused above this quantile count as "upper tail" (k >= 2.4 for the median curve).
 TAIL_QUANTILE = 0.75
-#: Fewer tail draws than this make a bootstrap interval of a tail statistic unreliable.
-MIN_TAIL_DRAWS = 10
-_CVAR_RE = re.compile(r"cvar_?([01](?:\.\d+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -165,8 +162,9 @@ def method_traits(verdict: Verdict) -> MethodTraits:
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> v = Verdict("A", "B", "a", "dse.cvar_0.95", Scope(),
-    ...             Evidence("p_value", 0.01, 0.05), "maximize", "A has the higher CVaR")
+    >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(),
+    ...             Evidence("p_value", 0.01, 0.05), "maximize", "A has the higher CVaR",
+    ...             parameter=0.95)
     >>> method_traits(v).region
     'upper tail'
     >>> method_traits(Verdict("A", "B", "a", "ranks.sign_test", Scope(),
@@ -238,7 +236,7 @@ def undecided_reason(verdict: Verdict) -> str | None:
     >>> from benchverdict.verdict import Evidence, Scope
     >>> v = Verdict("A", "B", "inconclusive", "dse.dominance", Scope(),
     ...             Evidence("p_value", 2.77e-39, 0.05), "maximize", "x",
-    ...             details={"p_a_better": 1e-39, "p_b_better": 1e-20})
+    ...             p_one_sided=(1e-39, 1e-20))
     >>> undecided_reason(v)
     'both one-sided tests reject (p = 1e-39 and 1e-20): the CDFs cross, so neither dominates'
     """
@@ -248,8 +246,8 @@ def undecided_reason(verdict: Verdict) -> str | None:
     if ev.level is None or not ev.value < ev.level:
         return None
     d = verdict.details
-    pa, pb = d.get("p_a_better"), d.get("p_b_better")
-    if isinstance(pa, (int, float)) and isinstance(pb, (int, float)) and verdict.module == "dse":
+    if verdict.p_one_sided is not None and verdict.module == "dse":
+        pa, pb = verdict.p_one_sided
         if pa < ev.level / 2 and pb < ev.level / 2:
             return (f"both one-sided tests reject (p = {pa:.3g} and {pb:.3g}): the CDFs cross, "
                     f"so neither dominates")
@@ -265,25 +263,17 @@ def undecided_reason(verdict: Verdict) -> str | None:
 
 
 def cvar_level(verdict: Verdict) -> float | None:
-    """Return the CVaR level of a CVaR verdict (from ``details``, the method or the effect).
+    """Return the CVaR level of a CVaR verdict: its ``parameter`` (``None`` for other methods).
 
     Examples
     --------
     >>> from benchverdict.verdict import Evidence, Scope
-    >>> v = Verdict("A", "B", "a", "dse.cvar_0.99", Scope(), Evidence("confidence", level=0.8),
-    ...             "maximize", "x")
+    >>> v = Verdict("A", "B", "a", "dse.cvar", Scope(), Evidence("confidence", level=0.8),
+    ...             "maximize", "x", parameter=0.99)
     >>> cvar_level(v)
     0.99
     """
-    for key in ("cvar_level", "cvar_alpha"):
-        if isinstance(verdict.details.get(key), (int, float)):
-            return float(verdict.details[key])
-    texts = [verdict.method] + ([verdict.effect.name] if verdict.effect is not None else [])
-    for text in texts:
-        m = _CVAR_RE.search(text)
-        if m:
-            return float(m.group(1))
-    return None
+    return verdict.parameter if verdict.method == "dse.cvar" else None
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -411,47 +401,11 @@ def _n_text(v: Verdict) -> str:
     return "an unstated number of" if v.n is None else f"{v.n:,}"
 
 
-#: Autorank's parametric omnibus tests (its ``details["omnibus"]``).
-PARAMETRIC_OMNIBUS = ("anova", "ttest")
-
-
 def _flagged_assumptions(v: Verdict) -> list[str]:
-    """Assumption problems the method reported about itself (from ``details``)."""
-    d = v.details
-    found = []
-    if d.get("singular"):
-        found.append("its mixed-model fit is singular (a variance component at zero)")
-    ties = d.get("ties")
-    has_ties = ties is True or (
-        isinstance(ties, (int, float)) and not isinstance(ties, bool) and ties > 0)
-    if has_ties and v.module in ("tuning", "dse"):
-        found.append("the scores have ties, so the band's exact coverage does not hold")
-    value = d.get("violated_assumptions")
-    if isinstance(value, str) and value:
-        found.append(value)
-    elif isinstance(value, Sequence) and not isinstance(value, str):
-        found += [str(x) for x in value]
-    # Autorank's decision path (which test its normality and variance checks chose,
-    # d["flags"]) belongs in its own section; only a parametric test run on data its own
-    # checks rejected (a forced mode) is a caveat. Autorank writes all_normal/homoscedastic.
-    if d.get("omnibus") in PARAMETRIC_OMNIBUS and d.get("all_normal") is False:
-        found.append("it ran a parametric test although Shapiro-Wilk rejected normality")
-    if d.get("omnibus") in PARAMETRIC_OMNIBUS and d.get("homoscedastic") is False:
-        found.append("it ran a parametric test although the equal-variance test rejected")
+    """Assumption problems the emitting module found (its ``caveats``), and descriptiveness."""
+    found = list(v.caveats)
     if v.evidence.kind == "descriptive":
         found.append("it is descriptive, with no inferential guarantee")
-    interval = str(d.get("interval", ""))
-    # The CVaR level is a field the DSE module writes (details["cvar_level"]), not a name.
-    level = d.get("cvar_level") if isinstance(d.get("cvar_level"), (int, float)) else None
-    if interval.startswith("bootstrap") and level is not None and v.n:
-        # n counts both samples; each algorithm has about n/2 draws.
-        tail_draws = v.n / 2 * (1 - level)
-        if tail_draws < MIN_TAIL_DRAWS:
-            found.append(
-                f"its bootstrap interval rests on about {tail_draws:.1f} tail draws per "
-                f"algorithm, too few for the bootstrap of a tail statistic to hold its "
-                f"coverage (Tang et al. 2020)"
-            )
     return found
 
 
@@ -476,7 +430,8 @@ def explain_budget(v1: Verdict, v2: Verdict, context: Context) -> str | None:
     if i1 is None or i2 is None or budgets_overlap(i1, i2):
         return None
     return (
-        f"{v1.method} judges at {_interval_text(i1)} and {v2.method} at {_interval_text(i2)}; "
+        f"{v1.method_label} judges at {_interval_text(i1)} and {v2.method_label}"
+        f" at {_interval_text(i2)}; "
         f"which algorithm is better can change with the tuning budget (their curves may cross)."
     )
 
@@ -487,8 +442,8 @@ def explain_replication_unit(v1: Verdict, v2: Verdict, context: Context) -> str 
     if not u1 or not u2 or _unit_key(u1) == _unit_key(u2):
         return None
     return (
-        f"Different units: {v1.method} counts '{u1}' as independent ({_n_text(v1)}), "
-        f"{v2.method} counts '{u2}' ({_n_text(v2)}); more units give more power, and units "
+        f"Different units: {v1.method_label} counts '{u1}' as independent ({_n_text(v1)}), "
+        f"{v2.method_label} counts '{u2}' ({_n_text(v2)}); more units give more power, and units "
         f"that are not really independent (seeds sharing a benchmark) overstate it."
     )
 
@@ -500,8 +455,8 @@ def explain_score_scale(v1: Verdict, v2: Verdict, context: Context) -> str | Non
     s1, s2 = method_traits(v1).scale, method_traits(v2).scale
     if s1 is None or s2 is None or s1 == s2:
         return None
-    raw = [v.method for v, sc in ((v1, s1), (v2, s2)) if sc == "raw"]
-    ranked = [v.method for v, sc in ((v1, s1), (v2, s2)) if sc == "ranks"]
+    raw = [v.method_label for v, sc in ((v1, s1), (v2, s2)) if sc == "raw"]
+    ranked = [v.method_label for v, sc in ((v1, s1), (v2, s2)) if sc == "ranks"]
     if raw and ranked:
         return (
             f"{raw[0]} averages raw score differences over benchmarks, so benchmarks with a "
@@ -509,7 +464,8 @@ def explain_score_scale(v1: Verdict, v2: Verdict, context: Context) -> str | Non
             f"and weighs every benchmark equally."
         )
     return (
-        f"{v1.method} compares scores on a {s1} scale and {v2.method} on a {s2} scale, so "
+        f"{v1.method_label} compares scores on a {s1} scale and {v2.method_label}"
+        f" on a {s2} scale, so "
         f"benchmarks weigh differently in each."
     )
 
@@ -523,14 +479,15 @@ def explain_sample_size(v1: Verdict, v2: Verdict, context: Context) -> str | Non
     decided, undecided = (v1, v2) if v2.outcome == "inconclusive" else (v2, v1)
     if decided.n is None or undecided.n is None:
         return (
-            f"{undecided.method} reached no decision where {decided.method} did; one method has "
+            f"{undecided.method_label} reached no decision where {decided.method_label}"
+            f" did; one method has "
             f"less power here (sample sizes not stated)."
         )
     if undecided.n >= decided.n:
         return None
     return (
-        f"{undecided.method} had only {undecided.n:,} units against {decided.n:,} for "
-        f"{decided.method}, so it has less power to separate the algorithms."
+        f"{undecided.method_label} had only {undecided.n:,} units against {decided.n:,} for "
+        f"{decided.method_label}, so it has less power to separate the algorithms."
     )
 
 
@@ -541,8 +498,9 @@ def explain_pairing(v1: Verdict, v2: Verdict, context: Context) -> str | None:
         return None
     paired, unpaired = (v1, v2) if p1 else (v2, v1)
     return (
-        f"{paired.method} pairs the two algorithms' results on the same blocks, removing the "
-        f"variation between blocks; {unpaired.method} compares them as unpaired samples, which "
+        f"{paired.method_label} pairs the two algorithms' results on the same blocks, removing the "
+        f"variation between blocks; {unpaired.method_label}"
+        f" compares them as unpaired samples, which "
         f"is less powerful when blocks differ a lot."
     )
 
@@ -552,7 +510,8 @@ def explain_distribution_region(v1: Verdict, v2: Verdict, context: Context) -> s
     t1, t2 = method_traits(v1), method_traits(v2)
     if t1.region != t2.region:
         return (
-            f"{v1.method} looks at the {t1.region} ({t1.looks_at}) and {v2.method} at the "
+            f"{v1.method_label} looks at the {t1.region} ({t1.looks_at}) and"
+            f" {v2.method_label} at the "
             f"{t2.region} ({t2.looks_at}); when the score distributions cross, one algorithm "
             f"can be better in the {t1.region} and the other in the {t2.region}."
         )
@@ -560,8 +519,8 @@ def explain_distribution_region(v1: Verdict, v2: Verdict, context: Context) -> s
     if q1 is not None and q2 is not None and abs(q1 - q2) >= 0.1:
         deep, shallow = (v1, v2) if q1 > q2 else (v2, v1)
         return (
-            f"{deep.method} looks further into the upper tail (around the "
-            f"{max(q1, q2):.2f} quantile) than {shallow.method} (around {min(q1, q2):.2f}); "
+            f"{deep.method_label} looks further into the upper tail (around the "
+            f"{max(q1, q2):.2f} quantile) than {shallow.method_label} (around {min(q1, q2):.2f}); "
             f"the algorithm with the better best-case scores need not have the better typical "
             f"ones."
         )
@@ -574,7 +533,7 @@ def explain_violated_assumption(v1: Verdict, v2: Verdict, context: Context) -> s
     for v in (v1, v2):
         flags = _flagged_assumptions(v)
         if flags:
-            parts.append(f"{v.method}: {'; '.join(flags)}")
+            parts.append(f"{v.method_label}: {'; '.join(flags)}")
     if not parts:
         return None
     return "Caveats reported by the method: " + " | ".join(parts) + "."
@@ -587,7 +546,8 @@ def explain_error_standard(v1: Verdict, v2: Verdict, context: Context) -> str | 
         return None
     lax, strict = (v1, v2) if e1 > e2 else (v2, v1)
     return (
-        f"{lax.method} accepts an error rate of {max(e1, e2):.3g} and {strict.method} only "
+        f"{lax.method_label} accepts an error rate of {max(e1, e2):.3g} and"
+        f" {strict.method_label} only "
         f"{min(e1, e2):.3g}; the stricter standard needs stronger evidence to decide."
     )
 
@@ -606,7 +566,8 @@ def explain_multiplicity(v1: Verdict, v2: Verdict, context: Context) -> str | No
     a1, a2 = _adjustment(v1), _adjustment(v2)
     if a1 is None or a2 is None or a1 == a2:
         return None
-    text = (f"{v1.method} adjusts for multiple comparisons with {a1}, {v2.method} with {a2}; "
+    text = (f"{v1.method_label} adjusts for multiple comparisons with {a1},"
+            f" {v2.method_label} with {a2}; "
             f"the adjustments differ in how conservative they are")
     if "nemenyi" in (a1, a2):
         text += " (Nemenyi's all-pairs critical difference is among the most conservative)"
@@ -620,9 +581,10 @@ def explain_borderline(v1: Verdict, v2: Verdict, context: Context) -> str | None
         ev = v.evidence
         if ev.kind == "p_value" and ev.value is not None and ev.level:
             if ev.level / 2 <= ev.value <= ev.level * 2:
-                notes.append(f"{v.method} has p = {ev.value:.3g}, close to alpha = {ev.level:g}")
+                notes.append(f"{v.method_label} has p = {ev.value:.3g},"
+                             f" close to alpha = {ev.level:g}")
         elif ev.kind == "band" and ev.strength == "weak" and v.outcome in ("a", "b"):
-            notes.append(f"{v.method} has only weak band evidence")
+            notes.append(f"{v.method_label} has only weak band evidence")
     if not notes:
         return None
     return "The evidence is borderline: " + "; ".join(notes) + "."
@@ -678,8 +640,9 @@ def explain_disagreement(
     >>> from benchverdict.verdict import Evidence, Scope
     >>> med = Verdict("MLP", "LSTM", "a", "dse.aggregate_median", Scope(),
     ...               Evidence("confidence", level=0.95), "maximize", "MLP has the higher median")
-    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar_0.99", Scope(),
-    ...                Evidence("confidence", level=0.95), "maximize", "LSTM has the higher CVaR")
+    >>> tail = Verdict("MLP", "LSTM", "b", "dse.cvar", Scope(),
+    ...                Evidence("confidence", level=0.95), "maximize", "LSTM has the higher CVaR",
+    ...                parameter=0.99)
     >>> [e.rule for e in explain_disagreement(med, tail)]
     ['distribution_region']
     """
@@ -696,7 +659,7 @@ def explain_disagreement(
         found.append(
             Explanation(
                 "unexplained",
-                f"{v1.method} finds {_outcome_words(v1)} and {v2.method} finds "
+                f"{v1.method_label} finds {_outcome_words(v1)} and {v2.method_label} finds "
                 f"{_outcome_words(v2)} on the same scope, unit and budget; no structural "
                 f"difference between the methods explains it, so treat the pair as unsettled.",
             )

@@ -527,10 +527,10 @@ def reconcile(
     >>> from benchverdict.verdict import Evidence, Scope
     >>> lmem = [Verdict("A", b, "a", "lmem.tukey", Scope(), Evidence("p_value", 1e-6, 0.05),
     ...                 "maximize", "A is better", unit="run", n=600,
-    ...                 details={"estimand": "benchmarks"}) for b in ("B", "C")]
+    ...                 estimand="benchmarks") for b in ("B", "C")]
     >>> ranks = [Verdict("A", b, "inconclusive", "ranks.wilcoxon_holm", Scope(),
     ...                  Evidence("p_value", 0.09, 0.05), "maximize", "too few blocks",
-    ...                  unit="benchmark", n=6, details={"p_value": 0.03})
+    ...                  unit="benchmark", n=6, p_value=0.03)
     ...          for b in ("B", "C")]
     >>> rec = reconcile([*lmem, *ranks], algorithms=["A", "B", "C"], benchmarks=range(6))
     >>> for row in rec.relations[["a", "b", "status", "winner", "families"]].values.tolist():
@@ -676,7 +676,7 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
             dse_by_key[key].append(v)
         elif v.lean is not None and covers_budget(v, final_budget, final_trials):
             strength = f", {v.evidence.strength}" if v.evidence.strength else ""
-            text = f"{v.method} leans {v.leans_to}{strength}"
+            text = f"{v.method_label} leans {v.leans_to}{strength}"
             if text not in leans[key][(v.a, v.b)]:
                 leans[key][(v.a, v.b)].append(text)
 
@@ -714,7 +714,7 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
         lambda: defaultdict(lambda: defaultdict(list))
     )
     for v in verdicts:
-        nested[(v.a, v.b)][_group_key(v)][v.method].append(v)
+        nested[(v.a, v.b)][_group_key(v)][v.method_label].append(v)
 
     voters_of: dict[tuple, set[str]] = defaultdict(set)
     for vote in votes:
@@ -727,15 +727,15 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
             reps_all = [representative(by_method[m], final_budget, final_trials)
                         for m in methods]
             voters = voters_of.get((key, pair), set())
-            elsewhere = [v.method for v in reps_all
+            elsewhere = [v.method_label for v in reps_all
                          if not covers_budget(v, final_budget, final_trials)]
             meta = metafeature_label(key[1])
             for v in reps_all:
                 rep_rows.append({
                     "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
-                    "method": v.method, "outcome": v.outcome, "winner": v.winner,
+                    "method": v.method_label, "outcome": v.outcome, "winner": v.winner,
                     "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
-                    "votes": v.method in voters,
+                    "votes": v.method_label in voters,
                 })
             credits = [
                 pair_agreement(x.outcome, y.outcome)
@@ -773,7 +773,7 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                     "n_methods": len(methods),
                     "methods": ", ".join(methods),
                     "outcomes": ", ".join(
-                        f"{v.method}: {v.winner or v.outcome}" for v in reps_all
+                        f"{v.method_label}: {v.winner or v.outcome}" for v in reps_all
                     ),
                     "agreement": float(np.mean(credits)) if credits else math.nan,
                     "consensus": consensus,
@@ -810,7 +810,7 @@ def _ordered_conflicts(comparisons: pd.DataFrame) -> pd.DataFrame:
 
 def _method_agreement(verdicts: list[Verdict], comparisons: pd.DataFrame) -> pd.DataFrame:
     """Method x method mean agreement credit over the pairs both decided."""
-    methods_all = sorted({v.method for v in verdicts})
+    methods_all = sorted({v.method_label for v in verdicts})
     matrix = pd.DataFrame(np.nan, index=methods_all, columns=methods_all)
     matrix.index.name, matrix.columns.name = "method", "method"
     for m in methods_all:
@@ -827,7 +827,7 @@ def _coverage(verdicts: list[Verdict]) -> pd.DataFrame:
     """How many verdicts each method gave per scope."""
     if verdicts:
         cov = pd.DataFrame(
-            [{"method": v.method, "scope": group_label(_group_key(v))} for v in verdicts]
+            [{"method": v.method_label, "scope": group_label(_group_key(v))} for v in verdicts]
         )
         return cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
     else:

@@ -100,10 +100,9 @@ def scope_type(key: GroupKey) -> str:
 
 
 def _raw_p(v: Verdict) -> float | None:
-    """A voting verdict's raw p-value: ``details["p_value"]``, else a p-value evidence."""
-    value = v.details.get("p_value")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
+    """A voting verdict's raw p-value: its ``p_value``, else a p-value evidence."""
+    if v.p_value is not None and math.isfinite(v.p_value):
+        return v.p_value
     if v.evidence.kind == "p_value" and v.evidence.value is not None and math.isfinite(
             v.evidence.value):
         return float(v.evidence.value)
@@ -116,10 +115,8 @@ def _direction(v: Verdict) -> str | None:
         return v.outcome
     if v.lean is not None:
         return v.lean
-    for a_key, b_key in (("p_a_better", "p_b_better"),):
-        pa, pb = v.details.get(a_key), v.details.get(b_key)
-        if isinstance(pa, (int, float)) and isinstance(pb, (int, float)) and pa != pb:
-            return "a" if pa < pb else "b"
+    if v.p_one_sided is not None and v.p_one_sided[0] != v.p_one_sided[1]:
+        return "a" if v.p_one_sided[0] < v.p_one_sided[1] else "b"
     if v.effect is not None and math.isfinite(v.effect.estimate) and v.effect.estimate != 0:
         return "a" if v.effect.estimate > 0 else "b"
     return None
@@ -133,7 +130,7 @@ ESTIMANDS = ("benchmarks", "these")
 def vote_estimand(v: Verdict, family: str) -> str:
     """What population a verdict's claim across benchmarks covers.
 
-    ``details["estimand"]`` where the module states it (the LMEM does);
+    The verdict's ``estimand`` where the module states it (the LMEM does);
     otherwise by what the family's test treats as replicates: rank tests
     take benchmarks as blocks, so their claims generalise to benchmarks like
     these (``"benchmarks"``); tuning curves compare per benchmark (and "on
@@ -150,27 +147,25 @@ def vote_estimand(v: Verdict, family: str) -> str:
     >>> vote_estimand(v, "ranks")
     'benchmarks'
     """
-    stated = v.details.get("estimand")
-    if stated in ESTIMANDS:
-        return str(stated)
+    if v.estimand in ESTIMANDS:
+        return str(v.estimand)
     return "benchmarks" if family == "ranks" else "these"
 
 
 def _units(v: Verdict, family: str) -> tuple[int | None, str]:
     """How many independent units a family's vote rests on, and what they are."""
     if family == "tuning":
-        n_a, n_b = v.details.get("n_a"), v.details.get("n_b")
-        if isinstance(n_a, int) and isinstance(n_b, int):
-            return min(n_a, n_b), "draws per algorithm"
+        if v.sizes is not None:
+            return min(v.sizes), "draws per algorithm"
         return v.n, "draws"
     if family == "ranks":
         return v.n, "blocks"
     if family == "lmem":
-        n_bench = v.details.get("n_benchmarks")
-        if v.details.get("estimand") == "benchmarks" and isinstance(n_bench, int):
-            # The algorithm contrast is judged against the benchmark-to-benchmark variation.
-            return n_bench, "benchmarks"
-        if v.details.get("estimand") == "benchmark":
+        if v.estimand == "benchmarks":
+            # The algorithm contrast is judged against the benchmark-to-benchmark variation;
+            # the module counts the benchmarks as its units.
+            return v.n, "benchmarks"
+        if v.estimand == "benchmark":
             return v.n, "runs"
         return v.n, "rows"
     return v.n, "units"
@@ -210,7 +205,7 @@ def family_votes(
     method, ``representative`` picks one. With ``estimand="benchmarks"``,
     a verdict across benchmarks whose claim covers only these benchmarks
     (:func:`vote_estimand`) does not vote there: the settled relation is to
-    hold for benchmarks like these. A verdict whose ``details["no_vote"]``
+    hold for benchmarks like these. A verdict whose ``no_vote``
     states a reason (e.g. tuning curves on draws that share a run, whose
     bands assume IID draws) does not vote either.
     """
@@ -220,7 +215,7 @@ def family_votes(
     infos: dict[str, MethodInfo] = {}
     for v in verdicts:
         info = infos.get(v.method) or infos.setdefault(v.method, method_info(v.method))
-        if not info.votes or not covers(v) or v.details.get("no_vote"):
+        if not info.votes or not covers(v) or v.no_vote:
             continue
         key = group_key(v)
         if (estimand == "benchmarks" and key[0] is None
@@ -534,7 +529,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
                   f"{ns[0]:,}-{ns[-1]:,} {unit}" if ns else f"an unstated number of {unit}")
         best = min(v.p_value for _, v in items)
-        every = all(v.verdict.details.get("combined") for _, v in items)
+        every = all(v.verdict.pooling == "intersection-union" for _, v in items)
         label = family_label(family)
         # A family whose claim covers another population than the settling families'
         # answers a different question: its silence is not a lack of power.
@@ -717,10 +712,10 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     """DSE's row: which single draws win more often, as decided by a test (no vote).
 
     Each ``dse.dominance`` verdict carries the probability that a single draw
-    of ``a`` beats one of ``b`` (``details["p_single_draw"]``) and a raw
-    p-value for "single draws of the two win equally often"
-    (``details["p_single_draw_test"]``, computed on whole runs when draws
-    share a run; where a verdict lacks it, the dominance test's p-value). The
+    of ``a`` beats one of ``b`` and a raw p-value for "single draws of the
+    two win equally often" (its :class:`~benchverdict.verdict.SingleDraw`,
+    computed on whole runs when draws share a run; where it lacks the
+    p-value, the dominance test's p-value). The
     p-values of the row's pairs are Holm-adjusted together, like the scope
     they stand in, and only pairs whose adjusted p-value is at most
     ``alpha`` are named: on data where no single draw wins more often, the
@@ -728,11 +723,11 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
 
     Examples
     --------
-    >>> from benchverdict.verdict import Evidence, Scope
+    >>> from benchverdict.verdict import Evidence, Scope, SingleDraw
     >>> def dom(a, b, p_win, p):
     ...     return Verdict(a, b, "inconclusive", "dse.dominance", Scope(),
     ...                    Evidence("p_value", p, 0.05), "maximize", "",
-    ...                    details={"p_single_draw": p_win, "p_single_draw_test": p})
+    ...                    single_draw=SingleDraw(p_win, p_value=p))
     >>> print(single_draw_sentence([dom("A", "B", 0.7, 0.001), dom("A", "C", 0.55, 0.06)]))
     ... # doctest: +NORMALIZE_WHITESPACE
     Single draws (k = 1 trial; score distributions, no vote): a single draw of A beats one of B
@@ -741,17 +736,17 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     """
     rows = []
     for v in verdicts:
-        share = v.details.get("p_single_draw")
-        if v.method != "dse.dominance" or not isinstance(share, (int, float)):
+        single = v.single_draw
+        if v.method != "dse.dominance" or single is None:
             continue
-        p = v.details.get("p_single_draw_test")
-        if not isinstance(p, (int, float)) or not math.isfinite(p):
+        share, p = single.probability, single.p_value
+        if p is None or not math.isfinite(p):
             p = v.evidence.value if v.evidence.kind == "p_value" else None
         if p is None or not math.isfinite(p):
             continue
-        iv = v.details.get("p_single_draw_interval")
-        iv = (tuple(float(x) for x in iv) if isinstance(iv, (list, tuple)) and len(iv) == 2
-              and all(isinstance(x, (int, float)) and math.isfinite(x) for x in iv) else None)
+        iv = ((single.lower, single.upper) if single.lower is not None
+              and single.upper is not None and math.isfinite(single.lower)
+              and math.isfinite(single.upper) else None)
         rows.append((float(p), float(share), v.a, v.b, iv))
     if not rows:
         return ""

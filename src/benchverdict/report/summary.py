@@ -244,7 +244,7 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
     >>> from benchverdict.report.reconcile import reconcile
     >>> from benchverdict.verdict import Evidence, Scope, Verdict
     >>> v = Verdict("A", "B", "a", "lmem.tukey", Scope(), Evidence("p_value", 1e-6, 0.05),
-    ...             "maximize", "x", n=60, details={"estimand": "benchmarks"})
+    ...             "maximize", "x", n=60, estimand="benchmarks")
     >>> s = scope_summaries(reconcile([v]), ["A", "B"])[0]
     >>> s.order, s.cells[("A", "B")].kind, s.cells[("B", "A")].text
     (['A', 'B'], 'better', '▼ LMEM')

@@ -309,9 +309,9 @@ class TuningCurves(ResultText):
             effect=Effect(f"difference in {what} best score at k={t.k:g} (positive favours {a})",
                           sign * (t.point_a - t.point_b)),
             unit="random-search draw", n=t.n_a + t.n_b,
-            details={"p_value": t.p_value, "p_a_better": t.p_a, "p_b_better": t.p_b,
-                     "k": t.k, "quantile_level": t.quantile_level, "n_a": t.n_a,
-                     "n_b": t.n_b},
+            p_value=t.p_value, p_one_sided=(t.p_a, t.p_b), sizes=(t.n_a, t.n_b),
+            estimand="benchmark",
+            details={"k": t.k, "quantile_level": t.quantile_level},
         )
 
     def _every_benchmark_verdict(self, a: str, b: str,
@@ -337,8 +337,9 @@ class TuningCurves(ResultText):
             evidence=Evidence("p_value", p_value, self.alpha), objective=self.objective,
             explanation=text, unit="random-search draw",
             n=int(sum(t.n_a + t.n_b for _, t in found)),
-            details={"p_value": p_value, "p_a_better": p_a, "p_b_better": p_b,
-                     "combined": "intersection-union over benchmarks (better on every one)",
+            p_value=p_value, p_one_sided=(p_a, p_b), estimand="these",
+            pooling="intersection-union",
+            details={"combined": "intersection-union over benchmarks (better on every one)",
                      "n_benchmarks": len(found), "k": budgets[-1]},
         )
 

@@ -58,6 +58,9 @@ for _kind, _what in (("median", "median"), ("quantile", "quantile"), ("mean", "e
                     "continuous scores for exact coverage (ties make it conservative)",
         error_control="per comparison", scale="raw", iid_draws=True)
 
+#: The caveat of a band comparison on tied scores.
+TIES_CAVEAT = "the scores have ties, so the band's exact coverage does not hold"
+
 
 def decision_confidence(alpha: float) -> float:
     """Each band's confidence so that a decision errs with probability at most ``alpha``.
@@ -386,13 +389,14 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         unit="random-search draw",
         n=int(a.n + b.n),
         lean=lean,
+        sizes=(int(a.n), int(b.n)),
+        # Tied scores void the bands' exact coverage (they stay conservative).
+        caveats=(TIES_CAVEAT,) if _n_ties(a) + _n_ties(b) > 0 else (),
         details={
-            "n_a": int(a.n), "n_b": int(b.n), "budgets": [float(k) for k in budgets],
+            "budgets": [float(k) for k in budgets],
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
             "decision_confidence": float(da.confidence), "alpha": float(alpha),
             "calibrate": a.calibrate,
-            # Tied scores void the bands' exact coverage (they stay conservative); the
-            # report cites this when it explains a disagreement.
             "ties": _n_ties(a) + _n_ties(b),
             # A curve from an ECDF sketch: its band is the DKW band widened by this bound.
             **{f"{key}_{side}": value for side, curve in (("a", a), ("b", b))

@@ -62,10 +62,8 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
         if reading == "clustered":
             # The bands and the order-statistic test assume IID draws; draws that share
             # a run are not, so these verdicts describe and do not vote.
-            v = dataclasses.replace(v, details={
-                **v.details, "no_vote": why,
-                "violated_assumptions": [*v.details.get("violated_assumptions", []),
-                                         "IID draws (" + why + ")"]})
+            v = dataclasses.replace(v, no_vote=why,
+                                    caveats=(*v.caveats, "IID draws (" + why + ")"))
         run.verdicts.append(v)
     run.notes.append(
         "Draws: " + why + (
