@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchverdict.lmem.model import SINGULAR_CAVEAT
 from benchverdict.report import explain as ex
 from benchverdict.report.reconcile import (
-        reconcile,
+    reconcile,
     representative,
 )
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
-from benchverdict.lmem.model import SINGULAR_CAVEAT
 
 P = Evidence("p_value", 0.01, 0.05)
 STRONG = Evidence("p_value", 1e-4, 0.05)
