@@ -17,10 +17,11 @@ budget.
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -372,8 +373,31 @@ Runner = Callable[[Results, Options], AnalysisRun]
 
 
 #: Called with the name of every sub-step an analysis starts (the report's progress bar).
+#: A context variable, so that runners need not pass a progress callback through every
+#: function they call, and concurrent reports (threads, tasks) keep their own bars.
 _STEP_LISTENER: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "benchverdict_report_step", default=None)
+
+
+@contextlib.contextmanager
+def listening_to_steps(listener: Callable[[str], None] | None) -> Iterator[None]:
+    """Call ``listener(step)`` whenever a run in this context starts a sub-step.
+
+    :meth:`AnalysisRun.step` reports to it (a run's own ``on_step`` wins).
+
+    Examples
+    --------
+    >>> seen = []
+    >>> with listening_to_steps(seen.append):
+    ...     AnalysisRun("ranks", "ok").step("Friedman")
+    >>> seen
+    ['Friedman']
+    """
+    token = _STEP_LISTENER.set(listener)
+    try:
+        yield
+    finally:
+        _STEP_LISTENER.reset(token)
 
 
 # ----------------------------------------------------------------------------- shared by runners

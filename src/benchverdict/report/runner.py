@@ -31,7 +31,6 @@ import pandas as pd
 
 from benchverdict._plain_text import file_stem
 from benchverdict.analysis import (
-    _STEP_LISTENER,
     ANALYSES,
     EXCLUSION_COLUMNS,
     AnalysisRun,
@@ -40,6 +39,7 @@ from benchverdict.analysis import (
     Runner,
     _missing,
     final_trials,
+    listening_to_steps,
 )
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
@@ -98,8 +98,7 @@ def run_analysis(name: str, runner: Runner, results: Results, options: Options,
     :meth:`AnalysisRun.attempt`).
     """
     start = time.perf_counter()
-    token = _STEP_LISTENER.set(on_step)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, listening_to_steps(on_step):
         warnings.simplefilter("always")
         try:
             run = runner(results, options)
@@ -107,8 +106,6 @@ def run_analysis(name: str, runner: Runner, results: Results, options: Options,
             tb = traceback.format_exception_only(type(err), err)[-1].strip()
             run = AnalysisRun(name, "error", reason=tb)
             run.warnings.append(f"{name} failed: {tb}")
-        finally:
-            _STEP_LISTENER.reset(token)
     seen = set(run.warnings)
     for w in caught:
         text = _format_warning(w)
