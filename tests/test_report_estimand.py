@@ -175,10 +175,9 @@ def test_power_against_a_planted_effect_matches_the_best_single_family():
 
 
 # ------------------------------------------------------------------------- the pieces
-def _verdict(a, b, method, p, scope=None, **details):
+def _verdict(a, b, method, p, scope=None, **fields):
     return Verdict(a, b, "a" if p < ALPHA else "inconclusive", method, scope or Scope(),
-                   Evidence("p_value", p, ALPHA), "maximize", "", n=6,
-                   details={"p_value": p, **details})
+                   Evidence("p_value", p, ALPHA), "maximize", "", n=6, p_value=p, **fields)
 
 
 def test_votes_about_these_benchmarks_only_do_not_settle_claims_about_benchmarks_like_them():
@@ -228,6 +227,7 @@ def test_single_draw_line_names_only_holm_adjusted_winners_on_null_p_values():
     # Uniform p-values for 6 pairs (null): some data set shows a winner at most alpha of
     # the time; before, an unadjusted decision named one in 96 of 100 null reports.
     from benchverdict.report.relations import single_draw_sentence
+    from benchverdict.verdict import SingleDraw
 
     rng = np.random.default_rng(3)
     n, hits = 2000, 0
@@ -235,8 +235,8 @@ def test_single_draw_line_names_only_holm_adjusted_winners_on_null_p_values():
     for _ in range(n):
         vs = [Verdict(a, b, "inconclusive", "dse.dominance", Scope(),
                       Evidence("p_value", 1.0, ALPHA), "maximize", "",
-                      details={"p_single_draw": 0.5 + rng.uniform(-0.1, 0.1),
-                               "p_single_draw_test": rng.uniform()})
+                      single_draw=SingleDraw(0.5 + rng.uniform(-0.1, 0.1),
+                                             p_value=rng.uniform()))
               for a, b in pairs]
         hits += "a single draw of" in single_draw_sentence(vs, ALPHA)
     assert at_most_alpha(hits, n), hits / n

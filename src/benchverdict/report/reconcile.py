@@ -60,12 +60,12 @@ from benchverdict.report.relations import (
     VOTE_COLUMNS,
     GroupKey,
     ScopeRelations,
+    Status,
     family_votes,
     headline_sentence,
     relate_scope,
     scope_type,
     single_draw_sentence,
-    tiers_of,
 )
 from benchverdict.verdict import Scope, Verdict, metafeature_label, verdicts_to_frame
 
@@ -590,7 +590,7 @@ def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
     for vote in votes:
         by_type[scope_type(vote.key)].append(vote)
     settled_types = {scope_type(key) for key, rel in scoped.items()
-                     if any(r["status"] == "settled" for r in rel.rows)}
+                     if rel.with_status(Status.SETTLED)}
     notes = []
     for st, group in by_type.items():
         if st in settled_types or not group:
@@ -763,8 +763,8 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                         row["explanation"] = " ".join(e.text for e in found)
                     comparison_rows.append(row)
             rel_row = scoped[key].status_of(*pair)
-            status = rel_row["status"] if rel_row else "unsettled"
-            winner = rel_row["winner"] if rel_row else None
+            status = rel_row.status.value if rel_row else "unsettled"
+            winner = rel_row.winner if rel_row else None
             consensus = ("conflict" if status == "contradicted" else
                          ("a" if winner == pair[0] else "b") if winner else "inconclusive")
             agreement_rows.append(
@@ -778,7 +778,7 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                     "agreement": float(np.mean(credits)) if credits else math.nan,
                     "consensus": consensus,
                     "consensus_winner": winner,
-                    "reason": rel_row["reason"] if rel_row else "",
+                    "reason": rel_row.reason if rel_row else "",
                     "not_voting": ", ".join(elsewhere),
                     "n_conflicts": n_conflicts,
                     "status": status,
@@ -858,16 +858,14 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
     relations, gaps, contradictions, groups, headlines = [], [], [], [], []
     for rel in scoped.values():
         where = _scope_columns(rel)
-        relations += [{**where, **r} for r in rel.rows]
-        gaps += [{**where, **{k: g[k] for k in POWER_GAP_COLUMNS[4:]}} for g in rel.power_gaps]
-        contradictions += [{**where, **c} for c in rel.contradictions]
+        relations += [{**where, **r.row()} for r in rel.relations]
+        gaps += [{**where, **g.row()} for g in rel.power_gaps]
+        contradictions += [{**where, **c.row()} for c in rel.contradictions]
         groups += [{**where, "group": i + 1, "algorithms": ", ".join(g), "size": len(g)}
                    for i, g in enumerate(rel.groups)]
-        counts = pd.Series([r["status"] for r in rel.rows], dtype=object).value_counts()
         headlines.append({
             **where, "sentence": rel.sentence, "single_draws": rel.single_draws,
-            **{f"n_{s.replace(' ', '_')}": int(counts.get(s, 0))
-               for s in ("settled", "implied", "contradicted", "power gap", "unsettled")},
+            **{f"n_{s.value.replace(' ', '_')}": len(rel.with_status(s)) for s in Status},
         })
     vote_rows = [{
         "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
@@ -902,31 +900,27 @@ def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _ranking(rel, guidance: Guidance | None) -> Ranking:
     """The Ranking record of one scope (with guidance once per distinct advice)."""
-    rows = rel.rows
-    settled = [(r["winner"], r["loser"]) for r in rows if r["status"] == "settled"]
-    implied = [(r["winner"], r["loser"]) for r in rows if r["status"] == "implied"]
-    open_rows = [r for r in rows if r["status"] not in ("settled", "implied")]
-    unsettled = [(r["a"], r["b"], r["reason"]) for r in open_rows]
+    settled = [(r.winner, r.loser) for r in rel.with_status(Status.SETTLED)]
+    implied = [(r.winner, r.loser) for r in rel.with_status(Status.IMPLIED)]
+    open_rows = rel.with_status(Status.CONTRADICTED, Status.POWER_GAP, Status.UNSETTLED)
+    unsettled = [(r.a, r.b, r.reason) for r in open_rows]
     by_text: dict[str, list[str]] = {}
     if guidance is not None:
         for r in open_rows:
-            if r["status"] == "contradicted":
+            if r.status is Status.CONTRADICTED:
                 continue
-            text = guidance(r["a"], r["b"], rel.key)
+            text = guidance(r.a, r.b, rel.key)
             if text:
-                by_text.setdefault(text, []).append(f"{r['a']} vs {r['b']}")
+                by_text.setdefault(text, []).append(f"{r.a} vs {r.b}")
     notes = [f"{_pair_list(pairs)}: {text}" for text, pairs in by_text.items()]
-    better: dict[str, set[str]] = {x: set() for x in rel.algorithms}
-    for w, lo in settled + implied:
-        better[w].add(lo)
     if not settled and not implied:
         status, tiers = "inconclusive", []
     else:
-        tiers = tiers_of(rel.algorithms, better)
+        tiers = rel.tiers
         status = "ranked" if not open_rows else "partial"
     return Ranking(
         rel.key[0], rel.key[1], status, tiers, settled, unsettled, rel.sentence, notes,
         implied=implied, groups=[list(g) for g in rel.groups],
-        contradicted=[(r["a"], r["b"]) for r in rows if r["status"] == "contradicted"],
+        contradicted=[(r.a, r.b) for r in rel.with_status(Status.CONTRADICTED)],
         single_draws=rel.single_draws,
     )

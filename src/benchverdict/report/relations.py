@@ -42,6 +42,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from benchverdict.families import family_label, family_rank
 from benchverdict.methods import MethodInfo, method_info
@@ -51,8 +52,21 @@ from benchverdict.verdict import Verdict
 #: A scope group: (benchmark or None, metafeature levels).
 GroupKey = tuple["str | None", tuple[tuple[str, str], ...]]
 
+class Status(str, Enum):
+    """A pair's status in one scope (strongest first); compares equal to its text."""
+
+    SETTLED = "settled"
+    IMPLIED = "implied"
+    CONTRADICTED = "contradicted"
+    POWER_GAP = "power gap"
+    UNSETTLED = "unsettled"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 #: Statuses of a relation, strongest first.
-STATUSES = ("settled", "implied", "contradicted", "power gap", "unsettled")
+STATUSES = tuple(s.value for s in Status)
 VOTE_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "a", "b", "family", "method",
     "p_value", "direction", "decides", "p_value_adjusted", "rejects", "n", "n_units",
@@ -172,7 +186,14 @@ def _units(v: Verdict, family: str) -> tuple[int | None, str]:
 
 
 @dataclass
-class _Vote:
+class Vote:
+    """One family's vote on one pair in one scope: its raw p, direction and Holm outcome.
+
+    ``decides``: the raw p is at most alpha with a direction (the family's
+    own per-comparison level); ``rejects``: the Holm-adjusted p over the
+    scope type is at most alpha. ``n`` independent units of kind ``n_units``.
+    """
+
     key: GroupKey
     a: str
     b: str
@@ -197,7 +218,7 @@ def family_votes(
     representative: Callable[[Sequence[Verdict]], Verdict],
     group_key: Callable[[Verdict], GroupKey],
     estimand: str = "these",
-) -> list[_Vote]:
+) -> list[Vote]:
     """One vote per (family, pair, scope): the primary (else first voting) method's raw p.
 
     ``verdicts`` must be oriented (``a`` before ``b``). Only verdicts that
@@ -232,11 +253,11 @@ def family_votes(
             continue
         direction = _direction(v)
         n, what = _units(v, family)
-        votes.append(_Vote(key, a, b, family, method, p, direction,
+        votes.append(Vote(key, a, b, family, method, p, direction,
                            bool(p <= alpha and direction is not None), n, what, v,
                            vote_estimand(v, family) if key[0] is None else "benchmark"))
     # Holm over every vote of a scope type.
-    by_type: dict[str, list[_Vote]] = defaultdict(list)
+    by_type: dict[str, list[Vote]] = defaultdict(list)
     for vote in votes:
         by_type[scope_type(vote.key)].append(vote)
     for group in by_type.values():
@@ -268,27 +289,144 @@ def _names(items: Sequence[str], limit: int = MAX_NAMED) -> str:
     return _and(items)
 
 
+@dataclass(frozen=True)
+class Relation:
+    """How ``a`` and ``b`` relate in one scope, and on what evidence.
+
+    Attributes
+    ----------
+    a, b : str
+    status : Status
+    winner, loser : str or None
+        Set for a settled or implied relation.
+    families : tuple of str
+        The families that settle it (or that contradict each other).
+    against : tuple of str
+        For a contradiction: the families that find the other algorithm better.
+    lacking : tuple of str
+        Families that voted on a settled pair without rejecting.
+    via : tuple of str
+        The chain of an implied relation (winner first).
+    leans : tuple of str
+        Evidence below the decision bar, one text per method.
+    p_value, p_value_adjusted : float
+        The smallest raw p of the pair's votes; the deciding families' Holm p.
+    reason : str
+    votes : tuple of Vote
+        The votes on the pair.
+    """
+
+    a: str
+    b: str
+    status: Status
+    winner: str | None = None
+    loser: str | None = None
+    families: tuple[str, ...] = ()
+    against: tuple[str, ...] = ()
+    lacking: tuple[str, ...] = ()
+    via: tuple[str, ...] = ()
+    leans: tuple[str, ...] = ()
+    p_value: float = math.nan
+    p_value_adjusted: float = math.nan
+    reason: str = ""
+    votes: tuple[Vote, ...] = field(default=(), repr=False, compare=False)
+
+    def row(self) -> dict:
+        """The relation as a table row (lists joined into text: the edge of the model)."""
+        return {"a": self.a, "b": self.b, "status": self.status.value, "winner": self.winner,
+                "loser": self.loser, "families": ", ".join(self.families),
+                "p_value_adjusted": self.p_value_adjusted, "p_value": self.p_value,
+                "against": ", ".join(self.against), "lacking": ", ".join(self.lacking),
+                "via": " > ".join(self.via), "leans": "; ".join(self.leans),
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class PowerGap:
+    """A family that voted on settled pairs of a scope without rejecting, and why."""
+
+    family: str
+    pairs: tuple[tuple[str, str], ...]
+    settled_by: tuple[str, ...]
+    reason: str
+    n_text: str
+    every_benchmark: bool = False
+    other_aspect: str | None = None
+    other_estimand: str | None = None
+
+    @property
+    def n_pairs(self) -> int:
+        """How many settled pairs the family did not confirm."""
+        return len(self.pairs)
+
+    def row(self) -> dict:
+        """The power gap as a table row (columns ``POWER_GAP_COLUMNS[4:]``)."""
+        return {"family": self.family, "n_pairs": self.n_pairs,
+                "pairs": ", ".join(f"{w} > {lo}" for w, lo in self.pairs),
+                "settled_by": ", ".join(self.settled_by), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Families deciding a pair opposite ways, or a cycle of settled relations."""
+
+    a: str
+    b: str
+    for_a: tuple[str, ...]
+    for_b: tuple[str, ...]
+    kind: str
+    explanation: str
+
+    def row(self) -> dict:
+        """The contradiction as a table row (columns ``CONTRADICTION_COLUMNS[4:]``)."""
+        return {"a": self.a, "b": self.b, "for_a": ", ".join(self.for_a),
+                "for_b": ", ".join(self.for_b), "kind": self.kind,
+                "explanation": self.explanation}
+
+
 @dataclass
 class ScopeRelations:
-    """The relations of one scope: statuses, partial order, groups, headline."""
+    """The relations of one scope: statuses, partial order, groups, headline.
+
+    ``relations`` holds one :class:`Relation` per pair; ``better`` whom each
+    algorithm beats (settled or implied) and ``tiers`` the partial order
+    (:func:`tiers_of`), both computed once from them.
+    """
 
     key: GroupKey
     label: str
     algorithms: list[str]
-    rows: list[dict] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
     groups: list[list[str]] = field(default_factory=list)
     sentence: str = ""
     single_draws: str = ""
-    power_gaps: list[dict] = field(default_factory=list)
-    contradictions: list[dict] = field(default_factory=list)
+    power_gaps: list[PowerGap] = field(default_factory=list)
+    contradictions: list[Contradiction] = field(default_factory=list)
 
-    def status_of(self, a: str, b: str) -> dict | None:
-        """The relation row of the pair (either orientation), or ``None``."""
-        if getattr(self, "_index_size", -1) != len(self.rows):
-            # Built once (and again if rows change): 200 algorithms have 19,900 pairs.
-            self._index = {frozenset((r["a"], r["b"])): r for r in self.rows}
-            self._index_size = len(self.rows)
+    def status_of(self, a: str, b: str) -> Relation | None:
+        """The relation of the pair (either orientation), or ``None``."""
+        if getattr(self, "_index_size", -1) != len(self.relations):
+            # Built once (and again if relations change): 200 algorithms have 19,900 pairs.
+            self._index = {frozenset((r.a, r.b)): r for r in self.relations}
+            self._index_size = len(self.relations)
         return self._index.get(frozenset((a, b)))
+
+    def with_status(self, *statuses: Status) -> list[Relation]:
+        """The relations whose status is one of ``statuses``."""
+        return [r for r in self.relations if r.status in statuses]
+
+    @property
+    def better(self) -> dict[str, set[str]]:
+        """Whom each algorithm beats, settled or implied."""
+        out: dict[str, set[str]] = {x: set() for x in self.algorithms}
+        for r in self.with_status(Status.SETTLED, Status.IMPLIED):
+            out[r.winner].add(r.loser)
+        return out
+
+    @property
+    def tiers(self) -> list[list[str]]:
+        """The partial order as consecutive tiers (:func:`tiers_of`), best first."""
+        return tiers_of(self.algorithms, self.better)
 
 
 def _closure(algorithms: Sequence[str], edges: set[tuple[str, str]]) -> dict[str, set[str]]:
@@ -361,7 +499,7 @@ def relate_scope(
     key: GroupKey,
     label: str,
     algorithms: Sequence[str],
-    votes: Sequence[_Vote],
+    votes: Sequence[Vote],
     leans: dict[tuple[str, str], list[str]],
     alpha: float,
     n_tests: int,
@@ -369,10 +507,12 @@ def relate_scope(
 ) -> ScopeRelations:
     """Statuses of every pair of one scope, its partial order, groups and contradictions."""
     out = ScopeRelations(key, label, list(algorithms))
-    by_pair: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
+    by_pair: dict[tuple[str, str], list[Vote]] = defaultdict(list)
     for vote in votes:
         by_pair[(vote.a, vote.b)].append(vote)
     pairs = list(itertools.combinations(algorithms, 2))
+    # Built as mutable fields per pair (cycles and transitivity revise them), frozen into
+    # Relation records at the end.
     direct: dict[tuple[str, str], dict] = {}
     edges: set[tuple[str, str]] = set()
     for a, b in pairs:
@@ -381,41 +521,35 @@ def relate_scope(
                "b": [v for v in found if v.rejects and v.direction == "b"]}
         dec = {"a": [v for v in found if v.decides and v.direction == "a"],
                "b": [v for v in found if v.decides and v.direction == "b"]}
-        row = {"a": a, "b": b, "status": "unsettled", "winner": None, "loser": None,
-               "families": "", "p_value_adjusted": math.nan,
-               "p_value": min((v.p_value for v in found), default=math.nan), "against": "",
-               "lacking": "", "via": "", "leans": "; ".join(leans.get((a, b), [])),
-               "reason": "", "_votes": found}
+        row = {"a": a, "b": b, "status": Status.UNSETTLED,
+               "p_value": min((v.p_value for v in found), default=math.nan),
+               "leans": tuple(leans.get((a, b), [])), "votes": tuple(found)}
         side = "a" if rej["a"] else "b" if rej["b"] else None
         other = {"a": "b", "b": "a"}.get(side or "")
         if side is not None and (rej[other] or dec[other]):
             winners = rej[side]
             losers = rej[other] or dec[other]
-            row.update(status="contradicted",
-                       families=", ".join(sorted({v.family for v in winners + losers})))
+            row.update(status=Status.CONTRADICTED,
+                       families=_family_tuple(v.family for v in winners + losers),
+                       against=_family_tuple(v.family for v in losers))
             kind = "both reject" if rej[other] else "one rejects, one decides"
             text = explain(winners[0].verdict, losers[0].verdict)
             name = {"a": a, "b": b}
             row["reason"] = (
                 f"{_family_list(v.family for v in winners)} find {name[side]} better, "
                 f"{_family_list(v.family for v in losers)} find {name[other]} better; {text}")
-            out.contradictions.append({
-                "a": a, "b": b,
-                "for_a": ", ".join(sorted({v.family for v in (winners if side == 'a'
-                                                                 else losers)})),
-                "for_b": ", ".join(sorted({v.family for v in (losers if side == 'a'
-                                                                 else winners)})),
-                "kind": kind, "explanation": text})
+            for_a, for_b = (winners, losers) if side == "a" else (losers, winners)
+            out.contradictions.append(Contradiction(
+                a, b, tuple(sorted({v.family for v in for_a})),
+                tuple(sorted({v.family for v in for_b})), kind, text))
         elif side is not None:
             winner, loser = (a, b) if side == "a" else (b, a)
             deciders = rej[side]
             lacking = [v for v in found if not v.rejects]
-            row.update(status="settled", winner=winner, loser=loser,
-                       families=", ".join(sorted({v.family for v in deciders},
-                                                 key=family_rank)),
+            row.update(status=Status.SETTLED, winner=winner, loser=loser,
+                       families=_family_tuple(v.family for v in deciders),
                        p_value_adjusted=min(v.p_value_adjusted for v in deciders),
-                       lacking=", ".join(sorted({v.family for v in lacking},
-                                                key=family_rank)))
+                       lacking=_family_tuple(v.family for v in lacking))
             row["reason"] = (
                 f"{_family_list(v.family for v in deciders)} "
                 f"{'settle' if len(deciders) > 1 else 'settles'} it (family-wise adjusted "
@@ -426,7 +560,7 @@ def relate_scope(
             if decided:
                 best = min(decided, key=lambda v: v.p_value)
                 fav = a if best.direction == "a" else b
-                row.update(status="power gap", winner=None)
+                row["status"] = Status.POWER_GAP
                 row["reason"] = (
                     f"{family_label(best.family)} favour {fav} at p = "
                     f"{best.p_value:.3g} for this pair alone, but not after the family-wise "
@@ -444,24 +578,24 @@ def relate_scope(
     if cyclic:
         for w, lo in cyclic:
             row = direct[(w, lo)] if (w, lo) in direct else direct[(lo, w)]
-            row.update(status="contradicted", winner=None, loser=None,
+            row.update(status=Status.CONTRADICTED, winner=None, loser=None,
                        reason=f"part of a cycle of settled relations ({w} > {lo} closes it)")
-            out.contradictions.append({"a": row["a"], "b": row["b"], "for_a": "", "for_b": "",
-                                       "kind": "cycle", "explanation": row["reason"]})
+            out.contradictions.append(Contradiction(row["a"], row["b"], (), (), "cycle",
+                                                    row["reason"]))
         edges -= cyclic
     # Implied: transitivity within one family only. Families answer different questions
     # (a mean difference, a rank difference, a tuning-curve quantile), so a chain that
     # needs two of them would join claims about different things.
     by_family: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for row in direct.values():
-        if row["status"] == "settled" and (row["winner"], row["loser"]) in edges:
-            for vote in row["_votes"]:
+        if row["status"] is Status.SETTLED and (row["winner"], row["loser"]) in edges:
+            for vote in row["votes"]:
                 if vote.rejects:
                     by_family[vote.family].add((row["winner"], row["loser"]))
     closures = {f: (_closure(algorithms, e), e) for f, e in sorted(
         by_family.items(), key=lambda item: family_rank(item[0]))}
     for (a, b), row in direct.items():
-        if row["status"] in ("settled", "contradicted"):
+        if row["status"] in (Status.SETTLED, Status.CONTRADICTED):
             continue
         for w, lo in ((a, b), (b, a)):
             family = next((f for f, (reach, _) in closures.items() if lo in reach[w]), None)
@@ -472,15 +606,15 @@ def relate_scope(
                 direct_beats[x].add(y)
             chain = _path(direct_beats, w, lo)
             label = family_label(family)
-            row.update(status="implied", winner=w, loser=lo, families=family,
-                       via=" > ".join(chain),
+            row.update(status=Status.IMPLIED, winner=w, loser=lo, families=(family,),
+                       via=tuple(chain),
                        reason=f"implied by {' > '.join(chain)}, each step settled by "
                               f"{label} (transitivity within one family)")
             break
-    out.rows = [{k: v for k, v in r.items() if k != "_votes"} for r in direct.values()]
+    out.relations = [Relation(**row) for row in direct.values()]
     # Groups: maximal cliques of pairs that are neither settled nor implied.
-    open_pairs = {(r["a"], r["b"]) for r in out.rows if r["status"] not in ("settled",
-                                                                            "implied")}
+    open_pairs = {(r.a, r.b) for r in out.relations
+                  if r.status not in (Status.SETTLED, Status.IMPLIED)}
     adjacent = {x: set() for x in algorithms}
     for a, b in open_pairs:
         adjacent[a].add(b)
@@ -489,8 +623,13 @@ def relate_scope(
     if cliques is None:  # too many to list: fall back to connected components
         cliques = _components(list(algorithms), adjacent)
     out.groups = [c for c in cliques if len(c) >= 2]
-    out.power_gaps = _power_gaps(direct, alpha, n_tests)
+    out.power_gaps = _power_gaps(out.relations, alpha, n_tests)
     return out
+
+
+def _family_tuple(families: Iterable[str]) -> tuple[str, ...]:
+    """Distinct families in the registry's order of precedence."""
+    return tuple(sorted(set(families), key=family_rank))
 
 
 def _components(nodes: list[str], adjacent: dict[str, set[str]]) -> list[list[str]]:
@@ -510,20 +649,19 @@ def _components(nodes: list[str], adjacent: dict[str, set[str]]) -> list[list[st
     return out
 
 
-def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int) -> list[dict]:
+def _power_gaps(relations: Sequence[Relation], alpha: float, n_tests: int) -> list[PowerGap]:
     """Per family: the settled pairs it voted on without rejecting, and why."""
-    by_family: dict[str, list[tuple[dict, _Vote]]] = defaultdict(list)
-    for row in direct.values():
-        if row["status"] != "settled":
+    by_family: dict[str, list[tuple[Relation, Vote]]] = defaultdict(list)
+    for row in relations:
+        if row.status is not Status.SETTLED:
             continue
-        for vote in row["_votes"]:
+        for vote in row.votes:
             if not vote.rejects:
                 by_family[vote.family].append((row, vote))
     out = []
     for family in sorted(by_family, key=family_rank):
         items = by_family[family]
-        settled_by = sorted({f for row, _ in items for f in row["families"].split(", ") if f},
-                            key=family_rank)
+        settled_by = _family_tuple(f for row, _ in items for f in row.families)
         ns = sorted({v.n for _, v in items if v.n is not None})
         unit = items[0][1].n_units
         n_text = (f"{ns[0]:,} {unit}" if len(ns) == 1 else
@@ -533,7 +671,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         label = family_label(family)
         # A family whose claim covers another population than the settling families'
         # answers a different question: its silence is not a lack of power.
-        deciding = {x.estimand for row, _ in items for x in row["_votes"] if x.rejects}
+        deciding = {x.estimand for row, _ in items for x in row.votes if x.rejects}
         other_question = bool(deciding) and all(v.estimand not in deciding for _, v in items)
         if other_question:
             theirs = items[0][1].estimand
@@ -557,7 +695,7 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
         # not mean scores) asks a different question; more data need not change its answer.
         theirs = {_ASPECT_WORDS.get(method_info(v.method).aspect) for _, v in items} - {None}
         settling = {_ASPECT_WORDS.get(method_info(x.method).aspect) for row, _ in items
-                    for x in row["_votes"] if x.rejects} - {None}
+                    for x in row.votes if x.rejects} - {None}
         aspect = (next(iter(theirs)) if len(theirs) == 1 and settling and not
                   theirs & settling and not other_question and not every else None)
         if aspect is not None:
@@ -570,14 +708,10 @@ def _power_gaps(direct: dict[tuple[str, str], dict], alpha: float, n_tests: int)
             if floor > alpha / n_tests:  # only when the blocks alone rule a decision out
                 reason += (f"; with {ns[0]} blocks no two-sided signed-rank p-value can be "
                            f"below {floor:.3g}")
-        out.append({
-            "family": family, "n_pairs": len(items),
-            "pairs": ", ".join(f"{row['winner']} > {row['loser']}" for row, _ in items),
-            "settled_by": ", ".join(settled_by), "reason": reason, "n_text": n_text,
-            "every_benchmark": every and not other_question,
-            "other_aspect": aspect,
-            "other_estimand": items[0][1].estimand if other_question else None,
-        })
+        out.append(PowerGap(
+            family, tuple((row.winner, row.loser) for row, _ in items), settled_by, reason,
+            n_text, every_benchmark=every and not other_question, other_aspect=aspect,
+            other_estimand=items[0][1].estimand if other_question else None))
     return out
 
 
@@ -631,23 +765,20 @@ def headline_sentence(rel: ScopeRelations) -> str:
     other pair is settled."
     """
     algs = rel.algorithms
-    better: dict[str, set[str]] = {x: set() for x in algs}
-    for r in rel.rows:
-        if r["status"] in ("settled", "implied"):
-            better[r["winner"]].add(r["loser"])
-    settled = [r for r in rel.rows if r["status"] == "settled"]
+    better = rel.better
+    settled = rel.with_status(Status.SETTLED)
     if len(algs) < 2:
         return f"{rel.label}: only one algorithm, nothing to compare."
     rest: list[str] = []
     if not any(better.values()):
         body = f"{_and(list(algs))} cannot be separated"
-        gaps = [r for r in rel.rows if r["status"] == "power gap"]
+        gaps = rel.with_status(Status.POWER_GAP)
         if gaps:
             body += (f" (for {len(gaps)} pair(s) the evidence of one family does not survive "
                      f"the family-wise adjustment)")
         note = ""
     else:
-        blocks = tiers_of(algs, better)
+        blocks = rel.tiers
         top, bottom = blocks[0], blocks[-1]
         if all(len(b) == 1 for b in blocks):
             body, middle = _chain(blocks), []
@@ -673,38 +804,34 @@ def headline_sentence(rel: ScopeRelations) -> str:
             rest += [_phrase_block(b, better) for b in middle if len(b) > 1]
         note = _evidence_note(rel, settled)
     text = f"{rel.label}: {body}{note}" + "".join(f"; {part}" for part in rest)
-    contradicted = [r for r in rel.rows if r["status"] == "contradicted"]
+    contradicted = rel.with_status(Status.CONTRADICTED)
     if contradicted:
-        text += "; contradicted: " + _names([f"{r['a']} vs {r['b']}" for r in contradicted])
+        text += "; contradicted: " + _names([f"{r.a} vs {r.b}" for r in contradicted])
     return text + "."
 
 
-def _evidence_note(rel: ScopeRelations, settled: list[dict]) -> str:
+def _evidence_note(rel: ScopeRelations, settled: list[Relation]) -> str:
     if not settled:
         return " (implied only)"
-    families = sorted({f for r in settled for f in r["families"].split(", ") if f},
-                      key=family_rank)
+    families = _family_tuple(f for r in settled for f in r.families)
     note = f" (settled by {_family_list(families)}"
-    lacking = [g for g in rel.power_gaps if g["n_pairs"] >= 1]
-    for g in lacking:
-        label = family_label(g["family"])
-        if g.get("other_estimand"):
+    for g in rel.power_gaps:
+        label = family_label(g.family)
+        what = "these pairs" if g.n_pairs == len(settled) else f"{g.n_pairs} of them"
+        if g.other_estimand:
             about = {"benchmarks": "benchmarks like these", "these": "these benchmarks only"}
-            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
-            note += (f"; {label}, which ask about {about.get(g['other_estimand'])}, do not "
+            note += (f"; {label}, which ask about {about.get(g.other_estimand)}, do not "
                      f"confirm {what}")
-        elif g.get("every_benchmark"):
-            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
+        elif g.every_benchmark:
             note += f"; {label} do not separate {what} on every benchmark"
-        elif g.get("other_aspect"):
-            what = "these pairs" if g["n_pairs"] == len(settled) else f"{g['n_pairs']} of them"
-            note += (f"; {label}, which compare {g['other_aspect']}, do not confirm {what} "
-                     f"with {g['n_text']}")
-        elif g["n_pairs"] == len(settled):
-            note += f"; {label} lack power with {g['n_text']}"
+        elif g.other_aspect:
+            note += (f"; {label}, which compare {g.other_aspect}, do not confirm {what} "
+                     f"with {g.n_text}")
+        elif g.n_pairs == len(settled):
+            note += f"; {label} lack power with {g.n_text}"
         else:
-            note += (f"; {label} cannot decide {g['n_pairs']} of the {len(settled)} settled "
-                     f"pair(s) with {g['n_text']}")
+            note += (f"; {label} cannot decide {g.n_pairs} of the {len(settled)} settled "
+                     f"pair(s) with {g.n_text}")
     return note + ")"
 
 
@@ -781,6 +908,12 @@ __all__ = [
     "RELATION_COLUMNS",
     "STATUSES",
     "VOTE_COLUMNS",
+    "Contradiction",
+    "PowerGap",
+    "Relation",
+    "ScopeRelations",
+    "Status",
+    "Vote",
     "family_votes",
     "headline_sentence",
     "holm",

@@ -2,9 +2,10 @@
 
 Every format (HTML, Markdown, LaTeX, the notebook view) draws its first
 screen from :func:`scope_summaries`, so they say the same thing. The input
-is the reconciliation's relation tables (:mod:`benchverdict.report.relations`):
-one row per pair and scope with a *status* (settled, implied, contradicted,
-power gap, unsettled), the headline sentence per scope, and the family votes.
+is the reconciliation's typed relations (:mod:`benchverdict.report.relations`):
+per scope one :class:`~benchverdict.report.relations.Relation` per pair with
+a *status* (settled, implied, contradicted, power gap, unsettled) and the
+family votes behind it, the partial order, the groups and the headline.
 
 The pairwise matrix reads along rows: cell (row ``x``, column ``y``) says
 how ``x`` relates to ``y``. Algorithms are ordered best first by their net
@@ -14,14 +15,13 @@ order, so a total order shows as a triangle of "better" cells.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from benchverdict.families import families as all_families
 from benchverdict.families import family_rank
+from benchverdict.report.relations import Relation, Status
+from benchverdict.verdict import metafeature_label
 
 if TYPE_CHECKING:
     from benchverdict.report.reconcile import Reconciliation
@@ -52,17 +52,6 @@ CELL_MEANING = {
 }
 #: Above this many algorithms the matrix is not drawn (relations.csv has every pair).
 MAX_MATRIX_ALGORITHMS = 30
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _families(text: Any) -> list[str]:
-    if _missing(text) or not str(text).strip():
-        return []
-    names = [t.strip() for t in str(text).split(",") if t.strip()]
-    return sorted(set(names), key=family_rank)
 
 
 def family_text(families: list[str]) -> str:
@@ -179,22 +168,6 @@ class ScopeSummary:
         return out
 
 
-def _scope_key(row: Any) -> str:
-    return str(row["scope"])
-
-
-def _vote_families(votes: pd.DataFrame) -> dict[tuple[str, str, str], dict[str, list[str]]]:
-    """Per (scope, a, b): families deciding at their own level, by direction."""
-    out: dict[tuple[str, str, str], dict[str, list[str]]] = {}
-    if votes is None or not len(votes) or "decides" not in votes:
-        return out
-    decided = votes[votes["decides"].astype(bool)]
-    for r in decided.to_dict("records"):
-        key = (str(r["scope"]), str(r["a"]), str(r["b"]))
-        out.setdefault(key, {}).setdefault(str(r["direction"]), []).append(str(r["family"]))
-    return out
-
-
 def _short(text: str) -> str:
     """A cell's text with one letter per family ("▲ L+R" for "▲ LMEM + ranks").
 
@@ -208,36 +181,38 @@ def _short(text: str) -> str:
     return text.replace(" + ", "+").replace("implied", "impl.")
 
 
-def _cell(row: dict, x: str, y: str, deciding: dict[str, list[str]]) -> Cell:
-    """The cell of row algorithm ``x`` against column ``y`` from the relation ``row``."""
-    status = str(row["status"])
-    families = family_text(_families(row.get("families")))
-    reason = "" if _missing(row.get("reason")) else str(row["reason"])
-    if status in ("settled", "implied"):
-        wins = row["winner"] == x
-        if status == "settled":
+def _cell(rel: Relation, x: str, y: str) -> Cell:
+    """The cell of row algorithm ``x`` against column ``y`` from the relation ``rel``."""
+    families = family_text(list(rel.families))
+    if rel.status in (Status.SETTLED, Status.IMPLIED):
+        wins = rel.winner == x
+        if rel.status is Status.SETTLED:
             kind = "better" if wins else "worse"
             text = ("▲ " if wins else "▼ ") + families
         else:
             kind = "implied better" if wins else "implied worse"
             text = ("△ " if wins else "▽ ") + "implied"
-        title = f"{row['winner']} > {row['loser']}: {reason}"
-        return Cell(kind, text, title)
-    if status == "contradicted":
-        return Cell("contradicted", "✕ " + (families or "cycle"), f"{x} vs {y}: {reason}")
-    if status == "power gap":
-        # A vote's direction is "a"/"b" or the favoured algorithm's name.
-        side = {"a": row["a"], "b": row["b"]}
-        favoured = [(side.get(d, d), f) for d, fs in deciding.items() for f in fs]
-        fams = family_text(_families(",".join(f for _, f in favoured)))
+        return Cell(kind, text, f"{rel.winner} > {rel.loser}: {rel.reason}")
+    if rel.status is Status.CONTRADICTED:
+        return Cell("contradicted", "✕ " + (families or "cycle"), f"{x} vs {y}: {rel.reason}")
+    if rel.status is Status.POWER_GAP:
+        # The families deciding the pair at their own level, and whom they favour.
+        side = {"a": rel.a, "b": rel.b}
+        favoured = [(side[v.direction], v.family) for v in rel.votes
+                    if v.decides and v.direction in side]
+        fams = family_text(sorted({f for _, f in favoured}, key=family_rank))
         leader = favoured[0][0] if favoured else None
         arrow = "" if leader is None else ("(▲) " if leader == x else "(▼) ")
-        return Cell("power gap", f"{arrow}{fams or 'gap'}", f"{x} vs {y}: {reason}")
-    return Cell("unsettled", "–", f"{x} vs {y}: {reason}")
+        return Cell("power gap", f"{arrow}{fams or 'gap'}", f"{x} vs {y}: {rel.reason}")
+    return Cell("unsettled", "–", f"{x} vs {y}: {rel.reason}")
 
 
 def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSummary]:
     """One :class:`ScopeSummary` per scope of the reconciliation, all benchmarks first.
+
+    Read from the typed relations of each scope (:attr:`Reconciliation.scopes`):
+    its statuses, partial order (``better``) and groups, as the relations
+    step computed them.
 
     Examples
     --------
@@ -249,55 +224,29 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
     >>> s.order, s.cells[("A", "B")].kind, s.cells[("B", "A")].text
     (['A', 'B'], 'better', '▼ LMEM')
     """
-    relations = rec.relations
-    headlines = rec.headlines
-    deciding = _vote_families(rec.votes)
     out = []
-    if relations is None or not len(relations):
-        return out
-    rows_by_scope: dict[str, list[dict]] = {}
-    for r in relations.to_dict("records"):
-        rows_by_scope.setdefault(_scope_key(r), []).append(r)
-    sentences: dict[str, dict] = {}
-    if headlines is not None and len(headlines):
-        for h in headlines.to_dict("records"):
-            sentences[_scope_key(h)] = h
-    # The typed groups (lists of names): an algorithm named "SVM, rbf" stays one name.
-    groups: dict[str, list[list[str]]] = {
-        label: [list(g) for g in rel.groups] for label, rel in rec.scopes.items()}
     position = {a: i for i, a in enumerate(algorithms)}
-    for scope, rows in rows_by_scope.items():
-        names = sorted({r["a"] for r in rows} | {r["b"] for r in rows},
+    for label, rel in rec.scopes.items():
+        if not rel.relations:
+            continue
+        names = sorted({r.a for r in rel.relations} | {r.b for r in rel.relations},
                        key=lambda a: (position.get(a, len(position)), a))
-        better: dict[str, set[str]] = {a: set() for a in names}
-        settled: set[tuple[str, str]] = set()
-        counts: dict[str, int] = {}
-        for r in rows:
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
-            if r["status"] in ("settled", "implied"):
-                better[r["winner"]].add(r["loser"])
-                if r["status"] == "settled":
-                    settled.add((r["winner"], r["loser"]))
+        better = {a: set(rel.better.get(a, ())) for a in names}
+        settled = {(r.winner, r.loser) for r in rel.with_status(Status.SETTLED)}
+        counts = {s.value: len(rel.with_status(s)) for s in Status if rel.with_status(s)}
         net = {a: len(better[a]) - sum(a in better[b] for b in names) for a in names}
         order = sorted(names, key=lambda a: (-net[a], position.get(a, len(position)), a))
         cells = {}
-        for r in rows:
-            votes = deciding.get((scope, str(r["a"]), str(r["b"])), {})
-            for x, y in ((r["a"], r["b"]), (r["b"], r["a"])):
-                cell = _cell(r, x, y, votes)
+        for r in rel.relations:
+            for x, y in ((r.a, r.b), (r.b, r.a)):
+                cell = _cell(r, x, y)
                 cell.short = _short(cell.text)
                 cells[(x, y)] = cell
-        head = sentences.get(scope, {})
-        first = rows[0]
-        benchmark = None if _missing(first.get("benchmark")) else str(first["benchmark"])
-        meta = None if _missing(first.get("metafeature")) else str(first["metafeature"])
         out.append(ScopeSummary(
-            scope=scope, benchmark=benchmark, metafeature=meta,
-            sentence=str(head.get("sentence") or ""),
-            single_draws="" if _missing(head.get("single_draws")) else str(
-                head.get("single_draws") or ""),
+            scope=label, benchmark=rel.key[0], metafeature=metafeature_label(rel.key[1]),
+            sentence=rel.sentence, single_draws=rel.single_draws,
             order=order, better=better, settled=settled, cells=cells,
-            groups=groups.get(scope, []), counts=counts))
+            groups=[list(g) for g in rel.groups], counts=counts))
     out.sort(key=lambda s: (not s.is_pooled, s.metafeature is not None,
                             s.benchmark is not None, s.metafeature or "", s.benchmark or ""))
     return out
