@@ -25,6 +25,7 @@ import pytest
 
 from benchverdict._plain_text import file_stem as figure_file_name
 from benchverdict._plain_text import plain_text
+from benchverdict.exclusions import exclusions_frame
 from benchverdict.methods import register_method
 from benchverdict.plotting import theme
 from benchverdict.report import _analyses
@@ -277,7 +278,7 @@ def test_a_budget_before_every_observation_is_reported_not_raised():
     assert status["lmem"][0] == "not applicable" and "no run" in status["lmem"][1]
     assert status["ranks"][0] == "not applicable" and "no run" in status["ranks"][1]
     assert not comp.errors
-    assert (comp.exclusions["what"] == "run").sum() == 2 * 2 * 2 * 2  # both analyses
+    assert (comp.exclusions["unit"] == "run").sum() == 2 * 2 * 2 * 2  # both analyses
 
 
 # ----------------------------------------------------------------------------- 4. isolation
@@ -411,7 +412,7 @@ def test_runs_without_an_incumbent_are_counted_and_named(tmp_path):
     ex = comp.exclusions
     assert list(ex.columns) == list(EXCLUSION_COLUMNS)
     for analysis in ("lmem", "ranks"):
-        runs = ex[(ex["analysis"] == analysis) & (ex["what"] == "run")]
+        runs = ex[(ex["analysis"] == analysis) & (ex["unit"] == "run")]
         assert sorted(runs["seed"]) == [0, 1]
         assert set(runs["algorithm"]) == {"B"} and set(runs["benchmark"]) == {"p"}
         assert runs["reason"].str.contains("budget 2").all()
@@ -449,7 +450,7 @@ def test_validation_and_tuning_exclusions_are_listed(monkeypatch):
     ex = comp.exclusions
     validation = ex[ex["analysis"] == "validation"]
     assert sorted(validation["row"].unique()) == [0, 5]
-    cells = ex[(ex["analysis"] == "tuning") & (ex["what"] == "cell")]
+    cells = ex[(ex["analysis"] == "tuning") & (ex["unit"] == "cell")]
     assert sorted(cells["benchmark"]) == ["p", "q"] and set(cells["algorithm"]) == {"B"}
     assert (cells["reason"] == "too few distinct scores").all()
 
@@ -457,11 +458,12 @@ def test_validation_and_tuning_exclusions_are_listed(monkeypatch):
 @pytest.mark.parametrize("layout", ["block", "seed"])
 def test_block_exclusions_whole_blocks_and_seeds(layout):
     if layout == "block":
-        ex = pd.DataFrame({"block": ["p", "p"], "algorithm": ["A", "B"], "seed": [None, None],
-                           "reason": ["missing cell", "missing cell"]})
+        ex = exclusions_frame([{"algorithm": a} for a in ("A", "B")], step="rank blocks",
+                              unit="cell", benchmark="p", reason="missing cell")
     else:
-        ex = pd.DataFrame({"block": ["p", "p"], "algorithm": ["A", "B"], "seed": [3, 3],
-                           "reason": ["seed 3 missing for A: dropped", "seed 3 dropped"]})
+        ex = exclusions_frame([{"algorithm": "A", "reason": "seed 3 missing for A: dropped"},
+                               {"algorithm": "B", "reason": "seed 3 dropped"}],
+                              step="rank blocks", unit="run", benchmark="p", seed=3)
     what, frame = _analyses.block_exclusions(SimpleNamespace(unit="benchmark", exclusions=ex))
     assert what == ("benchmark" if layout == "block" else "seed")
     assert frame["benchmark"].tolist() == ["p", "p"]
@@ -624,4 +626,8 @@ def test_validation_exclusions_keep_their_reasons_in_the_report():
     comp = compare(res, analyses=["ranks"], progress=False)
     rows = comp.exclusions[comp.exclusions["analysis"] == "validation"]
     assert len(rows) == 2
-    assert all(r.startswith("acc: ") and len(r) > len("acc: ") for r in rows["reason"])
+    # The column at fault is the record's own field (it was a prefix of the reason).
+    assert (rows["columns"] == "acc").all() and all(rows["reason"].str.len() > 0)
+    summary = comp.exclusion_summary
+    assert summary.loc[summary["analysis"] == "validation", "reason"].str.startswith(
+        "acc: ").all()

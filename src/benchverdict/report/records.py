@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem, plain_text
+from benchverdict.exclusions import EXCLUSION_COLUMNS, Exclusion, is_missing
 from benchverdict.families import BUILTIN_FAMILIES, get_family
 from benchverdict.verdict import Verdict
 
@@ -297,8 +298,10 @@ class AnalysisRun:
         """Record what sub-step ``step`` left out: one record per run, seed, cell or row.
 
         ``records`` is a DataFrame or an iterable of mappings with any of the
-        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); ``reason``
-        fills records without one. Returns the number of records added.
+        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); each
+        becomes an :class:`~benchverdict.exclusions.Exclusion` of this
+        analysis, sub-step ``step`` and unit ``what``. ``reason`` fills
+        records without one. Returns the number of records added.
 
         Examples
         --------
@@ -306,36 +309,25 @@ class AnalysisRun:
         >>> run.exclude("incumbents at budget 2", "run",
         ...             [{"algorithm": "a", "benchmark": "p", "seed": 0}], "no trial yet")
         1
-        >>> run.exclusions[0]["analysis"], run.exclusions[0]["reason"]
-        ('lmem', 'no trial yet')
+        >>> run.exclusions[0]["analysis"], run.exclusions[0]["unit"], run.exclusions[0]["reason"]
+        ('lmem', 'run', 'no trial yet')
         """
         if isinstance(records, pd.DataFrame):
             records = records.to_dict("records")
-        n = 0
-        for record in records:
-            row = {"analysis": self.name, "step": step, "what": what}
-            for key in EXCLUSION_COLUMNS[3:]:
-                value = record.get(key)
-                row[key] = None if _missing(value) else value
-            if row["reason"] is None:
-                row["reason"] = reason or ""
-            self.exclusions.append(row)
-            n += 1
-        return n
-
-
-#: Columns of the report's exclusion records (``Comparison.exclusions``).
-EXCLUSION_COLUMNS = ("analysis", "step", "what", "algorithm", "benchmark", "seed", "budget",
-                     "row", "reason")
+        # Who left it out and what it is are the caller's to say, whatever a record holds.
+        located = [c for c in EXCLUSION_COLUMNS if c not in ("analysis", "step", "unit")]
+        added = [
+            Exclusion.from_mapping({k: record[k] for k in located if k in record},
+                                   analysis=self.name, step=step, unit=what,
+                                   reason=reason or "").as_dict()
+            for record in records
+        ]
+        self.exclusions += added
+        return len(added)
 
 
 def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
+    return is_missing(value)
 
 
 #: ``runner(results, options) -> AnalysisRun`` for each analysis (filled in _analyses).
