@@ -54,7 +54,7 @@ def test_priorband(shared_data):
     one = adapters.read_priorband(shared_data / "priorband" / "priorband_data.parquet",
                                   benchmark="benchmark", priors=["at25"])
     assert len(one.benchmarks) == 12
-    assert (one.exclusions["reasons"].str.startswith("filtered")).sum() == 43_200
+    assert (one.exclusions["reason"].str.startswith("filtered")).sum() == 43_200
     with pytest.raises(ValueError, match="duplicate every key"):
         adapters.read_priorband(shared_data / "priorband" / "priorband_data.parquet",
                                 benchmark="benchmark")

@@ -349,7 +349,7 @@ def test_report_records_the_draws_left_out_of_the_dse_sample(cluster_client, mon
     run = _report_run_on_dask(_trials(4), "dse")
     assert any("uniform random sample" in note for note in run.notes)
     left = [e for e in run.exclusions
-            if e["what"] == "draw" and e["step"] == "score distributions per benchmark"]
+            if e["unit"] == "draw" and e["step"] == "score distributions per benchmark"]
     assert len(left) == 6 and all("not in the uniform random sample" in e["reason"]
                                   for e in left)
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from benchverdict import Results
+from benchverdict.exclusions import EXCLUSION_COLUMNS
 from benchverdict.results import BLOCK_DROPPED, NO_INCUMBENT, RUN_LEFT_OUT
 
 
@@ -33,7 +34,9 @@ def test_complete_cases_by_default():
     assert p["B"] > p["A"] > p["C"]
     np.testing.assert_allclose(p.to_numpy(), [0.90, 0.95, 0.70])
     ex = blocks.exclusions
-    assert list(ex.columns) == ["block", "algorithm", "seed", "reason"]
+    assert list(ex.columns) == list(EXCLUSION_COLUMNS)
+    assert (ex["unit"] == "run").all() and (ex["step"] == "rank blocks").all()
+    assert set(ex["benchmark"]) == {"p"}
     assert sorted(zip(ex["algorithm"], ex["seed"])) == [("B", 2), ("C", 2)]
     assert ex["reason"].str.contains(RUN_LEFT_OUT, regex=False).all()
     assert (ex["reason"].str.contains("no result for A")).all()

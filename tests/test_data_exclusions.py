@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict import Results
+from benchverdict.exclusions import EXCLUSION_COLUMNS
 
 
 def test_a_row_with_two_problems_is_one_excluded_row():
@@ -21,15 +22,14 @@ def test_a_row_with_two_problems_is_one_excluded_row():
     res = Results.from_frame(df, algorithm="alg", seed="s", budget="t", score="y",
                              objective="maximize", on_invalid="drop")
     ex = res.exclusions
-    assert list(ex.columns) == ["unit", "row", "algorithm", "benchmark", "seed", "columns",
-                               "reasons"]
-    assert (ex["unit"] == "row").all()
+    assert list(ex.columns) == list(EXCLUSION_COLUMNS)
+    assert (ex["unit"] == "row").all() and (ex["analysis"] == "validation").all()
     assert len(ex) == 14 and ex["row"].is_unique and ex["row"].tolist() == list(range(14))
     assert len(res) + len(ex) == len(df)
     by_row = ex.set_index("row")
     assert by_row.loc[0, "columns"] == "y; t"
-    assert by_row.loc[0, "reasons"] == "missing score (NaN); missing budget (NaN)"
-    assert by_row.loc[12, "reasons"] == "missing algorithm; missing budget (NaN)"
+    assert by_row.loc[0, "reason"] == "missing score (NaN); missing budget (NaN)"
+    assert by_row.loc[12, "reason"] == "missing algorithm; missing budget (NaN)"
     description = res.describe()
     assert int(description.exclusions["rows"].sum()) == 14
     assert "Excluded in validation: 14 row(s)" in str(description)

@@ -96,7 +96,7 @@ def test_crashed_trials_are_exclusions(runs):
         crashed += len(full) - int(short["num_success"])
     assert crashed > 0  # P(x > 1.5) = 1/4 per trial: no crash in 48 trials has p < 1e-5
     assert len(res.exclusions) == crashed
-    assert res.exclusions["reasons"].str.startswith(
+    assert res.exclusions["reason"].str.startswith(
         "NePS trial state crashed: RuntimeError: diverged").all()
     assert len(res) + len(res.exclusions) == len(PROBLEMS) * len(OPTIMIZERS) * len(SEEDS) * (
         N_EVALUATIONS)

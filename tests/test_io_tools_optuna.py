@@ -128,7 +128,7 @@ def test_done_when_three_samplers_two_objectives_five_seeds_report(storage):
     assert (states == "PRUNED").sum() > 0 and (states == "FAIL").sum() > 0
     assert len(res) == (states == "COMPLETE").sum()
     assert len(res.exclusions) == (states != "COMPLETE").sum()
-    reasons = res.exclusions["reasons"]
+    reasons = res.exclusions["reason"]
     assert reasons.str.startswith("Optuna trial state PRUNED (stopped at step").sum() == (
         states == "PRUNED").sum()
     assert (reasons == "Optuna trial state FAIL").sum() == (states == "FAIL").sum()
@@ -346,5 +346,5 @@ def test_fail_value_nan_is_never_an_incumbent():
     t.set_user_attr("seed", 0)
     t.optimize(lambda tr: tr.suggest_float("x", 0, 1), n_trials=4)
     res = adapters.read_optuna([s, t])
-    assert len(res) == 7 and res.exclusions["reasons"].tolist() == ["Optuna trial state FAIL"]
+    assert len(res) == 7 and res.exclusions["reason"].tolist() == ["Optuna trial state FAIL"]
     assert np.isfinite(res.table["score"]).all()

@@ -103,7 +103,7 @@ def test_errored_trials_are_exclusions(experiments):
     errors = sum(len(g.errors) for g in grids.values())
     assert errors > 0  # P(x > 1.5) = 1/4 per trial; the seeds are fixed
     assert len(res.exclusions) == errors
-    assert res.exclusions["reasons"].str.startswith("Ray Tune trial state ERROR").all()
+    assert res.exclusions["reason"].str.startswith("Ray Tune trial state ERROR").all()
     # Their trial numbers still count: the budgets run 1..num_samples in every run.
     assert res.table["budget"].max() <= N_TRIALS
     assert len(res) + len(res.exclusions) == len(grids) * N_TRIALS

@@ -98,7 +98,7 @@ def test_amlb_old_file_needs_a_metric_column_and_records_failures():
     raw = pd.read_csv(OLD)
     failed = raw["result"].isna() & raw["info"].notna()
     assert failed.sum() == 11 and len(res) == len(raw) - 11
-    reasons = res.exclusions["reasons"]
+    reasons = res.exclusions["reason"]
     assert (reasons == "AMLB run failed: Error: attempt to get argmin of an empty sequence"
             ).sum() == 10
     assert sorted(res.exclusions["row"]) == sorted(raw.index[failed])

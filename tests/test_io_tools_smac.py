@@ -68,7 +68,7 @@ def test_reads_smac_runs_and_their_incumbents(smac_output):
             assert score == running[int(budget) - 1]
         assert rows["budget"].max() == len(trials)
     assert crashed > 0
-    assert (res.exclusions["reasons"] == "SMAC trial status CRASHED").sum() == crashed
+    assert (res.exclusions["reason"] == "SMAC trial status CRASHED").sum() == crashed
     comp = bv.compare(res, analyses=["ranks", "lmem"], progress=False)
     assert {r.name: r.status for r in comp.runs} == {"ranks": "ok", "lmem": "ok"}
 

@@ -106,7 +106,7 @@ def test_trials_without_results_are_exclusions(experiments):
     for exp in {p.parent for p in folders}:
         reported += pd.read_csv(exp / "results.csv.zip")["trial_id"].nunique()
     assert len(res.exclusions) == len(folders) - reported
-    assert res.exclusions["reasons"].str.startswith("Syne Tune trial reported no result").all()
+    assert res.exclusions["reason"].str.startswith("Syne Tune trial reported no result").all()
 
 
 def test_metric_choice_and_identity_errors(experiments):

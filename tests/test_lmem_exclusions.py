@@ -30,7 +30,7 @@ def test_invalid_rows_dropped_at_validation_are_counted_in_the_model_and_verdict
     res = Results.from_frame(runs, **ROLES, on_invalid="drop")
     m = fit(res, "score ~ algorithm + (1|benchmark)")
     assert m.n_excluded == {"excluded_rows": 3, "excluded_runs": 0}
-    assert list(m.exclusions["id"]) == ["3", "10", "11"]
+    assert list(m.exclusions["row"]) == [3, 10, 11]
     assert "Left out of this fit: 3 input rows (missing score" in m.summary()
     assert all(v.details["excluded_rows"] == 3 for v in m.verdicts())
     # lmem_verdicts fits the final incumbents (a plain frame) and still counts them.

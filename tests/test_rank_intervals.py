@@ -15,6 +15,7 @@ import pytest
 from scipy import special, stats
 
 from benchverdict import Results
+from benchverdict.exclusions import empty_exclusions
 from benchverdict.leaderboard import build_leaderboard, mean_rank_interval
 from benchverdict.leaderboard.board import MIN_BENCHMARKS, _adjusted_t
 from benchverdict.ranks import _stats
@@ -220,7 +221,7 @@ def test_cliffs_delta_interval_refuses_fewer_than_five_blocks_and_friedman_says_
     blocks = BlockMatrix(
         matrix=pd.DataFrame(x, columns=list("abc"), index=pd.Index(range(4), name="benchmark")),
         unit="benchmark", aggregate="mean", budget=None, objective="maximize",
-        exclusions=pd.DataFrame(columns=["block", "algorithm", "reason"]))
+        exclusions=empty_exclusions())
     res = friedman(blocks, n_resamples=100)
     assert res.pairwise["cliffs_delta_lower"].isna().all()
     assert any("at least 5 blocks" in note for note in res.notes)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from autorank import autorank as autorank_direct
 
+from benchverdict.exclusions import empty_exclusions
 from benchverdict.ranks import autorank
 from benchverdict.ranks._examples import small_runs
 from benchverdict.results import BlockMatrix
@@ -19,7 +20,7 @@ def block_matrix(x, objective="maximize", names=None):
     names = names or [f"alg{i}" for i in range(x.shape[1])]
     return BlockMatrix(
         matrix=pd.DataFrame(x, columns=names), unit="benchmark", aggregate="mean", budget=None,
-        objective=objective, exclusions=pd.DataFrame(columns=["block", "algorithm", "reason"]),
+        objective=objective, exclusions=empty_exclusions(),
     )
 
 

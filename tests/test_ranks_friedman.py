@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from benchverdict.exclusions import empty_exclusions
 from benchverdict.ranks import _stats, friedman
 from benchverdict.ranks._examples import small_runs
 from benchverdict.results import BlockMatrix, Results
@@ -23,7 +24,7 @@ def block_matrix(x, objective="maximize", names=None):
     return BlockMatrix(
         matrix=pd.DataFrame(x, columns=names, index=pd.Index(range(len(x)), name="benchmark")),
         unit="benchmark", aggregate="mean", budget=None, objective=objective,
-        exclusions=pd.DataFrame(columns=["block", "algorithm", "reason"]),
+        exclusions=empty_exclusions(),
     )
 
 

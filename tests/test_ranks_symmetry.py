@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchverdict.exclusions import empty_exclusions
 from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss
 from benchverdict.results import BlockMatrix, Results
 
@@ -29,7 +30,7 @@ def blocks_of(x: np.ndarray, names, objective="maximize", rows=None) -> BlockMat
                      name="benchmark")
     return BlockMatrix(pd.DataFrame(x, columns=list(names), index=index), "benchmark_seed",
                        None, None, objective,
-                       pd.DataFrame(columns=["block", "algorithm", "reason"]))
+                       empty_exclusions())
 
 
 def facts(verdicts, rename=None, keep_effect=True) -> set:

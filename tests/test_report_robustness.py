@@ -26,8 +26,11 @@ import pytest
 from benchverdict import analysis
 from benchverdict._plain_text import file_stem as figure_file_name
 from benchverdict._plain_text import plain_text
+from benchverdict.exclusions import exclusions_frame
+from benchverdict.lmem import runner as lmem_runner
 from benchverdict.methods import register_method
 from benchverdict.plotting import theme
+from benchverdict.ranks import runner as ranks_runner
 from benchverdict.ranks.runner import block_exclusions
 from benchverdict.report.figures import outcome_grid
 from benchverdict.report.latex import latex_escape
@@ -281,7 +284,7 @@ def test_a_budget_before_every_observation_is_reported_not_raised():
     assert status["lmem"][0] == "not applicable" and "no run" in status["lmem"][1]
     assert status["ranks"][0] == "not applicable" and "no run" in status["ranks"][1]
     assert not comp.errors
-    assert (comp.exclusions["what"] == "run").sum() == 2 * 2 * 2 * 2  # both analyses
+    assert (comp.exclusions["unit"] == "run").sum() == 2 * 2 * 2 * 2  # both analyses
 
 
 # ----------------------------------------------------------------------------- 4. isolation
@@ -295,12 +298,12 @@ def small_trials():
 def test_a_failing_lmem_sanity_check_keeps_the_lmem_analysis(monkeypatch, small_trials,
                                                              tmp_path):
     """Issue 10: an exception in _lmem_sanity lost the whole LMEM section."""
-    from benchverdict import lmem
 
     def broken(*args, **kwargs):
         raise ValueError("the larger model has a lower log-likelihood (-27.220408 < -27.22)")
 
-    monkeypatch.setattr(lmem, "sanity_checks", broken)
+    # The LMEM family's runner calls it from its module (benchverdict.lmem.runner).
+    monkeypatch.setattr(lmem_runner, "sanity_checks", broken)
     comp = compare(small_trials, analyses=["lmem"], progress=False)
     run = comp.runs[0]
     assert run.status == "ok" and run.verdicts and "pairwise contrasts (Tukey)" in run.tables
@@ -326,7 +329,7 @@ def test_a_sanity_check_that_records_its_own_failure_is_shown_as_failed(monkeypa
         assert failed.failed
         return dataclasses.replace(report, checks=(failed, *report.checks[1:]))
 
-    monkeypatch.setattr(lmem, "sanity_checks", partly_failed)
+    monkeypatch.setattr(lmem_runner, "sanity_checks", partly_failed)
     comp = compare(small_trials, analyses=["lmem"], progress=False)
     run = comp.runs[0]
     assert run.status == "ok" and run.verdicts
@@ -338,13 +341,12 @@ def test_a_sanity_check_that_records_its_own_failure_is_shown_as_failed(monkeypa
 
 
 def test_each_ranks_step_fails_alone(monkeypatch, small_trials):
-    from benchverdict import ranks
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
     for name in ("autorank", "anytime_ranks", "win_tie_loss"):
-        monkeypatch.setattr(ranks, name, boom)
+        monkeypatch.setattr(ranks_runner, name, boom)
     comp = compare(small_trials, analyses=["ranks"], progress=False)
     run = comp.runs[0]
     assert run.status == "ok"
@@ -366,7 +368,7 @@ def test_a_failing_per_level_fit_or_figure_keeps_the_rest(monkeypatch, small_tri
             raise np.linalg.LinAlgError("SVD did not converge")
         return real_fit(data, formula, *args, **kwargs)
 
-    monkeypatch.setattr(lmem, "fit", fit)
+    monkeypatch.setattr(lmem_runner, "fit", fit)
 
     def plot(self, *args, **kwargs):
         raise RuntimeError("no figure today")
@@ -415,7 +417,7 @@ def test_runs_without_an_incumbent_are_counted_and_named(tmp_path):
     ex = comp.exclusions
     assert list(ex.columns) == list(EXCLUSION_COLUMNS)
     for name in ("lmem", "ranks"):
-        runs = ex[(ex["analysis"] == name) & (ex["what"] == "run")]
+        runs = ex[(ex["analysis"] == name) & (ex["unit"] == "run")]
         assert sorted(runs["seed"]) == [0, 1]
         assert set(runs["algorithm"]) == {"B"} and set(runs["benchmark"]) == {"p"}
         assert runs["reason"].str.contains("budget 2").all()
@@ -453,7 +455,7 @@ def test_validation_and_tuning_exclusions_are_listed(monkeypatch):
     ex = comp.exclusions
     validation = ex[ex["analysis"] == "validation"]
     assert sorted(validation["row"].unique()) == [0, 5]
-    cells = ex[(ex["analysis"] == "tuning") & (ex["what"] == "cell")]
+    cells = ex[(ex["analysis"] == "tuning") & (ex["unit"] == "cell")]
     assert sorted(cells["benchmark"]) == ["p", "q"] and set(cells["algorithm"]) == {"B"}
     assert (cells["reason"] == "too few distinct scores").all()
 
@@ -461,11 +463,12 @@ def test_validation_and_tuning_exclusions_are_listed(monkeypatch):
 @pytest.mark.parametrize("layout", ["block", "seed"])
 def test_block_exclusions_whole_blocks_and_seeds(layout):
     if layout == "block":
-        ex = pd.DataFrame({"block": ["p", "p"], "algorithm": ["A", "B"], "seed": [None, None],
-                           "reason": ["missing cell", "missing cell"]})
+        ex = exclusions_frame([{"algorithm": a} for a in ("A", "B")], step="rank blocks",
+                              unit="cell", benchmark="p", reason="missing cell")
     else:
-        ex = pd.DataFrame({"block": ["p", "p"], "algorithm": ["A", "B"], "seed": [3, 3],
-                           "reason": ["seed 3 missing for A: dropped", "seed 3 dropped"]})
+        ex = exclusions_frame([{"algorithm": "A", "reason": "seed 3 missing for A: dropped"},
+                               {"algorithm": "B", "reason": "seed 3 dropped"}],
+                              step="rank blocks", unit="run", benchmark="p", seed=3)
     what, frame = block_exclusions(SimpleNamespace(unit="benchmark", exclusions=ex))
     assert what == ("benchmark" if layout == "block" else "seed")
     assert frame["benchmark"].tolist() == ["p", "p"]
@@ -600,6 +603,8 @@ def test_documents_show_at_most_max_rows_and_json_keeps_all(monkeypatch, tmp_pat
             for b in results.algorithms[i + 1:]:
                 run.verdicts.append(Verdict(a, b, "inconclusive", "ranks.fake", Scope(),
                                             Evidence("p_value", 0.5, 0.05), "maximize", "x"))
+        # A family's advice comes with its run (the rank tests' own guide).
+        run.guide = ranks_runner.RankUnitsGuide(results)
         return run
 
     res = as_results(trials_frame(names, ["p", "q"], seeds=2, trials=2))
@@ -628,4 +633,8 @@ def test_validation_exclusions_keep_their_reasons_in_the_report():
     comp = compare(res, analyses=["ranks"], progress=False)
     rows = comp.exclusions[comp.exclusions["analysis"] == "validation"]
     assert len(rows) == 2
-    assert all(r.startswith("acc: ") and len(r) > len("acc: ") for r in rows["reason"])
+    # The column at fault is the record's own field (it was a prefix of the reason).
+    assert (rows["columns"] == "acc").all() and all(rows["reason"].str.len() > 0)
+    summary = comp.exclusion_summary
+    assert summary.loc[summary["analysis"] == "validation", "reason"].str.startswith(
+        "acc: ").all()

@@ -132,7 +132,7 @@ def test_missing_ids_are_droppable():
     df.loc[0, "alg"] = None
     res = build(df, on_invalid="drop")
     assert res.exclusions["row"].tolist() == [0]
-    assert "missing algorithm" in res.exclusions["reasons"].iloc[0]
+    assert "missing algorithm" in res.exclusions["reason"].iloc[0]
 
 
 def test_drop_records_every_row_and_reason():
@@ -143,7 +143,7 @@ def test_drop_records_every_row_and_reason():
     dup = df.iloc[[10]]
     df = pd.concat([df, dup], ignore_index=True)
     res = build(df, on_invalid="drop")
-    excluded = res.exclusions.set_index("row")["reasons"]
+    excluded = res.exclusions.set_index("row")["reason"]
     assert excluded[1].startswith("missing score")
     assert excluded[2].startswith("infinite budget")
     assert excluded[10].startswith("duplicated key") and excluded[len(df) - 1].startswith(
@@ -256,7 +256,7 @@ def test_at_budget_runs_carries_incumbent_forward_and_reports_missing_runs():
     assert set(at.table["budget"]) == {2.6}
     runs = at.exclusions[at.exclusions["unit"] == "run"]
     assert runs[["algorithm", "benchmark", "seed"]].values.tolist() == [["b", "all", 1]]
-    assert runs["reasons"].tolist() == ["no observation at or below budget 2.6"]
+    assert runs["reason"].tolist() == ["no observation at or below budget 2.6"]
     assert "1 run(s) left out" in at.rows_used()
     assert res.final().table["score"].tolist() == [0.5, 0.2, 0.4]
     assert res.final().exclusions.empty
@@ -325,7 +325,8 @@ def test_blocks_units_and_missing_cells():
     dropped = holey.blocks(missing="drop")
     assert list(dropped.matrix.index) == ["p"]
     assert dropped.exclusions.to_dict("records") == [
-        {"block": "q", "algorithm": "b", "seed": None,
+        {"analysis": None, "step": "rank blocks", "unit": "cell", "algorithm": "b",
+         "benchmark": "q", "seed": None, "budget": None, "row": None, "columns": None,
          "reason": "no run on this benchmark: block dropped"}]
     assert dropped.dropped_blocks == ["q"] and "1 block(s) dropped" in dropped.describe_unit()
 

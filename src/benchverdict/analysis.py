@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem, plain_text
+from benchverdict.exclusions import EXCLUSION_COLUMNS, Exclusion
 from benchverdict.families import BUILTIN_FAMILIES, get_family
 from benchverdict.results import NO_INCUMBENT, Results
 from benchverdict.verdict import Scope, Verdict
@@ -325,8 +326,10 @@ class AnalysisRun:
         """Record what sub-step ``step`` left out: one record per run, seed, cell or row.
 
         ``records`` is a DataFrame or an iterable of mappings with any of the
-        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); ``reason``
-        fills records without one. Returns the number of records added.
+        columns of :data:`EXCLUSION_COLUMNS` (others are ignored); each
+        becomes an :class:`~benchverdict.exclusions.Exclusion` of this
+        analysis, sub-step ``step`` and unit ``what``. ``reason`` fills
+        records without one. Returns the number of records added.
 
         Examples
         --------
@@ -334,36 +337,21 @@ class AnalysisRun:
         >>> run.exclude("incumbents at budget 2", "run",
         ...             [{"algorithm": "a", "benchmark": "p", "seed": 0}], "no trial yet")
         1
-        >>> run.exclusions[0]["analysis"], run.exclusions[0]["reason"]
-        ('lmem', 'no trial yet')
+        >>> run.exclusions[0]["analysis"], run.exclusions[0]["unit"], run.exclusions[0]["reason"]
+        ('lmem', 'run', 'no trial yet')
         """
         if isinstance(records, pd.DataFrame):
             records = records.to_dict("records")
-        n = 0
-        for record in records:
-            row = {"analysis": self.name, "step": step, "what": what}
-            for key in EXCLUSION_COLUMNS[3:]:
-                value = record.get(key)
-                row[key] = None if _missing(value) else value
-            if row["reason"] is None:
-                row["reason"] = reason or ""
-            self.exclusions.append(row)
-            n += 1
-        return n
-
-
-#: Columns of the report's exclusion records (``Comparison.exclusions``).
-EXCLUSION_COLUMNS = ("analysis", "step", "what", "algorithm", "benchmark", "seed", "budget",
-                     "row", "reason")
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
+        # Who left it out and what it is are the caller's to say, whatever a record holds.
+        located = [c for c in EXCLUSION_COLUMNS if c not in ("analysis", "step", "unit")]
+        added = [
+            Exclusion.from_mapping({k: record[k] for k in located if k in record},
+                                   analysis=self.name, step=step, unit=what,
+                                   reason=reason or "").as_dict()
+            for record in records
+        ]
+        self.exclusions += added
+        return len(added)
 
 
 #: ``runner(results, options) -> AnalysisRun``: each family's runner (see
@@ -570,7 +558,7 @@ def view_left_out(view: Results) -> pd.DataFrame:
     ex = view.exclusions
     runs = ex[ex["unit"] == "run"]
     return pd.DataFrame({"algorithm": runs["algorithm"], "benchmark": runs["benchmark"],
-                         "seed": runs["seed"], "reason": runs["reasons"]})
+                         "seed": runs["seed"], "reason": runs["reason"]})
 
 
 

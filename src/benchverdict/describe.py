@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict.exclusions import empty_exclusions, rows_by_reason
+
 #: At most this many missing (algorithm, benchmark, seed) cells are listed.
 MAX_LISTED_MISSING = 1000
 #: Cross products larger than this are not enumerated cell by cell.
@@ -44,9 +46,12 @@ class Description:
         Per metafeature: dtype, distinct values, missing values, and whether
         it is constant within each benchmark.
     exclusions : pandas.DataFrame
-        Rows dropped in validation, counted by column and reason: ``rows``
-        adds up to the number of rows dropped (a row with two problems is
-        counted once, under both reasons joined by ``"; "``).
+        Rows dropped in validation, counted by column and reason (columns
+        :data:`~benchverdict.exclusions.ROWS_BY_REASON`, a summary view of
+        ``Results.exclusions`` made by
+        :func:`~benchverdict.exclusions.rows_by_reason`): ``rows`` adds up to
+        the number of rows dropped (a row with two problems is counted once,
+        under both reasons joined by ``"; "``).
     objective, kind, kind_reason, n_rows : str, str, str, int
     paired : bool
         Whether algorithms share seed labels within a benchmark (a paired
@@ -177,7 +182,7 @@ def describe_results(
     (0, 16)
     """
     if exclusions is None:
-        exclusions = pd.DataFrame(columns=["unit", "row", "columns", "reasons"])
+        exclusions = empty_exclusions()
     has_budget = "budget" in frame.columns
     f = frame
     alg = f["algorithm"].cat
@@ -308,22 +313,14 @@ def describe_results(
         columns=["metafeature", "dtype", "distinct", "missing", "constant_within_benchmark"],
     ).set_index("metafeature")
 
-    excl = exclusions
-    runs_left_out = excl[excl["unit"] == "run"] if "unit" in excl.columns else excl.iloc[:0]
+    runs_left_out = exclusions[exclusions["unit"] == "run"]
     if len(runs_left_out):
         warnings.append(
             f"{len(runs_left_out):,} run(s) have no incumbent in this view and are left out "
-            f"({runs_left_out['reasons'].iloc[0]}, ...); they are listed in the exclusions "
+            f"({runs_left_out['reason'].iloc[0]}, ...); they are listed in the exclusions "
             f"(unit 'run').")
-    excl = excl[excl["unit"] == "row"] if "unit" in excl.columns else excl
-    if len(excl):
-        # One record per excluded row, so the counts add up to the rows dropped.
-        exclusions = (
-            excl.groupby(["columns", "reasons"], sort=True).size().rename("rows").reset_index()
-            .rename(columns={"columns": "column", "reasons": "reason"})
-        )
-    else:
-        exclusions = pd.DataFrame(columns=["column", "reason", "rows"])
+    # One record per excluded row, so the counts add up to the rows dropped.
+    exclusions = rows_by_reason(exclusions)
     return Description(
         counts=counts,
         balance=balance,

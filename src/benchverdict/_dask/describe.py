@@ -20,6 +20,7 @@ from benchverdict.describe import (
     _missing_cells_warning,
     balanced_check,
 )
+from benchverdict.exclusions import rows_by_reason
 
 
 def describe_partitioned(
@@ -52,7 +53,9 @@ def describe_partitioned(
     n_rows : int
         The number of rows.
     exclusions : pandas.DataFrame
-        The rows dropped in validation.
+        The rows dropped in validation (``Results.exclusions``; the
+        description counts them with
+        :func:`~benchverdict.exclusions.rows_by_reason`).
     budget_pairs : pandas.DataFrame, optional
         The distinct (``a`` algorithm code, ``budget``) pairs; ``None``
         without a budget column.
@@ -63,13 +66,14 @@ def describe_partitioned(
     Examples
     --------
     >>> import pandas as pd
+    >>> from benchverdict.exclusions import empty_exclusions
     >>> cats = {r: pd.Index(v) for r, v in
     ...         (("algorithm", ["a", "b"]), ("benchmark", ["p"]), ("seed", [0]))}
     >>> d = describe_partitioned(
     ...     categories=cats, summary=pd.DataFrame({"run": [0, 1], "n": [3, 3]}),
     ...     roles={"algorithm": "alg", "seed": "seed", "score": "y"}, objective="maximize",
     ...     kind="runs", kind_reason="given", n_rows=6,
-    ...     exclusions=pd.DataFrame(columns=["columns", "reasons"]))
+    ...     exclusions=empty_exclusions())
     >>> d.balanced, d.n_rows
     (True, 6)
     """
@@ -157,13 +161,7 @@ def describe_partitioned(
         meta_rows,
         columns=["metafeature", "dtype", "distinct", "missing", "constant_within_benchmark"],
     ).set_index("metafeature")
-    excl = exclusions
-    if len(excl):
-        excluded = (
-            excl.groupby(["columns", "reasons"], sort=True).size().rename("rows").reset_index()
-            .rename(columns={"columns": "column", "reasons": "reason"}))
-    else:
-        excluded = pd.DataFrame(columns=["column", "reason", "rows"])
+    excluded = rows_by_reason(exclusions)
     return Description(
         counts=counts, balance=balance, missing_cells=missing_cells,
         n_missing_cells=int(n_missing), budgets=budgets, metafeatures=metafeatures,

@@ -32,8 +32,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchverdict.exclusions import concat_exclusions
 from benchverdict.io import _plain_integers
-from benchverdict.results import Objective, Results
+from benchverdict.results import Objective, Results, exclusions_table
 
 OnInvalid = Literal["raise", "drop"]
 ROLES = ("algorithm", "benchmark", "seed")
@@ -281,7 +282,7 @@ def trials_to_results(
     records = pd.DataFrame({
         "row": excluded["label"].to_numpy(dtype=object),
         "columns": "state",
-        "reasons": excluded["state"].map(lambda s: f"{tool} trial state {s}").to_numpy(
+        "reason": excluded["state"].map(lambda s: f"{tool} trial state {s}").to_numpy(
             dtype=object),
     })
     return with_exclusions(results, records, kind_reason=kind_reason)
@@ -289,19 +290,21 @@ def trials_to_results(
 
 def with_exclusions(results: Results, records: pd.DataFrame, *,
                     kind_reason: str | None = None) -> Results:
-    """``results`` with more exclusion records (``row, columns, reasons``).
+    """``results`` with more exclusion records: input rows the tool did not finish.
+
+    ``records`` has some of the columns of
+    :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS` (an adapter gives
+    ``row``, ``columns`` and ``reason``); they are rows dropped when the data
+    were read (``unit`` ``"row"``, ``analysis`` ``"validation"``).
 
     Examples
     --------
     >>> from benchverdict.results import _example_small
-    >>> extra = pd.DataFrame({"row": ["t7"], "columns": ["state"], "reasons": ["failed"]})
+    >>> extra = pd.DataFrame({"row": ["t7"], "columns": ["state"], "reason": ["failed"]})
     >>> len(with_exclusions(_example_small(), extra).exclusions)
     1
     """
-    exclusions = results.exclusions
-    if len(records):
-        parts = [p for p in (exclusions, records[["row", "columns", "reasons"]]) if len(p)]
-        exclusions = pd.concat(parts, ignore_index=True).astype(object)
+    exclusions = concat_exclusions([results.exclusions, exclusions_table(records)])
     return Results(
         results._frame,
         objective=results.objective,

@@ -48,6 +48,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchverdict.exclusions import concat_exclusions
 from benchverdict.io import read_frame
 from benchverdict.io.neps_runs import read_neps
 from benchverdict.io.optuna_studies import read_optuna
@@ -55,7 +56,7 @@ from benchverdict.io.ray_tune_runs import read_ray_tune
 from benchverdict.io.score_tables import read_amlb, read_rliable
 from benchverdict.io.smac_runs import read_smac
 from benchverdict.io.syne_tune_runs import read_syne_tune
-from benchverdict.results import Objective, Results
+from benchverdict.results import Objective, Results, exclusions_table
 
 OnInvalid = Literal["raise", "drop"]
 HYPERPARAMETERS_DEBERTA = (
@@ -539,8 +540,8 @@ def _with_filtered(results: Results, rows: pd.Index, column: str, reason: str) -
     if len(rows) == 0:
         return results
     extra = pd.DataFrame({"row": list(rows), "columns": column,
-                          "reasons": f"filtered: {reason}"})
-    exclusions = pd.concat([results.exclusions, extra], ignore_index=True)
+                          "reason": f"filtered: {reason}"})
+    exclusions = concat_exclusions([results.exclusions, exclusions_table(extra)])
     return Results(
         results._frame,
         objective=results.objective,

@@ -239,12 +239,12 @@ def read_amlb(
     )
     records = pd.DataFrame({
         "row": list(frame.index[failed]), "columns": "info",
-        "reasons": [f"AMLB run failed: {m}" for m in info[failed].astype(str)],
+        "reason": [f"AMLB run failed: {m}" for m in info[failed].astype(str)],
     })
     if len(filtered):
         records = pd.concat([records, pd.DataFrame({
             "row": list(filtered), "columns": "constraint",
-            "reasons": f"filtered: constraint != {constraint!r}"})], ignore_index=True)
+            "reason": f"filtered: constraint != {constraint!r}"})], ignore_index=True)
     return with_exclusions(results, records)
 
 

@@ -162,7 +162,7 @@ def read_smac(
         budget="trials", score="cost", objective="minimize", on_invalid=on_invalid,
         min_algorithms=min_algorithms, kind="runs",
     )
-    records = pd.DataFrame(excluded, columns=["row", "columns", "reasons"])
+    records = pd.DataFrame(excluded, columns=["row", "columns", "reason"])
     return with_exclusions(results, records, kind_reason=(
         "SMAC3 runs: each row is the incumbent cost SMAC recorded in its trajectory, after "
         "`trials` trials"))

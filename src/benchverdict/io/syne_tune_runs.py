@@ -187,7 +187,7 @@ def read_syne_tune(
         min_algorithms=min_algorithms,
         kind="runs",
     )
-    records = pd.DataFrame(excluded, columns=["row", "columns", "reasons"])
+    records = pd.DataFrame(excluded, columns=["row", "columns", "reason"])
     return with_exclusions(res, records, kind_reason=(
         f"Syne Tune experiments: each row is the best {metric_name!r} reported so far after "
         f"`st_tuner_time` seconds (Syne Tune's best-result-over-time curve)"))

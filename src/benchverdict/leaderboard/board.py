@@ -680,7 +680,7 @@ def family_names(text: object) -> list[str]:
 
 def exclusion_note(exclusions: pd.DataFrame, what: str) -> str:
     """One sentence: how many rows of ``what`` were excluded when read, and the top reasons."""
-    reasons = exclusions["reasons"].astype(str).value_counts()
+    reasons = exclusions["reason"].astype(str).value_counts()
     shown = "; ".join(f"{n} x {why}" for why, n in reasons.head(3).items())
     return (f"{len(exclusions)} row(s) of {what} were excluded when read ({shown}"
             f"{'; ...' if len(reasons) > 3 else ''}).")

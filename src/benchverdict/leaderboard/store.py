@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchverdict.exclusions import concat_exclusions
 from benchverdict.families import leaderboard_families
 from benchverdict.leaderboard.board import (
     Leaderboard,
@@ -217,7 +218,7 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
         combined._frame, objective=combined.objective, kind=combined.kind,
         kind_reason=combined.kind_reason, roles=combined.roles,
         metafeatures=combined.metafeatures,
-        exclusions=pd.concat([combined.exclusions, *excluded], ignore_index=True))
+        exclusions=concat_exclusions([combined.exclusions, *excluded]))
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -20,15 +20,21 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from benchverdict.exclusions import concat_exclusions, empty_exclusions
+
 if TYPE_CHECKING:
     from benchverdict.results import Results
 
-COLUMNS = ["unit", "id", "reason"]
-
 
 def empty() -> pd.DataFrame:
-    """An exclusions table with no records."""
-    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
+    """An exclusions table with no records (:func:`benchverdict.exclusions.empty_exclusions`).
+
+    Examples
+    --------
+    >>> empty().empty
+    True
+    """
+    return empty_exclusions()
 
 
 def exclusions_of(results: Results | pd.DataFrame | None) -> pd.DataFrame:
@@ -44,9 +50,11 @@ def exclusions_of(results: Results | pd.DataFrame | None) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``unit`` (``"row"`` or ``"run"``), ``id`` (the input row, or
-        ``"algorithm / benchmark / seed"``) and ``reason``; one record per
-        excluded row or run.
+        The records, columns
+        :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS`: ``unit``
+        ``"row"`` (with its ``row`` label) or ``"run"`` (with its
+        ``algorithm``, ``benchmark`` and ``seed``), and the ``reason``; one
+        record per excluded row or run.
 
     Examples
     --------
@@ -56,19 +64,14 @@ def exclusions_of(results: Results | pd.DataFrame | None) -> pd.DataFrame:
     ...                    "t": [1, 2, 2, 3], "y": [0.1, 0.2, 0.3, 0.4]})
     >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
     ...                          objective="maximize", kind="runs")
-    >>> exclusions_of(res.at_budget(1)).to_dict("records")
-    [{'unit': 'run', 'id': 'b / all / 0', 'reason': 'no observation at or below budget 1'}]
+    >>> exclusions_of(res.at_budget(1))[["unit", "algorithm", "seed", "reason"]].values.tolist()
+    [['run', 'b', 0, 'no observation at or below budget 1']]
     """
     table = getattr(results, "exclusions", None)
     if not isinstance(table, pd.DataFrame) or table.empty:
         return empty()
-    records = []
-    for r in table.to_dict("records"):
-        run = r["unit"] == "run"
-        key = (" / ".join(str(r[k]) for k in ("algorithm", "benchmark", "seed"))
-               if run else str(r["row"]))
-        records.append({"unit": "run" if run else "row", "id": key, "reason": str(r["reasons"])})
-    return pd.DataFrame(records, columns=COLUMNS)
+    # A fresh table: the model keeps it, the Results keeps its own.
+    return concat_exclusions([table])
 
 
 def counts(exclusions: pd.DataFrame) -> dict[str, int]:
@@ -88,9 +91,11 @@ def describe(exclusions: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> describe(pd.DataFrame({"unit": ["row", "run"], "id": ["4", "A / b / 1"],
-    ...                        "reason": ["score: not a number", "no incumbent"]}))
+    >>> from benchverdict.exclusions import exclusions_frame
+    >>> describe(exclusions_frame([
+    ...     {"unit": "row", "row": 4, "reason": "score: not a number"},
+    ...     {"unit": "run", "algorithm": "A", "benchmark": "b", "seed": 1,
+    ...      "reason": "no incumbent"}]))
     'Left out of this fit: 1 input row (score: not a number); 1 run (no incumbent).'
     """
     if not len(exclusions):

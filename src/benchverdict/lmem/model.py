@@ -123,7 +123,8 @@ class MixedModel:
         errors 0), so a nonzero contrast is significant with p = 0 and a zero
         one has p = 1.
     exclusions : pandas.DataFrame
-        Input rows and runs left out of the fit (``unit, id, reason``; see
+        Input rows and runs left out of the fit (columns
+        :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS`; see
         :mod:`benchverdict.lmem.exclusions`); the verdicts repeat the counts.
 
     Notes

@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
+from benchverdict.exclusions import exclusions_frame
 from benchverdict.plotting import (
     SINGLE_COLUMN,
     algorithm_styles,
@@ -72,8 +73,13 @@ class AnytimeRanks(ResultText):
         summaries.
     algorithms : list of str
     exclusions : pandas.DataFrame
-        ``budget, benchmark, algorithm, reason`` for every benchmark left
-        out at a budget (an algorithm had no run with an incumbent there).
+        What was left out at each budget, with the columns of
+        :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS` (``analysis``
+        ``"ranks"``, ``step`` ``"anytime ranks"``): ``unit`` ``"cell"`` for
+        a benchmark left out because an algorithm had no run with an
+        incumbent there (``rank_by="seed_mean"``), ``"block"`` for a
+        benchmark x seed run instance left out (``rank_by="seed"``; its
+        ``algorithm`` lists those without an incumbent).
     confidence : float
     unit : str
     objective : str
@@ -281,7 +287,7 @@ def anytime_ranks(
             complete = (counts > 0).all(axis=0)
             for j in np.flatnonzero(~complete):
                 for i in np.flatnonzero(counts[:, j] == 0):
-                    excluded.append({"budget": b, "benchmark": benchmarks[j],
+                    excluded.append({"unit": "cell", "budget": b, "benchmark": benchmarks[j],
                                      "algorithm": algorithms[i],
                                      "reason": "no incumbent at this budget: benchmark left out"})
             if not complete.any():
@@ -308,8 +314,7 @@ def anytime_ranks(
     unit = f"{len(benchmarks)} benchmarks x {len(seeds)} seeds ({how}; bands: bootstrap over seeds)"
     table.attrs["unit"] = unit
     return AnytimeRanks(table, boot_store, algorithms,
-                        pd.DataFrame(excluded, columns=["budget", "benchmark", "algorithm",
-                                                        "reason"]),
+                        exclusions_frame(excluded, analysis="ranks", step="anytime ranks"),
                         confidence, unit, results.objective)
 
 
@@ -322,8 +327,8 @@ def _per_seed(cube: np.ndarray, budget: float, benchmarks: list[str], seeds: lis
     partial = present.any(axis=0) & ~complete
     for j, s_ in zip(*np.nonzero(partial)):
         missing = [algorithms[i] for i in np.flatnonzero(~present[:, j, s_])]
-        excluded.append({"budget": budget, "benchmark": benchmarks[j],
-                         "algorithm": ", ".join(missing),
+        excluded.append({"unit": "block", "budget": budget, "benchmark": benchmarks[j],
+                         "seed": seeds[s_], "algorithm": ", ".join(missing),
                          "reason": f"seed {seeds[s_]}: run instance left out"})
     if not complete.any():
         return None, None, 0

@@ -43,10 +43,11 @@ ANYTIME_BOOTSTRAP = 100
 def block_exclusions(blocks: BlockMatrix) -> tuple[str, pd.DataFrame]:
     """What a block matrix left out, as exclusion records, and what kind of thing it is.
 
-    ``BlockMatrix.exclusions`` (``block, algorithm, seed, reason``) lists
-    missing cells whose whole block was dropped (``seed`` empty) and, when
-    seeds are dropped to keep a block's cells complete, one record per seed.
-    With ``unit="benchmark_seed"`` a block is a ``(benchmark, seed)`` pair.
+    ``BlockMatrix.exclusions`` (the one exclusion column set, a block named
+    by its ``benchmark`` and, with ``unit="benchmark_seed"``, its ``seed``)
+    lists missing cells whose whole block was dropped (``seed`` empty) and,
+    when seeds are dropped to keep a block's cells complete, one record per
+    seed.
 
     Examples
     --------
@@ -60,22 +61,12 @@ def block_exclusions(blocks: BlockMatrix) -> tuple[str, pd.DataFrame]:
     if not len(ex):
         return "benchmark", pd.DataFrame(columns=columns)
     per_seed = bool(ex["seed"].notna().any())
-    pairs = [block if isinstance(block, tuple) else (block, seed)
-             for block, seed in zip(ex["block"], ex["seed"])]
-    out = pd.DataFrame({
-        "algorithm": ex["algorithm"],
-        "benchmark": [b for b, _ in pairs],
-        "seed": [s for _, s in pairs],
-        "reason": ex["reason"],
-    }, columns=columns)
+    out = ex[columns].copy()
     if not per_seed and blocks.unit == "benchmark":
         out["reason"] = [
             f"{alg} has no result here ({why}): the whole benchmark is left out of the rank "
             f"tests" for alg, why in zip(out["algorithm"], out["reason"])]
     return ("seed" if per_seed else "benchmark"), out
-
-
-# ----------------------------------------------------------------------------- ranks
 
 
 def run_ranks(results: Results, options: Options) -> AnalysisRun:

@@ -28,6 +28,7 @@ from scipy import special, stats
 from benchverdict._bulk import paused_gc
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
+from benchverdict.exclusions import concat_exclusions, empty_exclusions
 from benchverdict.plotting import new_axes, theme
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import compare_samples
@@ -68,8 +69,10 @@ class WinTieLossResult(ResultText):
     confidence : float
     excluded : pandas.DataFrame
         Runs left out because they have no incumbent at ``budget`` (they
-        started later): ``algorithm, benchmark, seed, reason``. Their cells
-        are tested on the remaining seeds (``n_a``, ``n_b``).
+        started later): ``unit`` ``"run"`` records with the columns of
+        :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS` (``algorithm``,
+        ``benchmark``, ``seed``, ``budget``, ``reason``). Their cells are
+        tested on the remaining seeds (``n_a``, ``n_b``).
     """
 
     per_benchmark: pd.DataFrame
@@ -80,9 +83,7 @@ class WinTieLossResult(ResultText):
     objective: str
     budget: float | None
     confidence: float
-    excluded: pd.DataFrame = field(
-        default_factory=lambda: pd.DataFrame(columns=["algorithm", "benchmark", "seed",
-                                                      "reason"]))
+    excluded: pd.DataFrame = field(default_factory=empty_exclusions)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -235,9 +236,7 @@ def win_tie_loss(
             f"results to complete benchmarks."
         )
     late = view.exclusions[view.exclusions["unit"] == "run"]
-    excluded = pd.DataFrame({"algorithm": late["algorithm"], "benchmark": late["benchmark"],
-                             "seed": late["seed"], "reason": late["reasons"]}).reset_index(
-                                 drop=True)
+    excluded = concat_exclusions([late.assign(analysis="ranks", step="win/tie/loss")])
     k, m = len(algorithms), len(benchmarks)
     first, second = np.triu_indices(k, 1)
     n_pairs = first.size

@@ -32,14 +32,22 @@ import pandas as pd
 from benchverdict._plain_text import file_stem
 from benchverdict.analysis import (
     ANALYSES,
-    EXCLUSION_COLUMNS,
     AnalysisRun,
     Options,
     ReportFigure,
     Runner,
-    _missing,
     final_trials,
     listening_to_steps,
+)
+
+# EXCLUSION_COLUMNS was importable from here (the report's own column set); it is the
+# one column set now, re-exported under its name.
+from benchverdict.exclusions import EXCLUSION_COLUMNS as EXCLUSION_COLUMNS
+from benchverdict.exclusions import (
+    concat_exclusions,
+    exclusions_frame,
+    exclusions_table,
+    summarise_steps,
 )
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
@@ -243,27 +251,18 @@ class Comparison:
         """Every row, run, seed, cell or block an analysis (or validation) left out.
 
         One record per excluded thing, columns :data:`EXCLUSION_COLUMNS`:
-        ``analysis`` (``"validation"`` for rows dropped when the data were
-        read), ``step``, ``what`` (row, run, seed, benchmark, cell, ...),
-        ``algorithm``, ``benchmark``, ``seed``, ``budget``, ``row`` and
-        ``reason``. :attr:`exclusion_summary` counts them.
+        ``analysis`` (``"validation"`` for what the data given left out:
+        rows dropped when they were read, runs a view has no incumbent
+        for), ``step``, ``unit`` (row, run, seed, benchmark, cell, ...),
+        ``algorithm``, ``benchmark``, ``seed``, ``budget``, ``row``,
+        ``columns`` (the input columns at fault, for rows) and ``reason``.
+        :attr:`exclusion_summary` counts them.
         """
-        records = []
-        for r in self.validation_exclusions.to_dict("records"):
-            # Results.exclusions records hold "columns" and "reasons" (all of a row's
-            # problems, joined by "; "); older tables had the singular names.
-            column = r.get("columns", r.get("column"))
-            reason = r.get("reasons", r.get("reason"))
-            reason = "" if _missing(reason) else str(reason)
-            records.append({
-                "analysis": "validation", "step": "validation", "what": "row",
-                "row": r.get("row"),
-                "reason": f"{column}: {reason}" if not _missing(column) else reason,
-            })
-        for run in self.runs:
-            records += run.exclusions
-        frame = pd.DataFrame(records, columns=list(EXCLUSION_COLUMNS))
-        return frame.astype(object).where(frame.notna(), None)
+        given = self.validation_exclusions
+        if len(given):
+            given = exclusions_table(given, analysis="validation", step="validation")
+        return concat_exclusions([given, exclusions_frame(
+            [record for run in self.runs for record in run.exclusions])])
 
     @property
     def exclusion_summary(self) -> pd.DataFrame:
@@ -623,41 +622,19 @@ def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, flo
 def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:
     """Count exclusion records per analysis, step and kind, with examples and the main reason.
 
+    The summary view :func:`benchverdict.exclusions.summarise_steps` of
+    :attr:`Comparison.exclusions` (``what`` is the records' ``unit``).
+
     Examples
     --------
     >>> import pandas as pd
-    >>> ex = pd.DataFrame([{"analysis": "lmem", "step": "incumbents", "what": "run",
+    >>> ex = pd.DataFrame([{"analysis": "lmem", "step": "incumbents", "unit": "run",
     ...                     "algorithm": "a", "benchmark": "p", "seed": s, "budget": 2.0,
     ...                     "row": None, "reason": "late"} for s in (0, 1)])
     >>> summarise_exclusions(ex)[["analysis", "what", "count", "examples"]].values.tolist()
     [['lmem', 'run', 2, 'a / p / seed 0; a / p / seed 1']]
     """
-    columns = ["analysis", "step", "what", "count", "examples", "reason"]
-    if exclusions is None or not len(exclusions):
-        return pd.DataFrame(columns=columns)
-
-    def label(r: Mapping[str, Any]) -> str:
-        parts = [str(r[k]) for k in ("algorithm", "benchmark") if not _missing(r.get(k))]
-        if not _missing(r.get("seed")):
-            parts.append(f"seed {r['seed']}")
-        if not _missing(r.get("budget")) and r.get("what") != "run":
-            parts.append(f"budget {r['budget']:g}" if isinstance(r["budget"], (int, float))
-                         else f"budget {r['budget']}")
-        if not _missing(r.get("row")):
-            parts.append(f"row {r['row']}")
-        return " / ".join(parts) or str(r.get("reason", ""))
-
-    rows = []
-    keys = ["analysis", "step", "what"]
-    for key, group in exclusions.groupby(keys, sort=False, dropna=False):
-        records = group.to_dict("records")
-        examples = "; ".join(label(r) for r in records[:max_examples])
-        if len(records) > max_examples:
-            examples += f"; ... ({len(records) - max_examples} more)"
-        reasons = group["reason"].astype(str).value_counts()
-        rows.append({**dict(zip(keys, key)), "count": len(records), "examples": examples,
-                     "reason": reasons.index[0] if len(reasons) else ""})
-    return pd.DataFrame(rows, columns=columns)
+    return summarise_steps(exclusions, max_examples)
 
 
 def _final_budget(results: Results, options: Options) -> float | None:

@@ -30,8 +30,9 @@ Two kinds of data fit the schema (``Results.kind``):
 The package, one idea per module, each importing only those above it in
 this list (no import circle, see ``tests/test_import_graph.py``):
 
-* :mod:`~benchverdict.results.schema`: roles, objective, kind, the exclusion
-  record and its columns;
+* :mod:`~benchverdict.results.schema`: roles, objective, kind, and
+  ``Results.exclusions`` (the one exclusion record and its columns are
+  :mod:`benchverdict.exclusions`'s, below this package);
 * :mod:`~benchverdict.results.validation`: a pandas frame to the canonical
   frame, shared by the in-memory and the Dask engine;
 * :mod:`~benchverdict.results.views`: incumbents, trajectories, run budgets

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchverdict.exclusions import exclusions_frame
 from benchverdict.results.schema import NO_INCUMBENT, Objective
 
 #: Reasons recorded in ``BlockMatrix.exclusions`` (each starts with one of these).
@@ -43,9 +44,12 @@ class BlockMatrix:
     objective : str
         ``"maximize"`` or ``"minimize"``.
     exclusions : pandas.DataFrame
-        Everything left out, one record per (block, algorithm[, seed]):
-        columns ``block``, ``algorithm``, ``seed`` (``None`` when the record
-        is about the whole cell) and ``reason``. Reasons start with
+        Everything left out, one record per (block, algorithm[, seed]), with
+        the columns of :data:`~benchverdict.exclusions.EXCLUSION_COLUMNS`
+        (``step`` ``"rank blocks"``): ``unit`` ``"cell"`` for a missing cell
+        (its block is dropped) or ``"run"`` for a run left out; the block is
+        ``benchmark`` (with ``seed`` for ``unit="benchmark_seed"``; for
+        ``"benchmark"`` a cell's ``seed`` is ``None``). Reasons start with
         ``"block dropped"`` (an algorithm has no result in the block, or no
         seed is complete), mention ``"left out (complete cases)"`` (a run
         whose seed some other algorithm lacks in that benchmark) or start with
@@ -76,8 +80,10 @@ class BlockMatrix:
         ex = self.exclusions
         if not len(ex):
             return []
-        hit = ex["reason"].astype(str).str.contains(BLOCK_DROPPED, regex=False)
-        return list(dict.fromkeys(ex.loc[hit, "block"]))
+        hit = ex[ex["reason"].astype(str).str.contains(BLOCK_DROPPED, regex=False)]
+        blocks = (hit["benchmark"] if self.unit == "benchmark"
+                  else zip(hit["benchmark"], hit["seed"]))
+        return list(dict.fromkeys(blocks))
 
     def exclusion_summary(self) -> str:
         """One sentence saying what was left out and why ('' when nothing was).
@@ -246,9 +252,11 @@ def block_matrix(
     algorithms = [str(c) for c in algorithm_categories]
     if late is None:
         late = pd.DataFrame(columns=["algorithm", "benchmark", "seed", "first_budget"])
+    # A block is a benchmark (unit "benchmark") or a (benchmark, seed) pair: the record
+    # names it by those two fields.
     records = [
-        {"block": r.benchmark if unit == "benchmark" else (r.benchmark, r.seed),
-         "algorithm": r.algorithm, "seed": r.seed,
+        {"unit": "run", "benchmark": r.benchmark, "algorithm": r.algorithm, "seed": r.seed,
+         "budget": budget,
          "reason": f"{NO_INCUMBENT} {float(budget):g} (the run starts at "
                    f"{r.first_budget:g}): no incumbent"}
         for r in late.itertuples(index=False)
@@ -288,23 +296,25 @@ def block_matrix(
             for alg in algorithms:
                 if unit == "benchmark_seed":
                     if alg in empty:
-                        records.append({"block": label, "algorithm": alg, "seed": label[1],
+                        records.append({"unit": "cell", "benchmark": label[0],
+                                        "algorithm": alg, "seed": label[1],
                                         "reason": f"missing cell: {BLOCK_DROPPED}"})
                     continue
                 if (str(label), alg) not in has_run:
                     why = (f"no run reaches budget {float(budget):g} on this benchmark"
                            if (str(label), alg) in starts_late
                            else "no run on this benchmark")
-                    records.append({"block": label, "algorithm": alg, "seed": None,
+                    records.append({"unit": "cell", "benchmark": label, "algorithm": alg,
                                     "reason": f"{why}: {BLOCK_DROPPED}"})
                 elif all((str(label), a) in has_run for a in algorithms):
-                    records.append({"block": label, "algorithm": alg, "seed": None,
+                    records.append({"unit": "cell", "benchmark": label, "algorithm": alg,
                                     "reason": "no seed that every algorithm ran: "
                                               f"{BLOCK_DROPPED}"})
         if missing == "raise":
             cells = [r for r in records if BLOCK_DROPPED in r["reason"]]
-            shown = "; ".join(f"({r['block']}, {r['algorithm']}: "
-                              f"{r['reason'].split(':')[0]})" for r in cells[:6])
+            shown = "; ".join(
+                f"({r['benchmark'] if unit == 'benchmark' else (r['benchmark'], r['seed'])}, "
+                f"{r['algorithm']}: {r['reason'].split(':')[0]})" for r in cells[:6])
             more = f" and {len(cells) - 6} more" if len(cells) > 6 else ""
             raise ValueError(
                 f"{int(dropped_rows.sum())} block(s) have an algorithm without a result, "
@@ -322,11 +332,13 @@ def block_matrix(
                 continue  # the whole block is recorded as dropped
             lacking = [a for a in algorithms if a not in present[(r.benchmark, r.seed)]]
             records.append({
-                "block": r.benchmark, "algorithm": str(r.algorithm), "seed": r.seed,
+                "unit": "run", "benchmark": r.benchmark, "algorithm": str(r.algorithm),
+                "seed": r.seed,
                 "reason": f"seed {r.seed} has no result for {', '.join(lacking)} on this "
                           f"benchmark: {RUN_LEFT_OUT}",
             })
-    exclusions = pd.DataFrame(records, columns=["block", "algorithm", "seed", "reason"])
+    exclusions = exclusions_frame(records, step="rank blocks",
+                                  budget=None if budget is None else float(budget))
     return BlockMatrix(
         matrix=matrix,
         unit=unit,

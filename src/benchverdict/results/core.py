@@ -20,6 +20,7 @@ import pandas as pd
 
 from benchverdict._validation import ValidationError
 from benchverdict.describe import Description, describe_results
+from benchverdict.exclusions import concat_exclusions
 from benchverdict.results import views
 from benchverdict.results.blocks import BlockMatrix, block_matrix, check_block_options
 from benchverdict.results.engine import IN_MEMORY, Engine
@@ -62,13 +63,14 @@ class Results:
     exclusions : pandas.DataFrame
         Everything left out, columns :data:`EXCLUSION_COLUMNS`. Every row
         dropped during validation is one record with ``unit`` ``"row"``:
-        ``row`` (the input's index label), ``columns`` and ``reasons`` (a
-        row with two problems, say a missing score and a missing budget, is
-        one record whose columns and reasons are joined by ``"; "``).
+        ``analysis`` and ``step`` ``"validation"``, ``row`` (the input's
+        index label), ``columns`` and ``reason`` (a row with two problems,
+        say a missing score and a missing budget, is one record whose
+        columns and reasons are joined by ``"; "``).
         Adapters add the rows they filter out on purpose here too. A view
         (:meth:`at_budget`) adds one record with ``unit`` ``"run"`` per run
-        without an incumbent, naming its ``algorithm``, ``benchmark`` and
-        ``seed``.
+        without an incumbent, naming its ``algorithm``, ``benchmark``,
+        ``seed``, ``budget`` and the view's ``step``.
 
     Examples
     --------
@@ -249,8 +251,8 @@ class Results:
         ...                    "loss": [0.3, float("nan"), 0.2, 0.25]})
         >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="loss",
         ...                          objective="minimize", on_invalid="drop", kind="runs")
-        >>> res.exclusions[["unit", "row", "columns", "reasons"]]
-          unit row columns              reasons
+        >>> res.exclusions[["unit", "row", "columns", "reason"]]
+          unit row columns               reason
         0  row   1    loss  missing score (NaN)
         """
         check_objective(objective)
@@ -533,7 +535,7 @@ class Results:
         >>> view = res.at_budget(1)
         >>> view.kind, view.table["score"].tolist()
         ('runs', [0.1])
-        >>> view.exclusions[["unit", "algorithm", "seed", "reasons"]].values.tolist()
+        >>> view.exclusions[["unit", "algorithm", "seed", "reason"]].values.tolist()
         [['run', 'b', 0, 'no observation at or below budget 1']]
         """
         picked = self._incumbent_rows(budget)
@@ -605,7 +607,7 @@ class Results:
         units = self.exclusions["unit"]
         late = self.exclusions[units == "run"]
         if len(late):
-            text += f"; {len(late):,} run(s) left out ({late['reasons'].iloc[0]})"
+            text += f"; {len(late):,} run(s) left out ({late['reason'].iloc[0]})"
         n_rows = int((units == "row").sum())
         if n_rows:
             text += f"; {n_rows:,} invalid input row(s) excluded"
@@ -614,8 +616,7 @@ class Results:
     def _view(self, picked: pd.DataFrame, what: str, runs_left_out: pd.DataFrame) -> Results:
         """A ``kind="runs"`` Results of incumbent rows (already canonical and valid)."""
         frame = views.view_frame(picked)
-        exclusions = (pd.concat([self.exclusions, runs_left_out], ignore_index=True)
-                      if len(runs_left_out) else self.exclusions)
+        exclusions = concat_exclusions([self.exclusions, runs_left_out])
         return Results(
             frame,
             objective=self.objective,

@@ -1,8 +1,9 @@
-"""The schema's vocabulary: roles, objective, kind, and the exclusion record.
+"""The schema's vocabulary: roles, objective, kind, and ``Results.exclusions``.
 
 The lowest module of :mod:`benchverdict.results`: the names here are read by
 validation, by the views, by :class:`~benchverdict.results.core.Results` and by
-the Dask engine, and this module imports none of them.
+the Dask engine, and this module imports none of them. The exclusion record
+and its columns are :mod:`benchverdict.exclusions`'s, shared with every analysis.
 """
 
 from __future__ import annotations
@@ -10,6 +11,11 @@ from __future__ import annotations
 from typing import Literal
 
 import pandas as pd
+
+# The one exclusion record and column set live below the data layer; these names are
+# re-exported here for the modules of the data layer and for users.
+from benchverdict.exclusions import EXCLUSION_COLUMNS, empty_exclusions
+from benchverdict.exclusions import exclusions_table as _exclusions_table
 
 Objective = Literal["maximize", "minimize"]
 Kind = Literal["trials", "runs"]
@@ -34,12 +40,6 @@ def check_objective(objective: object) -> Objective:
     return objective  # type: ignore[return-value]
 
 
-#: Columns of ``Results.exclusions``: one record per input row dropped at validation
-#: (``unit`` ``"row"``, ``row`` its index label) or per run a view left out (``unit`` ``"run"``,
-#: with its ``algorithm``, ``benchmark`` and ``seed``); ``columns`` and ``reasons`` say why.
-EXCLUSION_COLUMNS = ("unit", "row", "algorithm", "benchmark", "seed", "columns", "reasons")
-
-
 #: How a view's ``kind_reason`` starts (:meth:`Results.at_budget`, :meth:`Results.final`).
 VIEW = "a view: "
 
@@ -52,37 +52,34 @@ class NoIncumbentsError(ValueError):
 NO_INCUMBENT = "no observation at or below budget"
 
 
-def empty_exclusions() -> pd.DataFrame:
-    """An exclusions table without records (the columns of :data:`EXCLUSION_COLUMNS`).
+def exclusions_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` as ``Results.exclusions``: the columns of :data:`EXCLUSION_COLUMNS`.
+
+    Records made by validation or an adapter (``row``, ``columns``,
+    ``reason``) are rows of the input, dropped when the data were read:
+    ``unit`` ``"row"``, ``analysis`` and ``step`` ``"validation"`` unless
+    given. A column outside :data:`EXCLUSION_COLUMNS` raises.
 
     Examples
     --------
-    >>> list(empty_exclusions().columns) == list(EXCLUSION_COLUMNS)
-    True
+    >>> t = exclusions_table(pd.DataFrame({"row": ["t7"], "columns": ["state"],
+    ...                                    "reason": ["failed"]}))
+    >>> t[["analysis", "unit", "row", "reason"]].values.tolist()
+    [['validation', 'row', 't7', 'failed']]
     """
-    return pd.DataFrame({c: pd.Series(dtype=object) for c in EXCLUSION_COLUMNS})
-
-
-def exclusions_table(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with the columns of :data:`EXCLUSION_COLUMNS` first.
-
-    Records made by validation or an adapter (``row``, ``columns``,
-    ``reasons``) are rows: ``unit`` ``"row"``, no run named. Other columns
-    an adapter adds are kept after these.
-    """
-    if (tuple(table.columns[:len(EXCLUSION_COLUMNS)]) == EXCLUSION_COLUMNS
-            and not table["unit"].isna().any()):
-        return table
-    out = table.copy()
-    for column in EXCLUSION_COLUMNS:
-        if column not in out.columns:
-            out[column] = None
-        out[column] = out[column].astype(object)
-    # Records an adapter concatenated without a unit are rows of the input.
-    out["unit"] = out["unit"].where(out["unit"].notna(), "row")
-    extra = [c for c in out.columns if c not in EXCLUSION_COLUMNS]
-    return out[[*EXCLUSION_COLUMNS, *extra]]
-
+    unit = (table["unit"] if "unit" in table.columns
+            else pd.Series(None, index=table.index, dtype=object))
+    unit = unit.where(unit.notna(), "row")
+    rows = unit == "row"
+    fill = {"unit": unit}
+    for who in ("analysis", "step"):
+        values = (table[who] if who in table.columns
+                  else pd.Series(None, index=table.index, dtype=object))
+        if (values.isna() & rows).any():
+            fill[who] = values.astype(object).where(~(values.isna() & rows), "validation")
+    if "unit" in table.columns and len(fill) == 1 and not table["unit"].isna().any():
+        return _exclusions_table(table)
+    return _exclusions_table(table.assign(**fill))
 
 
 __all__ = ["EXCLUSION_COLUMNS", "ID_ROLES", "NO_INCUMBENT", "SINGLE_BENCHMARK", "VIEW", "Kind",

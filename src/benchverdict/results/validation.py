@@ -216,7 +216,7 @@ def _exclusion_records(
         return empty_exclusions()
     parts = [
         pd.DataFrame({"position": position.loc[list(p.rows)].to_numpy(),
-                      "columns": p.column, "reasons": _short_reason(p)})
+                      "columns": p.column, "reason": _short_reason(p)})
         for p in problems
     ]
     long = pd.concat(parts, ignore_index=True)
@@ -225,13 +225,13 @@ def _exclusion_records(
     else:
         per_row = (
             long.groupby("position", sort=True)
-            .agg({"columns": "; ".join, "reasons": "; ".join})
+            .agg({"columns": "; ".join, "reason": "; ".join})
             .reset_index()
         )
     return exclusions_table(pd.DataFrame({
         "row": index[per_row["position"].to_numpy()].to_numpy(dtype=object),
         "columns": per_row["columns"].to_numpy(dtype=object),
-        "reasons": per_row["reasons"].to_numpy(dtype=object),
+        "reason": per_row["reason"].to_numpy(dtype=object),
     }))
 
 

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from benchverdict.results.schema import EXCLUSION_COLUMNS, ID_ROLES, NO_INCUMBENT, Kind
+from benchverdict.exclusions import exclusions_table
+from benchverdict.results.schema import ID_ROLES, NO_INCUMBENT, Kind
 
 
 def _run_key(frame: pd.DataFrame) -> tuple[np.ndarray, list[int]]:
@@ -102,18 +103,20 @@ def no_incumbent_records(late: pd.DataFrame, budget: float) -> pd.DataFrame:
     --------
     >>> late = pd.DataFrame({"algorithm": ["b"], "benchmark": ["all"], "seed": [0],
     ...                      "first_budget": [2.0]})
-    >>> no_incumbent_records(late, 1.0)[["unit", "algorithm", "reasons"]].values.tolist()
+    >>> no_incumbent_records(late, 1.0)[["unit", "algorithm", "reason"]].values.tolist()
     [['run', 'b', 'no observation at or below budget 1']]
     """
-    return pd.DataFrame({
+    budget = float(budget)
+    return exclusions_table(pd.DataFrame({
+        "step": f"incumbents at budget {budget:g}",
         "unit": "run",
-        "row": None,
         "algorithm": late["algorithm"].astype(object),
         "benchmark": late["benchmark"].astype(object),
         "seed": late["seed"].astype(object),
+        "budget": budget,
         "columns": "budget",
-        "reasons": f"{NO_INCUMBENT} {float(budget):g}",
-    }, columns=list(EXCLUSION_COLUMNS))
+        "reason": f"{NO_INCUMBENT} {budget:g}",
+    }, index=late.index))
 
 
 def view_frame(picked: pd.DataFrame) -> pd.DataFrame:
