@@ -137,7 +137,7 @@ def test_dse_null_per_comparison_rates_are_at_most_alpha():
             # Dominance is the same test at every level: judged once.
             kinds = ("dominance", "cvar") if level == 0.5 else ("cvar",)
             for v in res.verdicts(alpha=ALPHA, kinds=kinds):
-                method = f"{v.method}_{level:g}" if v.method == "dse.cvar" else v.method
+                method = v.method_label  # dse.cvar_<level>: the level is its parameter
                 judged[method] += 1
                 decided[method] += v.outcome in ("a", "b")
     assert set(judged) == {"dse.dominance", "dse.cvar_0.5", "dse.cvar_0.95"}

@@ -45,7 +45,7 @@ def lmem(a: str, b: str, outcome: str, p: float, bench: str | None = None) -> Ve
     # As the report's LMEM states it: across benchmarks its contrast generalises.
     return Verdict(a, b, outcome, "lmem.tukey", Scope(bench), Evidence("p_value", p, 0.05),
                    "maximize", "x", n=60,
-                   details={"estimand": "benchmarks"} if bench is None else {})
+                   estimand="benchmarks" if bench is None else None)
 
 
 def chain(names: list[str]) -> list[Verdict]:

@@ -439,8 +439,8 @@ def level_metafeatures(results: Results) -> dict[str, list[str]]:
     return out
 
 
-def benchmarks_at(results: Results, name: str, level: str) -> list[str]:
-    """The benchmarks whose metafeature ``name`` is ``level`` (sorted names).
+def benchmarks_at(results: Results, name: str, value: str) -> list[str]:
+    """The benchmarks whose metafeature ``name`` has the value ``value`` (sorted names).
 
     Examples
     --------
@@ -455,7 +455,7 @@ def benchmarks_at(results: Results, name: str, level: str) -> list[str]:
     ['p', 'q']
     """
     per_bench = results.first_per_benchmark(name).astype(str)
-    return sorted(per_bench.index[per_bench == level].astype(str))
+    return sorted(per_bench.index[per_bench == value].astype(str))
 
 
 def budget_scope(budget: float | None) -> Scope:
