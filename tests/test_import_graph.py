@@ -260,12 +260,8 @@ def test_renderers_import_only_the_document_model_from_the_report():
 def test_no_report_module_imports_a_private_name_of_another():
     """The renderers' old way of sharing (``from render import _summary``) is gone everywhere.
 
-    A report module shares with another through public names only. The
-    exceptions below predate issue 21, item 3 and belong to other sessions'
-    modules (the runner's use of ``records``' step listener).
+    A report module shares with another through public names only.
     """
-    allowed = {("benchverdict.report.runner", "benchverdict.report.records", "_STEP_LISTENER"),
-               ("benchverdict.report.runner", "benchverdict.report.records", "_missing")}
     found = [x for module in MODULES if module.startswith(f"{PACKAGE}.report")
-             for x in _private_imports(module) if x not in allowed]
+             for x in _private_imports(module)]
     assert not found, f"private names imported across report modules: {found}"
