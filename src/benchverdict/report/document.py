@@ -268,13 +268,13 @@ class Drawings:
 
 @dataclass(frozen=True)
 class SanityCheck:
-    """One sanity check of an analysis; ``details`` holds every field, JSON-safe."""
+    """One sanity check of an analysis; ``record`` holds every field of it, JSON-safe."""
 
     analysis: str
     name: str
     status: str
     conclusion: str
-    details: Mapping[str, Any]
+    record: Mapping[str, Any]
 
 
 @dataclass(frozen=True)

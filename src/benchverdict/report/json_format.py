@@ -81,7 +81,7 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
         "conflicts": list(records.conflicts),
         "method_agreement": records.method_agreement,
         "rankings": list(records.rankings),
-        "sanity": [{"analysis": s.analysis, **s.details} for s in doc.sanity],
+        "sanity": [{"analysis": s.analysis, **s.record} for s in doc.sanity],
         "exclusions": [
             {"analysis": x.analysis, "step": x.step, "what": x.what, "count": x.count,
              "examples": x.examples, "reason": x.reason}
