@@ -447,10 +447,6 @@ class ReportDocument:
         """Every verdict of every analysis (shown or not)."""
         return self.verdicts.total
 
-    def csv_name(self, name: str) -> str | None:
-        """``name`` if the report has that full table, else ``None``."""
-        return name if any(t.name == name for t in self.csv_tables) else None
-
 
 __all__ = [
     "MAX_NOTES",
