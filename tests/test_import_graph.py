@@ -7,10 +7,9 @@ untangled: ``benchverdict.results*``, ``benchverdict.describe``,
 edge here, at module level, inside a function, and under
 ``if TYPE_CHECKING:`` alike: a circle that only type checkers follow is
 still two modules that cannot be read one after the other. The whole
-package is checked too: its one remaining circle (the report's runner and
-its renderers, which still read the ``Comparison`` rather than only the
-document model) is listed with the step that removes it, and any other
-circle fails.
+package is checked too and has no circle: the report's renderers read only
+the document model (issue 21, item 3), so the runner imports them and they
+never import it back.
 """
 
 from __future__ import annotations
@@ -178,15 +177,91 @@ def test_the_dask_engine_imports_no_private_name_of_results_or_lmem():
                 assert not private, f"{module} imports {private} from {node.module}"
 
 
-#: Circles the package still has, each with the step of issue 21 that removes it.
-KNOWN_CIRCLES = {
-    frozenset({"benchverdict.report.html", "benchverdict.report.latex",
-               "benchverdict.report.markdown", "benchverdict.report.render",
-               "benchverdict.report.runner"}):
-        "item 3: the renderers read only the document model, not the Comparison",
-}
-
-
-def test_the_whole_package_has_no_other_circle():
-    found = [c for c in circles(import_graph()) if frozenset(c) not in KNOWN_CIRCLES]
+def test_the_whole_package_has_no_circle():
+    found = circles(import_graph())
     assert not found, f"import circles (counting function-level and TYPE_CHECKING imports): {found}"
+
+
+#: The report's renderers: each reads only the document model (issue 21, item 3).
+RENDERERS = ("benchverdict.report.html", "benchverdict.report.markdown",
+             "benchverdict.report.latex", "benchverdict.report.json_format",
+             "benchverdict.report.terminal")
+#: What a renderer may import from the report package: the document model and its prose.
+RENDERER_MAY_IMPORT = {"benchverdict.report.document", "benchverdict.report.prose"}
+
+
+def _report_imports(module: str, tree: ast.AST | None = None) -> list[tuple[str, list[str]]]:
+    """(source module, imported names) of every ``benchverdict.report`` import of ``module``.
+
+    ``from benchverdict.report import prose`` counts as an import of the
+    module ``benchverdict.report.prose``; anywhere in the file, TYPE_CHECKING
+    blocks and functions included. ``tree`` replaces the module's source.
+    """
+    path = MODULES[module]
+    tree = tree or ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names if a.name.startswith(f"{PACKAGE}.report")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if not source.startswith(f"{PACKAGE}.report"):
+                continue
+            for alias in node.names:
+                sub = f"{source}.{alias.name}"
+                out.append((sub, []) if sub in MODULES else (source, [alias.name]))
+    return out
+
+
+def _private_imports(module: str, tree: ast.AST | None = None) -> list[tuple[str, str, str]]:
+    """(module, source, name): underscore names ``module`` imports from other report modules."""
+    return [(module, source, n) for source, names in _report_imports(module, tree)
+            for n in names if n.startswith("_") and source != module]
+
+
+def test_the_checker_sees_report_imports_of_every_form():
+    planted = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "from benchverdict.report import prose, render\n"
+        "from .document import Table\n"
+        "import benchverdict.report.summary\n"
+        "if TYPE_CHECKING:\n    from benchverdict.report.runner import Comparison\n"
+        "def f():\n    from benchverdict.report.render import _fmt\n")
+    found = _report_imports("benchverdict.report.html", planted)
+    assert {source for source, _ in found} == {
+        "benchverdict.report.prose", "benchverdict.report.render",
+        "benchverdict.report.document", "benchverdict.report.summary",
+        "benchverdict.report.runner"}
+    assert _private_imports("benchverdict.report.html", planted) == [
+        ("benchverdict.report.html", "benchverdict.report.render", "_fmt")]
+
+
+def test_renderers_import_only_the_document_model_from_the_report():
+    """html, markdown, latex, JSON and terminal read the document, never the Comparison."""
+    assert set(RENDERERS) <= set(MODULES)
+    for module in RENDERERS:
+        sources = {source for source, _ in _report_imports(module)}
+        assert sources <= RENDERER_MAY_IMPORT, (
+            f"{module} imports {sorted(sources - RENDERER_MAY_IMPORT)} from the report")
+    graph = import_graph()
+    for module in RENDERERS:
+        reached = {t for t in graph[module] if t.startswith(f"{PACKAGE}.report")}
+        assert reached <= RENDERER_MAY_IMPORT, (module, reached)
+    # The model imports nothing of the package: a renderer cannot reach the runner through it.
+    for module in RENDERER_MAY_IMPORT:
+        assert not {t for t in graph[module] if t.startswith(PACKAGE)} - RENDERER_MAY_IMPORT
+
+
+def test_no_report_module_imports_a_private_name_of_another():
+    """The renderers' old way of sharing (``from render import _summary``) is gone everywhere.
+
+    A report module shares with another through public names only.
+    """
+    found = [x for module in MODULES if module.startswith(f"{PACKAGE}.report")
+             for x in _private_imports(module)]
+    assert not found, f"private names imported across report modules: {found}"

@@ -44,8 +44,7 @@ def example():
 def lmem(a: str, b: str, outcome: str, p: float, bench: str | None = None) -> Verdict:
     # As the report's LMEM states it: across benchmarks its contrast generalises.
     return Verdict(a, b, outcome, "lmem.tukey", Scope(bench), Evidence("p_value", p, 0.05),
-                   "maximize", "x", n=60,
-                   estimand="benchmarks" if bench is None else None)
+                   "maximize", "x", n=60, estimand="benchmarks" if bench is None else None)
 
 
 def chain(names: list[str]) -> list[Verdict]:

@@ -1,35 +1,16 @@
-"""The report as one self-contained HTML page (figures embedded as SVG, names escaped)."""
+"""The report as one self-contained HTML page (figures embedded as SVG, names escaped).
+
+Rendered from the report document (:mod:`benchverdict.report.document`) only.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from benchverdict._plain_text import printable
-from benchverdict.report.render import (
-    MAX_SCOPE_LINES,
-    SHOWN_CONFLICTS,
-    _cell_colours,
-    _conflict_group_rows,
-    _contradiction_rows,
-    _data_sections,
-    _outcome_text,
-    _power_rows,
-    _relation_rows,
-    _relations_left_out,
-    _scopes_text,
-    _status_counts,
-    _summary,
-    _table_rows,
-    _title,
-    _unique_figures,
-    collapse_similar,
-    grouped_guidance,
-)
-
-if TYPE_CHECKING:
-    from benchverdict.report.runner import Comparison
-
+from benchverdict.report import prose
+from benchverdict.report.document import MAX_SCOPE_LINES, Figure, ReportDocument
 
 # ----------------------------------------------------------------------------- HTML
 #: Figures are shown at this many pixels per inch of their size, at least MIN_FIGURE_PX.
@@ -60,7 +41,7 @@ def compact_svg(svg: bytes) -> bytes:
         lambda m: m.group(1) + _SVG_NUMBER.sub(rb"\1", m.group(2)) + m.group(3), svg)
 
 
-def _html_figure(f, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
+def _html_figure(f: Figure, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
     """The template's view of a figure: inline SVG markup and a display width in pixels.
 
     The SVG comes from matplotlib, which escapes every text it draws, so it
@@ -68,7 +49,7 @@ def _html_figure(f, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
     """
     from markupsafe import Markup
 
-    width = int(f.figure.get_figwidth() * FIGURE_PX_PER_INCH)
+    width = int(f.width_inches * FIGURE_PX_PER_INCH)
     width = max(min_px, min(MAX_FIGURE_PX, width))
     svg = compact_svg(f.svg()).decode("utf-8")
     return {"fig": f, "svg": Markup(svg), "width": width, "size": len(svg)}
@@ -100,7 +81,7 @@ def html_environment():
     )
 
 
-def render_html(comparison: Comparison) -> str:
+def render_html(document: ReportDocument) -> str:
     """A self-contained HTML page: summary first (one screen), details collapsed.
 
     The summary holds the headline sentence of every scope, the pairwise
@@ -111,57 +92,31 @@ def render_html(comparison: Comparison) -> str:
     works offline and nothing in it can run.
     """
     template = html_environment().get_template("report.html.j2")
-    c = comparison
-    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
-    own = {f.name: f for f in c.figures[:n_own]}
-    analyses = []
-    for r in c.runs:
-        tables = []
-        for name, frame in r.tables.items():
-            header, rows, more = _table_rows(frame)
-            tables.append({"name": name, "header": header, "rows": rows, "more": more})
-        analyses.append({"run": r, "tables": tables,
-                         "figures": [_html_figure(f) for f in _unique_figures(r.figures)]})
-    sanity = [(r.name, check) for r in c.runs for check in r.sanity]
-    s = _data_sections(c)
+    doc = document
+    drawings = doc.drawings.get()
+    analyses = [{"a": a, "figures": [_html_figure(f) for f in shown]}
+                for a, shown in zip(doc.analyses, drawings.analyses)]
     return template.render(
-        s=s,
-        summary=_summary(c),
+        doc=doc,
+        summary=doc.summary,
         # The diagrams at their own size (a small diagram blown up to 700 px is unreadable).
-        ranking=_html_figure(own["report-ranking"], min_px=0) if "report-ranking" in own
-        else None,
-        ranking_scopes=_html_figure(own["report-ranking-scopes"], min_px=0)
-        if "report-ranking-scopes" in own else None,
-        agreement_figure=_html_figure(own["report-agreement"])
-        if "report-agreement" in own else None,
+        ranking=_html_figure(drawings.ranking, min_px=0) if drawings.ranking else None,
+        ranking_scopes=_html_figure(drawings.ranking_scopes, min_px=0)
+        if drawings.ranking_scopes else None,
+        agreement_figure=_html_figure(drawings.agreement) if drawings.agreement else None,
         analyses=analyses,
-        sanity=sanity,
-        outcome_text=_outcome_text,
-        shown_conflicts=SHOWN_CONFLICTS,
         max_verdicts=MAX_HTML_VERDICTS,
-        cell_colours=_cell_colours(),
-        collapse=collapse_similar,
-        rec=c.reconciliation,
-        relation_rows=_relation_rows(c),
-        relations_left_out=_relations_left_out(c, len(_relation_rows(c))),
-        guidance=[(_scopes_text(scopes), advice)
-                  for scopes, advice in grouped_guidance(s["rankings"])],
-        power_rows=_power_rows(c),
-        contradiction_rows=_contradiction_rows(c),
-        conflict_group_rows=_conflict_group_rows(c),
+        prose=prose,
     )
 
 
-def comparison_repr_html(comparison: Comparison) -> str:
+def comparison_repr_html(document: ReportDocument) -> str:
     """The notebook view of a comparison: headline sentences and the pairwise matrix."""
-    c = comparison
-    summary = _summary(c)
-    head = summary["head"]
-    others = [x.sentence for x in summary["others"]]
+    summary = document.summary
+    others = [x.sentence for x in summary.others]
     template = html_environment().get_template("summary.html.j2")
     return template.render(
-        title=_title(c), objective=c.objective,
-        headline=head.sentence if head is not None else _data_sections(c)["headline"],
+        title=document.title, objective=document.objective, headline=summary.headline,
         others=others[:MAX_SCOPE_LINES], more=max(len(others) - MAX_SCOPE_LINES, 0),
-        matrix=summary["matrix"], scope=head.scope if head is not None else "",
-        status=_status_counts(c))
+        matrix=summary.matrix, scope=summary.head.scope if summary.head is not None else "",
+        status=summary.status_counts)

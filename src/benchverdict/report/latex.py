@@ -1,36 +1,24 @@
-"""The report as LaTeX: ``report.tex``, booktabs tables and PDF figures."""
+"""The report as LaTeX: ``report.tex``, booktabs tables and PDF figures.
+
+Rendered from the report document (:mod:`benchverdict.report.document`) only.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from benchverdict._plain_text import printable
-from benchverdict.report.render import (
-    LETTERS_LEGEND,
+from benchverdict.report import prose
+from benchverdict.report.document import (
     MAX_NOTES,
     MAX_SCOPE_LINES,
     MAX_TABLE_ROWS,
-    WIDE_MATRIX,
-    _conflict_group_rows,
-    _contradiction_rows,
-    _data_sections,
-    _matrix_rows_text,
-    _power_rows,
-    _relation_rows,
-    _relations_left_out,
-    _scopes_text,
-    _summary,
-    _unique_figures,
-    grouped_guidance,
-    table_names,
+    Figure,
+    ReportDocument,
 )
-
-if TYPE_CHECKING:
-    from benchverdict.report.runner import Comparison
-
 
 # ----------------------------------------------------------------------------- LaTeX
 _LATEX_SPECIAL = {
@@ -94,7 +82,7 @@ _LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)",
                              "–": "--", "·": ""})
 
 
-def render_latex(comparison: Comparison, directory: Path) -> Path:
+def render_latex(document: ReportDocument, directory: Path) -> Path:
     """Write ``report.tex``, ``tables/*.tex`` (booktabs) and ``figures/*.pdf``.
 
     Returns the path of ``report.tex``, a standalone document (``article``
@@ -104,11 +92,11 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
     headline scope, contradictions, power gaps, each analysis's figures and
     the data. Each table file is a complete ``table``/``longtable``; the full
     tables (every scope, every verdict, each analysis's tables) are the CSV
-    files of the report directory (:func:`full_tables`).
+    files of the report directory
+    (:attr:`~benchverdict.report.document.ReportDocument.csv_tables`).
     """
-    c = comparison
-    s = _data_sections(c)
-    summary = _summary(c)
+    doc = document
+    summary = doc.summary
     directory = Path(directory)
     (directory / "tables").mkdir(parents=True, exist_ok=True)
     (directory / "figures").mkdir(parents=True, exist_ok=True)
@@ -118,66 +106,63 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         (directory / "tables" / f"{name}.tex").write_text(text, encoding="utf-8")
         tables.append(name)
 
-    head = summary["head"]
-    if summary["matrix"] is not None:
-        header, rows = _matrix_rows_text(summary["matrix"])
+    matrix = summary.matrix
+    if matrix is not None:
+        header, rows = matrix.plain_rows()
         rows = [[r[0], *(v.translate(_LATEX_CELL) for v in r[1:])] for r in rows]
         write_table("matrix", _latex_table(
             header, rows,
-            caption=f"Pairwise relations, {head.scope}: row vs column; > row better, < row "
+            caption=f"Pairwise relations, {matrix.scope}: row vs column; > row better, < row "
                     f"worse (settled, with the families that settle it at family-wise error "
-                    f"{c.options.alpha:g}); (>) (<) implied by transitivity; x contradicted; a "
-                    f"family name alone: power gap; -- not separated."
-                    + (f" Letters name the {LETTERS_LEGEND}." if len(header) - 1 > WIDE_MATRIX
-                       else ""),
+                    f"{doc.settings.alpha:g}); (>) (<) implied by transitivity; x contradicted; "
+                    f"a family name alone: power gap; -- not separated."
+                    + (f" Letters name the {prose.LETTERS_LEGEND}." if matrix.wide else ""),
             label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
-    if head is not None:
-        head_rows = [r for r in _relation_rows(c, scope=head.scope)]
-        left = _relations_left_out(c, len(head_rows), scope=head.scope)
+    if summary.head is not None and doc.head_relations is not None:
+        head_rows = doc.head_relations
         write_table("relations", _latex_table(
-            ["scope", "relation", "status", "families", "adjusted p", "why"], head_rows,
-            caption=f"Every pair on {head.scope}: status, the families that settle it, the "
-                    f"Holm-adjusted p-value over the scope type, and why. Every scope is in "
-                    f"relations.csv. {left}",
+            head_rows.header, head_rows.body,
+            caption=f"Every pair on {summary.head.scope}: status, the families that settle "
+                    f"it, the Holm-adjusted p-value over the scope type, and why. Every scope "
+                    f"is in relations.csv. {prose.relations_left_out(head_rows.n_left_out)}",
             label="tab:relations", spec="p{2.2cm}p{2.6cm}p{1.6cm}p{1.8cm}rp{8.5cm}",
             long=True))
-    contradictions = _contradiction_rows(c)
+    contradictions = doc.contradictions
     if contradictions:
         write_table("contradictions", _latex_table(
-            ["scope", "pair", "for the first", "for the second", "kind", "explanation"],
-            contradictions[:MAX_TABLE_ROWS],
+            contradictions.header, contradictions.body[:MAX_TABLE_ROWS],
             caption="Families of evidence deciding a pair in opposite directions."
-                    + (f" ({len(contradictions) - MAX_TABLE_ROWS} more in contradictions.csv.)"
-                       if len(contradictions) > MAX_TABLE_ROWS else ""),
+                    + (f" ({len(contradictions.body) - MAX_TABLE_ROWS} more in "
+                       f"contradictions.csv.)" if len(contradictions.body) > MAX_TABLE_ROWS
+                       else ""),
             label="tab:contradictions", spec="p{2.2cm}p{2.4cm}p{1.8cm}p{1.8cm}p{1.6cm}p{8cm}",
             long=True))
-    power = _power_rows(c)
+    power = doc.power_gaps
     if power:
         write_table("power_gaps", _latex_table(
-            ["scope", "family", "pairs", "which", "settled by", "why"], power[:MAX_TABLE_ROWS],
+            power.header, power.body[:MAX_TABLE_ROWS],
             caption="Power gaps: settled relations a family could not decide on its own data."
-                    + (f" ({len(power) - MAX_TABLE_ROWS} more in power_gaps.csv.)"
-                       if len(power) > MAX_TABLE_ROWS else ""),
+                    + (f" ({len(power.body) - MAX_TABLE_ROWS} more in power_gaps.csv.)"
+                       if len(power.body) > MAX_TABLE_ROWS else ""),
             label="tab:power", spec="p{2.2cm}p{2.0cm}rp{4.0cm}p{1.8cm}p{7.5cm}", long=True))
-    write_table("data", _latex_table(["", "value"], s["data_rows"], caption="The data.",
+    write_table("data", _latex_table(["", "value"], doc.data_rows, caption="The data.",
                                      label="tab:data", spec="lp{11cm}"))
-    if s["exclusion_summary"] is not None:
-        header, rows, more = s["exclusion_summary"]
+    if doc.exclusion_table is not None:
+        t = doc.exclusion_table
         write_table("exclusions", _latex_table(
-            header, rows, caption="What each analysis left out (count per step), with examples "
-            "and the most common reason; exclusions.csv has every record."
-            + (f" ({more} more rows not shown.)" if more else ""),
+            t.header, t.body, caption="What each analysis left out (count per step), with "
+            "examples and the most common reason; exclusions.csv has every record."
+            + (f" ({t.n_left_out} more rows not shown.)" if t.n_left_out else ""),
             label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
             long=True))
-    checks = [[r.name, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
-              for r in c.runs for ch in r.sanity]
-    if checks:
+    if doc.sanity:
         write_table("sanity", _latex_table(
-            ["analysis", "check", "status", "conclusion"], checks,
+            ["analysis", "check", "status", "conclusion"],
+            [[ch.analysis, ch.name, ch.status, ch.conclusion] for ch in doc.sanity],
             caption="Sanity checks, and analysis steps that failed or were not run.",
             label="tab:sanity", spec="p{1.4cm}p{4.0cm}p{1.4cm}p{11cm}", long=True))
 
-    def figure_block(f) -> str:
+    def figure_block(f: Figure) -> str:
         f.save(directory / "figures", formats=("pdf",))
         return "\n".join([
             r"\begin{figure}[htbp]", r"\centering",
@@ -186,46 +171,41 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
             rf"\caption{{{latex_escape(f.title)}. {latex_escape(f.caption)}}}",
             rf"\label{{fig:{f.file_name}}}", r"\end{figure}", ""])
 
-    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
-    own = {f.name: f for f in c.figures[:n_own]}
-    summary_figures = [figure_block(own[n]) for n in ("report-ranking", "report-ranking-scopes")
-                       if n in own]
-    names = table_names(c)
+    drawings = doc.drawings.get()
+    summary_figures = [figure_block(f) for f in (drawings.ranking, drawings.ranking_scopes)
+                       if f is not None]
     analysis_parts = []
-    for r in c.runs:
-        part = [rf"\subsection*{{{latex_escape(r.title)}}}",
-                latex_escape(f"Status: {r.status}" + (f"; {r.reason}" if r.reason else "")
-                             + f" ({len(r.verdicts)} verdicts)."), ""]
-        if r.notes:
+    for a, shown in zip(doc.analyses, drawings.analyses):
+        part = [rf"\subsection*{{{latex_escape(a.title)}}}",
+                latex_escape(f"Status: {a.status}" + (f"; {a.reason}" if a.reason else "")
+                             + f" ({a.n_verdicts} verdicts)."), ""]
+        if a.notes:
             part += [r"\begin{itemize}", *(rf"\item {latex_escape(n)}"
-                                           for n in r.notes[:MAX_NOTES]), r"\end{itemize}"]
-        if r.tables:
+                                           for n in a.notes[:MAX_NOTES]), r"\end{itemize}"]
+        if a.tables:
             part.append(latex_escape("Tables (CSV): " + ", ".join(
-                f"{names[(r.name, t)]}.csv" for t in r.tables) + "."))
-        part += [figure_block(f) for f in _unique_figures(r.figures)]
+                f"{t.csv_name}.csv" for t in a.tables) + "."))
+        part += [figure_block(f) for f in shown]
         analysis_parts.append("\n".join(part))
-    others = summary["others"][:MAX_SCOPE_LINES]
+    others = summary.others[:MAX_SCOPE_LINES]
     scope_items = "\n".join(rf"\item {latex_escape(x.sentence)}" for x in others)
-    draws = " ".join([*(latex_escape("Note: " + n) for n in summary["notes"]),
-                      *(latex_escape(x.single_draws) for x in summary["single_draws"][:1])])
-    guidance = "\n".join(rf"\item \textbf{{{latex_escape(_scopes_text(sc))}}}: "
-                         rf"{latex_escape(adv)}"
-                         for sc, adv in grouped_guidance(s["rankings"])[:MAX_SCOPE_LINES])
-    groups = _conflict_group_rows(c)
+    draws = " ".join([*(latex_escape("Note: " + n) for n in summary.notes),
+                      *(latex_escape(x) for x in summary.single_draws[:1])])
+    guidance = "\n".join(rf"\item \textbf{{{latex_escape(g.scopes)}}}: "
+                         rf"{latex_escape(g.advice)}"
+                         for g in doc.guidance[:MAX_SCOPE_LINES])
     explanations = "\n".join(
         rf"\item {latex_escape(m1)} vs {latex_escape(m2)} ({latex_escape(n)} pair(s)): "
-        rf"{latex_escape(why)}" for m1, m2, n, _, why in groups[:MAX_SCOPE_LINES])
-    warnings = s["warnings"]
+        rf"{latex_escape(why)}"
+        for m1, m2, n, _, why in doc.method_disagreements.body[:MAX_SCOPE_LINES])
+    warnings = doc.distinct_warnings
 
     def itemize(body: str) -> list[str]:
         return [r"\begin{itemize}", body, r"\end{itemize}"] if body else []
 
-    headline = head.sentence if head is not None else s["headline"]
-    disagreements = (f"Single methods name different winners on {len(c.conflicts):,} "
-                     f"occasion(s) (method_disagreements.csv); within a family only the "
-                     f"primary method votes, and score distributions do not vote. The "
-                     f"explanations:")
-    doc = "\n".join([
+    disagreements = (prose.disagreements(doc.n_conflicts, "method_disagreements.csv")
+                     + " The explanations:")
+    tex = "\n".join([
         "% benchverdict comparison report. Compile with lualatex or xelatex (unicode names),",
         "% or pdflatex for Latin-script names. Tables need booktabs and longtable.",
         r"\documentclass[10pt]{article}",
@@ -237,13 +217,13 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         "% of stopping (LuaLaTeX and XeLaTeX typeset them with a suitable font).",
         r"\ifPDFTeX\makeatletter\def\UTFviii@undefined@err#1{\fbox{?}}\makeatother\fi",
         r"\usepackage{booktabs,longtable,graphicx,array}",
-        rf"\title{{{latex_escape(s['title'])}}}",
-        rf"\date{{benchverdict {latex_escape(s['version'])}}}",
+        rf"\title{{{latex_escape(doc.title)}}}",
+        rf"\date{{benchverdict {latex_escape(doc.version)}}}",
         r"\begin{document}", r"\maketitle",
-        rf"Objective: \textbf{{{latex_escape(s['objective'])}}}. "
-        rf"Options: {latex_escape(s['options'])}.",
+        rf"Objective: \textbf{{{latex_escape(doc.objective)}}}. "
+        rf"Options: {latex_escape(doc.settings.text)}.",
         r"\section{Summary}\label{sec:summary}",
-        rf"\textbf{{{latex_escape(headline)}}}",
+        rf"\textbf{{{latex_escape(summary.headline)}}}",
         *itemize(scope_items),
         draws, "",
         *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "matrix"],
@@ -251,11 +231,11 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "relations"],
         r"\section{Contradictions}\label{sec:contradictions}",
         *([r"\input{tables/contradictions.tex}"] if "contradictions" in tables else
-          ["No two families of evidence decide any pair in opposite directions."]),
+          [prose.NO_CONTRADICTIONS]),
         *(["", latex_escape(disagreements), *itemize(explanations)] if explanations else []),
         r"\section{Power gaps}\label{sec:power}",
         *([r"\input{tables/power_gaps.tex}"] if "power_gaps" in tables else
-          ["No family misses a relation another family settles."]),
+          [prose.NO_POWER_GAPS]),
         *(["Sample-size guidance:", *itemize(guidance)] if guidance else []),
         r"\section{Analyses}\label{sec:analyses}",
         *analysis_parts,
@@ -263,10 +243,10 @@ def render_latex(comparison: Comparison, directory: Path) -> Path:
         r"\input{tables/data.tex}",
         *([r"\input{tables/exclusions.tex}"] if "exclusions" in tables else []),
         *([r"\input{tables/sanity.tex}"] if "sanity" in tables else []),
-        latex_escape(f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
-                     f"report.json)." if warnings else "Warnings: none."),
+        latex_escape((prose.warnings_count(len(doc.warnings), len(warnings)) + ".")
+                     if warnings else prose.warnings_count(len(doc.warnings), 0)),
         *itemize("\n".join(rf"\item {latex_escape(w)}" for w in warnings[:MAX_NOTES])),
         r"\end{document}", ""])
     path = directory / "report.tex"
-    path.write_text(doc, encoding="utf-8")
+    path.write_text(tex, encoding="utf-8")
     return path

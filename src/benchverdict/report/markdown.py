@@ -1,35 +1,24 @@
-"""The report as Markdown (pipe tables, figures as SVG files, names escaped)."""
+"""The report as Markdown (pipe tables, figures as SVG files, names escaped).
+
+Rendered from the report document (:mod:`benchverdict.report.document`) only.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from benchverdict._plain_text import printable
-from benchverdict.report.render import (
-    LETTERS_LEGEND,
+from benchverdict.report import prose
+from benchverdict.report.document import (
     MAX_NOTES,
     MAX_SCOPE_LINES,
     MAX_TABLE_ROWS,
-    WIDE_MATRIX,
-    _conflict_group_rows,
-    _contradiction_rows,
-    _data_sections,
-    _matrix_rows_text,
-    _power_rows,
-    _scopes_text,
-    _summary,
-    _unique_figures,
-    grouped_guidance,
-    table_names,
-    write_tables,
+    Figure,
+    ReportDocument,
 )
-
-if TYPE_CHECKING:
-    from benchverdict.report.runner import Comparison
-
 
 # ----------------------------------------------------------------------------- Markdown
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -67,11 +56,6 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]
     return lines
 
 
-def _md_omitted(s: dict[str, Any], what: str) -> list[str]:
-    text = s["omitted"][what]
-    return ["", md_escape(text)] if text else []
-
-
 #: The matrix legend in plain text (Markdown, LaTeX, the terminal).
 MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with the families that "
                  "settle it); △/▽ implied by transitivity; ✕ contradicted; a family name alone: "
@@ -79,7 +63,7 @@ MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with th
                  "its direction); – not separated")
 
 
-def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
+def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
                     figure_link: str = "", table_dir: Path | None = None,
                     table_link: str = "") -> str:
     """The report as Markdown: the summary, then the sections a paper would cite.
@@ -88,26 +72,28 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
     the headline scope and the partial-ranking diagram. Then contradictions,
     power gaps, one short paragraph per analysis (status, notes, figures),
     the data and what was left out. Full tables are not inlined: with
-    ``table_dir`` they are written there as CSV files (:func:`full_tables`)
-    and linked at ``table_link/<name>.csv``. With ``figure_dir``, every
-    figure is written there as SVG and embedded, linked at
+    ``table_dir`` they are written there as CSV files
+    (:attr:`~benchverdict.report.document.ReportDocument.csv_tables`) and
+    linked at ``table_link/<name>.csv``. With ``figure_dir``, every figure
+    is written there as SVG and embedded, linked at
     ``figure_link/<file>.svg`` (paths relative to the Markdown file);
     without it, figures are listed by title.
     """
-    c = comparison
-    s = _data_sections(c)
-    summary = _summary(c)
+    doc = document
+    summary = doc.summary
     tables: dict[str, str] = {}
     if table_dir is not None:
-        for name, path in write_tables(c, table_dir).items():
-            tables[name] = (f"{table_link.rstrip('/')}/{path.name}" if table_link
-                            else path.name)
+        table_dir.mkdir(parents=True, exist_ok=True)
+        for t in doc.csv_tables:
+            path = t.write(table_dir)
+            tables[t.name] = (f"{table_link.rstrip('/')}/{path.name}" if table_link
+                              else path.name)
 
     def table_ref(name: str) -> str:
         return f"[{md_escape(name)}.csv]({tables[name]})" if name in tables else (
             f"{md_escape(name)}.csv")
 
-    def figure_lines(figs, caption: bool = True) -> list[str]:
+    def figure_lines(figs: Sequence[Figure], caption: bool = True) -> list[str]:
         lines = []
         for f in figs:
             if figure_dir is None:
@@ -122,15 +108,12 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
                 lines += [f"*{md_escape(f.title)}.* {md_escape(f.caption)}", ""]
         return lines
 
-    n_own = len(c.figures) - sum(len(r.figures) for r in c.runs)
-    own = {f.name: f for f in c.figures[:n_own]}
-    names = table_names(c)
-    head = summary["head"]
-    out = [f"# {md_escape(s['title'])}", "",
-           f"Objective: **{md_escape(s['objective'])}**. {md_escape(s['options'])}.", "",
+    drawings = doc.drawings.get()
+    out = [f"# {md_escape(doc.title)}", "",
+           f"Objective: **{md_escape(doc.objective)}**. {md_escape(doc.settings.text)}.", "",
            "## Summary", ""]
-    out += [f"**{md_escape(head.sentence if head is not None else s['headline'])}**", ""]
-    others = summary["others"]
+    out += [f"**{md_escape(summary.headline)}**", ""]
+    others = summary.others
     for x in others[:MAX_SCOPE_LINES]:
         out.append(f"- {md_escape(x.sentence)}")
     if len(others) > MAX_SCOPE_LINES:
@@ -138,100 +121,93 @@ def render_markdown(comparison: Comparison, figure_dir: Path | None = None,
                    f"({table_ref('relations')}).")
     if others:
         out.append("")
-    for note in summary["notes"]:
+    for note in summary.notes:
         out += [f"*Note:* {md_escape(note)}", ""]
-    for x in summary["single_draws"][:1]:
-        out += [md_escape(x.single_draws), ""]
-    if summary["matrix"] is not None:
-        header, rows = _matrix_rows_text(summary["matrix"])
-        legend = MATRIX_LEGEND + ("; " + LETTERS_LEGEND if len(header) - 1 > WIDE_MATRIX
-                                  else "")
-        out += [f"Pairwise relations, {md_escape(head.scope)} ({md_escape(legend)}):", ""]
+    for text in summary.single_draws[:1]:
+        out += [md_escape(text), ""]
+    matrix = summary.matrix
+    if matrix is not None:
+        header, rows = matrix.plain_rows()
+        legend = MATRIX_LEGEND + ("; " + prose.LETTERS_LEGEND if matrix.wide else "")
+        out += [f"Pairwise relations, {md_escape(matrix.scope)} ({md_escape(legend)}):", ""]
         out += [*_md_table(header, rows), ""]
-    for name in ("report-ranking", "report-ranking-scopes"):
-        if name in own:
-            out += figure_lines([own[name]], caption=name == "report-ranking")
+    if drawings.ranking is not None:
+        out += figure_lines([drawings.ranking])
+    if drawings.ranking_scopes is not None:
+        out += figure_lines([drawings.ranking_scopes], caption=False)
     out += ["## Contradictions", ""]
-    contradictions = _contradiction_rows(c)
+    contradictions = doc.contradictions
     if contradictions:
-        out += _md_table(["scope", "pair", "for the first", "for the second", "kind",
-                          "explanation"], contradictions[:MAX_TABLE_ROWS])
-        if len(contradictions) > MAX_TABLE_ROWS:
-            out.append(f"\n({len(contradictions) - MAX_TABLE_ROWS} more in "
+        out += _md_table(contradictions.header, contradictions.body[:MAX_TABLE_ROWS])
+        if len(contradictions.body) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(contradictions.body) - MAX_TABLE_ROWS} more in "
                        f"{table_ref('contradictions')}.)")
     else:
-        out.append("No two families of evidence decide any pair in opposite directions.")
-    groups = _conflict_group_rows(c)
+        out.append(prose.NO_CONTRADICTIONS)
+    groups = doc.method_disagreements.body
     if groups:
-        out += ["", f"Single methods name different winners on {len(c.conflicts):,} "
-                    f"occasion(s) ({table_ref('method_disagreements')}); within a family only "
-                    f"the primary method votes, and score distributions do not vote. The "
-                    f"explanations, each once:", ""]
+        out += ["", prose.disagreements(doc.n_conflicts, table_ref("method_disagreements"))
+                + " The explanations, each once:", ""]
         for m1, m2, n, _pairs, why in groups[:MAX_SCOPE_LINES]:
             out.append(f"- {md_escape(m1)} vs {md_escape(m2)} ({n} pair(s)): {md_escape(why)}")
         if len(groups) > MAX_SCOPE_LINES:
             out.append(f"- ... and {len(groups) - MAX_SCOPE_LINES} more.")
     out += ["", "## Power gaps", ""]
-    power = _power_rows(c)
+    power = doc.power_gaps
     if power:
-        out += _md_table(["scope", "family", "pairs", "which", "settled by", "why"],
-                         power[:MAX_TABLE_ROWS])
-        if len(power) > MAX_TABLE_ROWS:
-            out.append(f"\n({len(power) - MAX_TABLE_ROWS} more in {table_ref('power_gaps')}.)")
+        out += _md_table(power.header, power.body[:MAX_TABLE_ROWS])
+        if len(power.body) > MAX_TABLE_ROWS:
+            out.append(f"\n({len(power.body) - MAX_TABLE_ROWS} more in "
+                       f"{table_ref('power_gaps')}.)")
     else:
-        out.append("No family misses a relation another family settles.")
-    guided = grouped_guidance(s["rankings"])
+        out.append(prose.NO_POWER_GAPS)
+    guided = doc.guidance
     if guided:
         out += ["", "Sample-size guidance (each advice once, with the scopes it applies to; the "
                     "unsettled pairs are in relations.csv):", ""]
-        for scopes, advice in guided[:MAX_SCOPE_LINES]:
-            out.append(f"- {md_escape(_scopes_text(scopes))}: {md_escape(advice)}")
+        for g in guided[:MAX_SCOPE_LINES]:
+            out.append(f"- {md_escape(g.scopes)}: {md_escape(g.advice)}")
         if len(guided) > MAX_SCOPE_LINES:
             out.append(f"- ... and {len(guided) - MAX_SCOPE_LINES} more (report.json).")
     out += ["", f"Every relation of every scope, with its status and reason: "
                 f"{table_ref('relations')}.", "", "## Analyses", ""]
-    for r in c.runs:
-        line = (f"**{md_escape(r.title)}**: {md_escape(r.status)}"
-                + (f"; {md_escape(r.reason)}" if r.reason else "")
-                + f" ({len(r.verdicts)} verdicts, {r.seconds:.1f} s).")
+    for a, shown in zip(doc.analyses, drawings.analyses):
+        line = (f"**{md_escape(a.title)}**: {md_escape(a.status)}"
+                + (f"; {md_escape(a.reason)}" if a.reason else "")
+                + f" ({a.n_verdicts} verdicts, {a.seconds:.1f} s).")
         out += [line, ""]
-        for note in r.notes[:MAX_NOTES]:
+        for note in a.notes[:MAX_NOTES]:
             out.append(f"- {md_escape(note)}")
-        if len(r.notes) > MAX_NOTES:
-            out.append(f"- ... and {len(r.notes) - MAX_NOTES} more notes (report.json).")
-        if r.notes:
+        if len(a.notes) > MAX_NOTES:
+            out.append(f"- ... and {len(a.notes) - MAX_NOTES} more notes (report.json).")
+        if a.notes:
             out.append("")
-        own_tables = [names[(r.name, name)] for name in r.tables]
-        if own_tables:
-            out += ["Tables: " + ", ".join(table_ref(t) for t in own_tables) + ".", ""]
-        out += figure_lines(_unique_figures(r.figures), caption=False)
+        if a.tables:
+            out += ["Tables: " + ", ".join(table_ref(t.csv_name) for t in a.tables) + ".", ""]
+        out += figure_lines(shown, caption=False)
     out += ["## Data", ""]
-    out += _md_table(["", "value"], s["data_rows"])
-    header, rows, more = s["balance"]
-    n_excluded = len(c.exclusions)
+    out += _md_table(["", "value"], doc.data_rows)
+    n_excluded = doc.n_excluded_records
     out += ["", (f"Left out: {n_excluded:,} record(s), by analysis and step (every record "
-                 f"is in exclusions.csv):") if n_excluded else "Nothing was left out.", ""]
-    if s["exclusion_summary"] is not None:
-        header, rows, more = s["exclusion_summary"]
-        out += _md_table(header, rows[:MAX_TABLE_ROWS])
-        if more or len(rows) > MAX_TABLE_ROWS:
-            out.append(f"\n({more + max(len(rows) - MAX_TABLE_ROWS, 0)} more rows in "
-                       f"exclusions.csv.)")
+                 f"is in exclusions.csv):") if n_excluded else prose.NOTHING_LEFT_OUT, ""]
+    if doc.exclusion_table is not None:
+        t = doc.exclusion_table
+        out += _md_table(t.header, t.body[:MAX_TABLE_ROWS])
+        if t.n_left_out or len(t.body) > MAX_TABLE_ROWS:
+            out.append(f"\n({t.n_left_out + max(len(t.body) - MAX_TABLE_ROWS, 0)} more rows "
+                       f"in exclusions.csv.)")
         out.append("")
-    checks = [(r.name, ch) for r in c.runs for ch in r.sanity]
-    if checks:
+    if doc.sanity:
         out += ["Sanity checks:", ""]
         out += _md_table(["analysis", "check", "status", "conclusion"],
-                         [[n, ch.get("name", ""), ch.get("status", ""), ch.get("conclusion", "")]
-                          for n, ch in checks])
+                         [[ch.analysis, ch.name, ch.status, ch.conclusion] for ch in doc.sanity])
         out.append("")
-    warnings = s["warnings"]
+    warnings = doc.distinct_warnings
     if warnings:
-        out += [f"Warnings: {len(c.warnings)}, {len(warnings)} distinct (each one is in "
-                f"report.json)" + (f"; the first {MAX_NOTES}:" if len(warnings) > MAX_NOTES
-                                   else ":"), ""]
+        out += [prose.warnings_count(len(doc.warnings), len(warnings))
+                + (f"; the first {MAX_NOTES}:" if len(warnings) > MAX_NOTES else ":"), ""]
         out += [f"- {md_escape(w)}" for w in warnings[:MAX_NOTES]]
     else:
-        out.append("Warnings: none.")
-    out += ["", f"*benchverdict {md_escape(s['version'])}*", ""]
+        out.append(prose.warnings_count(len(doc.warnings), 0))
+    out += ["", f"*benchverdict {md_escape(doc.version)}*", ""]
     return "\n".join(out)

@@ -1,51 +1,88 @@
-"""The report as one JSON document, and what every output format shares.
+"""Build the report document from a comparison: what every output format shows.
 
-Every renderer starts from :func:`report_document`, so the formats say the
-same thing: JSON here, HTML in :mod:`~benchverdict.report.html`, Markdown in
-:mod:`~benchverdict.report.markdown`, LaTeX in :mod:`~benchverdict.report.latex`.
-User-supplied strings (algorithm, benchmark, metafeature and
-column names, and anything derived from them) are escaped for each target:
-Jinja2's autoescape for HTML, entities and backslashes for Markdown, the
-LaTeX specials for LaTeX, and ``json.dumps`` for JSON. In every format,
-control, lone-surrogate and bidirectional-control characters in names are
-shown as visible escapes (:func:`benchverdict._plain_text.printable`), so a
-name cannot hide or reorder the text around it or make a file unreadable.
+:func:`build_document` reads a :class:`~benchverdict.report.runner.Comparison`
+and returns a :class:`~benchverdict.report.document.ReportDocument`, the
+typed data every format renders: JSON in :mod:`~benchverdict.report.json_format`,
+HTML in :mod:`~benchverdict.report.html`, Markdown in
+:mod:`~benchverdict.report.markdown`, LaTeX in :mod:`~benchverdict.report.latex`,
+the terminal in :mod:`~benchverdict.report.terminal`. The renderers read only
+the document (and :mod:`~benchverdict.report.prose`), so the formats say the
+same thing and none depends on the runner.
+
+User-supplied strings (algorithm, benchmark, metafeature and column names,
+and anything derived from them) are kept as they are here and escaped by
+each renderer for its target: Jinja2's autoescape for HTML, entities and
+backslashes for Markdown, the LaTeX specials for LaTeX, and ``json.dumps``
+for JSON. In every format, control, lone-surrogate and bidirectional-control
+characters in names are shown as visible escapes
+(:func:`benchverdict._plain_text.printable`), so a name cannot hide or
+reorder the text around it or make a file unreadable.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
+import functools
 import json
 import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from benchverdict._plain_text import printable
+from benchverdict._plain_text import file_stem, printable
 from benchverdict._version import __version__
 from benchverdict.families import family_label, family_names
+from benchverdict.report.document import (
+    MAX_TABLE_ROWS,
+    WIDE_MATRIX,
+    AnalysisSection,
+    AnalysisTable,
+    Budgets,
+    CsvTable,
+    DataFacts,
+    Drawings,
+    ExclusionStep,
+    Figure,
+    Guidance,
+    Lazy,
+    LegendEntry,
+    Matrix,
+    MatrixCell,
+    Records,
+    ReportDocument,
+    SanityCheck,
+    ScopeLine,
+    Settings,
+    Summary,
+    Table,
+    ValidationExclusion,
+)
+from benchverdict.report.json_format import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
+from benchverdict.report.relations import STATUSES
+from benchverdict.report.summary import (
+    CELL_COLOURS,
+    CELL_KINDS,
+    CELL_MEANING,
+    MAX_MATRIX_ALGORITHMS,
+    headline_summary,
+    scope_summaries,
+)
 from benchverdict.verdict import metafeature_label, verdict_to_dict
 
-if TYPE_CHECKING:
-    from benchverdict.report.runner import Comparison
+__all__ = ["MAX_DOCUMENT_ROWS", "REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "SCHEMA_PATH",
+           "ReportSource", "build_document", "collapse_similar", "full_tables",
+           "grouped_guidance", "load_schema", "table_names", "write_tables"]
 
-#: Name and version of the report JSON layout (``report.schema.json``).
-REPORT_SCHEMA = "benchverdict.report"
-REPORT_SCHEMA_VERSION = 2
 #: The committed JSON Schema of the report document.
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
-#: Disagreements shown before the rest fold into a <details> block (HTML).
-SHOWN_CONFLICTS = 25
-#: At most this many rows of a module's table are shown in HTML/Markdown/LaTeX.
-MAX_TABLE_ROWS = 40
 #: At most this many agreement rows (of each kind: all benchmarks, single benchmarks),
-#: disagreements and verdicts are shown in HTML/Markdown/LaTeX; JSON and the CSV files
-#: have them all. (1000 algorithms make 500,000 pairs: no page can show them.)
+#: relations and verdicts are in the document's tables (HTML, Markdown, LaTeX show no
+#: more); the JSON records and the CSV files have them all. (1000 algorithms make
+#: 500,000 pairs: no page can show them.)
 MAX_DOCUMENT_ROWS = 2000
 
 
@@ -97,63 +134,429 @@ def _representatives_by_group(rec) -> dict[tuple, list]:
     return groups
 
 
+# ----------------------------------------------------------------------------- the source
+class ReportSource(Protocol):
+    """What :func:`build_document` reads: a :class:`~benchverdict.report.runner.Comparison`.
+
+    A structural type, so this module need not import the runner (which
+    imports it): the builder reads the comparison, the comparison does not
+    depend on how it is rendered.
+    """
+
+    runs: Sequence[Any]
+    reconciliation: Any
+    description: Any
+    options: Any
+    objective: str
+    algorithms: Sequence[str]
+    benchmarks: Sequence[str]
+    n_seeds: int
+    metafeatures: Sequence[str]
+
+    @property
+    def figures(self) -> list[Any]:
+        """The report's own figures, then every analysis's (drawn on first use)."""
+        ...
+
+    @property
+    def exclusions(self) -> pd.DataFrame:
+        """Every row, run, seed or cell left out, one record each."""
+        ...
+
+    @property
+    def exclusion_summary(self) -> pd.DataFrame:
+        """The exclusions counted per analysis, step and kind."""
+        ...
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning of every analysis, prefixed by the analysis."""
+        ...
+
+
 # ----------------------------------------------------------------------------- the document
-def report_document(comparison: Comparison) -> dict[str, Any]:
-    """The report as one JSON-safe dict (layout: ``report.schema.json``).
+def build_document(comparison: ReportSource) -> ReportDocument:
+    """The report of ``comparison`` as a :class:`~benchverdict.report.document.ReportDocument`.
 
-    Its version is :data:`REPORT_SCHEMA_VERSION` (the ``schema_version`` field).
+    Every format renders this document. It is computed here once
+    (:meth:`Comparison.document <benchverdict.report.runner.Comparison.document>`
+    keeps it); the figures and the full JSON records are computed when a
+    format first asks for them.
 
-    Verdicts use :func:`benchverdict.verdict.verdict_to_dict` (lossless:
-    non-finite floats are tagged ``{"$float": "nan"|"inf"|"-inf"}``); every
-    other number is finite or ``null``.
+    Examples
+    --------
+    >>> from benchverdict.report.runner import compare
+    >>> from benchverdict.results import _example_small
+    >>> doc = build_document(compare(_example_small(), analyses=["ranks"], progress=False,
+    ...                              figures=False))
+    >>> doc.title, [a.status for a in doc.analyses]
+    ('Comparison of 2 algorithms on 2 benchmarks', ['ok'])
     """
     c = comparison
     rec = c.reconciliation
+    summary = _summary(c)
+    head = summary.head
+    exclusion_summary = c.exclusion_summary
+    warnings = [str(w) for w in c.warnings]
+    n_verdict_rows = min(len(rec.verdicts), MAX_DOCUMENT_ROWS)
+    names = table_names(c)
+    analyses = tuple(_analysis_section(r, names, file_name)
+                     for r, file_name in zip(c.runs, _run_figure_names(c.runs)))
+    return ReportDocument(
+        title=_title(c),
+        objective=str(c.objective),
+        version=__version__,
+        settings=_settings(c),
+        summary=summary,
+        contradictions=_contradictions(rec),
+        method_disagreements=_method_disagreements(rec),
+        n_conflicts=len(rec.conflicts),
+        power_gaps=_power_gaps(rec),
+        guidance=tuple(Guidance(_scopes_text(scopes), advice)
+                       for scopes, advice in grouped_guidance(rec.rankings)),
+        relations=_relations(rec),
+        head_relations=_relations(rec, scope=head.scope) if head is not None else None,
+        agreement=_agreement(rec),
+        verdicts=Table(VERDICT_HEADER, tuple(_verdict_row(v)
+                                             for v in rec.verdicts[:n_verdict_rows]),
+                       len(rec.verdicts) - n_verdict_rows),
+        analyses=analyses,
+        data=_data_facts(c),
+        data_rows=_data_rows(c, exclusion_summary),
+        description=str(c.description),
+        balance=_table_rows(c.description.balance),
+        validation_exclusions=_table_rows(c.description.exclusions)
+        if len(c.description.exclusions) else None,
+        exclusions=tuple(
+            ExclusionStep(str(r["analysis"]), str(r["step"]), str(r["what"]), int(r["count"]),
+                          str(r["examples"]), str(r["reason"]))
+            for r in exclusion_summary.to_dict("records")),
+        exclusion_table=_table_rows(exclusion_summary, limit=10 * MAX_TABLE_ROWS)
+        if len(exclusion_summary) else None,
+        n_excluded_records=len(c.exclusions),
+        sanity=tuple(
+            SanityCheck(r.name, str(check.get("name", "")), str(check.get("status", "")),
+                        str(check.get("conclusion", "")),
+                        {k: _plain(v) for k, v in check.items()})
+            for r in c.runs for check in r.sanity),
+        warnings=tuple(warnings),
+        distinct_warnings=tuple(collapse_similar(warnings)),
+        csv_tables=_csv_tables(c),
+        drawings=Lazy(lambda: _drawings(c, analyses)),
+        records=Lazy(lambda: _json_records(rec)),
+    )
+
+
+def _title(c: ReportSource) -> str:
+    return (
+        f"Comparison of {len(c.algorithms)} algorithms on {len(c.benchmarks)} "
+        f"benchmark{'s' if len(c.benchmarks) != 1 else ''}"
+    )
+
+
+def _settings(c: ReportSource) -> Settings:
+    o = c.options
+    rec = c.reconciliation
+    if o.budget is not None:
+        budget_text = f"{o.budget:g}"
+    elif rec.final_budget is not None:
+        budget_text = f"final ({rec.final_budget:g})"
+    else:
+        budget_text = "none (no budget column)"
+    population = ("benchmarks like these (the observed benchmarks are a sample)"
+                  if o.estimand == "benchmarks" else
+                  "exactly these benchmarks (no claim beyond them)")
+    text = (
+        f"Claims across benchmarks are about {population}; confidence "
+        f"{o.confidence:g}; alpha {o.alpha:g}; budget "
+        f"{budget_text}; formula {o.formula or 'the estimand default'}; draws "
+        f"{o.draws}"
+    )
+    return Settings(analyses=tuple(r.name for r in c.runs), confidence=o.confidence,
+                    alpha=o.alpha, budget=o.budget, formula=o.formula,
+                    final_budget=_plain(rec.final_budget), estimand=o.estimand,
+                    draws=o.draws, text=text)
+
+
+def _summary(c: ReportSource) -> Summary:
+    """The first screen: the headline scope, the other scopes, the headline's matrix."""
+    rec = c.reconciliation
+    summaries = scope_summaries(rec, list(c.algorithms))
+    head = headline_summary(summaries)
+    others = [x for x in summaries if x is not head]
+    matrix = None
+    if head is not None and len(head.order) <= MAX_MATRIX_ALGORITHMS:
+        used = {cell.kind for cell in head.cells.values()}
+        matrix = Matrix(
+            scope=head.scope, order=tuple(head.order),
+            cells=tuple(tuple(None if x == y else _matrix_cell(head.cells.get((x, y)))
+                             for y in head.order) for x in head.order),
+            legend=tuple(LegendEntry(k, CELL_MEANING[k], CELL_COLOURS[k][0])
+                         for k in CELL_KINDS if k in used),
+            wide=len(head.order) > WIDE_MATRIX)
+    if head is not None:
+        headline = head.sentence
+    elif rec.rankings:
+        ranked = [r for r in rec.rankings if r.status == "ranked"]
+        headline = (
+            f"No method judged all benchmarks together; {len(ranked)} of "
+            f"{len(rec.rankings)} scope(s) have a consensus ranking (below)."
+        )
+    else:
+        headline = "No analysis produced verdicts, so there is nothing to reconcile."
+    return Summary(
+        head=_scope_line(head) if head is not None else None,
+        headline=headline,
+        others=tuple(_scope_line(x) for x in others),
+        matrix=matrix,
+        notes=tuple(str(n) for n in rec.notes),
+        single_draws=tuple(x.single_draws for x in summaries if x.single_draws),
+        n_contradicted=int((rec.relations["status"] == "contradicted").sum())
+        if len(rec.relations) else 0,
+        status_counts=_status_counts(rec.relations))
+
+
+def _scope_line(s) -> ScopeLine:
+    return ScopeLine(s.scope, s.sentence, s.single_draws)
+
+
+def _matrix_cell(cell) -> MatrixCell | None:
+    if cell is None:
+        return None
+    background, foreground = cell.colours
+    return MatrixCell(cell.kind, cell.text, cell.short, cell.title, background, foreground)
+
+
+def _status_counts(rel: pd.DataFrame | None) -> str:
+    if rel is None or not len(rel):
+        return "no relations"
+    counts = rel["status"].value_counts()
+    return ", ".join(f"{int(counts.get(k, 0))} {k}" for k in STATUSES) + (
+        f" over {rel['scope'].nunique()} scope(s)")
+
+
+#: The header of the relation tables (every scope, the headline scope's).
+RELATION_HEADER = ("scope", "relation", "status", "families", "adjusted p", "why")
+#: The header of the verdict table.
+VERDICT_HEADER = ("pair", "scope", "method", "outcome", "evidence", "effect", "unit (n)",
+                  "explanation")
+#: The header of the agreement table.
+AGREEMENT_HEADER = ("pair", "scope", "each method's verdict and evidence", "agreement",
+                    "consensus", "why")
+
+
+def _relations(rec, scope: str | None = None) -> Table:
+    """Relations (pair and scope) with status, winner, families and reason.
+
+    At most :data:`MAX_DOCUMENT_ROWS`; only ``scope``'s when given.
+    """
+    rel = rec.relations
+    if scope is not None:
+        rel = rel[rel["scope"] == scope]
+    rows = []
+    for r in rel.head(MAX_DOCUMENT_ROWS).to_dict("records"):
+        who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
+               else f"{r['a']} vs {r['b']}")
+        rows.append((str(r["scope"]), who, str(r["status"]),
+                     _fmt(r.get("families")), _fmt(r.get("p_value_adjusted")),
+                     _fmt(r.get("reason"))))
+    return Table(RELATION_HEADER, tuple(rows), len(rel) - len(rows))
+
+
+def _missing_text(value: Any) -> bool:
+    return _plain(value) is None or value == ""
+
+
+def _power_gaps(rec) -> Table:
+    return Table(
+        ("scope", "family", "pairs", "which", "settled by", "why"),
+        tuple((str(r["scope"]), family_label(str(r["family"])),
+               f"{int(r['n_pairs'])}", _fmt(r.get("pairs")), _fmt(r.get("settled_by")),
+               _fmt(r.get("reason")))
+              for r in rec.power_gaps.to_dict("records")))
+
+
+def _contradictions(rec) -> Table:
+    return Table(
+        ("scope", "pair", "for the first", "for the second", "kind", "explanation"),
+        tuple((str(r["scope"]), f"{r['a']} vs {r['b']}", _fmt(r.get("for_a")),
+               _fmt(r.get("for_b")), _fmt(r.get("kind")), _fmt(r.get("explanation")))
+              for r in rec.contradictions.to_dict("records")))
+
+
+def _method_disagreements(rec) -> Table:
+    header = ("method 1", "method 2", "pairs", "which", "explanation")
+    groups = rec.conflict_groups
+    if groups is None or not len(groups):
+        return Table(header, ())
+    return Table(header, tuple(
+        (_fmt(r.get("method_1")), _fmt(r.get("method_2")), f"{int(r['n_pairs'])}",
+         _fmt(r.get("pairs")), _fmt(r.get("explanation")))
+        for r in groups.to_dict("records")))
+
+
+def _agreement(rec) -> Table:
+    """Each method's verdict per pair and scope: at most MAX_DOCUMENT_ROWS of each kind.
+
+    The kinds are all benchmarks and single scopes, so the pooled rows are
+    not crowded out by thousands of per-benchmark ones.
+    """
+    by_group = _representatives_by_group(rec)
+    rows = []
+    n_kept = {True: 0, False: 0}
+    for r in rec.agreement.itertuples(index=False):
+        is_pooled = _plain(r.benchmark) is None
+        if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
+            continue
+        n_kept[is_pooled] += 1
+        rows.append((
+            f"{r.a} vs {r.b}",
+            _scope_text(r.benchmark, r.metafeature),
+            "; ".join(
+                f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)} ({x.evidence}"
+                + ("" if x.votes else f"; budget {x.budget}, not voting") + ")"
+                for x in by_group.get(_group_key(r.a, r.b, r.benchmark, r.metafeature), ())
+            ),
+            _fmt(r.agreement, 2) or "n/a (one method)",
+            _outcome_text(r.a, r.b, r.consensus),
+            r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
+                        if isinstance(r.not_voting, str) and r.not_voting else ""),
+        ))
+    return Table(AGREEMENT_HEADER, tuple(rows), len(rec.agreement) - len(rows))
+
+
+def _verdict_row(v) -> tuple[str, ...]:
+    return (
+        f"{v.a} vs {v.b}",
+        str(v.scope),
+        v.method,
+        _outcome_text(v.a, v.b, v.outcome),
+        str(v.evidence),
+        "" if v.effect is None else (
+            f"{v.effect.name} {_fmt(v.effect.estimate)}"
+            + ("" if v.effect.lower is None else
+               f" [{_fmt(v.effect.lower)}, {_fmt(v.effect.upper)}]")
+        ),
+        f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
+        v.explanation,
+    )
+
+
+def _data_facts(c: ReportSource) -> DataFacts:
     d = c.description
     budgets = None
     if len(d.budgets):
-        budgets = {
-            "min": _plain(float(d.budgets["min"].min())),
-            "max": _plain(float(d.budgets["max"].max())),
-            "distinct": int(d.counts.loc["budget", "distinct"]) if "budget" in d.counts.index
-            else None,
-        }
-    balance = d.balance
-    data = {
-        "n_rows": int(d.n_rows),
-        "kind": d.kind,
-        "kind_reason": d.kind_reason,
-        "algorithms": list(c.algorithms),
-        "benchmarks": list(c.benchmarks),
-        "n_seeds": int(c.n_seeds),
-        "metafeatures": list(c.metafeatures),
-        "budgets": budgets,
-        "balanced": bool(d.balanced),
-        "n_missing_cells": int(d.n_missing_cells),
-        "seeds_per_cell": {"min": int(balance.to_numpy().min()),
-                           "max": int(balance.to_numpy().max())},
-        "n_excluded_rows": int(d.exclusions["rows"].sum()) if len(d.exclusions) else 0,
-        "exclusions": [
-            {"column": str(r["column"]), "reason": str(r["reason"]), "rows": int(r["rows"])}
-            for r in d.exclusions.to_dict("records")
-        ],
-    }
-    analyses = [
-        {
-            "name": r.name,
-            "title": r.title,
-            "status": r.status,
-            "reason": r.reason,
-            "n_verdicts": len(r.verdicts),
-            "seconds": round(float(r.seconds), 3),
-            "notes": [str(n) for n in r.notes],
-            "warnings": [str(w) for w in r.warnings],
-            "figures": [{"name": f.name, "file": f.file_name, "title": f.title,
-                         "caption": f.caption} for f in r.figures],
-            "tables": sorted(r.tables),
-        }
-        for r in c.runs
+        budgets = Budgets(
+            min=_plain(float(d.budgets["min"].min())),
+            max=_plain(float(d.budgets["max"].max())),
+            distinct=int(d.counts.loc["budget", "distinct"]) if "budget" in d.counts.index
+            else None)
+    balance = d.balance.to_numpy()
+    return DataFacts(
+        n_rows=int(d.n_rows), kind=d.kind, kind_reason=d.kind_reason,
+        algorithms=tuple(c.algorithms), benchmarks=tuple(c.benchmarks),
+        n_seeds=int(c.n_seeds), metafeatures=tuple(c.metafeatures), budgets=budgets,
+        balanced=bool(d.balanced), n_missing_cells=int(d.n_missing_cells),
+        seeds_per_cell=(int(balance.min()), int(balance.max())),
+        n_excluded_rows=int(d.exclusions["rows"].sum()) if len(d.exclusions) else 0,
+        validation_exclusions=tuple(
+            ValidationExclusion(str(r["column"]), str(r["reason"]), int(r["rows"]))
+            for r in d.exclusions.to_dict("records")))
+
+
+def _data_rows(c: ReportSource, exclusion_summary: pd.DataFrame) -> tuple[tuple[str, str], ...]:
+    d = c.description
+    rows = [
+        ("rows", f"{d.n_rows:,}"),
+        ("kind", f"{d.kind} ({d.kind_reason})"),
+        ("objective", c.objective),
+        ("algorithms", ", ".join(c.algorithms)),
+        ("benchmarks", f"{len(c.benchmarks)}: " + ", ".join(c.benchmarks[:12])
+         + (" ..." if len(c.benchmarks) > 12 else "")),
+        ("seeds", f"{c.n_seeds:,}"),
+        ("design", "balanced" if d.balanced else
+         f"UNBALANCED: {d.n_missing_cells:,} algorithm x benchmark x seed cell(s) missing"),
+        ("excluded rows", f"{int(d.exclusions['rows'].sum()) if len(d.exclusions) else 0:,}"),
+        ("left out by the analyses", _left_out_text(exclusion_summary)),
     ]
+    if c.metafeatures:
+        rows.append(("metafeatures", ", ".join(c.metafeatures)))
+    if len(d.budgets):
+        rows.append(("budgets", f"{_fmt(d.budgets['min'].min())} to "
+                                f"{_fmt(d.budgets['max'].max())}"))
+    return tuple(rows)
+
+
+def _left_out_text(summary: pd.DataFrame) -> str:
+    summary = summary[summary["analysis"] != "validation"]
+    if not len(summary):
+        return "nothing"
+    per = summary.groupby("analysis", sort=False)["count"].sum()
+    return "; ".join(f"{name}: {int(n):,}" for name, n in per.items()) + (
+        " (see Exclusions)")
+
+
+def _analysis_section(r, names: dict[tuple[str, str], str],
+                      file_names: list[str]) -> AnalysisSection:
+    return AnalysisSection(
+        name=r.name, title=r.title, status=r.status, reason=r.reason,
+        n_verdicts=len(r.verdicts), seconds=float(r.seconds),
+        notes=tuple(str(n) for n in r.notes),
+        warnings=tuple(str(w) for w in r.warnings),
+        distinct_warnings=tuple(collapse_similar(r.warnings)),
+        figures=tuple(_figure(f, name) for f, name in zip(r.figures, file_names)),
+        tables=tuple(AnalysisTable(title, names[(r.name, title)], _table_rows(frame))
+                     for title, frame in r.tables.items()))
+
+
+#: The report's own figures (drawn first, so their file names are never suffixed).
+OWN_FIGURES = ("report-ranking", "report-ranking-scopes", "report-agreement")
+
+
+def _run_figure_names(runs) -> list[list[str]]:
+    """Each analysis figure's file name: unique, as :attr:`Comparison.figures` names them.
+
+    Computed here so that the JSON document can name the files without
+    drawing the report's own figures.
+    """
+    seen = {file_stem(name): 1 for name in OWN_FIGURES}
+    out = []
+    for r in runs:
+        names = []
+        for f in r.figures:
+            base = file_stem(f.name)
+            seen[base] = seen.get(base, 0) + 1
+            names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+        out.append(names)
+    return out
+
+
+def _figure(f, file_name: str) -> Figure:
+    return Figure(name=f.name, file_name=file_name, title=f.title, caption=f.caption,
+                  width_inches=float(f.figure.get_figwidth()), render_svg=f.svg,
+                  write=functools.partial(_save_figure, f.figure, file_name))
+
+
+def _save_figure(figure, file_name: str, directory: Path, formats: tuple[str, ...]) -> list[Path]:
+    from benchverdict.plotting import save_figure
+
+    return save_figure(figure, directory / file_name, formats=formats)
+
+
+def _drawings(c: ReportSource, analyses: tuple[AnalysisSection, ...]) -> Drawings:
+    """Draw the report's own figures; keep each analysis's figures with distinct pictures."""
+    figures = c.figures
+    own = {f.name: _figure(f, file_stem(f.name))
+           for f in figures[:len(figures) - sum(len(r.figures) for r in c.runs)]}
+    return Drawings(
+        ranking=own.get("report-ranking"),
+        ranking_scopes=own.get("report-ranking-scopes"),
+        agreement=own.get("report-agreement"),
+        analyses=tuple(tuple(_unique_figures(a.figures)) for a in analyses))
+
+
+def _json_records(rec) -> Records:
+    """The full tables for the JSON document (every row; nothing formatted)."""
     by_group = _representatives_by_group(rec)
     agreement = []
     for row in _records(rec.agreement):
@@ -188,10 +591,6 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
             "explanation": row["explanation"],
         })
     m = rec.method_agreement
-    method_agreement = {
-        "methods": [str(x) for x in m.index],
-        "matrix": [[_plain(float(v)) for v in row] for row in m.to_numpy()],
-    }
     rankings = [
         {
             "benchmark": r.benchmark,
@@ -205,57 +604,13 @@ def report_document(comparison: Comparison) -> dict[str, Any]:
         }
         for r in rec.rankings
     ]
-    sanity = [
-        {"analysis": r.name, **{k: _plain(v) for k, v in check.items()}}
-        for r in c.runs for check in r.sanity
-    ]
-    exclusions = [
-        {"analysis": str(r["analysis"]), "step": str(r["step"]), "what": str(r["what"]),
-         "count": int(r["count"]), "examples": str(r["examples"]), "reason": str(r["reason"])}
-        for r in c.exclusion_summary.to_dict("records")
-    ]
-    return {
-        "schema": REPORT_SCHEMA,
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "benchverdict_version": __version__,
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "objective": c.objective,
-        "options": {
-            "analyses": [r.name for r in c.runs],
-            "confidence": c.options.confidence,
-            "alpha": c.options.alpha,
-            "budget": c.options.budget,
-            "formula": c.options.formula,
-            "final_budget": _plain(rec.final_budget),
-            "estimand": c.options.estimand,
-            "draws": c.options.draws,
-        },
-        "notes": [str(n) for n in rec.notes],
-        "data": data,
-        "analyses": analyses,
-        "verdicts": [verdict_to_dict(v) for v in rec.verdicts],
-        "agreement": agreement,
-        "conflicts": conflicts,
-        "method_agreement": method_agreement,
-        "rankings": rankings,
-        "sanity": sanity,
-        "exclusions": exclusions,
-        "warnings": [str(w) for w in c.warnings],
-    }
-
-
-def render_json(comparison: Comparison, *, indent: int | None = 2) -> str:
-    """The report document as JSON text (strict: no NaN literals)."""
-    # default=str: a module may put an object JSON does not know into a verdict's details.
-    doc = report_document(comparison)
-    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False, default=str)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate in a name cannot be written as UTF-8; JSON's \u escapes can.
-        text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=True, default=str)
-    return text
-
+    return Records(
+        verdicts=tuple(verdict_to_dict(v) for v in rec.verdicts),
+        agreement=tuple(agreement),
+        conflicts=tuple(conflicts),
+        method_agreement={"methods": [str(x) for x in m.index],
+                          "matrix": [[_plain(float(v)) for v in row] for row in m.to_numpy()]},
+        rankings=tuple(rankings))
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema of the report document, with the analyses now registered.
@@ -279,14 +634,7 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
-# ----------------------------------------------------------------------------- shared prose
-def _title(c: Comparison) -> str:
-    return (
-        f"Comparison of {len(c.algorithms)} algorithms on {len(c.benchmarks)} "
-        f"benchmark{'s' if len(c.benchmarks) != 1 else ''}"
-    )
-
-
+# ----------------------------------------------------------------------------- texts
 def _fmt(value: Any, digits: int = 3) -> str:
     value = _plain(value)
     if value is None:
@@ -315,158 +663,14 @@ def _outcome_text(a: str, b: str, outcome: str) -> str:
             "inconclusive": "no decision", "conflict": "conflict"}.get(outcome, outcome)
 
 
-def _table_rows(frame: pd.DataFrame, limit: int = MAX_TABLE_ROWS) -> tuple[list[str], list[
-        list[str]], int]:
+def _table_rows(frame: pd.DataFrame, limit: int = MAX_TABLE_ROWS) -> Table:
     """Header, formatted rows (at most ``limit``) and the number of rows left out."""
     shown = frame.head(limit)
     if not isinstance(shown.index, pd.RangeIndex):
         shown = shown.reset_index()
-    header = [str(c) for c in shown.columns]
-    rows = [[_fmt(v) for v in row] for row in shown.itertuples(index=False, name=None)]
-    return header, rows, max(len(frame) - limit, 0)
-
-
-def _left_out_text(c: Comparison) -> str:
-    summary = c.exclusion_summary
-    summary = summary[summary["analysis"] != "validation"]
-    if not len(summary):
-        return "nothing"
-    per = summary.groupby("analysis", sort=False)["count"].sum()
-    return "; ".join(f"{name}: {int(n):,}" for name, n in per.items()) + (
-        " (see Exclusions)")
-
-
-def _data_sections(c: Comparison) -> dict[str, Any]:
-    """Prose and tables shared by the HTML, Markdown and LaTeX renderers."""
-    rec = c.reconciliation
-    by_group = _representatives_by_group(rec)
-    agreement_rows = []
-    pooled = []
-    n_kept = {True: 0, False: 0}
-    for r in rec.agreement.itertuples(index=False):
-        is_pooled = _plain(r.benchmark) is None
-        if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
-            continue
-        n_kept[is_pooled] += 1
-        pooled.append(is_pooled)
-        agreement_rows.append([
-            f"{r.a} vs {r.b}",
-            _scope_text(r.benchmark, r.metafeature),
-            "; ".join(
-                f"{x.method}: {_outcome_text(r.a, r.b, x.outcome)} ({x.evidence}"
-                + ("" if x.votes else f"; budget {x.budget}, not voting") + ")"
-                for x in by_group.get(_group_key(r.a, r.b, r.benchmark, r.metafeature), ())
-            ),
-            _fmt(r.agreement, 2) or "n/a (one method)",
-            _outcome_text(r.a, r.b, r.consensus),
-            r.reason + (f" ({r.not_voting} judged another budget and do not vote)"
-                        if isinstance(r.not_voting, str) and r.not_voting else ""),
-        ])
-    conflict_rows = [
-        [
-            f"{r.a} vs {r.b}",
-            _scope_text(r.benchmark, r.metafeature),
-            f"{r.method_1} ({r.budget_1}): {_outcome_text(r.a, r.b, r.outcome_1)}",
-            f"{r.method_2} ({r.budget_2}): {_outcome_text(r.a, r.b, r.outcome_2)}",
-            r.kind,
-            r.explanation,
-        ]
-        for r in rec.conflicts.head(MAX_DOCUMENT_ROWS).itertuples(index=False)
-    ]
-    verdict_rows = [
-        [
-            f"{v.a} vs {v.b}",
-            str(v.scope),
-            v.method,
-            _outcome_text(v.a, v.b, v.outcome),
-            str(v.evidence),
-            "" if v.effect is None else (
-                f"{v.effect.name} {_fmt(v.effect.estimate)}"
-                + ("" if v.effect.lower is None else
-                   f" [{_fmt(v.effect.lower)}, {_fmt(v.effect.upper)}]")
-            ),
-            f"{v.unit} (n={v.n})" if v.n is not None else v.unit,
-            v.explanation,
-        ]
-        for v in rec.verdicts[:MAX_DOCUMENT_ROWS]
-    ]
-    head = rec.headline
-    if head is not None:
-        headline = head.message
-    elif rec.rankings:
-        ranked = [r for r in rec.rankings if r.status == "ranked"]
-        headline = (
-            f"No method judged all benchmarks together; {len(ranked)} of "
-            f"{len(rec.rankings)} scope(s) have a consensus ranking (below)."
-        )
-    else:
-        headline = "No analysis produced verdicts, so there is nothing to reconcile."
-    d = c.description
-    data_rows = [
-        ["rows", f"{d.n_rows:,}"],
-        ["kind", f"{d.kind} ({d.kind_reason})"],
-        ["objective", c.objective],
-        ["algorithms", ", ".join(c.algorithms)],
-        ["benchmarks", f"{len(c.benchmarks)}: " + ", ".join(c.benchmarks[:12])
-         + (" ..." if len(c.benchmarks) > 12 else "")],
-        ["seeds", f"{c.n_seeds:,}"],
-        ["design", "balanced" if d.balanced else
-         f"UNBALANCED: {d.n_missing_cells:,} algorithm x benchmark x seed cell(s) missing"],
-        ["excluded rows", f"{int(d.exclusions['rows'].sum()) if len(d.exclusions) else 0:,}"],
-        ["left out by the analyses", _left_out_text(c)],
-    ]
-    if c.metafeatures:
-        data_rows.append(["metafeatures", ", ".join(c.metafeatures)])
-    if len(d.budgets):
-        data_rows.append(["budgets", f"{_fmt(d.budgets['min'].min())} to "
-                                     f"{_fmt(d.budgets['max'].max())}"])
-    if c.options.budget is not None:
-        budget_text = f"{c.options.budget:g}"
-    elif rec.final_budget is not None:
-        budget_text = f"final ({rec.final_budget:g})"
-    else:
-        budget_text = "none (no budget column)"
-    population = ("benchmarks like these (the observed benchmarks are a sample)"
-                  if c.options.estimand == "benchmarks" else
-                  "exactly these benchmarks (no claim beyond them)")
-    options = (
-        f"Claims across benchmarks are about {population}; confidence "
-        f"{c.options.confidence:g}; alpha {c.options.alpha:g}; budget "
-        f"{budget_text}; formula {c.options.formula or 'the estimand default'}; draws "
-        f"{c.options.draws}"
-    )
-    return {
-        "title": _title(c),
-        "objective": c.objective,
-        "headline": headline,
-        "rankings": rec.rankings,
-        "agreement_header": ["pair", "scope", "each method's verdict and evidence",
-                             "agreement", "consensus", "why"],
-        "agreement_rows": agreement_rows,
-        "omitted": {
-            what: (f"{n:,} more rows are not shown here; report.json and {what}.csv have "
-                   f"them all.") if n else ""
-            for what, n in (("agreement", len(rec.agreement) - len(agreement_rows)),
-                            ("conflicts", len(rec.conflicts) - len(conflict_rows)),
-                            ("verdicts", len(rec.verdicts) - len(verdict_rows)))
-        },
-        "agreement_pooled": [r for r, p in zip(agreement_rows, pooled) if p],
-        "agreement_single": [r for r, p in zip(agreement_rows, pooled) if not p],
-        "conflict_header": ["pair", "scope", "method 1", "method 2", "kind", "explanation"],
-        "conflict_rows": conflict_rows,
-        "verdict_header": ["pair", "scope", "method", "outcome", "evidence", "effect",
-                           "unit (n)", "explanation"],
-        "verdict_rows": verdict_rows,
-        "data_rows": data_rows,
-        "description": str(d),
-        "balance": _table_rows(d.balance),
-        "exclusions": _table_rows(d.exclusions) if len(d.exclusions) else None,
-        "exclusion_summary": _table_rows(c.exclusion_summary, limit=10 * MAX_TABLE_ROWS)
-        if len(c.exclusion_summary) else None,
-        "warnings": collapse_similar(c.warnings),
-        "options": options,
-        "version": __version__,
-    }
+    header = tuple(str(c) for c in shown.columns)
+    rows = tuple(tuple(_fmt(v) for v in row) for row in shown.itertuples(index=False, name=None))
+    return Table(header, rows, max(len(frame) - limit, 0))
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -514,199 +718,6 @@ def collapse_similar(messages: Sequence[str]) -> list[str]:
     return out
 
 
-# ----------------------------------------------------------------------------- summary
-def _summary(c: Comparison) -> dict[str, Any]:
-    """The first screen of every format: sentences, the headline scope's matrix, files.
-
-    ``head`` is the scope the summary leads with (all benchmarks when
-    judged), ``others`` the remaining scopes, ``matrix`` the headline
-    scope's pairwise cells (row algorithm vs column algorithm).
-    """
-    from benchverdict.report.summary import (
-        CELL_KINDS,
-        CELL_MEANING,
-        MAX_MATRIX_ALGORITHMS,
-        headline_summary,
-        scope_summaries,
-    )
-
-    # Every format asks for it: computed once per reconciliation (linear in the pairs, but
-    # 200 algorithms make 19,900 of them).
-    cached = getattr(c, "_summary_cache", None)
-    if cached is not None and cached[0] is c.reconciliation:
-        return cached[1]
-    summaries = scope_summaries(c.reconciliation, c.algorithms)
-    head = headline_summary(summaries)
-    others = [x for x in summaries if x is not head]
-    matrix = None
-    if head is not None and len(head.order) <= MAX_MATRIX_ALGORITHMS:
-        matrix = {"order": head.order,
-                  "rows": [[None if x == y else head.cells.get((x, y)) for y in head.order]
-                           for x in head.order]}
-    used = {cell.kind for x in ([head] if head is not None else summaries)
-            for cell in x.cells.values()}
-    legend = [(k, CELL_MEANING[k]) for k in CELL_KINDS if k in used]
-    rec = c.reconciliation
-    draws = [x for x in summaries if x.single_draws]
-    out = {"summaries": summaries, "head": head, "others": others, "matrix": matrix,
-           "legend": legend, "single_draws": draws, "notes": list(rec.notes),
-           "n_contradicted": int((rec.relations["status"] == "contradicted").sum())
-           if len(rec.relations) else 0}
-    c._summary_cache = (c.reconciliation, out)
-    return out
-
-
-#: Above this many algorithms the matrix names families by one letter (L, R, T, D).
-WIDE_MATRIX = 7
-LETTERS_LEGEND = "families: L LMEM, R rank tests, T tuning curves, D score distributions"
-
-
-def _matrix_rows_text(matrix: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The matrix as plain-text table rows (Markdown, LaTeX); letters when it is wide."""
-    wide = len(matrix["order"]) > WIDE_MATRIX
-    header = ["", *matrix["order"]]
-    rows = [[x, *("·" if cell is None else (cell.short if wide else cell.text)
-                  for cell in row)]
-            for x, row in zip(matrix["order"], matrix["rows"])]
-    return header, rows
-
-
-#: The headline sentence in ``repr`` is cut after this many characters.
-REPR_SENTENCE = 240
-
-
-def _status_counts(c: Comparison) -> str:
-    rel = c.reconciliation.relations
-    if rel is None or not len(rel):
-        return "no relations"
-    counts = rel["status"].value_counts()
-    from benchverdict.report.relations import STATUSES
-
-    return ", ".join(f"{int(counts.get(k, 0))} {k}" for k in STATUSES) + (
-        f" over {rel['scope'].nunique()} scope(s)")
-
-
-#: At most this many per-scope sentences in a comparison's summary.
-MAX_SUMMARY_SCOPES = 8
-
-
-def comparison_summary(comparison: Comparison) -> str:
-    """The comparison in a few lines: what ran, the headline per scope, what was left out."""
-    c = comparison
-    ok = [r.name for r in c.runs if r.status == "ok"]
-    lines = [f"benchverdict report: {len(c.algorithms)} algorithms x {len(c.benchmarks)} "
-             f"benchmarks ({c.objective}); {len(c.reconciliation.verdicts):,} verdicts from "
-             f"{', '.join(ok) or 'none'}"]
-    for run in c.runs:
-        lines.append(f"  {run.name:<7} {run.status:<15} {len(run.verdicts):>4} verdicts  "
-                     f"{run.seconds:6.1f} s  {run.reason}")
-    summary = _summary(c)
-    lines.append("")
-    if summary["head"] is not None:
-        lines.append(summary["head"].sentence)
-    lines += [f"  {x.sentence}" for x in summary["others"][:MAX_SUMMARY_SCOPES]]
-    if len(summary["others"]) > MAX_SUMMARY_SCOPES:
-        lines.append(f"  ... and {len(summary['others']) - MAX_SUMMARY_SCOPES} more scopes "
-                     f"(report.md)")
-    lines += [f"  Note: {note}" for note in summary["notes"]]
-    if summary["n_contradicted"]:
-        lines += ["", f"{summary['n_contradicted']} contradicted relation(s): see the report's "
-                      f"Contradictions section."]
-    n_left_out = len(c.exclusions)
-    if n_left_out:
-        lines += ["", f"{n_left_out:,} row(s), run(s), seed(s) or cell(s) were left out by "
-                      f"validation or the analyses: see the report's Exclusions section and "
-                      f"exclusions.csv."]
-    return "\n".join(lines)
-
-
-def comparison_repr(comparison: Comparison) -> str:
-    """A short ``repr`` of a comparison: size, analyses that ran, the headline, the counts.
-
-    A few lines whatever the size of the data (the tables are attributes).
-    """
-    c = comparison
-    summary = _summary(c)
-    head = summary["head"]
-    sentence = head.sentence if head is not None else (
-        f"{len(summary['others'])} scope(s), none over all benchmarks")
-    if len(sentence) > REPR_SENTENCE:
-        sentence = sentence[:REPR_SENTENCE - 3] + "..."
-    ok = [r.name for r in c.runs if r.status == "ok"]
-    other = [f"{r.name} {r.status}" for r in c.runs if r.status != "ok"]
-    return (f"Comparison({len(c.algorithms)} algorithms x {len(c.benchmarks)} benchmarks, "
-            f"{c.objective}; analyses: {', '.join(ok) or 'none'}"
-            + (f" ({', '.join(other)})" if other else "")
-            + f"; {len(c.reconciliation.verdicts):,} verdicts\n  {printable(sentence)}\n  "
-            f"relations: {_status_counts(c)})")
-
-
-def _cell_colours() -> dict[str, tuple[str, str]]:
-    from benchverdict.report.summary import CELL_COLOURS
-
-    return CELL_COLOURS
-
-
-def _relations_left_out(c: Comparison, shown: int, scope: str | None = None) -> str:
-    """The note for relation rows a document does not show ("" when it shows them all)."""
-    rel = c.reconciliation.relations
-    total = int((rel["scope"] == scope).sum()) if scope is not None else len(rel)
-    n = total - shown
-    return (f"{n:,} more rows are not shown here; relations.csv has them all." if n > 0
-            else "")
-
-
-def _relation_rows(c: Comparison, scope: str | None = None) -> list[list[str]]:
-    """Relations (pair and scope) with status, winner, families and reason.
-
-    At most :data:`MAX_DOCUMENT_ROWS`; only ``scope``'s when given.
-    """
-    rel = c.reconciliation.relations
-    if scope is not None:
-        rel = rel[rel["scope"] == scope]
-    rows = []
-    for r in rel.head(MAX_DOCUMENT_ROWS).to_dict("records"):
-        who = (f"{r['winner']} > {r['loser']}" if not _missing_text(r.get("winner"))
-               else f"{r['a']} vs {r['b']}")
-        rows.append([str(r["scope"]), who, str(r["status"]),
-                     _fmt(r.get("families")), _fmt(r.get("p_value_adjusted")),
-                     _fmt(r.get("reason"))])
-    return rows
-
-
-def _missing_text(value: Any) -> bool:
-    return _plain(value) is None or value == ""
-
-
-def _power_rows(c: Comparison) -> list[list[str]]:
-
-    return [[str(r["scope"]), family_label(str(r["family"])),
-             f"{int(r['n_pairs'])}", _fmt(r.get("pairs")), _fmt(r.get("settled_by")),
-             _fmt(r.get("reason"))]
-            for r in c.reconciliation.power_gaps.to_dict("records")]
-
-
-def _contradiction_rows(c: Comparison) -> list[list[str]]:
-    return [[str(r["scope"]), f"{r['a']} vs {r['b']}", _fmt(r.get("for_a")),
-             _fmt(r.get("for_b")), _fmt(r.get("kind")), _fmt(r.get("explanation"))]
-            for r in c.reconciliation.contradictions.to_dict("records")]
-
-
-def _conflict_group_rows(c: Comparison) -> list[list[str]]:
-    groups = c.reconciliation.conflict_groups
-    if groups is None or not len(groups):
-        return []
-    return [[_fmt(r.get("method_1")), _fmt(r.get("method_2")), f"{int(r['n_pairs'])}",
-             _fmt(r.get("pairs")), _fmt(r.get("explanation"))]
-            for r in groups.to_dict("records")]
-
-
-#: At most this many scope sentences, explanations or guidance lines in Markdown and LaTeX.
-MAX_SCOPE_LINES = 12
-#: At most this many notes per analysis (and warnings) in Markdown and LaTeX.
-MAX_NOTES = 5
-
-
 def grouped_guidance(rankings) -> list[tuple[list[str], str]]:
     """Sample-size guidance, each distinct advice once with the scopes it applies to.
 
@@ -747,8 +758,7 @@ def _unique_figures(figures) -> list:
         out.append(f)
     return out
 
-
-def table_names(comparison: Comparison) -> dict[tuple[str, str], str]:
+def table_names(comparison: ReportSource) -> dict[tuple[str, str], str]:
     """The CSV name (without ``.csv``) of each analysis table, by (analysis, table title).
 
     ``<analysis>-<slug of the title>``; a clash gets ``-2``, ``-3``, ...
@@ -772,7 +782,7 @@ def table_names(comparison: Comparison) -> dict[tuple[str, str], str]:
     return out
 
 
-def full_tables(comparison: Comparison) -> dict[str, pd.DataFrame]:
+def full_tables(comparison: ReportSource) -> dict[str, pd.DataFrame]:
     """Every full table of the report, by CSV file name (without ``.csv``).
 
     The relations of every scope, the power gaps, the contradictions, the
@@ -795,18 +805,16 @@ def full_tables(comparison: Comparison) -> dict[str, pd.DataFrame]:
     return out
 
 
-def write_tables(comparison: Comparison, directory: Path) -> dict[str, Path]:
+def write_tables(comparison: ReportSource, directory: Path) -> dict[str, Path]:
     """Write :func:`full_tables` as CSV files into ``directory``; return their paths."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for name, frame in full_tables(comparison).items():
-        path = directory / f"{name}.csv"
-        shown = frame if isinstance(frame.index, pd.RangeIndex) else frame.reset_index()
-        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
-        shown.to_csv(path, index=False, errors="backslashreplace")
-        paths[name] = path
-    return paths
+    return {t.name: t.write(directory) for t in _csv_tables(comparison)}
+
+
+def _csv_tables(comparison: ReportSource) -> tuple[CsvTable, ...]:
+    return tuple(CsvTable(name, frame, with_index=not isinstance(frame.index, pd.RangeIndex))
+                 for name, frame in full_tables(comparison).items())
 
 
 def _slug(text: str, width: int = 48) -> str:

@@ -51,13 +51,14 @@ from benchverdict.exclusions import (
 )
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
-from benchverdict.report import html, latex, markdown, render
+from benchverdict.report import html, json_format, latex, markdown, render, terminal
 from benchverdict.report.guidance import sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
 if TYPE_CHECKING:
     from benchverdict.describe import Description
+    from benchverdict.report.document import ReportDocument
     from benchverdict.results import Results
 
 __all__ = ["ANALYSES", "AnalysisRun", "Comparison", "Options", "ReportFigure", "applicability",
@@ -341,23 +342,45 @@ class Comparison:
         raise ValueError(f"kind must be 'agreement' or 'outcomes', got {kind!r}.")
 
     # ----------------------------------------------------------------- renderers
+    def document(self) -> ReportDocument:
+        """The report document every format renders (:mod:`benchverdict.report.document`).
+
+        Built on first use and kept (built again only if :attr:`reconciliation`
+        is replaced); its figures are drawn when a format first shows them.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
+        >>> comp.document() is comp.document()
+        True
+        >>> comp.document().summary.status_counts
+        '0 settled, 0 implied, 0 contradicted, 0 power gap, 1 unsettled over 1 scope(s)'
+        """
+        # getattr: a Comparison pickled before the document existed has no cache attribute.
+        cached = getattr(self, "_document", None)
+        if cached is None or cached[0] is not self.reconciliation:
+            cached = (self.reconciliation, render.build_document(self))
+            self._document = cached
+        return cached[1]
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document as a dict (see :meth:`to_json`)."""
-        return render.report_document(self)
+        return json_format.report_document(self.document())
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-        """A versioned JSON document (schema ``benchverdict.report`` v1) for leaderboards.
+        """A versioned JSON document (schema ``benchverdict.report`` v2) for leaderboards.
 
         The schema is committed as ``benchverdict/report/report.schema.json``.
         """
-        text = render.render_json(self, indent=indent)
+        text = json_format.render_json(self.document(), indent=indent)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
 
     def to_html(self, path: str | Path | None = None) -> str:
         """A self-contained HTML page (figures embedded, no network access, names escaped)."""
-        text = html.render_html(self)
+        text = html.render_html(self.document())
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
@@ -370,11 +393,12 @@ class Comparison:
         files into ``<stem>_tables/`` and linked; without, figures are listed.
         """
         if path is None:
-            return markdown.render_markdown(self)
+            return markdown.render_markdown(self.document())
         path = Path(path)
         folder, tables = f"{path.stem}_figures", f"{path.stem}_tables"
-        text = markdown.render_markdown(self, figure_dir=path.parent / folder, figure_link=folder,
-                               table_dir=path.parent / tables, table_link=tables)
+        text = markdown.render_markdown(self.document(), figure_dir=path.parent / folder,
+                                        figure_link=folder, table_dir=path.parent / tables,
+                                        table_link=tables)
         path.write_text(text, encoding="utf-8")
         return text
 
@@ -384,21 +408,21 @@ class Comparison:
         Returns the path of ``report.tex`` (a standalone document that
         ``\\input``s the tables; each table file can also be used alone).
         """
-        return latex.render_latex(self, Path(directory))
+        return latex.render_latex(self.document(), Path(directory))
 
     def summary(self) -> str:
         """What ran, the headline of every scope and what was left out, in a few lines."""
-        return render.comparison_summary(self)
+        return terminal.comparison_summary(self.document())
 
     def __str__(self) -> str:
         return self.summary()
 
     def __repr__(self) -> str:
-        return render.comparison_repr(self)
+        return terminal.comparison_repr(self.document())
 
     def _repr_html_(self) -> str:
         """The summary for notebooks: headline sentences and the pairwise matrix."""
-        return html.comparison_repr_html(self)
+        return html.comparison_repr_html(self.document())
 
 
 def _default_runners() -> dict[str, Runner]:

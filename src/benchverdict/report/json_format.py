@@ -1,0 +1,125 @@
+"""The report as one JSON document (layout: ``report.schema.json``), from the report document.
+
+Verdicts use :func:`benchverdict.verdict.verdict_to_dict` (lossless:
+non-finite floats are tagged ``{"$float": "nan"|"inf"|"-inf"}``); every
+other number is finite or ``null``. Unlike the other formats, the JSON
+document holds every row (every verdict, agreement row and conflict).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import json
+from typing import Any
+
+from benchverdict.report.document import ReportDocument
+
+#: Name and version of the report JSON layout (``report.schema.json``).
+REPORT_SCHEMA = "benchverdict.report"
+REPORT_SCHEMA_VERSION = 2
+
+
+def _document(doc: ReportDocument) -> dict[str, Any]:
+    """The JSON document; its records are shared with ``doc`` (see :func:`report_document`)."""
+    data = doc.data
+    budgets = data.budgets
+    records = doc.records.get()
+    settings = doc.settings
+    return {
+        "schema": REPORT_SCHEMA,
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "benchverdict_version": doc.version,
+        "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "objective": doc.objective,
+        "options": {
+            "analyses": list(settings.analyses),
+            "confidence": settings.confidence,
+            "alpha": settings.alpha,
+            "budget": settings.budget,
+            "formula": settings.formula,
+            "final_budget": settings.final_budget,
+            "estimand": settings.estimand,
+            "draws": settings.draws,
+        },
+        "notes": list(doc.summary.notes),
+        "data": {
+            "n_rows": data.n_rows,
+            "kind": data.kind,
+            "kind_reason": data.kind_reason,
+            "algorithms": list(data.algorithms),
+            "benchmarks": list(data.benchmarks),
+            "n_seeds": data.n_seeds,
+            "metafeatures": list(data.metafeatures),
+            "budgets": None if budgets is None else {
+                "min": budgets.min, "max": budgets.max, "distinct": budgets.distinct},
+            "balanced": data.balanced,
+            "n_missing_cells": data.n_missing_cells,
+            "seeds_per_cell": {"min": data.seeds_per_cell[0], "max": data.seeds_per_cell[1]},
+            "n_excluded_rows": data.n_excluded_rows,
+            "exclusions": [{"column": x.column, "reason": x.reason, "rows": x.n_rows}
+                           for x in data.validation_exclusions],
+        },
+        "analyses": [
+            {
+                "name": a.name,
+                "title": a.title,
+                "status": a.status,
+                "reason": a.reason,
+                "n_verdicts": a.n_verdicts,
+                "seconds": round(a.seconds, 3),
+                "notes": list(a.notes),
+                "warnings": list(a.warnings),
+                "figures": [{"name": f.name, "file": f.file_name, "title": f.title,
+                             "caption": f.caption} for f in a.figures],
+                "tables": sorted(t.title for t in a.tables),
+            }
+            for a in doc.analyses
+        ],
+        "verdicts": list(records.verdicts),
+        "agreement": list(records.agreement),
+        "conflicts": list(records.conflicts),
+        "method_agreement": records.method_agreement,
+        "rankings": list(records.rankings),
+        "sanity": [{"analysis": s.analysis, **s.record} for s in doc.sanity],
+        "exclusions": [
+            {"analysis": x.analysis, "step": x.step, "what": x.what, "count": x.count,
+             "examples": x.examples, "reason": x.reason}
+            for x in doc.exclusions
+        ],
+        "warnings": list(doc.warnings),
+    }
+
+
+def report_document(document: ReportDocument) -> dict[str, Any]:
+    """The report as one JSON-safe dict (layout: ``report.schema.json``).
+
+    Its version is :data:`REPORT_SCHEMA_VERSION` (the ``schema_version``
+    field). The dict is the caller's: changing it does not change ``document``.
+
+    Examples
+    --------
+    >>> from benchverdict.report.runner import compare
+    >>> from benchverdict.results import _example_small
+    >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
+    >>> doc = report_document(comp.document())
+    >>> doc["schema_version"], doc["analyses"][0]["name"], len(doc["verdicts"]) > 0
+    (2, 'ranks', True)
+    """
+    return copy.deepcopy(_document(document))
+
+
+def render_json(document: ReportDocument, *, indent: int | None = 2) -> str:
+    """The report as JSON text (strict: no NaN literals)."""
+    doc = _document(document)
+    # default=str: a module may put an object JSON does not know into a verdict's details.
+    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate in a name cannot be written as UTF-8: JSON's \u escapes can.
+        text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=True, default=str)
+    return text
+
+
+__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "render_json", "report_document"]
