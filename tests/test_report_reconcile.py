@@ -155,8 +155,8 @@ def test_rule_score_scale():
     assert ex.explain_score_scale(ranks, V(method="ranks.wilcoxon_holm"), {}) is None
     one_benchmark = V(outcome="b", method="lmem.tukey", scope=Scope(benchmark="x"))
     assert ex.explain_score_scale(ranks, one_benchmark, {}) is None
-    normalised = V(method="dse.aggregate_iqm", details={"normalization": "minmax"})
-    assert "normalised" in ex.explain_score_scale(normalised, ranks, {})
+    normalised = V(method="dse.aggregate_iqm", details={"normalize": "minmax"})
+    assert "normalized" in ex.explain_score_scale(normalised, ranks, {})
 
 
 def test_rule_violated_assumption():

@@ -91,7 +91,7 @@ class MethodInfo:
         Whether it is its family's first choice to vote.
     parametrised : bool
         Whether ``method_<value>`` names resolve to this entry.
-    scale : {"raw", "ranks", "normalised"} or None
+    scale : {"raw", "ranks", "normalized"} or None
         How score differences enter: on their own scale, only through ranks
         within a block, or after per-benchmark normalisation.
     adjustment : str or None
@@ -130,8 +130,8 @@ class MethodInfo:
                 f"error_control must be one of {ERROR_CONTROLS}, got {self.error_control!r}.")
         if self.primary and not self.votes:
             raise ValueError(f"{self.method}: a primary method must vote.")
-        if self.scale not in (None, "raw", "ranks", "normalised"):
-            raise ValueError(f"scale must be raw, ranks, normalised or None, got {self.scale!r}.")
+        if self.scale not in (None, "raw", "ranks", "normalized"):
+            raise ValueError(f"scale must be raw, ranks, normalized or None, got {self.scale!r}.")
 
     @property
     def family_label(self) -> str:

@@ -59,7 +59,7 @@ for _metric, _aspect in (("iqm", "centre"), ("mean", "centre"), ("median", "cent
                     paired=False, unit="random-search draw (resampled within benchmark)",
                     aspect=_aspect, assumptions="IID draws within each benchmark; an "
                     "asymptotic (percentile) bootstrap interval",
-                    error_control="per comparison", scale="normalised", iid_draws=True)
+                    error_control="per comparison", scale="normalized", iid_draws=True)
 
 METRICS = ("iqm", "mean", "median", "optimality_gap")
 #: Metrics where smaller is better.

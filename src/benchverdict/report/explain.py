@@ -50,7 +50,7 @@ class MethodTraits:
         (benchmark, seed), or ``None`` if unknown.
     iid_draws : bool
         Whether the method assumes IID random-search draws.
-    scale : {"raw", "ranks", "normalised"} or None
+    scale : {"raw", "ranks", "normalized"} or None
         Whether score differences enter on their own scale (means, marginal
         means), only through ranks, or after per-benchmark normalisation.
     quantile : float or None
@@ -216,9 +216,9 @@ def method_traits(verdict: Verdict) -> MethodTraits:
         region = CENTRE
     looks_at = details.get("looks_at", what)
     scale = details.get("scale", info.scale)
-    if info.family == "dse" and any(details.get(k) for k in ("normalize", "normalization",
-                                                             "normalisation")):
-        scale = "normalised"
+    # One spelling, the DSE functions' parameter: details["normalize"] (min-max, reference).
+    if info.family == "dse" and details.get("normalize"):
+        scale = "normalized"
     return MethodTraits(str(region), str(looks_at), None if paired is None else bool(paired),
                         info.iid_draws, None if scale is None else str(scale), quantile)
 
