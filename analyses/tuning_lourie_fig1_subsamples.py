@@ -23,7 +23,7 @@ import pandas as pd
 from tuning_common import hedwig, out_dir
 
 from benchverdict.plotting import algorithm_colors, new_axes, save_figure, theme
-from benchverdict.tuning import compare, expected_max, tuning_curve
+from benchverdict.tuning import compare_curves, expected_max, tuning_curve
 
 SIZE = 25
 K = 10
@@ -61,7 +61,7 @@ def main() -> None:
                     rows.append({"subsample": h + 1, "model": model, "k": int(k),
                                  "v": v[j], "u": uu[j], "median": curve.point[j],
                                  "median_lower": curve.lower[j], "median_upper": curve.upper[j]})
-            verdicts[h] = list(compare(curves[("mlp", h)], curves[("reg_lstm", h)]))
+            verdicts[h] = list(compare_curves(curves[("mlp", h)], curves[("reg_lstm", h)]))
     table = pd.DataFrame(rows)
     table.to_csv(out / "curves.csv", index=False)
 

@@ -20,7 +20,7 @@ from tuning_common import deberta, out_dir
 
 from benchverdict import Results, verdicts_to_frame, verdicts_to_json
 from benchverdict.plotting import algorithm_colors, new_axes, save_figure, theme
-from benchverdict.tuning import compare, from_results, largest_budget
+from benchverdict.tuning import compare_curves, from_results, largest_budget
 
 N = 48
 
@@ -48,7 +48,7 @@ def main() -> None:
         fig = ax.figure
         fig.clf()
         ax_curve, ax_cdf = fig.subplots(1, 2)
-        compare(v3, base, names=("deberta-v3-base", "deberta-base")).plot(ax_curve)
+        compare_curves(v3, base, names=("deberta-v3-base", "deberta-base")).plot(ax_curve)
         ax_curve.set_title(f"median tuning curves, {N} trials each")
         for name, curve in (("deberta-base", base), ("deberta-v3-base", v3)):
             curve.cdf.plot(ax_cdf, color=colors[name], label=name)

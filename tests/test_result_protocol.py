@@ -30,6 +30,8 @@ NOT_RESULTS = {
     "benchverdict.results.core.Results": "the input data (its table is the rows)",
     "benchverdict.report.reconcile.Reconciliation":
         "the Comparison's internals (Comparison is the report's result object)",
+    "benchverdict.report.document.AnalysisTable":
+        "a part of the report document (its table is one analysis's rows, for renderers)",
 }
 
 #: Records of one hypothesis test (as scipy.stats returns): named fields, a one-row
@@ -118,13 +120,13 @@ def _tuning_curve():
 def _tuning_comparison():
     import numpy as np
 
-    from benchverdict.tuning import compare, tuning_curve
+    from benchverdict.tuning import compare_curves, tuning_curve
 
     rng = np.random.default_rng(0)
     kw = {"budgets": [1, 2, 4], "low": 0, "high": 1}
     good = tuning_curve(rng.uniform(0.5, 1.0, 60), name="good", **kw)
     bad = tuning_curve(rng.uniform(0.0, 0.6, 60), name="bad", **kw)
-    return compare(good, bad)
+    return compare_curves(good, bad)
 
 
 def _mixed_model():

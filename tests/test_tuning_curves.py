@@ -12,7 +12,7 @@ from scipy import stats
 from benchverdict import Results
 from benchverdict.tuning import (
     bootstrap_band,
-    compare,
+    compare_curves,
     from_results,
     largest_budget,
     sample_size,
@@ -251,7 +251,7 @@ def test_compare_grades_evidence_and_covers_every_budget():
     ks = np.arange(1, 11)
     good = tuning_curve(rng.normal(1.0, 0.3, 80), ks, name="good")
     bad = tuning_curve(rng.normal(0.0, 0.3, 80), ks, name="bad")
-    result = compare(good, bad, benchmark="toy")
+    result = compare_curves(good, bad, benchmark="toy")
     verdicts = list(result)
     assert all(v.winner == "good" for v in verdicts if v.outcome != "inconclusive")
     assert verdicts[0].evidence.strength == "strong"
@@ -261,8 +261,8 @@ def test_compare_grades_evidence_and_covers_every_budget():
     assert verdicts_from_json(verdicts_to_json(verdicts)) == verdicts
     assert {"a", "b", "winner", "strength"} <= set(result.table.columns)
     # Swapping the arguments swaps the winner; identical data give no decision.
-    assert all(v.outcome == "b" for v in compare(bad, good) if v.outcome != "inconclusive")
-    same = list(compare(good, good.with_name("copy")))
+    assert all(v.outcome == "b" for v in compare_curves(bad, good) if v.outcome != "inconclusive")
+    same = list(compare_curves(good, good.with_name("copy")))
     assert [v.outcome for v in same] == ["inconclusive"]
 
 
@@ -270,7 +270,7 @@ def test_compare_minimisation_prefers_lower_scores():
     rng = np.random.default_rng(1)
     low = tuning_curve(rng.normal(0.0, 0.2, 60), [1, 2, 3], objective="minimize", name="low")
     high = tuning_curve(rng.normal(2.0, 0.2, 60), [1, 2, 3], objective="minimize", name="high")
-    verdicts = list(compare(low, high))
+    verdicts = list(compare_curves(low, high))
     assert verdicts[0].winner == "low" and verdicts[0].evidence.strength == "strong"
     assert verdicts[0].effect.estimate > 0  # positive favours a = low
 
@@ -290,9 +290,9 @@ def test_strength_rules_on_constructed_bands():
 def test_compare_refuses_mismatched_curves():
     y = np.linspace(0, 1, 20)
     with pytest.raises(ValueError, match="bands"):
-        compare(tuning_curve(y, band=None), tuning_curve(y))
+        compare_curves(tuning_curve(y, band=None), tuning_curve(y))
     with pytest.raises(ValueError, match="grid"):
-        compare(tuning_curve(y, [1, 2]), tuning_curve(y, [1, 3]))
+        compare_curves(tuning_curve(y, [1, 2]), tuning_curve(y, [1, 3]))
 
 
 # ------------------------------------------------------------------ guidance
@@ -410,7 +410,7 @@ def test_plots():
     ax = curve.plot(cdf=True)
     assert isinstance(ax, plt.Axes) and len(ax.figure.axes) == 2
     other = tuning_curve(rng.uniform(size=40), low=0, high=1, name="y")
-    assert compare(curve, other).plot() is not None
+    assert compare_curves(curve, other).plot() is not None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         boot = bootstrap_band(rng.uniform(size=20), [1, 5, 20], seed=0)
@@ -424,7 +424,7 @@ def test_compare_mean_and_quantile_curves():
     b = rng.uniform(0.0, 0.4, 50)
     for kind in ("mean", "quantile"):
         kw = {"kind": kind, "low": 0, "high": 1, "q": 0.9}
-        verdicts = list(compare(tuning_curve(a, [1, 2], name="a", **kw),
+        verdicts = list(compare_curves(tuning_curve(a, [1, 2], name="a", **kw),
                                 tuning_curve(b, [1, 2], name="b", **kw)))
         assert verdicts[0].winner == "a" and verdicts[0].method == f"tuning.{kind}_band"
         assert "best score" in verdicts[0].effect.name
@@ -438,7 +438,7 @@ def test_compare_records_tie_counts_for_the_report():
         warnings.simplefilter("ignore", UserWarning)  # the tie warning itself
         a = tuning_curve(tied, [1, 2, 4], name="A", low=0, high=1)
     b = tuning_curve(continuous, [1, 2, 4], name="B", low=0, high=1)
-    verdicts = list(compare(a, b))
+    verdicts = list(compare_curves(a, b))
     expected = 60 - np.unique(tied).size
     assert expected > 0
     assert all(v.details["ties"] == expected for v in verdicts)

@@ -98,7 +98,7 @@ def test_what_a_sketch_cannot_give_is_refused_with_the_fix():
 
 
 def test_at_confidence_and_verdicts_keep_the_sketch():
-    from benchverdict.tuning import compare
+    from benchverdict.tuning import compare_curves
 
     rng = np.random.default_rng(0)
     good = tuning_curve(sketch_of(rng.normal(1, 1, 20_000), n_bins=64), [1, 4, 16],
@@ -107,7 +107,7 @@ def test_at_confidence_and_verdicts_keep_the_sketch():
                        band="dkw", name="bad")
     wide = good.at_confidence(0.99)
     assert wide.sketch is good.sketch and np.all(wide.lower <= good.lower)
-    verdicts = list(compare(good, bad))
+    verdicts = list(compare_curves(good, bad))
     assert [v.winner for v in verdicts] == ["good"]
     details = verdicts[0].details
     assert details["sketch_error_bound_a"] == good.sketch.error_bound > 0

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from benchverdict.results import Results
 from benchverdict.tuning import (
     bootstrap_band,
-    compare,
+    compare_curves,
     from_results,
     quantile_tuning_curve,
     tuning_curve,
@@ -98,10 +98,11 @@ def test_comparison_verdicts_survive_negation(shift, n, seed, band, kind):
     ks = [1, 2, 3.5, 8]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        up = compare(tuning_curve(x, ks, name="x", **kw), tuning_curve(z, ks, name="z", **kw))
+        up = compare_curves(tuning_curve(x, ks, name="x", **kw),
+                            tuning_curve(z, ks, name="z", **kw))
         kw.update(low=-10.0, high=10.0)
-        down = compare(tuning_curve(-x, ks, name="x", objective="minimize", **kw),
-                       tuning_curve(-z, ks, name="z", objective="minimize", **kw))
+        down = compare_curves(tuning_curve(-x, ks, name="x", objective="minimize", **kw),
+                              tuning_curve(-z, ks, name="z", objective="minimize", **kw))
     # the effect's estimate and interval ends by position (their field names are verdict.py's)
     assert [(v.outcome, v.evidence.strength, v.scope, astuple(v.effect)[1:4]) for v in up] == [
         (v.outcome, v.evidence.strength, v.scope, astuple(v.effect)[1:4]) for v in down]
@@ -156,4 +157,5 @@ def test_swapping_the_pair_mirrors_every_tuning_verdict(shift, n, seed, band, ob
         # the effect's estimate and interval ends by position (their names are verdict.py's)
         return (v.a, v.b, v.outcome, v.scope, v.evidence, astuple(v.effect)[1:4])
 
-    assert [key(v.swapped()) for v in compare(x, z)] == [key(v) for v in compare(z, x)]
+    swapped = [key(v.swapped()) for v in compare_curves(x, z)]
+    assert swapped == [key(v) for v in compare_curves(z, x)]

@@ -11,7 +11,7 @@ After Dodge et al. (2019, 2021), Tang et al. (2020) and Lourie, Cho & He
   simultaneous CDF band (:func:`cdf_band`, shared with DSE via
   :mod:`benchverdict.stats`); :func:`bootstrap_band` is the percentile
   bootstrap baseline the papers show failing.
-* Decisions: :func:`compare` rates the evidence between two curves per budget
+* Decisions: :func:`compare_curves` rates the evidence between two curves per budget
   range (Lourie et al. §2: weak / fair / strong) as :class:`~benchverdict.Verdict`
   records; :func:`from_results` does it for every (algorithm, benchmark) of a
   :class:`~benchverdict.Results` of random-search trials.
@@ -22,7 +22,7 @@ After Dodge et al. (2019, 2021), Tang et al. (2020) and Lourie, Cho & He
 from benchverdict.stats.cdf_bands import CDFBand, cdf_band
 from benchverdict.tuning.bootstrap import bootstrap_band
 from benchverdict.tuning.collection import TuningCurves, from_results
-from benchverdict.tuning.compare import TuningComparison, compare
+from benchverdict.tuning.compare import TuningComparison, compare_curves
 from benchverdict.tuning.curves import TuningCurve, default_budgets, tuning_curve
 from benchverdict.tuning.estimators import (
     estimator_weights,
@@ -40,7 +40,7 @@ __all__ = [
     "bootstrap_band",
     "budget_table",
     "cdf_band",
-    "compare",
+    "compare_curves",
     "default_budgets",
     "estimator_weights",
     "expected_max",

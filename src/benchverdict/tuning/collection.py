@@ -1,7 +1,7 @@
 """Tuning curves for every (algorithm, benchmark) of a :class:`~benchverdict.Results`.
 
 Verdicts per pair of algorithms: on each benchmark, the bands' decisions and
-leans over budget ranges (:func:`~benchverdict.tuning.compare`), and at one
+leans over budget ranges (:func:`~benchverdict.tuning.compare_curves`), and at one
 budget of interest the exact order-statistic test of the two curves
 (:func:`~benchverdict.tuning.quantile_test`), whose p-value is the tuning
 family's vote when the report reconciles; over all benchmarks, the
@@ -23,7 +23,7 @@ import pandas as pd
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.stats.ecdf_sketch import ECDFSketch
-from benchverdict.tuning.compare import TuningComparison, compare, decision_confidence
+from benchverdict.tuning.compare import TuningComparison, compare_curves, decision_confidence
 from benchverdict.tuning.curves import TuningCurve, default_budgets, kind_label, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
 from benchverdict.tuning.quantile_test import QuantileTest, informative_budget, quantile_test
@@ -188,7 +188,7 @@ class TuningCurves(ResultText):
     def comparisons(self, pairs=None) -> list[TuningComparison]:
         """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given)."""
         return [
-            compare(self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
+            compare_curves(self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
                     benchmark=bench, alpha=self.alpha,
                     decision=(self.decision_curve((a, bench)), self.decision_curve((b, bench))))
             for bench, a, b in self._pairs(pairs)

@@ -46,7 +46,7 @@ from benchverdict.verdict import (
     verdicts_to_frame,
 )
 
-__all__ = ["TuningComparison", "compare"]
+__all__ = ["TuningComparison", "compare_curves"]
 
 STRENGTHS = ("weak", "fair", "strong")
 
@@ -218,7 +218,7 @@ def _check_pair(a: TuningCurve, b: TuningCurve) -> None:
         raise ValueError("the two curves must share the same budgets (their k grids differ).")
 
 
-def compare(
+def compare_curves(
     a: TuningCurve,
     b: TuningCurve,
     *,
@@ -258,13 +258,13 @@ def compare(
     ...                     name="good")
     >>> bad = tuning_curve(rng.uniform(0.0, 0.5, 60), budgets=[1, 2, 4], low=0, high=1,
     ...                    name="bad")
-    >>> [(v.winner, v.scope.trials_low, v.scope.trials_high) for v in compare(good, bad)]
+    >>> [(v.winner, v.scope.trials_low, v.scope.trials_high) for v in compare_curves(good, bad)]
     [('good', 1.0, 4.0)]
     >>> close = tuning_curve(rng.uniform(0.0, 0.55, 60), budgets=[1], low=0, high=1,
     ...                      name="close")
     >>> other = tuning_curve(rng.uniform(0.0, 0.45, 60), budgets=[1], low=0, high=1,
     ...                      name="other")
-    >>> [(v.outcome, v.leans_to, v.evidence.strength) for v in compare(close, other)]
+    >>> [(v.outcome, v.leans_to, v.evidence.strength) for v in compare_curves(close, other)]
     [('inconclusive', 'close', 'weak')]
     """
     _check_pair(a, b)

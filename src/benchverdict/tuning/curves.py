@@ -182,7 +182,7 @@ class TuningCurve(ResultText):
     def verdicts(self) -> list:
         """An empty list: a single curve compares nothing.
 
-        Compare two curves with :func:`benchverdict.tuning.compare` (or
+        Compare two curves with :func:`benchverdict.tuning.compare_curves` (or
         :meth:`TuningCurves.verdicts`); this method is here so that every
         result object answers the same protocol.
         """
