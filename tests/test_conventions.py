@@ -192,3 +192,48 @@ def test_dir_of_the_package_lists_its_public_names_only():
     assert not {"Any", "TYPE_CHECKING", "annotations", "importlib"} & set(names)
     for name in names:
         assert getattr(benchverdict, name) is not None, name
+
+
+#: Column names and constant values outside the vocabulary, and what to use instead.
+FORBIDDEN_COLUMNS = {
+    # "level" and "rows" are fine as column names; "ks" is the Kolmogorov-Smirnov band.
+    **{k: v for k, v in FORBIDDEN.items() if k not in ("level", "rows", "ks")},
+    "meanrank": "average_rank", "ci_lower": "lower", "ci_upper": "upper",
+    "lower_cvar": "lower_tail_cvar",
+    "normalised": "normalized (the normalize= parameter's spelling)",
+    "normalisation": "normalize", "normalization": "normalize", "normalise": "normalize",
+}
+
+
+def _public_constants():
+    """(module, name, values) for every public module-level tuple/list of strings."""
+    for info in pkgutil.walk_packages(benchverdict.__path__, "benchverdict."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if (name.isupper() and not name.startswith("_")
+                    and isinstance(value, (tuple, list)) and value
+                    and all(isinstance(x, str) for x in value)):
+                yield info.name, name, value
+
+
+def test_table_columns_and_constants_use_the_vocabulary():
+    # Every *_COLUMNS constant (a table's columns) and every other tuple of names (statuses,
+    # scales, estimands, kinds) is spelled as the vocabulary says.
+    found = {f"{module}.{name}": sorted(set(values) & set(FORBIDDEN_COLUMNS))
+             for module, name, values in _public_constants()}
+    drift = {k: {c: FORBIDDEN_COLUMNS[c] for c in v} for k, v in found.items() if v}
+    assert not drift, drift
+    names = {f"{m}.{n}" for m, n, _ in _public_constants()}
+    # The walk sees the tables' column sets (a check that finds nothing proves nothing).
+    assert {"benchverdict.exclusions.EXCLUSION_COLUMNS",
+            "benchverdict.report.relations.RELATION_COLUMNS",
+            "benchverdict.verdict.VERDICT_COLUMNS"} <= names
+
+
+def test_the_method_registry_uses_the_vocabulary_for_scales():
+    from benchverdict.methods import METHODS
+
+    scales = {info.scale for info in METHODS.values()} - {None}
+    assert scales <= {"raw", "ranks", "normalized"}, scales
