@@ -224,7 +224,7 @@ def test_json_matches_the_golden_schema(comparison):
     doc = json.loads(text)  # strict: no NaN/Infinity literals
     assert "NaN" not in text and "Infinity" not in text
     jsonschema.Draft202012Validator(schema).validate(doc)
-    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 2
+    assert doc["schema_version"] == render.REPORT_SCHEMA_VERSION == 3
     # Verdicts round-trip losslessly, including nan and inf.
     back = [verdict_from_dict(v) for v in doc["verdicts"]]
     assert [verdict_to_dict(v) for v in back] == [

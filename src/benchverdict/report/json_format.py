@@ -15,9 +15,11 @@ from typing import Any
 
 from benchverdict.report.document import ReportDocument
 
-#: Name and version of the report JSON layout (``report.schema.json``).
+#: Name and version of the report JSON layout (``report.schema.json``). Version 3: a
+#: verdict's CVaR level is its ``parameter`` (method ``dse.cvar``; version 2 wrote
+#: ``dse.cvar_<level>``), and verdicts carry the typed fields of verdicts JSON version 5.
 REPORT_SCHEMA = "benchverdict.report"
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3
 
 
 def _document(doc: ReportDocument) -> dict[str, Any]:
