@@ -45,6 +45,7 @@ from benchverdict.analysis import (
 from benchverdict.exclusions import EXCLUSION_COLUMNS as EXCLUSION_COLUMNS
 from benchverdict.exclusions import (
     concat_exclusions,
+    empty_exclusions,
     exclusions_frame,
     exclusions_table,
     summarise_steps,
@@ -171,8 +172,7 @@ class Comparison:
         self.requested = list(requested)
         self._figures = figures
         self.validation_exclusions = (
-            pd.DataFrame(columns=["row", "column", "reason"]) if validation_exclusions is None
-            else validation_exclusions)
+            empty_exclusions() if validation_exclusions is None else validation_exclusions)
         self.report_warnings = list(report_warnings)
 
     # ----------------------------------------------------------------- tables
