@@ -139,8 +139,8 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
         data = results.final() if options.budget is None else results.at_budget(options.budget)
     except NoIncumbentsError as err:
         out = AnalysisRun("lmem", "not applicable", reason=str(err))
-        out.exclude(f"incumbents at {at}", "run", runs_without_incumbent(results,
-                                                                          options.budget))
+        out.exclude(f"incumbents at {at}", "run",
+                    runs_without_incumbent(results, options.budget))
         return out
     formula = lmem_formula(options, data)
     run.reason = (

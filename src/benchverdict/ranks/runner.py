@@ -168,7 +168,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             if len(left_out):
                 n = run.exclude("anytime ranks", "benchmark at a budget", left_out)
                 note_exclusions(run, n, "benchmark x budget cell(s)",
-                                 "of the anytime ranks (no incumbent there)")
+                                "of the anytime ranks (no incumbent there)")
             run.tables["anytime average ranks"] = anytime.table
             add_figure(
                 run, options, "ranks-anytime", "Average rank against budget",

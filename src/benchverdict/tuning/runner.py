@@ -48,7 +48,7 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     run = AnalysisRun("tuning", "ok")
     run.step("tuning curves and bands")
     curves = from_results(results, kind="median", band="ld_highest_density",
-                                 confidence=options.confidence, alpha=options.alpha)
+                          confidence=options.confidence, alpha=options.alpha)
     k = final_trials(results, options)
     k_final = None if k is None else int(k)
     reading, why = draws_reading(results, options)
