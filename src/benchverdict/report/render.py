@@ -623,7 +623,7 @@ def load_schema() -> dict[str, Any]:
     Examples
     --------
     >>> load_schema()["properties"]["schema_version"]["const"]
-    2
+    3
     >>> load_schema()["properties"]["analyses"]["items"]["properties"]["name"]["enum"]
     ['tuning', 'dse', 'ranks', 'lmem']
     """
