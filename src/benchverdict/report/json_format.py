@@ -106,7 +106,7 @@ def report_document(document: ReportDocument) -> dict[str, Any]:
     >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
     >>> doc = report_document(comp.document())
     >>> doc["schema_version"], doc["analyses"][0]["name"], len(doc["verdicts"]) > 0
-    (2, 'ranks', True)
+    (3, 'ranks', True)
     """
     return copy.deepcopy(_document(document))
 
