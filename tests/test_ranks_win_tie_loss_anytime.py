@@ -135,6 +135,25 @@ def test_anytime_excludes_benchmarks_without_incumbent():
     assert ar.table.query("budget == 1")["n_benchmarks"].iloc[0] == 2
 
 
+def test_anytime_by_seed_counts_run_instances_no_algorithm_reached():
+    # Per (benchmark, seed) ranking: an instance some algorithm lacks at a budget is left
+    # out and recorded; so must be one that no algorithm reached yet (it exists later).
+    rng = np.random.default_rng(1)
+    df = runs_frame(np.zeros((3, 3)), 3, rng, budgets=(1, 2))
+    df = df[~((df["bench"] == "b0") & (df["seed"] == 1) & (df["budget"] == 1))]  # nobody
+    df = df[~((df["alg"] == "C") & (df["bench"] == "b1") & (df["seed"] == 2)
+              & (df["budget"] == 1))]  # one algorithm
+    ar = anytime_ranks(as_results(df), n_resamples=20, rank_by="seed")
+    ex = ar.exclusions
+    left = {(r.benchmark, r.seed, r.budget) for r in ex.itertuples()}
+    assert left == {("b0", 1, 1.0), ("b1", 2, 1.0)}, left
+    assert set(ex["unit"]) == {"block"}
+    nobody = ex[ex["benchmark"] == "b0"].iloc[0]
+    assert nobody["algorithm"] == "A, B, C"
+    # Nothing is left out at budget 2, where every instance is complete.
+    assert not (ex["budget"] == 2.0).any()
+
+
 def test_cd_diagram_entry_points():
     res = small_runs()
     assert cd_diagram(res, n_resamples=0).get_title().startswith("Friedman")

@@ -275,11 +275,14 @@ def anytime_ranks(
     rows, boot_store, excluded = [], {}, []
     # Every run's incumbent at every budget in one pass (oriented: larger is better).
     cubes = results.incumbent_cube(budgets) * results.sign
+    # The (benchmark, seed) run instances that exist at some budget: one with no incumbent
+    # for any algorithm at a budget is left out there, and must be counted as such.
+    exists = (~np.isnan(cubes)).any(axis=(0, 1)) if len(budgets) else None
     for t, b in enumerate(tqdm(budgets, disable=not progress, desc="anytime ranks")):
         cube = cubes[t]
         if rank_by == "seed":
             point, boot, n_used = _per_seed(cube, b, benchmarks, seeds, algorithms, excluded,
-                                            n_resamples, rng)
+                                            n_resamples, rng, exists)
             if point is None:
                 continue
         else:
@@ -320,11 +323,19 @@ def anytime_ranks(
 
 def _per_seed(cube: np.ndarray, budget: float, benchmarks: list[str], seeds: list,
               algorithms: list[str], excluded: list[dict], n_resamples: int,
-              rng: np.random.Generator) -> tuple[np.ndarray | None, np.ndarray | None, int]:
-    """PriorBand-style relative ranks: rank each (benchmark, seed) run instance, then average."""
+              rng: np.random.Generator, exists: np.ndarray | None = None,
+              ) -> tuple[np.ndarray | None, np.ndarray | None, int]:
+    """PriorBand-style relative ranks: rank each (benchmark, seed) run instance, then average.
+
+    A run instance some algorithm lacks at ``budget`` is left out and recorded; so is
+    one that exists at another budget (``exists``, (B, S)) but has no incumbent of any
+    algorithm at this one.
+    """
     present = ~np.isnan(cube)  # (A, B, S)
     complete = present.all(axis=0)  # (B, S)
     partial = present.any(axis=0) & ~complete
+    if exists is not None:
+        partial |= exists & ~present.any(axis=0)
     for j, s_ in zip(*np.nonzero(partial)):
         missing = [algorithms[i] for i in np.flatnonzero(~present[:, j, s_])]
         excluded.append({"unit": "block", "budget": budget, "benchmark": benchmarks[j],
