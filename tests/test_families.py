@@ -161,6 +161,10 @@ def test_a_fifth_family_votes_in_the_report_and_appears_in_every_format(fifth_fa
     tex = comp.to_latex(tmp_path / "latex")
     assert "paired t-tests" in "".join(p.read_text(encoding="utf-8")
                                        for p in tex.parent.rglob("*.tex"))
+    # A wide matrix names families by letter; the legend comes from the registry.
+    legend = comp.document().summary.matrix.letters_legend
+    assert legend == ("families: L LMEM, R rank tests, T tuning curves, D score "
+                      "distributions, P paired t-tests"), legend
 
 
 def test_after_removal_the_registry_and_schema_are_the_builtin_ones():
@@ -171,3 +175,4 @@ def test_after_removal_the_registry_and_schema_are_the_builtin_ones():
     assert load_schema()["properties"]["options"]["properties"]["analyses"]["items"][
         "enum"] == list(BUILTIN_FAMILIES)
     assert "fifth.paired_t" not in METHODS
+

@@ -121,7 +121,8 @@ class Matrix:
     """The headline scope's pairwise matrix; ``cells[i][j]`` is ``order[i]`` vs ``order[j]``.
 
     The diagonal is ``None``. ``wide`` says whether cells name families by
-    one letter (more than :data:`WIDE_MATRIX` algorithms).
+    one letter (more than :data:`WIDE_MATRIX` algorithms); ``letters`` pairs
+    each registered family's letter with its name, for the legend.
     """
 
     scope: str
@@ -129,6 +130,18 @@ class Matrix:
     cells: tuple[tuple[MatrixCell | None, ...], ...]
     legend: tuple[LegendEntry, ...]
     wide: bool
+    letters: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def letters_legend(self) -> str:
+        """The families' letters in words ("families: L LMEM, R rank tests, ...").
+
+        Examples
+        --------
+        >>> Matrix("all", (), (), (), True, (("L", "LMEM"), ("R", "rank tests"))).letters_legend
+        'families: L LMEM, R rank tests'
+        """
+        return "families: " + ", ".join(f"{letter} {name}" for letter, name in self.letters)
 
     def plain_rows(self) -> tuple[list[str], list[list[str]]]:
         """Header and rows as plain text (one letter per family when wide, "·" on the diagonal).

@@ -106,6 +106,7 @@ def render_html(document: ReportDocument) -> str:
         agreement_figure=_html_figure(drawings.agreement) if drawings.agreement else None,
         analyses=analyses,
         max_verdicts=MAX_HTML_VERDICTS,
+        max_scope_lines=MAX_SCOPE_LINES,
         prose=prose,
     )
 

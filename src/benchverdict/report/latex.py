@@ -116,7 +116,7 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
                     f"worse (settled, with the families that settle it at family-wise error "
                     f"{doc.settings.alpha:g}); (>) (<) implied by transitivity; x contradicted; "
                     f"a family name alone: power gap; -- not separated."
-                    + (f" Letters name the {prose.LETTERS_LEGEND}." if matrix.wide else ""),
+                    + (f" Letters name the {matrix.letters_legend}." if matrix.wide else ""),
             label="tab:matrix", spec="l" + "c" * (len(header) - 1)))
     if summary.head is not None and doc.head_relations is not None:
         head_rows = doc.head_relations

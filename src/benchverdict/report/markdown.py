@@ -128,7 +128,7 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
     matrix = summary.matrix
     if matrix is not None:
         header, rows = matrix.plain_rows()
-        legend = MATRIX_LEGEND + ("; " + prose.LETTERS_LEGEND if matrix.wide else "")
+        legend = MATRIX_LEGEND + ("; " + matrix.letters_legend if matrix.wide else "")
         out += [f"Pairwise relations, {md_escape(matrix.scope)} ({md_escape(legend)}):", ""]
         out += [*_md_table(header, rows), ""]
     if drawings.ranking is not None:

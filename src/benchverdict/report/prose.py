@@ -12,8 +12,6 @@ NO_CONTRADICTIONS = "No two families of evidence decide any pair in opposite dir
 NO_POWER_GAPS = "No family misses a relation another family settles."
 #: Said when neither validation nor an analysis left anything out.
 NOTHING_LEFT_OUT = "Nothing was left out."
-#: The families' letters in a wide matrix (Markdown, LaTeX).
-LETTERS_LEGEND = "families: L LMEM, R rank tests, T tuning curves, D score distributions"
 #: Why single methods' disagreements are not contradictions (after "... occasion(s) (<file>)").
 DISAGREEMENTS_WHY = ("within a family only the primary method votes, and score distributions "
                      "do not vote")
@@ -71,7 +69,6 @@ def warnings_count(n: int, n_distinct: int) -> str:
 
 __all__ = [
     "DISAGREEMENTS_WHY",
-    "LETTERS_LEGEND",
     "NOTHING_LEFT_OUT",
     "NO_CONTRADICTIONS",
     "NO_POWER_GAPS",

@@ -35,7 +35,7 @@ import pandas as pd
 
 from benchverdict._plain_text import file_stem, printable
 from benchverdict._version import __version__
-from benchverdict.families import family_label, family_names
+from benchverdict.families import families, family_label, family_names
 from benchverdict.report.document import (
     MAX_TABLE_ROWS,
     WIDE_MATRIX,
@@ -293,7 +293,9 @@ def _summary(c: ReportSource) -> Summary:
                              for y in head.order) for x in head.order),
             legend=tuple(LegendEntry(k, CELL_MEANING[k], CELL_COLOURS[k][0])
                          for k in CELL_KINDS if k in used),
-            wide=len(head.order) > WIDE_MATRIX)
+            wide=len(head.order) > WIDE_MATRIX,
+            # Every registered family's letter: a fifth family has its own in the legend.
+            letters=tuple((f.letter, f.label) for f in families(order="precedence")))
     if head is not None:
         headline = head.sentence
     elif rec.rankings:
