@@ -107,3 +107,23 @@ def test_adapter_option(shared_data, capsys):
     code = main(["validate", str(shared_data / "meanmax" / "hedwig.tsv"), "--adapter", "meanmax"])
     assert code == 0
     assert "297 rows" in capsys.readouterr().out
+
+
+def test_every_option_a_help_text_names_exists_in_that_command():
+    """Issue 25: ``sanity --help`` told users to use ``--formula``, which sanity lacks."""
+    import argparse
+    import re
+
+    from benchverdict.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    named = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+    wrong = []
+    for name, command in commands.choices.items():
+        options = {o for a in command._actions for o in a.option_strings}
+        texts = [command.description or ""] + [a.help or "" for a in command._actions]
+        wrong += [(name, ref) for text in texts for ref in named.findall(text)
+                  if ref not in options]
+    assert len(commands.choices) >= 5  # the walk sees the sub-commands
+    assert not wrong, wrong

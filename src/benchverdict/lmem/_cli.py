@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "LMEM critical-difference diagram."
         ),
     )
-    _common(p)
+    _common(p, all_rows_help="use every row (e.g. to model the budget in --formula)")
     p.add_argument("--estimand", choices=["benchmarks", "these"], default="benchmarks",
                    help="what the algorithm contrasts claim (sets the default --formula): "
                         "'benchmarks' (default) a difference on benchmarks like these, "
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
         description=("Geburek et al.'s (2024) sanity checks of a benchmark study, each a "
                      "likelihood-ratio (or F) test of nested models; -o writes CSV and a figure."),
     )
-    _common(s)
+    _common(s, all_rows_help="use every row (every trial or budget step, not one row per run)")
     s.set_defaults(handler=run_sanity)
 
 
@@ -97,7 +97,7 @@ def _confidence(text: str) -> float:
     return value
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, *, all_rows_help: str) -> None:
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="significance level of every test (default 0.05)")
     # One budget option across the CLI (as ``ranks --at-budget``): the default is each run's
@@ -107,7 +107,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                        metavar="B", help="for HPO runs with a budget: use the incumbents at "
                                          "budget B (default: each run's final incumbent)")
     which.add_argument("--all-rows", dest="rows", action="store_const", const="all",
-                       help="use every row (e.g. to model the budget in --formula)")
+                       help=all_rows_help)
     p.add_argument("-o", "--out", type=Path, help="directory for CSV, JSON and figures")
 
 
