@@ -1,0 +1,17 @@
+"""By how much, practically the same, and how many runs: effects beside the verdicts.
+
+The analysis families say *who* is better (and the report reconciles them
+into error-controlled relations). This package answers the rest of the
+question for every pair of a scope, on the same incumbents the rank tests
+and the LMEM compare:
+
+- :mod:`benchverdict.effects.pairwise`: the mean difference in the score's
+  units (or per-benchmark SDs where the scales differ) with intervals that
+  are simultaneous over the scope's pairs, and a unit-free companion, the
+  probability of superiority.
+- :mod:`benchverdict.effects.equivalence`: a user-set margin of practical
+  equivalence and the two one-sided tests (TOST) on the same contrast.
+- :mod:`benchverdict.effects.planning`: power and the benchmarks, seeds per
+  benchmark or runs that a decision would need, from a pilot or from stated
+  variances.
+"""
