@@ -1,0 +1,540 @@
+r"""By how much: every pair's mean difference with simultaneous intervals, and its odds.
+
+For each pair of algorithms ``(a, b)`` of a scope this module estimates
+the mean difference ``delta`` of their scores (``a`` minus ``b``, in the
+score's units) and a unit-free companion, the probability of superiority,
+with intervals that hold **simultaneously over the K pairs of the scope**
+at level ``1 - alpha`` (Bonferroni: each interval at ``1 - alpha / K``).
+Bonferroni is conservative but holds under any dependence and any
+heterogeneity between the pairs; Tukey's studentized range would be
+shorter, but only if every pair's difference varied equally (sphericity),
+which benchmark data break when one algorithm fails on a few benchmarks.
+
+The inputs are incumbents (one score per run: algorithm x benchmark x
+seed). What is a replicate depends on the claim's population, the
+*estimand*:
+
+``"benchmarks"`` (across benchmarks; the default)
+    The benchmarks are a sample from a population of benchmarks like them
+    (Geburek et al. 2024's LMEM with an algorithm x benchmark term asks the
+    same question). Per benchmark ``b`` the cell means give
+    ``d_b = mean_a,b - mean_b,b``; ``delta`` is the mean of ``d_b`` over
+    the benchmarks both algorithms ran on, with the paired ``t`` interval
+    on ``n - 1`` degrees of freedom. Its variance includes both the
+    benchmark-to-benchmark variation of the difference and the seeds'
+    noise, so the interval generalises to new benchmarks. The companion is
+    the share of benchmarks like these on which ``a``'s mean beats ``b``'s
+    (ties count half), with a Wilson score interval.
+``"these"`` (across exactly these benchmarks)
+    ``delta`` is the same mean of ``d_b``, but only the seeds are random:
+    its variance is ``sum_b (s2_a,b / r_a,b + s2_b,b / r_b,b) / n^2``
+    with Welch-Satterthwaite degrees of freedom (cells need two runs).
+    The companion is the observed share (no interval: it describes these
+    benchmarks).
+``"benchmark"`` (within one benchmark)
+    The runs are the replicates: Welch's two-sample ``t`` interval, and
+    ``P(a run of a beats a run of b)`` (Mann-Whitney, ties half) with
+    DeLong's standard error (hull with a Wilson interval on the smaller
+    sample, so that complete separation does not collapse it).
+
+Assumptions: the runs (seeds) are independent, and the ``t`` intervals
+assume the mean of the replicates is roughly normal (with 5 or more
+replicates and no extreme outliers, they hold their level; the simulations
+in ``tests/test_effects_pairwise.py`` measure it). Where the scores' scales
+differ across benchmarks (:func:`benchverdict.scales.scale_check`) the
+effects across benchmarks are in standard deviations of a benchmark's
+scores (:func:`benchverdict.scales.standardise_per_benchmark`), as the
+LMEM's, and say so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchverdict.effects.equivalence import Margin, tost_p_value
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+
+    from benchverdict.results import Results
+
+#: What an effect's replicates are (see the module docstring).
+EFFECT_ESTIMANDS = ("benchmarks", "these", "benchmark")
+#: Columns of :attr:`PairwiseEffects.table`.
+EFFECT_COLUMNS = [
+    "a", "b", "difference", "low", "high", "se", "df", "p_value", "superiority",
+    "superiority_low", "superiority_high", "n", "unit", "p_equivalence",
+]
+#: Score scales of an effect.
+EFFECT_SCALES = ("auto", "raw", "standardized")
+
+
+@dataclass(frozen=True)
+class PairEffect:
+    """The effect of one pair: ``a`` minus ``b``, and how often ``a`` is better.
+
+    Attributes
+    ----------
+    a, b : str
+    difference : float
+        Mean score of ``a`` minus that of ``b`` (score units, or SDs of a
+        benchmark where the scale is standardised), as the data have it:
+        with ``objective="minimize"`` a negative difference favours ``a``.
+    low, high : float
+        The interval of ``difference``, simultaneous over the scope's pairs.
+    se, df : float
+        Standard error and degrees of freedom of ``difference``.
+    p_value : float
+        Two-sided p-value of ``difference = 0`` (raw; not adjusted).
+    superiority : float
+        Probability that ``a`` is better than ``b`` (objective-aware): on a
+        benchmark like these (across benchmarks) or in one run (within one).
+    superiority_low, superiority_high : float
+        Its simultaneous interval (NaN where it has none).
+    n : int
+        Replicates: benchmarks across benchmarks, the smaller number of runs
+        within one.
+    sign : float
+        ``+1`` when larger scores are better, ``-1`` otherwise.
+    p_equivalence : float
+        The raw TOST p-value of ``|difference| >= margin`` (NaN without a margin).
+    """
+
+    a: str
+    b: str
+    difference: float
+    low: float
+    high: float
+    se: float
+    df: float
+    p_value: float
+    superiority: float
+    superiority_low: float
+    superiority_high: float
+    n: int
+    sign: float = 1.0
+    p_equivalence: float = math.nan
+
+    def flipped(self) -> PairEffect:
+        """The same effect read as ``b`` against ``a``."""
+        return replace(self, a=self.b, b=self.a, difference=-self.difference,
+                       low=-self.high, high=-self.low, superiority=1.0 - self.superiority,
+                       superiority_low=1.0 - self.superiority_high,
+                       superiority_high=1.0 - self.superiority_low)
+
+    def advantage(self, winner: str) -> tuple[float, float, float]:
+        """How much better ``winner`` is (positive = better), with its interval.
+
+        Examples
+        --------
+        >>> e = PairEffect("A", "B", -0.2, -0.3, -0.1, 0.04, 9, 0.001, 0.9, 0.7, 0.97, 10,
+        ...                sign=-1.0)
+        >>> e.advantage("A")
+        (0.2, 0.1, 0.3)
+        """
+        own = self if winner == self.a else self.flipped()
+        if own.sign > 0:
+            return own.difference, own.low, own.high
+        return -own.difference, -own.high, -own.low
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Whether the simultaneous interval lies on one side of 0."""
+        return bool(self.low > 0 or self.high < 0)
+
+    def row(self) -> dict[str, Any]:
+        """The effect as a table row (columns :data:`EFFECT_COLUMNS` but ``unit``)."""
+        return {k: getattr(self, k) for k in EFFECT_COLUMNS if k != "unit"}
+
+
+@dataclass(frozen=True)
+class PairwiseEffects:
+    """The effects of every pair of one scope, with the interval's level and unit.
+
+    Attributes
+    ----------
+    effects : tuple of PairEffect
+        One per pair, ``a`` before ``b`` in the algorithm order.
+    estimand : {"benchmarks", "these", "benchmark"}
+    confidence : float
+        Simultaneous level of the intervals over the scope's pairs (``1 - alpha``).
+    unit : str
+        The difference's unit ("accuracy", "SD of a benchmark's accuracy").
+    standardized : bool
+        Whether scores were z-scored per benchmark first.
+    objective : {"maximize", "minimize"}
+    margin : Margin or None
+        The equivalence margin the TOST p-values test, in ``unit``'s terms.
+    margin_value : float
+        The margin in the effect's unit (NaN without one; per benchmark a
+        standardised margin times the benchmark's SD).
+    n_benchmarks : int
+    """
+
+    effects: tuple[PairEffect, ...]
+    estimand: str
+    confidence: float
+    unit: str
+    standardized: bool
+    objective: str
+    margin: Margin | None = None
+    margin_value: float = math.nan
+    n_benchmarks: int = 0
+    _index: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._index.update({(e.a, e.b): e for e in self.effects})
+
+    def effect(self, a: str, b: str) -> PairEffect | None:
+        """The effect of ``a`` against ``b`` (either orientation), or ``None``."""
+        found = self._index.get((a, b))
+        if found is not None:
+            return found
+        other = self._index.get((b, a))
+        return None if other is None else other.flipped()
+
+    @property
+    def method(self) -> str:
+        """How the intervals are computed, in words."""
+        k = len(self.effects)
+        what = {"benchmarks": "paired t over benchmarks (benchmark means; generalises to "
+                              "benchmarks like these)",
+                "these": "Welch t over the runs of these benchmarks (no claim beyond them)",
+                "benchmark": "Welch t over the runs of the benchmark"}[self.estimand]
+        return (f"mean difference, {what}; {self.confidence:.0%} intervals simultaneous over "
+                f"{k} pair(s) (Bonferroni)")
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per pair (columns :data:`EFFECT_COLUMNS`)."""
+        rows = [{**e.row(), "unit": self.unit} for e in self.effects]
+        return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+    def __str__(self) -> str:
+        lines = [f"Pairwise effects ({self.method}; unit: {self.unit})"]
+        for e in self.effects:
+            lines.append(f"  {e.a} - {e.b}: {e.difference:.4g} [{e.low:.4g}, {e.high:.4g}], "
+                         f"P({e.a} better) = {e.superiority:.2f}")
+        return "\n".join(lines)
+
+    def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
+        """A forest plot: each pair's difference and simultaneous interval, 0 and the margin.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> ax = pairwise_effects(_example_small(), estimand="these").plot()
+        >>> ax.get_xlabel()
+        'difference (a - b), acc'
+        """
+        from benchverdict.plotting import new_axes, theme
+
+        rows = list(self.effects)
+        ax = new_axes(ax, width=5.5, height=max(1.6, 0.32 * len(rows) + 0.9))
+        with theme():
+            y = np.arange(len(rows))[::-1]
+            if math.isfinite(self.margin_value):
+                ax.axvspan(-self.margin_value, self.margin_value, color="#009E73", alpha=0.15,
+                           linewidth=0, label=f"margin ±{self.margin_value:.3g}")
+            ax.axvline(0.0, color="#1d1d1f", linewidth=0.8)
+            for yi, e in zip(y, rows):
+                colour = "#0072B2" if e.excludes_zero else "#7f7f7f"
+                if math.isfinite(e.low) and math.isfinite(e.high):
+                    ax.plot([e.low, e.high], [yi, yi], color=colour, linewidth=1.6)
+                ax.plot([e.difference], [yi], "o", color=colour, markersize=4)
+            ax.set_yticks(y, [f"{e.a} - {e.b}" for e in rows])
+            ax.set_xlabel(f"difference (a - b), {self.unit}")
+            ax.set_title(f"{self.confidence:.0%} simultaneous intervals", fontsize=10)
+            if math.isfinite(self.margin_value):
+                ax.legend(loc="best", fontsize=8, frameon=False)
+        return ax
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval for a proportion ``p`` of ``n`` at normal quantile ``z``."""
+    if n <= 0 or not math.isfinite(p):
+        return math.nan, math.nan
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _t_intervals(est: np.ndarray, se: np.ndarray, df: np.ndarray,
+                 level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, two-sided p) of t contrasts; degenerate where ``se`` is 0, NaN if unknown."""
+    low, high, p = (np.full(est.shape, np.nan) for _ in range(3))
+    ok = np.isfinite(est) & np.isfinite(se) & np.isfinite(df) & (df > 0)
+    zero = ok & (se == 0)
+    low[zero], high[zero] = est[zero], est[zero]
+    p[zero] = np.where(est[zero] == 0, 1.0, 0.0)
+    pos = ok & (se > 0)
+    if pos.any():
+        crit = stats.t.ppf(1.0 - (1.0 - level) / 2.0, df[pos])
+        low[pos], high[pos] = est[pos] - crit * se[pos], est[pos] + crit * se[pos]
+        p[pos] = 2.0 * stats.t.sf(np.abs(est[pos]) / se[pos], df[pos])
+    return low, high, p
+
+
+def _welch(va: float, na: int, vb: float, nb: int) -> tuple[float, float]:
+    """Welch's standard error and Satterthwaite degrees of freedom."""
+    if na < 2 or nb < 2:
+        return math.nan, math.nan
+    qa, qb = va / na, vb / nb
+    se2 = qa + qb
+    if se2 == 0:
+        return 0.0, float(na + nb - 2)
+    df = se2 ** 2 / (qa ** 2 / (na - 1) + qb ** 2 / (nb - 1))
+    return math.sqrt(se2), float(df)
+
+
+def _superiority_within(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float,
+                                                                              float]:
+    """``P(X > Y) + P(X = Y) / 2`` with DeLong's SE, hulled with a Wilson interval."""
+    diff = x[:, None] - y[None, :]
+    h = (diff > 0) + 0.5 * (diff == 0)
+    theta = float(h.mean())
+    na, nb = len(x), len(y)
+    if min(na, nb) < 2:
+        return theta, math.nan, math.nan
+    v10, v01 = h.mean(axis=1), h.mean(axis=0)
+    se = math.sqrt(v10.var(ddof=1) / na + v01.var(ddof=1) / nb)
+    crit = float(stats.t.ppf(1.0 - (1.0 - level) / 2.0, min(na, nb) - 1))
+    lo, hi = _wilson(theta, min(na, nb), float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0)))
+    return theta, max(0.0, min(lo, theta - crit * se)), min(1.0, max(hi, theta + crit * se))
+
+
+def effects_from_frame(
+    frame: pd.DataFrame,
+    *,
+    algorithms: Sequence[str],
+    estimand: str,
+    objective: str,
+    alpha: float = 0.05,
+    unit: str = "score",
+    standardized: bool = False,
+    margin: Margin | None = None,
+    margin_value: float | None = None,
+) -> PairwiseEffects:
+    """The effects of every pair from incumbents (columns algorithm, benchmark, seed, score).
+
+    The engine of :func:`pairwise_effects`, for callers that prepared the
+    scores (subset, standardised) themselves, as the report does per scope.
+    ``margin_value`` is the margin in the scores' unit (default
+    ``margin.value``); the TOST p-values use it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"algorithm": ["A", "B"] * 6, "benchmark": [b for b in "pqr"
+    ...                   for _ in range(4)], "seed": [0, 0, 1, 1] * 3,
+    ...                   "score": [2., 1, 2.2, 1.1, 3, 2.5, 3.1, 2.4, 1, 0.2, 1.2, 0.4]})
+    >>> e = effects_from_frame(f, algorithms=["A", "B"], estimand="benchmarks",
+    ...                        objective="maximize").effects[0]
+    >>> round(e.difference, 3), e.superiority, e.n
+    (0.817, 1.0, 3)
+    """
+    if estimand not in EFFECT_ESTIMANDS:
+        raise ValueError(f"estimand must be one of {EFFECT_ESTIMANDS}, got {estimand!r}.")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha!r}.")
+    sign = 1.0 if objective == "maximize" else -1.0
+    algs = frame["algorithm"].astype(str).to_numpy()
+    present = set(algs)
+    algorithms = [a for a in (str(x) for x in algorithms) if a in present]
+    pairs = list(itertools.combinations(algorithms, 2))
+    level = 1.0 - alpha / max(len(pairs), 1)
+    m = (margin.value if margin is not None else math.nan) if margin_value is None else float(
+        margin_value)
+    scores = frame["score"].to_numpy(dtype=float)
+    benches, bench_of = np.unique(frame["benchmark"].astype(str).to_numpy(),
+                                  return_inverse=True)
+    n_benchmarks = len(benches)
+    if not pairs:
+        return PairwiseEffects((), estimand, 1.0 - alpha, unit, standardized, objective,
+                               margin, m, n_benchmarks)
+    # Cells (benchmark x algorithm) by bincount: the report calls this once per scope.
+    column = {a: i for i, a in enumerate(algorithms)}
+    alg_of = np.array([column.get(a, -1) for a in algs])
+    keep = alg_of >= 0
+    n_alg = len(algorithms)
+    cell = bench_of[keep] * n_alg + alg_of[keep]
+    y = scores[keep]
+    size = n_benchmarks * n_alg
+    count = np.bincount(cell, minlength=size).reshape(n_benchmarks, n_alg).astype(float)
+    total = np.bincount(cell, y, minlength=size).reshape(n_benchmarks, n_alg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / count
+        centred = y - mean.reshape(-1)[cell]
+        ss = np.bincount(cell, centred * centred, minlength=size).reshape(n_benchmarks, n_alg)
+        var = ss / (count - 1)
+    first = np.array([column[a] for a, _ in pairs])
+    second = np.array([column[b] for _, b in pairs])
+    k = len(pairs)
+    diff, se, df = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
+    share, s_lo, s_hi = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
+    n_rep = np.zeros(k, dtype=int)
+    if estimand == "benchmark":
+        for p, (i, j) in enumerate(zip(first, second)):
+            x = sign * y[alg_of[keep] == i]
+            z = sign * y[alg_of[keep] == j]
+            na, nb = len(x), len(z)
+            n_rep[p] = min(na, nb)
+            if na and nb:
+                diff[p] = sign * (x.mean() - z.mean())
+                se[p], df[p] = _welch(float(x.var(ddof=1)) if na > 1 else math.nan, na,
+                                      float(z.var(ddof=1)) if nb > 1 else math.nan, nb)
+                share[p], s_lo[p], s_hi[p] = _superiority_within(x, z, level)
+    else:
+        z_crit = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
+        for p, (i, j) in enumerate(zip(first, second)):
+            both = (count[:, i] > 0) & (count[:, j] > 0)
+            d = mean[both, i] - mean[both, j]
+            n = len(d)
+            n_rep[p] = n
+            if not n:
+                continue
+            diff[p] = d.mean()
+            if estimand == "benchmarks":
+                if n >= 2:
+                    se[p], df[p] = d.std(ddof=1) / math.sqrt(n), n - 1.0
+            else:
+                r_a, r_b = count[both, i], count[both, j]
+                if np.all(r_a >= 2) and np.all(r_b >= 2):
+                    q_a, q_b = var[both, i] / r_a, var[both, j] / r_b
+                    t = float(np.sum(q_a + q_b))
+                    se[p] = math.sqrt(t) / n
+                    den = float(np.sum(q_a ** 2 / (r_a - 1) + q_b ** 2 / (r_b - 1)))
+                    df[p] = t * t / den if den > 0 else float(np.sum(r_a + r_b - 2))
+            wins = sign * d
+            share[p] = float(np.mean((wins > 0) + 0.5 * (wins == 0)))
+            if estimand == "benchmarks":
+                s_lo[p], s_hi[p] = _wilson(share[p], n, z_crit)
+    low, high, p_two = _t_intervals(diff, se, df, level)
+    p_eq = tost_p_value(diff, se, df, m) if math.isfinite(m) else np.full(k, np.nan)
+    out = [PairEffect(a, b, float(diff[p]), float(low[p]), float(high[p]), float(se[p]),
+                      float(df[p]), float(p_two[p]), float(share[p]), float(s_lo[p]),
+                      float(s_hi[p]), int(n_rep[p]), sign, float(p_eq[p]))
+           for p, (a, b) in enumerate(pairs)]
+    return PairwiseEffects(tuple(out), estimand, 1.0 - alpha, unit, standardized, objective,
+                           margin, m, n_benchmarks)
+
+
+def pairwise_effects(
+    results: Results,
+    *,
+    algorithms: Sequence[str] | None = None,
+    benchmark: str | None = None,
+    estimand: str = "benchmarks",
+    alpha: float = 0.05,
+    budget: float | None = None,
+    scale: str = "auto",
+    margin: Margin | float | str | None = None,
+) -> PairwiseEffects:
+    """Every pair's mean difference and probability of superiority, with intervals.
+
+    Parameters
+    ----------
+    results : Results
+        Runs or trials; each run's incumbent at the final budget (``budget``:
+        at that budget) is compared.
+    algorithms : sequence of str, optional
+        Which algorithms, in which order (default: all, in the data's order).
+    benchmark : str, optional
+        Compare within this benchmark (runs as replicates); default across
+        benchmarks.
+    estimand : {"benchmarks", "these"}
+        Across benchmarks: generalise to benchmarks like these (default) or
+        speak of these benchmarks only. Ignored with ``benchmark``.
+    alpha : float
+        The intervals hold simultaneously over the pairs at ``1 - alpha``.
+    budget : float, optional
+    scale : {"auto", "raw", "standardized"}
+        Across benchmarks, ``"auto"`` standardises per benchmark when the
+        scales differ (:func:`benchverdict.scales.scale_check`) or the margin
+        is in SDs.
+    margin : float or str or Margin, optional
+        Margin of practical equivalence (``0.01`` score units, ``"0.2sd"``);
+        the effects then carry TOST p-values
+        (:mod:`benchverdict.effects.equivalence`).
+
+    Returns
+    -------
+    PairwiseEffects
+
+    Raises
+    ------
+    ValueError
+        An unknown algorithm or benchmark, fewer than two algorithms, or a
+        margin in score units on scores whose scales differ across benchmarks.
+
+    Examples
+    --------
+    >>> from benchverdict.examples import load_example
+    >>> eff = pairwise_effects(load_example(), algorithms=["MLP", "LR"])
+    >>> e = eff.effect("MLP", "LR")
+    >>> round(e.difference, 3), e.n, eff.unit
+    (0.086, 20, 'accuracy')
+    """
+    from benchverdict.scales import scale_check, standardise_per_benchmark
+
+    if scale not in EFFECT_SCALES:
+        raise ValueError(f"scale must be one of {EFFECT_SCALES}, got {scale!r}.")
+    if estimand not in ("benchmarks", "these"):
+        raise ValueError(f"estimand must be 'benchmarks' or 'these', got {estimand!r}.")
+    margin = None if margin is None else Margin.parse(margin)
+    data = results.final() if budget is None else results.at_budget(budget)
+    names = list(data.algorithms) if algorithms is None else [str(a) for a in algorithms]
+    unknown = sorted(set(names) - set(map(str, data.algorithms)))
+    if unknown:
+        raise ValueError(f"unknown algorithm(s) {unknown}; the data have "
+                         f"{list(map(str, data.algorithms))}.")
+    if len(names) < 2:
+        raise ValueError("pairwise effects need at least two algorithms.")
+    unit = str(data.roles.get("score", "score"))
+    if benchmark is not None:
+        if str(benchmark) not in set(map(str, data.benchmarks)):
+            raise ValueError(f"unknown benchmark {benchmark!r}; the data have "
+                             f"{list(map(str, data.benchmarks))[:10]}.")
+        frame = data.table[data.table["benchmark"].astype(str) == str(benchmark)]
+        mv = None
+        if margin is not None and margin.standardized:
+            mv = margin.value * float(frame["score"].std(ddof=1))
+        return effects_from_frame(frame, algorithms=names, estimand="benchmark",
+                                  objective=data.objective, alpha=alpha, unit=unit,
+                                  margin=margin, margin_value=mv)
+    standardize = scale == "standardized" or (margin is not None and margin.standardized)
+    heterogeneous = len(data.benchmarks) > 1 and scale_check(data).heterogeneous
+    if scale == "auto" and heterogeneous:
+        standardize = True
+    if standardize and margin is not None and not margin.standardized:
+        raise ValueError(
+            f"margin={margin.value:g} is in score units, but the effects are in standard "
+            f"deviations of a benchmark (the scales differ across benchmarks or "
+            f"scale='standardized'); give the margin in SDs, e.g. margin='0.2sd'.")
+    if standardize:
+        data = standardise_per_benchmark(data)
+        unit = f"SD of a benchmark's {unit}"
+    frame = data.table[data.table["algorithm"].astype(str).isin(names)]
+    return effects_from_frame(frame, algorithms=names, estimand=estimand,
+                              objective=data.objective, alpha=alpha, unit=unit,
+                              standardized=standardize, margin=margin)
+
+
+__all__ = [
+    "EFFECT_COLUMNS",
+    "EFFECT_ESTIMANDS",
+    "EFFECT_SCALES",
+    "PairEffect",
+    "PairwiseEffects",
+    "effects_from_frame",
+    "pairwise_effects",
+]

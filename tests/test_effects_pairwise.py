@@ -1,0 +1,238 @@
+"""Effect sizes with simultaneous intervals, and TOST equivalence (issue 22).
+
+(a) Reference values: scipy's paired and Welch t intervals, statsmodels' TOST
+    and Wilson intervals, the Mann-Whitney U.
+(b) Seeded simulations: simultaneous coverage across benchmarks (with
+    heteroscedastic algorithm x benchmark variation, and a null where the
+    algorithms differ per benchmark but not on average), within a benchmark,
+    and the family-wise error of equivalence decisions at the margin.
+(c) Real data: PriorBand's effects.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.weightstats import ttost_ind, ttost_paired
+
+from benchverdict import Results
+from benchverdict.effects.equivalence import Margin, tost_p_value
+from benchverdict.effects.pairwise import effects_from_frame, pairwise_effects
+from benchverdict.stats.multiple_testing import holm
+
+
+def _frame(rng, n_bench=12, seeds=5, means=(0.0, 0.3, 0.3), tau=(0.2, 0.2, 0.2),
+           sigma=0.5, bench_sd=1.0):
+    """Incumbents: score = benchmark + algorithm mean + interaction (sd tau_a) + noise."""
+    rows = []
+    for b in range(n_bench):
+        base = rng.normal(0, bench_sd)
+        for i, (mu, t) in enumerate(zip(means, tau)):
+            cell = base + mu + rng.normal(0, t)
+            for s in range(seeds):
+                rows.append((f"A{i}", f"b{b}", s, cell + rng.normal(0, sigma)))
+    return pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+
+# ------------------------------------------------------------------ (a) reference values
+def test_across_benchmarks_matches_scipy_paired_t_with_bonferroni_level():
+    f = _frame(np.random.default_rng(1))
+    eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
+                             objective="maximize", alpha=0.05)
+    cells = f.groupby(["benchmark", "algorithm"])["score"].mean().unstack()
+    for e in eff.effects:
+        ref = stats.ttest_rel(cells[e.a], cells[e.b])
+        ci = ref.confidence_interval(confidence_level=1 - 0.05 / 3)
+        assert e.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+        assert (e.low, e.high) == pytest.approx((ci.low, ci.high), rel=1e-10)
+        assert e.df == 11
+        d = (cells[e.a] - cells[e.b]).to_numpy()
+        share = np.mean((d > 0) + 0.5 * (d == 0))
+        lo, hi = proportion_confint(share * 12, 12, alpha=0.05 / 3, method="wilson")
+        assert (e.superiority_low, e.superiority_high) == pytest.approx((lo, hi), rel=1e-10)
+
+
+def test_within_benchmark_matches_scipy_welch_and_mann_whitney():
+    rng = np.random.default_rng(2)
+    f = pd.DataFrame({"algorithm": ["A"] * 7 + ["B"] * 9, "benchmark": "p",
+                      "seed": range(16),
+                      "score": np.r_[rng.normal(1, 1, 7), rng.normal(0, 2, 9)]})
+    e = effects_from_frame(f, algorithms=["A", "B"], estimand="benchmark",
+                           objective="maximize", alpha=0.05, margin=Margin(1.5)).effects[0]
+    x, y = f.score[:7].to_numpy(), f.score[7:].to_numpy()
+    ref = stats.ttest_ind(x, y, equal_var=False)
+    ci = ref.confidence_interval(0.95)
+    assert e.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert (e.low, e.high) == pytest.approx((ci.low, ci.high), rel=1e-10)
+    u = stats.mannwhitneyu(x, y).statistic
+    assert e.superiority == pytest.approx(u / 63)
+    assert e.p_equivalence == pytest.approx(ttost_ind(x, y, -1.5, 1.5, usevar="unequal")[0],
+                                            rel=1e-10)
+
+
+def test_tost_matches_statsmodels_paired():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x, y = rng.normal(0, 1, 15), rng.normal(0.1, 1, 15)
+        d = x - y
+        ours = tost_p_value(d.mean(), d.std(ddof=1) / math.sqrt(15), 14, 0.4)
+        assert ours == pytest.approx(ttost_paired(x, y, -0.4, 0.4)[0], rel=1e-10)
+
+
+def test_these_estimand_is_the_welch_satterthwaite_mean_of_cells():
+    f = _frame(np.random.default_rng(4), n_bench=4, seeds=3)
+    e = effects_from_frame(f, algorithms=["A0", "A1"], estimand="these",
+                           objective="maximize").effects[0]
+    g = f.groupby(["benchmark", "algorithm"])["score"]
+    q = (g.var() / g.size()).unstack()
+    se = math.sqrt((q["A0"] + q["A1"]).sum()) / 4
+    assert e.se == pytest.approx(se, rel=1e-12)
+    num = (q["A0"] + q["A1"]).sum() ** 2
+    den = ((q["A0"] ** 2 + q["A1"] ** 2) / 2).sum()
+    assert e.df == pytest.approx(num / den, rel=1e-12)
+
+
+def test_margin_parsing_and_clear_errors():
+    assert Margin.parse("0.2sd") == Margin(0.2, standardized=True)
+    assert Margin.parse(" 1e-2 ") == Margin(0.01)
+    for bad in ("-1", "abc", "0.2 points", 0, float("nan"), True):
+        with pytest.raises(ValueError, match="margin"):
+            Margin.parse(bad)
+
+
+# ------------------------------------------------------------------ invariants
+def _results(f, objective="maximize"):
+    return Results.from_frame(f, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                              score="score", objective=objective, kind="runs")
+
+
+def test_negating_with_objective_flipped_and_rescaling_keep_the_effects():
+    f = _frame(np.random.default_rng(5))
+    base = pairwise_effects(_results(f), margin=0.3)
+    neg = pairwise_effects(_results(f.assign(score=-f.score), "minimize"), margin=0.3)
+    scaled = pairwise_effects(_results(f.assign(score=10 * f.score + 3)), margin=3.0)
+    for e in base.effects:
+        n, s = neg.effect(e.a, e.b), scaled.effect(e.a, e.b)
+        assert n.advantage(e.a) == pytest.approx(e.advantage(e.a))
+        assert n.superiority == pytest.approx(e.superiority)
+        assert (s.low, s.high) == pytest.approx((10 * e.low, 10 * e.high))
+        assert s.p_equivalence == pytest.approx(e.p_equivalence)
+        assert s.superiority == e.superiority
+    renamed = pairwise_effects(_results(f.replace({"A0": "zeta", "A2": "alpha"})),
+                               margin=0.3)
+    e = renamed.effect("zeta", "alpha")
+    assert e.difference == pytest.approx(base.effect("A0", "A2").difference)
+
+
+def test_score_margin_on_heterogeneous_scales_is_refused():
+    f = _frame(np.random.default_rng(6))
+    f.loc[f.benchmark.isin(["b0", "b1"]), "score"] *= 1000
+    f.loc[f.benchmark.isin(["b0", "b1"]), "score"] -= 5000
+    with pytest.raises(ValueError, match="0.2sd"):
+        pairwise_effects(_results(f), margin=0.01)
+    eff = pairwise_effects(_results(f), margin="0.2sd")
+    assert eff.standardized and "SD of a benchmark" in eff.unit
+
+
+# ------------------------------------------------------------------ (b) simulations
+@pytest.mark.parametrize("tau", [(0.2, 0.2, 0.2), (0.05, 0.6, 0.1)],
+                         ids=["equal interaction", "one algorithm varies more"])
+def test_simultaneous_coverage_across_benchmarks(tau):
+    """All three intervals cover their true mean differences at least 95% of the time.
+
+    The second model is the failure mode of a pooled (Tukey/LMEM) interval: one
+    algorithm's difference varies across benchmarks much more than the others'.
+    Benchmarks are drawn anew each replicate (the estimand generalises over them).
+    """
+    rng = np.random.default_rng(7)
+    reps, means = 600, (0.0, 0.3, 0.3)
+    truth = {(f"A{i}", f"A{j}"): means[i] - means[j] for i, j in
+             itertools.combinations(range(3), 2)}
+    covered = 0
+    for _ in range(reps):
+        f = _frame(rng, n_bench=10, seeds=3, means=means, tau=tau)
+        eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
+                                 objective="maximize", alpha=0.05)
+        covered += all(e.low <= truth[(e.a, e.b)] <= e.high for e in eff.effects)
+    se = math.sqrt(0.95 * 0.05 / reps)
+    assert covered / reps >= 0.95 - 3 * se
+
+
+def test_null_that_differs_per_benchmark_but_not_on_average_is_rarely_excluded():
+    """delta = 0 on average, large per-benchmark differences: 0 stays inside the intervals."""
+    rng = np.random.default_rng(8)
+    reps, hits = 600, 0
+    for _ in range(reps):
+        f = _frame(rng, n_bench=8, seeds=4, means=(0, 0, 0), tau=(1.0, 1.0, 0.0), sigma=0.2)
+        eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
+                                 objective="maximize", alpha=0.05)
+        hits += any(e.excludes_zero for e in eff.effects)
+    assert hits / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_within_benchmark_coverage_with_unequal_variances():
+    rng = np.random.default_rng(9)
+    reps, covered = 800, 0
+    for _ in range(reps):
+        f = pd.DataFrame({"algorithm": np.repeat(["A", "B", "C"], [6, 10, 8]),
+                          "benchmark": "p", "seed": range(24),
+                          "score": np.r_[rng.normal(0, 0.5, 6), rng.normal(1, 2, 10),
+                                         rng.normal(1, 1, 8)]})
+        eff = effects_from_frame(f, algorithms=["A", "B", "C"], estimand="benchmark",
+                                 objective="maximize")
+        truth = {("A", "B"): -1, ("A", "C"): -1, ("B", "C"): 0}
+        covered += all(e.low <= truth[(e.a, e.b)] <= e.high for e in eff.effects)
+    assert covered / reps >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5])
+def test_equivalence_family_wise_error_at_the_margin(tau):
+    """Every true difference exactly at the margin: Holm-adjusted TOST declares any pair
+    equivalent at most alpha of the time (the least favourable configuration)."""
+    rng = np.random.default_rng(10 + int(10 * tau))
+    m, reps, false = 0.3, 1000, 0
+    means = (0.0, 0.3, 0.6)  # pairs A0-A1 and A1-A2 sit at the margin; A0-A2 beyond it
+    for _ in range(reps):
+        f = _frame(rng, n_bench=15, seeds=3, means=means, tau=(tau, tau, tau), sigma=0.3)
+        eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
+                                 objective="maximize", margin=Margin(m))
+        p = [e.p_equivalence for e in eff.effects]
+        false += bool((np.asarray(holm(p)) <= 0.05).any())  # the report's Holm
+    assert false / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_equivalence_has_power_when_the_difference_is_small():
+    rng = np.random.default_rng(11)
+    reps, found = 200, 0
+    for _ in range(reps):
+        f = _frame(rng, n_bench=20, seeds=5, means=(0, 0.02, 0.0), tau=(0.05,) * 3,
+                   sigma=0.1)
+        eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
+                                 objective="maximize", margin=Margin(0.15))
+        p = [e.p_equivalence for e in eff.effects]
+        found += bool((np.asarray(holm(p)) <= 0.05).all())
+    assert found / reps > 0.9
+
+
+# ------------------------------------------------------------------ (c) real data
+def test_priorband_effects(shared_data):
+    from benchverdict.io.adapters import read_priorband
+
+    path = shared_data / "priorband" / "priorband_data.parquet"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    results = read_priorband(path)
+    eff = pairwise_effects(results)
+    assert eff.standardized  # PriorBand's losses live on different scales
+    table = eff.table
+    assert len(table) == 3 and table[["difference", "low", "high"]].notna().all().all()
+    pb_rs = eff.effect("PB", "RS")
+    # Lower loss is better: PB's advantage over RS is positive and excludes 0.
+    gain, lo, _ = pb_rs.advantage("PB")
+    assert gain > 0 and lo > 0 and pb_rs.superiority > 0.5
