@@ -1,4 +1,4 @@
-"""``benchverdict plan``: the power of every pairwise comparison, and the runs that would settle it."""
+"""``benchverdict plan``: the power of every pairwise comparison, and the runs to settle it."""
 
 from __future__ import annotations
 
