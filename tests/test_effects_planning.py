@@ -162,8 +162,8 @@ def test_component_estimators_equal_lme4_reml():
                 backend="lme4")
     vc = model.varcomp.set_index("group")["value"]
     assert vc["benchmark:algorithm"] > 0 and vc["benchmark"] > 0  # interior: REML = ANOVA
-    assert comp["sd_benchmark"] ** 2 == pytest.approx(2 * vc["benchmark:algorithm"], rel=1e-5)
-    assert comp["sd_seed"] ** 2 == pytest.approx(vc["Residual"], rel=1e-5)
+    assert comp["sd_benchmark"] ** 2 == pytest.approx(2 * vc["benchmark:algorithm"], rel=1e-6)
+    assert comp["sd_seed"] ** 2 == pytest.approx(vc["Residual"], rel=1e-6)
 
 
 def test_estimates_by_hand_and_the_objective_orientation():
