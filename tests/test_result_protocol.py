@@ -56,6 +56,8 @@ COMPARES_NOTHING = {
     "benchverdict.lmem.metafeature.DifferenceClusters": "clusters benchmarks for one pair",
     "benchverdict.critical_difference.Grouping": "the groups of a CD diagram",
     "benchverdict.scales.ScaleCheck": "tests the data's scales",
+    "benchverdict.effects.planning.Plan": "plans runs; decides nothing",
+    "benchverdict.effects.pairwise.PairwiseEffects": "sizes differences; the report decides",
 }
 
 #: Keywords for drawing a result of several panels into one given Axes: which panel.
@@ -168,6 +170,8 @@ def _metafeature_results():
 def _builders():
     from benchverdict import dse, ranks
     from benchverdict.critical_difference import grouping
+    from benchverdict.effects.pairwise import pairwise_effects
+    from benchverdict.effects.planning import plan
     from benchverdict.leaderboard import build_leaderboard
     from benchverdict.lmem.metafeature import difference_clusters, metafeature_analysis
     from benchverdict.report import compare
@@ -177,6 +181,9 @@ def _builders():
 
     small = _example_small
     return {
+        "benchverdict.effects.planning.Plan": lambda: plan(small()),
+        "benchverdict.effects.pairwise.PairwiseEffects":
+            lambda: pairwise_effects(small(), margin=0.1),
         "benchverdict.report.runner.Comparison":
             lambda: compare(small(), analyses=["ranks"], progress=False),
         "benchverdict.leaderboard.board.Leaderboard":

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._repr import ResultText
 from benchverdict.effects.equivalence import Margin, tost_p_value
 
 if TYPE_CHECKING:
@@ -155,8 +156,8 @@ class PairEffect:
         return {k: getattr(self, k) for k in EFFECT_COLUMNS if k != "unit"}
 
 
-@dataclass(frozen=True)
-class PairwiseEffects:
+@dataclass(frozen=True, repr=False)
+class PairwiseEffects(ResultText):
     """The effects of every pair of one scope, with the interval's level and unit.
 
     Attributes
@@ -218,12 +219,18 @@ class PairwiseEffects:
         rows = [{**e.row(), "unit": self.unit} for e in self.effects]
         return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
 
-    def __str__(self) -> str:
-        lines = [f"Pairwise effects ({self.method}; unit: {self.unit})"]
+    def _summary_lines(self) -> list[str]:
+        lines = [f"{len(self.effects)} pairwise effect(s) in {self.unit}, "
+                 f"{self.confidence:.0%} simultaneous intervals"]
+        lines.append(f"  ({self.method})")
         for e in self.effects:
             lines.append(f"  {e.a} - {e.b}: {e.difference:.4g} [{e.low:.4g}, {e.high:.4g}], "
                          f"P({e.a} better) = {e.superiority:.2f}")
-        return "\n".join(lines)
+        return lines
+
+    def verdicts(self) -> list:
+        """An empty list: effects size the differences; the analyses and the report decide."""
+        return []
 
     def plot(self, ax: plt.Axes | None = None) -> plt.Axes:
         """A forest plot: each pair's difference and simultaneous interval, 0 and the margin.
