@@ -134,7 +134,7 @@ def test_score_margin_on_heterogeneous_scales_is_refused():
     f = _frame(np.random.default_rng(6))
     f.loc[f.benchmark.isin(["b0", "b1"]), "score"] *= 1000
     f.loc[f.benchmark.isin(["b0", "b1"]), "score"] -= 5000
-    with pytest.raises(ValueError, match="0.2sd"):
+    with pytest.raises(ValueError, match=r"0\.2sd"):
         pairwise_effects(_results(f), margin=0.01)
     eff = pairwise_effects(_results(f), margin="0.2sd")
     assert eff.standardized and "SD of a benchmark" in eff.unit

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._plain_text import file_stem, plain_text
+from benchverdict.effects.equivalence import Margin
 from benchverdict.exclusions import EXCLUSION_COLUMNS, Exclusion
 from benchverdict.families import BUILTIN_FAMILIES, get_family
 from benchverdict.results import NO_INCUMBENT, Results
@@ -95,6 +96,11 @@ class Options:
         Whether the analyses draw their figures (``compare(...,
         figures=False)`` skips them: the verdicts, tables and reconciliation
         are the same, much faster, e.g. in simulations).
+    margin : Margin, float or str, optional
+        The margin of practical equivalence (:mod:`benchverdict.effects.equivalence`):
+        ``0.01`` in score units, ``"0.2sd"`` in SDs of a benchmark. ``None``
+        (default): no pair is declared equivalent, and the report says no
+        margin was given (there is no universal one).
     """
 
     confidence: float = 0.8
@@ -106,8 +112,11 @@ class Options:
     estimand: str = "benchmarks"
     draws: str = "auto"
     figures: bool = True
+    margin: Margin | None = None
 
     def __post_init__(self) -> None:
+        if self.margin is not None:
+            object.__setattr__(self, "margin", Margin.parse(self.margin))
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}.")
         if not 0 < self.alpha < 1:

@@ -178,6 +178,13 @@ class PairwiseEffects(ResultText):
         The margin in the effect's unit (NaN without one; per benchmark a
         standardised margin times the benchmark's SD).
     n_benchmarks : int
+    pooled_sd : float
+        Across benchmarks: the SD of a pair's per-benchmark difference if
+        every pair varied alike, ``sqrt(2 MS_interaction)`` of the two-way
+        ANOVA on the cell means of the benchmarks every algorithm ran on (what
+        an LMEM with one algorithm x benchmark variance assumes). A pair
+        whose own SD (``se * sqrt(n)``) is far above it is where a pooled
+        model's interval is too narrow. NaN within a benchmark.
     """
 
     effects: tuple[PairEffect, ...]
@@ -189,6 +196,7 @@ class PairwiseEffects(ResultText):
     margin: Margin | None = None
     margin_value: float = math.nan
     n_benchmarks: int = 0
+    pooled_sd: float = math.nan
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -299,7 +307,8 @@ def _welch(va: float, na: int, vb: float, nb: int) -> tuple[float, float]:
     se2 = qa + qb
     if se2 == 0:
         return 0.0, float(na + nb - 2)
-    df = se2 ** 2 / (qa ** 2 / (na - 1) + qb ** 2 / (nb - 1))
+    # Scale-free form of se2^2 / (qa^2/(na-1) + qb^2/(nb-1)).
+    df = 1.0 / ((qa / se2) ** 2 / (na - 1) + (qb / se2) ** 2 / (nb - 1))
     return math.sqrt(se2), float(df)
 
 
@@ -362,6 +371,11 @@ def effects_from_frame(
     m = (margin.value if margin is not None else math.nan) if margin_value is None else float(
         margin_value)
     scores = frame["score"].to_numpy(dtype=float)
+    # Computed on scores divided by their largest magnitude (and scaled back at the end):
+    # squares of scores near 1e150 would overflow, and the results are scale-equivariant.
+    finite = np.abs(scores[np.isfinite(scores)])
+    unit_scale = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    scores = scores / unit_scale
     benches, bench_of = np.unique(frame["benchmark"].astype(str).to_numpy(),
                                   return_inverse=True)
     n_benchmarks = len(benches)
@@ -419,20 +433,33 @@ def effects_from_frame(
                     q_a, q_b = var[both, i] / r_a, var[both, j] / r_b
                     t = float(np.sum(q_a + q_b))
                     se[p] = math.sqrt(t) / n
-                    den = float(np.sum(q_a ** 2 / (r_a - 1) + q_b ** 2 / (r_b - 1)))
-                    df[p] = t * t / den if den > 0 else float(np.sum(r_a + r_b - 2))
+                    den = (float(np.sum((q_a / t) ** 2 / (r_a - 1) + (q_b / t) ** 2 / (r_b - 1)))
+                           if t > 0 else 0.0)
+                    df[p] = 1.0 / den if den > 0 else float(np.sum(r_a + r_b - 2))
             wins = sign * d
             share[p] = float(np.mean((wins > 0) + 0.5 * (wins == 0)))
             if estimand == "benchmarks":
                 s_lo[p], s_hi[p] = _wilson(share[p], n, z_crit)
+    pooled_sd = math.nan
+    if estimand != "benchmark":
+        full = np.all(count > 0, axis=1)
+        cells = mean[full]
+        if cells.shape[0] >= 2 and n_alg >= 2:
+            resid = (cells - cells.mean(axis=1, keepdims=True) - cells.mean(axis=0)
+                     + cells.mean())
+            ms = float(np.sum(resid ** 2)) / ((cells.shape[0] - 1) * (n_alg - 1))
+            pooled_sd = math.sqrt(2.0 * ms)
     low, high, p_two = _t_intervals(diff, se, df, level)
-    p_eq = tost_p_value(diff, se, df, m) if math.isfinite(m) else np.full(k, np.nan)
+    p_eq = (tost_p_value(diff, se, df, m / unit_scale) if math.isfinite(m)
+            else np.full(k, np.nan))
+    diff, se, low, high = (unit_scale * x for x in (diff, se, low, high))
+    pooled_sd *= unit_scale
     out = [PairEffect(a, b, float(diff[p]), float(low[p]), float(high[p]), float(se[p]),
                       float(df[p]), float(p_two[p]), float(share[p]), float(s_lo[p]),
                       float(s_hi[p]), int(n_rep[p]), sign, float(p_eq[p]))
            for p, (a, b) in enumerate(pairs)]
     return PairwiseEffects(tuple(out), estimand, 1.0 - alpha, unit, standardized, objective,
-                           margin, m, n_benchmarks)
+                           margin, m, n_benchmarks, pooled_sd)
 
 
 def pairwise_effects(

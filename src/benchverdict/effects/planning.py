@@ -510,7 +510,10 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     = ``σ̂`` (NaN when every cell of the pair has a single run: then the
     seeds' noise cannot be told apart from the benchmarks' variation),
     ``n_benchmarks`` (benchmarks where both ran) and ``seeds`` (the harmonic
-    seeds per cell, see the module docstring).
+    seeds per cell, see the module docstring). Where the scores' scales
+    differ across benchmarks (:func:`benchverdict.scales.scale_check`) the
+    scores are z-scored per benchmark first, as the effect sizes are: the
+    differences and SDs are then in SDs of a benchmark.
 
     Parameters
     ----------
@@ -536,6 +539,13 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     view = results.incumbents(budget)
     if algorithms is not None:
         view = view.subset(algorithms=list(algorithms))
+    if len(view.benchmarks) > 1:
+        from benchverdict.scales import scale_check, standardise_per_benchmark
+
+        # Where the scales differ across benchmarks, plan in SDs of a benchmark, the unit
+        # of the report's effect sizes (effects.pairwise) and of its LMEM.
+        if scale_check(view).heterogeneous:
+            view = standardise_per_benchmark(view)
     table = view.table
     names = [a for a in view.algorithms if (table["algorithm"] == a).any()]
     n_benchmarks = table["benchmark"].nunique()

@@ -43,6 +43,15 @@ def _probability(text: str) -> float:
     return value
 
 
+def _margin(text: str):
+    from benchverdict.effects.equivalence import Margin
+
+    try:
+        return Margin.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).replace("margin=", "--margin ")) from err
+
+
 def _levels(text: str) -> tuple[float, ...]:
     try:
         values = tuple(float(t) for t in text.split(",") if t.strip())
@@ -96,6 +105,12 @@ def register(subparsers, parents) -> None:
                         help="what a claim across benchmarks is about: 'benchmarks' (default) "
                              "generalises to benchmarks like these, 'these' covers exactly the "
                              "observed benchmarks and says so")
+    parser.add_argument("--margin", type=_margin, default=None, metavar="M",
+                        help="margin of practical equivalence: a pair no family separates "
+                             "whose difference is shown to lie within +-M is 'equivalent' "
+                             "(two one-sided tests, family-wise with the other claims). M in "
+                             "score units (0.01) or in SDs of a benchmark (0.2sd). No default: "
+                             "what difference is negligible is your call")
     parser.add_argument("--draws", choices=("auto", "iid", "clustered"), default="auto",
                         help="whether random-search draws of one run (seed) are independent: "
                              "'auto' (default) lets the data decide (IID only where each run "
@@ -160,6 +175,7 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         progress=progress,
         cvar_levels=args.cvar_levels,
         estimand=args.estimand,
+        margin=args.margin,
         draws=args.draws,
     )
     json_text = write_report(comparison, out, progress=progress)

@@ -100,6 +100,8 @@ class MatrixCell:
     title: str
     background: str
     foreground: str
+    #: How much better the row is than the column ("+0.086"), or "".
+    effect: str = ""
 
     @property
     def colours(self) -> tuple[str, str]:
@@ -154,6 +156,7 @@ class Matrix:
         """
         header = ["", *self.order]
         rows = [[x, *("·" if cell is None else (cell.short if self.wide else cell.text)
+                      + ("" if self.wide or not cell.effect else f" {cell.effect}")
                       for cell in row)]
                 for x, row in zip(self.order, self.cells)]
         return header, rows

@@ -156,7 +156,7 @@ MAX_DIAGRAM_ALGORITHMS = 30
 MAX_DIAGRAM_PANELS = 24
 #: Diagram colours (Okabe-Ito): settled edge, implied edge, contradiction, group band.
 DIAGRAM_COLOURS = {"settled": "#0072B2", "implied": "#7f7f7f", "contradicted": "#CC79A7",
-                   "group": "#e4ecf2"}
+                   "equivalent": "#009E73", "group": "#e4ecf2"}
 
 
 def _layout(summary) -> tuple[dict[str, tuple[float, float]], list[list[str]], int]:
@@ -218,7 +218,7 @@ def ranking_diagram(summary, ax: plt.Axes | None = None, *, title: str | None = 
         # Bands behind rows whose algorithms are all mutually unsettled.
         open_pairs = {(c.kind, x, y) for (x, y), c in summary.cells.items()}
         separated = {(x, y) for kind, x, y in open_pairs
-                     if kind not in ("unsettled", "power gap")}
+                     if kind not in ("unsettled", "power gap", "equivalent")}
         for row in rows:
             if len(row) >= 2 and not any((x, y) in separated for x in row for y in row):
                 x0, y0 = pos[row[0]]
@@ -232,6 +232,12 @@ def ranking_diagram(summary, ax: plt.Axes | None = None, *, title: str | None = 
                     linestyle="-" if direct else (0, (4, 3)),
                     color=DIAGRAM_COLOURS["settled" if direct else "implied"])
         for (x, y), cell in summary.cells.items():
+            if cell.kind == "equivalent" and summary.order.index(x) < summary.order.index(y):
+                # Practically equivalent: a double green line (two parallel strokes).
+                (x0, y0), (x1, y1) = pos[x], pos[y]
+                for shift in (-0.045, 0.045):
+                    ax.plot([x0, x1], [y0 + shift, y1 + shift], zorder=1, linewidth=1.2,
+                            color=DIAGRAM_COLOURS["equivalent"])
             if cell.kind == "contradicted" and summary.order.index(x) < summary.order.index(y):
                 (x0, y0), (x1, y1) = pos[x], pos[y]
                 ax.plot([x0, x1], [y0, y1], zorder=1, linewidth=1.4, linestyle=":",
@@ -297,8 +303,9 @@ def report_figures(comparison) -> list:
                "third lies between them: solid blue when settled directly (family-wise error "
                "controlled over the scope type), dashed grey when implied by transitivity. "
                "Algorithms not joined by a downward chain of lines are not separated; a grey "
-               "band marks a row of mutually unsettled algorithms; a dotted purple line a "
-               "contradiction.")
+               "band marks a row of mutually unsettled algorithms; a double green line two "
+               "practically equivalent algorithms (difference within the margin); a dotted "
+               "purple line a contradiction.")
     too_many = len(comparison.algorithms) > MAX_DIAGRAM_ALGORITHMS
     if head is not None and not too_many:
         ax = ranking_diagram(head, title=f"Partial ranking, {head.scope}")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchverdict.analysis import AnalysisRun, SampleSizeGuide
+from benchverdict.analysis import AnalysisRun, Options, SampleSizeGuide
+from benchverdict.results import Results
 
 #: At most this many guidance failures are kept as report warnings (one per pair could
 #: flood the report with the same message).
@@ -72,8 +73,60 @@ class CombinedGuidance:
         return text[0].upper() + text[1:]
 
 
-def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None:
+class PlanGuide:
+    """Across benchmarks: the power of each pair's comparison now, and the runs it needs.
+
+    From :func:`benchverdict.effects.planning.plan` on the compared data
+    (the observed difference of each pair, Bonferroni over the scope's
+    pairs, target power 0.8): which lever (more benchmarks or more seeds per
+    benchmark) would settle the pair, and by how much.
+    """
+
+    scope = "across benchmarks"
+
+    def __init__(self, table) -> None:
+        self.rows = {frozenset((r["a"], r["b"])): r for r in table.to_dict("records")}
+
+    def __call__(self, a: str, b: str, key: tuple) -> str | None:
+        """The plan's sentence for ``a`` vs ``b`` across all benchmarks, else ``None``."""
+        from benchverdict.effects.planning import plan_sentence
+
+        row = self.rows.get(frozenset((a, b)))
+        if key != (None, ()) or row is None:
+            return None
+        text = plan_sentence(row)
+        return text.split(": ", 1)[1] if text.startswith(f"{row['a']} vs {row['b']}: ") else text
+
+
+def plan_guide(results: Results, options: Options) -> PlanGuide | None:
+    """The planning guide of a comparison across benchmarks, or ``None`` where it has none.
+
+    Only under the generalising estimand (the plan's model takes the
+    benchmarks as a sample) and with 2 or more benchmarks and algorithms.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> guide = plan_guide(_example_small(), Options())
+    >>> guide("a", "b", (None, ())).split(".")[0]
+    '19% power now to detect a difference of 0'
+    """
+    from benchverdict.effects.planning import plan
+
+    if options.estimand != "benchmarks" or len(results.benchmarks) < 2:
+        return None
+    try:
+        table = plan(results, budget=options.budget, alpha=options.alpha).table
+    except ValueError:  # too few shared benchmarks or seeds to estimate: no plan
+        return None
+    return PlanGuide(table)
+
+
+def sample_size_guidance(runs: Sequence[AnalysisRun],
+                         extra: Sequence[SampleSizeGuide] = ()) -> CombinedGuidance | None:
     """The guidance of the runs that finished (``status == "ok"``), or ``None`` without any.
+
+    ``extra`` guides (the report's :class:`PlanGuide`) join them.
 
     Examples
     --------
@@ -82,4 +135,5 @@ def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None
     True
     """
     guides = [r.guide for r in runs if r.status == "ok" and r.guide is not None]
+    guides += [g for g in extra if g is not None]
     return CombinedGuidance(guides) if guides else None

@@ -60,7 +60,9 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]
 MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with the families that "
                  "settle it); △/▽ implied by transitivity; ✕ contradicted; a family name alone: "
                  "power gap (it decides alone, not after the family-wise adjustment; (▲)/(▼) "
-                 "its direction); – not separated")
+                 "its direction); ≈ practically equivalent (within the margin); – not "
+                 "separated; the signed number: how much better the row is (mean difference; "
+                 "intervals in relations.csv)")
 
 
 def render_markdown(document: ReportDocument, figure_dir: Path | None = None,

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict.effects.pairwise import PairwiseEffects
 from benchverdict.families import family_label
 from benchverdict.methods import method_info
 from benchverdict.report.explain import (
@@ -58,6 +59,7 @@ from benchverdict.report.relations import (
     POWER_GAP_COLUMNS,
     RELATION_COLUMNS,
     VOTE_COLUMNS,
+    EquivalenceTest,
     GroupKey,
     ScopeRelations,
     Status,
@@ -71,6 +73,8 @@ from benchverdict.verdict import Scope, Verdict, metafeature_label, verdicts_to_
 
 #: ``guidance(a, b, group) -> str | None``: how much more data would settle a pair.
 Guidance = Callable[[str, str, GroupKey], "str | None"]
+#: ``effects(key, algorithms) -> PairwiseEffects | None``: the effect sizes of a scope.
+EffectsSource = Callable[[GroupKey, list[str]], "PairwiseEffects | None"]
 
 INCONCLUSIVE_MESSAGE = "inconclusive: more data needed"
 
@@ -478,6 +482,7 @@ def reconcile(
     estimand: str = "benchmarks",
     scope_caveat: str | None = None,
     final_trials: float | None = None,
+    effects: EffectsSource | None = None,
 ) -> Reconciliation:
     """Reconcile verdicts from several methods into error-controlled relations.
 
@@ -517,6 +522,13 @@ def reconcile(
         any other unit than the trial index a verdict about ``k`` draws
         covers the final budget only through this number. Unknown: every
         trial count covers it.
+    effects : callable, optional
+        ``effects(key, algorithms) -> PairwiseEffects | None``: the effect
+        sizes of a scope's pairs (the report computes them from the data,
+        :mod:`benchverdict.report.effect_sizes`). Every relation then
+        carries its effect, the headline says by how much, and with a margin
+        the TOST p-values join each scope type's Holm family, so a pair may
+        be *equivalent*.
 
     Returns
     -------
@@ -546,7 +558,7 @@ def reconcile(
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
     votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
-                                   estimand, scope_caveat, final_trials)
+                                   estimand, scope_caveat, final_trials, effects)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
@@ -647,20 +659,38 @@ def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
 
 def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
                    alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks",
-                   scope_caveat: str | None = None, final_trials: float | None = None):
+                   scope_caveat: str | None = None, final_trials: float | None = None,
+                   effects: EffectsSource | None = None):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
     Returns the votes and the relations of each scope (with the leans and
-    single-draw statements beside them).
+    single-draw statements beside them). With ``effects`` each scope's
+    pairs are sized, and their equivalence tests (with a margin) are
+    adjusted together with the votes.
     """
+    universe = [a for a in algorithms if any(a in (v.a, v.b) for v in verdicts)]
+    keys: dict[GroupKey, set[str]] = defaultdict(set)
+    for v in verdicts:
+        keys[_group_key(v)].update((v.a, v.b))
+    sized: dict[GroupKey, PairwiseEffects | None] = {}
+    tests: list[EquivalenceTest] = []
+    if effects is not None:
+        for key in sorted(keys, key=_group_sort_key):
+            sized[key] = eff = effects(key, [a for a in universe if a in keys[key]])
+            if eff is not None and eff.margin is not None:
+                tests += [EquivalenceTest(key, e.a, e.b, e.p_equivalence) for e in eff.effects
+                          if math.isfinite(e.p_equivalence)]
     votes = family_votes(
         verdicts, alpha=alpha, covers=lambda v: covers_budget(v, final_budget, final_trials),
         representative=lambda vs: representative(vs, final_budget, final_trials),
         group_key=_group_key,
-        estimand=estimand)
+        estimand=estimand, equivalence=tests)
     n_tests = defaultdict(int)
-    for vote in votes:
-        n_tests[scope_type(vote.key)] += 1
+    for item in [*votes, *tests]:
+        n_tests[scope_type(item.key)] += 1
+    tests_by_key: dict[GroupKey, list[EquivalenceTest]] = defaultdict(list)
+    for t in tests:
+        tests_by_key[t.key].append(t)
     votes_by_key: dict[GroupKey, list] = defaultdict(list)
     for vote in votes:
         votes_by_key[vote.key].append(vote)
@@ -684,7 +714,6 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
         return " ".join(e.text for e in explain_disagreement(
             v1, v2, final_budget=final_budget, final_trials=final_trials))
 
-    universe = [a for a in algorithms if any(a in (v.a, v.b) for v in verdicts)]
     scoped = {}
     for key in sorted(group_algorithms, key=_group_sort_key):
         algs = [a for a in universe if a in group_algorithms[key]]
@@ -693,7 +722,8 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
             label += f" ({scope_caveat})"
         rel = relate_scope(key, label, algs,
                            votes_by_key.get(key, []), leans[key], alpha,
-                           max(n_tests[scope_type(key)], 1), explain)
+                           max(n_tests[scope_type(key)], 1), explain,
+                           effects=sized.get(key), equivalence=tests_by_key.get(key, ()))
         rel.sentence = headline_sentence(rel)
         rel.single_draws = single_draw_sentence(dse_by_key.get(key, []), alpha)
         scoped[key] = rel
@@ -858,7 +888,12 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
     relations, gaps, contradictions, groups, headlines = [], [], [], [], []
     for rel in scoped.values():
         where = _scope_columns(rel)
-        relations += [{**where, **r.row()} for r in rel.relations]
+        eff = rel.effects
+        sized = ({"difference_unit": eff.unit, "confidence": eff.confidence,
+                  # In the difference's unit (a margin in SDs, per benchmark, in its units).
+                  "margin": None if eff.margin is None else eff.margin_value}
+                 if eff is not None else {})
+        relations += [{**where, **r.row(), **sized} for r in rel.relations]
         gaps += [{**where, **g.row()} for g in rel.power_gaps]
         contradictions += [{**where, **c.row()} for c in rel.contradictions]
         groups += [{**where, "group": i + 1, "algorithms": ", ".join(g), "size": len(g)}

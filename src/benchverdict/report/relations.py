@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from benchverdict.effects.pairwise import PairEffect, PairwiseEffects
 from benchverdict.families import family_label, family_rank
 from benchverdict.methods import MethodInfo, method_info
 from benchverdict.stats.multiple_testing import holm
@@ -57,6 +58,7 @@ class Status(str, Enum):
 
     SETTLED = "settled"
     IMPLIED = "implied"
+    EQUIVALENT = "equivalent"
     CONTRADICTED = "contradicted"
     POWER_GAP = "power gap"
     UNSETTLED = "unsettled"
@@ -74,6 +76,9 @@ VOTE_COLUMNS = [
 RELATION_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "a", "b", "status", "winner", "loser",
     "families", "p_value_adjusted", "p_value", "against", "lacking", "via", "leans", "reason",
+    "difference", "difference_lower", "difference_upper", "difference_unit", "superiority",
+    "superiority_lower", "superiority_upper", "confidence", "equivalent",
+    "p_equivalence", "p_equivalence_adjusted", "margin",
 ]
 POWER_GAP_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "family", "n_pairs", "pairs",
@@ -87,7 +92,7 @@ GROUP_COLUMNS = ["scope_type", "scope", "benchmark", "metafeature", "group", "al
                  "size"]
 HEADLINE_COLUMNS = [
     "scope_type", "scope", "benchmark", "metafeature", "sentence", "single_draws",
-    "n_settled", "n_implied", "n_contradicted", "n_power_gap", "n_unsettled",
+    "n_settled", "n_implied", "n_equivalent", "n_contradicted", "n_power_gap", "n_unsettled",
 ]
 #: What a method's statistic compares, in words (by its registered aspect).
 _ASPECT_WORDS = {"centre": "mean scores", "ranks": "ranks within benchmarks",
@@ -210,6 +215,24 @@ class Vote:
     rejects: bool = False
 
 
+@dataclass
+class EquivalenceTest:
+    """The TOST of ``|difference| >= margin`` for one pair in one scope.
+
+    Its raw p-value joins the Holm adjustment of the scope type's votes
+    (:func:`family_votes`), so settled and equivalent claims share one
+    family-wise error rate; ``equivalent`` when the adjusted p is at most
+    alpha.
+    """
+
+    key: GroupKey
+    a: str
+    b: str
+    p_value: float
+    p_value_adjusted: float = math.nan
+    equivalent: bool = False
+
+
 def family_votes(
     verdicts: Iterable[Verdict],
     *,
@@ -218,6 +241,7 @@ def family_votes(
     representative: Callable[[Sequence[Verdict]], Verdict],
     group_key: Callable[[Verdict], GroupKey],
     estimand: str = "these",
+    equivalence: Sequence[EquivalenceTest] = (),
 ) -> list[Vote]:
     """One vote per (family, pair, scope): the primary (else first voting) method's raw p.
 
@@ -228,7 +252,9 @@ def family_votes(
     (:func:`vote_estimand`) does not vote there: the settled relation is to
     hold for benchmarks like these. A verdict whose ``no_vote``
     states a reason (e.g. tuning curves on draws that share a run, whose
-    bands assume IID draws) does not vote either.
+    bands assume IID draws) does not vote either. The ``equivalence`` tests
+    (TOST p-values, with a margin) are adjusted in the same Holm family as
+    the votes of their scope type; their outcome is set in place.
     """
     if estimand not in ESTIMANDS:
         raise ValueError(f"estimand must be one of {ESTIMANDS}, got {estimand!r}.")
@@ -256,15 +282,18 @@ def family_votes(
         votes.append(Vote(key, a, b, family, method, p, direction,
                            bool(p <= alpha and direction is not None), n, what, v,
                            vote_estimand(v, family) if key[0] is None else "benchmark"))
-    # Holm over every vote of a scope type.
-    by_type: dict[str, list[Vote]] = defaultdict(list)
-    for vote in votes:
-        by_type[scope_type(vote.key)].append(vote)
+    # Holm over every vote (and equivalence test) of a scope type.
+    by_type: dict[str, list[Vote | EquivalenceTest]] = defaultdict(list)
+    for item in [*votes, *(t for t in equivalence if math.isfinite(t.p_value))]:
+        by_type[scope_type(item.key)].append(item)
     for group in by_type.values():
         adjusted = holm([x.p_value for x in group])
-        for vote, p_adj in zip(group, adjusted):
-            vote.p_value_adjusted = float(p_adj)
-            vote.rejects = bool(p_adj <= alpha and vote.direction is not None)
+        for item, p_adj in zip(group, adjusted):
+            item.p_value_adjusted = float(p_adj)
+            if isinstance(item, EquivalenceTest):
+                item.equivalent = bool(p_adj <= alpha)
+            else:
+                item.rejects = bool(p_adj <= alpha and item.direction is not None)
     return votes
 
 
@@ -314,6 +343,15 @@ class Relation:
     reason : str
     votes : tuple of Vote
         The votes on the pair.
+    effect : PairEffect or None
+        By how much: ``a`` minus ``b`` with its simultaneous interval
+        (:mod:`benchverdict.effects.pairwise`), whatever the status.
+    equivalent : bool
+        The pair's difference is shown to lie within the margin (TOST,
+        adjusted with the votes). The status is ``equivalent`` unless the
+        pair is also settled (a difference smaller than the margin) or implied.
+    p_equivalence, p_equivalence_adjusted : float
+        The TOST p-value, raw and Holm-adjusted (NaN without a margin).
     """
 
     a: str
@@ -330,15 +368,33 @@ class Relation:
     p_value_adjusted: float = math.nan
     reason: str = ""
     votes: tuple[Vote, ...] = field(default=(), repr=False, compare=False)
+    effect: PairEffect | None = field(default=None, repr=False, compare=False)
+    equivalent: bool = False
+    p_equivalence: float = math.nan
+    p_equivalence_adjusted: float = math.nan
 
     def row(self) -> dict:
-        """The relation as a table row (lists joined into text: the edge of the model)."""
+        """The relation as a table row (lists joined into text: the edge of the model).
+
+        The effect's columns are ``a`` minus ``b`` in the scope's unit; the
+        scope adds the unit, confidence and margin.
+        """
+        e = self.effect
+        nan = math.nan
         return {"a": self.a, "b": self.b, "status": self.status.value, "winner": self.winner,
                 "loser": self.loser, "families": ", ".join(self.families),
                 "p_value_adjusted": self.p_value_adjusted, "p_value": self.p_value,
                 "against": ", ".join(self.against), "lacking": ", ".join(self.lacking),
                 "via": " > ".join(self.via), "leans": "; ".join(self.leans),
-                "reason": self.reason}
+                "reason": self.reason,
+                "difference": e.difference if e else nan,
+                "difference_lower": e.low if e else nan,
+                "difference_upper": e.high if e else nan,
+                "superiority": e.superiority if e else nan,
+                "superiority_lower": e.superiority_low if e else nan,
+                "superiority_upper": e.superiority_high if e else nan,
+                "equivalent": self.equivalent, "p_equivalence": self.p_equivalence,
+                "p_equivalence_adjusted": self.p_equivalence_adjusted}
 
 
 @dataclass(frozen=True)
@@ -402,6 +458,21 @@ class ScopeRelations:
     single_draws: str = ""
     power_gaps: list[PowerGap] = field(default_factory=list)
     contradictions: list[Contradiction] = field(default_factory=list)
+    effects: PairwiseEffects | None = None
+
+    @property
+    def equivalent_groups(self) -> list[list[str]]:
+        """Maximal groups of algorithms that are pairwise practically equivalent."""
+        adjacent: dict[str, set[str]] = {x: set() for x in self.algorithms}
+        for r in self.relations:
+            if r.equivalent:
+                adjacent[r.a].add(r.b)
+                adjacent[r.b].add(r.a)
+        nodes = [x for x in self.algorithms if adjacent[x]]
+        cliques = maximal_cliques(nodes, adjacent) if nodes else []
+        if cliques is None:
+            cliques = _components(nodes, adjacent)
+        return [c for c in cliques if len(c) >= 2]
 
     def status_of(self, a: str, b: str) -> Relation | None:
         """The relation of the pair (either orientation), or ``None``."""
@@ -504,9 +575,18 @@ def relate_scope(
     alpha: float,
     n_tests: int,
     explain: Callable[[Verdict, Verdict], str],
+    effects: PairwiseEffects | None = None,
+    equivalence: Iterable[EquivalenceTest] = (),
 ) -> ScopeRelations:
-    """Statuses of every pair of one scope, its partial order, groups and contradictions."""
-    out = ScopeRelations(key, label, list(algorithms))
+    """Statuses of every pair of one scope, its partial order, groups and contradictions.
+
+    ``effects`` sizes every pair (the relation carries its effect);
+    ``equivalence`` holds the pairs' TOST outcomes, already adjusted with
+    the votes (:func:`family_votes`): a pair that no family separates but
+    whose difference is shown to lie within the margin is *equivalent*.
+    """
+    out = ScopeRelations(key, label, list(algorithms), effects=effects)
+    tost = {frozenset((t.a, t.b)): t for t in equivalence}
     by_pair: dict[tuple[str, str], list[Vote]] = defaultdict(list)
     for vote in votes:
         by_pair[(vote.a, vote.b)].append(vote)
@@ -523,7 +603,12 @@ def relate_scope(
                "b": [v for v in found if v.decides and v.direction == "b"]}
         row = {"a": a, "b": b, "status": Status.UNSETTLED,
                "p_value": min((v.p_value for v in found), default=math.nan),
-               "leans": tuple(leans.get((a, b), [])), "votes": tuple(found)}
+               "leans": tuple(leans.get((a, b), [])), "votes": tuple(found),
+               "effect": None if effects is None else effects.effect(a, b)}
+        test = tost.get(frozenset((a, b)))
+        if test is not None:
+            row.update(equivalent=test.equivalent, p_equivalence=test.p_value,
+                       p_equivalence_adjusted=test.p_value_adjusted)
         side = "a" if rej["a"] else "b" if rej["b"] else None
         other = {"a": "b", "b": "a"}.get(side or "")
         if side is not None and (rej[other] or dec[other]):
@@ -611,6 +696,19 @@ def relate_scope(
                        reason=f"implied by {' > '.join(chain)}, each step settled by "
                               f"{label} (transitivity within one family)")
             break
+    # Equivalent: no family separates the pair, and its difference lies within the margin.
+    within = (f"within the margin of practical equivalence "
+              f"(|difference| < {_margin_text(effects)}")
+    for row in direct.values():
+        if not row.get("equivalent"):
+            continue
+        p_eq = row["p_equivalence_adjusted"]
+        if row["status"] in (Status.UNSETTLED, Status.POWER_GAP):
+            row["status"] = Status.EQUIVALENT
+            row["reason"] = (f"practically equivalent: the difference is {within}; two "
+                             f"one-sided tests, family-wise adjusted p = {p_eq:.3g})")
+        else:
+            row["reason"] += f"; the difference is also {within}, adjusted p = {p_eq:.3g})"
     out.relations = [Relation(**row) for row in direct.values()]
     # Groups: maximal cliques of pairs that are neither settled nor implied.
     open_pairs = {(r.a, r.b) for r in out.relations
@@ -625,6 +723,15 @@ def relate_scope(
     out.groups = [c for c in cliques if len(c) >= 2]
     out.power_gaps = _power_gaps(out.relations, alpha, n_tests)
     return out
+
+
+def _margin_text(effects: PairwiseEffects | None) -> str:
+    """The margin in the effects' unit ("0.01 accuracy", "0.2 SD of a benchmark")."""
+    if effects is None or effects.margin is None:
+        return "the margin"
+    if effects.margin.standardized:
+        return effects.margin.text()
+    return effects.margin.text(effects.unit)
 
 
 def _family_tuple(families: Iterable[str]) -> tuple[str, ...]:
@@ -744,10 +851,14 @@ def _chain(blocks: Sequence[Sequence[str]]) -> str:
     return " > ".join(b[0] if len(b) == 1 else "{" + ", ".join(b) + "}" for b in blocks)
 
 
-def _phrase_block(block: Sequence[str], better: dict[str, set[str]]) -> str:
+def _phrase_block(block: Sequence[str], better: dict[str, set[str]],
+                  equivalent: set[frozenset[str]] | None = None) -> str:
     """What is known inside a block of algorithms none of which beats all the others."""
     inside = [(w, lo) for w in block for lo in block if lo in better[w]]
     names = _and(list(block))
+    if not inside and equivalent and all(
+            frozenset((x, y)) in equivalent for x, y in itertools.combinations(block, 2)):
+        return f"{names} are practically equivalent"
     if not inside:
         return f"{names} cannot be separated"
     shown = ", ".join(f"{w} > {lo}" for w, lo in inside[:MAX_NAMED])
@@ -767,11 +878,12 @@ def headline_sentence(rel: ScopeRelations) -> str:
     algs = rel.algorithms
     better = rel.better
     settled = rel.with_status(Status.SETTLED)
+    same = {frozenset((r.a, r.b)) for r in rel.relations if r.equivalent}
     if len(algs) < 2:
         return f"{rel.label}: only one algorithm, nothing to compare."
     rest: list[str] = []
     if not any(better.values()):
-        body = f"{_and(list(algs))} cannot be separated"
+        body = _phrase_block(list(algs), better, same)
         gaps = rel.with_status(Status.POWER_GAP)
         if gaps:
             body += (f" (for {len(gaps)} pair(s) the evidence of one family does not survive "
@@ -796,18 +908,115 @@ def headline_sentence(rel: ScopeRelations) -> str:
             body, middle = f"{bottom[0]} is worst", blocks[:-1]
         else:
             body, middle = _chain(blocks), []
-            rest += [_phrase_block(b, better) for b in blocks if len(b) > 1]
+            rest += [_phrase_block(b, better, same) for b in blocks if len(b) > 1]
         if len(middle) == 1:
-            rest.append(_phrase_block(middle[0], better))
+            rest.append(_phrase_block(middle[0], better, same))
         elif middle:
             rest.append("between them " + _chain(middle))
-            rest += [_phrase_block(b, better) for b in middle if len(b) > 1]
+            rest += [_phrase_block(b, better, same) for b in middle if len(b) > 1]
         note = _evidence_note(rel, settled)
     text = f"{rel.label}: {body}{note}" + "".join(f"; {part}" for part in rest)
+    text += effects_clause(rel) + equivalence_clause(rel)
     contradicted = rel.with_status(Status.CONTRADICTED)
     if contradicted:
         text += "; contradicted: " + _names([f"{r.a} vs {r.b}" for r in contradicted])
     return text + "."
+
+
+def _decimals(*widths: float) -> int:
+    """Decimals that show two significant digits of the narrowest interval half-width."""
+    finite = [w for w in widths if math.isfinite(w) and w > 0]
+    if not finite:
+        return 3
+    return int(min(max(1 - math.floor(math.log10(min(finite))), 0), 8))
+
+
+def _signed(x: float, decimals: int) -> str:
+    """A number with its sign ("+0.086", "-0.025", "0")."""
+    if not math.isfinite(x):
+        return "nan"
+    text = f"{x:+.{decimals}f}"
+    return "0" if float(text) == 0 else text
+
+
+def effect_text(effect: PairEffect | None, winner: str, decimals: int | None = None) -> str:
+    """How much better ``winner`` is, with the interval ("+0.086 [+0.031, +0.141]").
+
+    Examples
+    --------
+    >>> e = PairEffect("A", "B", 0.0861, 0.031, 0.141, 0.02, 19, 0.001, 0.8, 0.6, 0.9, 20)
+    >>> effect_text(e, "A"), effect_text(e, "B")
+    ('+0.086 [+0.031, +0.141]', '-0.086 [-0.141, -0.031]')
+    """
+    if effect is None or not math.isfinite(effect.difference):
+        return "size unknown"
+    gain, lo, hi = effect.advantage(winner)
+    if decimals is None:
+        decimals = _decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{_signed(gain, decimals)} (no interval: too few replicates)"
+    return f"{_signed(gain, decimals)} [{_signed(lo, decimals)}, {_signed(hi, decimals)}]"
+
+
+def effects_clause(rel: ScopeRelations) -> str:
+    """By how much each settled relation holds, with its interval and adjusted p.
+
+    Empty without effects. The unit and the interval's level are stated
+    once; an interval that includes 0 says so, and why where the data show
+    it: the pair's difference varies across benchmarks more than a model
+    with one algorithm x benchmark variance for all pairs (the LMEM's)
+    assumes.
+    """
+    eff = rel.effects
+    settled = rel.with_status(Status.SETTLED)
+    if eff is None or not settled or not eff.effects:
+        return ""
+    shown_rel = settled[:MAX_NAMED]
+    decimals = _decimals(*((r.effect.high - r.effect.low) / 2.0 for r in shown_rel
+                           if r.effect is not None))
+    shown, wide = [], []
+    for r in shown_rel:
+        text = f"{r.winner} over {r.loser} {effect_text(r.effect, r.winner, decimals)}"
+        if r.effect is not None and math.isfinite(r.effect.low) and not r.effect.excludes_zero:
+            text += " (includes 0)"
+            wide.append(r)
+        if math.isfinite(r.p_value_adjusted):
+            text += f", adjusted p = {r.p_value_adjusted:.2g}"
+        shown.append(text)
+    more = f" and {len(settled) - MAX_NAMED} more" if len(settled) > MAX_NAMED else ""
+    out = (f"; by how much (mean difference in {eff.unit}, positive = better; "
+           f"{eff.confidence:.0%} intervals simultaneous over {len(eff.effects)} pair(s)): "
+           + "; ".join(shown) + more)
+    if wide:
+        sds = [r.effect.se * math.sqrt(r.effect.n) for r in wide]
+        if (math.isfinite(eff.pooled_sd) and min(sds) > 1.25 * eff.pooled_sd
+                and all("lmem" in r.families for r in wide)):
+            span = (f"{min(sds):.2g}" if f"{min(sds):.2g}" == f"{max(sds):.2g}" else
+                    f"{min(sds):.2g}-{max(sds):.2g}")
+            out += (f" [where an interval includes 0, the pair's difference varies across "
+                    f"benchmarks more (SD {span}) than one algorithm x benchmark variance "
+                    f"shared by all pairs implies ({eff.pooled_sd:.2g}), as the LMEM "
+                    f"assumes; the paired interval does not assume it]")
+        else:
+            out += (" [where an interval includes 0, the mean difference alone does not "
+                    "separate the pair; the settling family's test does]")
+    return out
+
+
+def equivalence_clause(rel: ScopeRelations) -> str:
+    """Groups of practically equivalent algorithms, or that none is shown (with a margin)."""
+    eff = rel.effects
+    if eff is None or eff.margin is None:
+        return ""
+    groups = rel.equivalent_groups
+    margin = _margin_text(eff)
+    if not groups:
+        return (f"; no pair is shown to be practically equivalent (|difference| < {margin})")
+    named = [_and(g) for g in groups[:MAX_NAMED]]
+    return (f"; practically equivalent (|difference| < {margin}, two one-sided tests, "
+            f"family-wise): " + "; ".join(named)
+            + (f" and {len(groups) - MAX_NAMED} more group(s)" if len(groups) > MAX_NAMED
+               else ""))
 
 
 def _evidence_note(rel: ScopeRelations, settled: list[Relation]) -> str:
@@ -909,11 +1118,15 @@ __all__ = [
     "STATUSES",
     "VOTE_COLUMNS",
     "Contradiction",
+    "EquivalenceTest",
     "PowerGap",
     "Relation",
     "ScopeRelations",
     "Status",
     "Vote",
+    "effect_text",
+    "effects_clause",
+    "equivalence_clause",
     "family_votes",
     "headline_sentence",
     "holm",

@@ -266,9 +266,14 @@ def _settings(c: ReportSource) -> Settings:
     population = ("benchmarks like these (the observed benchmarks are a sample)"
                   if o.estimand == "benchmarks" else
                   "exactly these benchmarks (no claim beyond them)")
+    margin = ("no margin of practical equivalence given (--margin / margin=), so no pair is "
+              "declared equivalent" if o.margin is None else
+              f"margin of practical equivalence {o.margin.text('in score units')}")
     text = (
-        f"Claims across benchmarks are about {population}; confidence "
-        f"{o.confidence:g}; alpha {o.alpha:g}; budget "
+        f"Claims across benchmarks are about {population}; alpha {o.alpha:g} (family-wise "
+        f"per scope type for settled and equivalent relations; effect intervals "
+        f"{1 - o.alpha:.0%} simultaneous over each scope's pairs); confidence "
+        f"{o.confidence:g} for bands and DSE intervals; {margin}; budget "
         f"{budget_text}; formula {o.formula or 'the estimand default'}; draws "
         f"{o.draws}"
     )
@@ -326,7 +331,8 @@ def _matrix_cell(cell) -> MatrixCell | None:
     if cell is None:
         return None
     background, foreground = cell.colours
-    return MatrixCell(cell.kind, cell.text, cell.short, cell.title, background, foreground)
+    return MatrixCell(cell.kind, cell.text, cell.short, cell.title, background, foreground,
+                      cell.effect)
 
 
 def _status_counts(rel: pd.DataFrame | None) -> str:

@@ -39,6 +39,7 @@ from benchverdict.analysis import (
     final_trials,
     listening_to_steps,
 )
+from benchverdict.effects.equivalence import Margin
 
 # EXCLUSION_COLUMNS was importable from here (the report's own column set); it is the
 # one column set now, re-exported under its name.
@@ -53,7 +54,8 @@ from benchverdict.exclusions import (
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
 from benchverdict.report import html, json_format, latex, markdown, render, terminal
-from benchverdict.report.guidance import sample_size_guidance
+from benchverdict.report.effect_sizes import scope_effects
+from benchverdict.report.guidance import plan_guide, sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
@@ -445,6 +447,7 @@ def compare(
     figures: bool = True,
     estimand: str = "benchmarks",
     draws: str = "auto",
+    margin: Margin | float | str | None = None,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -489,6 +492,12 @@ def compare(
     draws : {"auto", "iid", "clustered"}
         Whether random-search draws of one run are independent; ``"auto"``
         lets the data's structure decide. See :class:`Options`.
+    margin : float or str, optional
+        Margin of practical equivalence: ``0.01`` (score units) or
+        ``"0.2sd"`` (SDs of a benchmark). With it a pair that no family
+        separates and whose difference is shown to be within the margin is
+        *equivalent* (two one-sided tests in the same Holm family as the
+        votes). No default: what difference is negligible is the user's call.
 
     Returns
     -------
@@ -514,7 +523,7 @@ def compare(
 
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
                       cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
-                      estimand=estimand, draws=draws, figures=bool(figures))
+                      estimand=estimand, draws=draws, figures=bool(figures), margin=margin)
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     known = family_names()
     unknown = [a for a in requested if a not in known]
@@ -538,6 +547,8 @@ def compare(
         if short and len(results.algorithms) - len(short) >= 2:
             complete = results.subset(algorithms=[a for a in results.algorithms
                                                   if a not in short])
+        # Before any analysis runs: a margin in the wrong unit fails here, at once.
+        effects = scope_effects(complete, options)
         for name in names:
             bar.set_postfix_str(name)
             ok, why = applicability(results, name)
@@ -562,7 +573,7 @@ def compare(
         bar.set_postfix_str("reconciling")
         verdicts = [v for r in runs for v in r.verdicts]
         final_budget = _final_budget(results, options)
-        guidance = sample_size_guidance(runs)
+        guidance = sample_size_guidance(runs, [plan_guide(complete, options)])
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             final_trials=final_trials(results, options),
@@ -570,6 +581,7 @@ def compare(
             estimand=options.estimand,
             scope_caveat=(_stopped_early_caveat(results, short) if complete is not results
                           else None),
+            effects=effects,
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
         bar.update()

@@ -15,12 +15,13 @@ order, so a total order shows as a triangle of "better" cells.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from benchverdict.families import families as all_families
 from benchverdict.families import family_rank
-from benchverdict.report.relations import Relation, Status
+from benchverdict.report.relations import Relation, Status, effect_text
 from benchverdict.verdict import metafeature_label
 
 if TYPE_CHECKING:
@@ -28,14 +29,15 @@ if TYPE_CHECKING:
 
 #: One letter per family, for the cells of a wide matrix (many algorithms).
 #: Cell kinds, in the order the legend lists them.
-CELL_KINDS = ("better", "worse", "implied better", "implied worse", "contradicted",
-              "power gap", "unsettled")
+CELL_KINDS = ("better", "worse", "implied better", "implied worse", "equivalent",
+              "contradicted", "power gap", "unsettled")
 #: Cell colours (Okabe-Ito, colour-blind safe): background and text.
 CELL_COLOURS = {
     "better": ("#0072B2", "#ffffff"),
     "worse": ("#D55E00", "#ffffff"),
     "implied better": ("#9ccbe8", "#1d1d1f"),
     "implied worse": ("#f2b58f", "#1d1d1f"),
+    "equivalent": ("#009E73", "#ffffff"),
     "contradicted": ("#CC79A7", "#1d1d1f"),
     "power gap": ("#F0E442", "#1d1d1f"),
     "unsettled": ("#e6e6e6", "#1d1d1f"),
@@ -46,6 +48,7 @@ CELL_MEANING = {
     "worse": "row loses to column: settled",
     "implied better": "row beats column by transitivity of settled relations",
     "implied worse": "row loses to column by transitivity",
+    "equivalent": "practically equivalent: the difference is within the margin (TOST)",
     "contradicted": "families decide opposite ways",
     "power gap": "one family decides alone, not after the family-wise adjustment",
     "unsettled": "no family separates them",
@@ -74,6 +77,8 @@ class Cell:
     text: str
     title: str
     short: str = ""
+    #: How much better the row is than the column ("+0.086"; positive = better), or "".
+    effect: str = ""
 
     @property
     def colours(self) -> tuple[str, str]:
@@ -182,8 +187,23 @@ def _short(text: str) -> str:
 
 
 def _cell(rel: Relation, x: str, y: str) -> Cell:
-    """The cell of row algorithm ``x`` against column ``y`` from the relation ``rel``."""
+    """The cell of row algorithm ``x`` against column ``y``, with the effect of ``x``."""
+    cell = _status_cell(rel, x, y)
+    if rel.effect is not None and math.isfinite(rel.effect.difference):
+        size = effect_text(rel.effect, x)
+        cell.effect = size.split(" [")[0]
+        cell.title += f" | {x} minus {y}: {size} (simultaneous interval)"
+        if math.isfinite(rel.effect.superiority):
+            share = rel.effect.superiority if x == rel.effect.a else 1 - rel.effect.superiority
+            cell.title += f"; {x} better {share:.0%} of the time"
+    return cell
+
+
+def _status_cell(rel: Relation, x: str, y: str) -> Cell:
+    """The cell's kind, text and title from the relation's status."""
     families = family_text(list(rel.families))
+    if rel.status is Status.EQUIVALENT:
+        return Cell("equivalent", "≈", f"{x} vs {y}: {rel.reason}")
     if rel.status in (Status.SETTLED, Status.IMPLIED):
         wins = rel.winner == x
         if rel.status is Status.SETTLED:

@@ -1,0 +1,98 @@
+"""The report's effect sizes: each scope's pairs sized on the incumbents the families compare.
+
+:func:`scope_effects` prepares the data once (each run's incumbent at the
+final budget, or at ``Options.budget``; the scale decision) and returns the
+``effects(key, algorithms)`` source that
+:func:`~benchverdict.report.reconcile.reconcile` calls per scope:
+
+- across benchmarks (and per level of a metafeature): the paired mean
+  difference over benchmarks under the report's estimand
+  (:mod:`benchverdict.effects.pairwise`), in score units, or in SDs of a
+  benchmark where the scales differ across benchmarks (as the LMEM's) or
+  the margin is given in SDs;
+- per benchmark: Welch's difference over the runs, in the benchmark's own
+  units (a margin in SDs is converted with the benchmark's SD, the one the
+  standardisation uses).
+"""
+
+from __future__ import annotations
+
+from benchverdict.analysis import Options, benchmarks_at
+from benchverdict.effects.pairwise import PairwiseEffects, effects_from_frame
+from benchverdict.report.reconcile import EffectsSource
+from benchverdict.report.relations import GroupKey
+from benchverdict.results import NoIncumbentsError, Results
+from benchverdict.scales import scale_check, standardise_per_benchmark
+
+
+def scope_effects(results: Results, options: Options) -> EffectsSource | None:
+    """The effect sizes of every scope, computed on demand (and kept).
+
+    Returns ``None`` when no run has an incumbent at the budget compared.
+
+    Raises
+    ------
+    ValueError
+        A margin in score units on scores whose scales differ across
+        benchmarks (the effects are then in SDs of a benchmark): the message
+        says how to give it in SDs.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> source = scope_effects(_example_small(), Options(margin=0.5))
+    >>> eff = source((None, ()), ["a", "b"])
+    >>> eff.unit, eff.margin_value, eff.effects[0].n
+    ('acc', 0.5, 2)
+    """
+    try:
+        data = results.final() if options.budget is None else results.at_budget(options.budget)
+    except NoIncumbentsError:
+        return None
+    margin = options.margin
+    unit = str(data.roles.get("score", "score"))
+    several = len(data.benchmarks) > 1
+    check = scale_check(data) if several else None
+    standardize = several and (bool(check is not None and check.heterogeneous)
+                               or (margin is not None and margin.standardized))
+    if standardize and margin is not None and not margin.standardized:
+        raise ValueError(
+            f"margin={margin.value:g} is in the score's units, but the scores' scales differ "
+            f"across benchmarks ({check.reason if check is not None else ''}), so differences "
+            f"across benchmarks are in standard deviations of a benchmark; give the margin "
+            f"in SDs, e.g. margin='0.2sd' (--margin 0.2sd).")
+    raw = data.table
+    pooled = standardise_per_benchmark(data).table if standardize else raw
+    pooled_unit = f"SD of a benchmark's {unit}" if standardize else unit
+    estimand = options.estimand
+    cache: dict[tuple, PairwiseEffects | None] = {}
+
+    def source(key: GroupKey, algorithms: list[str]) -> PairwiseEffects | None:
+        memo = (key, tuple(algorithms))
+        if memo in cache:
+            return cache[memo]
+        bench, meta = key
+        if bench is not None:
+            frame = raw[raw["benchmark"].astype(str) == str(bench)]
+            margin_value = None
+            if margin is not None and margin.standardized:
+                margin_value = margin.value * float(frame["score"].std(ddof=1))
+            out = effects_from_frame(frame, algorithms=algorithms, estimand="benchmark",
+                                     objective=data.objective, alpha=options.alpha,
+                                     unit=unit, margin=margin, margin_value=margin_value)
+        else:
+            frame = pooled
+            for name, value in meta:
+                keep = set(benchmarks_at(data, name, value))
+                frame = frame[frame["benchmark"].astype(str).isin(keep)]
+            out = effects_from_frame(frame, algorithms=algorithms, estimand=estimand,
+                                     objective=data.objective, alpha=options.alpha,
+                                     unit=pooled_unit, standardized=standardize,
+                                     margin=margin)
+        cache[memo] = out
+        return out
+
+    return source
+
+
+__all__ = ["scope_effects"]

@@ -1,0 +1,170 @@
+"""The report says by how much, which pairs are practically equivalent, and how many runs
+would settle the rest (issue 22)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict import Results
+from benchverdict.report import compare
+from benchverdict.report.relations import (
+    RELATION_COLUMNS,
+    EquivalenceTest,
+    Status,
+    family_votes,
+)
+from benchverdict.verdict import Evidence, Scope, Verdict
+
+
+def _study(seed=0, shift=0.4, n_bench=20, seeds=5, close=0.0):
+    """Four algorithms: A best by ``shift``; B, C and D within ``close`` of each other."""
+    rng = np.random.default_rng(seed)
+    means = {"A": shift, "B": 0.0, "C": close, "D": -close}
+    rows = []
+    for b in range(n_bench):
+        base = 5 + rng.normal(0, 1)
+        for alg, mu in means.items():
+            cell = base + mu + rng.normal(0, 0.02)
+            rows += [(alg, f"t{b:02d}", s, cell + rng.normal(0, 0.1)) for s in range(seeds)]
+    return pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+
+def _results(frame, objective="maximize"):
+    return Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                              score="score", objective=objective, kind="runs")
+
+
+def _across(comp):
+    rel = comp.reconciliation.relations
+    return rel[rel["scope_type"] == "all benchmarks"].set_index(["a", "b"])
+
+
+@pytest.fixture(scope="module")
+def with_margin():
+    return compare(_results(_study()), analyses=["ranks", "lmem"], progress=False,
+                   figures=False, sanity_checks=False, margin=0.1)
+
+
+def test_every_relation_carries_its_effect_and_the_headline_says_by_how_much(with_margin):
+    rel = _across(with_margin)
+    assert set(RELATION_COLUMNS) <= set(with_margin.reconciliation.relations.columns)
+    assert rel[["difference", "difference_lower", "difference_upper"]].notna().all().all()
+    assert (rel["difference_unit"] == "score").all() and (rel["confidence"] == 0.95).all()
+    a_b = rel.loc[("A", "B")]
+    assert a_b["status"] == "settled" and a_b["difference_lower"] > 0.2
+    headline = with_margin.reconciliation.headline.message
+    assert "A is best" in headline and "by how much" in headline
+    assert "A over B +0.3" in headline and "adjusted p = " in headline
+    assert "B, C and D are practically equivalent" in headline
+
+
+def test_margin_gives_equivalent_pairs_named_in_the_headline(with_margin):
+    rel = _across(with_margin)
+    for pair in [("B", "C"), ("B", "D"), ("C", "D")]:
+        assert rel.loc[pair, "status"] == "equivalent"
+        assert rel.loc[pair, "p_equivalence_adjusted"] <= 0.05
+        assert rel.loc[pair, "margin"] == 0.1
+    headline = with_margin.reconciliation.headline.message
+    assert "practically equivalent (|difference| < 0.1 score" in headline
+    assert "B, C and D" in headline
+    summary = with_margin.document().summary
+    kinds = {c.kind for row in summary.matrix.cells for c in row if c is not None}
+    assert "equivalent" in kinds
+    assert any(e.kind == "equivalent" for e in summary.matrix.legend)
+    assert "margin of practical equivalence 0.1" in with_margin.document().settings.text
+
+
+def test_no_margin_says_so_and_declares_nothing_equivalent():
+    comp = compare(_results(_study()), analyses=["ranks"], progress=False, figures=False)
+    assert "no margin of practical equivalence given" in comp.document().settings.text
+    assert not (comp.reconciliation.relations["status"] == "equivalent").any()
+    assert comp.reconciliation.relations["p_equivalence"].isna().all()
+
+
+def test_negating_and_rescaling_keep_statuses_and_effects(with_margin):
+    base = _across(with_margin)
+    f = _study()
+    neg = _across(compare(_results(f.assign(score=-f.score), "minimize"),
+                          analyses=["ranks", "lmem"], progress=False, figures=False,
+                          sanity_checks=False, margin=0.1))
+    scaled = _across(compare(_results(f.assign(score=100 * f.score + 7)),
+                             analyses=["ranks", "lmem"], progress=False, figures=False,
+                             sanity_checks=False, margin=10.0))
+    for other in (neg, scaled):
+        assert (other["status"] == base["status"]).all()
+        assert np.allclose(other["superiority"], base["superiority"])
+    assert np.allclose(-neg["difference"], base["difference"])
+    assert np.allclose(scaled["difference"], 100 * base["difference"])
+
+
+def test_equivalence_tests_share_the_votes_holm_family():
+    """Three votes and two TOST p-values of one scope type: Holm over all five."""
+    def vote(a, b, p):
+        return Verdict(a, b, "a", "lmem.tukey", Scope(), Evidence("p_value", p, 0.05),
+                       "maximize", "", estimand="benchmarks", p_value=p)
+    votes = [vote("A", "B", 0.001), vote("A", "C", 0.011), vote("B", "C", 0.3)]
+    tests = [EquivalenceTest((None, ()), "B", "C", 0.012),
+             EquivalenceTest((None, ()), "A", "C", 0.6)]
+    out = family_votes(votes, alpha=0.05, covers=lambda v: True,
+                       representative=lambda vs: vs[0], group_key=lambda v: (None, ()),
+                       estimand="benchmarks", equivalence=tests)
+    adjusted = sorted([v.p_value_adjusted for v in out] + [t.p_value_adjusted for t in tests])
+    assert adjusted == pytest.approx([0.005, 0.044, 0.044, 0.6, 0.6])
+    assert tests[0].equivalent and not tests[1].equivalent
+
+
+def test_a_margin_in_score_units_on_mixed_scales_fails_before_any_analysis():
+    f = _study()
+    f.loc[f.benchmark.isin(["t00", "t01"]), "score"] *= -300
+    with pytest.raises(ValueError, match=r"margin='0.2sd'"):
+        compare(_results(f), analyses=["ranks"], progress=False, figures=False, margin=0.1)
+    comp = compare(_results(f), analyses=["ranks"], progress=False, figures=False,
+                   margin="0.5sd")
+    rel = _across(comp)
+    assert rel["difference_unit"].str.startswith("SD of a benchmark").all()
+
+
+def test_unsettled_pairs_get_a_plan_for_more_runs():
+    f = _study(shift=0.05, n_bench=6, seeds=3)
+    comp = compare(_results(f), analyses=["ranks", "lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    notes = " ".join(n for r in comp.reconciliation.rankings if r.benchmark is None
+                     and not r.metafeature for n in r.guidance)
+    assert "power now to detect a difference" in notes and "More benchmarks" in notes
+
+
+def test_relations_table_has_the_superiority_interval(with_margin):
+    table = with_margin.reconciliation.relations
+    row = table[(table.a == "A") & (table.b == "B") & table.benchmark.isna()].iloc[0]
+    assert math.isfinite(row["superiority"]) and row["superiority"] == 1.0
+    assert row["superiority_lower"] < 1.0  # 20 benchmarks cannot make it certain
+
+
+def test_example_headline_gives_difference_and_interval():
+    from benchverdict.examples import load_example
+
+    comp = compare(load_example(), analyses=["lmem", "ranks"], progress=False, figures=False,
+                   sanity_checks=False)
+    head = comp.reconciliation.headline.message
+    for pair in ("MLP over LR", "RF over LR", "SVM over LR"):
+        assert pair in head
+    assert "95% intervals simultaneous over 10 pair(s)" in head
+
+
+def test_priorband_headline_gives_difference_and_interval(shared_data):
+    from benchverdict.io.adapters import read_priorband
+
+    path = shared_data / "priorband" / "priorband_data.parquet"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    comp = compare(read_priorband(path), analyses=["lmem", "ranks"], progress=False,
+                   figures=False, sanity_checks=False, margin="0.05sd")
+    head = comp.reconciliation.headline.message
+    assert "PB > HB > RS" in head
+    assert "PB over HB +" in head and "SD of a benchmark" in head
+    rel = _across(comp)
+    assert rel.loc[("HB", "PB")]["status"] == Status.SETTLED.value
