@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     )
 
 #: Submodules reachable as ``benchverdict.<name>`` without importing them first.
-SUBMODULES = ("dse", "examples", "families", "io", "leaderboard", "lmem", "ranks", "report",
-              "scales", "stats", "tuning")
+SUBMODULES = ("dse", "effects", "examples", "families", "io", "leaderboard", "lmem", "ranks",
+              "report", "scales", "stats", "tuning")
 
 #: The public names of the package, by the module that defines them.
 _HOMES = {
@@ -75,7 +75,7 @@ _HOMES = {
 __all__ = [
     "BlockMatrix", "Comparison", "Description", "Effect", "Evidence", "Problem", "Results",
     "ScaleCheck", "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse",
-    "examples", "families", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read",
+    "effects", "examples", "families", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read",
     "report", "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
     "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
 ]

@@ -15,3 +15,36 @@ and the LMEM compare:
   benchmark or runs that a decision would need, from a pilot or from stated
   variances.
 """
+
+from benchverdict.effects.equivalence import Margin, tost_p_value
+from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
+from benchverdict.effects.planning import (
+    Plan,
+    benchmarks_needed,
+    estimate_components,
+    pair_power,
+    plan,
+    plan_sentence,
+    runs_needed,
+    seeds_needed,
+    welch_power,
+    wilcoxon_power,
+)
+
+__all__ = [
+    "Margin",
+    "PairEffect",
+    "PairwiseEffects",
+    "Plan",
+    "benchmarks_needed",
+    "estimate_components",
+    "pair_power",
+    "pairwise_effects",
+    "plan",
+    "plan_sentence",
+    "runs_needed",
+    "seeds_needed",
+    "tost_p_value",
+    "welch_power",
+    "wilcoxon_power",
+]
