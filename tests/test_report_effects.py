@@ -168,3 +168,33 @@ def test_priorband_headline_gives_difference_and_interval(shared_data):
     assert "PB over HB +" in head and "SD of a benchmark" in head
     rel = _across(comp)
     assert rel.loc[("HB", "PB")]["status"] == Status.SETTLED.value
+
+
+def test_leaderboard_takes_a_margin_and_keeps_it_for_updates(tmp_path):
+    from benchverdict.leaderboard import create_leaderboard, update_leaderboard
+
+    f = _study()
+    first = f[f.algorithm != "D"]
+    board = create_leaderboard(tmp_path / "board", _results(first), analyses=["ranks", "lmem"],
+                               margin=0.1)
+    assert (board.relations["status"] == "equivalent").any()
+    assert "practically equivalent" in board.headline
+    # A submission needs two algorithms to be a table: D and E, a copy of D with noise.
+    d = f[f.algorithm == "D"]
+    e = d.assign(algorithm="E", score=d.score + np.random.default_rng(1).normal(0, 0.01, len(d)))
+    board2, _ = update_leaderboard(tmp_path / "board",
+                                   _results(pd.concat([d, e], ignore_index=True)))
+    same = board2.relations[board2.relations["status"] == "equivalent"]
+    assert "D" in set(same["a"]) | set(same["b"])
+    assert "B, C, D and E" in board2.headline
+
+
+@pytest.mark.parametrize("command", ["report", "leaderboard"])
+def test_a_bad_margin_is_a_usage_error_naming_the_option(command, capsys, tmp_path):
+    from benchverdict.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--example", "--margin", "0.2 points", "-o", str(tmp_path / "x")])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "--margin" in err and "0.2sd" in err

@@ -75,8 +75,8 @@ _HOMES = {
 __all__ = [
     "BlockMatrix", "Comparison", "Description", "Effect", "Evidence", "Problem", "Results",
     "ScaleCheck", "Scope", "ValidationError", "Verdict", "__version__", "compare", "dse",
-    "effects", "examples", "families", "from_dask_frame", "io", "leaderboard", "lmem", "ranks", "read",
-    "report", "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
+    "effects", "examples", "families", "from_dask_frame", "io", "leaderboard", "lmem", "ranks",
+    "read", "report", "scale_check", "scales", "standardise_per_benchmark", "stats", "tuning",
     "verdicts_from_json", "verdicts_to_frame", "verdicts_to_json",
 ]
 

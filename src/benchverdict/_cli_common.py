@@ -214,3 +214,21 @@ def check_output_dir(path: Path | None, option: str = "-o/--out") -> None:
                     f"Fix: give a folder path (it is created if missing), or move the file."
                 )
             return
+
+
+def margin_type(text: str):
+    """``argparse`` type of ``--margin``: a :class:`~benchverdict.effects.equivalence.Margin`.
+
+    Examples
+    --------
+    >>> margin_type("0.2sd").standardized
+    True
+    """
+    import argparse
+
+    from benchverdict.effects.equivalence import Margin
+
+    try:
+        return Margin.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).replace("margin=", "--margin ")) from err

@@ -87,6 +87,17 @@ class Margin:
                              f"in standard deviations of a benchmark (e.g. 0.2sd).")
         return cls(float(match["value"]), standardized=match["sd"] is not None)
 
+    @property
+    def spec(self) -> str:
+        """The margin as text that :meth:`parse` reads back ("0.01", "0.2sd").
+
+        Examples
+        --------
+        >>> Margin.parse(Margin(0.2, standardized=True).spec) == Margin(0.2, True)
+        True
+        """
+        return f"{self.value!r}" + ("sd" if self.standardized else "")
+
     def text(self, unit: str = "") -> str:
         """The margin in words, with the score's unit where it is in score units."""
         if self.standardized:

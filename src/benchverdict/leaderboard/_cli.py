@@ -11,7 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchverdict._cli_common import EXIT_CODES_SENTENCE, UsageError, load_results, role_options
+from benchverdict._cli_common import (
+    EXIT_CODES_SENTENCE,
+    UsageError,
+    load_results,
+    margin_type,
+    role_options,
+)
 from benchverdict.families import leaderboard_families
 
 
@@ -62,6 +68,10 @@ def register(subparsers, parents) -> None:
                         help="family-wise error of settled positions (default 0.05)")
     parser.add_argument("--confidence", type=_probability, default=0.95,
                         help="level of the mean-rank intervals (default 0.95)")
+    parser.add_argument("--margin", type=margin_type, default=None, metavar="M",
+                        help="margin of practical equivalence (score units, or 0.2sd): pairs "
+                             "shown to differ by less are 'equivalent' (kept for later "
+                             "versions)")
     parser.add_argument("--sanity-checks", action="store_true",
                         help="also run the LMEM sanity checks (slow with many algorithms)")
     shown = parser.add_mutually_exclusive_group()
@@ -115,7 +125,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         board = create_leaderboard(args.out, results, analyses=args.analyses,
                                    alpha=args.alpha, confidence=args.confidence,
                                    sanity_checks=args.sanity_checks, progress=progress,
-                                   sources=sources)
+                                   sources=sources, margin=args.margin)
         changes = []
         folder = args.out
     print(board.summary())

@@ -519,6 +519,7 @@ def build_leaderboard(
     progress: bool = False,
     version: int = 1,
     created: str = "",
+    margin: float | str | None = None,
 ) -> Leaderboard:
     """Rank the algorithms of ``results`` on one design.
 
@@ -545,6 +546,12 @@ def build_leaderboard(
         ``benchverdict report`` for them).
     progress : bool
         Show progress.
+    margin : float or str, optional
+        Margin of practical equivalence (``0.01`` score units, ``"0.2sd"``):
+        pairs shown to differ by less are ``equivalent`` in
+        :attr:`Leaderboard.relations` and named in the headline (see
+        :func:`benchverdict.report.compare`). Positions are unchanged: they
+        come from the settled relations.
 
     Returns
     -------
@@ -585,7 +592,7 @@ def build_leaderboard(
         data = _results_of(inside[keep], results)
         comparison = compare(data, analyses=list(analyses), alpha=alpha, progress=progress,
                              sanity_checks=sanity_checks, budget=design.final_budget,
-                             figures=False)
+                             figures=False, margin=margin)
         for run in comparison.errors:
             notes.append(f"analysis {run.name} {run.status}: {run.reason}")
         rec = comparison.reconciliation

@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchverdict.effects.equivalence import Margin
 from benchverdict.exclusions import concat_exclusions
 from benchverdict.families import leaderboard_families
 from benchverdict.leaderboard.board import (
@@ -267,8 +268,12 @@ def create_leaderboard(
     sanity_checks: bool = False,
     progress: bool = False,
     sources: Sequence[str] = (),
+    margin: float | str | None = None,
 ) -> Leaderboard:
     """Start a leaderboard in ``directory`` from ``results`` (its design is theirs).
+
+    ``margin`` (margin of practical equivalence, see :func:`build_leaderboard`)
+    is kept in the manifest, so every later version uses it too.
 
     Raises
     ------
@@ -296,7 +301,7 @@ def create_leaderboard(
     created = _now()
     board = build_leaderboard(results, design=design, analyses=analyses, alpha=alpha,
                               confidence=confidence, sanity_checks=sanity_checks,
-                              progress=progress, version=1, created=created)
+                              progress=progress, version=1, created=created, margin=margin)
     table = _stored_table(results, 1)
     changes = changes_between(None, board)
     _write_version(directory, board, _changes_markdown(board, changes, sources))
@@ -305,6 +310,8 @@ def create_leaderboard(
         "schema": MANIFEST_SCHEMA, "schema_version": 1, "design": design.to_dict(),
         "analyses": list(analyses), "alpha": alpha, "confidence": confidence,
         "sanity_checks": sanity_checks,
+        # A margin as given ("0.2sd" or a number): an optional key, absent in older boards.
+        "margin": None if margin is None else Margin.parse(margin).spec,
         "submissions": [{"submission": 1, "version": 1, "created": created,
                          "sources": list(sources), "algorithms": list(results.algorithms),
                          "rows": len(table), "digest": _digest(table)}],
@@ -399,7 +406,7 @@ def update_leaderboard(
     board = build_leaderboard(
         everything, design=design, analyses=manifest["analyses"], alpha=manifest["alpha"],
         confidence=manifest["confidence"], sanity_checks=manifest.get("sanity_checks", False),
-        progress=progress, version=version, created=created)
+        progress=progress, version=version, created=created, margin=manifest.get("margin"))
     if len(results.exclusions):
         board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
     if clash:

@@ -18,7 +18,7 @@ import math
 import sys
 from pathlib import Path
 
-from benchverdict._cli_common import load_results
+from benchverdict._cli_common import load_results, margin_type
 from benchverdict.families import family_names
 
 
@@ -41,15 +41,6 @@ def _probability(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {value:g}")
     return value
-
-
-def _margin(text: str):
-    from benchverdict.effects.equivalence import Margin
-
-    try:
-        return Margin.parse(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err).replace("margin=", "--margin ")) from err
 
 
 def _levels(text: str) -> tuple[float, ...]:
@@ -105,7 +96,7 @@ def register(subparsers, parents) -> None:
                         help="what a claim across benchmarks is about: 'benchmarks' (default) "
                              "generalises to benchmarks like these, 'these' covers exactly the "
                              "observed benchmarks and says so")
-    parser.add_argument("--margin", type=_margin, default=None, metavar="M",
+    parser.add_argument("--margin", type=margin_type, default=None, metavar="M",
                         help="margin of practical equivalence: a pair no family separates "
                              "whose difference is shown to lie within +-M is 'equivalent' "
                              "(two one-sided tests, family-wise with the other claims). M in "

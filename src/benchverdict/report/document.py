@@ -355,6 +355,8 @@ class Settings:
     estimand: str
     draws: str
     text: str
+    #: The margin of practical equivalence: (value, in SDs of a benchmark?), or None.
+    margin: tuple[float, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -366,6 +368,8 @@ class Records:
     conflicts: tuple[dict[str, Any], ...]
     method_agreement: dict[str, Any]
     rankings: tuple[dict[str, Any], ...]
+    #: Every pair of every scope: status, evidence, effect and equivalence (relations.csv).
+    relations: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
             "final_budget": settings.final_budget,
             "estimand": settings.estimand,
             "draws": settings.draws,
+            "margin": None if settings.margin is None else {
+                "value": settings.margin[0],
+                "unit": "sd of a benchmark" if settings.margin[1] else "score"},
         },
         "notes": list(doc.summary.notes),
         "data": {
@@ -83,6 +86,7 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
         "conflicts": list(records.conflicts),
         "method_agreement": records.method_agreement,
         "rankings": list(records.rankings),
+        "relations": list(records.relations),
         "sanity": [{"analysis": s.analysis, **s.record} for s in doc.sanity],
         "exclusions": [
             {"analysis": x.analysis, "step": x.step, "what": x.what, "count": x.count,

@@ -280,7 +280,9 @@ def _settings(c: ReportSource) -> Settings:
     return Settings(analyses=tuple(r.name for r in c.runs), confidence=o.confidence,
                     alpha=o.alpha, budget=o.budget, formula=o.formula,
                     final_budget=_plain(rec.final_budget), estimand=o.estimand,
-                    draws=o.draws, text=text)
+                    draws=o.draws, text=text,
+                    margin=None if o.margin is None else (o.margin.value,
+                                                          o.margin.standardized))
 
 
 def _summary(c: ReportSource) -> Summary:
@@ -612,13 +614,15 @@ def _json_records(rec) -> Records:
         }
         for r in rec.rankings
     ]
+    relations = tuple({str(k): _plain(v) for k, v in row.items()}
+                      for row in _records(rec.relations))
     return Records(
         verdicts=tuple(verdict_to_dict(v) for v in rec.verdicts),
         agreement=tuple(agreement),
         conflicts=tuple(conflicts),
         method_agreement={"methods": [str(x) for x in m.index],
                           "matrix": [[_plain(float(v)) for v in row] for row in m.to_numpy()]},
-        rankings=tuple(rankings))
+        rankings=tuple(rankings), relations=relations)
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema of the report document, with the analyses now registered.
