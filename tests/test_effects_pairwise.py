@@ -50,12 +50,12 @@ def test_across_benchmarks_matches_scipy_paired_t_with_bonferroni_level():
         ref = stats.ttest_rel(cells[e.a], cells[e.b])
         ci = ref.confidence_interval(confidence_level=1 - 0.05 / 3)
         assert e.p_value == pytest.approx(ref.pvalue, rel=1e-10)
-        assert (e.low, e.high) == pytest.approx((ci.low, ci.high), rel=1e-10)
+        assert (e.lower, e.upper) == pytest.approx((ci.low, ci.high), rel=1e-10)
         assert e.df == 11
         d = (cells[e.a] - cells[e.b]).to_numpy()
         share = np.mean((d > 0) + 0.5 * (d == 0))
         lo, hi = proportion_confint(share * 12, 12, alpha=0.05 / 3, method="wilson")
-        assert (e.superiority_low, e.superiority_high) == pytest.approx((lo, hi), rel=1e-10)
+        assert (e.superiority_lower, e.superiority_upper) == pytest.approx((lo, hi), rel=1e-10)
 
 
 def test_within_benchmark_matches_scipy_welch_and_mann_whitney():
@@ -69,7 +69,7 @@ def test_within_benchmark_matches_scipy_welch_and_mann_whitney():
     ref = stats.ttest_ind(x, y, equal_var=False)
     ci = ref.confidence_interval(0.95)
     assert e.p_value == pytest.approx(ref.pvalue, rel=1e-10)
-    assert (e.low, e.high) == pytest.approx((ci.low, ci.high), rel=1e-10)
+    assert (e.lower, e.upper) == pytest.approx((ci.low, ci.high), rel=1e-10)
     u = stats.mannwhitneyu(x, y).statistic
     assert e.superiority == pytest.approx(u / 63)
     assert e.p_equivalence == pytest.approx(ttost_ind(x, y, -1.5, 1.5, usevar="unequal")[0],
@@ -121,7 +121,7 @@ def test_negating_with_objective_flipped_and_rescaling_keep_the_effects():
         n, s = neg.effect(e.a, e.b), scaled.effect(e.a, e.b)
         assert n.advantage(e.a) == pytest.approx(e.advantage(e.a))
         assert n.superiority == pytest.approx(e.superiority)
-        assert (s.low, s.high) == pytest.approx((10 * e.low, 10 * e.high))
+        assert (s.lower, s.upper) == pytest.approx((10 * e.lower, 10 * e.upper))
         assert s.p_equivalence == pytest.approx(e.p_equivalence)
         assert s.superiority == e.superiority
     renamed = pairwise_effects(_results(f.replace({"A0": "zeta", "A2": "alpha"})),
@@ -159,7 +159,7 @@ def test_simultaneous_coverage_across_benchmarks(tau):
         f = _frame(rng, n_bench=10, seeds=3, means=means, tau=tau)
         eff = effects_from_frame(f, algorithms=["A0", "A1", "A2"], estimand="benchmarks",
                                  objective="maximize", alpha=0.05)
-        covered += all(e.low <= truth[(e.a, e.b)] <= e.high for e in eff.effects)
+        covered += all(e.lower <= truth[(e.a, e.b)] <= e.upper for e in eff.effects)
     se = math.sqrt(0.95 * 0.05 / reps)
     assert covered / reps >= 0.95 - 3 * se
 
@@ -187,7 +187,7 @@ def test_within_benchmark_coverage_with_unequal_variances():
         eff = effects_from_frame(f, algorithms=["A", "B", "C"], estimand="benchmark",
                                  objective="maximize")
         truth = {("A", "B"): -1, ("A", "C"): -1, ("B", "C"): 0}
-        covered += all(e.low <= truth[(e.a, e.b)] <= e.high for e in eff.effects)
+        covered += all(e.lower <= truth[(e.a, e.b)] <= e.upper for e in eff.effects)
     assert covered / reps >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / reps)
 
 
@@ -231,7 +231,7 @@ def test_priorband_effects(shared_data):
     eff = pairwise_effects(results)
     assert eff.standardized  # PriorBand's losses live on different scales
     table = eff.table
-    assert len(table) == 3 and table[["difference", "low", "high"]].notna().all().all()
+    assert len(table) == 3 and table[["difference", "lower", "upper"]].notna().all().all()
     pb_rs = eff.effect("PB", "RS")
     # Lower loss is better: PB's advantage over RS is positive and excludes 0.
     gain, lo, _ = pb_rs.advantage("PB")

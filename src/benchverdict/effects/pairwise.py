@@ -71,8 +71,8 @@ if TYPE_CHECKING:
 EFFECT_ESTIMANDS = ("benchmarks", "these", "benchmark")
 #: Columns of :attr:`PairwiseEffects.table`.
 EFFECT_COLUMNS = [
-    "a", "b", "difference", "low", "high", "se", "df", "p_value", "superiority",
-    "superiority_low", "superiority_high", "n", "unit", "p_equivalence",
+    "a", "b", "difference", "lower", "upper", "se", "df", "p_value", "superiority",
+    "superiority_lower", "superiority_upper", "n", "unit", "p_equivalence",
 ]
 #: Score scales of an effect.
 EFFECT_SCALES = ("auto", "raw", "standardized")
@@ -89,7 +89,7 @@ class PairEffect:
         Mean score of ``a`` minus that of ``b`` (score units, or SDs of a
         benchmark where the scale is standardised), as the data have it:
         with ``objective="minimize"`` a negative difference favours ``a``.
-    low, high : float
+    lower, upper : float
         The interval of ``difference``, simultaneous over the scope's pairs.
     se, df : float
         Standard error and degrees of freedom of ``difference``.
@@ -98,7 +98,7 @@ class PairEffect:
     superiority : float
         Probability that ``a`` is better than ``b`` (objective-aware): on a
         benchmark like these (across benchmarks) or in one run (within one).
-    superiority_low, superiority_high : float
+    superiority_lower, superiority_upper : float
         Its simultaneous interval (NaN where it has none).
     n : int
         Replicates: benchmarks across benchmarks, the smaller number of runs
@@ -112,14 +112,14 @@ class PairEffect:
     a: str
     b: str
     difference: float
-    low: float
-    high: float
+    lower: float
+    upper: float
     se: float
     df: float
     p_value: float
     superiority: float
-    superiority_low: float
-    superiority_high: float
+    superiority_lower: float
+    superiority_upper: float
     n: int
     sign: float = 1.0
     p_equivalence: float = math.nan
@@ -127,9 +127,9 @@ class PairEffect:
     def flipped(self) -> PairEffect:
         """The same effect read as ``b`` against ``a``."""
         return replace(self, a=self.b, b=self.a, difference=-self.difference,
-                       low=-self.high, high=-self.low, superiority=1.0 - self.superiority,
-                       superiority_low=1.0 - self.superiority_high,
-                       superiority_high=1.0 - self.superiority_low)
+                       lower=-self.upper, upper=-self.lower, superiority=1.0 - self.superiority,
+                       superiority_lower=1.0 - self.superiority_upper,
+                       superiority_upper=1.0 - self.superiority_lower)
 
     def advantage(self, winner: str) -> tuple[float, float, float]:
         """How much better ``winner`` is (positive = better), with its interval.
@@ -143,13 +143,13 @@ class PairEffect:
         """
         own = self if winner == self.a else self.flipped()
         if own.sign > 0:
-            return own.difference, own.low, own.high
-        return -own.difference, -own.high, -own.low
+            return own.difference, own.lower, own.upper
+        return -own.difference, -own.upper, -own.lower
 
     @property
     def excludes_zero(self) -> bool:
         """Whether the simultaneous interval lies on one side of 0."""
-        return bool(self.low > 0 or self.high < 0)
+        return bool(self.lower > 0 or self.upper < 0)
 
     def row(self) -> dict[str, Any]:
         """The effect as a table row (columns :data:`EFFECT_COLUMNS` but ``unit``)."""
@@ -232,7 +232,7 @@ class PairwiseEffects(ResultText):
                  f"{self.confidence:.0%} simultaneous intervals"]
         lines.append(f"  ({self.method})")
         for e in self.effects:
-            lines.append(f"  {e.a} - {e.b}: {e.difference:.4g} [{e.low:.4g}, {e.high:.4g}], "
+            lines.append(f"  {e.a} - {e.b}: {e.difference:.4g} [{e.lower:.4g}, {e.upper:.4g}], "
                          f"P({e.a} better) = {e.superiority:.2f}")
         return lines
 
@@ -262,8 +262,8 @@ class PairwiseEffects(ResultText):
             ax.axvline(0.0, color="#1d1d1f", linewidth=0.8)
             for yi, e in zip(y, rows):
                 colour = "#0072B2" if e.excludes_zero else "#7f7f7f"
-                if math.isfinite(e.low) and math.isfinite(e.high):
-                    ax.plot([e.low, e.high], [yi, yi], color=colour, linewidth=1.6)
+                if math.isfinite(e.lower) and math.isfinite(e.upper):
+                    ax.plot([e.lower, e.upper], [yi, yi], color=colour, linewidth=1.6)
                 ax.plot([e.difference], [yi], "o", color=colour, markersize=4)
             ax.set_yticks(y, [f"{e.a} - {e.b}" for e in rows])
             ax.set_xlabel(f"difference (a - b), {self.unit}")

@@ -388,11 +388,11 @@ class Relation:
                 "via": " > ".join(self.via), "leans": "; ".join(self.leans),
                 "reason": self.reason,
                 "difference": e.difference if e else nan,
-                "difference_lower": e.low if e else nan,
-                "difference_upper": e.high if e else nan,
+                "difference_lower": e.lower if e else nan,
+                "difference_upper": e.upper if e else nan,
                 "superiority": e.superiority if e else nan,
-                "superiority_lower": e.superiority_low if e else nan,
-                "superiority_upper": e.superiority_high if e else nan,
+                "superiority_lower": e.superiority_lower if e else nan,
+                "superiority_upper": e.superiority_upper if e else nan,
                 "equivalent": self.equivalent, "p_equivalence": self.p_equivalence,
                 "p_equivalence_adjusted": self.p_equivalence_adjusted}
 
@@ -972,12 +972,12 @@ def effects_clause(rel: ScopeRelations) -> str:
     if eff is None or not settled or not eff.effects:
         return ""
     shown_rel = settled[:MAX_NAMED]
-    decimals = _decimals(*((r.effect.high - r.effect.low) / 2.0 for r in shown_rel
+    decimals = _decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
                            if r.effect is not None))
     shown, wide = [], []
     for r in shown_rel:
         text = f"{r.winner} over {r.loser} {effect_text(r.effect, r.winner, decimals)}"
-        if r.effect is not None and math.isfinite(r.effect.low) and not r.effect.excludes_zero:
+        if r.effect is not None and math.isfinite(r.effect.lower) and not r.effect.excludes_zero:
             text += " (includes 0)"
             wide.append(r)
         if math.isfinite(r.p_value_adjusted):
