@@ -692,9 +692,51 @@ class Plan(ResultText):
         """One sentence per pair (:func:`plan_sentence`)."""
         return [plan_sentence(row) for _, row in self.table.iterrows()]
 
+    def scope_sentence(self, *, settled: Sequence[tuple[str, str]] = ()) -> str:
+        """What would settle every open pair of the scope at once ("" when nothing is open).
+
+        The pairs not yet at the target (leaving out ``settled`` ones, in
+        either orientation) need the largest of their benchmark counts; more
+        seeds settle them all only if every one of them can be settled by
+        seeds. Each pair is planned for its own difference (the pilot's, or
+        the stated one).
+
+        Examples
+        --------
+        >>> p = plan(difference=0.02, sd_benchmark=0.04, sd_seed=0.05, n_benchmarks=20,
+        ...          seeds=10)
+        >>> print(p.scope_sentence())  # doctest: +NORMALIZE_WHITESPACE
+        To settle all 1 open pair(s) at 80% power each: 44 benchmarks at 10 seeds (the
+        hardest pair: A vs B, 46% power now); more seeds alone cannot do it.
+        """
+        done = {frozenset(p) for p in settled}
+        t = self.table
+        open_ = t[(t["lever"] != "enough")
+                  & ~t.apply(lambda r: frozenset((r["a"], r["b"])) in done, axis=1)]
+        open_ = open_[open_["difference"] != 0]
+        if not len(open_):
+            return ""
+        needed = open_["benchmarks_needed"]
+        hardest = open_.loc[needed.fillna(np.inf).astype(float).idxmax()]
+        r = hardest["seeds"]
+        if needed.isna().any():
+            by_benchmarks = f"not within {MAX_BENCHMARKS:,} benchmarks"
+        else:
+            by_benchmarks = (f"{int(needed.max())} benchmarks"
+                             + (f" at {_fmt_seeds(r)} seeds" if pd.notna(r) else ""))
+        seeds = open_["seeds_needed"]
+        by_seeds = ("more seeds alone cannot do it" if seeds.isna().any() else
+                    f"or {int(seeds.max())} seeds per cell at the current benchmarks")
+        now = (f", {hardest['power_now']:.0%} power now" if pd.notna(hardest["power_now"])
+               else "")
+        return (f"To settle all {len(open_)} open pair(s) at {self.target_power:.0%} power "
+                f"each: {by_benchmarks} (the hardest pair: {hardest['a']} vs "
+                f"{hardest['b']}{now}); {by_seeds}.")
+
     def summary(self) -> str:
-        """The sentences, one per line (also ``str(plan)``)."""
-        return "\n".join(self.sentences())
+        """The sentences, one per line, and the scope's (also ``str(plan)``)."""
+        scope = self.scope_sentence()
+        return "\n".join([*self.sentences(), *([scope] if scope else [])])
 
     def _summary_lines(self) -> list[str]:
         levers = self.table["lever"].value_counts()

@@ -84,8 +84,9 @@ class PlanGuide:
 
     scope = "across benchmarks"
 
-    def __init__(self, table) -> None:
-        self.rows = {frozenset((r["a"], r["b"])): r for r in table.to_dict("records")}
+    def __init__(self, plan) -> None:
+        self.plan = plan
+        self.rows = {frozenset((r["a"], r["b"])): r for r in plan.table.to_dict("records")}
 
     def __call__(self, a: str, b: str, key: tuple) -> str | None:
         """The plan's sentence for ``a`` vs ``b`` across all benchmarks, else ``None``."""
@@ -116,10 +117,10 @@ def plan_guide(results: Results, options: Options) -> PlanGuide | None:
     if options.estimand != "benchmarks" or len(results.benchmarks) < 2:
         return None
     try:
-        table = plan(results, budget=options.budget, alpha=options.alpha).table
+        planned = plan(results, budget=options.budget, alpha=options.alpha)
     except ValueError:  # too few shared benchmarks or seeds to estimate: no plan
         return None
-    return PlanGuide(table)
+    return PlanGuide(planned)
 
 
 def sample_size_guidance(runs: Sequence[AnalysisRun],

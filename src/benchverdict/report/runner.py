@@ -573,7 +573,8 @@ def compare(
         bar.set_postfix_str("reconciling")
         verdicts = [v for r in runs for v in r.verdicts]
         final_budget = _final_budget(results, options)
-        guidance = sample_size_guidance(runs, [plan_guide(complete, options)])
+        planned = plan_guide(complete, options)
+        guidance = sample_size_guidance(runs, [planned])
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             final_trials=final_trials(results, options),
@@ -584,6 +585,15 @@ def compare(
             effects=effects,
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
+        head = reconciliation.scopes.get("all benchmarks")
+        if planned is not None and head is not None:
+            decided = [(r.a, r.b) for r in head.relations
+                       if r.status.value in ("settled", "implied", "equivalent")]
+            scope = planned.plan.scope_sentence(settled=decided)
+            if scope:
+                reconciliation.notes.append(
+                    f"Across benchmarks (paired t on benchmark means, each pair's observed "
+                    f"difference): {scope[0].lower()}{scope[1:]}")
         bar.update()
     finally:
         bar.close()
