@@ -937,12 +937,15 @@ def _ranking(rel, guidance: Guidance | None) -> Ranking:
     """The Ranking record of one scope (with guidance once per distinct advice)."""
     settled = [(r.winner, r.loser) for r in rel.with_status(Status.SETTLED)]
     implied = [(r.winner, r.loser) for r in rel.with_status(Status.IMPLIED)]
-    open_rows = rel.with_status(Status.CONTRADICTED, Status.POWER_GAP, Status.UNSETTLED)
+    # Equivalent pairs are not ordered either (a total order needs every pair decided by
+    # a difference), but they need no more data: no guidance for them.
+    open_rows = rel.with_status(Status.EQUIVALENT, Status.CONTRADICTED, Status.POWER_GAP,
+                                Status.UNSETTLED)
     unsettled = [(r.a, r.b, r.reason) for r in open_rows]
     by_text: dict[str, list[str]] = {}
     if guidance is not None:
         for r in open_rows:
-            if r.status is Status.CONTRADICTED:
+            if r.status in (Status.CONTRADICTED, Status.EQUIVALENT):
                 continue
             text = guidance(r.a, r.b, rel.key)
             if text:

@@ -923,8 +923,14 @@ def headline_sentence(rel: ScopeRelations) -> str:
     return text + "."
 
 
-def _decimals(*widths: float) -> int:
-    """Decimals that show two significant digits of the narrowest interval half-width."""
+def effect_decimals(*widths: float) -> int:
+    """Decimals that show two significant digits of the narrowest interval half-width.
+
+    Examples
+    --------
+    >>> effect_decimals(0.11, 0.02), effect_decimals(float("nan"))
+    (3, 3)
+    """
     finite = [w for w in widths if math.isfinite(w) and w > 0]
     if not finite:
         return 3
@@ -952,7 +958,7 @@ def effect_text(effect: PairEffect | None, winner: str, decimals: int | None = N
         return "size unknown"
     gain, lo, hi = effect.advantage(winner)
     if decimals is None:
-        decimals = _decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0)
+        decimals = effect_decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{_signed(gain, decimals)} (no interval: too few replicates)"
     return f"{_signed(gain, decimals)} [{_signed(lo, decimals)}, {_signed(hi, decimals)}]"
@@ -972,7 +978,7 @@ def effects_clause(rel: ScopeRelations) -> str:
     if eff is None or not settled or not eff.effects:
         return ""
     shown_rel = settled[:MAX_NAMED]
-    decimals = _decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
+    decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
                            if r.effect is not None))
     shown, wide = [], []
     for r in shown_rel:
@@ -1124,6 +1130,7 @@ __all__ = [
     "ScopeRelations",
     "Status",
     "Vote",
+    "effect_decimals",
     "effect_text",
     "effects_clause",
     "equivalence_clause",

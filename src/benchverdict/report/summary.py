@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from benchverdict.families import families as all_families
 from benchverdict.families import family_rank
-from benchverdict.report.relations import Relation, Status, effect_text
+from benchverdict.report.relations import Relation, Status, effect_decimals, effect_text
 from benchverdict.verdict import metafeature_label
 
 if TYPE_CHECKING:
@@ -186,11 +186,11 @@ def _short(text: str) -> str:
     return text.replace(" + ", "+").replace("implied", "impl.")
 
 
-def _cell(rel: Relation, x: str, y: str) -> Cell:
+def _cell(rel: Relation, x: str, y: str, decimals: int | None = None) -> Cell:
     """The cell of row algorithm ``x`` against column ``y``, with the effect of ``x``."""
     cell = _status_cell(rel, x, y)
     if rel.effect is not None and math.isfinite(rel.effect.difference):
-        size = effect_text(rel.effect, x)
+        size = effect_text(rel.effect, x, decimals)
         cell.effect = size.split(" [")[0]
         cell.title += f" | {x} minus {y}: {size} (simultaneous interval)"
         if math.isfinite(rel.effect.superiority):
@@ -257,9 +257,12 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
         net = {a: len(better[a]) - sum(a in better[b] for b in names) for a in names}
         order = sorted(names, key=lambda a: (-net[a], position.get(a, len(position)), a))
         cells = {}
+        # One number format for the whole matrix: from its narrowest interval.
+        decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0
+                                     for r in rel.relations if r.effect is not None))
         for r in rel.relations:
             for x, y in ((r.a, r.b), (r.b, r.a)):
-                cell = _cell(r, x, y)
+                cell = _cell(r, x, y, decimals)
                 cell.short = _short(cell.text)
                 cells[(x, y)] = cell
         out.append(ScopeSummary(
