@@ -42,3 +42,12 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+# CI runs hypothesis derandomized: a run on a clean clone must give the same answer every
+# time (a developer's run keeps hypothesis' random search, which may find new cases).
+if os.environ.get("BENCHVERDICT_CI"):
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", derandomize=True)
+    _hypothesis_settings.load_profile("ci")

@@ -134,7 +134,7 @@ def test_unsettled_pairs_get_a_plan_for_more_runs():
                    sanity_checks=False)
     notes = " ".join(n for r in comp.reconciliation.rankings if r.benchmark is None
                      and not r.metafeature for n in r.guidance)
-    assert "power now to detect a difference" in notes and "More benchmarks" in notes
+    assert "What would settle them across benchmarks" in notes and " benchmarks at " in notes
 
 
 def test_relations_table_has_the_superiority_interval(with_margin):

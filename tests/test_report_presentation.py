@@ -26,8 +26,9 @@ from benchverdict.verdict import Evidence, Scope, Verdict
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-#: The example's Markdown should fit in about 150 lines (issue 11).
-MAX_MARKDOWN_LINES = 170
+#: The example's Markdown should fit in about 150 lines (issue 11); issue 22 adds a few lines
+#: that answer more (what would settle the open pairs, for the scope and per pair).
+MAX_MARKDOWN_LINES = 176
 #: The example's HTML must stay under 2 MB (it was 1.5 MB for 6 benchmarks; the example
 #: has 20 since issue 20, and the per-benchmark CDF figure grew with them).
 MAX_HTML_BYTES = 2_000_000

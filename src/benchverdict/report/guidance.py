@@ -73,13 +73,20 @@ class CombinedGuidance:
         return text[0].upper() + text[1:]
 
 
+#: Plans are made for at most this many pairs (30 algorithms); beyond, ``benchverdict plan``
+#: on the algorithms of interest answers the question.
+MAX_PLAN_PAIRS = 435
+
+
 class PlanGuide:
-    """Across benchmarks: the power of each pair's comparison now, and the runs it needs.
+    """Across benchmarks: what would settle each open pair, from the pilot's variances.
 
     From :func:`benchverdict.effects.planning.plan` on the compared data
-    (the observed difference of each pair, Bonferroni over the scope's
-    pairs, target power 0.8): which lever (more benchmarks or more seeds per
-    benchmark) would settle the pair, and by how much.
+    (each pair's observed difference, Bonferroni over the scope's pairs,
+    target power 0.8). ``guide(a, b, key)`` is a short text ("53 benchmarks
+    at 10 seeds, more seeds alone cannot; 24% power now") and
+    ``priority(a, b)`` the power now (the report names the pairs closest to
+    settled first).
     """
 
     scope = "across benchmarks"
@@ -88,33 +95,52 @@ class PlanGuide:
         self.plan = plan
         self.rows = {frozenset((r["a"], r["b"])): r for r in plan.table.to_dict("records")}
 
+    def priority(self, a: str, b: str) -> float:
+        """The pair's power now (0 when unknown)."""
+        row = self.rows.get(frozenset((a, b)))
+        value = None if row is None else row.get("power_now")
+        return float(value) if value is not None and value == value else 0.0
+
     def __call__(self, a: str, b: str, key: tuple) -> str | None:
-        """The plan's sentence for ``a`` vs ``b`` across all benchmarks, else ``None``."""
-        from benchverdict.effects.planning import plan_sentence
+        """The plan of ``a`` vs ``b`` across all benchmarks in a few words, else ``None``."""
+        import pandas as pd
+
+        from benchverdict.effects.planning import MAX_BENCHMARKS
 
         row = self.rows.get(frozenset((a, b)))
-        if key != (None, ()) or row is None:
+        if key != (None, ()) or row is None or row["difference"] == 0:
             return None
-        text = plan_sentence(row)
-        return text.split(": ", 1)[1] if text.startswith(f"{row['a']} vs {row['b']}: ") else text
+        if row["lever"] == "enough":
+            return None
+        n_need, r, r_need = row["benchmarks_needed"], row["seeds"], row["seeds_needed"]
+        by_benchmarks = (f"{int(n_need):,} benchmarks" + (f" at {r:.3g} seeds" if pd.notna(r)
+                                                          else "")
+                         if pd.notna(n_need) else f"more than {MAX_BENCHMARKS:,} benchmarks")
+        by_seeds = ("more seeds alone cannot" if pd.isna(r_need)
+                    else f"or {int(r_need)} seeds per cell")
+        now = f"; {row['power_now']:.0%} power now" if pd.notna(row["power_now"]) else ""
+        return f"{by_benchmarks}, {by_seeds}{now}"
 
 
 def plan_guide(results: Results, options: Options) -> PlanGuide | None:
     """The planning guide of a comparison across benchmarks, or ``None`` where it has none.
 
     Only under the generalising estimand (the plan's model takes the
-    benchmarks as a sample) and with 2 or more benchmarks and algorithms.
+    benchmarks as a sample), with 2 or more benchmarks and algorithms and
+    at most :data:`MAX_PLAN_PAIRS` pairs.
 
     Examples
     --------
     >>> from benchverdict.results import _example_small
     >>> guide = plan_guide(_example_small(), Options())
-    >>> guide("a", "b", (None, ())).split(".")[0]
-    '19% power now to detect a difference of 0'
+    >>> guide("a", "b", (None, ()))
+    '5 benchmarks at 2 seeds, or 60 seeds per cell; 19% power now'
     """
     from benchverdict.effects.planning import plan
 
-    if options.estimand != "benchmarks" or len(results.benchmarks) < 2:
+    n = len(results.algorithms)
+    if (options.estimand != "benchmarks" or len(results.benchmarks) < 2
+            or n * (n - 1) // 2 > MAX_PLAN_PAIRS):
         return None
     try:
         planned = plan(results, budget=options.budget, alpha=options.alpha)

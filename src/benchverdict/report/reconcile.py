@@ -483,6 +483,7 @@ def reconcile(
     scope_caveat: str | None = None,
     final_trials: float | None = None,
     effects: EffectsSource | None = None,
+    plans: Guidance | None = None,
 ) -> Reconciliation:
     """Reconcile verdicts from several methods into error-controlled relations.
 
@@ -529,6 +530,12 @@ def reconcile(
         carries its effect, the headline says by how much, and with a margin
         the TOST p-values join each scope type's Holm family, so a pair may
         be *equivalent*.
+    plans : callable, optional
+        ``plans(a, b, group) -> str | None``: what would settle an open pair
+        (the report's :class:`~benchverdict.report.guidance.PlanGuide`); a
+        scope's guidance names at most
+        :data:`~benchverdict.report.guidance.MAX_PLANNED_SHOWN` of them, the
+        pairs closest to settled (its ``priority``) first.
 
     Returns
     -------
@@ -569,7 +576,7 @@ def reconcile(
         comparisons=comparisons,
         conflicts=conflicts,
         method_agreement=_method_agreement(verdicts, comparisons),
-        rankings=[_ranking(rel, guidance) for rel in scoped.values()],
+        rankings=[_ranking(rel, guidance, plans) for rel in scoped.values()],
         coverage=_coverage(verdicts),
         representatives=representatives,
         final_budget=final_budget,
@@ -933,7 +940,31 @@ def _text_none(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _ranking(rel, guidance: Guidance | None) -> Ranking:
+#: A scope's guidance names the plans of at most this many pairs.
+MAX_PLANNED_SHOWN = 6
+
+
+def _plans_line(rows, plans: Guidance | None, key) -> str | None:
+    """One guidance line: what would settle the open pairs closest to settled."""
+    if plans is None:
+        return None
+    priority = getattr(plans, "priority", lambda a, b: 0.0)
+    rows = sorted((r for r in rows if r.status not in (Status.CONTRADICTED,
+                                                        Status.EQUIVALENT)),
+                  key=lambda r: -priority(r.a, r.b))
+    texts = [(r, plans(r.a, r.b, key)) for r in rows]
+    texts = [(r, t) for r, t in texts if t]
+    if not texts:
+        return None
+    shown = "; ".join(f"{r.a} vs {r.b}: {t}" for r, t in texts[:MAX_PLANNED_SHOWN])
+    more = (f"; and {len(texts) - MAX_PLANNED_SHOWN} more pair(s) (benchverdict plan)"
+            if len(texts) > MAX_PLANNED_SHOWN else "")
+    return ("What would settle them across benchmarks (80% power for each pair's observed "
+            f"difference, paired t on benchmark means, Bonferroni over the pairs): {shown}"
+            f"{more}.")
+
+
+def _ranking(rel, guidance: Guidance | None, plans: Guidance | None = None) -> Ranking:
     """The Ranking record of one scope (with guidance once per distinct advice)."""
     settled = [(r.winner, r.loser) for r in rel.with_status(Status.SETTLED)]
     implied = [(r.winner, r.loser) for r in rel.with_status(Status.IMPLIED)]
@@ -951,6 +982,9 @@ def _ranking(rel, guidance: Guidance | None) -> Ranking:
             if text:
                 by_text.setdefault(text, []).append(f"{r.a} vs {r.b}")
     notes = [f"{_pair_list(pairs)}: {text}" for text, pairs in by_text.items()]
+    planned = _plans_line(open_rows, plans, rel.key)
+    if planned:
+        notes.append(planned)
     if not settled and not implied:
         status, tiers = "inconclusive", []
     else:

@@ -356,8 +356,9 @@ class Comparison:
         >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
         >>> comp.document() is comp.document()
         True
-        >>> comp.document().summary.status_counts
-        '0 settled, 0 implied, 0 contradicted, 0 power gap, 1 unsettled over 1 scope(s)'
+        >>> comp.document().summary.status_counts  # doctest: +NORMALIZE_WHITESPACE
+        '0 settled, 0 implied, 0 equivalent, 0 contradicted, 0 power gap, 1 unsettled over 1
+        scope(s)'
         """
         # getattr: a Comparison pickled before the document existed has no cache attribute.
         cached = getattr(self, "_document", None)
@@ -574,7 +575,7 @@ def compare(
         verdicts = [v for r in runs for v in r.verdicts]
         final_budget = _final_budget(results, options)
         planned = plan_guide(complete, options)
-        guidance = sample_size_guidance(runs, [planned])
+        guidance = sample_size_guidance(runs)
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
             final_trials=final_trials(results, options),
@@ -583,6 +584,7 @@ def compare(
             scope_caveat=(_stopped_early_caveat(results, short) if complete is not results
                           else None),
             effects=effects,
+            plans=planned,
         )
         report_warnings += list(getattr(guidance, "warnings", ()))
         head = reconciliation.scopes.get("all benchmarks")
