@@ -236,3 +236,20 @@ def test_priorband_effects(shared_data):
     # Lower loss is better: PB's advantage over RS is positive and excludes 0.
     gain, lo, _ = pb_rs.advantage("PB")
     assert gain > 0 and lo > 0 and pb_rs.superiority > 0.5
+
+
+def test_vectorised_superiority_equals_the_pairwise_definition():
+    """Every pair's P(a run beats b's) and interval, at once, as one pair at a time."""
+    from benchverdict.effects.pairwise import _superiority_pairs, _superiority_within
+
+    rng = np.random.default_rng(12)
+    sizes = [2, 5, 7, 1, 4]
+    scores = np.concatenate([np.round(rng.normal(i * 0.3, 1, n), 1)  # ties included
+                             for i, n in enumerate(sizes)])
+    group = np.repeat(np.arange(5), sizes)
+    first, second = map(np.array, zip(*itertools.combinations(range(5), 2)))
+    theta, lo, hi = _superiority_pairs(scores, group, 5, first, second, 0.99)
+    for p, (i, j) in enumerate(zip(first, second)):
+        t, lo1, hi1 = _superiority_within(scores[group == i], scores[group == j], 0.99)
+        assert theta[p] == pytest.approx(t)
+        assert np.allclose([lo[p], hi[p]], [lo1, hi1], equal_nan=True)

@@ -299,22 +299,83 @@ def _t_intervals(est: np.ndarray, se: np.ndarray, df: np.ndarray,
     return low, high, p
 
 
-def _welch(va: float, na: int, vb: float, nb: int) -> tuple[float, float]:
-    """Welch's standard error and Satterthwaite degrees of freedom."""
-    if na < 2 or nb < 2:
-        return math.nan, math.nan
-    qa, qb = va / na, vb / nb
+def _welch_arrays(va: np.ndarray, na: np.ndarray, vb: np.ndarray, nb: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Welch's standard errors and Satterthwaite degrees of freedom of many pairs.
+
+    NaN where a group has fewer than 2 runs. The degrees of freedom use the
+    scale-free form of ``se2^2 / (qa^2/(na-1) + qb^2/(nb-1))`` (no overflow
+    for huge scores).
+    """
+    se, df = np.full(va.shape, np.nan), np.full(va.shape, np.nan)
+    ok = (na >= 2) & (nb >= 2) & np.isfinite(va) & np.isfinite(vb)
+    qa, qb = va[ok] / na[ok], vb[ok] / nb[ok]
     se2 = qa + qb
-    if se2 == 0:
-        return 0.0, float(na + nb - 2)
-    # Scale-free form of se2^2 / (qa^2/(na-1) + qb^2/(nb-1)).
-    df = 1.0 / ((qa / se2) ** 2 / (na - 1) + (qb / se2) ** 2 / (nb - 1))
-    return math.sqrt(se2), float(df)
+    zero = se2 == 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = 1.0 / ((qa / se2) ** 2 / (na[ok] - 1) + (qb / se2) ** 2 / (nb[ok] - 1))
+    se[ok] = np.sqrt(se2)
+    df[ok] = np.where(zero, na[ok] + nb[ok] - 2, d)
+    return se, df
+
+
+def _superiority_pairs(scores: np.ndarray, group: np.ndarray, n_groups: int,
+                       first: np.ndarray, second: np.ndarray, level: float
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_superiority_within` for every pair (``first[p]`` against ``second[p]``)."""
+    k = len(first)
+    theta, lo, hi = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
+    sizes = np.bincount(group, minlength=n_groups)
+    width = int(sizes.max()) if sizes.size else 0
+    if width == 0 or k == 0:
+        return theta, lo, hi
+    # Runs per group, padded with NaN: runs[g, :sizes[g]].
+    order = np.argsort(group, kind="stable")
+    slot = np.arange(len(group)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    runs = np.full((n_groups, width), np.nan)
+    runs[group[order], slot] = scores[order]
+    z = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
+    chunk = max(1, int(4_000_000 // (width * width)))
+    for start in range(0, k, chunk):
+        sl = slice(start, min(k, start + chunk))
+        x, yv = runs[first[sl]], runs[second[sl]]  # (c, w)
+        d = x[:, :, None] - yv[:, None, :]  # (c, w, w)
+        valid = ~np.isnan(d)
+        h = np.where(valid, (d > 0) + 0.5 * (d == 0), 0.0)
+        na = (~np.isnan(x)).sum(axis=1).astype(float)
+        nb = (~np.isnan(yv)).sum(axis=1).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = h.sum(axis=(1, 2)) / (na * nb)
+            v10 = h.sum(axis=2) / nb[:, None]  # placements of a's runs (NaN rows masked)
+            v01 = h.sum(axis=1) / na[:, None]
+            m10 = ~np.isnan(x)
+            m01 = ~np.isnan(yv)
+            var10 = (np.where(m10, (v10 - t[:, None]) ** 2, 0.0).sum(axis=1) / (na - 1))
+            var01 = (np.where(m01, (v01 - t[:, None]) ** 2, 0.0).sum(axis=1) / (nb - 1))
+            se = np.sqrt(var10 / na + var01 / nb)
+        small = np.minimum(na, nb)
+        crit = np.where(small >= 2, stats.t.ppf(1.0 - (1.0 - level) / 2.0,
+                                                 np.maximum(small - 1, 1)), np.nan)
+        denom = 1.0 + z * z / small
+        centre = (t + z * z / (2 * small)) / denom
+        half = z * np.sqrt(np.maximum(t * (1 - t) / small + z * z / (4 * small * small),
+                                      0.0)) / denom
+        theta[sl] = t
+        ok = small >= 2
+        lo[sl] = np.where(ok, np.maximum(0.0, np.minimum(centre - half, t - crit * se)),
+                          np.nan)
+        hi[sl] = np.where(ok, np.minimum(1.0, np.maximum(centre + half, t + crit * se)),
+                          np.nan)
+    return theta, lo, hi
 
 
 def _superiority_within(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float,
                                                                               float]:
-    """``P(X > Y) + P(X = Y) / 2`` with DeLong's SE, hulled with a Wilson interval."""
+    """``P(X > Y) + P(X = Y) / 2`` with DeLong's SE, hulled with a Wilson interval.
+
+    The one-pair definition; :func:`_superiority_pairs` computes it for every
+    pair at once (a test checks they agree).
+    """
     diff = x[:, None] - y[None, :]
     h = (diff > 0) + 0.5 * (diff == 0)
     theta = float(h.mean())
@@ -404,16 +465,20 @@ def effects_from_frame(
     share, s_lo, s_hi = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
     n_rep = np.zeros(k, dtype=int)
     if estimand == "benchmark":
-        for p, (i, j) in enumerate(zip(first, second)):
-            x = sign * y[alg_of[keep] == i]
-            z = sign * y[alg_of[keep] == j]
-            na, nb = len(x), len(z)
-            n_rep[p] = min(na, nb)
-            if na and nb:
-                diff[p] = sign * (x.mean() - z.mean())
-                se[p], df[p] = _welch(float(x.var(ddof=1)) if na > 1 else math.nan, na,
-                                      float(z.var(ddof=1)) if nb > 1 else math.nan, nb)
-                share[p], s_lo[p], s_hi[p] = _superiority_within(x, z, level)
+        # One benchmark: the runs of each algorithm are its replicates. Welch for every
+        # pair at once from the per-algorithm moments, and the superiority from a padded
+        # runs array (pairs in chunks: 200 algorithms have 19,900 pairs).
+        n_a = count.sum(axis=0)
+        m_a = np.nansum(total, axis=0) / np.where(n_a > 0, n_a, np.nan)
+        v_a = np.bincount(alg_of[keep], (y - m_a[alg_of[keep]]) ** 2, minlength=n_alg) / (
+            n_a - 1)
+        v_a = np.where(n_a > 1, v_a, np.nan)
+        na, nb = n_a[first], n_a[second]
+        n_rep = np.minimum(na, nb).astype(int)
+        diff = np.where((na > 0) & (nb > 0), m_a[first] - m_a[second], np.nan)
+        se, df = _welch_arrays(v_a[first], na, v_a[second], nb)
+        share, s_lo, s_hi = _superiority_pairs(sign * y, alg_of[keep], n_alg, first, second,
+                                               level)
     else:
         z_crit = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
         for p, (i, j) in enumerate(zip(first, second)):
