@@ -314,7 +314,8 @@ def test_plan_result_protocol():
     p = plan(res)
     assert list(p.table.columns) == list(PLAN_COLUMNS)
     assert p.verdicts() == []
-    assert str(p) == p.summary() == "\n".join(p.sentences())
+    scope = p.scope_sentence()
+    assert str(p) == p.summary() == "\n".join([*p.sentences(), *([scope] if scope else [])])
     assert len(repr(p)) < 400 and isinstance(p._repr_html_(), str)
     ax = p.plot()
     labels = [line.get_label() for line in ax.get_lines()]
@@ -405,3 +406,12 @@ def test_cli_bad_values_name_the_option(args, option):
 def test_cli_without_file_names_the_missing_values():
     code, _, err = run_cli(["plan", "--difference", "0.02"])
     assert code == 2 and "--sd-benchmark" in err and "--sd-seed" in err and "FILE" in err
+
+
+def test_scope_sentence_with_a_pair_no_number_of_benchmarks_settles():
+    """A pair beyond MAX_BENCHMARKS (missing benchmarks_needed, an Int64 NA) is named."""
+    p = plan(difference=1e-6, sd_benchmark=1.0, sd_seed=1.0, n_benchmarks=20, seeds=5)
+    assert pd.isna(p.table["benchmarks_needed"].iloc[0])
+    text = p.scope_sentence()
+    assert "not within" in text and "A vs B" in text
+    assert p.scope_sentence(settled=[("B", "A")]) == ""

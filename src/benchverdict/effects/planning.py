@@ -711,13 +711,14 @@ class Plan(ResultText):
         """
         done = {frozenset(p) for p in settled}
         t = self.table
-        open_ = t[(t["lever"] != "enough")
-                  & ~t.apply(lambda r: frozenset((r["a"], r["b"])) in done, axis=1)]
-        open_ = open_[open_["difference"] != 0]
+        decided = np.array([frozenset((a, b)) in done for a, b in zip(t["a"], t["b"])],
+                           dtype=bool)
+        open_ = t[(t["lever"] != "enough").to_numpy() & ~decided
+                  & (t["difference"] != 0).to_numpy()]
         if not len(open_):
             return ""
         needed = open_["benchmarks_needed"]
-        hardest = open_.loc[needed.fillna(np.inf).astype(float).idxmax()]
+        hardest = open_.loc[needed.astype(float).fillna(np.inf).idxmax()]
         r = hardest["seeds"]
         if needed.isna().any():
             by_benchmarks = f"not within {MAX_BENCHMARKS:,} benchmarks"
