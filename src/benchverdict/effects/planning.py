@@ -92,7 +92,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from benchverdict._repr import ResultText
 
@@ -162,16 +162,19 @@ def _check_count(value: float, name: str, low: float) -> float:
 # --------------------------------------------------------------------------- t power
 def _two_sided_t_power(nc: float, df: float, alpha: float) -> float:
     """P(|T_df(nc)| > t_{1-alpha/2, df}): both tails, as statsmodels counts them."""
-    crit = stats.t.isf(alpha / 2, df)
+    # The special functions behind scipy.stats.t and nct, called directly: the searches
+    # for the benchmarks and seeds needed evaluate this hundreds of times per report, and
+    # the distribution objects' argument checks cost 100x the computation.
+    crit = float(special.stdtrit(df, 1.0 - alpha / 2))
     nc = abs(nc)  # the power is symmetric in the sign of the difference
-    far = float(stats.nct.sf(crit, df, nc))
+    far = 1.0 - float(special.nctdtr(df, nc, crit))
     # scipy's nct.cdf returns NaN deep in the tail opposite a large nc, where the true
     # value is below P(T < 0) = Phi(-nc): treat it as that bound's order, 0.
-    near = float(stats.nct.cdf(-crit, df, nc))
+    near = float(special.nctdtr(df, nc, -crit))
     near = near if math.isfinite(near) else 0.0
     if not math.isfinite(far):  # the same guard for the far tail (not seen, but cheap)
         far = float(stats.norm.sf(crit - nc))
-    return min(1.0, far + near)
+    return min(1.0, max(0.0, far) + near)
 
 
 def _t_power(delta: float, tau: float, sigma: float, n: float, r: float, alpha_k: float
@@ -501,7 +504,8 @@ def _wilcoxon_min_benchmarks(alpha_k: float) -> int:
 
 # --------------------------------------------------------------------------- estimation
 def estimate_components(results: Results, *, algorithms: Sequence[str] | None = None,
-                        budget: float | None = None) -> pd.DataFrame:
+                        budget: float | None = None,
+                        standardize: bool | None = None) -> pd.DataFrame:
     """The planning model's parameters for every pair, from a pilot's incumbents.
 
     Per pair (module docstring): the mean over common benchmarks of the
@@ -513,7 +517,9 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     seeds per cell, see the module docstring). Where the scores' scales
     differ across benchmarks (:func:`benchverdict.scales.scale_check`) the
     scores are z-scored per benchmark first, as the effect sizes are: the
-    differences and SDs are then in SDs of a benchmark.
+    differences and SDs are then in SDs of a benchmark. ``standardize``
+    ``True``/``False`` states that decision instead (the report made it
+    already).
 
     Parameters
     ----------
@@ -539,12 +545,12 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     view = results.incumbents(budget)
     if algorithms is not None:
         view = view.subset(algorithms=list(algorithms))
-    if len(view.benchmarks) > 1:
+    if len(view.benchmarks) > 1 and standardize is not False:
         from benchverdict.scales import scale_check, standardise_per_benchmark
 
         # Where the scales differ across benchmarks, plan in SDs of a benchmark, the unit
         # of the report's effect sizes (effects.pairwise) and of its LMEM.
-        if scale_check(view).heterogeneous:
+        if standardize or scale_check(view).heterogeneous:
             view = standardise_per_benchmark(view)
     table = view.table
     names = [a for a in view.algorithms if (table["algorithm"] == a).any()]
@@ -816,7 +822,7 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
          alpha: float = 0.05, pairs: int | None = None,
          algorithms: Sequence[str] | None = None, budget: float | None = None,
          test: Literal["t", "wilcoxon"] = "t", n_resamples: int = 2000,
-         seed: int | None = 0) -> Plan:
+         seed: int | None = 0, standardize: bool | None = None) -> Plan:
     """Plan the runs that would settle every pair: from a pilot, or from stated variances.
 
     With a pilot, every pair's parameters come from
@@ -858,6 +864,9 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
         With ``test="wilcoxon"``: simulated studies per power value.
     seed : int or None
         With ``test="wilcoxon"``: seed of the simulation.
+    standardize : bool, optional
+        Whether to z-score the pilot per benchmark (default: where the scales
+        differ across benchmarks, :func:`estimate_components`).
 
     Returns
     -------
@@ -905,7 +914,8 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
         k = 1 if pairs is None else _check_pairs(pairs)
         source = "stated"
     else:
-        components = estimate_components(pilot, algorithms=algorithms, budget=budget)
+        components = estimate_components(pilot, algorithms=algorithms, budget=budget,
+                                         standardize=standardize)
         for name, value in stated.items():
             if value is not None:
                 components[name] = float(value) if name != "n_benchmarks" else value

@@ -17,6 +17,8 @@ final budget, or at ``Options.budget``; the scale decision) and returns the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from benchverdict.analysis import Options, benchmarks_at
 from benchverdict.effects.pairwise import PairwiseEffects, effects_from_frame
 from benchverdict.report.reconcile import EffectsSource
@@ -25,10 +27,23 @@ from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
 
 
-def scope_effects(results: Results, options: Options) -> EffectsSource | None:
-    """The effect sizes of every scope, computed on demand (and kept).
+@dataclass(frozen=True)
+class ComparedScores:
+    """The incumbents the report compares, prepared once for effects and plans.
 
-    Returns ``None`` when no run has an incumbent at the budget compared.
+    ``data`` holds each run's incumbent at the final budget (or
+    ``Options.budget``); ``standardized`` whether scores across benchmarks
+    are z-scored per benchmark (the scales differ, or the margin is in SDs),
+    and ``pooled`` the scores effects across benchmarks and plans use.
+    """
+
+    data: Results
+    pooled: Results
+    standardized: bool
+
+
+def compared_scores(results: Results, options: Options) -> ComparedScores | None:
+    """The compared incumbents and the scale decision, or ``None`` without incumbents.
 
     Raises
     ------
@@ -40,17 +55,14 @@ def scope_effects(results: Results, options: Options) -> EffectsSource | None:
     Examples
     --------
     >>> from benchverdict.results import _example_small
-    >>> source = scope_effects(_example_small(), Options(margin=0.5))
-    >>> eff = source((None, ()), ["a", "b"])
-    >>> eff.unit, eff.margin_value, eff.effects[0].n
-    ('acc', 0.5, 2)
+    >>> compared_scores(_example_small(), Options()).standardized
+    False
     """
     try:
         data = results.final() if options.budget is None else results.at_budget(options.budget)
     except NoIncumbentsError:
         return None
     margin = options.margin
-    unit = str(data.roles.get("score", "score"))
     several = len(data.benchmarks) > 1
     check = scale_check(data) if several else None
     standardize = several and (bool(check is not None and check.heterogeneous)
@@ -61,8 +73,32 @@ def scope_effects(results: Results, options: Options) -> EffectsSource | None:
             f"across benchmarks ({check.reason if check is not None else ''}), so differences "
             f"across benchmarks are in standard deviations of a benchmark; give the margin "
             f"in SDs, e.g. margin='0.2sd' (--margin 0.2sd).")
+    pooled = standardise_per_benchmark(data) if standardize else data
+    return ComparedScores(data, pooled, bool(standardize))
+
+
+def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSource | None:
+    """The effect sizes of every scope, computed on demand (and kept).
+
+    Returns ``None`` without compared scores (no run has an incumbent at the
+    budget compared).
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> options = Options(margin=0.5)
+    >>> source = scope_effects(compared_scores(_example_small(), options), options)
+    >>> eff = source((None, ()), ["a", "b"])
+    >>> eff.unit, eff.margin_value, eff.effects[0].n
+    ('acc', 0.5, 2)
+    """
+    if scores is None:
+        return None
+    data, standardize = scores.data, scores.standardized
+    margin = options.margin
+    unit = str(data.roles.get("score", "score"))
     raw = data.table
-    pooled = standardise_per_benchmark(data).table if standardize else raw
+    pooled = scores.pooled.table
     pooled_unit = f"SD of a benchmark's {unit}" if standardize else unit
     estimand = options.estimand
     cache: dict[tuple, PairwiseEffects | None] = {}
@@ -95,4 +131,4 @@ def scope_effects(results: Results, options: Options) -> EffectsSource | None:
     return source
 
 
-__all__ = ["scope_effects"]
+__all__ = ["ComparedScores", "compared_scores", "scope_effects"]

@@ -12,9 +12,12 @@ pair and scope.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benchverdict.analysis import AnalysisRun, Options, SampleSizeGuide
-from benchverdict.results import Results
+
+if TYPE_CHECKING:
+    from benchverdict.report.effect_sizes import ComparedScores
 
 #: At most this many guidance failures are kept as report warnings (one per pair could
 #: flood the report with the same message).
@@ -122,7 +125,7 @@ class PlanGuide:
         return f"{by_benchmarks}, {by_seeds}{now}"
 
 
-def plan_guide(results: Results, options: Options) -> PlanGuide | None:
+def plan_guide(scores: ComparedScores | None, options: Options) -> PlanGuide | None:
     """The planning guide of a comparison across benchmarks, or ``None`` where it has none.
 
     Only under the generalising estimand (the plan's model takes the
@@ -131,29 +134,31 @@ def plan_guide(results: Results, options: Options) -> PlanGuide | None:
 
     Examples
     --------
+    >>> from benchverdict.report.effect_sizes import compared_scores
     >>> from benchverdict.results import _example_small
-    >>> guide = plan_guide(_example_small(), Options())
+    >>> guide = plan_guide(compared_scores(_example_small(), Options()), Options())
     >>> guide("a", "b", (None, ()))
     '5 benchmarks at 2 seeds, or 60 seeds per cell; 19% power now'
     """
     from benchverdict.effects.planning import plan
 
-    n = len(results.algorithms)
-    if (options.estimand != "benchmarks" or len(results.benchmarks) < 2
+    if scores is None:
+        return None
+    # The compared incumbents, already on the effects' scale: nothing is computed twice.
+    pilot = scores.pooled
+    n = len(pilot.algorithms)
+    if (options.estimand != "benchmarks" or len(pilot.benchmarks) < 2
             or n * (n - 1) // 2 > MAX_PLAN_PAIRS):
         return None
     try:
-        planned = plan(results, budget=options.budget, alpha=options.alpha)
+        planned = plan(pilot, alpha=options.alpha, standardize=False)
     except ValueError:  # too few shared benchmarks or seeds to estimate: no plan
         return None
     return PlanGuide(planned)
 
 
-def sample_size_guidance(runs: Sequence[AnalysisRun],
-                         extra: Sequence[SampleSizeGuide] = ()) -> CombinedGuidance | None:
+def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None:
     """The guidance of the runs that finished (``status == "ok"``), or ``None`` without any.
-
-    ``extra`` guides (the report's :class:`PlanGuide`) join them.
 
     Examples
     --------
@@ -162,5 +167,4 @@ def sample_size_guidance(runs: Sequence[AnalysisRun],
     True
     """
     guides = [r.guide for r in runs if r.status == "ok" and r.guide is not None]
-    guides += [g for g in extra if g is not None]
     return CombinedGuidance(guides) if guides else None

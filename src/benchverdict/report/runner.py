@@ -54,7 +54,7 @@ from benchverdict.exclusions import (
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
 from benchverdict.report import html, json_format, latex, markdown, render, terminal
-from benchverdict.report.effect_sizes import scope_effects
+from benchverdict.report.effect_sizes import compared_scores, scope_effects
 from benchverdict.report.guidance import plan_guide, sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.verdict import Verdict, verdicts_to_frame
@@ -549,7 +549,8 @@ def compare(
             complete = results.subset(algorithms=[a for a in results.algorithms
                                                   if a not in short])
         # Before any analysis runs: a margin in the wrong unit fails here, at once.
-        effects = scope_effects(complete, options)
+        scores = compared_scores(complete, options)
+        effects = scope_effects(scores, options)
         for name in names:
             bar.set_postfix_str(name)
             ok, why = applicability(results, name)
@@ -574,7 +575,7 @@ def compare(
         bar.set_postfix_str("reconciling")
         verdicts = [v for r in runs for v in r.verdicts]
         final_budget = _final_budget(results, options)
-        planned = plan_guide(complete, options)
+        planned = plan_guide(scores, options)
         guidance = sample_size_guidance(runs)
         reconciliation = reconcile(
             verdicts, algorithms=results.algorithms, final_budget=final_budget,
