@@ -72,3 +72,18 @@ def test_lmem_command_estimand_sets_the_default_model(tmp_path, capsys):
         main(["lmem", str(path), *ROLES, "--estimand", "all"])
     assert exit_.value.code == 2
     assert "invalid choice: 'all'" in capsys.readouterr().err
+
+
+def test_lmem_on_trials_compares_run_incumbents(capsys):
+    """Random-search trials: the LMEM compares each run's best trial (at a budget), as the
+    report's LMEM vote does, not every draw as a replicate (issue 25: 20,000 draws were
+    fitted and the command called SVM worst where the report calls LR worst)."""
+    assert main(["lmem", "--example"]) == 0
+    text = capsys.readouterr().out
+    assert "1,000 rows: the final incumbent of every run" in text
+    means = text.split("estimated marginal means")[1].split("pairwise contrasts")[0]
+    rows = [line.split() for line in means.splitlines()[2:] if line.strip()]
+    worst = min(rows, key=lambda row: float(row[1]))[0]
+    assert worst == "LR"
+    assert main(["lmem", "--example", "--at-budget", "5"]) == 0
+    assert "1,000 rows: the incumbent of every run at budget 5" in capsys.readouterr().out

@@ -143,7 +143,9 @@ def run_lmem(args: argparse.Namespace) -> int:
 
     rows = _rows_option(args.rows)
     results = load_results(args)
-    if rows != "all" and results.kind == "runs" and results.has_budget:
+    # Random-search trials compare as runs too: a run's incumbent is its best trial so far
+    # (as the report's LMEM vote reads them), not every draw as a replicate.
+    if rows != "all" and results.has_budget:
         results = results.incumbents(None if rows == "final" else rows)
     what, left_out = results.rows_used(), exclusions_of(results)
     reml = args.reml
