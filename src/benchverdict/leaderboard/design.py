@@ -55,12 +55,21 @@ class Design:
     def from_results(cls, results: Results) -> Design:
         """The design of the first submission: its benchmarks, seeds and final budget.
 
+        Raises
+        ------
+        ValueError
+            If the submission holds no runs a leaderboard can rank (see
+            :func:`unrankable_reason`).
+
         Examples
         --------
         >>> from benchverdict.results import _example_small
         >>> Design.from_results(_example_small()).benchmarks
         ('p', 'q')
         """
+        problem = unrankable_reason(results)
+        if problem is not None:
+            raise ValueError(problem)
         final_budget = None
         if results.has_budget:
             final_budget = float(np.max(results.budgets))
@@ -91,6 +100,57 @@ class Design:
     def n_cells(self) -> int:
         """Benchmark x seed cells every complete entry has."""
         return len(self.benchmarks) * len(self.seeds)
+
+
+def unrankable_reason(results: Results) -> str | None:
+    """Why ``results`` holds no runs a leaderboard can rank, or ``None`` when it does.
+
+    A leaderboard ranks each algorithm's *runs* (one per benchmark and seed)
+    by their incumbents at the final budget, and settles positions by tests
+    over benchmarks (and seeds). Three kinds of data have no such runs, and a
+    board built from them would list numbers with nothing to back an order:
+
+    - random-search draws without a trial order (no budget column): no run
+      has an incumbent;
+    - random-search draws with one trial per (algorithm, benchmark, seed):
+      each "run" is a single draw, and pairing draws by seed is arbitrary;
+    - one score per algorithm (one benchmark and one seed, e.g. a published
+      table of aggregates): there is no replicate to test on.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict.results import Results, _example_small
+    >>> unrankable_reason(_example_small()) is None
+    True
+    >>> one = Results.from_frame(pd.DataFrame({"algorithm": ["a", "b"], "seed": 0,
+    ...                                        "score": [0.9, 0.8]}),
+    ...                          algorithm="algorithm", seed="seed", score="score",
+    ...                          objective="maximize", kind="runs")
+    >>> print(unrankable_reason(one))  # doctest: +ELLIPSIS
+    each algorithm has a single score (one benchmark, one seed), ...
+    """
+    table = results.table
+    if results.kind == "trials" and not results.has_budget:
+        return ("the rows are random-search draws without a trial order (kind 'trials', no "
+                "budget column), so they hold no runs to rank: a leaderboard ranks each "
+                "algorithm's runs (one per benchmark and seed) by their final incumbents. "
+                "Fix: give the trial number as --budget if each seed is one search of several "
+                "trials, or compare the draws' score distributions with `benchverdict report`.")
+    if results.kind == "trials":
+        trials = table.groupby(["algorithm", "benchmark", "seed"], observed=True).size()
+        if len(trials) and int(trials.max()) <= 1:
+            return ("every (algorithm, benchmark, seed) holds a single trial: these are single "
+                    "random-search draws, not searches, and pairing draws by their seed is "
+                    "arbitrary, so there are no runs to rank. Fix: give each search its own "
+                    "seed with several trials (the trial number as --budget), or compare the "
+                    "draws' score distributions with `benchverdict report`.")
+    if len(results.benchmarks) == 1 and len(results.seeds) == 1:
+        return ("each algorithm has a single score (one benchmark, one seed), e.g. a published "
+                "table of aggregates: there is no replicate to test an order on. Fix: submit "
+                "every benchmark's (and seed's) score, one row each, so positions can be "
+                "settled over benchmarks.")
+    return None
 
 
 @dataclass

@@ -82,11 +82,25 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     family = get_family(name)  # raises, naming the known families
     if family.reads == "draws":
         if results.kind == "trials":
+            # One draw per algorithm and benchmark (e.g. a table of published aggregates): a
+            # distribution of one value has no spread, and every test of it would be vacuous.
+            sizes = results.cell_sizes()
+            if len(sizes) and int(sizes.max()) < 2:
+                return False, (
+                    f"every algorithm has a single draw on each benchmark (one score each, as "
+                    f"in a table of published results), so there is no distribution to "
+                    f"compare; {family.label} need several draws per algorithm and benchmark")
             return True, "on the random-search draws"
         return False, (
             f"the rows are HPO-run incumbents (kind 'runs'), not IID random-search draws; "
             f"{family.label} need draws"
         )
+    if len(results.benchmarks) < 2 and len(results.seeds) < 2:
+        # One run per algorithm: a model of runs has as many means as rows and no residual.
+        return False, (
+            f"every algorithm has a single run (one benchmark, one seed; one score each, as in "
+            f"a table of published results), so there is no replicate to test on (give "
+            f"several seeds or benchmarks)")
     if results.kind == "runs":
         return True, "on the HPO-run incumbents"
     if results.has_budget:
@@ -504,6 +518,14 @@ def compare(
     -------
     Comparison
 
+    Raises
+    ------
+    ValueError
+        If no analysis applies (e.g. one score per algorithm, or draws with
+        no trial order asked for rank tests only): the error gives each
+        analysis's reason. A report of no verdicts would read as "cannot be
+        separated", which the data do not say.
+
     Notes
     -----
     Every sub-step of an analysis (a post-hoc test, a per-metafeature fit, a
@@ -535,6 +557,13 @@ def compare(
     budget = options.budget
     names = [a for a in known if not requested or a in requested]
     runners = dict(_default_runners() if runners is None else runners)
+    reasons = {name: applicability(results, name) for name in names}
+    if names and not any(ok for ok, _ in reasons.values()):
+        # A report of no verdicts would read as "nothing can be separated"; the data cannot
+        # be compared at all, which is a different answer.
+        raise ValueError(
+            "no analysis applies to these data, so nothing can be compared: "
+            + "; ".join(f"{name}: {why}" for name, (_, why) in reasons.items()) + ".")
     runs: list[AnalysisRun] = []
     bar = tqdm(total=len(names) + 2, desc="benchverdict report", disable=not progress,
                unit="analysis", leave=False, file=sys.stderr)
@@ -553,7 +582,7 @@ def compare(
         effects = scope_effects(scores, options)
         for name in names:
             bar.set_postfix_str(name)
-            ok, why = applicability(results, name)
+            ok, why = reasons[name]
             if not ok:
                 runs.append(AnalysisRun(name, "not applicable", reason=why))
             elif name not in runners:
