@@ -27,3 +27,12 @@ def test_arrays_keep_shape_and_nearly_equal_dfs_share_one_value():
     assert got.shape == (3,)
     assert got[0] == got[1]
     assert got[2] == pytest.approx(stats.studentized_range.ppf(0.95, 5, 12.0), rel=1e-8)
+
+
+@pytest.mark.parametrize(("probability", "k", "df"), [
+    (0.95, 2, 2.0), (0.95, 4, 23.7), (0.99, 10, 3.3), (0.9, 30, 570.0000004), (0.95, 5, 1e4)])
+def test_secant_search_finds_scipys_quantile(probability, k, df):
+    """The cached secant search returns scipy's ppf (bisection) to the cdf's precision."""
+    got = studentized_range_quantile(probability, k, df)
+    want = stats.studentized_range.ppf(probability, k, df)
+    assert got == pytest.approx(want, rel=1e-10)  # both stop within the integral's error

@@ -538,6 +538,9 @@ class Results:
         >>> view.exclusions[["unit", "algorithm", "seed", "reason"]].values.tolist()
         [['run', 'b', 0, 'no observation at or below budget 1']]
         """
+        key = ("at_budget", float(budget))
+        if key in self._cache:  # a report asks for the same view from several analyses
+            return self._cache[key]
         picked = self._incumbent_rows(budget)
         budget = float(budget)
         late = self.runs_without_incumbent(budget)
@@ -547,7 +550,9 @@ class Results:
                 f"no run has an observation at or below budget {budget:g}, so there are no "
                 f"incumbents; choose a budget at or above the first observation "
                 f"({float(late['first_budget'].min()):g}).")
-        return self._view(picked, f"the incumbent of every run at budget {budget:g}", records)
+        view = self._view(picked, f"the incumbent of every run at budget {budget:g}", records)
+        self._cache[key] = view
+        return view
 
     def final(self) -> Results:
         """The final incumbent of every run (algorithm, benchmark, seed), as a Results.
@@ -567,8 +572,13 @@ class Results:
         >>> view.kind, view.table["score"].tolist()
         ('runs', [0.5, 0.6, 0.9, 0.8, 0.3, 0.4, 0.8, 0.7])
         """
-        return self._view(self._incumbent_rows(None), "the final incumbent of every run",
-                          empty_exclusions())
+        # Both are immutable, so the view is computed once per Results: a report asks for
+        # it from every analysis that compares incumbents (it sorted every row each time).
+        if "final" not in self._cache:
+            self._cache["final"] = self._view(self._incumbent_rows(None),
+                                              "the final incumbent of every run",
+                                              empty_exclusions())
+        return self._cache["final"]
 
     def incumbents(self, budget: float | None = None) -> Results:
         """The runs' incumbents at ``budget``; ``None`` (default): each run's final one.
