@@ -98,9 +98,9 @@ def applicability(results: Results, name: str) -> tuple[bool, str]:
     if len(results.benchmarks) < 2 and len(results.seeds) < 2:
         # One run per algorithm: a model of runs has as many means as rows and no residual.
         return False, (
-            f"every algorithm has a single run (one benchmark, one seed; one score each, as in "
-            f"a table of published results), so there is no replicate to test on (give "
-            f"several seeds or benchmarks)")
+            "every algorithm has a single run (one benchmark, one seed; one score each, as in "
+            "a table of published results), so there is no replicate to test on (give "
+            "several seeds or benchmarks)")
     if results.kind == "runs":
         return True, "on the HPO-run incumbents"
     if results.has_budget:

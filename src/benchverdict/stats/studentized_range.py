@@ -4,9 +4,10 @@ Tukey's HSD and the Nemenyi test need the ``1 - alpha`` quantile of the
 studentized range for ``k`` means and ``df`` degrees of freedom. scipy
 computes it by root-finding over a numerical integral (about 0.15 s per
 call with finite ``df``), and a report asks for the same ``(probability, k, df)``
-for every pair of algorithms, so the values are cached, and found by a secant search that starts from the
-asymptotic quantile (about 2.5x fewer evaluations of the cdf than scipy's
-bracketing ``ppf``; the same root to 1e-13).
+for every pair of algorithms, so the values are cached. Each is found by a
+secant search that starts from the asymptotic quantile (about 2.5x fewer
+evaluations of the cdf than scipy's bracketing ``ppf``; the same root to
+the cdf's precision).
 
 Satterthwaite degrees of freedom of a balanced design agree to many digits
 but not exactly (e.g. 570.0000004 and 570.0000007), so ``df`` is rounded to
