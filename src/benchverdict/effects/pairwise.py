@@ -481,30 +481,44 @@ def effects_from_frame(
                                                level)
     else:
         z_crit = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
-        for p, (i, j) in enumerate(zip(first, second)):
+        # Pairs in chunks of (benchmarks x pairs) arrays: 200 algorithms have 19,900 pairs,
+        # and a loop over them cost 1.6 s per scope.
+        step = max(1, (1 << 21) // max(n_benchmarks, 1))
+        for s0 in range(0, k, step):
+            i, j = first[s0:s0 + step], second[s0:s0 + step]
             both = (count[:, i] > 0) & (count[:, j] > 0)
-            d = mean[both, i] - mean[both, j]
-            n = len(d)
-            n_rep[p] = n
-            if not n:
-                continue
-            diff[p] = d.mean()
-            if estimand == "benchmarks":
-                if n >= 2:
-                    se[p], df[p] = d.std(ddof=1) / math.sqrt(n), n - 1.0
-            else:
-                r_a, r_b = count[both, i], count[both, j]
-                if np.all(r_a >= 2) and np.all(r_b >= 2):
-                    q_a, q_b = var[both, i] / r_a, var[both, j] / r_b
-                    t = float(np.sum(q_a + q_b))
-                    se[p] = math.sqrt(t) / n
-                    den = (float(np.sum((q_a / t) ** 2 / (r_a - 1) + (q_b / t) ** 2 / (r_b - 1)))
-                           if t > 0 else 0.0)
-                    df[p] = 1.0 / den if den > 0 else float(np.sum(r_a + r_b - 2))
-            wins = sign * d
-            share[p] = float(np.mean((wins > 0) + 0.5 * (wins == 0)))
-            if estimand == "benchmarks":
-                s_lo[p], s_hi[p] = _wilson(share[p], n, z_crit)
+            n = both.sum(axis=0)
+            n_rep[s0:s0 + step] = n
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d = np.where(both, mean[:, i] - mean[:, j], 0.0)
+                d_mean = d.sum(axis=0) / n
+                diff[s0:s0 + step] = np.where(n > 0, d_mean, np.nan)
+                if estimand == "benchmarks":
+                    dev = np.where(both, d - d_mean, 0.0)
+                    sd = np.sqrt((dev * dev).sum(axis=0) / (n - 1))
+                    se[s0:s0 + step] = np.where(n >= 2, sd / np.sqrt(n), np.nan)
+                    df[s0:s0 + step] = np.where(n >= 2, n - 1.0, np.nan)
+                else:
+                    r_a, r_b = count[:, i], count[:, j]
+                    welch = (n > 0) & np.all(~both | ((r_a >= 2) & (r_b >= 2)), axis=0)
+                    q_a = np.where(both, var[:, i] / r_a, 0.0)
+                    q_b = np.where(both, var[:, j] / r_b, 0.0)
+                    t = (q_a + q_b).sum(axis=0)
+                    t_safe = np.where(t > 0, t, 1.0)
+                    den = np.where(both, (q_a / t_safe) ** 2 / (r_a - 1)
+                                   + (q_b / t_safe) ** 2 / (r_b - 1), 0.0).sum(axis=0)
+                    fallback = np.where(both, r_a + r_b - 2, 0.0).sum(axis=0)
+                    den = np.where(t > 0, den, 0.0)
+                    se[s0:s0 + step] = np.where(welch, np.sqrt(t) / n, np.nan)
+                    df[s0:s0 + step] = np.where(welch, np.where(den > 0, 1.0 / den, fallback),
+                                                np.nan)
+                wins = sign * d
+                share[s0:s0 + step] = np.where(
+                    n > 0, (both & (wins > 0)).sum(axis=0) / n
+                    + 0.5 * (both & (wins == 0)).sum(axis=0) / n, np.nan)
+        if estimand == "benchmarks":
+            for p in np.flatnonzero(n_rep > 0):
+                s_lo[p], s_hi[p] = _wilson(share[p], n_rep[p], z_crit)
     pooled_sd = math.nan
     if estimand != "benchmark":
         full = np.all(count > 0, axis=1)
