@@ -108,6 +108,12 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                          "--update DIR to add a submission.")
     if args.replace and args.update is None:
         raise UsageError("--replace only applies with --update DIR.")
+    if args.out is not None:
+        from benchverdict.leaderboard.store import _check_new_folder
+
+        # Before reading anything: a folder that holds other files (an input among them,
+        # with `-o .`) is refused, never written into.
+        _check_new_folder(args.out)
     try:
         results = _read_all(args)
     except ValidationError as err:

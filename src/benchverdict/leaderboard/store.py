@@ -443,7 +443,15 @@ def _corrupt(directory: Path, path: Path, why: str, manifest: dict[str, Any] | N
 
 def _read_manifest(directory: Path) -> dict[str, Any]:
     path = directory / "manifest.json"
+    kept = sorted((p for p in (directory / "versions").glob("v*/manifest.json")
+                   if _VERSION_NAME.match(p.parent.name)), key=lambda p: int(p.parent.name[1:]))
+    fix = (f"restore manifest.json from a backup, or copy the manifest the version you want "
+           f"back was published with (the newest is {str(kept[-1])!r}) to {str(path)!r}."
+           if kept else "restore manifest.json from a backup.")
     if not path.exists() and not path.is_symlink():
+        if (directory / "versions").is_dir() and any(
+                _VERSION_NAME.match(p.name) for p in (directory / "versions").iterdir()):
+            raise _corrupt(directory, path, "it is missing", None, fix)
         raise FileNotFoundError(
             f"{str(directory)!r} holds no leaderboard (no manifest.json). Fix: create one "
             f"with `benchverdict leaderboard FILE -o {directory}`.")
@@ -461,17 +469,21 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
                 for s in submissions)):
             raise ValueError("its list of submissions is missing or malformed")
         Design.from_dict(manifest["design"])
-        if not (isinstance(manifest["analyses"], list) and isinstance(manifest["alpha"], float)
-                and isinstance(manifest["confidence"], float)):
+        if not (isinstance(manifest["analyses"], list) and all(
+                isinstance(manifest[k], (int, float)) and not isinstance(manifest[k], bool)
+                for k in ("alpha", "confidence"))):
             raise ValueError("its settings (analyses, alpha, confidence) are malformed")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        kept = sorted((p for p in (directory / "versions").glob("v*/manifest.json")
-                       if _VERSION_NAME.match(p.parent.name)),
-                      key=lambda p: int(p.parent.name[1:]))
-        fix = (f"restore manifest.json from a backup, or copy the manifest each version was "
-               f"published with (the newest is {str(kept[-1])!r}) to {str(path)!r}."
-               if kept else "restore manifest.json from a backup.")
         raise _corrupt(directory, path, _why(err), None, fix) from err
+    # The manifest records the digests of every other file; its own check is the copy
+    # that its newest version was published with (boards before this store have none).
+    copy = _version_dir(directory, _published_version(manifest)) / "manifest.json"
+    if _regular_file(copy) and copy.read_bytes() != path.read_bytes():
+        raise _corrupt(
+            directory, path, f"it differs from {str(copy)!r}, the copy published with its "
+            f"newest version (one of the two was changed)", None,
+            f"if {str(copy)!r} is the right one, copy it to {str(path)!r}; otherwise restore "
+            f"either from a backup.")
     return manifest
 
 
@@ -576,13 +588,17 @@ def _recover(directory: Path, manifest: dict[str, Any] | None) -> None:
     Runs under the lock, so no writer is running.
     """
     published = 0 if manifest is None else _published_version(manifest)
+    versions = directory / "versions"
+    if versions.is_symlink() or (versions.exists() and not versions.is_dir()):
+        raise StoreError(versions, (
+            f"{str(versions)!r} is not a folder (a link or a file): versions are read and "
+            f"written only inside the leaderboard's folder. Fix: remove it or move it away."))
     temp_of = tuple(f".{n}." for n in (*VERSION_FILES, "manifest.json"))
     for entry in directory.iterdir():
         if entry.name.endswith(".tmp") and entry.name.startswith(temp_of) and (
                 entry.is_symlink() or entry.is_file()):
             entry.unlink()
-    versions = directory / "versions"
-    if versions.is_dir() and not versions.is_symlink():
+    if versions.is_dir():
         for entry in list(versions.iterdir()):
             match = _VERSION_NAME.match(entry.name)
             if entry.name.startswith(_TMP_PREFIX) or (match and int(match.group(1)) > published):
