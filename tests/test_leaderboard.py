@@ -300,6 +300,9 @@ def test_cli_create_and_update(tmp_path: Path, capsys):
     out = capsys.readouterr().out
     assert "Changes in version 2" in out and "solo enters" in out
     assert main(["leaderboard", str(base), *roles]) == 2  # neither -o nor --update
+    capsys.readouterr()
+    assert main(["leaderboard", str(base), *roles, "-o", str(folder)]) == 2
+    assert "already holds a leaderboard" in capsys.readouterr().err  # not "is a file"
     assert main(["leaderboard", "--update", str(tmp_path / "nowhere"), str(new), *roles]) == 1
 
 

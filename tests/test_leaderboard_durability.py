@@ -284,11 +284,11 @@ def test_a_board_wedged_by_an_earlier_benchverdict_updates_again(board):
     # The layout of a board written before this store (no digests, rows only at the top).
     manifest = json.loads((board / "manifest.json").read_text())
     for entry in manifest["submissions"]:
-        del entry["files"]
+        entry.pop("files", None)
     (board / "manifest.json").write_text(json.dumps(manifest, indent=2))
-    for name in ("data.parquet", "manifest.json"):
-        (board / "versions" / "v0001" / name).unlink()
-    (board / ".leaderboard.lock").unlink()
+    for name in ("data.parquet", "manifest.json", ".leaderboard.lock"):
+        (board / "versions" / "v0001" / name).unlink(missing_ok=True)
+    (board / ".leaderboard.lock").unlink(missing_ok=True)
     stopped = (board / "versions" / "v0002")
     stopped.mkdir()
     (stopped / "leaderboard.md").write_text("# half")
@@ -302,6 +302,22 @@ def test_a_board_wedged_by_an_earlier_benchverdict_updates_again(board):
     assert set(new.entries["algorithm"]) == {"a", "b", "next"}  # the ghost never published
     assert_consistent(board, {"a", "b", "next"})
     assert_clean(board)
+
+
+def test_an_old_board_s_rows_are_checked_against_their_recorded_digests(board):
+    """Boards written before recorded only each submission's row digest: it is checked."""
+    manifest = json.loads((board / "manifest.json").read_text())
+    for entry in manifest["submissions"]:
+        entry.pop("files", None)
+    (board / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    for name in ("data.parquet", "manifest.json"):
+        (board / "versions" / "v0001" / name).unlink(missing_ok=True)
+    rows = pd.read_parquet(board / "data.parquet")
+    rows.loc[0, "score"] += 1.0
+    rows.to_parquet(board / "data.parquet", index=False)
+    with pytest.raises(StoreError, match=r"data.parquet' is corrupt: the rows of submission 1 "
+                                         r"differ from those manifest.json records"):
+        update_leaderboard(board, submission("x"))
 
 
 # ------------------------------------------------------------------ 3. corruption corpus
@@ -403,13 +419,15 @@ def test_planted_links_never_make_an_update_write_outside_the_board(board, tmp_p
     for name in (".leaderboard.json.tmp", ".data.parquet.tmp", ".manifest.json.tmp",
                  ".leaderboard.md.tmp", ".changes.md.tmp"):
         (board / name).symlink_to(victim)
-    (board / "versions" / "v0002").symlink_to(outside, target_is_directory=True)
-    (board / "versions" / ".tmp-v0002-planted").symlink_to(outside, target_is_directory=True)
     assert update_leaderboard(board, submission("x"))[0].version == 2
     assert victim.read_text() == "precious"
+    # Links where the next version and its temporary folder go.
+    (board / "versions" / "v0003").symlink_to(outside, target_is_directory=True)
+    (board / "versions" / ".tmp-v0003-planted").symlink_to(outside, target_is_directory=True)
+    assert update_leaderboard(board, submission("w"))[0].version == 3
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
-    assert (board / "versions" / "v0002").is_dir()
-    assert not (board / "versions" / "v0002").is_symlink()
+    assert (board / "versions" / "v0003").is_dir()
+    assert not (board / "versions" / "v0003").is_symlink()
     # The versions folder itself or the lock file as a link: refused, nothing written there.
     shutil.move(board / "versions", tmp_path / "moved")
     (board / "versions").symlink_to(outside, target_is_directory=True)

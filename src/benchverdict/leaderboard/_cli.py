@@ -113,7 +113,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
         # Before reading anything: a folder that holds other files (an input among them,
         # with `-o .`) is refused, never written into.
-        _check_new_folder(args.out)
+        try:
+            _check_new_folder(args.out)
+        except FileExistsError as err:  # holds a leaderboard: say so, not "is a file"
+            raise UsageError(str(err)) from err
     try:
         results = _read_all(args)
     except ValidationError as err:

@@ -393,7 +393,7 @@ def _recorded_files(manifest: dict[str, Any] | None, version: int) -> dict[str, 
 
 def _why(err: BaseException) -> str:
     if isinstance(err, json.JSONDecodeError):
-        return (f"not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}; "
+        return (f"not valid JSON ({err.msg}: line {err.lineno}, column {err.colno}; "
                 f"truncated or edited?)")
     if isinstance(err, UnicodeDecodeError):
         return "not UTF-8 text"
@@ -549,10 +549,16 @@ def _read_rows(directory: Path, manifest: dict[str, Any], version: int) -> pd.Da
     # Rows of a submission the manifest does not record come from an update of an earlier
     # benchverdict that stopped before it published: they were never on the board.
     stored = stored[stored["submission"].isin([s["submission"] for s in submissions])]
+    if "data.parquet" in _recorded_files(manifest, version):
+        return stored.reset_index(drop=True)  # the file's own digest was checked above
+    # A board written before files had digests: check each submission's rows against the
+    # digest recorded when they were accepted (unless a later submission replaced some).
+    by_submission = {key: rows.reset_index(drop=True)
+                     for key, rows in stored.groupby("submission", sort=False)}
     replaced_later: set[str] = set()
     for entry in reversed(submissions):
         if not set(entry["algorithms"]) & replaced_later and "digest" in entry:
-            rows = stored[stored["submission"] == entry["submission"]].reset_index(drop=True)
+            rows = by_submission.get(entry["submission"], stored.iloc[:0])
             if _digest(rows) != entry["digest"]:
                 raise _corrupt(
                     directory, path, f"the rows of submission {entry['submission']} differ "
@@ -668,10 +674,10 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             f"inside the leaderboard's folder. Fix: remove it or move it away."))
     versions.mkdir(exist_ok=True)
     final = _version_dir(directory, version)
-    if os.path.lexists(final):
-        raise FileExistsError(
-            f"{str(final)!r} exists: versions are never overwritten. Fix: move it away if it "
-            f"is not this leaderboard's.")
+    if os.path.lexists(final):  # only if something appeared since _recover, under the lock
+        raise StoreError(final, (
+            f"{str(final)!r} exists although the manifest does not publish it: versions are "
+            f"never overwritten. Fix: move it away if it is not this leaderboard's."))
     manifest["submissions"][-1]["files"] = {name: _sha256(data) for name, data in files.items()}
     manifest_bytes = json.dumps(manifest, indent=2).encode("utf-8")
     before = version - 1
