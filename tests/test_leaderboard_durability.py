@@ -471,6 +471,13 @@ def test_create_never_writes_into_a_foreign_folder(tmp_path, monkeypatch, capsys
     assert main(["leaderboard", "data.parquet", *roles, "-o", str(stopped)]) == 0
     assert load_leaderboard(stopped).version == 1
     assert_clean(stopped)
+    # Never into an input: a folder of parquet parts read as one input stays as it was.
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.to_parquet(parts / "part-0.parquet", index=False)
+    assert main(["leaderboard", str(parts), *roles, "-o", str(parts / "board")]) == 2
+    assert "inside the input folder" in capsys.readouterr().err
+    assert [p.name for p in parts.iterdir()] == ["part-0.parquet"]
 
 
 # ------------------------------------------------------------------ 6. Markdown stays inert

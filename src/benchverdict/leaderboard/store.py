@@ -629,7 +629,7 @@ def _check_new_folder(directory: Path) -> None:
     """Refuse a folder that holds anything but a leaderboard's own files (or is a file)."""
     if not (directory.exists() or directory.is_symlink()):
         return
-    if directory.is_symlink() or not directory.is_dir():
+    if not directory.is_dir():
         raise StoreError(directory, (
             f"{str(directory)!r} is not a folder. Fix: give a new or empty folder for the "
             f"leaderboard."))
