@@ -247,11 +247,15 @@ def test_create_refuses_an_existing_leaderboard_and_versions_are_never_overwritt
     create_leaderboard(folder, as_results(scores(PLANTED)))
     with pytest.raises(FileExistsError, match="--update"):
         create_leaderboard(folder, as_results(scores(PLANTED)))
+    v1 = (folder / "versions" / "v0001" / "leaderboard.json").read_bytes()
+    # A v0002 the manifest does not record was never published (a stopped update, or
+    # someone's folder): it does not block the update, and a file in it is kept aside.
     (folder / "versions" / "v0002").mkdir()
-    with pytest.raises(FileExistsError):
-        update_leaderboard(folder, as_results(scores({"x": 1.0})))
-    # The failed update changed nothing current.
-    assert load_leaderboard(folder).version == 1
+    (folder / "versions" / "v0002" / "notes.txt").write_text("mine")
+    assert update_leaderboard(folder, as_results(scores({"x": 1.0})))[0].version == 2
+    assert (folder / "versions" / "v0001" / "leaderboard.json").read_bytes() == v1
+    [aside] = (folder / "versions").glob(".unpublished-v0002-*")
+    assert (aside / "notes.txt").read_text() == "mine"
 
 
 def test_json_round_trip_and_schema_guard():
@@ -296,6 +300,9 @@ def test_cli_create_and_update(tmp_path: Path, capsys):
     out = capsys.readouterr().out
     assert "Changes in version 2" in out and "solo enters" in out
     assert main(["leaderboard", str(base), *roles]) == 2  # neither -o nor --update
+    capsys.readouterr()
+    assert main(["leaderboard", str(base), *roles, "-o", str(folder)]) == 2
+    assert "already holds a leaderboard" in capsys.readouterr().err  # not "is a file"
     assert main(["leaderboard", "--update", str(tmp_path / "nowhere"), str(new), *roles]) == 1
 
 

@@ -17,6 +17,7 @@ from benchverdict.leaderboard.board import (
 from benchverdict.leaderboard.design import Design, SubmissionCheck, check_submission
 from benchverdict.leaderboard.store import (
     Change,
+    StoreError,
     changes_between,
     create_leaderboard,
     load_leaderboard,
@@ -30,6 +31,7 @@ __all__ = [
     "Change",
     "Design",
     "Leaderboard",
+    "StoreError",
     "SubmissionCheck",
     "build_leaderboard",
     "changes_between",

@@ -108,6 +108,23 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                          "--update DIR to add a submission.")
     if args.replace and args.update is None:
         raise UsageError("--replace only applies with --update DIR.")
+    if args.out is not None:
+        from benchverdict.leaderboard.store import _check_new_folder
+
+        # Before reading anything: a folder that holds other files (an input among them,
+        # with `-o .`) is refused, never written into.
+        try:
+            _check_new_folder(args.out)
+        except FileExistsError as err:  # holds a leaderboard: say so, not "is a file"
+            raise UsageError(str(err)) from err
+        out = args.out.resolve()
+        for given in args.files:
+            folder = Path(given).resolve()
+            if folder.is_dir() and (out == folder or folder in out.parents):
+                raise UsageError(
+                    f"-o {str(args.out)!r} is inside the input folder {str(given)!r}: the "
+                    f"leaderboard's files would become part of that input. Fix: choose a "
+                    f"folder outside it.")
     try:
         results = _read_all(args)
     except ValidationError as err:

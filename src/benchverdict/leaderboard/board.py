@@ -404,8 +404,9 @@ class Leaderboard:
 
     def to_markdown(self) -> str:
         """A Markdown page: headline, ranked table, incomplete entries, notes."""
-        def cell(text: Any) -> str:
-            return printable(str(text)).replace("|", "\\|")
+        # Every name and text cell is escaped for Markdown and HTML (not only "|"): the page
+        # is rendered (MkDocs, GitHub) and a name must not become a tag or a structure.
+        from benchverdict.report.markdown import md_escape as cell
 
         d = self.design
         lines = [

@@ -6,12 +6,24 @@ Layout of a leaderboard folder::
     changes.md                                           what moved in it, and why
     data.parquet                                         every accepted row
     manifest.json                                        design, settings, submissions
-    versions/v0001/ ... versions/v000N/                  every version's four files
+    versions/v0001/ ... versions/v000N/                  every version's files
 
-Versions are never overwritten: an update writes ``versions/v{N+1}`` (it
-refuses if that folder exists) and then replaces the current files one by
-one through a temporary file (``os.replace``), so a crash leaves either the
-old or the new file, never half of one.
+Each version folder also keeps the rows (``data.parquet``) and the
+manifest it was published with. Writers of one folder are serialised by a
+lock (``fcntl.flock`` on ``.leaderboard.lock``); a second update waits for
+the first, then fails with "another update of this leaderboard is running".
+
+Versions are never overwritten, and a version is published whole or not at
+all: it is written into a temporary folder of a unique name inside
+``versions/`` (files created with ``O_EXCL | O_NOFOLLOW``, so a planted link
+is never followed), fsynced and renamed to ``versions/v{N+1}``; then
+``manifest.json`` is replaced (write a temporary file, fsync, ``os.replace``):
+that is the commit point. The current files are then replaced the same way.
+A crash (or a full disk) before the commit leaves an unpublished folder that
+the next writer removes; after it, the next writer finishes the current
+files. Every stored file's SHA-256 is recorded in the manifest and checked
+when read; a corrupt file is an error that names it and the last intact
+version.
 
 The analyses re-run on the whole board at each update: settled relations
 have family-wise error control over *all* pairs (Holm), so a new entry
@@ -22,16 +34,28 @@ the submission against the design and the account of what moved.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
+import io
 import json
 import os
+import re
+import stat
+import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pyarrow.lib import ArrowException
+
+try:  # the writer lock; POSIX only (elsewhere, writers are not serialised)
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 from benchverdict.effects.equivalence import Margin
 from benchverdict.exclusions import concat_exclusions
@@ -155,9 +179,12 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
 
 def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
                       sources: Sequence[str]) -> str:
+    # Names and file names are escaped: the page is rendered (MkDocs) and must stay inert.
+    from benchverdict.report.markdown import md_escape
+
     lines = [f"# Changes in version {board.version}", ""]
     if sources:
-        lines += [f"Submission: {', '.join(sources)}", ""]
+        lines += [f"Submission: {md_escape(', '.join(sources))}", ""]
     if not changes:
         lines.append("Nothing moved.")
     order = ["entered", "completed", "incomplete", "newly settled", "no longer settled",
@@ -166,7 +193,7 @@ def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
         these = [c for c in changes if c.kind == kind]
         if these:
             lines += [f"## {kind.capitalize()} ({len(these)})", ""]
-            lines += [f"- {c.text}" for c in these] + [""]
+            lines += [f"- {md_escape(c.text)}" for c in these] + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -222,21 +249,487 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
         exclusions=concat_exclusions([combined.exclusions, *excluded]))
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+# ----------------------------------------------------------------------------- the folder on disk
+#: Files of a version, in ``versions/vNNNN/`` and (the current version's) at the top.
+VERSION_FILES = (*CURRENT_FILES, "data.parquet")
+#: The lock file that serialises writers of one leaderboard folder.
+LOCK_NAME = ".leaderboard.lock"
+#: Seconds an update waits for another one on the same folder before it gives up.
+LOCK_WAIT = 60.0
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_VERSION_NAME = re.compile(r"^v(\d{4,})$")
+#: Name prefixes, inside ``versions/``, of a version being written and of one set aside.
+_TMP_PREFIX = ".tmp-"
+_ASIDE_PREFIX = ".unpublished-"
 
 
-def _write_version(directory: Path, board: Leaderboard, changes_md: str) -> None:
-    texts = {"leaderboard.json": board.to_json(), "leaderboard.md": board.to_markdown(),
-             "leaderboard.html": board.to_html(), "changes.md": changes_md}
-    version_dir = directory / "versions" / f"v{board.version:04d}"
-    version_dir.mkdir(parents=True, exist_ok=False)  # never overwrite a version
-    for name, text in texts.items():
-        (version_dir / name).write_text(text, encoding="utf-8")
-    for name, text in texts.items():
-        _write_atomic(directory / name, text)
+class StoreError(ValueError):
+    """A leaderboard folder cannot be read or written safely: corrupt, locked or foreign.
+
+    The message names the file, says which published versions are intact and
+    how to recover.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The file or folder concerned.
+
+    Examples
+    --------
+    >>> err = StoreError("board/manifest.json", "'board/manifest.json' is corrupt")
+    >>> err.path.name
+    'manifest.json'
+    """
+
+    def __init__(self, path: str | Path, message: str):
+        self.path = Path(path)
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (StoreError, (self.path, str(self)))
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` (never an existing file, never through a symlink), write it, fsync."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _replace_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` whole: a new file of a unique name, fsynced, then ``os.replace``."""
+    # mkstemp opens a random name with O_EXCL, so a symlink planted beside the target is
+    # never followed (the fixed ".name.tmp" of earlier versions could be one).
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            os.fchmod(fd, 0o644)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _regular_file(path: Path) -> bool:
+    """A regular file itself, not a link to one (nor a FIFO, whose reading would hang)."""
+    return not path.is_symlink() and path.is_file()
+
+
+@contextlib.contextmanager
+def _locked(directory: Path, wait: float):
+    """Hold the folder's writer lock (``fcntl.flock``), waiting at most ``wait`` seconds."""
+    path = directory / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
+    except OSError as err:
+        raise StoreError(path, (
+            f"cannot open the lock file {str(path)!r} ({err.strerror}). Fix: remove it if it "
+            f"is a link or not a file (it holds nothing), then run the update again.")) from err
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(path, f"the lock file {str(path)!r} is not a regular file. Fix: "
+                                   f"remove it (it holds nothing), then run the update again.")
+        deadline = time.monotonic() + wait
+        while fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StoreError(path, (
+                        f"another update of this leaderboard is running (lock held on "
+                        f"{str(path)!r}); wait for it to finish, then run this one "
+                        f"again.")) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _published_version(manifest: dict[str, Any]) -> int:
+    return max(int(s["version"]) for s in manifest["submissions"])
+
+
+def _version_dir(directory: Path, version: int) -> Path:
+    return directory / "versions" / f"v{version:04d}"
+
+
+def _recorded_files(manifest: dict[str, Any] | None, version: int) -> dict[str, str]:
+    """SHA-256 of each file of ``version`` as the manifest records it (none before 0.x)."""
+    if manifest is None:
+        return {}
+    for entry in manifest["submissions"]:
+        if entry.get("version") == version and isinstance(entry.get("files"), dict):
+            return entry["files"]
+    return {}
+
+
+def _why(err: BaseException) -> str:
+    if isinstance(err, json.JSONDecodeError):
+        return (f"not valid JSON ({err.msg}: line {err.lineno}, column {err.colno}; "
+                f"truncated or edited?)")
+    if isinstance(err, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(err, KeyError):
+        return f"the entry {err} is missing"
+    return str(err) or type(err).__name__
+
+
+def _intact_versions(directory: Path, manifest: dict[str, Any] | None) -> list[int]:
+    """Published versions whose ``leaderboard.json`` reads and matches its recorded digest."""
+    versions = directory / "versions"
+    if not versions.is_dir():
+        return []
+    latest = None if manifest is None else _published_version(manifest)
+    intact = []
+    for entry in versions.iterdir():
+        match = _VERSION_NAME.match(entry.name)
+        if not match or (latest is not None and int(match.group(1)) > latest):
+            continue
+        number = int(match.group(1))
+        path = entry / "leaderboard.json"
+        try:
+            if not _regular_file(path):
+                continue
+            data = path.read_bytes()
+            want = _recorded_files(manifest, number).get("leaderboard.json")
+            if want is not None and _sha256(data) != want:
+                continue
+            if Leaderboard.from_dict(json.loads(data.decode("utf-8"))).version == number:
+                intact.append(number)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return sorted(intact)
+
+
+def _corrupt(directory: Path, path: Path, why: str, manifest: dict[str, Any] | None,
+             fix: str) -> StoreError:
+    intact = _intact_versions(directory, manifest)
+    if intact:
+        last = _version_dir(directory, intact[-1])
+        state = (f"Published versions that read intact: {_listed([f'v{v:04d}' for v in intact])}"
+                 f"; the last intact one is {str(last)!r}.")
+    else:
+        state = "No published version reads intact."
+    return StoreError(path, f"{str(path)!r} is corrupt: {why}. {state} Fix: {fix}")
+
+
+def _read_manifest(directory: Path) -> dict[str, Any]:
+    path = directory / "manifest.json"
+    kept = sorted((p for p in (directory / "versions").glob("v*/manifest.json")
+                   if _VERSION_NAME.match(p.parent.name)), key=lambda p: int(p.parent.name[1:]))
+    fix = (f"restore manifest.json from a backup, or copy the manifest the version you want "
+           f"back was published with (the newest is {str(kept[-1])!r}) to {str(path)!r}."
+           if kept else "restore manifest.json from a backup.")
+    if not path.exists() and not path.is_symlink():
+        if (directory / "versions").is_dir() and any(
+                _VERSION_NAME.match(p.name) for p in (directory / "versions").iterdir()):
+            raise _corrupt(directory, path, "it is missing", None, fix)
+        raise FileNotFoundError(
+            f"{str(directory)!r} holds no leaderboard (no manifest.json). Fix: create one "
+            f"with `benchverdict leaderboard FILE -o {directory}`.")
+    try:
+        if not _regular_file(path):
+            raise ValueError("it is not a regular file")
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(manifest, dict) or manifest.get("schema") != MANIFEST_SCHEMA:
+            raise ValueError(f"it is not a leaderboard manifest (schema "
+                             f"{manifest.get('schema') if isinstance(manifest, dict) else None!r})")
+        submissions = manifest["submissions"]
+        if not (isinstance(submissions, list) and submissions and all(
+                isinstance(s, dict) and isinstance(s.get("submission"), int)
+                and isinstance(s.get("version"), int) and isinstance(s.get("algorithms"), list)
+                for s in submissions)):
+            raise ValueError("its list of submissions is missing or malformed")
+        Design.from_dict(manifest["design"])
+        if not (isinstance(manifest["analyses"], list) and all(
+                isinstance(manifest[k], (int, float)) and not isinstance(manifest[k], bool)
+                for k in ("alpha", "confidence"))):
+            raise ValueError("its settings (analyses, alpha, confidence) are malformed")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise _corrupt(directory, path, _why(err), None, fix) from err
+    # The manifest records the digests of every other file; its own check is the copy
+    # that its newest version was published with (boards before this store have none).
+    copy = _version_dir(directory, _published_version(manifest)) / "manifest.json"
+    if _regular_file(copy) and copy.read_bytes() != path.read_bytes():
+        raise _corrupt(
+            directory, path, f"it differs from {str(copy)!r}, the copy published with its "
+            f"newest version (one of the two was changed)", None,
+            f"if {str(copy)!r} is the right one, copy it to {str(path)!r}; otherwise restore "
+            f"either from a backup.")
+    return manifest
+
+
+def _verified_bytes(directory: Path, path: Path, manifest: dict[str, Any] | None,
+                    version: int) -> bytes:
+    """The bytes of a version's file, checked against the digest the manifest records."""
+    if not _regular_file(path):
+        raise _corrupt(directory, path, "it is missing (or not a regular file)", manifest,
+                       "restore it from a backup.")
+    data = path.read_bytes()
+    want = _recorded_files(manifest, version).get(path.name)
+    if want is not None and _sha256(data) != want:
+        copy = directory / path.name
+        fix = (f"the current copy {str(copy)!r} matches the recorded digest: copy it to "
+               f"{str(path)!r}." if path.parent != directory and _regular_file(copy)
+               and _sha256(copy.read_bytes()) == want
+               else "restore it from a backup.")
+        raise _corrupt(directory, path, f"its SHA-256 {_sha256(data)[:16]}... differs from "
+                       f"the {want[:16]}... that manifest.json records for version {version}",
+                       manifest, fix)
+    return data
+
+
+def _read_board(directory: Path, version: int, manifest: dict[str, Any] | None) -> Leaderboard:
+    path = _version_dir(directory, version) / "leaderboard.json"
+    if not path.exists() and not path.is_symlink():
+        if manifest is not None and version <= _published_version(manifest):
+            raise _corrupt(directory, path, "it is missing", manifest,
+                           "restore it from a backup.")
+        raise FileNotFoundError(
+            f"no leaderboard at {str(path)!r}. Fix: create one with "
+            f"`benchverdict leaderboard FILE -o {directory}`.")
+    data = _verified_bytes(directory, path, manifest, version)
+    try:
+        board = Leaderboard.from_dict(json.loads(data.decode("utf-8")))
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise _corrupt(directory, path, _why(err), manifest,
+                       "restore it from a backup.") from err
+    if board.version != version:
+        raise _corrupt(directory, path, f"it holds version {board.version}, not {version}",
+                       manifest, "restore it from a backup.")
+    return board
+
+
+_ROW_COLUMNS = ("algorithm", "benchmark", "seed", "score", "submission")
+
+
+def _read_rows(directory: Path, manifest: dict[str, Any], version: int) -> pd.DataFrame:
+    """Every accepted row of ``version``, checked against the digests the manifest records."""
+    path = _version_dir(directory, version) / "data.parquet"
+    if not (path.exists() or path.is_symlink()):
+        path = directory / "data.parquet"  # boards written before versions kept their rows
+    data = _verified_bytes(directory, path, manifest, version)
+    try:
+        stored = pd.read_parquet(io.BytesIO(data))
+        missing = [c for c in _ROW_COLUMNS if c not in stored.columns]
+        if missing:
+            raise ValueError(f"the column(s) {', '.join(missing)} are missing")
+    except (OSError, ValueError, TypeError, KeyError, ArrowException) as err:
+        raise _corrupt(directory, path, _why(err), manifest,
+                       "restore it from a backup.") from err
+    submissions = manifest["submissions"]
+    # Rows of a submission the manifest does not record come from an update of an earlier
+    # benchverdict that stopped before it published: they were never on the board.
+    stored = stored[stored["submission"].isin([s["submission"] for s in submissions])]
+    if "data.parquet" in _recorded_files(manifest, version):
+        return stored.reset_index(drop=True)  # the file's own digest was checked above
+    # A board written before files had digests: check each submission's rows against the
+    # digest recorded when they were accepted (unless a later submission replaced some).
+    by_submission = {key: rows.reset_index(drop=True)
+                     for key, rows in stored.groupby("submission", sort=False)}
+    replaced_later: set[str] = set()
+    for entry in reversed(submissions):
+        if not set(entry["algorithms"]) & replaced_later and "digest" in entry:
+            rows = by_submission.get(entry["submission"], stored.iloc[:0])
+            if _digest(rows) != entry["digest"]:
+                raise _corrupt(
+                    directory, path, f"the rows of submission {entry['submission']} differ "
+                    f"from those manifest.json records ({len(rows)} rows, "
+                    f"{entry.get('rows')} recorded)", manifest, "restore it from a backup.")
+        replaced_later |= set(entry.get("replaced") or [])
+    return stored.reset_index(drop=True)
+
+
+def _discard_unpublished(entry: Path) -> None:
+    """Remove a version that was never published (ours), or set it aside (if not only ours)."""
+    if entry.is_symlink():
+        entry.unlink()  # the link only, never its target
+        return
+    if entry.is_dir():
+        ours = {*VERSION_FILES, "manifest.json"}
+        for child in entry.iterdir():
+            if child.name in ours and (child.is_symlink() or child.is_file()):
+                child.unlink()
+        try:
+            entry.rmdir()
+            return
+        except OSError:
+            pass
+    # Something that is not only ours: kept, under a name that no longer blocks a version.
+    os.rename(entry, entry.parent / f"{_ASIDE_PREFIX}{entry.name.lstrip('.')}-"
+                                    f"{os.urandom(4).hex()}")
+
+
+def _recover(directory: Path, manifest: dict[str, Any] | None) -> None:
+    """Clear what a writer that stopped early left; finish one that stopped after publishing.
+
+    Runs under the lock, so no writer is running.
+    """
+    published = 0 if manifest is None else _published_version(manifest)
+    versions = directory / "versions"
+    if versions.is_symlink() or (versions.exists() and not versions.is_dir()):
+        raise StoreError(versions, (
+            f"{str(versions)!r} is not a folder (a link or a file): versions are read and "
+            f"written only inside the leaderboard's folder. Fix: remove it or move it away."))
+    temp_of = tuple(f".{n}." for n in (*VERSION_FILES, "manifest.json"))
+    for entry in directory.iterdir():
+        if entry.name.endswith(".tmp") and entry.name.startswith(temp_of) and (
+                entry.is_symlink() or entry.is_file()):
+            entry.unlink()
+    if versions.is_dir():
+        for entry in list(versions.iterdir()):
+            match = _VERSION_NAME.match(entry.name)
+            if entry.name.startswith(_TMP_PREFIX) or (match and int(match.group(1)) > published):
+                _discard_unpublished(entry)
+    if manifest is None:
+        return
+    # Published but the current files not (all) refreshed: copy them from the version.
+    recorded = _recorded_files(manifest, published)
+    for name in VERSION_FILES:
+        source = _version_dir(directory, published) / name
+        if not _regular_file(source):
+            continue
+        data = source.read_bytes()
+        if name in recorded and _sha256(data) != recorded[name]:
+            continue  # corrupt: the read that needs it says so
+        target = directory / name
+        if not _regular_file(target) or target.read_bytes() != data:
+            _replace_atomic(target, data)
+
+
+def _check_new_folder(directory: Path) -> None:
+    """Refuse a folder that holds anything but a leaderboard's own files (or is a file)."""
+    if not (directory.exists() or directory.is_symlink()):
+        return
+    if not directory.is_dir():
+        raise StoreError(directory, (
+            f"{str(directory)!r} is not a folder. Fix: give a new or empty folder for the "
+            f"leaderboard."))
+    if (directory / "manifest.json").exists():
+        raise FileExistsError(
+            f"{str(directory)!r} already holds a leaderboard. Fix: add a submission with "
+            f"`benchverdict leaderboard --update {directory} FILE`, or choose another folder.")
+
+    def ours_in_versions(entry: Path) -> bool:
+        return (_VERSION_NAME.match(entry.name) is not None
+                or entry.name.startswith((_TMP_PREFIX, _ASIDE_PREFIX)))
+
+    temp_of = tuple(f".{n}." for n in (*VERSION_FILES, "manifest.json"))
+    foreign = []
+    for entry in sorted(directory.iterdir()):
+        if entry.name == LOCK_NAME or (entry.name.startswith(temp_of)
+                                       and entry.name.endswith(".tmp")):
+            continue
+        if entry.name == "versions" and entry.is_dir() and not entry.is_symlink() and all(
+                ours_in_versions(e) for e in entry.iterdir()):
+            continue  # what a creation that stopped before publishing left
+        foreign.append(entry.name)
+    if foreign:
+        raise StoreError(directory, (
+            f"{str(directory)!r} is not empty and holds no leaderboard ({_listed(foreign)}): "
+            f"a leaderboard writes its own files there and never overwrites files it did "
+            f"not write. Fix: choose a new or empty folder."))
+
+
+def _publish(directory: Path, version: int, files: dict[str, bytes],
+             manifest: dict[str, Any]) -> None:
+    """Publish ``version``: its folder by one rename, the manifest, then the current files.
+
+    The manifest's replacement is the commit point. A crash anywhere leaves the
+    published versions intact; the next writer clears or finishes what it left
+    (:func:`_recover`).
+    """
+    versions = directory / "versions"
+    if versions.is_symlink() or (versions.exists() and not versions.is_dir()):
+        raise StoreError(versions, (
+            f"{str(versions)!r} is not a folder (a link or a file): versions are written only "
+            f"inside the leaderboard's folder. Fix: remove it or move it away."))
+    versions.mkdir(exist_ok=True)
+    final = _version_dir(directory, version)
+    if os.path.lexists(final):  # only if something appeared since _recover, under the lock
+        raise StoreError(final, (
+            f"{str(final)!r} exists although the manifest does not publish it: versions are "
+            f"never overwritten. Fix: move it away if it is not this leaderboard's."))
+    manifest["submissions"][-1]["files"] = {name: _sha256(data) for name, data in files.items()}
+    manifest_bytes = json.dumps(manifest, indent=2).encode("utf-8")
+    before = version - 1
+    try:
+        tmp = Path(tempfile.mkdtemp(dir=versions, prefix=f"{_TMP_PREFIX}v{version:04d}-"))
+        try:
+            for name, data in files.items():
+                _write_new(tmp / name, data)
+            # Each version keeps the manifest it was published with: the way back if the
+            # current manifest.json is ever lost.
+            _write_new(tmp / "manifest.json", manifest_bytes)
+            _fsync_dir(tmp)
+            os.rename(tmp, final)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                _discard_unpublished(tmp)
+            raise
+        _fsync_dir(versions)
+        _replace_atomic(directory / "manifest.json", manifest_bytes)
+    except OSError as err:
+        manifest_path = directory / "manifest.json"
+        committed = _regular_file(manifest_path) and manifest_path.read_bytes() == manifest_bytes
+        if committed:  # only the folder's fsync failed after the commit: it is published
+            raise StoreError(directory, (
+                f"version {version} is published but the folder could not be synced to disk "
+                f"({err.strerror or err}). Fix: check the disk.")) from err
+        with contextlib.suppress(OSError):
+            if os.path.lexists(final):
+                _discard_unpublished(final)
+        where = err.filename or directory
+        state = (f"the leaderboard stays at version {before}, unchanged" if before else
+                 "nothing was published")
+        raise StoreError(where, (
+            f"could not write version {version} ({err.strerror or err} at {str(where)!r}); "
+            f"{state}. Fix: free space or fix the permissions, then run it again.")) from err
+    try:
+        for name, data in files.items():
+            _replace_atomic(directory / name, data)
+    except OSError as err:
+        raise StoreError(err.filename or directory, (
+            f"version {version} is published (in {str(final)!r} and manifest.json) but "
+            f"refreshing the current files failed ({err.strerror or err}): they show an "
+            f"earlier version until the next update, which refreshes them first. Fix: free "
+            f"space or fix the permissions.")) from err
+
+
+def _version_files(board: Leaderboard, changes_md: str, table: pd.DataFrame) -> dict[str, bytes]:
+    return {"leaderboard.json": board.to_json().encode("utf-8"),
+            "leaderboard.md": board.to_markdown().encode("utf-8"),
+            "leaderboard.html": board.to_html().encode("utf-8"),
+            "changes.md": changes_md.encode("utf-8"),
+            "data.parquet": table.to_parquet(None, index=False)}
 
 
 def _stored_table(results: Results, submission: int) -> pd.DataFrame:
@@ -269,16 +762,23 @@ def create_leaderboard(
     progress: bool = False,
     sources: Sequence[str] = (),
     margin: float | str | None = None,
+    lock_wait: float = LOCK_WAIT,
 ) -> Leaderboard:
     """Start a leaderboard in ``directory`` from ``results`` (its design is theirs).
 
     ``margin`` (margin of practical equivalence, see :func:`build_leaderboard`)
-    is kept in the manifest, so every later version uses it too.
+    is kept in the manifest, so every later version uses it too. ``directory``
+    must be new or empty: files the leaderboard did not write are never
+    overwritten.
 
     Raises
     ------
     FileExistsError
         If ``directory`` already holds a leaderboard (use :func:`update_leaderboard`).
+    StoreError
+        If ``directory`` holds other files, another writer holds it for longer
+        than ``lock_wait`` seconds, or the disk refuses the write (nothing is
+        published then).
 
     Examples
     --------
@@ -287,15 +787,11 @@ def create_leaderboard(
     >>> folder = tempfile.mkdtemp()
     >>> board = create_leaderboard(folder, _example_small(), analyses=["ranks"])
     >>> sorted(p.name for p in Path(folder).iterdir())  # doctest: +NORMALIZE_WHITESPACE
-    ['changes.md', 'data.parquet', 'leaderboard.html', 'leaderboard.json', 'leaderboard.md',
-     'manifest.json', 'versions']
+    ['.leaderboard.lock', 'changes.md', 'data.parquet', 'leaderboard.html', 'leaderboard.json',
+     'leaderboard.md', 'manifest.json', 'versions']
     """
     directory = Path(directory)
-    if (directory / "manifest.json").exists():
-        raise FileExistsError(
-            f"{str(directory)!r} already holds a leaderboard. Fix: add a submission with "
-            f"`benchverdict leaderboard --update {directory} FILE`, or choose another folder.")
-    directory.mkdir(parents=True, exist_ok=True)
+    _check_new_folder(directory)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results)
     created = _now()
@@ -304,11 +800,9 @@ def create_leaderboard(
                               progress=progress, version=1, created=created, margin=margin)
     table = _stored_table(results, 1)
     changes = changes_between(None, board)
-    _write_version(directory, board, _changes_markdown(board, changes, sources))
-    table.to_parquet(directory / "data.parquet", index=False)
     manifest = {
         "schema": MANIFEST_SCHEMA, "schema_version": 1, "design": design.to_dict(),
-        "analyses": list(analyses), "alpha": alpha, "confidence": confidence,
+        "analyses": list(analyses), "alpha": float(alpha), "confidence": float(confidence),
         "sanity_checks": sanity_checks,
         # A margin as given ("0.2sd" or a number): an optional key, absent in older boards.
         "margin": None if margin is None else Margin.parse(margin).spec,
@@ -316,20 +810,60 @@ def create_leaderboard(
                          "sources": list(sources), "algorithms": list(results.algorithms),
                          "rows": len(table), "digest": _digest(table)}],
     }
-    _write_atomic(directory / "manifest.json", json.dumps(manifest, indent=2))
+    directory.mkdir(parents=True, exist_ok=True)
+    with _locked(directory, lock_wait):
+        _check_new_folder(directory)  # again: another creation may have won the lock
+        _recover(directory, None)
+        _publish(directory, 1, _version_files(
+            board, _changes_markdown(board, changes, sources), table), manifest)
     return board
 
 
 def load_leaderboard(directory: str | Path, version: int | None = None) -> Leaderboard:
-    """The current leaderboard in ``directory`` (or an earlier ``version``)."""
+    """The current leaderboard in ``directory`` (or an earlier ``version``).
+
+    The current version is the last one the manifest records as published;
+    its file is checked against the digest recorded then.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no leaderboard (or no such version).
+    StoreError
+        If a file is corrupt: the message names it, the intact versions and
+        how to recover.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from benchverdict.results import _example_small
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = create_leaderboard(folder, _example_small(), analyses=["ranks"])
+    >>> load_leaderboard(folder).version
+    1
+    """
     directory = Path(directory)
-    path = (directory / "leaderboard.json" if version is None
-            else directory / "versions" / f"v{version:04d}" / "leaderboard.json")
-    if not path.exists():
+    manifest = None
+    if (directory / "manifest.json").exists() or (directory / "manifest.json").is_symlink():
+        try:
+            manifest = _read_manifest(directory)
+        except StoreError:
+            if version is None:
+                raise
+            # An earlier version can still be read (to recover), unchecked.
+    if version is not None:
+        return _read_board(directory, int(version), manifest)
+    if manifest is not None:
+        return _read_board(directory, _published_version(manifest), manifest)
+    path = directory / "leaderboard.json"  # a copied folder without its manifest
+    if not _regular_file(path):
         raise FileNotFoundError(
             f"no leaderboard at {str(path)!r}. Fix: create one with "
             f"`benchverdict leaderboard FILE -o {directory}`.")
-    return Leaderboard.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    try:
+        return Leaderboard.from_dict(json.loads(path.read_bytes().decode("utf-8")))
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise _corrupt(directory, path, _why(err), None, "restore it from a backup.") from err
 
 
 def update_leaderboard(
@@ -339,6 +873,7 @@ def update_leaderboard(
     replace: bool = False,
     progress: bool = False,
     sources: Sequence[str] = (),
+    lock_wait: float = LOCK_WAIT,
 ) -> tuple[Leaderboard, list[Change]]:
     """Add a submission to the leaderboard in ``directory``; write a new version.
 
@@ -348,6 +883,9 @@ def update_leaderboard(
     outside the design are left out and counted. Then every analysis re-runs
     on the whole board (see the module docstring for why) and ``changes.md``
     says what moved and why.
+
+    Updates of one folder are serialised by a lock; a version is published
+    whole or not at all (see the module docstring).
 
     Parameters
     ----------
@@ -362,6 +900,8 @@ def update_leaderboard(
         Show progress.
     sources : sequence of str
         Where the submission came from (file names), for the record.
+    lock_wait : float
+        Seconds to wait for another update of the same folder to finish.
 
     Returns
     -------
@@ -374,52 +914,64 @@ def update_leaderboard(
     ValueError
         If the objective or kind differs from the leaderboard's, or an
         algorithm is already on the board and ``replace`` is false.
+    StoreError
+        If another update holds the folder for longer than ``lock_wait``
+        seconds ("another update of this leaderboard is running"), a stored
+        file is corrupt (named, with the last intact version), or the disk
+        refuses the write (the board stays at its version).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from benchverdict.results import _example_small
+    >>> small, folder = _example_small(), tempfile.mkdtemp()
+    >>> _ = create_leaderboard(folder, small.subset(algorithms=["a"]), analyses=["ranks"])
+    >>> board, changes = update_leaderboard(folder, small.subset(algorithms=["b"]))
+    >>> board.version, [c.kind for c in changes if c.kind == "entered"]
+    (2, ['entered'])
     """
     directory = Path(directory)
-    manifest_path = directory / "manifest.json"
-    if not manifest_path.exists():
-        raise FileNotFoundError(
-            f"{str(directory)!r} holds no leaderboard (no manifest.json). Fix: create one "
-            f"with `benchverdict leaderboard FILE -o {directory}`.")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    design = Design.from_dict(manifest["design"])
-    check_submission(design, results)  # objective/kind/budget mismatches raise here
-    old = load_leaderboard(directory)
-    stored = pd.read_parquet(directory / "data.parquet")
-    clash = sorted(set(results.algorithms) & set(stored["algorithm"]))
-    if clash and not replace:
-        raise ValueError(
-            f"algorithm: {_listed(clash)} already on the leaderboard. Fix: rename the "
-            f"submission's algorithms, or pass --replace to replace their rows.")
-    submission = 1 + max(s["submission"] for s in manifest["submissions"])
-    new_rows = _stored_table(results, submission)
-    kept = stored[~stored["algorithm"].isin(clash)]
-    combined = pd.concat([kept, new_rows], ignore_index=True)
-    columns = ["algorithm", "benchmark", "seed", "score"] + (
-        ["budget"] if design.final_budget is not None else [])
-    everything = Results.from_frame(
-        combined[columns], algorithm="algorithm", benchmark="benchmark", seed="seed",
-        score="score", objective=design.objective,
-        budget="budget" if design.final_budget is not None else None, kind=design.kind)
-    version = old.version + 1
-    created = _now()
-    board = build_leaderboard(
-        everything, design=design, analyses=manifest["analyses"], alpha=manifest["alpha"],
-        confidence=manifest["confidence"], sanity_checks=manifest.get("sanity_checks", False),
-        progress=progress, version=version, created=created, margin=manifest.get("margin"))
-    if len(results.exclusions):
-        board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
-    if clash:
-        board.notes.append(f"Rows of {_listed(clash)} were replaced by submission "
-                           f"{submission}.")
-    changes = changes_between(old, board)
-    _write_version(directory, board, _changes_markdown(board, changes, sources))
-    tmp = directory / ".data.parquet.tmp"
-    combined.to_parquet(tmp, index=False)
-    os.replace(tmp, directory / "data.parquet")
-    manifest["submissions"].append({
-        "submission": submission, "version": version, "created": created,
-        "sources": list(sources), "algorithms": list(results.algorithms),
-        "replaced": clash, "rows": len(new_rows), "digest": _digest(new_rows)})
-    _write_atomic(manifest_path, json.dumps(manifest, indent=2))
+    _read_manifest(directory)  # no leaderboard: say so before waiting for a lock
+    with _locked(directory, lock_wait):
+        manifest = _read_manifest(directory)  # as the writer before us left it
+        _recover(directory, manifest)
+        current = _published_version(manifest)
+        design = Design.from_dict(manifest["design"])
+        check_submission(design, results)  # objective/kind/budget mismatches raise here
+        old = _read_board(directory, current, manifest)
+        stored = _read_rows(directory, manifest, current)
+        clash = sorted(set(results.algorithms) & set(stored["algorithm"]))
+        if clash and not replace:
+            raise ValueError(
+                f"algorithm: {_listed(clash)} already on the leaderboard. Fix: rename the "
+                f"submission's algorithms, or pass --replace to replace their rows.")
+        submission = 1 + max(s["submission"] for s in manifest["submissions"])
+        new_rows = _stored_table(results, submission)
+        kept = stored[~stored["algorithm"].isin(clash)]
+        combined = pd.concat([kept, new_rows], ignore_index=True)
+        columns = ["algorithm", "benchmark", "seed", "score"] + (
+            ["budget"] if design.final_budget is not None else [])
+        everything = Results.from_frame(
+            combined[columns], algorithm="algorithm", benchmark="benchmark", seed="seed",
+            score="score", objective=design.objective,
+            budget="budget" if design.final_budget is not None else None, kind=design.kind)
+        version = current + 1
+        created = _now()
+        board = build_leaderboard(
+            everything, design=design, analyses=manifest["analyses"],
+            alpha=manifest["alpha"], confidence=manifest["confidence"],
+            sanity_checks=manifest.get("sanity_checks", False), progress=progress,
+            version=version, created=created, margin=manifest.get("margin"))
+        if len(results.exclusions):
+            board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
+        if clash:
+            board.notes.append(f"Rows of {_listed(clash)} were replaced by submission "
+                               f"{submission}.")
+        changes = changes_between(old, board)
+        manifest["submissions"].append({
+            "submission": submission, "version": version, "created": created,
+            "sources": list(sources), "algorithms": list(results.algorithms),
+            "replaced": clash, "rows": len(new_rows), "digest": _digest(new_rows)})
+        _publish(directory, version, _version_files(
+            board, _changes_markdown(board, changes, sources), combined), manifest)
     return board, changes
