@@ -244,3 +244,21 @@ def test_a_failing_summary_still_gives_a_repr_and_long_text_is_cut():
     assert result_repr(_Broken()) == "<_Broken: (summary unavailable: RuntimeError)>"
     html_text = result_html(_Broken())
     assert "a" * 80 not in html_text and "a" * 79 + "…" in html_text
+
+
+def test_results_has_a_notebook_view():
+    """Results shows what the data are, how they were read and the table's head (issue 25:
+    it had no notebook HTML view); names are escaped; left-out rows are pointed to."""
+    import pandas as pd
+
+    from benchverdict.results import Results
+
+    frame = pd.DataFrame({"alg": ["<script>x</script>", "b"] * 10, "seed": range(20),
+                          "score": [0.1 * i for i in range(20)]})
+    frame.loc[3, "score"] = float("nan")
+    res = Results.from_frame(frame, algorithm="alg", seed="seed", score="score",
+                             objective="maximize", kind="runs", on_invalid="drop")
+    html = res._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "rows read as runs" in html and "left out: see .exclusions" in html
+    assert "8 of 19 rows" in html

@@ -377,6 +377,31 @@ class Results:
             f"{len(self.seeds)} seeds{budget}; {len(self.exclusions)} rows excluded)"
         )
 
+    def _summary_lines(self) -> list[str]:
+        lines = [repr(self).removeprefix("Results(").removesuffix(")"),
+                 f"rows read as {self.kind}: {self.kind_reason}"]
+        if len(self.exclusions):
+            lines.append(f"{len(self.exclusions):,} row(s) or run(s) left out: see "
+                         f".exclusions")
+        return lines
+
+    def _summary_table(self) -> pd.DataFrame:
+        return self._frame  # read only: the notebook view shows its head
+
+    def _repr_html_(self) -> str:
+        """The notebook view: what the data are, how they were read, the table's head.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> html = _example_small()._repr_html_()
+        >>> html.startswith("<div"), "rows read as trials" in html, "<table" in html
+        (True, True, True)
+        """
+        from benchverdict._repr import result_html
+
+        return result_html(self)
+
     def copy(self) -> Results:
         """Return a cheap copy (the data are shared copy-on-write)."""
         return Results(
