@@ -28,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--alpha", type=_significance, default=0.05,
                    help="significance level of the dominance tests (default 0.05); the CVaR "
                         "level is --cvar-level")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (0.95)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="interval level (default 0.95; the report's DSE intervals use its "
+                        "--confidence, default 0.8)")
     p.add_argument("--band", default="dkw",
                    choices=["dkw", "ks", "ld_equal_tailed", "ld_highest_density"],
                    help="CDF band for band intervals and plots (default dkw)")

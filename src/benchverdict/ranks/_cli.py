@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
                    help="bootstrap resamples for effect-size intervals and bands (1000; the "
                         "anytime bands use at most 500)")
     p.add_argument("--confidence", type=float, default=0.95,
-                   help="level of the effect-size intervals and bands (0.95)")
+                   help="level of the effect-size intervals and bands (default 0.95, as the "
+                        "report's effect intervals at --alpha 0.05)")
     p.add_argument("--random-seed", type=int, default=0, metavar="S",
                    help="seed of the bootstraps and permutation tests (0); --seed names the "
                         "seed column")

@@ -81,7 +81,11 @@ def register(subparsers, parents) -> None:
                         help=f"comma-separated subset of {','.join(family_names())} "
                              f"(default: every analysis that applies)")
     parser.add_argument("--confidence", type=_probability, default=0.8,
-                        help="confidence of bands and intervals (default 0.8)")
+                        help="level of the descriptive bands and intervals: tuning-curve "
+                             "bands and DSE intervals (default 0.8, the tuning-curve "
+                             "literature's level, Lourie et al. 2024; the single-module "
+                             "commands default to 0.95). Decisions and effect intervals "
+                             "use --alpha")
     parser.add_argument("--alpha", type=_probability, default=0.05,
                         help="significance level of tests (default 0.05)")
     parser.add_argument("--at-budget", dest="at_budget", type=_budget, default=None,

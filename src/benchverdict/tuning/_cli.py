@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
         ),
     )
     p.add_argument("--confidence", type=float, default=0.8,
-                   help="simultaneous confidence of each band (default 0.8)")
+                   help="simultaneous confidence of each band (default 0.8, as in Lourie et al. "
+                        "2024 and the report; the other single-module commands use 0.95)")
     p.add_argument("--band", default="ld_highest_density", choices=[*METHODS, "none"],
                    help="CDF band the curve band is built from (default ld_highest_density)")
     p.add_argument("--curve", default="median", choices=["median", "mean"],
