@@ -379,3 +379,38 @@ def test_crossed_fit_uses_the_schur_path_and_equals_the_dense_fit(formula, monke
     np.testing.assert_allclose(schur.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(schur.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
                                atol=1e-9)
+
+
+@pytest.mark.parametrize("formula", [
+    "score ~ algorithm + (1|benchmark)",
+    "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)",
+    "score ~ algorithm + (1|benchmark) + (0 + algorithm|seed)",
+    "score ~ algorithm * benchmark + (1|seed)",
+    "score ~ algorithm + (0 + benchmark || algorithm)",
+    "score ~ 1 + (1|seed) + (1|benchmark)",
+])
+def test_cross_products_from_cells_equal_the_row_pass(formula, monkeypatch):
+    """With factors only, X'X, X'Z, Z'Z, X'y, Z'y come from per-cell counts and sums of y
+    (issue 25: building Z row by row took 0.74 of the LMEM's 1.06 s on 3.3M rows); they
+    equal the chunked pass over every row to round-off. A numeric covariate keeps the rows."""
+    from benchverdict.lmem import design as dmod
+    from benchverdict.lmem.formula import parse_formula
+
+    rng = np.random.default_rng(7)
+    n = 5000
+    frame = pd.DataFrame({"algorithm": rng.choice(list("ABCD"), n),
+                          "benchmark": rng.choice([f"b{i}" for i in range(7)], n),
+                          "seed": rng.choice([str(i) for i in range(5)], n),
+                          "x": rng.normal(size=n), "score": rng.normal(size=n)})
+    design = dmod.build_design(frame, parse_formula(formula))
+    assert dmod._factor_cells(design) is not None
+    cells = dmod.cross_products(design)
+    monkeypatch.setattr(dmod, "_factor_cells", lambda d: None)
+    rows = dmod.cross_products(design)
+    for name in ("XtX", "XtZ", "ZtZ", "Xty", "Zty", "yty"):
+        np.testing.assert_allclose(getattr(cells, name), getattr(rows, name), rtol=1e-12,
+                                   atol=1e-9)
+    assert cells.n == rows.n == n
+    monkeypatch.undo()
+    numeric = dmod.build_design(frame, parse_formula("score ~ algorithm + x + (1|benchmark)"))
+    assert dmod._factor_cells(numeric) is None

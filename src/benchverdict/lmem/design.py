@@ -318,6 +318,9 @@ def cross_products(design: Design, chunk_rows: int = CHUNK_ROWS) -> CrossProduct
     ``(0 + benchmark || algorithm)`` has one, not one per benchmark), so the
     products cost O(rows x nonzeros per row squared).
     """
+    cells = _factor_cells(design)
+    if cells is not None:
+        return _cell_cross_products(design, *cells)
     p, q, n = design.p, design.q, design.n
     XtX = np.zeros((p, p))
     XtZ = np.zeros((p, q))
@@ -330,6 +333,78 @@ def cross_products(design: Design, chunk_rows: int = CHUNK_ROWS) -> CrossProduct
             yty += _accumulate(design, slice(start, min(n, start + chunk_rows)),
                                XtX, XtZ, ZtZ, Xty, Zty)
     return CrossProducts(XtX, XtZ, ZtZ, Xty, Zty, yty, n)
+
+
+#: The cell path is taken when the rows outnumber the cells at least this many times.
+MIN_ROWS_PER_CELL = 4
+
+
+def _factor_cells(design: Design) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(cell of each row, one row of each cell)`` when X and Z depend on factors only.
+
+    A cell is one combination of the levels of every variable the formula uses.
+    When all of them are factors, a row of ``X`` and of ``Z`` is a function of
+    its cell, so every cross-product is a sum over cells weighted by their
+    counts: the rows are read once (codes, counts, sums of ``y``) instead of
+    building ``Z`` for each of them. ``None`` when a variable is numeric or the
+    cells are too many for this to pay.
+    """
+    variables = list(design.variables.values())
+    n = design.n
+    if not variables or not all(v.is_factor for v in variables):
+        return None
+    code = np.zeros(n, dtype=np.int64)
+    size = 1
+    for var in variables:
+        k = max(len(var.levels), 1)
+        if size > 2**62 // k:
+            return None
+        code = code * k + var.codes
+        size *= k
+    if size <= 2**24:
+        count = np.bincount(code, minlength=size)
+        present = np.flatnonzero(count)
+        index = np.full(size, -1, dtype=np.int64)
+        index[present] = np.arange(present.size)
+        cell = index[code]
+        n_cells = present.size
+    else:
+        _, cell = np.unique(code, return_inverse=True)
+        n_cells = int(cell.max()) + 1 if n else 0
+    if n_cells * MIN_ROWS_PER_CELL > n:
+        return None
+    # Any row of a cell stands for all of them (their X and Z rows are equal), so whichever
+    # of the repeated writes lands is right.
+    first = np.empty(n_cells, dtype=np.int64)
+    first[cell] = np.arange(n)
+    return cell, first
+
+
+def _cell_cross_products(design: Design, cell: np.ndarray, first: np.ndarray) -> CrossProducts:
+    """:func:`cross_products` from per-cell counts and sums of ``y`` (:func:`_factor_cells`).
+
+    ``first`` holds one row of each cell.
+    """
+    n_cells = first.size
+    w = np.bincount(cell, minlength=n_cells).astype(np.float64)
+    sum_y = np.bincount(cell, design.y, minlength=n_cells)
+    X = design.fixed_matrix(first)
+    Xw = X * w[:, None]
+    with small_problem_threads(0):
+        XtX = X.T @ Xw
+        Xty = X.T @ sum_y
+        yty = float(design.y @ design.y)
+        if not design.q:
+            q = 0
+            return CrossProducts(XtX, np.zeros((design.p, q)), np.zeros((q, q)), Xty,
+                                 np.zeros(q), yty, design.n)
+        Z = design.random_matrix(first)
+        Z.eliminate_zeros()
+        Zt = Z.T.tocsr()
+        ZtZ = (Zt @ Z.multiply(w[:, None]).tocsr()).toarray()
+        XtZ = np.asarray(Zt @ Xw).T
+        Zty = Zt @ sum_y
+    return CrossProducts(XtX, XtZ, ZtZ, Xty, np.asarray(Zty), yty, design.n)
 
 
 def _accumulate(design: Design, rows: slice, XtX: np.ndarray, XtZ: np.ndarray, ZtZ: np.ndarray,
