@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.exclusions import concat_exclusions
-from benchverdict.io import read_frame
+from benchverdict.io import check_regular, read_frame
 from benchverdict.io.neps_runs import read_neps
 from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.io.ray_tune_runs import read_ray_tune
@@ -72,8 +72,7 @@ def _json_lines(file: Path):
     """Yield ``(line number, object)`` for every non-blank line, with clear errors."""
     from benchverdict.io import ReadError
 
-    if not file.exists():
-        raise FileNotFoundError(f"no such file or directory: {str(file)!r}")
+    check_regular(file, folder_ok=False)  # a FIFO would block the read forever
     with open(file, "rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
             try:
@@ -384,6 +383,7 @@ def read_hpob(
         candidate = Path(path).with_name("meta-dataset-descriptors.json")
         descriptors = candidate if candidate.exists() else None
     if descriptors is not None:
+        check_regular(descriptors, folder_ok=False)
         with open(descriptors, encoding="utf-8") as fh:
             spaces = json.load(fh)
         dims = {str(k): len(v.get("variables_order", v.get("variables", {})))
@@ -481,7 +481,8 @@ NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
                  objective: Objective | None = None, score: str | None = None,
-                 name_pattern: str | None = None, min_algorithms: int = 2) -> Results:
+                 name_pattern: str | None = None, min_algorithms: int = 2,
+                 trust_pickle: bool = False) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
@@ -489,7 +490,9 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     format holds several (the CLI's ``--score``); ``name_pattern`` names the
     runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
     ``--name-pattern``); ``min_algorithms=1`` lets those read a single
-    algorithm's runs (a leaderboard submission).
+    algorithm's runs (a leaderboard submission). ``trust_pickle`` (the CLI's
+    ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl``, which
+    can run code; that adapter also takes ``objective`` and ``score`` (the metric).
 
     Examples
     --------
@@ -513,6 +516,12 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name not in ADAPTERS:
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    if trust_pickle and name != "ray-tune":
+        raise ValueError(f"the {name} adapter reads no pickle; trust_pickle is for ray-tune.")
+    if name == "ray-tune":
+        return read_ray_tune(path, on_invalid=on_invalid, name_pattern=name_pattern,
+                             objective=objective, metric=score, trust_pickle=trust_pickle,
+                             min_algorithms=min_algorithms)
     if name in NAMED_RUNS:
         return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
                               min_algorithms=min_algorithms)
