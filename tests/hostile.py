@@ -195,11 +195,14 @@ NAME_SETS: dict[str, list[str]] = {
     "entities": ["&amp;", "&lt;", "&#x27;", "&"],
     "dots": [".", "..", "...", ".hidden"],
     "case": ["a", "A", "aa", "AA"],
-    # Look alike, differ as text: must stay four algorithms (no Unicode normalisation).
+    # Look alike, differ as text (NFD vs NFC; no-break, em and ideographic spaces):
+    # refused as look-alike names (issue 25), never silently two entries or merged.
     "lookalike": ["e\u0301", "\u00e9", "A\u030a", "\u00c5"],
     "spaces2": ["a\u00a0b", "a b", "a\u2003b", "a\u3000b"],
 }
 NAME_FORMATS = ["csv", "jsonl", "parquet", "tsv"]
+#: Name sets whose names collide under benchverdict._validation.lookalike_key.
+LOOKALIKE_SETS = ("lookalike", "spaces2")
 
 
 def _renamed(algs: dict[str, str] | None, benches: dict[str, str] | None) -> Callable:
@@ -222,6 +225,14 @@ def name_cases() -> list[Case]:
         algs = dict(zip(ALGORITHMS, names)) if role in ("alg", "both") else None
         bench_names = names[1:] if role == "both" else names[:3]
         benches = dict(zip(BENCHMARKS, bench_names)) if role in ("bench", "both") else None
+        if set_name in LOOKALIKE_SETS:
+            column = "alg" if role != "bench" else "task"
+            out.append(Case(
+                id=f"names-{set_name}-{role}-{fmt}", kind="names",
+                make=_frame_case(_renamed(algs, benches), fmt, "names"),
+                validate={"invalid"}, report={"invalid"},
+                mention=((column,), ("look the same",)), analyses=None))
+            continue
         out.append(Case(
             id=f"names-{set_name}-{role}-{fmt}", kind="names",
             make=_frame_case(_renamed(algs, benches), fmt, "names"),

@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from benchverdict import io
+from benchverdict import Results, io
 from benchverdict._validation import ReadError, ValidationError
 from benchverdict.cli import main
 from benchverdict.io import adapters
@@ -264,6 +265,64 @@ def test_ray_tune_unpickles_only_on_opt_in(tmp_path):
 def test_trust_pickle_is_refused_by_other_adapters(tmp_path):
     with pytest.raises(ValueError, match="ray-tune"):
         adapters.read_adapter("optuna", tmp_path, trust_pickle=True)
+
+
+# ------------------------------------------------------------------ 3. look-alike names
+LOOKALIKES = {
+    "trailing-space": ("TPE", "TPE "),
+    "leading-space": ("TPE", " TPE"),
+    "zero-width-space": ("TPE", "TP\u200bE"),
+    "zero-width-joiner": ("TPE", "T\u200dPE"),
+    "soft-hyphen": ("TPE", "TP\u00adE"),
+    "bom": ("TPE", "\ufeffTPE"),
+    "nfc-nfd": ("caf\u00e9", "cafe\u0301"),
+    "fullwidth": ("TPE", "\uff34\uff30\uff25"),
+    "cyrillic": ("TPE", "TP\u0415"),
+    "cyrillic-lower": ("random", "r\u0430ndom"),
+    "greek": ("TPE", "\u03a4PE"),
+    "no-break-space": ("a b", "a\u00a0b"),
+}
+
+
+def _two_algorithms(first: str, second: str) -> pd.DataFrame:
+    return pd.DataFrame({"alg": [first] * 2 + [second] * 2, "seed": [0, 1] * 2,
+                         "acc": [0.1, 0.2, 0.3, 0.4]})
+
+
+@pytest.mark.parametrize("label", list(LOOKALIKES))
+def test_lookalike_names_are_refused_naming_both(label, tmp_path):
+    first, second = LOOKALIKES[label]
+    frame = _two_algorithms(first, second)
+    for path in (tmp_path / "r.csv", tmp_path / "r.parquet"):
+        frame.to_csv(path, index=False) if path.suffix == ".csv" else frame.to_parquet(path)
+        with pytest.raises(ValidationError) as err:
+            io.read(path, **ROLES)
+        [problem] = err.value.problems
+        assert problem.reason == "lookalike_algorithm", problem.message
+        assert repr(first) in problem.message and repr(second) in problem.message
+        assert "rows 0 and 1" in problem.message and "rows 2 and 3" in problem.message
+        assert problem.rows == (0, 1, 2, 3) and "Fix:" in problem.message
+
+
+def test_lone_padded_name_is_refused_not_stripped():
+    with pytest.raises(ValidationError) as err:
+        Results.from_frame(_two_algorithms("TPE ", "BO"), **ROLES)
+    [problem] = err.value.problems
+    assert problem.reason == "whitespace_algorithm" and problem.rows == (0, 1)
+    assert ".str.strip()" in problem.message
+
+
+def test_mixed_latin_cyrillic_name_is_refused():
+    with pytest.raises(ValidationError, match="mixing Latin and Cyrillic"):
+        Results.from_frame(_two_algorithms("r\u0430ndom", "BO"), **ROLES)
+
+
+@pytest.mark.parametrize("pair", [("rf", "RF"), ("\u03b2-VAE", "VAE"), ("BERT", "\u65e5\u672c"),
+                                  ("\u0431\u0443\u043a\u0432\u0430", "word"),
+                                  ("e\u0301", "x"), ("a b", "a  b")])
+def test_distinct_names_stay_distinct(pair):
+    res = Results.from_frame(_two_algorithms(*pair), **ROLES)
+    assert sorted(res.algorithms) == sorted(pair)
 
 
 if __name__ == "__main__":  # pragma: no cover
