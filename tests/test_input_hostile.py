@@ -325,5 +325,25 @@ def test_distinct_names_stay_distinct(pair):
     assert sorted(res.algorithms) == sorted(pair)
 
 
+# ------------------------------------------------------------------ 8. AMLB seeds
+def test_amlb_seeds_are_integers_in_exclusions(tmp_path):
+    """A failed run with a blank fold made the folds floats: "seed 6.0" in the exclusions."""
+    rows = []
+    for framework in ("A", "B"):
+        for fold in range(10):
+            for task in ("t1", "t2"):
+                failed = framework == "B" and fold == 6 and task == "t1"
+                rows.append(dict(id="x", task=task, framework=framework, constraint="1h",
+                                 fold=None if failed else fold, metric="auc", mode="local",
+                                 result=None if failed else 0.5 + fold / 100,
+                                 info="Error: crashed" if failed else None))
+    path = tmp_path / "results.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = adapters.read_amlb(path)
+    assert res.seeds == list(range(10))
+    text = " ".join(res.blocks().exclusions["reason"].astype(str))
+    assert "seed 6 " in text and "6.0" not in text and "nan" not in text
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__]))
