@@ -345,5 +345,42 @@ def test_amlb_seeds_are_integers_in_exclusions(tmp_path):
     assert "seed 6 " in text and "6.0" not in text and "nan" not in text
 
 
+# ------------------------------------------------------------------ 10. generated corpus
+sys.path.insert(0, str(Path(__file__).parent))
+import hostile  # noqa: E402
+
+READER_CASES = hostile.reader_cases()
+CORPUS_ROLES = dict(algorithm="alg", benchmark="task", seed="seed", budget="trial",
+                    score="acc", objective="maximize")
+
+
+def test_reader_corpus_is_large():
+    assert len(READER_CASES) >= 300, len(READER_CASES)
+    assert len({c.id for c in READER_CASES}) == len(READER_CASES)
+
+
+@pytest.mark.parametrize("case", READER_CASES, ids=[c.id for c in READER_CASES])
+def test_reader_corpus(case, tmp_path):
+    """Every file reads with the same names or fails with the project's own error."""
+    path = case.make(tmp_path)
+    start = time.monotonic()
+    try:
+        res = io.read(path, **CORPUS_ROLES)
+    except ValidationError as err:
+        assert case.reason is not None, f"{case.id}: unexpected {err}"
+        assert case.reason in [p.reason for p in err.problems], str(err)
+        for p in err.problems:
+            assert "Fix:" in p.message and (p.rows or p.reason == "empty"), p.message
+    except ReadError as err:
+        assert case.reason == "read", f"{case.id}: unexpected {err}"
+        assert "Fix:" in str(err)
+    else:
+        assert case.names is not None, f"{case.id}: read although it must fail"
+        assert set(res.algorithms) == case.names["alg"]
+        assert set(res.benchmarks) == case.names["task"]
+        assert len(res) == len(hostile.base_frame()) and res.exclusions.empty
+    assert time.monotonic() - start < 10, f"{case.id}: slow read"
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__]))
