@@ -345,6 +345,49 @@ def test_amlb_seeds_are_integers_in_exclusions(tmp_path):
     assert "seed 6 " in text and "6.0" not in text and "nan" not in text
 
 
+# ------------------------------------------------------------------ 9. autorank's wide table
+def _wide(n: int = 12) -> pd.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return pd.DataFrame(rng.normal(size=(n, 3)), columns=["A", "B", "C"])
+
+
+def test_wide_table_text_first_column_names_the_benchmarks(tmp_path, capsys):
+    paper = _wide()
+    paper.insert(0, "data set", [f"ds-{i}" for i in range(12)])
+    path = tmp_path / "paper.csv"
+    paper.to_csv(path, index=False)
+    res = adapters.from_autorank_wide(path, objective="maximize")
+    assert sorted(res.benchmarks) == sorted(paper["data set"])
+    assert res.algorithms == ["A", "B", "C"]
+    assert main(["validate", str(path), "--adapter", "autorank-wide",
+                 "--objective", "maximize"]) == 0
+
+
+def test_wide_table_benchmark_option_and_message(tmp_path, capsys):
+    table = _wide().assign(task_id=range(100, 112), note="x")
+    path = tmp_path / "ids.csv"
+    table.to_csv(path, index=False)
+    assert main(["validate", str(path), "--adapter", "autorank-wide",
+                 "--objective", "maximize"]) == 1
+    assert "--benchmark COLUMN" in capsys.readouterr().err
+    table.drop(columns="note").to_csv(path, index=False)
+    assert main(["validate", str(path), "--adapter", "autorank-wide", "--objective",
+                 "maximize", "--benchmark", "task_id"]) == 0
+    res = adapters.read_adapter("autorank-wide", path, objective="maximize",
+                                benchmark="task_id")
+    assert [int(b) for b in res.benchmarks] == list(range(100, 112))
+
+
+def test_wide_table_row_numbers_sort_naturally(tmp_path):
+    path = tmp_path / "plain.csv"
+    _wide().to_csv(path, index=False)
+    res = adapters.from_autorank_wide(path, objective="maximize")
+    assert [str(b) for b in res.benchmarks] == [str(i) for i in range(12)]
+    assert [str(b) for b in res.blocks().matrix.index] == [str(i) for i in range(12)]
+
+
 # ------------------------------------------------------------------ 10. generated corpus
 sys.path.insert(0, str(Path(__file__).parent))
 import hostile  # noqa: E402

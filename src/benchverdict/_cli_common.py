@@ -154,6 +154,8 @@ def _load_results(args: argparse.Namespace):
                                      objective=args.objective, score=args.score,
                                      name_pattern=args.name_pattern,
                                      trust_pickle=getattr(args, "trust_pickle", False),
+                                     benchmark=args.benchmark if args.adapter == "autorank-wide"
+                                     else None,
                                      min_algorithms=getattr(args, "min_algorithms", 2))
     if getattr(args, "name_pattern", None) is not None:
         raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "

@@ -419,7 +419,10 @@ def from_autorank_wide(
 
     Every cell is one algorithm's (final) score on one block, so
     ``kind="runs"`` with a single constant seed ``0``. Block labels come from
-    ``benchmark_column`` if given, else from the index.
+    ``benchmark_column`` if given (the CLI's ``--benchmark``); else from a
+    first column of text (a paper table's data-set names), which is then the
+    only column that may be non-numeric; else from the index (a file's row
+    numbers, kept as integers so that they sort 0, 1, 2, ..., 10).
 
     Examples
     --------
@@ -429,22 +432,32 @@ def from_autorank_wide(
     benchmark
     d1         0.90  0.70
     d2         0.80  0.85
+    >>> paper = pd.DataFrame({"dataset": ["iris", "wine"], "A": [0.9, 0.8], "B": [0.7, 0.85]})
+    >>> from_autorank_wide(paper, objective="maximize").benchmarks
+    ['iris', 'wine']
     """
     if isinstance(data, (str, Path)):
         frame = read_frame(data, text_columns=[benchmark_column] if benchmark_column else ())
     else:
         frame = data.copy()
+    if benchmark_column is None and len(frame.columns) > 1:
+        first = frame.columns[0]
+        if not pd.api.types.is_numeric_dtype(frame[first]) and all(
+                pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns[1:]):
+            benchmark_column = first  # a paper table: data-set names, then one column each
     if benchmark_column is not None:
         if benchmark_column not in frame.columns:
             raise ValueError(f"benchmark_column {benchmark_column!r} not in {list(frame.columns)}.")
         frame = frame.set_index(benchmark_column)
-    frame.index = frame.index.astype(str)
+    if not pd.api.types.is_integer_dtype(frame.index.dtype):
+        frame.index = frame.index.astype(str)
     frame.index.name = "benchmark"
     non_numeric = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if non_numeric:
         raise ValueError(
             f"autorank's wide table has one numeric column per algorithm; columns {non_numeric} "
-            f"are not numeric. Fix: pass benchmark_column=<the block label column> or drop them."
+            f"are not numeric. Fix: name the column of benchmark (data set) names with "
+            f"benchmark_column=<column> (command line: --benchmark COLUMN), or drop the others."
         )
     long = frame.reset_index().melt(id_vars="benchmark", var_name="algorithm", value_name="score")
     long["seed"] = 0
@@ -482,7 +495,7 @@ NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
                  objective: Objective | None = None, score: str | None = None,
                  name_pattern: str | None = None, min_algorithms: int = 2,
-                 trust_pickle: bool = False) -> Results:
+                 trust_pickle: bool = False, benchmark: str | None = None) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
@@ -493,6 +506,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     algorithm's runs (a leaderboard submission). ``trust_pickle`` (the CLI's
     ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl``, which
     can run code; that adapter also takes ``objective`` and ``score`` (the metric).
+    ``benchmark`` (the CLI's ``--benchmark``) names autorank-wide's column of
+    benchmark names.
 
     Examples
     --------
@@ -506,7 +521,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name == "autorank-wide":
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
-        return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
+        return from_autorank_wide(path, objective=objective, on_invalid=on_invalid,
+                                  benchmark_column=benchmark)
     if name == "rliable":
         if objective is None:
             raise ValueError("the rliable adapter needs --objective maximize|minimize.")
