@@ -195,11 +195,14 @@ NAME_SETS: dict[str, list[str]] = {
     "entities": ["&amp;", "&lt;", "&#x27;", "&"],
     "dots": [".", "..", "...", ".hidden"],
     "case": ["a", "A", "aa", "AA"],
-    # Look alike, differ as text: must stay four algorithms (no Unicode normalisation).
+    # Look alike, differ as text (NFD vs NFC; no-break, em and ideographic spaces):
+    # refused as look-alike names (issue 25), never silently two entries or merged.
     "lookalike": ["e\u0301", "\u00e9", "A\u030a", "\u00c5"],
     "spaces2": ["a\u00a0b", "a b", "a\u2003b", "a\u3000b"],
 }
 NAME_FORMATS = ["csv", "jsonl", "parquet", "tsv"]
+#: Name sets whose names collide under benchverdict._validation.lookalike_key.
+LOOKALIKE_SETS = ("lookalike", "spaces2")
 
 
 def _renamed(algs: dict[str, str] | None, benches: dict[str, str] | None) -> Callable:
@@ -222,6 +225,14 @@ def name_cases() -> list[Case]:
         algs = dict(zip(ALGORITHMS, names)) if role in ("alg", "both") else None
         bench_names = names[1:] if role == "both" else names[:3]
         benches = dict(zip(BENCHMARKS, bench_names)) if role in ("bench", "both") else None
+        if set_name in LOOKALIKE_SETS:
+            column = "alg" if role != "bench" else "task"
+            out.append(Case(
+                id=f"names-{set_name}-{role}-{fmt}", kind="names",
+                make=_frame_case(_renamed(algs, benches), fmt, "names"),
+                validate={"invalid"}, report={"invalid"},
+                mention=((column,), ("look the same",)), analyses=None))
+            continue
         out.append(Case(
             id=f"names-{set_name}-{role}-{fmt}", kind="names",
             make=_frame_case(_renamed(algs, benches), fmt, "names"),
@@ -794,3 +805,103 @@ def all_cases() -> list[Case]:
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases
+
+
+# ============================================================================ reader corpus
+#: Words pandas reads as missing by default: in name columns they are names (issue 25).
+NA_WORDS = ["NA", "N/A", "None", "null", "NaN", "nan", "NULL", "n/a", "<NA>", "#N/A"]
+#: Pairs of different names a reader sees as one (issue 25): refused, naming both.
+LOOKALIKE_PAIRS = {
+    "trailing-space": ("A", "A "), "leading-space": ("A", " A"),
+    "zwsp": ("A", "A\u200b"), "zwj": ("A", "\u200dA"), "soft-hyphen": ("A", "A\u00ad"),
+    "nfd": ("\u00e9", "e\u0301"), "fullwidth": ("A", "\uff21"), "cyrillic": ("A", "\u0410"),
+    "greek": ("A", "\u0391"), "nbsp": ("a b", "a\u00a0b"),
+}
+READER_FORMATS = ["csv", "tsv", "jsonl", "parquet", "csv.gz"]
+
+
+@dataclass
+class ReaderCase:
+    """One file for the readers: it reads with exactly ``names`` or fails with ``reason``.
+
+    ``names`` maps a role column (``alg``, ``task``) to the set of names it must read;
+    ``reason`` is the ``Problem.reason`` (or ``"read"`` for a ReadError) it must fail with.
+    """
+
+    id: str
+    make: Callable[[Path], Path]
+    names: dict[str, set] | None = None
+    reason: str | None = None
+
+
+def _names_frame(column: str, mapping: dict[str, str]) -> Callable[[], pd.DataFrame]:
+    def make() -> pd.DataFrame:
+        frame = base_frame()
+        frame[column] = frame[column].map(lambda v: mapping.get(v, v))
+        return frame
+    return make
+
+
+def reader_cases() -> list[ReaderCase]:
+    """At least 300 generated files through the readers (test_input_hostile.py)."""
+    out: list[ReaderCase] = []
+    roles = {"alg": ("A", ALGORITHMS), "task": ("p", BENCHMARKS)}
+    for word, fmt, (column, (first, all_names)) in itertools.product(
+            NA_WORDS, READER_FORMATS, roles.items()):
+        names = {**{c: set(v) for c, (_, v) in roles.items()}}
+        names[column] = (set(all_names) - {first}) | {word}
+        out.append(ReaderCase(id=f"na-{word}-{column}-{fmt}",
+                              make=_frame_case(_names_frame(column, {first: word}), fmt, "na"),
+                              names=names))
+    for word, fmt in itertools.product(NA_WORDS, READER_FORMATS):
+        def seeds(word: str = word) -> pd.DataFrame:
+            frame = base_frame()
+            frame["seed"] = [word if v == 0 else str(v) for v in frame["seed"]]
+            return frame
+        out.append(ReaderCase(id=f"na-{word}-seed-{fmt}", make=_frame_case(seeds, fmt, "na"),
+                              names={c: set(v) for c, (_, v) in roles.items()}))
+    for (label, (one, two)), fmt, column in itertools.product(
+            LOOKALIKE_PAIRS.items(), READER_FORMATS, roles):
+        all_names = roles[column][1]
+        mapping = {all_names[0]: one, all_names[1]: two}
+        reason = "lookalike_algorithm" if column == "alg" else "lookalike_benchmark"
+        out.append(ReaderCase(id=f"lookalike-{label}-{column}-{fmt}",
+                              make=_frame_case(_names_frame(column, mapping), fmt, "look"),
+                              reason=reason))
+    for (label, bad), fmt, column in itertools.product(
+            CONTROL.items(), ["jsonl", "parquet"], roles):
+        reason = ("control_characters_algorithm" if column == "alg"
+                  else "control_characters_benchmark")
+        out.append(ReaderCase(id=f"control-{label}-{column}-{fmt}",
+                              make=_frame_case(_names_frame(column, {roles[column][0]: bad}),
+                                               fmt, "ctl"), reason=reason))
+    base_csv = base_frame().to_csv(index=False)
+    for where, column in (("alg", "alg"), ("task", "task")):
+        for variant, cell in (("mid", "a\0b"), ("end", "a\0"), ("start", "\0a"),
+                              ("quoted", '"a\0b"')):
+            old = "A" if column == "alg" else "p"
+            lines = base_csv.splitlines()
+            header = lines[0].split(",")
+            index = header.index(column)
+            body = []
+            for line in lines[1:]:
+                cells = line.split(",")
+                if cells[index] == old:
+                    cells[index] = cell
+                body.append(",".join(cells))
+            content = ("\n".join([lines[0], *body]) + "\n").encode()
+            reason = ("control_characters_algorithm" if column == "alg"
+                      else "control_characters_benchmark")
+            out.append(ReaderCase(id=f"nul-{variant}-{where}-csv",
+                                  make=_bytes_case(content, f"nul-{variant}.csv"),
+                                  reason=reason))
+    out.append(ReaderCase(id="file-header-only",
+                          make=_bytes_case(b"alg,task,seed,trial,acc\n", "header.csv"),
+                          reason="empty"))
+    for label, content in (("empty", b""),
+                           ("binary", bytes(range(256)) * 4),
+                           ("latin1", "alg,task,seed,trial,acc\n\xe9,p,0,1,0.5\n".encode(
+                               "latin-1"))):
+        out.append(ReaderCase(id=f"file-{label}", make=_bytes_case(content, f"{label}.csv"),
+                              reason="read"))
+    return out

@@ -73,7 +73,10 @@ def experiments(tmp_path_factory):
 
 def test_reads_ray_tune_experiments(experiments):
     storage, grids = experiments
-    res = adapters.read_ray_tune(storage, name_pattern=PATTERN)
+    # Read from Ray's JSON records alone (the mode is only in tuner.pkl: given here).
+    res = adapters.read_ray_tune(storage, name_pattern=PATTERN, objective="minimize")
+    trusted = adapters.read_ray_tune(storage, name_pattern=PATTERN, trust_pickle=True)
+    pd.testing.assert_frame_equal(res.table, trusted.table)
     assert res.algorithms == ["optuna", "random"] and res.benchmarks == ["sphere"]
     assert res.seeds == list(SEEDS) and res.objective == "minimize" and res.kind == "runs"
     assert res.roles["score"] == "loss" and res.roles["budget"] == "trials"
@@ -99,7 +102,7 @@ def test_reads_ray_tune_experiments(experiments):
 
 def test_errored_trials_are_exclusions(experiments):
     storage, grids = experiments
-    res = adapters.read_ray_tune(storage, name_pattern=PATTERN)
+    res = adapters.read_ray_tune(storage, name_pattern=PATTERN, objective="minimize")
     errors = sum(len(g.errors) for g in grids.values())
     assert errors > 0  # P(x > 1.5) = 1/4 per trial; the seeds are fixed
     assert len(res.exclusions) == errors
@@ -112,14 +115,15 @@ def test_errored_trials_are_exclusions(experiments):
 def test_result_grid_objects_and_recorded_algorithm(experiments):
     _, grids = experiments
     res = adapters.read_ray_tune(list(grids.values()),
-                                 name_pattern=r"(?P<benchmark>[a-z]+)-\w+-(?P<seed>\d+)")
+                                 name_pattern=r"(?P<benchmark>[a-z]+)-\w+-(?P<seed>\d+)",
+                                 trust_pickle=True)
     assert res.algorithms == ["BasicVariantGenerator", "OptunaSearch"]
 
 
 def test_missing_seed_and_bad_input(experiments, tmp_path):
     storage, _ = experiments
     with pytest.raises(ValueError, match="do not say their seed"):
-        adapters.read_ray_tune(storage)
+        adapters.read_ray_tune(storage, trust_pickle=True)
     with pytest.raises(ValueError, match="no Ray Tune experiment"):
         adapters.read_ray_tune(tmp_path)
     with pytest.raises(FileNotFoundError):
@@ -128,7 +132,8 @@ def test_missing_seed_and_bad_input(experiments, tmp_path):
 
 def test_cli_reads_ray_tune(experiments, capsys):
     storage, _ = experiments
+    # 1: rows were excluded (the ERROR trials).
     assert main(["validate", str(storage), "--adapter", "ray-tune",
-                 "--name-pattern", PATTERN]) == 1  # 1: rows were excluded (the ERROR trials)
+                 "--name-pattern", PATTERN, "--objective", "minimize"]) == 1
     out = capsys.readouterr().out
     assert "Ray Tune trial state ERROR" in out

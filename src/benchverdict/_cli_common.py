@@ -104,6 +104,12 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
         "run's name (study name, run folder), whose groups (?P<algorithm>...), "
         "(?P<benchmark>...), (?P<seed>...) give those roles",
     )
+    group.add_argument(
+        "--trust-pickle", action="store_true",
+        help="with --adapter ray-tune: unpickle tuner.pkl for the mode and search algorithm. "
+        "Unpickling runs whatever code the file's author put in it: only for folders you trust "
+        "(without it, give --objective and name the algorithm with --name-pattern)",
+    )
     return parser
 
 
@@ -128,7 +134,7 @@ def _load_results(args: argparse.Namespace):
         from benchverdict.examples import load_example
 
         given = [f"--{name.replace('_', '-')}" for name in _INPUT_OPTIONS
-                 if getattr(args, name, None) not in (None, [], "raise")]
+                 if getattr(args, name, None) not in (None, [], "raise", False)]
         if getattr(args, "file", None) is not None:
             given.insert(0, "FILE")
         if given:
@@ -147,6 +153,9 @@ def _load_results(args: argparse.Namespace):
         return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
                                      objective=args.objective, score=args.score,
                                      name_pattern=args.name_pattern,
+                                     trust_pickle=getattr(args, "trust_pickle", False),
+                                     benchmark=args.benchmark if args.adapter == "autorank-wide"
+                                     else None,
                                      min_algorithms=getattr(args, "min_algorithms", 2))
     if getattr(args, "name_pattern", None) is not None:
         raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "
@@ -193,12 +202,22 @@ class UsageError(Exception):
 
 #: The options that say how to read FILE (meaningless with --example).
 _INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
-                  "on_invalid", "kind", "format", "adapter", "name_pattern", "scheduler")
+                  "on_invalid", "kind", "format", "adapter", "name_pattern", "scheduler",
+                  "trust_pickle")
 
 
 def _check_exists(path: Path) -> None:
+    import stat
+
     if not path.exists():
         raise UsageError(f"no such file or directory: {str(path)!r}. Fix: check the path.")
+    mode = path.stat().st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # A FIFO, socket or device: reading it could wait forever (validate and report hung).
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket"
+                if stat.S_ISSOCK(mode) else "a device")
+        raise UsageError(f"{str(path)!r} is {kind}, not a regular file or folder; reading it "
+                         f"could wait forever. Fix: save the data to a file and name that file.")
 
 
 def check_output_dir(path: Path | None, option: str = "-o/--out") -> None:

@@ -9,7 +9,8 @@ Problems come in two kinds:
 * *row problems* (a missing id, a non-numeric or non-finite score or budget,
   a duplicated key): the offending rows can be dropped and recorded;
 * *frame problems* (a missing column, an empty frame, mixed types in an id
-  column, names with control characters, fewer than two algorithms): no row
+  column, names with control characters, look-alike names, fewer than two
+  algorithms): no row
   can be dropped to fix them, so they always raise.
 
 Messages are written for Python callers (``on_invalid='drop'``).
@@ -303,7 +304,10 @@ def name_labels(
     position in ``labels`` (-1 for missing). Bytes are decoded as UTF-8
     (``b'A2'`` becomes ``'A2'``, a lossless change); bytes that are not UTF-8
     and names holding control or bidirectional-formatting characters (see
-    :data:`FORBIDDEN_IN_NAMES`) are frame problems naming the rows and the fix.
+    :data:`FORBIDDEN_IN_NAMES`) are frame problems naming the rows and the fix;
+    so are names that look alike (the same :func:`lookalike_key`), names with
+    leading or trailing whitespace (refused, never stripped silently) and
+    names mixing Latin and Cyrillic letters.
     Only the distinct values are inspected, so the cost does not grow with
     the number of rows.
 
@@ -359,7 +363,122 @@ def name_labels(
             f"df[{column!r}].str.replace(r'{FORBIDDEN_PATTERN}', '', regex=True).",
             cli=message + "remove them from the names in the file.",
         ))
+    else:
+        problems += _lookalike_problems(values, used, codes, frame, column, role)
     return labels, problems
+
+
+#: Letters of other scripts that look like Latin letters (a small confusables skeleton,
+#: after Unicode TR39's confusables.txt): two names that differ only in these letters
+#: read the same and are refused.
+_CONFUSABLES = str.maketrans({
+    **dict(zip("АВЕКМНОРСТУХЅІЈԁаеорсуxѕіјһԛԝ", "ABEKMHOPCTYXSIJdaeopcyxsijhqw")),
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοϲ", "ABEZHIKMNOPTYXoc")),
+})
+
+
+def _letter_script(char: str) -> str | None:
+    """``"LATIN"``, ``"CYRILLIC"``, ... for a letter (None for anything else)."""
+    if not char.isalpha():
+        return None
+    return unicodedata.name(char, "?").split(" ")[0]
+
+
+def lookalike_key(name: str) -> str:
+    """The form two names must not share: what a reader sees, not the code points.
+
+    NFKC normalisation (NFC vs NFD, fullwidth and compatibility forms), then
+    format characters (Unicode category Cf: zero-width space and joiners,
+    soft hyphen, byte-order mark) removed, surrounding whitespace stripped,
+    and Cyrillic and Greek letters that look like Latin ones mapped to them.
+    Case is kept: ``rf`` and ``RF`` are different names.
+
+    Examples
+    --------
+    >>> lookalike_key("\\uff34\\uff30\\uff25 ") == lookalike_key("TP\\u0415") == "TPE"
+    True
+    >>> lookalike_key("tpe") == lookalike_key("TPE")
+    False
+    """
+    if name.isascii():
+        return name.strip()
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
+    return text.translate(_CONFUSABLES)
+
+
+def _shown(name: str) -> str:
+    """A name as written, plus its code points when they are not plain ASCII."""
+    return repr(name) if name.isascii() else f"{name!r} (= {name!a})"
+
+
+def _lookalike_problems(values: list, used: np.ndarray, codes: np.ndarray,
+                        frame: pd.DataFrame, column: str, role: str) -> list[Problem]:
+    """Distinct names that look alike, names padded with spaces, names mixing scripts."""
+    groups: dict[str, list[int]] = {}
+    padded, mixed = [], []
+    for i, v in enumerate(values):
+        if not used[i] or not isinstance(v, str):
+            continue
+        groups.setdefault(lookalike_key(v), []).append(i)
+        if v != v.strip():
+            padded.append(i)
+        if not v.isascii():
+            scripts = {_letter_script(c) for c in v} - {None}
+            if {"LATIN", "CYRILLIC"} <= scripts:
+                mixed.append(i)
+    collisions = [g for g in groups.values() if len(g) > 1]
+    in_collision = {i for g in collisions for i in g}
+    problems: list[Problem] = []
+
+    def rows_of(indices: list[int]) -> tuple:
+        return tuple(frame.index[np.isin(codes, indices)])
+
+    if collisions:
+        parts = []
+        for g in collisions[:3]:
+            parts.append(" and ".join(
+                f"{_shown(values[i])} ({format_rows(rows_of([i]), shown=3)})" for i in g[:4]))
+        more = f" and {len(collisions) - 3} more group(s)" if len(collisions) > 3 else ""
+        message = (
+            f"column {column!r} ({role}) has {len(collisions)} group(s) of different names "
+            f"that look the same: {'; '.join(parts)}{more}. They differ only by surrounding "
+            f"whitespace, invisible format characters (zero-width space, joiners), Unicode "
+            f"normalisation (NFC vs NFD, fullwidth forms) or look-alike letters of another "
+            f"script (Cyrillic, Greek), and would become separate entries. Fix: write each "
+            f"name one way in the file (if they are truly different, rename one so the "
+            f"difference is visible)."
+        )
+        problems.append(Problem(column=column, reason=f"lookalike_{role}",
+                                rows=rows_of(sorted(in_collision)), message=message))
+    padded = [i for i in padded if i not in in_collision]
+    if padded:
+        rows = rows_of(padded)
+        examples = ", ".join(repr(values[i]) for i in padded[:3])
+        message = (
+            f"column {column!r} ({role}) has {len(padded)} name(s) with leading or trailing "
+            f"whitespace, e.g. {examples}, at {format_rows(rows)}; such a name reads the same "
+            f"as the stripped one but is a different entry, so it is refused rather than "
+            f"stripped silently. Fix: "
+        )
+        problems.append(Problem(
+            column=column, reason=f"whitespace_{role}", rows=rows,
+            message=message + f"strip them, e.g. df[{column!r}] = df[{column!r}].str.strip().",
+            cli=message + "remove the spaces around the names in the file (a CSV written "
+                          "with ', ' between fields puts a space before every value)."))
+    mixed = [i for i in mixed if i not in in_collision]
+    if mixed:
+        rows = rows_of(mixed)
+        examples = ", ".join(repr(values[i]) for i in mixed[:3])
+        message = (
+            f"column {column!r} ({role}) has {len(mixed)} name(s) mixing Latin and Cyrillic "
+            f"letters, e.g. {examples}, at {format_rows(rows)}; a Cyrillic 'а' looks like a "
+            f"Latin 'a', so such a name can pass for another. Fix: write each name in one "
+            f"script."
+        )
+        problems.append(Problem(column=column, reason=f"mixed_script_{role}", rows=rows,
+                                message=message))
+    return problems
 
 
 def numeric_column(

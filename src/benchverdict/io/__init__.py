@@ -7,7 +7,9 @@ Adapters for published benchmark formats live in :mod:`benchverdict.io.adapters`
 
 Identifiers are read as text. In CSV, TSV and JSON Lines the columns mapped
 to the algorithm, benchmark and seed roles are read as strings, so ``1.1``
-and ``1.10`` stay two algorithms and ``007`` keeps its zeros; a column whose
+and ``1.10`` stay two algorithms and ``007`` keeps its zeros; in CSV and TSV
+only an empty cell is a missing name (``NA``, ``N/A``, ``None``, ``null`` and
+``NaN`` are names there, while they still mean missing in score columns); a column whose
 every value is an integer written the plain way (``0``, ``17``, ``-3``) is
 then turned into integers, which changes no label (so seeds sort 1, 2, 10).
 Parquet keeps its stored types (its numbers are numbers already). Empty,
@@ -21,6 +23,7 @@ import bz2
 import gzip
 import lzma
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -45,6 +48,48 @@ _COMPRESSION = {".gz", ".bz2", ".xz", ".zst", ".zip"}
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 # "-0" is excluded: it would become 0 and merge with a label "0".
 _PLAIN_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,17}")
+
+
+def check_regular(path: str | Path, *, folder_ok: bool = True) -> Path:
+    """Refuse a path that is neither a regular file nor (if ``folder_ok``) a folder.
+
+    Reading a named pipe (FIFO), a socket or a device can wait forever or
+    never end (``/dev/zero``), so such paths are refused before anything
+    opens them. Symbolic links are followed: what counts is the target.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ReadError
+        If it is a pipe, socket or device, or a folder where a file is expected.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> fifo = os.path.join(tempfile.mkdtemp(), "runs.csv")
+    >>> os.mkfifo(fifo)
+    >>> try:
+    ...     check_regular(fifo)
+    ... except ReadError as err:
+    ...     print(str(err).split(": ", 1)[1][:40])
+    it is a named pipe (FIFO), not a regular
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no such file or directory: {str(path)!r}") from None
+    if stat.S_ISREG(mode) or (folder_ok and stat.S_ISDIR(mode)):
+        return path
+    if stat.S_ISDIR(mode):
+        raise ReadError(path, f"cannot read {str(path)!r}: it is a folder, and a file is "
+                              f"expected here. Fix: name the results file inside it.")
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+    raise ReadError(path, f"cannot read {str(path)!r}: it is {kind}, not a regular file; "
+                          f"reading it could wait forever. Fix: save the data to a file and "
+                          f"name that file.")
 
 
 def detect_format(path: str | Path) -> Format:
@@ -103,10 +148,10 @@ def read_frame(path: str | Path, *, format: Format | None = None,
     >>> read_frame(p, text_columns=["alg", "seed"]).to_dict("list")
     {'alg': ['1.1', '1.10'], 'seed': [0, 1]}
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file or directory: {str(path)!r}")
+    path = check_regular(path)
     fmt = format or detect_format(path)
+    if path.is_dir() and fmt != "parquet":
+        check_regular(path, folder_ok=False)
     cols = None if columns is None else list(dict.fromkeys(columns))
     if fmt not in ("csv", "tsv", "parquet", "jsonl"):
         raise ValueError(f"unknown format {fmt!r}; use csv, tsv, parquet or jsonl.")
@@ -121,8 +166,11 @@ def read_frame(path: str | Path, *, format: Format | None = None,
     text = list(dict.fromkeys(text_columns))
     try:
         if fmt in ("csv", "tsv"):
-            frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", usecols=cols,
-                                dtype=dict.fromkeys(text, str) or None)
+            sep = "\t" if fmt == "tsv" else ","
+            header = pd.read_csv(path, sep=sep, nrows=0, usecols=cols).columns
+            frame = pd.read_csv(path, sep=sep, usecols=cols,
+                                dtype=dict.fromkeys(text, str) or None,
+                                keep_default_na=False, na_values=_na_values(header, text))
         elif fmt == "parquet":
             return pd.read_parquet(path, columns=cols)
         else:
@@ -150,6 +198,29 @@ def read_frame(path: str | Path, *, format: Format | None = None,
         if column in frame.columns:
             frame[column] = _plain_integers(frame[column])
     return frame
+
+
+#: The cells pandas reads as missing by default (its documented ``na_values``); here they
+#: are missing only outside the identifier columns.
+_NA_WORDS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+             "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+
+def _na_values(header: Sequence, text: Sequence[str]) -> dict:
+    """Per-column missing-value words: only an empty cell is missing in a name column.
+
+    ``NA``, ``None`` or ``null`` is a valid algorithm or benchmark name (pandas
+    would read it as missing, and ``on_invalid="drop"`` would then remove
+    that algorithm); in score, budget and other columns the usual words
+    still mean missing.
+
+    Examples
+    --------
+    >>> _na_values(["alg", "acc"], ["alg"])["alg"]
+    ['']
+    """
+    names = set(text)
+    return {c: [""] if c in names else list(_NA_WORDS) for c in header}
 
 
 def _plain_integers(values: pd.Series) -> pd.Series:
@@ -346,4 +417,4 @@ def from_dask_frame(ddf: Any, *, algorithm: str, seed: str, score: str, objectiv
                             metafeatures=metafeatures, on_invalid=on_invalid, kind=kind)
 
 
-__all__ = ["ReadError", "detect_format", "from_dask_frame", "read", "read_frame"]
+__all__ = ["ReadError", "check_regular", "detect_format", "from_dask_frame", "read", "read_frame"]

@@ -26,11 +26,13 @@ validation reports it (or drops it with ``on_invalid="drop"``).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import regex
 
 from benchverdict.exclusions import concat_exclusions
 from benchverdict.io import _plain_integers
@@ -40,6 +42,11 @@ OnInvalid = Literal["raise", "drop"]
 ROLES = ("algorithm", "benchmark", "seed")
 #: How many offending runs an error message lists before "and N more".
 SHOWN = 5
+#: Seconds all run names together may take to match a name pattern. A pattern with
+#: nested repetition such as ``(a+)+$`` backtracks exponentially on a name it fails to
+#: match; Python's ``re`` cannot be interrupted, so patterns run on ``regex``, which can.
+PATTERN_SECONDS = 2.0
+_FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -48,11 +55,15 @@ def _listed(items: Sequence[str]) -> str:
     return shown + more
 
 
-def compile_name_pattern(pattern: str | re.Pattern | None) -> re.Pattern | None:
+def compile_name_pattern(pattern: str | re.Pattern | None) -> Any:
     """Compile a run-name pattern, refusing groups that name no role.
 
     The pattern's named groups (``algorithm``, ``benchmark``, ``seed``) give
-    those roles from each run's name; it must match the whole name.
+    those roles from each run's name; it must match the whole name. It is
+    compiled with the ``regex`` module (Python's ``re`` syntax), whose
+    matching can be stopped: :func:`run_identities` gives all names together
+    :data:`PATTERN_SECONDS` seconds, so a catastrophically backtracking
+    pattern fails with a clear error instead of hanging.
 
     Examples
     --------
@@ -61,7 +72,13 @@ def compile_name_pattern(pattern: str | re.Pattern | None) -> re.Pattern | None:
     """
     if pattern is None:
         return None
-    compiled = re.compile(pattern) if isinstance(pattern, str) else pattern
+    source, flags = (pattern, 0) if isinstance(pattern, str) else (pattern.pattern,
+                                                                     pattern.flags & _FLAGS)
+    try:
+        compiled = regex.compile(source, flags | regex.VERSION0)
+    except regex.error as err:
+        raise ValueError(f"name_pattern {source!r} is not a valid regular expression ({err}). "
+                         f"Fix: check its brackets and escapes.") from None
     unknown = sorted(set(compiled.groupindex) - set(ROLES))
     if unknown:
         raise ValueError(
@@ -80,7 +97,7 @@ def run_identities(
     runs: Sequence[tuple[str, Mapping[str, object]]],
     *,
     tool: str,
-    pattern: re.Pattern | None,
+    pattern: Any,
     fixes: Mapping[str, str],
 ) -> pd.DataFrame:
     """Each run's algorithm, benchmark and seed, checked across runs.
@@ -120,10 +137,11 @@ def run_identities(
     if not runs:
         raise ValueError(f"no {tool} run to read.")
     rows, unmatched = [], []
+    deadline = time.monotonic() + PATTERN_SECONDS
     for name, recorded in runs:
         row = {"name": name, **{role: recorded.get(role) for role in ROLES}}
         if pattern is not None:
-            match = pattern.fullmatch(name)
+            match = _fullmatch(pattern, name, deadline, len(runs))
             if match is None:
                 unmatched.append(name)
                 continue
@@ -171,6 +189,22 @@ def run_identities(
             f"runs of one comparison only."
         )
     return frame
+
+
+def _fullmatch(pattern: Any, name: str, deadline: float, n_names: int) -> Any:
+    """``pattern.fullmatch(name)``, stopped when the names' shared time is up."""
+    if isinstance(pattern, re.Pattern):  # compiled by the caller: recompile stoppably
+        pattern = compile_name_pattern(pattern)
+    try:
+        return pattern.fullmatch(name, timeout=max(deadline - time.monotonic(), 1e-3))
+    except TimeoutError:
+        raise ValueError(
+            f"name_pattern {pattern.pattern!r} took more than {PATTERN_SECONDS:g} s to match "
+            f"{n_names} run name(s) (stopped at {name[:80]!r}): it backtracks catastrophically, "
+            f"as nested repetition such as (a+)+ or (a|a)* does on a name it fails to match. "
+            f"Fix: write each part without nested repetition, e.g. "
+            f"r'(?P<algorithm>[^-]+)-(?P<seed>\\d+)'."
+        ) from None
 
 
 def _seed_labels(seeds: pd.Series) -> pd.Series:

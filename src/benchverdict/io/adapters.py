@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.exclusions import concat_exclusions
-from benchverdict.io import read_frame
+from benchverdict.io import check_regular, read_frame
 from benchverdict.io.neps_runs import read_neps
 from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.io.ray_tune_runs import read_ray_tune
@@ -72,8 +72,7 @@ def _json_lines(file: Path):
     """Yield ``(line number, object)`` for every non-blank line, with clear errors."""
     from benchverdict.io import ReadError
 
-    if not file.exists():
-        raise FileNotFoundError(f"no such file or directory: {str(file)!r}")
+    check_regular(file, folder_ok=False)  # a FIFO would block the read forever
     with open(file, "rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
             try:
@@ -384,6 +383,7 @@ def read_hpob(
         candidate = Path(path).with_name("meta-dataset-descriptors.json")
         descriptors = candidate if candidate.exists() else None
     if descriptors is not None:
+        check_regular(descriptors, folder_ok=False)
         with open(descriptors, encoding="utf-8") as fh:
             spaces = json.load(fh)
         dims = {str(k): len(v.get("variables_order", v.get("variables", {})))
@@ -419,7 +419,10 @@ def from_autorank_wide(
 
     Every cell is one algorithm's (final) score on one block, so
     ``kind="runs"`` with a single constant seed ``0``. Block labels come from
-    ``benchmark_column`` if given, else from the index.
+    ``benchmark_column`` if given (the CLI's ``--benchmark``); else from a
+    first column of text (a paper table's data-set names), which is then the
+    only column that may be non-numeric; else from the index (a file's row
+    numbers, kept as integers so that they sort 0, 1, 2, ..., 10).
 
     Examples
     --------
@@ -429,22 +432,32 @@ def from_autorank_wide(
     benchmark
     d1         0.90  0.70
     d2         0.80  0.85
+    >>> paper = pd.DataFrame({"dataset": ["iris", "wine"], "A": [0.9, 0.8], "B": [0.7, 0.85]})
+    >>> from_autorank_wide(paper, objective="maximize").benchmarks
+    ['iris', 'wine']
     """
     if isinstance(data, (str, Path)):
         frame = read_frame(data, text_columns=[benchmark_column] if benchmark_column else ())
     else:
         frame = data.copy()
+    if benchmark_column is None and len(frame.columns) > 1:
+        first = frame.columns[0]
+        if not pd.api.types.is_numeric_dtype(frame[first]) and all(
+                pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns[1:]):
+            benchmark_column = first  # a paper table: data-set names, then one column each
     if benchmark_column is not None:
         if benchmark_column not in frame.columns:
             raise ValueError(f"benchmark_column {benchmark_column!r} not in {list(frame.columns)}.")
         frame = frame.set_index(benchmark_column)
-    frame.index = frame.index.astype(str)
+    if not pd.api.types.is_integer_dtype(frame.index.dtype):
+        frame.index = frame.index.astype(str)
     frame.index.name = "benchmark"
     non_numeric = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     if non_numeric:
         raise ValueError(
             f"autorank's wide table has one numeric column per algorithm; columns {non_numeric} "
-            f"are not numeric. Fix: pass benchmark_column=<the block label column> or drop them."
+            f"are not numeric. Fix: name the column of benchmark (data set) names with "
+            f"benchmark_column=<column> (command line: --benchmark COLUMN), or drop the others."
         )
     long = frame.reset_index().melt(id_vars="benchmark", var_name="algorithm", value_name="score")
     long["seed"] = 0
@@ -481,7 +494,8 @@ NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
                  objective: Objective | None = None, score: str | None = None,
-                 name_pattern: str | None = None, min_algorithms: int = 2) -> Results:
+                 name_pattern: str | None = None, min_algorithms: int = 2,
+                 trust_pickle: bool = False, benchmark: str | None = None) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
@@ -489,7 +503,11 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     format holds several (the CLI's ``--score``); ``name_pattern`` names the
     runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
     ``--name-pattern``); ``min_algorithms=1`` lets those read a single
-    algorithm's runs (a leaderboard submission).
+    algorithm's runs (a leaderboard submission). ``trust_pickle`` (the CLI's
+    ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl``, which
+    can run code; that adapter also takes ``objective`` and ``score`` (the metric).
+    ``benchmark`` (the CLI's ``--benchmark``) names autorank-wide's column of
+    benchmark names.
 
     Examples
     --------
@@ -503,7 +521,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name == "autorank-wide":
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
-        return from_autorank_wide(path, objective=objective, on_invalid=on_invalid)
+        return from_autorank_wide(path, objective=objective, on_invalid=on_invalid,
+                                  benchmark_column=benchmark)
     if name == "rliable":
         if objective is None:
             raise ValueError("the rliable adapter needs --objective maximize|minimize.")
@@ -513,6 +532,12 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name not in ADAPTERS:
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    if trust_pickle and name != "ray-tune":
+        raise ValueError(f"the {name} adapter reads no pickle; trust_pickle is for ray-tune.")
+    if name == "ray-tune":
+        return read_ray_tune(path, on_invalid=on_invalid, name_pattern=name_pattern,
+                             objective=objective, metric=score, trust_pickle=trust_pickle,
+                             min_algorithms=min_algorithms)
     if name in NAMED_RUNS:
         return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
                               min_algorithms=min_algorithms)

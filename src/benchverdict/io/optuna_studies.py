@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from benchverdict.io import check_regular
 from benchverdict.io._hpo_runs import (
     OnInvalid,
     compile_name_pattern,
@@ -287,27 +288,71 @@ def _is_study(obj: Any) -> bool:
 
 
 def storage_url(source: str | Path) -> str:
-    """The storage URL for a URL or an SQLite file path.
+    """The storage URL for a URL or an SQLite file path, checked before Optuna opens it.
+
+    Optuna creates its 13 tables in any SQLite file it is given (and creates
+    a missing file), so an SQLite source is checked first, read-only: it must
+    exist, be a regular file, be an SQLite database and already hold Optuna's
+    tables (``studies`` and ``version_info``). Anything else is refused and
+    left byte-identical. Other URLs (``postgresql://...``) are passed on.
 
     Examples
     --------
-    >>> storage_url("sqlite:///runs.db")
-    'sqlite:///runs.db'
+    >>> storage_url("postgresql://user@host/optuna")
+    'postgresql://user@host/optuna'
     """
     text = str(source)
-    if "://" in text:
+    if "://" in text and not text.startswith("sqlite:///"):
         return text
-    path = Path(source)
+    path = Path(text.removeprefix("sqlite:///")) if "://" in text else Path(source)
     if not path.exists():
-        raise FileNotFoundError(f"no such file or directory: {text!r}")
+        raise FileNotFoundError(f"no such file or directory: {str(path)!r} (Optuna would "
+                                f"create it; benchverdict only reads existing storages).")
     if path.is_dir():
         raise ValueError(f"{text!r} is a directory; give the SQLite file Optuna wrote "
                          f"(storage='sqlite:///FILE').")
+    check_regular(path, folder_ok=False)  # a FIFO would block the read forever
     with open(path, "rb") as fh:
         head = fh.read(len(_SQLITE_MAGIC))
     if head != _SQLITE_MAGIC:
+        empty = " (it is empty)" if not head else ""
         raise ValueError(
-            f"{text!r} is not an SQLite database; give the file of an Optuna storage "
-            f"'sqlite:///FILE', or a storage URL."
+            f"{str(path)!r} is not an SQLite database{empty}, so it holds no Optuna study; it "
+            f"was left unchanged. Fix: give the file of an Optuna storage ('sqlite:///FILE' "
+            f"that optuna.create_study(storage=...) wrote), or a storage URL."
+        )
+    tables = _sqlite_tables(path)
+    missing = sorted(_OPTUNA_TABLES - tables)
+    if missing:
+        found = f"its tables: {sorted(tables)[:8]}" if tables else "it has no table"
+        raise ValueError(
+            f"{str(path)!r} is an SQLite database but not an Optuna storage (no {missing} "
+            f"table; {found}); it was left unchanged (Optuna would have added its own tables "
+            f"to it). Fix: give the SQLite file of an Optuna storage, one that "
+            f"optuna.create_study(storage='sqlite:///FILE') wrote."
         )
     return f"sqlite:///{path.resolve()}"
+
+
+#: Tables every Optuna RDB storage has (Optuna 2 to 5).
+_OPTUNA_TABLES = frozenset({"studies", "version_info"})
+
+
+def _sqlite_tables(path: Path) -> set[str]:
+    """The table names of an SQLite file, read without any write (``mode=ro``)."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        connection = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            rows = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as err:
+        raise ValueError(f"cannot read {str(path)!r} as an SQLite database ({err}); it was "
+                         f"left unchanged. Fix: check that the file is complete, or give "
+                         f"the file of an Optuna storage.") from None
+    return {name for (name,) in rows}
+

@@ -223,7 +223,7 @@ def read_amlb(
     failed = values.isna() & info.notna() & (info.astype(str).str.strip() != "")
     table = pd.DataFrame({
         "framework": frame["framework"].astype(str), "task": frame["task"].astype(str),
-        "fold": frame["fold"], column: values,
+        "fold": _fold_labels(frame["fold"]), column: values,
     }, index=frame.index)
     meta = []
     if "type" in frame.columns and frame["type"].notna().all():
@@ -246,6 +246,28 @@ def read_amlb(
             "row": list(filtered), "columns": "constraint",
             "reason": f"filtered: constraint != {constraint!r}"})], ignore_index=True)
     return with_exclusions(results, records)
+
+
+def _fold_labels(folds: pd.Series) -> pd.Series:
+    """Folds as integers where they are integral (a blank fold made pandas read 6 as 6.0).
+
+    A missing fold stays missing (validation names its rows, or the row is a
+    failed run and excluded as such), so no seed is ever shown as ``6.0`` or
+    ``nan``.
+
+    Examples
+    --------
+    >>> _fold_labels(pd.Series([0.0, 6.0, float("nan")])).tolist()
+    [0, 6, None]
+    """
+    if not pd.api.types.is_float_dtype(folds.dtype):
+        return folds
+    values = folds.to_numpy()
+    present = ~np.isnan(values)
+    if (values[present] != np.round(values[present])).any():
+        return folds  # not integral: validation reports what it is
+    out = [int(v) if ok else None for v, ok in zip(values, present)]
+    return pd.Series(out, index=folds.index, dtype=object)
 
 
 def _amlb_frame(path) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchverdict.io import check_regular
 from benchverdict.io._hpo_runs import (
     OnInvalid,
     compile_name_pattern,
@@ -212,6 +213,7 @@ def _metric_and_mode(meta: dict, metric: str | None, name: str) -> tuple[str, st
 
 
 def _json(file: Path) -> Any:
+    check_regular(file, folder_ok=False)  # a planted FIFO would block the read forever
     try:
         with open(file, encoding="utf-8") as fh:
             return json.load(fh)
