@@ -101,3 +101,21 @@ def test_leaderboard_refuses_random_search_draws(shared_data, tmp_path, capsys, 
     err = capsys.readouterr().err
     assert "random-search draws" in err and "Fix:" in err
     assert not (tmp_path / "board" / "leaderboard.json").exists()
+
+
+def test_leaderboard_update_with_one_new_algorithm_through_an_adapter(shared_data, tmp_path,
+                                                                       capsys):
+    """A submission of one algorithm reads through --adapter too (issue 25: 'needs at least 2
+    algorithms' through --adapter priorband, while the generic role options worked)."""
+    raw = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
+    raw = raw[raw["benchmark"].isin(sorted(raw["benchmark"].unique())[:3])]
+    first, second = tmp_path / "pb_hb.parquet", tmp_path / "rs.parquet"
+    raw[raw["algorithm"] != "RS"].to_parquet(first)
+    raw[raw["algorithm"] == "RS"].to_parquet(second)
+    board = tmp_path / "board"
+    common = ["--adapter", "priorband", "--analyses", "ranks", "--no-progress"]
+    assert main(["leaderboard", str(first), "-o", str(board), *common]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", str(second), "--update", str(board), *common]) == 0
+    out = capsys.readouterr().out
+    assert "3 entries" in out and "RS" in out

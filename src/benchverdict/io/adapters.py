@@ -119,6 +119,7 @@ def read_deberta(
     score: Literal["final", "best"] = "final",
     learning_curve: bool = False,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read opda's DeBERTa random-search results (Lourie, Cho & He).
 
@@ -148,6 +149,8 @@ def read_deberta(
         not IID draws, so ``kind="runs"``: use :meth:`Results.at_budget` for
         the scores at one step (which are IID across configurations).
     on_invalid : {"raise", "drop"}
+    min_algorithms : int
+        Fewest algorithms the data may hold (``1`` for a leaderboard submission).
 
     Returns
     -------
@@ -219,11 +222,13 @@ def read_deberta(
         metafeatures=meta,
         on_invalid=on_invalid,
         kind="runs" if learning_curve else "trials",
+        min_algorithms=min_algorithms,
     )
 
 
 def read_meanmax(
-    path: str | Path, *, set_type: str = "dev", on_invalid: OnInvalid = "raise"
+    path: str | Path, *, set_type: str = "dev", on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read Tang et al.'s meanmax TSV (castorini/meanmax, e.g. ``hedwig.tsv``).
 
@@ -263,6 +268,7 @@ def read_meanmax(
         objective="maximize",
         on_invalid=on_invalid,
         kind="trials",
+        min_algorithms=min_algorithms,
     )
     return _with_filtered(results, frame.index[~keep], "set_type", f"set_type != {set_type!r}")
 
@@ -274,6 +280,7 @@ def read_priorband(
     benchmark: Literal["bench_prior", "benchmark"] = "bench_prior",
     priors: Sequence[str] | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read lmem-significance's PriorBand frames (Geburek et al.).
 
@@ -331,6 +338,7 @@ def read_priorband(
         metafeatures=["task", "prior"] if bench_col == "bench_prior" else ["prior"],
         on_invalid=on_invalid,
         kind="runs",
+        min_algorithms=min_algorithms,
     )
     if len(dropped_prior):
         results = _with_filtered(results, dropped_prior, "prior", f"prior not in {list(priors)}")
@@ -343,6 +351,7 @@ def read_hpob(
     descriptors: str | Path | None = None,
     algorithms: Sequence[str] | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read the HPO-B long table of baseline results.
 
@@ -401,6 +410,7 @@ def read_hpob(
         metafeatures=meta,
         on_invalid=on_invalid,
         kind="runs",
+        min_algorithms=min_algorithms,
     )
     if len(dropped):
         results = _with_filtered(results, dropped, "algorithm",
@@ -414,6 +424,7 @@ def from_autorank_wide(
     objective: Objective,
     benchmark_column: str | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read autorank's wide table: rows are blocks, columns are algorithms.
 
@@ -470,6 +481,7 @@ def from_autorank_wide(
         objective=objective,
         on_invalid=on_invalid,
         kind="runs",
+        min_algorithms=min_algorithms,
     )
 
 
@@ -502,7 +514,7 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     (the others take it from the format); ``score`` names the metric where a
     format holds several (the CLI's ``--score``); ``name_pattern`` names the
     runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
-    ``--name-pattern``); ``min_algorithms=1`` lets those read a single
+    ``--name-pattern``); ``min_algorithms=1`` lets every adapter read a single
     algorithm's runs (a leaderboard submission). ``trust_pickle`` (the CLI's
     ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl``, which
     can run code; that adapter also takes ``objective`` and ``score`` (the metric).
@@ -522,13 +534,15 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
         if objective is None:
             raise ValueError("the autorank-wide adapter needs --objective maximize|minimize.")
         return from_autorank_wide(path, objective=objective, on_invalid=on_invalid,
-                                  benchmark_column=benchmark)
+                                  benchmark_column=benchmark, min_algorithms=min_algorithms)
     if name == "rliable":
         if objective is None:
             raise ValueError("the rliable adapter needs --objective maximize|minimize.")
-        return read_rliable(path, objective=objective, on_invalid=on_invalid)
+        return read_rliable(path, objective=objective, on_invalid=on_invalid,
+                            min_algorithms=min_algorithms)
     if name == "amlb":
-        return read_amlb(path, score=score, objective=objective, on_invalid=on_invalid)
+        return read_amlb(path, score=score, objective=objective, on_invalid=on_invalid,
+                         min_algorithms=min_algorithms)
     if name not in ADAPTERS:
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
@@ -541,7 +555,7 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name in NAMED_RUNS:
         return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
                               min_algorithms=min_algorithms)
-    return ADAPTERS[name](path, on_invalid=on_invalid)
+    return ADAPTERS[name](path, on_invalid=on_invalid, min_algorithms=min_algorithms)
 
 
 def _integral_seed(seed: pd.Series) -> pd.Series:

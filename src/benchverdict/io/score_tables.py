@@ -33,6 +33,7 @@ def read_rliable(
     tasks: Sequence[str] | None = None,
     budgets: Sequence[float] | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read rliable-style score arrays: ``{algorithm: array of runs x tasks}``.
 
@@ -60,6 +61,8 @@ def read_rliable(
         For 3-D arrays: the budget of each point (frames, steps).
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame` (NaN scores).
+    min_algorithms : int
+        Fewest algorithms the data may hold (``1`` for a leaderboard submission).
 
     Examples
     --------
@@ -133,6 +136,7 @@ def read_rliable(
         frame, algorithm="algorithm", benchmark="task", seed="run", score="score",
         budget="budget" if three_d else None, objective=objective, on_invalid=on_invalid,
         kind="runs",
+        min_algorithms=min_algorithms,
     )
 
 
@@ -143,6 +147,7 @@ def read_amlb(
     objective: Objective | None = None,
     constraint: str | None = None,
     on_invalid: OnInvalid = "raise",
+    min_algorithms: int = 2,
 ) -> Results:
     """Read AutoML-benchmark (AMLB) ``results.csv`` files.
 
@@ -185,6 +190,8 @@ def read_amlb(
         holds several (the same run under two time budgets).
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame` (rows with no score and no error).
+    min_algorithms : int
+        Fewest algorithms the data may hold (``1`` for a leaderboard submission).
 
     Examples
     --------
@@ -236,6 +243,7 @@ def read_amlb(
     results = Results.from_frame(
         table[~failed], algorithm="framework", benchmark="task", seed="fold", score=column,
         objective=objective, metafeatures=meta, on_invalid=on_invalid, kind="runs",
+        min_algorithms=min_algorithms,
     )
     records = pd.DataFrame({
         "row": list(frame.index[failed]), "columns": "info",
