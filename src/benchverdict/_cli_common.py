@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchverdict._validation import ValidationError, to_cli
-
 #: The adapters ``--adapter`` accepts (``benchverdict.io.adapters.ADAPTERS`` plus those
 #: needing ``--objective``); listed here so the parser can check them without importing pandas.
 ADAPTER_NAMES = ("deberta", "meanmax", "priorband", "hpob", "autorank-wide", "optuna",
@@ -121,6 +119,9 @@ def load_results(args: argparse.Namespace):
     written as command-line options (``--on-invalid drop``), so a sub-command
     can print ``problem.message`` as it is.
     """
+    # Imported here, not at the top: building the parser (``--help``) must not load pandas.
+    from benchverdict._validation import ValidationError
+
     try:
         return _load_results(args)
     except ValidationError as err:
@@ -129,6 +130,7 @@ def load_results(args: argparse.Namespace):
 
 def _load_results(args: argparse.Namespace):
     from benchverdict import io
+    from benchverdict._validation import to_cli
 
     if getattr(args, "example", False):
         from benchverdict.examples import load_example

@@ -29,29 +29,66 @@ Examples
 0.85
 """
 
-from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_frame
-from benchverdict.dse.compare import (
-    DominanceTest,
-    PermutationTest,
-    SingleDrawTest,
-    crossings,
-    cvar_difference,
-    cvar_permutation_test,
-    dominance_test,
-    single_draw_test,
-)
-from benchverdict.dse.distribution import DistributionResult, distribution
-from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
-from benchverdict.dse.protocol import run_protocol
-from benchverdict.dse.statistics import (
-    au_cdf,
-    cvar,
-    exceedance_probability,
-    mean,
-    quantile,
-    statistic,
-    threshold_area,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchverdict._lazy import load_on_first_use
+
+if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from benchverdict.dse.aggregate import AggregateResult, aggregate, normalize_frame
+    from benchverdict.dse.compare import (
+        DominanceTest,
+        PermutationTest,
+        SingleDrawTest,
+        crossings,
+        cvar_difference,
+        cvar_permutation_test,
+        dominance_test,
+        single_draw_test,
+    )
+    from benchverdict.dse.distribution import DistributionResult, distribution
+    from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
+    from benchverdict.dse.protocol import run_protocol
+    from benchverdict.dse.statistics import (
+        au_cdf,
+        cvar,
+        exceedance_probability,
+        mean,
+        quantile,
+        statistic,
+        threshold_area,
+    )
+
+# Where each public name lives: the package imports a module when one of its names is first
+# used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
+_HOMES = {
+    'AggregateResult': 'benchverdict.dse.aggregate',
+    'DistributionResult': 'benchverdict.dse.distribution',
+    'DominanceTest': 'benchverdict.dse.compare',
+    'Interval': 'benchverdict.dse.intervals',
+    'PermutationTest': 'benchverdict.dse.compare',
+    'SingleDrawTest': 'benchverdict.dse.compare',
+    'aggregate': 'benchverdict.dse.aggregate',
+    'au_cdf': 'benchverdict.dse.statistics',
+    'band_interval': 'benchverdict.dse.intervals',
+    'bootstrap_interval': 'benchverdict.dse.intervals',
+    'crossings': 'benchverdict.dse.compare',
+    'cvar': 'benchverdict.dse.statistics',
+    'cvar_difference': 'benchverdict.dse.compare',
+    'cvar_permutation_test': 'benchverdict.dse.compare',
+    'distribution': 'benchverdict.dse.distribution',
+    'dominance_test': 'benchverdict.dse.compare',
+    'exceedance_probability': 'benchverdict.dse.statistics',
+    'interval': 'benchverdict.dse.intervals',
+    'mean': 'benchverdict.dse.statistics',
+    'normalize_frame': 'benchverdict.dse.aggregate',
+    'quantile': 'benchverdict.dse.statistics',
+    'run_protocol': 'benchverdict.dse.protocol',
+    'single_draw_test': 'benchverdict.dse.compare',
+    'statistic': 'benchverdict.dse.statistics',
+    'threshold_area': 'benchverdict.dse.statistics',
+}
 
 __all__ = [
     "AggregateResult",
@@ -80,3 +117,5 @@ __all__ = [
     "statistic",
     "threshold_area",
 ]
+
+load_on_first_use(__name__)

@@ -16,20 +16,47 @@ and the LMEM compare:
   variances.
 """
 
-from benchverdict.effects.equivalence import Margin, tost_p_value
-from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
-from benchverdict.effects.planning import (
-    Plan,
-    benchmarks_needed,
-    estimate_components,
-    pair_power,
-    plan,
-    plan_sentence,
-    runs_needed,
-    seeds_needed,
-    welch_power,
-    wilcoxon_power,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchverdict._lazy import load_on_first_use
+
+if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from benchverdict.effects.equivalence import Margin, tost_p_value
+    from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
+    from benchverdict.effects.planning import (
+        Plan,
+        benchmarks_needed,
+        estimate_components,
+        pair_power,
+        plan,
+        plan_sentence,
+        runs_needed,
+        seeds_needed,
+        welch_power,
+        wilcoxon_power,
+    )
+
+# Where each public name lives: the package imports a module when one of its names is first
+# used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
+_HOMES = {
+    'Margin': 'benchverdict.effects.equivalence',
+    'PairEffect': 'benchverdict.effects.pairwise',
+    'PairwiseEffects': 'benchverdict.effects.pairwise',
+    'Plan': 'benchverdict.effects.planning',
+    'benchmarks_needed': 'benchverdict.effects.planning',
+    'estimate_components': 'benchverdict.effects.planning',
+    'pair_power': 'benchverdict.effects.planning',
+    'pairwise_effects': 'benchverdict.effects.pairwise',
+    'plan': 'benchverdict.effects.planning',
+    'plan_sentence': 'benchverdict.effects.planning',
+    'runs_needed': 'benchverdict.effects.planning',
+    'seeds_needed': 'benchverdict.effects.planning',
+    'tost_p_value': 'benchverdict.effects.equivalence',
+    'welch_power': 'benchverdict.effects.planning',
+    'wilcoxon_power': 'benchverdict.effects.planning',
+}
 
 __all__ = [
     "Margin",
@@ -48,3 +75,5 @@ __all__ = [
     "welch_power",
     "wilcoxon_power",
 ]
+
+load_on_first_use(__name__)

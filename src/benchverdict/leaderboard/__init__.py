@@ -6,23 +6,50 @@ keeps a leaderboard in a folder, adds submissions (:func:`update_leaderboard`)
 and writes what moved and why. ``benchverdict leaderboard`` is the command line.
 """
 
-from benchverdict.leaderboard.board import (
-    ENTRY_COLUMNS,
-    SCHEMA,
-    SCHEMA_VERSION,
-    Leaderboard,
-    build_leaderboard,
-    mean_rank_interval,
-)
-from benchverdict.leaderboard.design import Design, SubmissionCheck, check_submission
-from benchverdict.leaderboard.store import (
-    Change,
-    StoreError,
-    changes_between,
-    create_leaderboard,
-    load_leaderboard,
-    update_leaderboard,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchverdict._lazy import load_on_first_use
+
+if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from benchverdict.leaderboard.board import (
+        ENTRY_COLUMNS,
+        SCHEMA,
+        SCHEMA_VERSION,
+        Leaderboard,
+        build_leaderboard,
+        mean_rank_interval,
+    )
+    from benchverdict.leaderboard.design import Design, SubmissionCheck, check_submission
+    from benchverdict.leaderboard.store import (
+        Change,
+        StoreError,
+        changes_between,
+        create_leaderboard,
+        load_leaderboard,
+        update_leaderboard,
+    )
+
+# Where each public name lives: the package imports a module when one of its names is first
+# used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
+_HOMES = {
+    'Change': 'benchverdict.leaderboard.store',
+    'Design': 'benchverdict.leaderboard.design',
+    'ENTRY_COLUMNS': 'benchverdict.leaderboard.board',
+    'Leaderboard': 'benchverdict.leaderboard.board',
+    'SCHEMA': 'benchverdict.leaderboard.board',
+    'SCHEMA_VERSION': 'benchverdict.leaderboard.board',
+    'StoreError': 'benchverdict.leaderboard.store',
+    'SubmissionCheck': 'benchverdict.leaderboard.design',
+    'build_leaderboard': 'benchverdict.leaderboard.board',
+    'changes_between': 'benchverdict.leaderboard.store',
+    'check_submission': 'benchverdict.leaderboard.design',
+    'create_leaderboard': 'benchverdict.leaderboard.store',
+    'load_leaderboard': 'benchverdict.leaderboard.store',
+    'mean_rank_interval': 'benchverdict.leaderboard.board',
+    'update_leaderboard': 'benchverdict.leaderboard.store',
+}
 
 __all__ = [
     "ENTRY_COLUMNS",
@@ -41,3 +68,5 @@ __all__ = [
     "mean_rank_interval",
     "update_leaderboard",
 ]
+
+load_on_first_use(__name__)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
-
-import numpy as np
 
 from benchverdict._cli_common import UsageError, load_results
 
@@ -79,7 +78,7 @@ class _AtBudget(argparse.Action):
             value = float(values)
         except ValueError:
             raise argparse.ArgumentError(self, f"not a number: {values!r}") from None
-        if not np.isfinite(value):
+        if not math.isfinite(value):
             raise argparse.ArgumentError(self, f"the budget must be a finite number, got "
                                                f"{values}")
         setattr(namespace, self.dest, values)
@@ -120,7 +119,7 @@ def _rows_option(rows: str) -> str | float:
     except ValueError:
         raise UsageError(f"--rows must be 'final', 'all' or a budget value, got {rows!r}."
                          ) from None
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise UsageError(f"--rows must be a finite budget value, got {rows!r}.")
     return value
 

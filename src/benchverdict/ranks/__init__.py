@@ -25,11 +25,32 @@ benchmarks. All of it stays polynomial and vectorised over pairs, so
 thousands of algorithms are analysed in seconds.
 """
 
-from benchverdict.ranks.anytime import AnytimeRanks, anytime_ranks
-from benchverdict.ranks.autorank_path import AutorankResult, autorank
-from benchverdict.ranks.diagram import cd_diagram
-from benchverdict.ranks.friedman import FriedmanResult, friedman
-from benchverdict.ranks.win_tie_loss import WinTieLossResult, win_tie_loss
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchverdict._lazy import load_on_first_use
+
+if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from benchverdict.ranks.anytime import AnytimeRanks, anytime_ranks
+    from benchverdict.ranks.autorank_path import AutorankResult, autorank
+    from benchverdict.ranks.diagram import cd_diagram
+    from benchverdict.ranks.friedman import FriedmanResult, friedman
+    from benchverdict.ranks.win_tie_loss import WinTieLossResult, win_tie_loss
+
+# Where each public name lives: the package imports a module when one of its names is first
+# used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
+_HOMES = {
+    'AnytimeRanks': 'benchverdict.ranks.anytime',
+    'AutorankResult': 'benchverdict.ranks.autorank_path',
+    'FriedmanResult': 'benchverdict.ranks.friedman',
+    'WinTieLossResult': 'benchverdict.ranks.win_tie_loss',
+    'anytime_ranks': 'benchverdict.ranks.anytime',
+    'autorank': 'benchverdict.ranks.autorank_path',
+    'cd_diagram': 'benchverdict.ranks.diagram',
+    'friedman': 'benchverdict.ranks.friedman',
+    'win_tie_loss': 'benchverdict.ranks.win_tie_loss',
+}
 
 __all__ = [
     "AnytimeRanks",
@@ -42,3 +63,5 @@ __all__ = [
     "friedman",
     "win_tie_loss",
 ]
+
+load_on_first_use(__name__)

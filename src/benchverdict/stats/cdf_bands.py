@@ -76,6 +76,7 @@ from scipy import stats
 
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
+from benchverdict.stats.band_names import METHODS  # the names, shared with the CLI
 from benchverdict.stats.beta_intervals import order_statistic_intervals
 from benchverdict.stats.order_statistics import order_statistics_band_probability
 from benchverdict.stats.samples import sorted_finite_scores
@@ -93,8 +94,6 @@ __all__ = [
     "restrict_to_levels",
 ]
 
-#: The band methods :func:`cdf_band` accepts.
-METHODS = ("ld_highest_density", "ld_equal_tailed", "ks", "dkw")
 _LD_KINDS = {"ld_highest_density": "highest_density", "ld_equal_tailed": "equal_tailed"}
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchverdict._cli_common import UsageError, load_results
 from benchverdict._plain_text import file_stem
-from benchverdict.stats.cdf_bands import METHODS
+from benchverdict.stats.band_names import METHODS
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
