@@ -382,11 +382,11 @@ class CsvTable:
 
     def write(self, directory: Path) -> Path:
         """Write the table into ``directory``; return the file's path."""
-        path = Path(directory) / f"{self.name}.csv"
-        shown = self.frame.reset_index() if self.with_index else self.frame
-        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
-        shown.to_csv(path, index=False, errors="backslashreplace")
-        return path
+        from benchverdict._safe_output import write_csv
+
+        # Formula-like names neutralised, lone surrogates escaped (see write_csv).
+        return write_csv(self.frame, Path(directory) / f"{self.name}.csv",
+                         index=self.with_index)
 
 
 @dataclass(frozen=True)
