@@ -49,6 +49,8 @@ MARKER = ".benchverdict-report"
 _SCHEMA = "benchverdict.report-files"
 _NOTE = ("The files benchverdict report wrote into this folder, with their SHA-256. A re-run "
          "replaces only these (and only if unchanged); other files are left as they are.")
+#: How the marker of reports before the manifest began (it listed no files).
+_OLD_MARKER = "This directory is a benchverdict report."
 #: At most this many file names are quoted in a refusal.
 _MAX_NAMED = 5
 
@@ -87,7 +89,16 @@ def read_manifest(directory: Path) -> dict[str, set[str]] | None:
     if not path.is_file() or path.is_symlink():
         return None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        text = f"unreadable: {err}"
+    if text.startswith(_OLD_MARKER):
+        raise OutputError(
+            f"{directory} is a report of an earlier benchverdict version, which did not list "
+            f"the files it wrote, so benchverdict cannot tell its files from yours there. "
+            f"Give another -o (a new or empty directory), or delete the old report yourself.")
+    try:
+        doc = json.loads(text)
         files = doc["files"] if doc.get("schema") == _SCHEMA else None
         if not isinstance(files, dict):
             raise ValueError("no file list")
