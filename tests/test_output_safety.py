@@ -12,6 +12,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -246,3 +247,194 @@ def test_write_csv_keeps_numbers_and_neutralises_names_index_and_header(tmp_path
     assert back["d"].tolist() == ["-0.5", "1.0", "-2.0", ""]  # numbers, written as numbers
     assert back["cat"].tolist() == ["'=a", "b", "'=a", "b"]
     assert neutralise_cell("\r=1") == "'\r=1" and neutralise_cell("+1e-3") == "+1e-3"
+
+
+# ----------------------------------------------------------------------------- LaTeX
+LONG = "L" * 9_990 + "0123456789"
+LATEX_NAMES = ["[x]", "*y", LONG, "é", "東京", "\\input{/etc/passwd}", "%", "$", "&", "#",
+               "_", "^", "~", "{", "}"]
+
+
+def latex_comparison(names: list[str]):
+    """A comparison on ``names`` by stand-in analyses (every pair decided, a table, a note)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from benchverdict.methods import register_method
+    from benchverdict.report.runner import AnalysisRun, ReportFigure, compare
+    from benchverdict.results import Results
+    from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+    for family in ("ranks", "lmem"):
+        register_method(f"{family}.fake", family, "a stand-in method for tests", paired=True,
+                        unit="benchmark", aspect="centre", assumptions="none",
+                        error_control="per comparison", votes=True)
+
+    def runner(name):
+        def run(results, options):
+            algs = results.algorithms
+            out = AnalysisRun(name, "ok")
+            for i in range(len(algs)):
+                for j in range(i + 1, len(algs)):
+                    out.verdicts.append(Verdict(
+                        algs[i], algs[j], "a" if (i + j) % 3 else "inconclusive",
+                        f"{name}.fake", Scope(), Evidence("p_value", 0.001, options.alpha),
+                        results.objective, f"{algs[i]} vs {algs[j]}",
+                        effect=Effect("diff", 0.1, 0.05, 0.2), unit="benchmark", n=3))
+            fig, ax = plt.subplots()
+            ax.bar(range(len(algs)), np.arange(len(algs)) + 1.0)
+            out.figures.append(ReportFigure(f"{name}-bars", "Bars", fig, "caption"))
+            out.tables["values"] = pd.DataFrame({"algorithm": algs,
+                                                 "value": np.arange(len(algs)) * 1.0})
+            out.notes.append("a note naming a\tb")
+            return out
+        return run
+
+    def failing(results, options):
+        raise RuntimeError("not needed here")
+
+    rng = np.random.default_rng(0)
+    rows = [{"alg": a, "task": b, "seed": s, "trial": t, "acc": 0.5 + 0.01 * i
+             + rng.normal(0, .05)}
+            for i, a in enumerate(names) for b in ["[b]", "b2"] for s in range(3)
+            for t in (1, 2)]
+    results = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                                 seed="seed", budget="trial", score="acc",
+                                 objective="maximize", kind="trials")
+    runners = {"ranks": runner("ranks"), "lmem": runner("lmem"), "tuning": failing,
+               "dse": failing}
+    return compare(results, runners=runners, progress=False)
+
+
+def test_latex_escape_keeps_optional_arguments_ligatures_and_unicode_out():
+    from benchverdict.report.latex import latex_escape
+
+    assert latex_escape("[x]") == "{[}x{]}" and latex_escape("*y") == "{*}y"
+    assert latex_escape("a--b") == "a-{}-{}b"
+    assert latex_escape("東") == r"\bvu{東}{6771}"
+    assert latex_escape("a\tb") == r"a\textbackslash{}x09b"
+    assert latex_escape("\\input{/etc/passwd}").replace(r"\allowbreak{}", "") == (
+        r"\textbackslash{}input\{/etc/passwd\}")
+
+
+def test_long_names_are_shortened_by_the_stated_rule_and_stay_distinct():
+    from benchverdict.report.latex import MAX_WORD, latex_escape, short_word
+
+    a, b = "x" * 10_000, "x" * 9_999 + "y"
+    assert short_word(a) != short_word(b)
+    assert len(short_word(a)) < MAX_WORD and short_word("x" * MAX_WORD) == "x" * MAX_WORD
+    assert "x" * 41 not in latex_escape(a).replace(r"\allowbreak{}", "")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("pdflatex"), reason="pdflatex is not installed")
+def test_latex_report_on_hostile_names_compiles_fits_and_shows_every_name(tmp_path):
+    """Issue 25: "[x]" after \\midrule stopped pdflatex, a 10,000-character name gave
+    "Dimension too large", names vanished from the PDF, and lines overflowed."""
+    import re
+    import shutil
+
+    from benchverdict.report.latex import SHORTENING_RULE, latex_escape, short_word
+
+    path = latex_comparison(LATEX_NAMES).to_latex(tmp_path / "tex")
+    tex = path.read_text(encoding="utf-8")
+    assert latex_escape(SHORTENING_RULE) in tex
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+         path.name], cwd=path.parent, capture_output=True, text=True, errors="replace",
+        timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (path.parent / "report.log").read_text(encoding="utf-8", errors="replace")
+    assert "/etc/passwd" not in re.sub(r"\\input\{/etc/passwd\}", "", log.replace("\n", ""))
+    overfull = [float(x) for x in re.findall(r"Overfull \\hbox \(([\d.]+)pt", log)]
+    assert max(overfull, default=0) < 1, overfull
+    if shutil.which("pdftotext") is None:
+        return
+    text = subprocess.run(["pdftotext", "report.pdf", "-"], cwd=path.parent,
+                          capture_output=True, text=True, check=True).stdout
+    assert "root:" not in text  # /etc/passwd was not read
+    flat = "".join(text.split())
+    shown = {"東京": "[U+6771][U+4EAC]"}  # pdfLaTeX's fonts lack CJK: the code points
+    for name in LATEX_NAMES:
+        assert short_word(shown.get(name, name)) in flat, name[:20]
+    assert "a\\x09b" in flat
+
+
+# ----------------------------------------------------------------------------- Markdown, HTML
+MARKUP_NAMES = ["<img src=x onerror=alert(1)>", "a|b", "|", "[x](javascript:alert(1))",
+                "![y](http://evil/y.png)", "<script>alert(2)</script>", "&lt;b&gt;", "`code`",
+                "SVM"]
+
+
+class _Elements(__import__("html.parser").parser.HTMLParser):
+    """Every element with its attributes, and the text."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def assert_no_injected_markup(html: str, n_figures: int) -> None:
+    parser = _Elements()
+    parser.feed(html)
+    tags = [t for t, _ in parser.elements]
+    assert "script" not in tags
+    assert tags.count("img") <= n_figures  # the report's own figures only
+    for tag, attrs in parser.elements:
+        assert not any(a.startswith("on") for a in attrs), (tag, attrs)
+        assert not str(attrs.get("href", "")).startswith("javascript"), attrs
+        assert not str(attrs.get("src", "")).startswith("http://evil"), attrs
+    text = "".join(parser.text)
+    for name in ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "&lt;b&gt;"):
+        assert name in text  # shown as text, exactly
+
+
+@pytest.fixture(scope="module")
+def markup_comparison():
+    return latex_comparison(MARKUP_NAMES)
+
+
+def test_markdown_report_names_are_text_in_every_renderer(markup_comparison, tmp_path):
+    """Issue 25 asked: can an <img onerror> or a | in a name inject markup in report.md?"""
+    md = markup_comparison.to_markdown(tmp_path / "report.md")
+    n_figures = md.count("](report_figures/")
+    renderers = []
+    markdown_it = pytest.importorskip("markdown_it")
+    renderers.append(markdown_it.MarkdownIt("commonmark").enable("table").render)
+    try:
+        import markdown  # Python-Markdown, as MkDocs renders
+
+        renderers.append(lambda text: markdown.markdown(text, extensions=["tables"]))
+    except ModuleNotFoundError:
+        pass
+    for render in renderers:
+        html = render(md)
+        assert_no_injected_markup(html, n_figures)
+        # "|" in a name does not split a table cell: every row of a table has its cells.
+        for table in re.findall(r"<table>.*?</table>", html, flags=re.S):
+            widths = {len(re.findall(r"<t[dh][ >]", row))
+                      for row in re.findall(r"<tr>.*?</tr>", table, flags=re.S)}
+            assert len(widths) == 1, widths
+
+
+def test_html_report_names_are_text(markup_comparison, tmp_path):
+    html = markup_comparison.to_html(tmp_path / "report.html")
+    assert_no_injected_markup(html, n_figures=0)
+
+
+def test_a_report_of_an_earlier_version_is_refused_with_the_reason(tmp_path):
+    target = tmp_path / "out"
+    users_work(target)
+    (target / _output.MARKER).write_text(
+        "This directory is a benchverdict report. `benchverdict report -o` replaces it as a "
+        "whole\nwhen it writes a new report here: do not keep other files in it.\n")
+    before = snapshot(target)
+    with pytest.raises(_output.OutputError, match="earlier benchverdict version"):
+        staged(target, {"a.txt": "new"})
+    assert snapshot(target) == before
