@@ -380,13 +380,15 @@ class CsvTable:
     frame: Any = field(repr=False, compare=False)
     with_index: bool = False
 
-    def write(self, directory: Path) -> Path:
-        """Write the table into ``directory``; return the file's path."""
-        from benchverdict._safe_output import write_csv
+    @property
+    def file_name(self) -> str:
+        """The table's CSV file name.
 
-        # Formula-like names neutralised, lone surrogates escaped (see write_csv).
-        return write_csv(self.frame, Path(directory) / f"{self.name}.csv",
-                         index=self.with_index)
+        The renderers write it with :func:`benchverdict._safe_output.write_csv`
+        (``index=with_index``), which no spreadsheet can run as formulas; the
+        model itself imports nothing of the package.
+        """
+        return f"{self.name}.csv"
 
 
 @dataclass(frozen=True)
