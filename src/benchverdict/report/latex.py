@@ -42,10 +42,11 @@ _LATEX_SPECIAL = {
     "[": "{[}",
     "]": "{]}",
     "*": "{*}",
-    # "--" and "---" would print as dashes: a name's hyphens stay hyphens.
-    "-": "-{}",
 }
-_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL) + r"|[^\x00-\x7f]")
+#: Also escaped: a "-" before another (``--`` and ``---`` would print as dashes: a name's
+#: hyphens stay hyphens) and every non-ASCII character.
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL)
+                       + r"|-(?=-)|[^\x00-\x7f]")
 
 #: A word (run of non-space characters) longer than this is shortened in LaTeX.
 MAX_WORD = 60
@@ -89,6 +90,8 @@ def _escape_chars(text: str) -> str:
         c = m.group(0)
         if c in _LATEX_SPECIAL:
             return _LATEX_SPECIAL[c]
+        if c == "-":
+            return "-{}"
         # pdfLaTeX typesets the characters its fonts have and shows [U+XXXX] for the others
         # (\bvu, defined in report.tex and in each table file); LuaLaTeX/XeLaTeX all of them.
         return rf"\bvu{{{c}}}{{{ord(c):04X}}}"
@@ -118,8 +121,8 @@ def latex_escape(text: Any) -> str:
 
     Control and bidi characters are first made visible (``\x00``); newlines
     become spaces; every LaTeX special character (also ``[``, ``]``, ``*``
-    and ``-``, which a preceding command or a ligature would take) is
-    escaped; every non-ASCII character becomes ``\bvu{c}{XXXX}`` (defined
+    and a ``-`` before another, which a preceding command or a ligature
+    would take) is escaped; every non-ASCII character becomes ``\bvu{c}{XXXX}`` (defined
     in ``report.tex``: the character itself, or ``[U+XXXX]`` where pdfLaTeX
     has no glyph for it). A word longer than :data:`MAX_WORD` characters is
     shortened by :data:`SHORTENING_RULE`, and a word longer than
@@ -129,8 +132,8 @@ def latex_escape(text: Any) -> str:
     --------
     >>> latex_escape("50% of a_b & {c} $")
     '50\\% of a\\_b \\& \\{c\\} \\$'
-    >>> latex_escape("[x] -y é")
-    '{[}x{]} -{}y \\bvu{é}{00E9}'
+    >>> latex_escape("[x] -y --z é")
+    '{[}x{]} -y -{}-z \\bvu{é}{00E9}'
     """
     s = printable(re.sub(r"\s*[\r\n]+\s*", " ", str(text)))
     return re.sub(r"\S+", _escape_word, s)
