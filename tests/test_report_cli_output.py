@@ -60,19 +60,31 @@ def test_report_directory_has_every_file_and_the_marker(previous):
 def test_a_rerun_leaves_no_stale_files(previous):
     """Issue 10: a re-run left stale files from an earlier report."""
     out, _ = previous
-    (out / "latex" / "figures" / "tuning-gone.pdf").write_bytes(b"%PDF stale")
-    (out / "report_figures" / "tuning-gone.svg").write_text("<svg/>")
+    # Figures of an analysis the earlier report had: its manifest lists them.
+    manifest = json.loads((out / _output.MARKER).read_text(encoding="utf-8"))
+    for rel, content in [("latex/figures/tuning-gone.pdf", b"%PDF stale"),
+                         ("report_figures/tuning-gone.svg", b"<svg/>"),
+                         ("gone/only.csv", b"a,b")]:
+        (out / rel).parent.mkdir(exist_ok=True)
+        (out / rel).write_bytes(content)
+        manifest["files"][rel] = [hashlib.sha256(content).hexdigest()]
+    (out / _output.MARKER).write_text(json.dumps(manifest), encoding="utf-8")
     assert cli.main([*QUICK, "-o", str(out)]) == 0
     assert not (out / "latex" / "figures" / "tuning-gone.pdf").exists()
     assert not (out / "report_figures" / "tuning-gone.svg").exists()
+    assert not (out / "gone").exists()  # the folder it emptied goes too
+    assert "gone/only.csv" not in _output.read_manifest(out)
     assert not leftovers(out)
 
 
-def test_a_report_from_before_the_marker_is_recognised_and_replaced(previous):
-    out, _ = previous
-    (out / _output.MARKER).unlink()  # reports written before the marker existed
-    assert _output.is_report_directory(out)
-    assert cli.main([*QUICK, "-o", str(out)]) == 0
+def test_a_folder_without_the_manifest_is_refused_even_with_a_report_json(previous, capsys):
+    """Issue 25: a folder that merely held a report.json was replaced whole."""
+    out, files = previous
+    (out / _output.MARKER).unlink()  # a report from before the manifest, or a user's folder
+    assert not _output.is_report_directory(out)
+    assert cli.main([*QUICK, "-o", str(out)]) == 2
+    assert "no benchverdict manifest" in capsys.readouterr().err
+    assert snapshot(out) == {k: v for k, v in files.items() if k != _output.MARKER}
 
 
 def test_keyboard_interrupt_while_writing_keeps_the_previous_report(previous, monkeypatch,

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchverdict._cli_common import load_results
+from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
@@ -136,15 +137,15 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        res.table.to_csv(out / "dse_table.csv", index=False)
-        dom.to_csv(out / "dse_dominance.csv", index=False)
-        res.cvar_differences().to_csv(out / "dse_cvar_differences.csv", index=False)
-        verdicts_to_frame(verdicts).to_csv(out / "dse_verdicts.csv", index=False)
+        write_csv(res.table, out / "dse_table.csv")
+        write_csv(dom, out / "dse_dominance.csv")
+        write_csv(res.cvar_differences(), out / "dse_cvar_differences.csv")
+        write_csv(verdicts_to_frame(verdicts), out / "dse_verdicts.csv")
         (out / "dse_verdicts.json").write_text(verdicts_to_json(verdicts))
         for kind in ("cdf", "quantile"):
             save_figure(res.plot(kind=kind).figure, out / f"dse_{kind}")
         if agg is not None:
-            agg.table.to_csv(out / "dse_aggregate.csv", index=False)
+            write_csv(agg.table, out / "dse_aggregate.csv")
             save_figure(agg.plot().figure, out / "dse_aggregate")
         print(f"\nwrote tables, verdicts and figures to {out}/")
     return 0

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 from benchverdict._cli_common import UsageError, load_results
+from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     print(result.table[columns].round(4).to_string(index=False))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        result.table.to_csv(args.out / "plan.csv", index=False)
+        write_csv(result.table, args.out / "plan.csv")
         ax = result.plot()
         save_figure(ax.figure, args.out / "plan", formats=("pdf",))
         plt.close(ax.figure)

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 from benchverdict._cli_common import UsageError, load_results
+from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
@@ -205,11 +206,11 @@ def run_lmem(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        m1.table.to_csv(out / "lmem_fixef.csv", index=False)
-        m1.varcomp.to_csv(out / "lmem_varcomp.csv", index=False)
-        emm.to_csv(out / "lmem_emmeans.csv", index=False)
-        pairs.to_csv(out / "lmem_pairwise.csv", index=False)
-        verdicts_to_frame(verdicts).to_csv(out / "lmem_verdicts.csv", index=False)
+        write_csv(m1.table, out / "lmem_fixef.csv")
+        write_csv(m1.varcomp, out / "lmem_varcomp.csv")
+        write_csv(emm, out / "lmem_emmeans.csv")
+        write_csv(pairs, out / "lmem_pairwise.csv")
+        write_csv(verdicts_to_frame(verdicts), out / "lmem_verdicts.csv")
         (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
         save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
         print(f"\nwrote tables, verdicts and the CD diagram to {out}/")
@@ -240,9 +241,9 @@ def run_sanity(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        report.table.to_csv(out / "sanity_summary.csv", index=False)
+        write_csv(report.table, out / "sanity_summary.csv")
         for c in report.checks:
-            c.table.to_csv(out / f"sanity_{c.name}.csv", index=False)
+            write_csv(c.table, out / f"sanity_{c.name}.csv")
         save_figure(report.plot().figure, out / "sanity")
         print(f"\nwrote tables and the figure to {out}/")
     return 0

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchverdict._cli_common import load_results
+from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
@@ -131,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         for name, table in tables.items():
-            table.to_csv(args.out / f"{name}.csv", index=False)
-        verdicts_to_frame(verdicts).to_csv(args.out / "verdicts.csv", index=False)
+            write_csv(table, args.out / f"{name}.csv")
+        write_csv(verdicts_to_frame(verdicts), args.out / "verdicts.csv")
         (args.out / "verdicts.json").write_text(verdicts_to_json(verdicts))
         for name, fig in figures.items():
             save_figure(fig, args.out / name, formats=("pdf",))

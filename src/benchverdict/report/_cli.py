@@ -6,9 +6,10 @@ raised (or one asked for by name is unavailable), or the data are invalid;
 holds other files); 130 when interrupted (Ctrl-C).
 
 The output directory is written all at once (:mod:`benchverdict.report._output`):
-the files are built in a directory beside it and swapped in when complete,
-so an interrupted run leaves the previous report intact and a re-run leaves
-no stale files.
+the files are built in a directory beside it and moved in when complete, so
+an interrupted run leaves the previous report intact and a re-run leaves no
+stale files. Only files the report wrote (listed with their digests in its
+manifest) are ever replaced; other files in the directory are left as they are.
 """
 
 from __future__ import annotations
@@ -114,9 +115,9 @@ def register(subparsers, parents) -> None:
                         help="CVaR levels of the DSE comparison (default 0.5,0.95; CVaR_a is "
                              "the mean of the best 1-a of draws)")
     parser.add_argument("-o", "--out", type=Path, default=Path("benchverdict-report"),
-                        help="output directory (default ./benchverdict-report). It is "
-                             "replaced as a whole when the report is complete, so it must be "
-                             "new, empty or an earlier report")
+                        help="output directory (default ./benchverdict-report): new, empty or "
+                             "an earlier report's. A re-run replaces only the files the "
+                             "earlier report wrote; other files there are left untouched")
     parser.add_argument("--json", action="store_true",
                         help="print the JSON document to stdout (files are still written)")
     shown = parser.add_mutually_exclusive_group()
@@ -131,15 +132,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     try:
-        check_target(out)  # before the analyses: a bad -o fails in a second, not after them
+        # Before the analyses: a bad -o fails in a second, not after them.
+        check_target(out, _inputs(args))
     except OutputError as err:
         print(f"benchverdict report: -o {out}: {err}", file=sys.stderr)
         return 2
     try:
         return _report(args, out)
+    except OutputError as err:  # the folder changed while the analyses ran
+        print(f"benchverdict report: -o {out}: {err} Nothing was written.", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"benchverdict report: interrupted; {out} was left as it was.", file=sys.stderr)
         return 130
+
+
+def _inputs(args: argparse.Namespace) -> list[Path]:
+    """The paths the report reads (a report must never replace one of them)."""
+    given = getattr(args, "file", None)
+    return [] if given is None else [Path(given)]
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -173,7 +184,7 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         margin=args.margin,
         draws=args.draws,
     )
-    json_text = write_report(comparison, out, progress=progress)
+    json_text = write_report(comparison, out, progress=progress, inputs=_inputs(args))
     if args.json:
         print(json_text)
     else:
@@ -205,22 +216,28 @@ REPORT_FILES = {
     "agreement.csv": "per pair and scope: each method's outcome, agreement, consensus",
     "conflicts.csv": "every disagreement between two methods, with its explanation",
     "exclusions.csv": "every row, run, seed or cell validation or an analysis left out, and why",
-    ".benchverdict-report": "marks the directory as a report (a re-run replaces it whole)",
+    ".benchverdict-report": "the manifest: every file above with its SHA-256 (a re-run replaces "
+                            "only these, and only when unchanged)",
 }
 
 
-def write_report(comparison, out: Path, *, progress: bool = False) -> str:
+def write_report(comparison, out: Path, *, progress: bool = False,
+                 inputs: list[Path] | tuple[Path, ...] = ()) -> str:
     """Write every report file into ``out`` at once (see the module docstring).
+
+    ``inputs`` are the files the report was computed from: a report that
+    would replace one of them is refused.
 
     Returns the JSON document's text.
     """
     from tqdm.auto import tqdm
 
+    from benchverdict._safe_output import write_csv
     from benchverdict.report._output import staged_directory
 
     def csv(frame, path: Path) -> None:
-        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
-        frame.to_csv(path, index=False, errors="backslashreplace")
+        # Formula-like names neutralised, lone surrogates escaped (see write_csv).
+        write_csv(frame, path)
 
     def steps(stage: Path) -> list:
         return [
@@ -236,7 +253,7 @@ def write_report(comparison, out: Path, *, progress: bool = False) -> str:
         ]
 
     json_text = ""
-    with staged_directory(out) as stage:
+    with staged_directory(out, inputs) as stage:
         todo = steps(stage)
         with tqdm(total=len(todo), desc="writing the report", unit="file", leave=False,
                   disable=not progress, file=sys.stderr) as bar:

@@ -380,13 +380,15 @@ class CsvTable:
     frame: Any = field(repr=False, compare=False)
     with_index: bool = False
 
-    def write(self, directory: Path) -> Path:
-        """Write the table into ``directory``; return the file's path."""
-        path = Path(directory) / f"{self.name}.csv"
-        shown = self.frame.reset_index() if self.with_index else self.frame
-        # A lone surrogate in a name cannot be written as UTF-8: write its escape instead.
-        shown.to_csv(path, index=False, errors="backslashreplace")
-        return path
+    @property
+    def file_name(self) -> str:
+        """The table's CSV file name.
+
+        The renderers write it with :func:`benchverdict._safe_output.write_csv`
+        (``index=with_index``), which no spreadsheet can run as formulas; the
+        model itself imports nothing of the package.
+        """
+        return f"{self.name}.csv"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchverdict._plain_text import printable
+from benchverdict._safe_output import write_csv
 from benchverdict.report import prose
 from benchverdict.report.document import (
     MAX_NOTES,
@@ -87,7 +88,7 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
     if table_dir is not None:
         table_dir.mkdir(parents=True, exist_ok=True)
         for t in doc.csv_tables:
-            path = t.write(table_dir)
+            path = write_csv(t.frame, table_dir / t.file_name, index=t.with_index)
             tables[t.name] = (f"{table_link.rstrip('/')}/{path.name}" if table_link
                               else path.name)
 

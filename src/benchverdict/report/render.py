@@ -821,7 +821,10 @@ def write_tables(comparison: ReportSource, directory: Path) -> dict[str, Path]:
     """Write :func:`full_tables` as CSV files into ``directory``; return their paths."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    return {t.name: t.write(directory) for t in _csv_tables(comparison)}
+    from benchverdict._safe_output import write_csv
+
+    return {t.name: write_csv(t.frame, directory / t.file_name, index=t.with_index)
+            for t in _csv_tables(comparison)}
 
 
 def _csv_tables(comparison: ReportSource) -> tuple[CsvTable, ...]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchverdict._cli_common import UsageError, load_results
 from benchverdict._plain_text import file_stem
+from benchverdict._safe_output import write_csv
 from benchverdict.stats.band_names import METHODS
 
 
@@ -136,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        curves.table.to_csv(out / "tuning_curves.csv", index=False)
-        verdicts_to_frame(verdicts).to_csv(out / "tuning_verdicts.csv", index=False)
+        write_csv(curves.table, out / "tuning_curves.csv")
+        write_csv(verdicts_to_frame(verdicts), out / "tuning_verdicts.csv")
         (out / "tuning_verdicts.json").write_text(verdicts_to_json(verdicts))
         written = ["tuning_curves.csv", "tuning_verdicts.csv", "tuning_verdicts.json"]
         for bench in curves.benchmarks:

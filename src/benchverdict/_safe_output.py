@@ -1,0 +1,82 @@
+"""Every CSV file the project writes goes through :func:`write_csv` (no formula injection).
+
+A spreadsheet opening a CSV file runs a cell that starts with ``=``, ``+``,
+``-`` or ``@`` (or with a tab or carriage return before one) as a formula:
+an algorithm named ``=HYPERLINK("http://x")`` would become a link a reader
+may click. Names come from the user's data (or a leaderboard submitter's),
+so every CSV cell that holds such text is neutralised.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["neutralise_cell", "write_csv"]
+
+#: First characters a spreadsheet treats as the start of a formula (OWASP, "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: A text cell that is a plain number (``-0.5``, ``+1e-3``): a spreadsheet reads it as one.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def neutralise_cell(value: Any) -> Any:
+    """``value``, with ``'`` put before a text that a spreadsheet would run as a formula.
+
+    Text starting with one of :data:`FORMULA_START` gets a leading single
+    quote (the OWASP rule: spreadsheets show the text and do not evaluate
+    it), unless the whole text is a plain number such as ``-0.5``. Anything
+    that is not text (numbers, missing values) is returned unchanged.
+
+    Examples
+    --------
+    >>> neutralise_cell('=HYPERLINK("http://x")'), neutralise_cell("-cmd")
+    ('\\'=HYPERLINK("http://x")', "'-cmd")
+    >>> neutralise_cell("-0.5"), neutralise_cell(-0.5), neutralise_cell("SVM")
+    ('-0.5', -0.5, 'SVM')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START) \
+            and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def write_csv(frame: Any, path: str | Path, *, index: bool = False, **options: Any) -> Path:
+    """Write a data frame as CSV (UTF-8) with every formula-like text cell neutralised.
+
+    Every text cell and every column name (and, with ``index=True``, every
+    index label) goes through :func:`neutralise_cell`: text starting with
+    ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and not a plain
+    number, is written with a leading ``'`` so that a spreadsheet shows it
+    instead of running it (spreadsheet formula injection). Numeric columns
+    are written as they are, so ``-0.5`` stays a number. A lone surrogate in
+    a name (not encodable as UTF-8) is written as its backslash escape.
+    ``options`` are passed to :meth:`pandas.DataFrame.to_csv`.
+
+    Returns the path written.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = write_csv(pd.DataFrame({"algorithm": ["=1+1", "SVM"], "d": [-0.5, 1.0]}), p)
+    >>> print(p.read_text(encoding="utf-8"), end="")
+    algorithm,d
+    '=1+1,-0.5
+    SVM,1.0
+    """
+    import pandas as pd
+
+    shown = frame.reset_index() if index else frame
+    shown = shown.copy(deep=False)
+    shown.columns = [neutralise_cell(c) if isinstance(c, str) else c for c in shown.columns]
+    for i in range(shown.shape[1]):
+        column = shown.iloc[:, i]
+        if (pd.api.types.is_object_dtype(column.dtype)
+                or pd.api.types.is_string_dtype(column.dtype)
+                or isinstance(column.dtype, pd.CategoricalDtype)):
+            shown.isetitem(i, column.astype(object).map(neutralise_cell))
+    options.setdefault("errors", "backslashreplace")
+    shown.to_csv(path, index=False, **options)
+    return Path(path)

@@ -1,0 +1,440 @@
+"""Issue 25: the files the project writes are safe for the user's folder and its readers.
+
+- ``report -o DIR`` never deletes or overwrites a file it did not write, and never an input;
+  an interrupted publishing leaves a folder the next run recognises.
+- No CSV cell the project writes can run as a spreadsheet formula.
+- Hostile names cannot inject LaTeX, Markdown or HTML, and the LaTeX report compiles.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchverdict import cli
+from benchverdict._safe_output import _NUMBER, FORMULA_START, neutralise_cell, write_csv
+from benchverdict.report import _output
+
+#: A quick report: the built-in example, rank tests only.
+QUICK = ["report", "--example", "--analyses", "ranks", "--no-progress"]
+
+
+def snapshot(directory: Path) -> dict[str, str]:
+    """Every file under ``directory`` with the SHA-256 of its content."""
+    return {
+        str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(directory.rglob("*")) if p.is_file()
+    }
+
+
+def users_work(folder: Path) -> dict[str, str]:
+    """A user's thesis and figures in ``folder``; their digests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "thesis.tex").write_text("\\documentclass{book} years of work\n")
+    (folder / "figures").mkdir(exist_ok=True)
+    (folder / "figures" / "plot.pdf").write_bytes(os.urandom(2048))
+    return {k: v for k, v in snapshot(folder).items()
+            if k == "thesis.tex" or k.startswith("figures")}
+
+
+# ----------------------------------------------------------------------------- the -o folder
+def test_a_folder_that_merely_holds_a_report_json_is_refused_and_kept(tmp_path, capsys):
+    """Issue 25: such a folder was replaced whole (thesis.tex and figures/ deleted), exit 0."""
+    folder = tmp_path / "thesis"
+    users_work(folder)
+    (folder / "report.json").write_text('{"schema": "benchverdict.report", "version": 1}')
+    before = snapshot(folder)
+    assert cli.main([*QUICK, "-o", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "no benchverdict manifest" in err and "another -o" in err
+    assert snapshot(folder) == before
+
+
+def test_files_the_report_did_not_write_survive_a_rerun_byte_identical(tmp_path):
+    out = tmp_path / "out"
+    assert cli.main([*QUICK, "-o", str(out)]) == 0
+    mine = users_work(out)
+    (out / "latex" / "notes.tex").write_text("my notes beside the report's LaTeX")
+    mine["latex/notes.tex"] = snapshot(out)["latex/notes.tex"]
+    assert cli.main([*QUICK, "-o", str(out)]) == 0
+    after = snapshot(out)
+    assert {k: after.get(k) for k in mine} == mine
+    listed = _output.read_manifest(out)
+    assert not set(listed) & set(mine)
+    assert {k for k in after if k != _output.MARKER} == set(mine) | set(listed)
+    for rel, digests in listed.items():
+        assert after[rel] in digests
+    assert json.loads((out / _output.MARKER).read_text())["complete"] is True
+
+
+def test_a_report_file_edited_since_it_was_written_is_not_replaced(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert cli.main([*QUICK, "-o", str(out)]) == 0
+    (out / "report.md").write_text("my edited summary")
+    before = snapshot(out)
+    capsys.readouterr()
+    assert cli.main([*QUICK, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "report.md" in err and "changed since benchverdict wrote them" in err
+    assert snapshot(out) == before
+
+
+def staged(target: Path, files: dict[str, str], inputs=()) -> None:
+    with _output.staged_directory(target, inputs) as stage:
+        for rel, text in files.items():
+            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+            (stage / rel).write_text(text)
+
+
+def test_a_foreign_file_where_the_report_would_write_is_refused(tmp_path):
+    target = tmp_path / "out"
+    staged(target, {"a.txt": "ours"})
+    (target / "b.txt").write_text("the user's")
+    (target / "sub").write_text("a file where the report wants a folder")
+    before = snapshot(target)
+    for files in ({"b.txt": "new"}, {"sub/c.txt": "new"}):
+        with pytest.raises(_output.OutputError, match="did not write"):
+            staged(target, files)
+        assert snapshot(target) == before
+
+
+def test_an_input_among_the_report_files_is_refused(tmp_path):
+    target = tmp_path / "out"
+    staged(target, {"data/runs.csv": "a,b\n1,2\n", "x.txt": "x"})
+    before = snapshot(target)
+    for given in (target / "data" / "runs.csv", target / "data"):
+        with pytest.raises(_output.OutputError, match="input"):
+            staged(target, {"x.txt": "y"}, inputs=[given])
+        assert snapshot(target) == before
+    staged(target, {"x.txt": "y"}, inputs=[tmp_path / "elsewhere.csv"])
+    assert (target / "x.txt").read_text() == "y"
+
+
+def test_a_manifest_naming_paths_outside_the_folder_is_refused(tmp_path):
+    target = tmp_path / "out"
+    staged(target, {"a.txt": "ours"})
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    manifest = json.loads((target / _output.MARKER).read_text())
+    manifest["files"]["../victim.txt"] = [hashlib.sha256(b"keep").hexdigest()]
+    (target / _output.MARKER).write_text(json.dumps(manifest))
+    with pytest.raises(_output.OutputError, match="outside the folder"):
+        staged(target, {"a.txt": "new"})
+    assert victim.read_text() == "keep"
+
+
+KILL_DRIVER = """
+import os, sys
+from pathlib import Path
+from benchverdict.report import _output
+kill_at = int(sys.argv[2])
+real, calls = os.replace, []
+def replace(src, dst):
+    calls.append(dst)
+    if len(calls) == kill_at:
+        os._exit(9)  # a crash: no clean-up runs
+    return real(src, dst)
+_output.os.replace = replace
+with _output.staged_directory(Path(sys.argv[1])) as stage:
+    (stage / "a.txt").write_text("new a")
+    (stage / "sub").mkdir()
+    (stage / "sub" / "c.txt").write_text("new c")
+"""
+
+
+@pytest.mark.parametrize("kill_at", range(1, 6))
+def test_a_crash_while_publishing_leaves_a_folder_the_next_run_replaces(tmp_path, kill_at):
+    target = tmp_path / "out"
+    staged(target, {"a.txt": "old a", "b.txt": "old b"})
+    mine = users_work(target)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(_output.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", KILL_DRIVER, str(target), str(kill_at)],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode in (0, 9), proc.stderr
+    now = snapshot(target)
+    assert {k: now.get(k) for k in mine} == mine
+    # Each file is the old or the new version, never missing or another.
+    assert (target / "a.txt").read_text() in ("old a", "new a")
+    assert {p.name for p in tmp_path.iterdir()} <= {"out"} | {
+        p.name for p in tmp_path.iterdir() if p.name.startswith((".out.partial-",
+                                                                  ".out.previous-"))}
+    staged(target, {"a.txt": "newest a"})
+    assert (target / "a.txt").read_text() == "newest a"
+    assert not (target / "b.txt").exists() and not (target / "sub").exists()
+    now = snapshot(target)
+    assert {k: now.get(k) for k in mine} == mine
+    assert set(_output.read_manifest(target)) == {"a.txt"}
+
+
+# ----------------------------------------------------------------------------- CSV injection
+HOSTILE_ALGORITHMS = ['=HYPERLINK("http://x")', "@SUM(A1)", "+1", "-cmd", "SVM"]
+
+
+def is_number(cell: str) -> bool:
+    """A number as pandas writes one (``-0.5``, ``-inf`` in a numeric column)."""
+    return bool(_NUMBER.fullmatch(cell)) or cell.lower() in ("-inf", "+inf")
+
+
+def formula_cells(directory: Path) -> list[tuple[str, str]]:
+    """Every CSV cell under ``directory`` that a spreadsheet would run as a formula."""
+    found = []
+    for path in sorted(directory.rglob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as f:
+            for row in csv.reader(f):
+                found += [(path.name, c) for c in row
+                          if c.startswith(FORMULA_START) and not is_number(c)]
+    return found
+
+
+@pytest.fixture(scope="module")
+def hostile_table(tmp_path_factory) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = [{"algorithm": a, "benchmark": b, "seed": s,
+             "score": i * 0.1 + rng.normal(0, 0.05) - 0.3}
+            for i, a in enumerate(HOSTILE_ALGORITHMS)
+            for b in ["-b1", "=cmd|' /C calc'!A0", "b3", "b4", "b5"] for s in range(4)]
+    path = tmp_path_factory.mktemp("hostile") / "runs.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+ROLES = ["--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "seed",
+         "--score", "score", "--objective", "maximize", "--kind", "runs"]
+
+
+def test_no_csv_cell_of_a_report_is_a_formula(hostile_table, tmp_path):
+    """Issue 25: names starting with = @ + - were written unquoted (agreement.csv and others)."""
+    out = tmp_path / "out"
+    code = cli.main(["report", str(hostile_table), *ROLES,
+                     "--analyses", "ranks,lmem", "--no-progress", "-o", str(out)])
+    assert code == 0
+    assert len(list(out.rglob("*.csv"))) >= 5
+    assert formula_cells(out) == []
+    agreement = (out / "agreement.csv").read_text(encoding="utf-8")
+    assert "'-cmd" in agreement and "'@SUM(A1)" in agreement
+    assert "'=HYPERLINK(\"\"http://x\"\")" in agreement
+
+
+@pytest.mark.parametrize("command", ["ranks", "lmem"])
+def test_no_csv_cell_of_a_command_is_a_formula(hostile_table, tmp_path, command):
+    out = tmp_path / "out"
+    assert cli.main([command, str(hostile_table), *ROLES, "-o", str(out)]) in (0, 1)
+    assert list(out.glob("*.csv"))
+    assert formula_cells(out) == []
+
+
+def test_write_csv_keeps_numbers_and_neutralises_names_index_and_header(tmp_path):
+    frame = pd.DataFrame({"=name": ["-cmd", "-0.5", "\t=1", None], "d": [-0.5, 1.0, -2, None]},
+                         index=pd.Index(["@i", "j", "k", "l"], name="+idx"))
+    frame["cat"] = pd.Categorical(["=a", "b", "=a", "b"])
+    path = write_csv(frame, tmp_path / "t.csv", index=True)
+    back = pd.read_csv(path, keep_default_na=False)
+    assert list(back.columns) == ["'+idx", "'=name", "d", "cat"]
+    assert back["'+idx"].tolist() == ["'@i", "j", "k", "l"]
+    assert back["'=name"].tolist() == ["'-cmd", "-0.5", "'\t=1", ""]
+    assert back["d"].tolist() == ["-0.5", "1.0", "-2.0", ""]  # numbers, written as numbers
+    assert back["cat"].tolist() == ["'=a", "b", "'=a", "b"]
+    assert neutralise_cell("\r=1") == "'\r=1" and neutralise_cell("+1e-3") == "+1e-3"
+
+
+# ----------------------------------------------------------------------------- LaTeX
+LONG = "L" * 9_990 + "0123456789"
+LATEX_NAMES = ["[x]", "*y", LONG, "é", "東京", "\\input{/etc/passwd}", "%", "$", "&", "#",
+               "_", "^", "~", "{", "}"]
+
+
+def latex_comparison(names: list[str]):
+    """A comparison on ``names`` by stand-in analyses (every pair decided, a table, a note)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from benchverdict.methods import register_method
+    from benchverdict.report.runner import AnalysisRun, ReportFigure, compare
+    from benchverdict.results import Results
+    from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+    for family in ("ranks", "lmem"):
+        register_method(f"{family}.fake", family, "a stand-in method for tests", paired=True,
+                        unit="benchmark", aspect="centre", assumptions="none",
+                        error_control="per comparison", votes=True)
+
+    def runner(name):
+        def run(results, options):
+            algs = results.algorithms
+            out = AnalysisRun(name, "ok")
+            for i in range(len(algs)):
+                for j in range(i + 1, len(algs)):
+                    out.verdicts.append(Verdict(
+                        algs[i], algs[j], "a" if (i + j) % 3 else "inconclusive",
+                        f"{name}.fake", Scope(), Evidence("p_value", 0.001, options.alpha),
+                        results.objective, f"{algs[i]} vs {algs[j]}",
+                        effect=Effect("diff", 0.1, 0.05, 0.2), unit="benchmark", n=3))
+            fig, ax = plt.subplots()
+            ax.bar(range(len(algs)), np.arange(len(algs)) + 1.0)
+            out.figures.append(ReportFigure(f"{name}-bars", "Bars", fig, "caption"))
+            out.tables["values"] = pd.DataFrame({"algorithm": algs,
+                                                 "value": np.arange(len(algs)) * 1.0})
+            out.notes.append("a note naming a\tb")
+            return out
+        return run
+
+    def failing(results, options):
+        raise RuntimeError("not needed here")
+
+    rng = np.random.default_rng(0)
+    rows = [{"alg": a, "task": b, "seed": s, "trial": t, "acc": 0.5 + 0.01 * i
+             + rng.normal(0, .05)}
+            for i, a in enumerate(names) for b in ["[b]", "b2"] for s in range(3)
+            for t in (1, 2)]
+    results = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                                 seed="seed", budget="trial", score="acc",
+                                 objective="maximize", kind="trials")
+    runners = {"ranks": runner("ranks"), "lmem": runner("lmem"), "tuning": failing,
+               "dse": failing}
+    return compare(results, runners=runners, progress=False)
+
+
+def test_latex_escape_keeps_optional_arguments_ligatures_and_unicode_out():
+    from benchverdict.report.latex import latex_escape
+
+    assert latex_escape("[x]") == "{[}x{]}" and latex_escape("*y") == "{*}y"
+    assert latex_escape("a--b") == "a-{}-b" and latex_escape("t-test") == "t-test"
+    assert latex_escape("東") == r"\bvu{東}{6771}"
+    assert latex_escape("a\tb") == r"a\textbackslash{}x09b"
+    assert latex_escape("\\input{/etc/passwd}").replace(r"\allowbreak{}", "") == (
+        r"\textbackslash{}input\{/etc/passwd\}")
+
+
+def test_long_names_are_shortened_by_the_stated_rule_and_stay_distinct():
+    from benchverdict.report.latex import MAX_WORD, latex_escape, short_word
+
+    a, b = "x" * 10_000, "x" * 9_999 + "y"
+    assert short_word(a) != short_word(b)
+    assert len(short_word(a)) < MAX_WORD and short_word("x" * MAX_WORD) == "x" * MAX_WORD
+    assert "x" * 41 not in latex_escape(a).replace(r"\allowbreak{}", "")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("pdflatex"), reason="pdflatex is not installed")
+def test_latex_report_on_hostile_names_compiles_fits_and_shows_every_name(tmp_path):
+    """Issue 25: "[x]" after \\midrule stopped pdflatex, a 10,000-character name gave
+    "Dimension too large", names vanished from the PDF, and lines overflowed."""
+    import re
+    import shutil
+
+    from benchverdict.report.latex import SHORTENING_RULE, latex_escape, short_word
+
+    path = latex_comparison(LATEX_NAMES).to_latex(tmp_path / "tex")
+    tex = path.read_text(encoding="utf-8")
+    assert latex_escape(SHORTENING_RULE) in tex
+    proc = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+         path.name], cwd=path.parent, capture_output=True, text=True, errors="replace",
+        timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (path.parent / "report.log").read_text(encoding="utf-8", errors="replace")
+    assert "/etc/passwd" not in re.sub(r"\\input\{/etc/passwd\}", "", log.replace("\n", ""))
+    overfull = [float(x) for x in re.findall(r"Overfull \\hbox \(([\d.]+)pt", log)]
+    assert max(overfull, default=0) < 1, overfull
+    if shutil.which("pdftotext") is None:
+        return
+    text = subprocess.run(["pdftotext", "report.pdf", "-"], cwd=path.parent,
+                          capture_output=True, text=True, check=True).stdout
+    assert "root:" not in text  # /etc/passwd was not read
+    flat = "".join(text.split())
+    shown = {"東京": "[U+6771][U+4EAC]"}  # pdfLaTeX's fonts lack CJK: the code points
+    for name in LATEX_NAMES:
+        assert short_word(shown.get(name, name)) in flat, name[:20]
+    assert "a\\x09b" in flat
+
+
+# ----------------------------------------------------------------------------- Markdown, HTML
+MARKUP_NAMES = ["<img src=x onerror=alert(1)>", "a|b", "|", "[x](javascript:alert(1))",
+                "![y](http://evil/y.png)", "<script>alert(2)</script>", "&lt;b&gt;", "`code`",
+                "SVM"]
+
+
+class _Elements(__import__("html.parser").parser.HTMLParser):
+    """Every element with its attributes, and the text."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def assert_no_injected_markup(html: str, n_figures: int) -> None:
+    parser = _Elements()
+    parser.feed(html)
+    tags = [t for t, _ in parser.elements]
+    assert "script" not in tags
+    assert tags.count("img") <= n_figures  # the report's own figures only
+    for tag, attrs in parser.elements:
+        assert not any(a.startswith("on") for a in attrs), (tag, attrs)
+        assert not str(attrs.get("href", "")).startswith("javascript"), attrs
+        assert not str(attrs.get("src", "")).startswith("http://evil"), attrs
+    text = "".join(parser.text)
+    for name in ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "&lt;b&gt;"):
+        assert name in text  # shown as text, exactly
+
+
+@pytest.fixture(scope="module")
+def markup_comparison():
+    return latex_comparison(MARKUP_NAMES)
+
+
+def test_markdown_report_names_are_text_in_every_renderer(markup_comparison, tmp_path):
+    """Issue 25 asked: can an <img onerror> or a | in a name inject markup in report.md?"""
+    md = markup_comparison.to_markdown(tmp_path / "report.md")
+    n_figures = md.count("](report_figures/")
+    renderers = []
+    markdown_it = pytest.importorskip("markdown_it")
+    renderers.append(markdown_it.MarkdownIt("commonmark").enable("table").render)
+    try:
+        import markdown  # Python-Markdown, as MkDocs renders
+
+        renderers.append(lambda text: markdown.markdown(text, extensions=["tables"]))
+    except ModuleNotFoundError:
+        pass
+    for render in renderers:
+        html = render(md)
+        assert_no_injected_markup(html, n_figures)
+        # "|" in a name does not split a table cell: every row of a table has its cells.
+        for table in re.findall(r"<table>.*?</table>", html, flags=re.S):
+            widths = {len(re.findall(r"<t[dh][ >]", row))
+                      for row in re.findall(r"<tr>.*?</tr>", table, flags=re.S)}
+            assert len(widths) == 1, widths
+
+
+def test_html_report_names_are_text(markup_comparison, tmp_path):
+    html = markup_comparison.to_html(tmp_path / "report.html")
+    assert_no_injected_markup(html, n_figures=0)
+
+
+def test_a_report_of_an_earlier_version_is_refused_with_the_reason(tmp_path):
+    target = tmp_path / "out"
+    users_work(target)
+    (target / _output.MARKER).write_text(
+        "This directory is a benchverdict report. `benchverdict report -o` replaces it as a "
+        "whole\nwhen it writes a new report here: do not keep other files in it.\n")
+    before = snapshot(target)
+    with pytest.raises(_output.OutputError, match="earlier benchverdict version"):
+        staged(target, {"a.txt": "new"})
+    assert snapshot(target) == before
