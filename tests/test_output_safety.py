@@ -438,3 +438,26 @@ def test_a_report_of_an_earlier_version_is_refused_with_the_reason(tmp_path):
     with pytest.raises(_output.OutputError, match="earlier benchverdict version"):
         staged(target, {"a.txt": "new"})
     assert snapshot(target) == before
+
+
+def test_published_folders_have_the_umask_s_permissions(tmp_path):
+    """A report folder (and a leaderboard version) published by renaming a private temporary
+    folder gets the mode a plain mkdir would give, not mkdtemp's 0700 (others who may read
+    the parent folder could not read the report)."""
+    import stat
+
+    from benchverdict.leaderboard import create_leaderboard
+    from benchverdict.results import _example_small
+
+    old = os.umask(0o022)
+    try:
+        target = tmp_path / "report"
+        with _output.staged_directory(target) as stage:
+            (stage / "a.txt").write_text("x")
+        assert stat.S_IMODE(target.stat().st_mode) == 0o755
+        assert stat.S_IMODE((target / _output.MARKER).stat().st_mode) == 0o644
+        board = tmp_path / "board"
+        create_leaderboard(board, _example_small(), analyses=["ranks"])
+        assert stat.S_IMODE((board / "versions" / "v0001").stat().st_mode) == 0o755
+    finally:
+        os.umask(old)

@@ -80,3 +80,26 @@ def write_csv(frame: Any, path: str | Path, *, index: bool = False, **options: A
     options.setdefault("errors", "backslashreplace")
     shown.to_csv(path, index=False, **options)
     return Path(path)
+
+
+def permissions_as_created(path: str | Path, *, directory: bool) -> None:
+    """Give ``path`` the mode a plain ``mkdir``/``open`` would have (the process's umask).
+
+    ``tempfile.mkdtemp`` and ``mkstemp`` create private (0700/0600) entries; a
+    report or leaderboard published by renaming them would stay unreadable by
+    the others who could read a folder made the ordinary way.
+
+    Examples
+    --------
+    >>> import os, stat, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> permissions_as_created(d, directory=True)
+    >>> old = os.umask(0); _ = os.umask(old)
+    >>> stat.S_IMODE(os.stat(d).st_mode) == 0o777 & ~old
+    True
+    """
+    import os
+
+    mask = os.umask(0)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    os.chmod(path, (0o777 if directory else 0o666) & ~mask)

@@ -57,6 +57,7 @@ try:  # the writer lock; POSIX only (elsewhere, writers are not serialised)
 except ImportError:  # pragma: no cover
     fcntl = None
 
+from benchverdict._safe_output import permissions_as_created
 from benchverdict.effects.equivalence import Margin
 from benchverdict.exclusions import concat_exclusions
 from benchverdict.families import leaderboard_families
@@ -683,6 +684,7 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
     before = version - 1
     try:
         tmp = Path(tempfile.mkdtemp(dir=versions, prefix=f"{_TMP_PREFIX}v{version:04d}-"))
+        permissions_as_created(tmp, directory=True)  # mkdtemp's 0700 would be published
         try:
             for name, data in files.items():
                 _write_new(tmp / name, data)

@@ -43,6 +43,8 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from benchverdict._safe_output import permissions_as_created
+
 #: The manifest written into every report directory: every file the report wrote, with its
 #: SHA-256. Its presence marks the directory as a report's.
 MARKER = ".benchverdict-report"
@@ -238,6 +240,7 @@ def _write_manifest(path: Path, files: dict[str, list[str]], complete: bool) -> 
     text = json.dumps({"schema": _SCHEMA, "note": _NOTE, "complete": complete,
                        "files": files}, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f"{MARKER}.", suffix=".tmp", dir=path.parent)
+    permissions_as_created(tmp, directory=False)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -274,6 +277,7 @@ def staged_directory(target: Path, inputs: Iterable[Path] = ()) -> Iterator[Path
     target = check_target(target, inputs)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-", dir=target.parent))
+    permissions_as_created(staging, directory=True)  # mkdtemp's 0700 would be published
     try:
         yield staging
         new = _files(staging)
