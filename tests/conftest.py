@@ -51,3 +51,22 @@ if os.environ.get("BENCHVERDICT_CI"):
 
     _hypothesis_settings.register_profile("ci", derandomize=True)
     _hypothesis_settings.load_profile("ci")
+
+
+#: Test files that take minutes (their seeded simulations, real HPO tools, Dask clusters), in
+#: about decreasing order. pytest-xdist's --dist loadfile hands files to idle workers in
+#: collection order, so running these first keeps one worker from starting a long file while
+#: the other has finished (longest first; the list only orders, it never skips).
+LONG_FILES = (
+    "test_fuzz.py", "test_report_error_control.py", "test_dask_scaleout.py",
+    "test_invariants.py", "test_report_estimand.py", "test_lmem_sanity.py",
+    "test_io_tools_ray_tune.py", "test_io_tools_optuna.py", "test_leaderboard.py",
+    "test_leaderboard_durability.py", "test_lmem_engine.py", "test_dse_sample.py",
+    "test_input_hostile.py", "test_output_safety.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Long files first (see LONG_FILES); the order within a file is kept."""
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(rank)))

@@ -23,6 +23,7 @@ Every analysis runs through the report's own runners, without the LMEM sanity ch
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections import Counter
 
@@ -39,6 +40,12 @@ from benchverdict.tuning.runner import run_tuning
 
 ALPHA = 0.05
 N_SETS = 200
+#: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
+SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
+#: Null data sets of the DSE's per-comparison rates: 100 give at least 2,400 comparisons per
+#: method (6 pairs x 4 benchmarks each), enough for the binomial check; the simulations
+#: session runs 500.
+N_DSE_SETS = int(100 * SCALE)
 ALGORITHMS = ["A", "B", "C", "D"]
 BENCHMARKS = ["p", "q", "r", "s"]
 SEEDS, TRIALS = 5, 10
@@ -121,13 +128,13 @@ def test_dse_null_per_comparison_rates_are_at_most_alpha():
     # Score distributions do not vote, but their decisions must still control their error:
     # dominance (two one-sided KS at alpha/2) and CVaR (studentized permutation test), per
     # benchmark at the report's levels and pooled (min-max normalised, permuted within
-    # benchmarks) at 0.5, as the report runs them. 200 null data sets; 199 permutations
+    # benchmarks) at 0.5, as the report runs them. N_DSE_SETS null data sets; 199 permutations
     # keep the test exact, and few bootstrap replicates suffice (intervals decide nothing).
     from benchverdict import dse
 
     decided, judged = Counter(), Counter()
     configs = [(0.5, {}), (0.95, {}), (0.5, {"pooled": True, "normalize": "minmax"})]
-    for seed in range(N_SETS):
+    for seed in range(N_DSE_SETS):
         results = study(seed)
         for level, kwargs in configs:
             with warnings.catch_warnings():
@@ -142,7 +149,7 @@ def test_dse_null_per_comparison_rates_are_at_most_alpha():
                 decided[method] += v.outcome in ("a", "b")
     assert set(judged) == {"dse.dominance", "dse.cvar_0.5", "dse.cvar_0.95"}
     for method in judged:
-        assert judged[method] >= N_SETS * 6 * 4
+        assert judged[method] >= N_DSE_SETS * 6 * 4
         assert at_most_alpha(decided[method], judged[method]), (
             method, decided[method], judged[method])
 

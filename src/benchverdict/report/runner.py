@@ -521,10 +521,10 @@ def compare(
     Raises
     ------
     ValueError
-        If no analysis applies (e.g. one score per algorithm, or draws with
-        no trial order asked for rank tests only): the error gives each
-        analysis's reason. A report of no verdicts would read as "cannot be
-        separated", which the data do not say.
+        If ``analyses`` is not given and no analysis applies (e.g. one score
+        per algorithm): the error gives each analysis's reason. A report of
+        no verdicts would read as "cannot be separated", which the data do
+        not say.
 
     Notes
     -----
@@ -558,9 +558,10 @@ def compare(
     names = [a for a in known if not requested or a in requested]
     runners = dict(_default_runners() if runners is None else runners)
     reasons = {name: applicability(results, name) for name in names}
-    if names and not any(ok for ok, _ in reasons.values()):
+    if names and not requested and not any(ok for ok, _ in reasons.values()):
         # A report of no verdicts would read as "nothing can be separated"; the data cannot
-        # be compared at all, which is a different answer.
+        # be compared at all, which is a different answer. (Analyses asked for by name are
+        # reported as not applicable, as documented: the user chose them.)
         raise ValueError(
             "no analysis applies to these data, so nothing can be compared: "
             + "; ".join(f"{name}: {why}" for name, (_, why) in reasons.items()) + ".")
