@@ -579,11 +579,10 @@ def _discard_unpublished(entry: Path) -> None:
         for child in entry.iterdir():
             if child.name in ours and (child.is_symlink() or child.is_file()):
                 child.unlink()
-        try:
+        with contextlib.suppress(OSError):  # fails when a file that is not ours is inside
             entry.rmdir()
+        if not entry.exists():
             return
-        except OSError:
-            pass
     # Something that is not only ours: kept, under a name that no longer blocks a version.
     os.rename(entry, entry.parent / f"{_ASIDE_PREFIX}{entry.name.lstrip('.')}-"
                                     f"{os.urandom(4).hex()}")
