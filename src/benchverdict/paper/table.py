@@ -372,7 +372,7 @@ class ResultsTable:
             if r is None:
                 return {"kind": "empty"}
             return {"kind": "cell", "parts": _parts(self.statistic, r), "bold": bool(r.bold),
-                    "marks": _marks(r.worse_than_best, r.versus_baseline),
+                    "marks": self._marks(r.worse_than_best, r.versus_baseline),
                     "letters": r.letters if self.letters else ""}
 
         def rank(a: str) -> dict:
@@ -380,7 +380,7 @@ class ResultsTable:
             if s is None or not math.isfinite(s.average_rank):
                 return {"kind": "empty"}
             return {"kind": "cell", "parts": (f"{s.average_rank:.2f}",), "bold": bool(s.bold),
-                    "marks": _marks(s.worse_than_best, s.versus_baseline), "letters": ""}
+                    "marks": self._marks(s.worse_than_best, s.versus_baseline), "letters": ""}
 
         def alg_label(a: str) -> str:
             return a + (" (baseline)" if a == self.baseline else "")
@@ -396,6 +396,12 @@ class ResultsTable:
         body = [[{"kind": "label", "text": alg_label(a), "scale": 0},
                  *(cell(b, a) for b in self.benchmarks), rank(a)] for a in self.algorithms]
         return header, body, []
+
+    def _marks(self, worse_than_best: bool, versus_baseline: str) -> tuple[str, ...]:
+        """The markers a cell shows: against the baseline when there is one, else the dagger."""
+        if self.baseline is not None:
+            return _marks(False, versus_baseline)
+        return _marks(worse_than_best, "")
 
     def _header_scales(self) -> dict[int, int]:
         """Column index -> scale exponent, for benchmark columns (transposed tables)."""
@@ -547,7 +553,8 @@ class ResultsTable:
             if c["bold"]:
                 text = f"**{text}**"
             sup = "".join(_MARK_TEXT[m] for m in c["marks"]) + c["letters"]
-            return text + (f"<sup>{md_escape(sup)}</sup>" if sup else "")
+            # Markers and letters are our own symbols and a-z: nothing to escape.
+            return text + (f"<sup>{sup}</sup>" if sup else "")
 
         head = [md_escape(h) + (f" (×10<sup>{scales[i]}</sup>)" if i in scales else "")
                 for i, h in enumerate(header)]
@@ -668,7 +675,8 @@ class ResultsTable:
             j = col_names.index(r.algorithm if rows_are_benchmarks else r.benchmark)
             n_here = int((self.cells["benchmark"] == r.benchmark).sum())
             ranks[i, j] = (r.rank - 1) / max(n_here - 1, 1)
-            sup = "".join(_MARK_TEXT[m] for m in _marks(r.worse_than_best, r.versus_baseline))
+            sup = "".join(_MARK_TEXT[m] for m in self._marks(r.worse_than_best,
+                                                               r.versus_baseline))
             texts[i][j] = r.text + sup + (f" {r.letters}" if self.letters and r.letters else "")
             bold[i, j] = bool(r.bold)
         base = np.array(to_rgb(ALGORITHM_PALETTE[0]))
