@@ -116,7 +116,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
                          budget=args.at_budget, progress=progress, figures=False)
     table = results_table(results, comparison, statistic=args.statistic,
                           budget=args.at_budget,
-                          rows="algorithms" if args.transpose else "benchmarks",
+                          orientation="algorithms" if args.transpose else "benchmarks",
                           baseline=args.baseline, letters=args.letters,
                           confidence=args.confidence)
     if fmt == "csv":

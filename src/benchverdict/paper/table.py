@@ -247,8 +247,8 @@ class ResultsTable:
     baseline : str or None
     letters : bool
         Whether cells show compact letters.
-    rows : str
-        ``"benchmarks"`` (one row per benchmark, algorithms as columns) or
+    orientation : str
+        What goes along the rows: ``"benchmarks"`` (algorithms as columns) or
         ``"algorithms"``.
     across : str
         What the relations across benchmarks settle, in a sentence (empty
@@ -271,7 +271,7 @@ class ResultsTable:
     confidence: float
     baseline: str | None = None
     letters: bool = False
-    rows: str = "benchmarks"
+    orientation: str = "benchmarks"
     across: str = ""
     undecided: tuple[str, ...] = ()
     not_compared: tuple[tuple[str, str], ...] = field(default=())
@@ -293,8 +293,8 @@ class ResultsTable:
 
     def transposed(self) -> ResultsTable:
         """The same table with rows and columns swapped."""
-        other = "algorithms" if self.rows == "benchmarks" else "benchmarks"
-        return _replace(self, rows=other)
+        other = "algorithms" if self.orientation == "benchmarks" else "benchmarks"
+        return _replace(self, orientation=other)
 
     # ------------------------------------------------------------------- legend
     def legend(self, *, marks: Mapping[str, str] | None = None, pm: str = "±",
@@ -385,7 +385,7 @@ class ResultsTable:
         def alg_label(a: str) -> str:
             return a + (" (baseline)" if a == self.baseline else "")
 
-        if self.rows == "benchmarks":
+        if self.orientation == "benchmarks":
             header = ["Benchmark", *(alg_label(a) for a in self.algorithms)]
             body = [[{"kind": "label", "text": b, "scale": scales[b]},
                      *(cell(b, a) for a in self.algorithms)] for b in self.benchmarks]
@@ -405,7 +405,7 @@ class ResultsTable:
 
     def _header_scales(self) -> dict[int, int]:
         """Column index -> scale exponent, for benchmark columns (transposed tables)."""
-        if self.rows == "benchmarks":
+        if self.orientation == "benchmarks":
             return {}
         out = {}
         for i, b in enumerate(self.benchmarks, start=1):
@@ -664,7 +664,7 @@ class ResultsTable:
 
         from benchverdict.plotting import ALGORITHM_PALETTE, new_axes, theme
 
-        rows_are_benchmarks = self.rows == "benchmarks"
+        rows_are_benchmarks = self.orientation == "benchmarks"
         row_names = list(self.benchmarks if rows_are_benchmarks else self.algorithms)
         col_names = list(self.algorithms if rows_are_benchmarks else self.benchmarks)
         ranks = np.full((len(row_names), len(col_names)), np.nan)
@@ -833,7 +833,7 @@ def results_table(
     *,
     statistic: str = "mean_sd",
     budget: float | None = None,
-    rows: str = "benchmarks",
+    orientation: str = "benchmarks",
     baseline: str | None = None,
     letters: bool = False,
     confidence: float = 0.95,
@@ -855,8 +855,8 @@ def results_table(
     budget : float, optional
         Summarise incumbents at this budget; default each run's final one.
         It must be the budget the comparison's relations were decided at.
-    rows : {"benchmarks", "algorithms"}
-        One row per benchmark (algorithms as columns, the average rank as
+    orientation : {"benchmarks", "algorithms"}
+        What goes along the rows: one row per benchmark (algorithms as columns, the average rank as
         the last row), or the transpose.
     baseline : str, optional
         Mark every cell against this algorithm (``+`` / ``-``) instead of
@@ -878,7 +878,7 @@ def results_table(
     Raises
     ------
     ValueError
-        An unknown ``statistic`` or ``rows``, a ``baseline`` that is not an
+        An unknown ``statistic`` or ``orientation``, a ``baseline`` that is not an
         algorithm, a comparison of other data, or a budget or alpha other
         than the comparison's.
 
@@ -896,8 +896,8 @@ def results_table(
                         f"{type(results).__name__}.")
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}.")
-    if rows not in ORIENTATIONS:
-        raise ValueError(f"rows must be one of {ORIENTATIONS}, got {rows!r}.")
+    if orientation not in ORIENTATIONS:
+        raise ValueError(f"orientation must be one of {ORIENTATIONS}, got {orientation!r}.")
     if not 0 < float(confidence) < 1:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}.")
     if baseline is not None and str(baseline) not in results.algorithms:
@@ -1004,5 +1004,5 @@ def results_table(
         cells=cells, summary=summary, algorithms=algorithms, benchmarks=benchmarks,
         statistic=statistic, objective=results.objective, budget=budget, alpha=alpha_used,
         confidence=float(confidence), baseline=None if baseline is None else str(baseline),
-        letters=bool(letters), rows=rows, across=across, undecided=tuple(undecided),
+        letters=bool(letters), orientation=orientation, across=across, undecided=tuple(undecided),
         not_compared=tuple(not_compared))
