@@ -315,6 +315,16 @@ def test_transposed_and_plot(known, tmp_path):
     assert (tmp_path / "t.svg").stat().st_size > 0
 
 
+def test_benchmarks_without_relations_are_not_bold_and_say_so():
+    # Rank tests compare across benchmarks only: no per-benchmark relation decides a cell.
+    res = _results(_known_frame())
+    t = results_table(res, analyses=["ranks"])
+    assert not t.cells["decided"].any() and not t.cells["bold"].any()
+    assert t.undecided == ("b1", "b2", "b3", "b4")
+    assert "No relation is decided per benchmark on b1, b2, b3 and b4" in t.legend()
+    assert t.summary["decided"].all()  # the average-rank row has the relations across
+
+
 def test_input_errors(known):
     res, comp = known
     with pytest.raises(ValueError, match="statistic must be one of"):

@@ -489,14 +489,18 @@ class ResultsTable:
             "% Cells in bold math: \\boldmath; markers and letters in superscript.",
             r"\begin{table}[htbp]", r"\centering", r"\small",
             rf"\caption{{{caption_text}}}\label{{{label}}}",
+            "% The tabular is measured (box 0) so that the legend below is as wide as it.",
+            r"\sbox0{%",
             rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
             " & ".join(head_cell(i, h) for i, h in enumerate(header)) + r" \\",
             r"\midrule",
             *(line(r) for r in body),
             *([r"\midrule", *(line(r) for r in footer)] if footer else []),
-            r"\bottomrule", r"\end{tabular}",
+            r"\bottomrule", r"\end{tabular}}%",
+            r"\usebox0",
             r"\par\smallskip",
-            rf"\parbox{{\linewidth}}{{\footnotesize {legend}}}",
+            r"\ifdim\wd0<0.6\linewidth\setbox0\hbox to 0.6\linewidth{}\fi",
+            rf"\parbox{{\wd0}}{{\footnotesize {legend}}}",
             r"\end{table}", ""]
         text = "\n".join(lines)
         if standalone:
