@@ -325,6 +325,29 @@ def test_benchmarks_without_relations_are_not_bold_and_say_so():
     assert t.summary["decided"].all()  # the average-rank row has the relations across
 
 
+def test_runs_that_stop_early_are_shown_never_decided():
+    # S's runs stop at budget 2 of 5: the report leaves S out of the final-budget comparison.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame([
+        {"alg": a, "task": b, "seed": s, "t": t, "score": m + 0.02 * t + rng.normal(0, 0.05)}
+        for a, m, last in (("A", 1.0, 5), ("B", 0.5, 5), ("S", 0.9, 2))
+        for b in ("p", "q") for s in range(8) for t in range(1, last + 1)])
+    res = Results.from_frame(frame, algorithm="alg", benchmark="task", seed="seed", budget="t",
+                             score="score", objective="maximize", kind="runs")
+    t = results_table(res, analyses=["lmem"])
+    s_cells = t.cells[t.cells["algorithm"] == "S"]
+    assert len(s_cells) == 2 and not s_cells["decided"].any() and not s_cells["bold"].any()
+    assert t.not_compared == (("p", "S"), ("q", "S")) and t.stopped_early == (("S", 2.0),)
+    assert "S (last budget 2)" in t.legend()
+    assert t.cells.loc[t.cells["algorithm"] == "A", "bold"].all()
+    # One benchmark: no average-rank row.
+    one = Results.from_frame(frame[frame["task"] == "p"].drop(columns="task"), algorithm="alg",
+                             seed="seed", budget="t", score="score", objective="maximize",
+                             kind="runs")
+    md = results_table(one, analyses=["lmem"]).to_markdown()
+    assert "Average rank" not in md and md.splitlines()[2].startswith("| all | **")
+
+
 def test_input_errors(known):
     res, comp = known
     with pytest.raises(ValueError, match="statistic must be one of"):

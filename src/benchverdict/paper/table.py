@@ -258,6 +258,10 @@ class ResultsTable:
     not_compared : tuple of (str, str)
         (benchmark, algorithm) cells whose algorithm the benchmark's
         relations leave out (e.g. runs that stop before the final budget).
+    stopped_early : tuple of (str, float)
+        Algorithms whose runs all stop before the final budget, with their
+        last budget: the report compares the others at the final budget
+        without them, and their cells hold their own final incumbents.
     """
 
     cells: pd.DataFrame
@@ -275,6 +279,7 @@ class ResultsTable:
     across: str = ""
     undecided: tuple[str, ...] = ()
     not_compared: tuple[tuple[str, str], ...] = field(default=())
+    stopped_early: tuple[tuple[str, float], ...] = field(default=())
 
     # ------------------------------------------------------------------- tidy
     def to_frame(self) -> pd.DataFrame:
@@ -334,13 +339,14 @@ class ResultsTable:
                          "better than the other on that benchmark")
         if any(self.cells["scale_exponent"] != 0):
             parts.append("A benchmark marked x 10^k shows its numbers in units of 10^k")
-        rank_line = ("Average rank: mean over benchmarks of each algorithm's rank by the "
-                     "cells' centres (1 = best, ties averaged)")
-        if self.across:
-            rank_line += "; bold and markers by the relations across benchmarks"
-        parts.append(rank_line)
-        if self.across:
-            parts.append(self.across)
+        if len(self.benchmarks) > 1:  # one benchmark: no average-rank row
+            rank_line = ("Average rank: mean over benchmarks of each algorithm's rank by the "
+                         "cells' centres (1 = best, ties averaged)")
+            if self.across:
+                rank_line += "; bold and markers by the relations across benchmarks"
+            parts.append(rank_line)
+            if self.across:
+                parts.append(self.across)
         if self.undecided:
             parts.append(f"No relation is decided per benchmark on {_and(self.undecided)} "
                          f"(the analyses run compare only across benchmarks there), so no "
@@ -351,6 +357,10 @@ class ResultsTable:
                     if len(self.not_compared) > 6 else "")
             parts.append(f"Not compared by the relations (shown, never bold or marked): "
                          f"{', '.join(shown)}{more}")
+        if self.stopped_early:
+            parts.append("Runs that stop before the final budget (their cells are their own "
+                         "final incumbents, left out of the comparison at the final budget): "
+                         + ", ".join(f"{a} (last budget {b:g})" for a, b in self.stopped_early))
         return ". ".join(parts) + "."
 
     # ------------------------------------------------------------------- grid
@@ -382,6 +392,8 @@ class ResultsTable:
             return {"kind": "cell", "parts": (f"{s.average_rank:.2f}",), "bold": bool(s.bold),
                     "marks": self._marks(s.worse_than_best, s.versus_baseline), "letters": ""}
 
+        ranked = len(self.benchmarks) > 1  # one benchmark: no average-rank row
+
         def alg_label(a: str) -> str:
             return a + (" (baseline)" if a == self.baseline else "")
 
@@ -391,10 +403,11 @@ class ResultsTable:
                      *(cell(b, a) for a in self.algorithms)] for b in self.benchmarks]
             footer = [[{"kind": "label", "text": "Average rank", "scale": 0},
                        *(rank(a) for a in self.algorithms)]]
-            return header, body, footer
-        header = ["Algorithm", *self.benchmarks, "Average rank"]
+            return header, body, footer if ranked else []
+        header = ["Algorithm", *self.benchmarks, *(["Average rank"] if ranked else [])]
         body = [[{"kind": "label", "text": alg_label(a), "scale": 0},
-                 *(cell(b, a) for b in self.benchmarks), rank(a)] for a in self.algorithms]
+                 *(cell(b, a) for b in self.benchmarks), *([rank(a)] if ranked else [])]
+                for a in self.algorithms]
         return header, body, []
 
     def _marks(self, worse_than_best: bool, versus_baseline: str) -> tuple[str, ...]:
@@ -652,7 +665,8 @@ class ResultsTable:
         """The table as a figure: cells shaded by their rank on the benchmark, text as printed.
 
         Darker is better (rank 1 darkest); bold cells in bold type; markers
-        and letters after the numbers. A single blue ramp of the project's
+        and letters after the numbers. The average ranks and the legend are
+        in the text formats (:meth:`legend`). A single blue ramp of the project's
         palette (light enough for black text), readable under colour-vision
         deficiency.
 
@@ -674,11 +688,13 @@ class ResultsTable:
         ranks = np.full((len(row_names), len(col_names)), np.nan)
         texts = [["–"] * len(col_names) for _ in row_names]
         bold = np.zeros(ranks.shape, bool)
+        row_at = {name: i for i, name in enumerate(row_names)}
+        col_at = {name: j for j, name in enumerate(col_names)}
+        n_cells = self.cells["benchmark"].value_counts()
         for r in self.cells.itertuples(index=False):
-            i = row_names.index(r.benchmark if rows_are_benchmarks else r.algorithm)
-            j = col_names.index(r.algorithm if rows_are_benchmarks else r.benchmark)
-            n_here = int((self.cells["benchmark"] == r.benchmark).sum())
-            ranks[i, j] = (r.rank - 1) / max(n_here - 1, 1)
+            i = row_at[r.benchmark if rows_are_benchmarks else r.algorithm]
+            j = col_at[r.algorithm if rows_are_benchmarks else r.benchmark]
+            ranks[i, j] = (r.rank - 1) / max(int(n_cells[r.benchmark]) - 1, 1)
             sup = "".join(_MARK_TEXT[m] for m in self._marks(r.worse_than_best,
                                                                r.versus_baseline))
             texts[i][j] = r.text + sup + (f" {r.letters}" if self.letters and r.letters else "")
@@ -893,6 +909,7 @@ def results_table(
     >>> t.cells["text"].tolist()
     ['0.550 [0.525, 0.575]', '0.350 [0.325, 0.375]', '0.850 [0.825, 0.875]', '0.750 [0.725, 0.775]']
     """
+    from benchverdict.report.runner import stopped_early
     from benchverdict.results import Results
 
     if not isinstance(results, Results):
@@ -1009,4 +1026,5 @@ def results_table(
         statistic=statistic, objective=results.objective, budget=budget, alpha=alpha_used,
         confidence=float(confidence), baseline=None if baseline is None else str(baseline),
         letters=bool(letters), orientation=orientation, across=across, undecided=tuple(undecided),
-        not_compared=tuple(not_compared))
+        not_compared=tuple(not_compared),
+        stopped_early=tuple(stopped_early(results, comparison.options).items()))
