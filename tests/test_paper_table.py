@@ -360,6 +360,8 @@ def test_input_errors(known):
         results_table(res, comp, budget=3)
     with pytest.raises(ValueError, match=r"alpha=0\.1"):
         results_table(res, comp, alpha=0.1)
+    with pytest.raises(ValueError, match="with a comparison given"):
+        results_table(res, comp, analyses=["ranks"])
     other = _results(_known_frame().query("alg != 'D'"))
     with pytest.raises(ValueError, match="not computed from these results"):
         results_table(other, comp)

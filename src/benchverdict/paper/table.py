@@ -427,6 +427,10 @@ class ResultsTable:
                 out[i] = int(sub.iloc[0])
         return out
 
+    def _repr_html_(self) -> str:
+        """The HTML table, for notebooks."""
+        return self.to_html()
+
     # ------------------------------------------------------------------- LaTeX
     def to_latex(self, path: str | Path | None = None, *, standalone: bool = False,
                  caption: str | None = None, label: str = "tab:results") -> str:
@@ -933,6 +937,10 @@ def results_table(
                              figures=False, alpha=0.05 if alpha is None else alpha)
     else:
         _check_matches(results, comparison)
+        if analyses is not None:
+            raise ValueError("analyses= chooses the analyses of a comparison computed here; "
+                             "with a comparison given, its analyses decide. Leave analyses "
+                             "unset, or pass no comparison.")
         if alpha is not None and not math.isclose(alpha, comparison.reconciliation.alpha):
             raise ValueError(f"alpha={alpha:g}, but the comparison's relations were decided at "
                              f"alpha={comparison.reconciliation.alpha:g}; leave alpha unset.")
