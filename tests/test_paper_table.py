@@ -114,6 +114,7 @@ def test_decimals_closed_forms():
     assert decimals_for([0.0, -1.0], [123.4]) == 0      # no spread: 3 significant digits
     assert decimals_for([], [0.004567]) == 5
     assert decimals_for([], []) == 2
+    assert decimals_for([2.2e-16, 0.02], [0.95]) == 3     # rounding noise is no spread
     assert fixed(0.98765, 3) == "0.988"
     assert fixed(-0.0004, 3) == "0.000"
     assert fixed(-1.25, 1) == "-1.2"                    # round half to even, as printf

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-__all__ = ["LARGE_EXPONENT", "MAX_DECIMALS", "SMALL_EXPONENT", "decimals_for", "fixed",
-           "scale_exponent"]
+__all__ = ["LARGE_EXPONENT", "MAX_DECIMALS", "RELATIVE_NOISE", "SMALL_EXPONENT", "decimals_for",
+           "fixed", "scale_exponent"]
 
 #: A benchmark whose largest magnitude is below 10**(SMALL_EXPONENT + 1) is printed scaled.
 SMALL_EXPONENT = -3
@@ -32,6 +32,8 @@ SMALL_EXPONENT = -3
 LARGE_EXPONENT = 4
 #: No number is printed with more decimals than this.
 MAX_DECIMALS = 6
+#: A spread below this share of the largest value is rounding noise, not a spread.
+RELATIVE_NOISE = 1e-9
 
 
 def _finite(values: Iterable[float]) -> list[float]:
@@ -71,7 +73,8 @@ def decimals_for(spreads: Iterable[float], values: Iterable[float] = ()) -> int:
     """Decimals that show two significant digits of the narrowest positive spread.
 
     ``spreads`` are SDs, IQRs or interval half-widths (already divided by
-    the scale, see :func:`scale_exponent`). Without a positive finite
+    the scale, see :func:`scale_exponent`); one below :data:`RELATIVE_NOISE`
+    times the largest of ``values`` is rounding noise. Without a positive finite
     spread, three significant digits of the largest magnitude among
     ``values``; without either, 2. Never negative, at most
     :data:`MAX_DECIMALS`.
@@ -86,12 +89,16 @@ def decimals_for(spreads: Iterable[float], values: Iterable[float] = ()) -> int:
     3
     >>> decimals_for([1e-12])
     6
+    >>> decimals_for([1.1e-16], [0.95, 0.95])   # the SD of equal values: no spread
+    3
     """
-    widths = [w for w in _finite(spreads) if w > 0]
+    magnitudes = [abs(x) for x in _finite(values) if x != 0]
+    # A spread at the level of floating-point noise (the SD of equal values) is no spread.
+    floor = RELATIVE_NOISE * max(magnitudes, default=0.0)
+    widths = [w for w in _finite(spreads) if w > floor and w > 0]
     if widths:
         d = 1 - math.floor(math.log10(min(widths)))
     else:
-        magnitudes = [abs(x) for x in _finite(values) if x != 0]
         if not magnitudes:
             return 2
         d = 2 - math.floor(math.log10(max(magnitudes)))
