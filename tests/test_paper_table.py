@@ -12,8 +12,10 @@ relations. The LaTeX compiles with pdflatex (standalone and as a fragment).
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -415,6 +417,33 @@ def test_cli_usage_errors(capsys):
     assert main(["table", "--example", "--baseline", "nope", "--no-progress"]) == 2
     assert "--baseline 'nope' is not an algorithm" in capsys.readouterr().err
     assert main(["table", "--example", "--table-format", "html", "--standalone"]) == 2
+
+
+# ----------------------------------------------------------------------------- (b) simulation
+#: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
+SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
+#: Null tables in CI: 30 keep the test near 10 s of CPU and still catch a false-bold rate
+#: of about 30% (binomial, one-sided 0.001); the simulations session runs 10x as many.
+N_NULL_TABLES = int(30 * SCALE)
+
+
+@pytest.mark.slow
+def test_null_tables_show_a_non_bold_cell_at_most_alpha_of_the_time():
+    """Identical algorithms: a table with any cell not bold is a family-wise error."""
+    hits = 0
+    for seed in range(N_NULL_TABLES):
+        rng = np.random.default_rng([23, seed])
+        frame = pd.DataFrame([(a, b, s, rng.normal()) for a in "ABC" for b in "pqr"
+                              for s in range(6)], columns=["alg", "task", "seed", "score"])
+        res = _results(frame)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            comp = compare(res, analyses=["lmem"], progress=False, figures=False,
+                           sanity_checks=False)
+        cells = results_table(res, comp).cells
+        assert len(cells) == 9 and cells["decided"].all()
+        hits += bool((~cells["bold"]).any())
+    assert stats.binomtest(hits, N_NULL_TABLES, 0.05, alternative="greater").pvalue > 0.001
 
 
 # ----------------------------------------------------------------------------- (c) real data
