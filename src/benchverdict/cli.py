@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     from benchverdict.effects import _cli as effects_cli
     from benchverdict.leaderboard import _cli as leaderboard_cli
     from benchverdict.lmem import _cli as lmem_cli
+    from benchverdict.paper import _cli as paper_cli
     from benchverdict.ranks import _cli as ranks_cli
     from benchverdict.report import _cli as report_cli
     from benchverdict.tuning import _cli as tuning_cli
@@ -98,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     validate.set_defaults(handler=_cmd_validate)
-    for module in (tuning_cli, ranks_cli, lmem_cli, dse_cli, report_cli, leaderboard_cli,
-                   effects_cli):
+    for module in (tuning_cli, ranks_cli, lmem_cli, dse_cli, report_cli, paper_cli,
+                   leaderboard_cli, effects_cli):
         module.register(sub, [roles])
     for subparser in sub.choices.values():
         if subparser.epilog is None:  # one paragraph: their formatter re-wraps the text

@@ -1,0 +1,143 @@
+"""``benchverdict table``: the results table a paper prints, decided by the report's relations.
+
+Reads the data as ``benchverdict report`` does (FILE or ``--example`` and the
+role options), runs the comparison and prints the table (LaTeX, Markdown,
+HTML or CSV) to stdout or writes it to ``-o FILE``. Exit codes: 0 when
+every analysis that ran succeeded; 1 when an analysis raised or the data are
+invalid; 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchverdict.report._cli import _analyses, _budget, _probability
+
+#: Output formats, and the file suffixes that select them when --table-format is not given.
+FORMATS = ("latex", "markdown", "html", "csv")
+_SUFFIXES = {".tex": "latex", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+             ".htm": "html", ".csv": "csv"}
+
+
+def register(subparsers, parents) -> None:
+    """Add the ``table`` sub-command."""
+    parser = subparsers.add_parser(
+        "table",
+        parents=parents,
+        help="the results table a paper prints (best in bold by the report's relations)",
+        description=(
+            "Run the comparison (as 'benchverdict report' does) and print the results table a "
+            "paper prints: algorithms x benchmarks, a cell statistic at a budget, the best per "
+            "benchmark in bold (ties bold together), a dagger where an algorithm is worse than "
+            "every bold one, or +/- against a --baseline, compact letters on request, and an "
+            "average-rank row. Every bold cell and marker is read from the report's "
+            "per-benchmark relations (Holm family-wise error), never from a test of its own. "
+            "Exit code 0: all analyses ran; 1: an analysis failed or the data are invalid; "
+            "2: usage error."
+        ),
+    )
+    parser.add_argument("--statistic", choices=("mean_sd", "median_iqr", "mean_ci"),
+                        default="mean_sd",
+                        help="cell statistic over the runs (seeds): mean +- SD (default), "
+                             "median [quartiles] or mean [t confidence interval]")
+    parser.add_argument("--at-budget", dest="at_budget", type=_budget, default=None,
+                        metavar="B",
+                        help="compare incumbents at this budget, in the budget column's units "
+                             "(default: each run's final). The role option --budget names the "
+                             "budget COLUMN.")
+    parser.add_argument("--baseline", default=None, metavar="NAME",
+                        help="mark every cell + / - where the algorithm is settled better / "
+                             "worse than this algorithm (instead of the dagger)")
+    parser.add_argument("--letters", action="store_true",
+                        help="add compact letters (algorithms sharing a letter are not "
+                             "separated on that benchmark)")
+    parser.add_argument("--transpose", action="store_true",
+                        help="one row per algorithm (default: one row per benchmark)")
+    parser.add_argument("--table-format", dest="table_format", choices=FORMATS, default=None,
+                        help="output format (default: from the -o suffix .tex/.md/.html/.csv, "
+                             "else markdown). The role option --format is the INPUT's format")
+    parser.add_argument("-o", "--output", dest="output", type=Path, default=None,
+                        metavar="FILE", help="write the table to FILE (default: stdout)")
+    parser.add_argument("--standalone", action="store_true",
+                        help="LaTeX: a complete document (default: a table float to \\input, "
+                             "needs booktabs)")
+    parser.add_argument("--caption", default=None, help="LaTeX: the table's caption")
+    parser.add_argument("--confidence", type=_probability, default=0.95,
+                        help="level of the mean_ci intervals (default 0.95)")
+    parser.add_argument("--analyses", type=_analyses, default=None, metavar="LIST",
+                        help="comma-separated analyses whose relations decide (default: every "
+                             "analysis that applies, as the report)")
+    parser.add_argument("--alpha", type=_probability, default=0.05,
+                        help="family-wise error rate of the relations (default 0.05)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress on stderr (default: only when stderr is a terminal)")
+    shown.add_argument("--no-progress", action="store_true", help="never show progress")
+    parser.set_defaults(handler=_cmd_table)
+
+
+def _format_of(args: argparse.Namespace) -> str:
+    if args.table_format is not None:
+        return args.table_format
+    if args.output is not None:
+        return _SUFFIXES.get(args.output.suffix.lower(), "markdown")
+    return "markdown"
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from benchverdict._cli_common import UsageError, load_results
+    from benchverdict._validation import ValidationError
+    from benchverdict.paper.table import results_table
+    from benchverdict.report.runner import compare
+
+    fmt = _format_of(args)
+    if args.standalone and fmt != "latex":
+        raise UsageError(f"--standalone is for LaTeX output, not {fmt}.")
+    if args.output is not None and args.output.is_dir():
+        raise UsageError(f"-o {str(args.output)!r} is a folder; give a file name.")
+    given = getattr(args, "file", None)
+    if (args.output is not None and given is not None
+            and Path(given).resolve() == args.output.resolve()):
+        raise UsageError("-o names the input file; the table would replace the data.")
+    try:
+        results = load_results(args)
+    except ValidationError as err:
+        print(f"INVALID: {len(err.problems)} problem(s):", file=sys.stderr)
+        for p in err.problems:
+            print(f"  - {p.message}", file=sys.stderr)
+        return 1
+    if args.baseline is not None and args.baseline not in results.algorithms:
+        raise UsageError(f"--baseline {args.baseline!r} is not an algorithm of the data; "
+                         f"choose one of {', '.join(results.algorithms)}.")
+    progress = not args.no_progress and bool(args.progress or sys.stderr.isatty())
+    comparison = compare(results, analyses=args.analyses, alpha=args.alpha,
+                         budget=args.at_budget, progress=progress, figures=False)
+    table = results_table(results, comparison, statistic=args.statistic,
+                          budget=args.at_budget,
+                          orientation="algorithms" if args.transpose else "benchmarks",
+                          baseline=args.baseline, letters=args.letters,
+                          confidence=args.confidence)
+    if fmt == "csv":
+        if args.output is not None:
+            table.to_csv(args.output)
+        else:  # through write_csv (formula-like names neutralised), then to stdout
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as folder:
+                written = table.to_csv(Path(folder) / "table.csv")
+                sys.stdout.write(written.read_text(encoding="utf-8"))
+    else:
+        text = {"latex": lambda: table.to_latex(standalone=args.standalone,
+                                                caption=args.caption),
+                "markdown": table.to_markdown, "html": table.to_html}[fmt]()
+        if args.output is not None:
+            args.output.write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+    if args.output is not None:
+        print(f"Wrote {args.output} ({fmt}).", file=sys.stderr)
+    for run in comparison.errors:
+        print(f"error: analysis {run.name} {run.status}: {run.reason}", file=sys.stderr)
+    return 1 if comparison.errors else 0
