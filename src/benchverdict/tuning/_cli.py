@@ -6,7 +6,7 @@ import argparse
 import warnings
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results
+from benchverdict._cli_common import UsageError, load_results, progress_options
 from benchverdict._plain_text import file_stem
 from benchverdict._safe_output import write_csv
 from benchverdict.stats.band_names import METHODS
@@ -15,7 +15,7 @@ from benchverdict.stats.band_names import METHODS
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``tuning`` sub-command."""
     p = subparsers.add_parser(
-        "tuning", parents=parents,
+        "tuning", parents=[*parents, progress_options()],
         help="tuning curves (best score after k random-search trials) with confidence bands",
         description=(
             "Tuning curves from random-search trials (Dodge et al. 2019; Tang et al. 2020; "
