@@ -178,6 +178,11 @@ def caveat(kind: str, message: str, *, category: type[Warning] = UserWarning,
            stacklevel: int = 2) -> None:
     """Say a caveat: collected inside :func:`collecting`, else warned at once.
 
+    Inside :func:`collecting`, the warning filters in force at the call
+    still apply: a caveat its caller silences (``warnings.simplefilter(
+    "ignore", category)``) is not collected, and an ``"error"`` filter
+    raises at once.
+
     Parameters
     ----------
     kind : str
@@ -208,7 +213,13 @@ def caveat(kind: str, message: str, *, category: type[Warning] = UserWarning,
     log = _LOG.get()
     if log is None:
         warnings.warn(item.text, category, stacklevel=stacklevel + 1)
-    else:
+        return
+    # The warning filters in force here still decide: a caller that silences this
+    # category (``simplefilter("ignore", ...)``) silences the caveat, and "error" raises
+    # here, as warnings.warn would. Only a caveat that would be shown is collected.
+    with warnings.catch_warnings(record=True) as probe:
+        warnings.warn(item.text, category, stacklevel=stacklevel + 1)
+    if probe:
         log.append(item)
 
 

@@ -178,7 +178,9 @@ class TuningCurves(ResultText):
     def decision_curve(self, key: tuple[str, str]) -> TuningCurve:
         """The curve of ``key`` with its band at ``sqrt(1 - alpha)`` (built once)."""
         if key not in self._decision:
-            self._decision[key] = self.curves[key].at_confidence(decision_confidence(self.alpha))
+            with place(algorithm=key[0], benchmark=key[1]):
+                self._decision[key] = self.curves[key].at_confidence(
+                    decision_confidence(self.alpha))
         return self._decision[key]
 
     def _pairs(self, pairs=None):
@@ -190,13 +192,19 @@ class TuningCurves(ResultText):
                     yield bench, a, b
 
     def comparisons(self, pairs=None) -> list[TuningComparison]:
-        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given)."""
-        return [
-            compare_curves(self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
+        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given).
+
+        The decision bands are built on first use; their caveats (ties) are
+        said once per kind, with the cells (:mod:`benchverdict._caveats`).
+        """
+        with collecting(stacklevel=4):
+            return [
+                compare_curves(
+                    self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
                     benchmark=bench, alpha=self.alpha,
                     decision=(self.decision_curve((a, bench)), self.decision_curve((b, bench))))
-            for bench, a, b in self._pairs(pairs)
-        ]
+                for bench, a, b in self._pairs(pairs)
+            ]
 
     def test_budget(self, benchmark: str) -> int:
         """The default budget of :meth:`tests` on ``benchmark``: the largest the draws can bound.
@@ -273,7 +281,8 @@ class TuningCurves(ResultText):
         scopes then carry both (``trials_low``/``trials_high`` = k,
         ``budget_low``/``budget_high`` = ``at_budget``).
         """
-        out = [v for c in self.comparisons(pairs) for v in c]
+        with collecting(stacklevel=4):
+            out = [v for c in self.comparisons(pairs) for v in c]
         tests = self._tests(budget, pairs)
         out += [self._test_verdict(bench, a, b, t) for bench, a, b, t in tests]
         by_pair: dict[tuple[str, str], list[tuple[str, QuantileTest]]] = {}
