@@ -145,7 +145,7 @@ def test_tuning_curves_of_the_example_warn_once_per_kind(example):
     assert f"and {len(example.benchmarks) - MAX_NAMES} more)" in ties[0]
     assert caught[0].filename == __file__  # attributed to the caller of from_results
     # the verdicts' decision bands rebuild the same curves, whose ties were said above
-    _, caught = _caught(curves.verdicts)
+    _, caught = _caught(lambda: curves.comparisons(pairs=[("LR", "MLP"), ("RF", "SVM")]))
     assert not caught
 
 
@@ -179,14 +179,23 @@ def test_the_terminal_prints_each_caveat_once_with_its_count(tuning_report, caps
     assert not any("more (all of them" in line for line in err)
 
 
-def test_the_tuning_command_prints_the_ties_caveat_once(capsys, recwarn):
+def test_the_tuning_command_prints_the_ties_caveat_once(tmp_path, capsys, recwarn):
     from benchverdict.cli import main
 
-    assert main(["tuning", "--example", "--no-progress", "--budgets", "1,20"]) == 0
+    rng = np.random.default_rng(1)
+    rows = [(alg, f"b{b}", s, round(rng.uniform(), 1)) for alg in ("A", "B", "C")
+            for b in range(4) for s in range(30)]  # one decimal: ties in every cell
+    path = tmp_path / "trials.csv"
+    pd.DataFrame(rows, columns=["alg", "bench", "seed", "acc"]).to_csv(path, index=False)
+    assert main(["tuning", str(path), "--algorithm", "alg", "--benchmark", "bench", "--seed",
+                 "seed", "--score", "acc", "--objective", "maximize", "--kind", "trials",
+                 "--no-progress", "--budgets", "1,5"]) == 0
     assert not [str(w.message) for w in recwarn]  # nothing escapes as a raw warning
     out = capsys.readouterr().out
     notes = [line for line in out.splitlines() if line.startswith("note:")]
-    assert len(notes) == 1 and f"{TIES}: 100 cells" in notes[0]
+    assert len(notes) == 1, notes
+    assert notes[0].startswith(f"note: {TIES}: 12 cells (algorithms A, B, C; benchmarks b0, "
+                               f"b1, b2, b3). The first, A on b0: ")
 
 
 def test_an_analysis_groups_other_libraries_warnings_and_splits_multi_line_notes():
