@@ -373,7 +373,9 @@ class TuningCurves(ResultText):
         Parameters
         ----------
         ax : matplotlib Axes, optional
-            Draw one benchmark here (only with a single benchmark).
+            Draw one benchmark here: ``benchmark``, or else the first, and
+            then the title says so (``"p (1 of 2 benchmarks; benchmark=
+            picks)"``).
         benchmark : str or sequence of str, optional
             The benchmark(s) to draw. Default: every benchmark, one panel
             each (at most :data:`MAX_PANELS`; with more, name the ones to
@@ -381,23 +383,22 @@ class TuningCurves(ResultText):
 
         Returns
         -------
-        matplotlib.axes.Axes or numpy.ndarray of Axes
-            The Axes for one benchmark; for several, an array of Axes, one
-            per benchmark in order (their figure is ``axes[0].figure``).
+        matplotlib.axes.Axes
+            The Axes of one benchmark; with several, the first panel (the
+            others, in order, are ``ax.figure.axes``), as the DSE plots do.
 
         Raises
         ------
         ValueError
             For an unknown benchmark, more than :data:`MAX_PANELS`
-            benchmarks, or ``ax`` with several benchmarks.
+            benchmarks, or ``ax`` with several benchmarks named.
 
         Examples
         --------
-        >>> import warnings
         >>> from benchverdict.results import _example_small
         >>> curves = from_results(_example_small(), band="dkw")
-        >>> axes = curves.plot()
-        >>> [a.get_title() for a in axes]
+        >>> ax = curves.plot()
+        >>> [a.get_title() for a in ax.figure.axes]
         ['p', 'q']
         >>> curves.plot(benchmark="q").get_title()
         'q'
@@ -407,7 +408,12 @@ class TuningCurves(ResultText):
         from benchverdict.plotting import algorithm_styles
         from benchverdict.tuning.curves import draw_tuning_curves
 
-        if benchmark is None:
+        note = ""
+        if benchmark is None and ax is not None and len(self.benchmarks) > 1:
+            # One Axes holds one benchmark: the first, and the title says which of how many.
+            chosen = [self.benchmarks[0]]
+            note = f" (1 of {len(self.benchmarks)} benchmarks; benchmark= picks)"
+        elif benchmark is None:
             chosen = list(self.benchmarks)
         elif isinstance(benchmark, str):
             chosen = [benchmark]
@@ -423,7 +429,7 @@ class TuningCurves(ResultText):
             algs = [a for a, b in self.curves if b == bench]
             ax = draw_tuning_curves({a: self.curves[(a, bench)] for a in algs}, ax=ax,
                                     styles={a: styles[a] for a in algs})
-            ax.set_title(str(bench))
+            ax.set_title(str(bench) + note)
             return plain_text(ax)
         if ax is not None:
             raise ValueError(f"ax= draws one benchmark, but {len(chosen)} are to be drawn; "
@@ -436,7 +442,7 @@ class TuningCurves(ResultText):
                 f"benchmark={chosen[:4]!r}), or draw them one at a time.")
         return self._small_multiples(chosen, styles)
 
-    def _small_multiples(self, chosen: list[str], styles) -> np.ndarray:
+    def _small_multiples(self, chosen: list[str], styles):
         import matplotlib.pyplot as plt
         from matplotlib.legend_handler import HandlerTuple
         from matplotlib.lines import Line2D
@@ -475,7 +481,7 @@ class TuningCurves(ResultText):
             legend_outside(fig, handles, names, title=title,
                            handler_map={tuple: HandlerTuple(ndivide=1)})
         plain_text(fig)
-        return axes[:len(chosen)]
+        return axes[0]
 
 
 def from_results(
