@@ -130,9 +130,13 @@ def note_lines(notes: Sequence[str]) -> list[str]:
     --------
     >>> note_lines(["Autorank on blocks\n  Friedman: 5 algorithms\n  result: p = 0.01", "x"])
     ['Autorank on blocks', 'Friedman: 5 algorithms', 'result: p = 0.01', 'x']
+    >>> note_lines(["a name with\u2028inside"])
+    ['a name with\u2028inside']
     """
-    return [line.strip() for note in notes for line in str(note).splitlines()
-            if line.strip()]
+    # Only line feeds are layout: other separators (U+2028, form feed, ...) can be part of
+    # a name and are shown as escapes by the renderers, never split on.
+    return [line.strip(" \t\r") for note in notes for line in str(note).split("\n")
+            if line.strip(" \t\r")]
 
 
 def run_analysis(name: str, runner: Runner, results: Results, options: Options,
