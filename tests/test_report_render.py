@@ -176,7 +176,8 @@ def test_comparison_tables(comparison):
     assert len(comparison.agreement) == 3
     assert (comparison.conflicts["explanation"].str.len() > 0).all()
     assert comparison.rankings[0].status in ("ranked", "inconclusive")
-    ax = comparison.plot()
+    assert comparison.plot().get_title().startswith("Who beats whom")  # the answer
+    ax = comparison.plot("agreement")
     assert ax.get_title() == "Agreement between methods"
     assert comparison.plot("outcomes").get_title().startswith("Verdicts by method")
     with pytest.raises(ValueError):

@@ -111,6 +111,48 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+def progress_options() -> argparse.ArgumentParser:
+    """``--progress`` / ``--no-progress``, shared by every sub-command that can show bars.
+
+    Progress bars go to stderr, and by default only when stderr is a terminal
+    (:func:`show_progress`): a log file or a CI job gets no bar text.
+
+    Examples
+    --------
+    >>> args = progress_options().parse_args(["--no-progress"])
+    >>> show_progress(args)
+    False
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    shown = parser.add_argument_group("progress").add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show progress bars on stderr (default: only when stderr is a "
+                            "terminal)")
+    shown.add_argument("--no-progress", action="store_true", help="never show progress bars")
+    return parser
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether to show progress bars: ``--progress``, else only on a terminal's stderr.
+
+    ``--no-progress`` always wins; without either flag, bars are shown when
+    stderr is a terminal (never in a log file, a pipe or CI).
+
+    Examples
+    --------
+    >>> show_progress(argparse.Namespace(progress=True, no_progress=False))
+    True
+    """
+    import sys
+
+    if getattr(args, "no_progress", False):
+        return False
+    if getattr(args, "progress", False):
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
 def load_results(args: argparse.Namespace):
     """Build a :class:`~benchverdict.Results` from a parsed command line.
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchverdict._cli_common import load_results
+from benchverdict._cli_common import load_results, progress_options
 from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``dse`` sub-command."""
     p = subparsers.add_parser(
-        "dse", parents=parents,
+        "dse", parents=[*parents, progress_options()],
         help="performance distributions: CDFs, CVaR, threshold areas, dominance",
         description=(
             "Jordan et al. (2018): each random-search draw is one sample of an algorithm's "

@@ -27,13 +27,13 @@ trial that raises is not fatal: its score is NaN, it is dropped by
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from benchverdict._caveats import caveat
 from benchverdict.results import Objective, Results, check_objective
 
 #: The tuning variants.
@@ -268,12 +268,13 @@ def run_protocol(
     failures = frame.loc[frame["error"].notna(), ["algorithm", "benchmark", "trial", "error"]]
     if len(failures):
         first = failures.iloc[0]
-        warnings.warn(
+        caveat(
+            "failed trials",
             f"{len(failures)} of {len(frame)} trial(s) failed and were recorded with a NaN "
             f"score (see results.exclusions; return_failures=True gives the messages). First: "
             f"{first['algorithm']} on {first['benchmark']}, trial {first['trial']}: "
             f"{first['error']}",
-            RuntimeWarning,
+            category=RuntimeWarning,
             stacklevel=2,
         )
     results = Results.from_frame(

@@ -6,14 +6,14 @@ import argparse
 import math
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results
+from benchverdict._cli_common import UsageError, load_results, progress_options
 from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``plan`` sub-command."""
     p = subparsers.add_parser(
-        "plan", parents=parents,
+        "plan", parents=[*parents, progress_options()],
         help="power of the pairwise comparisons, and the benchmarks or seeds they need",
         description=(
             "How many more runs would settle it: for every pair of algorithms, the power of the "

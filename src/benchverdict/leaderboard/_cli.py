@@ -16,7 +16,9 @@ from benchverdict._cli_common import (
     UsageError,
     load_results,
     margin_type,
+    progress_options,
     role_options,
+    show_progress,
 )
 from benchverdict.families import leaderboard_families
 
@@ -45,7 +47,7 @@ def _probability(text: str) -> float:
 def register(subparsers, parents) -> None:
     """Add the ``leaderboard`` sub-command (it reads several files, so it has its own roles)."""
     parser = subparsers.add_parser(
-        "leaderboard", parents=[role_options(many_files=True)],
+        "leaderboard", parents=[role_options(many_files=True), progress_options()],
         help="start a leaderboard, or add a submission to one",
         description=(
             "Start a leaderboard from FILES (-o DIR), or add the submission in FILES to the "
@@ -74,9 +76,6 @@ def register(subparsers, parents) -> None:
                              "versions)")
     parser.add_argument("--sanity-checks", action="store_true",
                         help="also run the LMEM sanity checks (slow with many algorithms)")
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--progress", action="store_true", help="show progress on stderr")
-    shown.add_argument("--no-progress", action="store_true", help="never show progress")
     # A submission may hold a single algorithm.
     parser.set_defaults(handler=_cmd_leaderboard, min_algorithms=1)
 
@@ -132,7 +131,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         for p in err.problems:
             print(f"  - {p.message}", file=sys.stderr)
         return 1
-    progress = bool(args.progress) or (not args.no_progress and sys.stderr.isatty())
+    progress = show_progress(args)
     sources = [str(f) for f in args.files] or ["built-in example"]
     if args.update is not None:
         board, changes = update_leaderboard(args.update, results, replace=args.replace,

@@ -6,14 +6,14 @@ import argparse
 import math
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results
+from benchverdict._cli_common import UsageError, load_results, progress_options, show_progress
 from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``lmem`` and ``sanity`` sub-commands."""
     p = subparsers.add_parser(
-        "lmem", parents=parents,
+        "lmem", parents=[*parents, progress_options()],
         help="linear mixed model: GLRT, marginal means, Tukey HSD, CD diagram (Geburek 2024)",
         description=(
             "Fit an lme4-style mixed model over the role names (score, algorithm, benchmark, "
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.set_defaults(handler=run_lmem)
 
     s = subparsers.add_parser(
-        "sanity", parents=parents,
+        "sanity", parents=[*parents, progress_options()],
         help="sanity checks: seed dependency, benchmark informativeness, budget relevance",
         description=("Geburek et al.'s (2024) sanity checks of a benchmark study, each a "
                      "likelihood-ratio (or F) test of nested models; -o writes CSV and a figure."),
@@ -234,7 +234,7 @@ def run_sanity(args: argparse.Namespace) -> int:
     # --all-rows: every row as given; otherwise the final incumbents or those at --at-budget
     data = results.table if rows == "all" else results
     budget = None if rows in ("final", "all") else rows
-    report = sanity_checks(data, alpha=args.alpha, budget=budget, progress=True)
+    report = sanity_checks(data, alpha=args.alpha, budget=budget, progress=show_progress(args))
     print(report)
     print("\nsummary:")
     print(report.table.to_string(index=False))

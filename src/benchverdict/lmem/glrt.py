@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._caveats import caveat
 from benchverdict._repr import ResultText
 from benchverdict.lmem.fitting import refit
 from benchverdict.lmem.model import MixedModel, check_alpha
@@ -282,12 +282,13 @@ def glrt(m0: MixedModel, m1: MixedModel, *, alpha: float = 0.05,
         chibar = float(0.5 * stats.chi2.sf(chi2, df - 1) + 0.5 * stats.chi2.sf(chi2, df)) \
             if df > 1 else float(0.5 * stats.chi2.sf(chi2, 1) + 0.5 * (chi2 <= 0))
     if boundary:
-        warnings.warn(
+        caveat(
+            "variance components tested at the boundary",
             f"the GLRT tests {added_var} variance component(s) at zero, the boundary of the "
             "parameter space; the chi-squared p-value is conservative (the null distribution "
             "is a chi-bar-squared mixture)."
             + (f" The 50:50 mixture p-value is {chibar:.4g}." if chibar is not None else ""),
-            BoundaryWarning, stacklevel=2,
+            category=BoundaryWarning, stacklevel=2,
         )
     return GLRTResult(chi2, int(df), p, boundary, chibar, m0.loglik, m1.loglik, m0.n_params,
                       m1.n_params, str(m0.formula), str(m1.formula), alpha, note)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchverdict._cli_common import load_results
+from benchverdict._cli_common import load_results, progress_options, show_progress
 from benchverdict._safe_output import write_csv
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``ranks`` sub-command."""
     p = subparsers.add_parser(
-        "ranks", parents=parents,
+        "ranks", parents=[*parents, progress_options()],
         help="rank tests: Friedman + Nemenyi / Wilcoxon-Holm / Conover, autorank, win/tie/loss",
         description=(
             "Demšar (2006)-style comparison over benchmarks: rank the algorithms in every "
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.anytime:
         any_ranks = anytime_ranks(results, n_resamples=min(args.n_resamples, 500),
                                   confidence=args.confidence, seed=args.random_seed,
-                                  aggregate=args.aggregate, progress=True)
+                                  aggregate=args.aggregate, progress=show_progress(args))
         print()
         print(f"anytime ranks ({any_ranks.unit}); last budget:")
         last = any_ranks.table["budget"].max()

@@ -176,7 +176,13 @@ class AnytimeRanks(ResultText):
         return out
 
     def plot(self, ax: Axes | None = None, *, log_budget: bool | None = None) -> Axes:
-        """Average rank against budget, one line and band per algorithm (1 = best, at the top)."""
+        """Average rank against budget, one line and band per algorithm (1 = best, at the top).
+
+        Whole-number budgets get whole-number ticks (never 2.5 or 7.5), on a
+        linear or a log axis (:func:`~benchverdict.tuning.curves.integer_budget_axis`).
+        """
+        from benchverdict.tuning.curves import integer_budget_axis
+
         ax = new_axes(ax, width=SINGLE_COLUMN + 1.1)
         styles = algorithm_styles(self.algorithms)
         colors = {alg: style.color for alg, style in styles.items()}
@@ -193,6 +199,8 @@ class AnytimeRanks(ResultText):
                 log_budget = len(positive) == len(budgets) and positive.max() / positive.min() > 100
             if log_budget:
                 plain_log_axis(ax, "x")
+            # Whole-number budgets (trials, epochs) get whole-number ticks, also on a log axis.
+            integer_budget_axis(ax, budgets, "x")
             ax.set_ylim(len(self.algorithms) + 0.1, 0.9)
             ax.set_xlabel("budget")
             ax.set_ylabel("average rank (1 = best)")

@@ -19,7 +19,7 @@ import math
 import sys
 from pathlib import Path
 
-from benchverdict._cli_common import load_results, margin_type
+from benchverdict._cli_common import load_results, margin_type, progress_options, show_progress
 from benchverdict.families import family_names
 
 
@@ -69,7 +69,7 @@ def register(subparsers, parents) -> None:
     """Add the ``report`` sub-command."""
     parser = subparsers.add_parser(
         "report",
-        parents=parents,
+        parents=[*parents, progress_options()],
         help="run every analysis that applies and reconcile their verdicts",
         description=(
             "Run the tuning-curve, DSE, rank and LMEM analyses that apply to the data, "
@@ -120,10 +120,6 @@ def register(subparsers, parents) -> None:
                              "earlier report wrote; other files there are left untouched")
     parser.add_argument("--json", action="store_true",
                         help="print the JSON document to stdout (files are still written)")
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--progress", action="store_true",
-                       help="show progress on stderr (default: only when stderr is a terminal)")
-    shown.add_argument("--no-progress", action="store_true", help="never show progress")
     parser.set_defaults(handler=_cmd_report)
 
 
@@ -153,12 +149,6 @@ def _inputs(args: argparse.Namespace) -> list[Path]:
     return [] if given is None else [Path(given)]
 
 
-def _show_progress(args: argparse.Namespace) -> bool:
-    if args.no_progress:
-        return False
-    return bool(args.progress or sys.stderr.isatty())
-
-
 def _report(args: argparse.Namespace, out: Path) -> int:
     from benchverdict._validation import ValidationError
     from benchverdict.report.runner import compare
@@ -170,7 +160,7 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         for p in err.problems:
             print(f"  - {p.message}", file=sys.stderr)
         return 1
-    progress = _show_progress(args)
+    progress = show_progress(args)
     comparison = compare(
         results,
         analyses=args.analyses,

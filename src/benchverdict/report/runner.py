@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._caveats import collecting, group_messages
 from benchverdict._plain_text import file_stem
 from benchverdict.analysis import (
     ANALYSES,
@@ -64,8 +65,9 @@ if TYPE_CHECKING:
     from benchverdict.report.document import ReportDocument
     from benchverdict.results import Results
 
-__all__ = ["ANALYSES", "AnalysisRun", "Comparison", "Options", "ReportFigure", "applicability",
-           "compare", "run_analysis", "summarise_exclusions"]
+__all__ = ["ANALYSES", "RELATION_COLOURS", "AnalysisRun", "Comparison", "Options", "ReportFigure",
+           "applicability", "compare", "note_lines", "relation_matrix", "run_analysis",
+           "summarise_exclusions"]
 
 
 def applicability(results: Results, name: str) -> tuple[bool, str]:
@@ -116,6 +118,27 @@ def _format_warning(w: warnings.WarningMessage) -> str:
     return f"{w.category.__name__}: {w.message}"
 
 
+def note_lines(notes: Sequence[str]) -> list[str]:
+    r"""Notes as the document lists them: a note of several lines becomes one note per line.
+
+    A multi-line note (Autorank's summary: a heading line, then indented
+    reasons, result and ranking) reaches every format as separate items, in
+    order, rather than as one item with raw line breaks (which HTML showed as
+    ``\x0a`` and Markdown ran together). Blank lines are dropped.
+
+    Examples
+    --------
+    >>> note_lines(["Autorank on blocks\n  Friedman: 5 algorithms\n  result: p = 0.01", "x"])
+    ['Autorank on blocks', 'Friedman: 5 algorithms', 'result: p = 0.01', 'x']
+    >>> note_lines(["a name with\u2028inside"])
+    ['a name with\u2028inside']
+    """
+    # Only line feeds are layout: other separators (U+2028, form feed, ...) can be part of
+    # a name and are shown as escapes by the renderers, never split on.
+    return [line.strip(" \t\r") for note in notes for line in str(note).split("\n")
+            if line.strip(" \t\r")]
+
+
 def run_analysis(name: str, runner: Runner, results: Results, options: Options,
                  on_step: Callable[[str], None] | None = None) -> AnalysisRun:
     """Run one analysis, capturing its warnings and turning an exception into a record.
@@ -126,18 +149,21 @@ def run_analysis(name: str, runner: Runner, results: Results, options: Options,
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught, listening_to_steps(on_step):
         warnings.simplefilter("always")
-        try:
-            run = runner(results, options)
-        except Exception as err:
-            tb = traceback.format_exception_only(type(err), err)[-1].strip()
-            run = AnalysisRun(name, "error", reason=tb)
-            run.warnings.append(f"{name} failed: {tb}")
+        # Each kind of caveat said once per analysis, with its count and places
+        # (benchverdict._caveats); the grouped warnings are caught here as they end.
+        with collecting():
+            try:
+                run = runner(results, options)
+            except Exception as err:
+                tb = traceback.format_exception_only(type(err), err)[-1].strip()
+                run = AnalysisRun(name, "error", reason=tb)
+                run.warnings.append(f"{name} failed: {tb}")
+    # Other libraries' warnings repeated per cell (same text but the numbers and the
+    # subject) are grouped too, so no two of the analysis's warnings are of one kind.
     seen = set(run.warnings)
-    for w in caught:
-        text = _format_warning(w)
-        if text not in seen:
-            seen.add(text)
-            run.warnings.append(text)
+    run.warnings[:] = group_messages(
+        [*run.warnings, *(text for text in map(_format_warning, caught) if text not in seen)])
+    run.notes[:] = note_lines(run.notes)
     run.seconds = time.perf_counter() - start
     return run
 
@@ -339,23 +365,47 @@ class Comparison:
         return report_figures.report_figures(self)
 
     # ----------------------------------------------------------------- plots
-    def plot(self, kind: str = "agreement", ax=None):
-        """Plot the method x method agreement matrix or the verdict grid.
+    def plot(self, kind: str = "relations", ax=None, *, scope: str | None = None):
+        """Plot the answer: who beats whom, with the signed effect in each cell.
 
         Parameters
         ----------
-        kind : {"agreement", "outcomes"}
+        kind : {"relations", "agreement", "outcomes"}
+            ``"relations"`` (default): the pairwise relation matrix of a scope
+            (:func:`relation_matrix`): each cell is the row's algorithm
+            against the column's, coloured by the reconciled relation
+            (better, worse, equivalent, contradicted, not settled) and
+            labelled with the signed effect (row minus column, positive =
+            row better). ``"agreement"``: the method x method agreement
+            heatmap. ``"outcomes"``: every method's verdict on every pair.
         ax : matplotlib Axes, optional
+        scope : str, optional
+            With ``kind="relations"``: the scope (``"all benchmarks"``, the
+            default when there is one, or ``"benchmark NAME"``; see
+            :attr:`relations`).
 
         Returns
         -------
         matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
+        >>> comp.plot().get_title().splitlines()[0]
+        'Who beats whom: all benchmarks'
+        >>> import matplotlib.pyplot as plt
+        >>> plt.close("all")
         """
+        if kind == "relations":
+            return relation_matrix(self.relations, self.algorithms, scope=scope, ax=ax)
+        if scope is not None:
+            raise ValueError(f"scope= applies to kind='relations', not kind={kind!r}.")
         if kind == "agreement":
             return report_figures.agreement_heatmap(self.reconciliation, ax=ax)
         if kind == "outcomes":
             return report_figures.outcome_grid(self.reconciliation, ax=ax)
-        raise ValueError(f"kind must be 'agreement' or 'outcomes', got {kind!r}.")
+        raise ValueError(f"kind must be 'relations', 'agreement' or 'outcomes', got {kind!r}.")
 
     # ----------------------------------------------------------------- renderers
     def document(self) -> ReportDocument:
@@ -440,6 +490,139 @@ class Comparison:
     def _repr_html_(self) -> str:
         """The summary for notebooks: headline sentences and the pairwise matrix."""
         return html.comparison_repr_html(self.document())
+
+
+#: Cell colours of :func:`relation_matrix` (Okabe-Ito, as the verdict grid's): the row's
+#: algorithm better, worse, practically equivalent, contradicted, or not settled.
+RELATION_COLOURS = {"better": "#0072B2", "worse": "#E69F00", "equivalent": "#009E73",
+                    "contradicted": "#CC79A7", "not settled": "#E8E8E8"}
+#: Above this many algorithms the matrix's cells carry no text (the table has the values).
+MAX_LABELLED_ALGORITHMS = 16
+
+
+def relation_matrix(relations: pd.DataFrame, algorithms: Sequence[str], *,
+                    scope: str | None = None, ax=None):
+    r"""The pairwise relation matrix of one scope: who beats whom, by how much.
+
+    Row ``i``, column ``j`` is algorithm ``i`` against algorithm ``j``: blue
+    when the report settles (or implies) that ``i`` is better, orange when
+    worse, green when practically equivalent, purple when the families
+    contradict each other, grey when not settled (unsettled or a power
+    gap). Each cell is labelled with the signed effect, row minus column in
+    the report's effect unit (positive = the row is better), and the relation
+    (``settled``, ``implied``, ...). Rows and columns are sorted by wins minus
+    losses, so the matrix reads from the best down. Colours are the
+    colour-blind-safe Okabe-Ito ones; the status is also written in the cell.
+
+    Parameters
+    ----------
+    relations : pandas.DataFrame
+        :attr:`Comparison.relations` (columns
+        :data:`~benchverdict.report.relations.RELATION_COLUMNS`).
+    algorithms : sequence of str
+    scope : str, optional
+        Default ``"all benchmarks"`` when present, else the first scope.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rel = pd.DataFrame({"scope": ["all benchmarks"], "a": ["A"], "b": ["B"],
+    ...                     "status": ["settled"], "winner": ["B"], "loser": ["A"],
+    ...                     "difference": [-0.2], "difference_unit": ["acc"]})
+    >>> ax = relation_matrix(rel, ["A", "B"])
+    >>> [t.get_text() for t in ax.texts][:2]
+    ['+0.2\nsettled', '-0.2\nsettled']
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from benchverdict._plain_text import plain_text, set_lines
+    from benchverdict.plotting import new_axes, shorten, theme
+
+    scopes = list(dict.fromkeys(relations["scope"].astype(str))) if len(relations) else []
+    if scope is None:
+        scope = "all benchmarks" if "all benchmarks" in scopes else (scopes[0] if scopes
+                                                                     else None)
+    if scope is None:
+        raise ValueError("there are no relations to draw (no analysis gave verdicts on a "
+                         "pair); see the report's analyses for why.")
+    if scope not in scopes:
+        raise ValueError(f"scope {scope!r} has no relations; the scopes are {scopes}.")
+    rows = relations[relations["scope"].astype(str) == scope]
+    names = [str(a) for a in algorithms]
+    index = {name: i for i, name in enumerate(names)}
+    k = len(names)
+    codes = list(RELATION_COLOURS)
+    grid = np.full((k, k), np.nan)
+    labels: list[list[list[str]]] = [[[] for _ in range(k)] for _ in range(k)]
+    score = np.zeros(k)
+    for r in rows.to_dict("records"):
+        a, b = str(r["a"]), str(r["b"])
+        if a not in index or b not in index:
+            continue
+        status = str(r["status"])
+        winner = r.get("winner")
+        winner = None if winner is None or (isinstance(winner, float) and np.isnan(winner)) \
+            else str(winner)
+        difference = r.get("difference")
+        for row, col, sign in ((a, b, 1.0), (b, a, -1.0)):
+            i, j = index[row], index[col]
+            if status in ("settled", "implied") and winner is not None:
+                code = "better" if winner == row else "worse"
+                score[i] += 1 if winner == row else -1
+            elif status == "equivalent":
+                code = "equivalent"
+            elif status == "contradicted":
+                code = "contradicted"
+            else:
+                code = "not settled"
+            grid[i, j] = codes.index(code)
+            effect = (f"{sign * float(difference):+.2g}" if difference is not None
+                      and np.isfinite(float(difference)) else "n/a")
+            labels[i][j] = [effect, status]
+    order = sorted(range(k), key=lambda i: (-score[i], i))
+    grid = grid[np.ix_(order, order)]
+    labels = [[labels[i][j] for j in order] for i in order]
+    shown = [names[i] for i in order]
+    units = rows["difference_unit"].dropna().astype(str).unique() if (
+        "difference_unit" in rows) else []
+    unit = f" ({units[0]})" if len(units) == 1 else ""
+    size = min(9.0, max(3.5, 0.62 * k + 2.0))
+    ax = new_axes(ax, width=size + 1.6, height=size)
+    with theme():
+        cmap = ListedColormap(list(RELATION_COLOURS.values()))
+        ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=len(codes) - 0.5)
+        if k <= MAX_LABELLED_ALGORITHMS:
+            for i in range(k):
+                for j in range(k):
+                    if labels[i][j]:
+                        white = grid[i, j] == codes.index("better")
+                        set_lines(ax.text(j, i, "", ha="center", va="center",
+                                          fontsize=7 if k > 8 else 8,
+                                          color="white" if white else "black"), labels[i][j])
+        ax.set_xticks(range(k))
+        ax.set_xticklabels([shorten(n, 18) for n in shown], rotation=30, ha="right")
+        ax.set_yticks(range(k))
+        ax.set_yticklabels([shorten(n, 18) for n in shown])
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_xlabel("column algorithm")
+        ax.set_ylabel("row algorithm")
+        set_lines(ax.set_title("", fontsize=9), [
+            f"Who beats whom: {scope}", f"cell: row minus column{unit}, positive = row better"])
+        ax.legend([Patch(facecolor=c) for c in RELATION_COLOURS.values()],
+                  [f"row {c}" if c in ("better", "worse") else c for c in RELATION_COLOURS],
+                  loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False,
+                  borderaxespad=0.0, fontsize=8)
+    return plain_text(ax)
 
 
 def _default_runners() -> dict[str, Runner]:

@@ -67,13 +67,13 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._caveats import caveat
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.stats.band_names import METHODS  # the names, shared with the CLI
@@ -968,11 +968,12 @@ def cdf_band(
             else "for all x simultaneously" if levels == (0.0, 1.0)
             else f"for the quantiles at levels {levels[0]:.4g}-{levels[1]:.4g} simultaneously"
         )
-        warnings.warn(
+        caveat(
+            "ties in the scores",
             f"{n_ties} of {n} scores are ties. The {method} band has exact coverage only for "
             f"continuous scores; with ties it still holds {what} with probability at least "
             f"{confidence:g} (it is conservative).",
-            UserWarning,
+            category=UserWarning,
             stacklevel=2,
         )
     lower, upper, critical = order_statistic_bounds(n, confidence, method, levels, grid)

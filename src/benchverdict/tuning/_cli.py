@@ -6,7 +6,8 @@ import argparse
 import warnings
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results
+from benchverdict._caveats import collecting
+from benchverdict._cli_common import UsageError, load_results, progress_options
 from benchverdict._plain_text import file_stem
 from benchverdict._safe_output import write_csv
 from benchverdict.stats.band_names import METHODS
@@ -15,7 +16,7 @@ from benchverdict.stats.band_names import METHODS
 def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     """Add the ``tuning`` sub-command."""
     p = subparsers.add_parser(
-        "tuning", parents=parents,
+        "tuning", parents=[*parents, progress_options()],
         help="tuning curves (best score after k random-search trials) with confidence bands",
         description=(
             "Tuning curves from random-search trials (Dodge et al. 2019; Tang et al. 2020; "
@@ -85,12 +86,16 @@ def run(args: argparse.Namespace) -> int:
     band = None if args.band == "none" else args.band
     low = -math.inf if args.low is None else args.low
     high = math.inf if args.high is None else args.high
+    # The curves' and the verdicts' caveats together, each kind said once (with its count
+    # and cells) as a note below.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        curves = from_results(
-            results, kind=args.curve, band=band, confidence=args.confidence, low=low,
-            high=high, estimator=args.estimator, alpha=args.alpha,
-        )
+        with collecting():
+            curves = from_results(
+                results, kind=args.curve, band=band, confidence=args.confidence, low=low,
+                high=high, estimator=args.estimator, alpha=args.alpha,
+            )
+            verdicts = curves.verdicts() if band is not None else []
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 40)
     what = "median" if args.curve == "median" else f"expected ({args.estimator.upper()})"
@@ -128,7 +133,6 @@ def run(args: argparse.Namespace) -> int:
     if len(curves.excluded):
         print("\nexcluded cells:")
         print(curves.excluded.to_string(index=False))
-    verdicts = curves.verdicts() if band is not None else []
     print(f"\nverdicts ({len(verdicts)}):")
     for v in verdicts:
         print(f"  {v}")

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from benchverdict._caveats import collecting, place
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.stats.ecdf_sketch import ECDFSketch
@@ -47,6 +47,10 @@ for _kind in ("median", "quantile"):
 
 __all__ = ["TuningCurves", "from_results", "sketch_budgets"]
 
+#: ``TuningCurves.plot()`` draws at most this many benchmarks in one figure.
+MAX_PANELS = 24
+#: Panels per row of ``TuningCurves.plot()``'s small multiples.
+PANEL_COLUMNS = 4
 #: Sketched benchmarks: every integer budget up to this, then log-spaced ones.
 SKETCH_INTEGER_BUDGETS = 100
 
@@ -174,7 +178,9 @@ class TuningCurves(ResultText):
     def decision_curve(self, key: tuple[str, str]) -> TuningCurve:
         """The curve of ``key`` with its band at ``sqrt(1 - alpha)`` (built once)."""
         if key not in self._decision:
-            self._decision[key] = self.curves[key].at_confidence(decision_confidence(self.alpha))
+            with place(algorithm=key[0], benchmark=key[1]):
+                self._decision[key] = self.curves[key].at_confidence(
+                    decision_confidence(self.alpha))
         return self._decision[key]
 
     def _pairs(self, pairs=None):
@@ -186,13 +192,19 @@ class TuningCurves(ResultText):
                     yield bench, a, b
 
     def comparisons(self, pairs=None) -> list[TuningComparison]:
-        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given)."""
-        return [
-            compare_curves(self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
+        """Pairwise comparisons within each benchmark (all pairs unless ``pairs`` is given).
+
+        The decision bands are built on first use; their caveats (ties) are
+        said once per kind, with the cells (:mod:`benchverdict._caveats`).
+        """
+        with collecting(stacklevel=4):
+            return [
+                compare_curves(
+                    self.curves[(a, bench)], self.curves[(b, bench)], names=(a, b),
                     benchmark=bench, alpha=self.alpha,
                     decision=(self.decision_curve((a, bench)), self.decision_curve((b, bench))))
-            for bench, a, b in self._pairs(pairs)
-        ]
+                for bench, a, b in self._pairs(pairs)
+            ]
 
     def test_budget(self, benchmark: str) -> int:
         """The default budget of :meth:`tests` on ``benchmark``: the largest the draws can bound.
@@ -269,7 +281,8 @@ class TuningCurves(ResultText):
         scopes then carry both (``trials_low``/``trials_high`` = k,
         ``budget_low``/``budget_high`` = ``at_budget``).
         """
-        out = [v for c in self.comparisons(pairs) for v in c]
+        with collecting(stacklevel=4):
+            out = [v for c in self.comparisons(pairs) for v in c]
         tests = self._tests(budget, pairs)
         out += [self._test_verdict(bench, a, b, t) for bench, a, b, t in tests]
         by_pair: dict[tuple[str, str], list[tuple[str, QuantileTest]]] = {}
@@ -347,26 +360,128 @@ class TuningCurves(ResultText):
         """The verdicts as a tidy frame."""
         return verdicts_to_frame(self.verdicts(pairs))
 
-    def plot(self, ax=None, *, benchmark: str | None = None):
-        """The curves of one benchmark (default: the first) with their bands; returns the Axes.
+    def plot(self, ax=None, *, benchmark: str | Sequence[str] | None = None):
+        """The curves with their bands: one benchmark on an Axes, several as small multiples.
 
         Each algorithm keeps its colour and line style in every figure
         (:func:`benchverdict.plotting.algorithm_styles` of all algorithms);
         the x-axis ends where the bands stop bounding the curves, the
         y-limits follow the bulk of the curves (an extreme point is marked on
-        the edge), and the legend sits outside the data (see
-        :func:`benchverdict.tuning.curves.draw_tuning_curves`).
+        the edge and its value given), and the legend sits outside the data
+        (see :func:`benchverdict.tuning.curves.draw_tuning_curves`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Draw one benchmark here: ``benchmark``, or else the first, and
+            then the title says so (``"p (1 of 2 benchmarks; benchmark=
+            picks)"``).
+        benchmark : str or sequence of str, optional
+            The benchmark(s) to draw. Default: every benchmark, one panel
+            each (at most :data:`MAX_PANELS`; with more, name the ones to
+            draw: nothing is left out silently).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes of one benchmark; with several, the first panel (the
+            others, in order, are ``ax.figure.axes``), as the DSE plots do.
+
+        Raises
+        ------
+        ValueError
+            For an unknown benchmark, more than :data:`MAX_PANELS`
+            benchmarks, or ``ax`` with several benchmarks named.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> curves = from_results(_example_small(), band="dkw")
+        >>> ax = curves.plot()
+        >>> [a.get_title() for a in ax.figure.axes]
+        ['p', 'q']
+        >>> curves.plot(benchmark="q").get_title()
+        'q'
+        >>> import matplotlib.pyplot as plt
+        >>> plt.close("all")
         """
         from benchverdict.plotting import algorithm_styles
         from benchverdict.tuning.curves import draw_tuning_curves
 
-        bench = benchmark if benchmark is not None else self.benchmarks[0]
-        algs = [a for a, b in self.curves if b == bench]
+        note = ""
+        if benchmark is None and ax is not None and len(self.benchmarks) > 1:
+            # One Axes holds one benchmark: the first, and the title says which of how many.
+            chosen = [self.benchmarks[0]]
+            note = f" (1 of {len(self.benchmarks)} benchmarks; benchmark= picks)"
+        elif benchmark is None:
+            chosen = list(self.benchmarks)
+        elif isinstance(benchmark, str):
+            chosen = [benchmark]
+        else:
+            chosen = [str(b) for b in benchmark]
+        unknown = [b for b in chosen if b not in self.benchmarks]
+        if unknown or not chosen:
+            raise ValueError(f"benchmark {unknown or benchmark!r} has no tuning curves; the "
+                             f"benchmarks are {self.benchmarks}.")
         styles = algorithm_styles(list(dict.fromkeys(a for a, _ in self.curves)))
-        ax = draw_tuning_curves({a: self.curves[(a, bench)] for a in algs}, ax=ax,
-                                styles={a: styles[a] for a in algs})
-        ax.set_title(str(bench))
-        return plain_text(ax)
+        if len(chosen) == 1:
+            bench = chosen[0]
+            algs = [a for a, b in self.curves if b == bench]
+            ax = draw_tuning_curves({a: self.curves[(a, bench)] for a in algs}, ax=ax,
+                                    styles={a: styles[a] for a in algs})
+            ax.set_title(str(bench) + note)
+            return plain_text(ax)
+        if ax is not None:
+            raise ValueError(f"ax= draws one benchmark, but {len(chosen)} are to be drawn; "
+                             f"pass benchmark='name' with ax=, or leave ax out for one panel "
+                             f"per benchmark.")
+        if len(chosen) > MAX_PANELS:
+            raise ValueError(
+                f"{len(chosen)} benchmarks are too many panels for one readable figure (at "
+                f"most {MAX_PANELS}); pass benchmark=[...] with the ones to draw (e.g. "
+                f"benchmark={chosen[:4]!r}), or draw them one at a time.")
+        return self._small_multiples(chosen, styles)
+
+    def _small_multiples(self, chosen: list[str], styles):
+        import matplotlib.pyplot as plt
+        from matplotlib.legend_handler import HandlerTuple
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        from benchverdict.plotting import legend_outside, theme
+        from benchverdict.tuning.curves import draw_tuning_curves
+
+        ncols = min(PANEL_COLUMNS, len(chosen))
+        nrows = -(-len(chosen) // ncols)
+        with theme():
+            fig, grid = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
+                                     figsize=(2.3 * ncols + 1.4, 2.0 * nrows + 0.3))
+        axes = grid.ravel()
+        for i, (ax, bench) in enumerate(zip(axes, chosen)):
+            algs = [a for a, b in self.curves if b == bench]
+            draw_tuning_curves({a: self.curves[(a, bench)] for a in algs}, ax=ax,
+                               styles={a: styles[a] for a in algs}, legend=False)
+            ax.set_title(str(bench), fontsize=9)
+            if i + ncols < len(chosen):  # a panel below says what the x-axis is
+                ax.set_xlabel("")
+            if i % ncols:
+                ax.set_ylabel("")
+        for ax in axes[len(chosen):]:
+            ax.set_visible(False)
+        names = list(styles)
+        band = next((c for c in self.curves.values() if c.band is not None), None)
+        handles = []
+        for name in names:
+            line = Line2D([], [], **styles[name].line_kw())
+            handles.append((Patch(facecolor=styles[name].color, alpha=0.25, linewidth=0), line)
+                           if band is not None else (line,))
+        title = (None if band is None else f"{band.confidence:.0%} band"
+                 + ("" if band.simultaneous else " (pointwise)"))
+        with theme():
+            legend_outside(fig, handles, names, title=title,
+                           handler_map={tuple: HandlerTuple(ndivide=1)})
+        plain_text(fig)
+        return axes[0]
 
 
 def from_results(
@@ -443,22 +558,21 @@ def from_results(
             grid[bench] = np.atleast_1d(np.asarray(budgets, dtype=float))
     curves: dict[tuple[str, str], TuningCurve] = {}
     excluded = []
-    for (alg, bench), values in draws.items():
-        cell_band = "dkw" if bench in sketched and band is not None else band
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                curve = tuning_curve(
-                    values, grid[bench], kind=kind, band=cell_band, confidence=confidence,
-                    low=low, high=high, objective=objective, q=q, estimator=estimator, name=alg,
-                    calibrate=calibrate,
-                )
-            for w in caught:
-                warnings.warn(f"{alg} on {bench}: {w.message}", w.category, stacklevel=2)
-            curves[(alg, bench)] = curve
-        except ValueError as err:
-            excluded.append({"algorithm": alg, "benchmark": bench, "n": size(values),
-                             "reason": str(err)})
+    # One warning per kind of caveat (ties in 100 cells are one caveat), with the count
+    # and the cells, said when the loop ends (benchverdict._caveats).
+    with collecting(stacklevel=4):
+        for (alg, bench), values in draws.items():
+            cell_band = "dkw" if bench in sketched and band is not None else band
+            try:
+                with place(algorithm=alg, benchmark=bench):
+                    curves[(alg, bench)] = tuning_curve(
+                        values, grid[bench], kind=kind, band=cell_band, confidence=confidence,
+                        low=low, high=high, objective=objective, q=q, estimator=estimator,
+                        name=alg, calibrate=calibrate,
+                    )
+            except ValueError as err:
+                excluded.append({"algorithm": alg, "benchmark": bench, "n": size(values),
+                                 "reason": str(err)})
     return TuningCurves(
         curves=curves, objective=objective, confidence=confidence, band=band, kind=kind,
         excluded=pd.DataFrame(excluded, columns=["algorithm", "benchmark", "n", "reason"]),

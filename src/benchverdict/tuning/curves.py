@@ -62,7 +62,7 @@ from benchverdict.stats.ecdf_sketch import ECDFSketch
 from benchverdict.stats.samples import sorted_finite_scores
 from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
 
-__all__ = ["KINDS", "TuningCurve", "default_budgets", "tuning_curve"]
+__all__ = ["KINDS", "TuningCurve", "default_budgets", "integer_budget_axis", "tuning_curve"]
 
 #: Tuning-curve kinds.
 KINDS = ("median", "mean", "quantile")
@@ -431,12 +431,22 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
             ax.set_xlim(k_lo, k_hi)
         if k_hi / max(k_lo, 1e-12) > 50:
             plain_log_axis(ax, "x")
+        integer_budget_axis(ax, k_all, "x")
         if shown:
             ax.set_ylim(*robust_limits(np.concatenate(shown)))
-        for (name, curve), colour in zip(curves.items(), colours):
+        labels = list(curves)
+        for i, ((name, curve), colour) in enumerate(zip(curves.items(), colours)):
             inside = curve.k <= k_hi
-            mark_off_scale(ax, curve.k[inside], curve.point[inside], color=colour,
-                           label=name if len(curves) > 1 else None)
+            if legend:
+                # The off-scale value goes into the curve's legend entry (outside the data),
+                # not beside the edge, where labels of several curves at k = 1 collided
+                # with each other and the x-axis.
+                said = _off_scale(ax, curve.k[inside], curve.point[inside], colour)
+                if said:
+                    labels[i] = f"{name} ({said})"
+            else:
+                mark_off_scale(ax, curve.k[inside], curve.point[inside], color=colour,
+                               label=name if len(curves) > 1 else None)
         if legend and curves:
             from matplotlib.legend_handler import HandlerTuple
 
@@ -444,9 +454,80 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
             if first is not None and first.band is not None:
                 title = f"{first.confidence:.0%} band" + (
                     "" if first.simultaneous else " (pointwise)")
-            legend_outside(ax, handles, list(curves), title=title,
+            legend_outside(ax, handles, labels, title=title,
                            handler_map={tuple: HandlerTuple(ndivide=1)})
     return plain_text(ax)
+
+
+def integer_budget_axis(ax, budgets, axis: str = "x") -> bool:
+    """Integer ticks on a budget axis whose budgets are all whole numbers.
+
+    Trials, iterations and epochs are counted: ticks at 2.5, 5.0 or 7.5 would
+    name budgets that do not exist. On a linear axis the ticks are integers
+    (:class:`~matplotlib.ticker.MaxNLocator` with ``integer=True``); on a log
+    axis the current locator's ticks are kept where they are whole numbers
+    (1, 2, 5, 10, ...). Labels are plain (``"5"``, not ``"5.0"``). Budgets
+    that are not all whole numbers leave the axis as it is.
+
+    Returns whether the axis was made an integer axis.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], range(10))
+    >>> integer_budget_axis(ax, range(1, 11))
+    True
+    >>> fig.canvas.draw()
+    >>> all(float(t.get_text()).is_integer() for t in ax.get_xticklabels() if t.get_text())
+    True
+    >>> plt.close(fig)
+    """
+    from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator
+
+    values = np.asarray(list(budgets), dtype=float)
+    values = values[np.isfinite(values)]
+    if not values.size or not np.all(values == np.round(values)):
+        return False
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    if target.get_scale() == "log":
+        inner = target.get_major_locator()
+
+        class _WholeTicks(Locator):
+            def __call__(self):
+                return self.tick_values(*target.get_view_interval())
+
+            def tick_values(self, vmin, vmax):
+                ticks = np.asarray(inner.tick_values(vmin, vmax), dtype=float)
+                return ticks[(ticks >= 1) & np.isclose(ticks, np.round(ticks))]
+
+        target.set_major_locator(_WholeTicks())
+    else:
+        target.set_major_locator(MaxNLocator(integer=True))
+    target.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    return True
+
+
+def _off_scale(ax, k: np.ndarray, y: np.ndarray, colour) -> str:
+    """Mark a curve's points beyond the y-limits on the edge; say the extreme one in words.
+
+    A triangle on the edge (in the curve's colour) at the most extreme point
+    of each side; the text (``"0.88 at k = 1, below"``) is returned for the
+    legend. Empty when the whole curve is on scale.
+    """
+    lo, hi = sorted(ax.get_ylim())
+    finite = np.isfinite(y)
+    said = []
+    for side, outside, edge, marker in (("below", finite & (y < lo), lo, "v"),
+                                        ("above", finite & (y > hi), hi, "^")):
+        if not outside.any():
+            continue
+        i = int(np.flatnonzero(outside)[np.argmin(y[outside]) if side == "below"
+                                        else np.argmax(y[outside])])
+        ax.plot(k[i], edge, marker=marker, color=colour, markersize=5, clip_on=False,
+                zorder=5, linestyle="none")
+        said.append(f"{y[i]:.3g} at k = {k[i]:g}, {side}")
+    return "; ".join(said)
 
 
 def _mean_band(band: CDFBand, budgets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
