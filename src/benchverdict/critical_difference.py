@@ -64,7 +64,14 @@ from matplotlib.ticker import MaxNLocator
 
 from benchverdict._plain_text import plain_text, set_lines
 from benchverdict._repr import ResultText
-from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
+from benchverdict.plotting import (
+    ALGORITHM_PALETTE,
+    DOUBLE_COLUMN,
+    SINGLE_COLUMN,
+    new_axes,
+    shorten,
+    theme,
+)
 
 __all__ = [
     "Grouping",
@@ -750,6 +757,15 @@ def _assign_levels(spans: Sequence[tuple[float, float]], gap: float) -> list[int
     return levels
 
 
+#: Layouts of a CD diagram: names on both sides (Demšar's), or all on the left, narrower
+#: (one column of a two-column paper).
+CD_LAYOUTS = ("two-sided", "compact")
+#: The colour of a highlighted algorithm (the palette's first colour: far from the greys).
+HIGHLIGHT_COLOUR = ALGORITHM_PALETTE[0]
+#: Inches per vertical line unit at the default font size (9 pt).
+_INCH_PER_LINE = 0.22
+
+
 def draw_cd_diagram(
     positions: pd.Series,
     not_different: pd.DataFrame,
@@ -764,17 +780,22 @@ def draw_cd_diagram(
     value_format: str = "{:.2f}",
     title: str | None = None,
     max_labels: int | None = 60,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
     ax: Axes | None = None,
 ) -> Axes:
     """Draw a critical-difference diagram.
 
     The best algorithm is on the left. Algorithms hang from their position
     on the axis, the better half labelled on the left, the rest on the
-    right, each label with its value. Bars under the axis join algorithms
-    that are not significantly different (the maximal groups of
-    :func:`cliques`; a dot marks each member, and a bar whose span holds a
-    non-member is dashed). A critical-difference bar above the axis shows
-    the Nemenyi CD, or the range of per-pair CDs.
+    right, each label with its value (``layout="compact"``: every label on
+    the left, one per row, in a figure one column wide). Bars under the
+    axis join algorithms that are not significantly different (the maximal
+    groups of :func:`cliques`; a dot marks each member, and a bar whose
+    span holds a non-member is dashed). A critical-difference bar above the
+    axis shows the Nemenyi CD, or the range of per-pair CDs.
 
     Parameters
     ----------
@@ -812,12 +833,30 @@ def draw_cd_diagram(
         a note under the diagram says so; every algorithm stays in the
         tables). ``None`` names all of them (the figure then grows by one
         line per two algorithms).
+    highlight : str or sequence of str, optional
+        Algorithm(s) to stand out (e.g. the proposed method): bold label and
+        line in :data:`HIGHLIGHT_COLOUR`.
+    layout : {"two-sided", "compact"}
+        ``"compact"`` puts every label on the left, best on top, in a
+        single-column figure (3.5 in) for two-column papers.
+    fontsize : float
+        Size of the names in points; ticks, axis label and notes are one
+        point smaller. Rows grow with it.
+    linewidth : float
+        Width of the axis and the name lines in points; the group bars are
+        drawn proportionally thicker.
     ax : matplotlib.axes.Axes, optional
-        Draw into this axes; default a new double-column figure sized to fit.
+        Draw into this axes; default a new figure sized to fit (7 in wide,
+        3.5 in with ``layout="compact"``).
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    cd_diagram_tikz : the same diagram as a TikZ picture.
+    draw_cd_diagrams : several diagrams on one shared axis in one figure.
 
     Notes
     -----
@@ -832,31 +871,116 @@ def draw_cd_diagram(
     >>> ax = draw_cd_diagram(pos, nd, critical_difference=0.96, limits=(1, 3))
     >>> sorted(t.get_text() for t in ax.texts if t.get_text().startswith("CD"))
     ['CD = 0.96']
+    >>> ax = draw_cd_diagram(pos, nd, limits=(1, 3), highlight="HB", layout="compact")
+    >>> [t.get_fontweight() for t in ax.texts if t.get_text().startswith("HB")]
+    ['bold']
     """
     _check_cd_arguments(critical_difference, critical_difference_range, max_labels)
     pos, _ = _check_inputs(positions, not_different)
+    style = _cd_style(pos, highlight, layout, fontsize, linewidth)
     found = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
     has_cd = critical_difference is not None or critical_difference_range is not None
-    layout = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
-                        max_labels=max_labels, contiguous=contiguous, has_cd=has_cd)
+    cd_layout = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
+                           max_labels=max_labels, contiguous=contiguous, has_cd=has_cd,
+                           compact=style.compact)
+    labels = _labels(cd_layout, label_width, value_format)
     if ax is None:
-        height = 0.22 * (layout.bottom - layout.top) + 0.3
-        ax = new_axes(width=DOUBLE_COLUMN, height=height)
+        width, _ = _compact_extent(labels, style, None) if style.compact else (DOUBLE_COLUMN, 0)
+        ax = new_axes(width=width, height=_figure_height(cd_layout, style, title))
+    left = (_compact_extent(labels, style, _axes_inches(ax))[1] if style.compact else 0.42)
+    _draw_cd(ax, cd_layout, style, labels, left=left, axis_label=axis_label, limits=limits,
+             has_cd=has_cd, critical_difference=critical_difference,
+             critical_difference_range=critical_difference_range, title=title)
+    return plain_text(ax)
+
+
+@dataclass(frozen=True)
+class _CDStyle:
+    """How a CD diagram is drawn: layout, text size, line width and highlighted names."""
+
+    compact: bool
+    fontsize: float
+    linewidth: float
+    highlight: frozenset[str]
+
+    @property
+    def small(self) -> float:
+        """Ticks, axis label, CD and notes: one point under the names."""
+        return max(self.fontsize - 1.0, 1.0)
+
+    @property
+    def inch_per_line(self) -> float:
+        return _INCH_PER_LINE * max(1.0, self.fontsize / 9.0)
+
+
+def _cd_style(pos: pd.Series, highlight: str | Sequence[str] | None, layout: str,
+              fontsize: float, linewidth: float) -> _CDStyle:
+    """Check the style arguments (names to highlight must be drawn)."""
+    if layout not in CD_LAYOUTS:
+        raise ValueError(f"layout must be one of {CD_LAYOUTS}, got {layout!r}.")
+    if not (np.isfinite(fontsize) and fontsize > 0):
+        raise ValueError(f"fontsize must be a positive number of points, got {fontsize}.")
+    if not (np.isfinite(linewidth) and linewidth > 0):
+        raise ValueError(f"linewidth must be a positive number of points, got {linewidth}.")
+    wanted = ([] if highlight is None else [highlight] if isinstance(highlight, str)
+              else list(highlight))
+    missing = [str(h) for h in wanted if str(h) not in pos.index]
+    if missing:
+        raise ValueError(f"highlight names {missing}, which are not among the algorithms "
+                         f"{list(pos.index)}; pass one of those names.")
+    return _CDStyle(layout == "compact", float(fontsize), float(linewidth),
+                    frozenset(map(str, wanted)))
+
+
+def _labels(layout: _CDLayout, label_width: int, value_format: str) -> dict[str, str]:
+    """The text next to each named algorithm: its (shortened) name and its value."""
+    return {name: f"{shorten(name, label_width)} ({value_format.format(layout.value_of[name])})"
+            for name, _, _ in layout.rows}
+
+
+def _compact_extent(labels: dict[str, str], style: _CDStyle,
+                    axes_inches: float | None) -> tuple[float, float]:
+    """Figure width (in) and the room left of the axis (drawing units) of a compact diagram.
+
+    The label column is estimated at 0.6 em per character; the axis keeps at
+    least 1.4 in.
+    """
+    longest = max((len(t) for t in labels.values()), default=4)
+    label_in = 0.6 * longest * style.fontsize / 72.0 + 0.15
+    width = max(SINGLE_COLUMN, label_in + 1.6)
+    total = width if axes_inches is None else axes_inches
+    axis_in = max(total - label_in, 0.5)
+    return width, 1.06 * label_in / axis_in
+
+
+def _axes_inches(ax: Axes) -> float:
+    return float(ax.get_position().width * ax.figure.get_figwidth())
+
+
+def _figure_height(layout: _CDLayout, style: _CDStyle, title: str | None) -> float:
+    lines = len(textwrap.wrap(title, 90)) if title else 0
+    return (style.inch_per_line * (layout.bottom - layout.top) + 0.3
+            + lines * 1.4 * style.fontsize / 72.0)
+
+
+def _draw_cd(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str], *,
+             left: float, axis_label: str, limits: tuple[float, float] | None, has_cd: bool,
+             critical_difference: float | None,
+             critical_difference_range: tuple[float, float] | None, title: str | None) -> None:
     with theme():
-        ax.set_xlim(-0.42, 1.42)
+        ax.set_xlim(-left, 1.06 if style.compact else 1.42)
         ax.set_ylim(layout.bottom, layout.top)
         ax.set_axis_off()
-        _draw_axis(ax, layout, axis_label, limits=limits, has_cd=has_cd)
+        _draw_axis(ax, layout, style, axis_label, limits=limits, has_cd=has_cd)
         if has_cd:
-            _draw_cd_bar(ax, layout, critical_difference, critical_difference_range)
-        _draw_names(ax, layout, label_width=label_width, value_format=value_format)
-        _draw_group_bars(ax, layout)
-        _draw_notes(ax, layout)
+            _draw_cd_bar(ax, layout, style, critical_difference, critical_difference_range)
+        _draw_names(ax, layout, style, labels)
+        _draw_group_bars(ax, layout, style)
+        _draw_notes(ax, layout, style)
         if title:
             # long titles wrap instead of widening the figure; the breaks are layout, so
             # they are kept as line breaks (a break inside a name is still shown escaped)
-            set_lines(ax.set_title("", fontsize=9), textwrap.wrap(title, 90))
-    return plain_text(ax)
+            set_lines(ax.set_title("", fontsize=style.fontsize), textwrap.wrap(title, 90))
 
 
 def _check_cd_arguments(critical_difference: float | None,
@@ -895,15 +1019,14 @@ class _CDLayout:
     lo_lim: float
     hi_lim: float
     lower_is_better: bool
-    n_left: int
-    n_right: int
+    rows: list[tuple[str, float, str]]
+    unnamed: list[str]
     groups: list[frozenset[str]]
     member_x: list[np.ndarray]
     spans: list[tuple[float, float]]
     levels: list[int]
     dashed: list[bool]
     first_label: float
-    right_shift: float
     notes: list[str]
     note_room: float
     bottom: float
@@ -921,16 +1044,16 @@ class _CDLayout:
 
 def _cd_layout(pos: pd.Series, found: Grouping, *, lower_is_better: bool,
                limits: tuple[float, float] | None, max_labels: int | None, contiguous: bool,
-               has_cd: bool) -> _CDLayout:
-    """Axis limits, which names are shown on which side, bar levels and the figure's height."""
+               has_cd: bool, compact: bool = False) -> _CDLayout:
+    """Axis limits, which names are shown where (``rows``), bar levels and the height."""
     order = order_positions(pos, lower_is_better=lower_is_better)
     k = len(order)
     value_of = dict(zip(pos.index, pos.to_numpy()))
     values = np.array([value_of[name] for name in order])
     n_named = k if max_labels is None or k <= max_labels else 2 * (max_labels // 2)
     lo_lim, hi_lim = _axis_limits(order, values, limits)
-    n_left = (n_named + 1) // 2
-    n_right = n_named - n_left
+    n_best = (n_named + 1) // 2
+    n_worst = n_named - n_best
     groups = found.groups
     member_x = [(np.array([value_of[name] for name in g]) - lo_lim) / (hi_lim - lo_lim)
                 for g in groups]
@@ -940,23 +1063,34 @@ def _cd_layout(pos: pd.Series, found: Grouping, *, lower_is_better: bool,
     levels = _bar_levels(spans)
     n_levels = max(levels, default=-1) + 1
     first_label = _BAR_TOP + n_levels * _BAR_STEP + 0.5
-    n_rows = max(n_left, n_right)
-    # with an even count the two innermost names would share a row, and their elbows
-    # (close together on the axis) would read as one crossing line: stagger the right side
-    right_shift = 0.5 * _ROW if n_named % 2 == 0 and n_named > 2 else 0.0
+    named = order[:n_best] + (order[k - n_worst:] if n_worst else [])
+    if compact:
+        # one column on the left, best on top: each line turns left above the lines of
+        # the algorithms left of it, so no two lines cross
+        rows = [(name, first_label + i * _ROW, "left") for i, name in enumerate(named)]
+        n_rows, right_shift = len(named), 0.0
+    else:
+        # with an even count the two innermost names would share a row, and their elbows
+        # (close together on the axis) would read as one crossing line: stagger the right
+        right_shift = 0.5 * _ROW if n_named % 2 == 0 and n_named > 2 else 0.0
+        rows = [(name, first_label + i * _ROW, "left") for i, name in enumerate(order[:n_best])]
+        rows += [(name, first_label + (k - 1 - r) * _ROW + right_shift, "right")
+                 for r, name in enumerate(order) if r >= k - n_worst]
+        n_rows = max(n_best, n_worst)
+    unnamed = [name for name in order if name not in set(named)]
     dashed = _dashed_bars(groups, value_of, values)
     bottom = first_label + (n_rows - 1) * _ROW + right_shift + (1.3 if any(dashed) else 0.6)
-    unnamed = k - n_named
-    notes = [f"{k} algorithms: the {n_left} best and {n_right} worst are named, the other "
-             f"{unnamed} hang from the axis unnamed (all are in the tables)"] if unnamed else []
+    notes = [f"{k} algorithms: the {n_best} best and {n_worst} worst are named, the other "
+             f"{len(unnamed)} hang from the axis unnamed (all are in the tables)"
+             ] if unnamed else []
     if found.note and not contiguous:
         notes.append(found.note)
     note_room = 0.6 + 0.6 * len(notes) if notes else 0.0
     return _CDLayout(
         order=order, value_of=value_of, lo_lim=lo_lim, hi_lim=hi_lim,
-        lower_is_better=lower_is_better, n_left=n_left, n_right=n_right, groups=groups,
+        lower_is_better=lower_is_better, rows=rows, unnamed=unnamed, groups=groups,
         member_x=member_x, spans=spans, levels=levels, dashed=dashed, first_label=first_label,
-        right_shift=right_shift, notes=notes, note_room=note_room, bottom=bottom + note_room,
+        notes=notes, note_room=note_room, bottom=bottom + note_room,
         top=-2.6 if has_cd else -1.6,
     )
 
@@ -997,100 +1131,117 @@ def _dashed_bars(groups: list[frozenset[str]], value_of: dict[str, float],
     return dashed
 
 
-_LINE = {"color": "0.15", "lw": 0.9, "solid_capstyle": "butt"}
+def _line(style: _CDStyle) -> dict:
+    return {"color": "0.15", "lw": style.linewidth, "solid_capstyle": "butt"}
 
 
-def _draw_axis(ax: Axes, layout: _CDLayout, axis_label: str, *,
+#: Vertical places (line units) of the tick labels, the axis label and the CD bar.
+_TICK_TEXT_Y = -0.35
+_CD_Y = -1.9
+
+
+def _axis_label_y(has_cd: bool) -> float:
+    return -1.0 if has_cd else -1.05
+
+
+def _draw_axis(ax: Axes, layout: _CDLayout, style: _CDStyle, axis_label: str, *,
                limits: tuple[float, float] | None, has_cd: bool) -> None:
     """The axis line, its ticks and its label."""
-    ax.plot([0, 1], [0, 0], **_LINE)
-    ticks = _ticks(layout.lo_lim, layout.hi_lim,
-                   integer=limits is not None and _is_rank_scale(limits))
-    for t in ticks:
-        ax.plot([layout.x_of(t)] * 2, [0, -0.25], **_LINE)
-        ax.text(layout.x_of(t), -0.35, _tick_text(t), ha="center", va="bottom", fontsize=8)
-    ax.text(0.5, -1.0 if has_cd else -1.05, axis_label + " (best on the left)", ha="center",
-            va="bottom", fontsize=8, color="0.3")
+    ax.plot([0, 1], [0, 0], **_line(style))
+    for t in _axis_ticks(layout, limits):
+        ax.plot([layout.x_of(t)] * 2, [0, -0.25], **_line(style))
+        ax.text(layout.x_of(t), _TICK_TEXT_Y, _tick_text(t), ha="center", va="bottom",
+                fontsize=style.small)
+    ax.text(0.5, _axis_label_y(has_cd), axis_label + " (best on the left)", ha="center",
+            va="bottom", fontsize=style.small, color="0.3")
 
 
-def _draw_cd_bar(ax: Axes, layout: _CDLayout, critical_difference: float | None,
-                 critical_difference_range: tuple[float, float] | None) -> None:
-    """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
-    y_cd = -1.9
+def _axis_ticks(layout: _CDLayout, limits: tuple[float, float] | None) -> np.ndarray:
+    return _ticks(layout.lo_lim, layout.hi_lim,
+                  integer=limits is not None and _is_rank_scale(limits))
+
+
+def _cd_bar_parts(layout: _CDLayout, critical_difference: float | None,
+                  critical_difference_range: tuple[float, float] | None
+                  ) -> tuple[float, float, str]:
+    """(solid end, dashed end, text) of the CD bar in drawing units."""
     width_units = layout.width_units
-
-    def bar(length: float, text: str) -> None:
-        ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
-        for xe in (0, length):
-            ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
-        ax.text(length + 0.01, y_cd, text, va="center", ha="left", fontsize=8)
-
     if critical_difference is not None:
-        bar(critical_difference / width_units, f"CD = {critical_difference:.3g}")
-        return
+        end = critical_difference / width_units
+        return end, end, f"CD = {critical_difference:.3g}"
     assert critical_difference_range is not None
     if _same_value(*critical_difference_range):
         # every pair has the same CD at the printed precision: state it once
         cd_value = float(np.mean(critical_difference_range))
-        bar(cd_value / width_units, f"CD = {cd_value:.3g} (every pair)")
-        return
+        return cd_value / width_units, cd_value / width_units, f"CD = {cd_value:.3g} (every pair)"
     lo_cd, hi_cd = critical_difference_range
-    ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
-    ax.plot([lo_cd / width_units, hi_cd / width_units], [y_cd, y_cd],
-            color="0.15", lw=0.8, ls=(0, (2, 1.5)))
-    for xe in (0, lo_cd / width_units, hi_cd / width_units):
-        ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
-    ax.text(hi_cd / width_units + 0.01, y_cd, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)",
-            va="center", ha="left", fontsize=8)
+    return lo_cd / width_units, hi_cd / width_units, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)"
 
 
-def _draw_names(ax: Axes, layout: _CDLayout, *, label_width: int, value_format: str) -> None:
-    """Names with elbows, better half left (one collection: thousands of algorithms draw fast)."""
-    k = len(layout.order)
-    elbows = []
-    stubs = []
-    for r, name in enumerate(layout.order):
+def _draw_cd_bar(ax: Axes, layout: _CDLayout, style: _CDStyle, critical_difference: float | None,
+                 critical_difference_range: tuple[float, float] | None) -> None:
+    """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
+    solid, dashed, text = _cd_bar_parts(layout, critical_difference, critical_difference_range)
+    ax.plot([0, solid], [_CD_Y, _CD_Y], color="0.15", lw=1.8 * style.linewidth)
+    if dashed > solid:
+        ax.plot([solid, dashed], [_CD_Y, _CD_Y], color="0.15", lw=0.9 * style.linewidth,
+                ls=(0, (2, 1.5)))
+    for xe in sorted({0.0, solid, dashed}):
+        ax.plot([xe, xe], [_CD_Y - 0.12, _CD_Y + 0.12], **_line(style))
+    ax.text(dashed + 0.01, _CD_Y, text, va="center", ha="left", fontsize=style.small)
+
+
+def _draw_names(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str]) -> None:
+    """Names with elbows (one collection: thousands of algorithms draw fast)."""
+    elbows, accent = [], []
+    for name, y, side in layout.rows:
         x = float(layout.x_of(layout.value_of[name]))
-        label = f"{shorten(name, label_width)} ({value_format.format(layout.value_of[name])})"
-        if r < layout.n_left:
-            y = layout.first_label + r * _ROW
-            elbows.append([(x, 0), (x, y), (-0.03, y)])
-            ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
-        elif r >= k - layout.n_right:
-            y = layout.first_label + (k - 1 - r) * _ROW + layout.right_shift
-            elbows.append([(x, 0), (x, y), (1.03, y)])
-            ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
-        else:
-            stubs.append([(x, 0), (x, 0.35)])
+        end, at, ha = (-0.03, -0.04, "right") if side == "left" else (1.03, 1.04, "left")
+        mark = name in style.highlight
+        (accent if mark else elbows).append([(x, 0), (x, y), (end, y)])
+        ax.text(at, y, labels[name], ha=ha, va="center", fontsize=style.fontsize,
+                fontweight="bold" if mark else "normal",
+                color=HIGHLIGHT_COLOUR if mark else "black")
+    stubs = [[(float(layout.x_of(layout.value_of[n])), 0), (float(layout.x_of(
+        layout.value_of[n])), 0.35)] for n in layout.unnamed]
     if stubs:
-        ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.5), autolim=False)
-    ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=0.9, capstyle="butt"),
-                      autolim=False)
+        ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.55 * style.linewidth),
+                          autolim=False)
+    ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=style.linewidth,
+                                     capstyle="butt"), autolim=False)
+    if accent:
+        ax.add_collection(LineCollection(accent, colors=HIGHLIGHT_COLOUR,
+                                         linewidths=1.8 * style.linewidth, capstyle="butt",
+                                         zorder=3), autolim=False)
 
 
-def _draw_group_bars(ax: Axes, layout: _CDLayout) -> None:
+def _draw_group_bars(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
     """One bar per group (dashed when a non-member lies inside), its members' dots in one call."""
     dots = []
+    scale = style.linewidth / 0.9
     for xs, (lo, hi), lev, skip in zip(layout.member_x, layout.spans, layout.levels,
                                        layout.dashed):
         y = _BAR_TOP + lev * _BAR_STEP
-        ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
+        ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1",
+                lw=(1.4 if skip else 2.2) * scale,
                 ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
         dots += [(float(x), y) for x in xs]
     if dots:
         xs, ys = zip(*dots)
-        ax.plot(xs, ys, "o", color="0.1", ms=3.2, linestyle="none")
+        ax.plot(xs, ys, "o", color="0.1", ms=3.2 * scale, linestyle="none")
 
 
-def _draw_notes(ax: Axes, layout: _CDLayout) -> None:
+_DASHED_LEGEND = "dashed bar: only dotted algorithms belong to the group"
+
+
+def _draw_notes(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
     """The legend line for dashed bars and the notes under the diagram."""
     if any(layout.dashed):
-        ax.text(0.5, layout.bottom - layout.note_room - 0.15,
-                "dashed bar: only dotted algorithms belong to the group",
-                ha="center", va="bottom", fontsize=7, color="0.3")
+        ax.text(0.5, layout.bottom - layout.note_room - 0.15, _DASHED_LEGEND,
+                ha="center", va="bottom", fontsize=style.small, color="0.3")
     for i, note in enumerate(layout.notes):
         ax.text(0.5, layout.bottom - layout.note_room + 0.6 * i + 0.1, f"note: {note}.",
-                ha="center", va="top", fontsize=7, color="0.3", wrap=True)
+                ha="center", va="top", fontsize=style.small, color="0.3", wrap=True)
 
 
 def short_unit(unit: str) -> str:
