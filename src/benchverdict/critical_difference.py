@@ -53,13 +53,15 @@ from __future__ import annotations
 import string
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from benchverdict._plain_text import plain_text, set_lines
@@ -74,10 +76,14 @@ from benchverdict.plotting import (
 )
 
 __all__ = [
+    "CD_LAYOUTS",
+    "HIGHLIGHT_COLOUR",
     "Grouping",
+    "cd_diagram_tikz",
     "cliques",
     "compact_letter_display",
     "draw_cd_diagram",
+    "draw_cd_diagrams",
     "grouping",
     "is_contiguous",
     "not_different_from_p_values",
@@ -1188,7 +1194,7 @@ def _draw_cd_bar(ax: Axes, layout: _CDLayout, style: _CDStyle, critical_differen
                 ls=(0, (2, 1.5)))
     for xe in sorted({0.0, solid, dashed}):
         ax.plot([xe, xe], [_CD_Y - 0.12, _CD_Y + 0.12], **_line(style))
-    ax.text(dashed + 0.01, _CD_Y, text, va="center", ha="left", fontsize=style.small)
+    ax.text(dashed + 0.02, _CD_Y, text, va="center", ha="left", fontsize=style.small)
 
 
 def _draw_names(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str]) -> None:
@@ -1242,6 +1248,283 @@ def _draw_notes(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
     for i, note in enumerate(layout.notes):
         ax.text(0.5, layout.bottom - layout.note_room + 0.6 * i + 0.1, f"note: {note}.",
                 ha="center", va="top", fontsize=style.small, color="0.3", wrap=True)
+
+
+# ---------------------------------------------------------------------- TikZ
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                "#": r"\#", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
+                "^": r"\textasciicircum{}", "–": "--", "…": r"\ldots{}"}
+
+
+def _tex(text: str) -> str:
+    """``text`` as LaTeX text (special characters escaped, control characters shown)."""
+    from benchverdict._plain_text import printable
+
+    return "".join(_TEX_SPECIAL.get(c, c) for c in printable(text))
+
+
+def cd_diagram_tikz(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    lower_is_better: bool = True,
+    critical_difference: float | None = None,
+    critical_difference_range: tuple[float, float] | None = None,
+    axis_label: str = "average rank",
+    limits: tuple[float, float] | None = None,
+    contiguous: bool = False,
+    label_width: int = 24,
+    value_format: str = "{:.2f}",
+    title: str | None = None,
+    max_labels: int | None = 60,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
+    axis_width: float | None = None,
+    standalone: bool = True,
+) -> str:
+    r"""The critical-difference diagram of :func:`draw_cd_diagram` as a TikZ picture.
+
+    Same groups, bars, rows and options as the matplotlib drawing, written
+    as TikZ commands, so the paper's own font sets the names and the
+    diagram scales without resampling.
+
+    Parameters
+    ----------
+    positions, not_different, lower_is_better, critical_difference, \
+    critical_difference_range, axis_label, limits, contiguous, label_width, \
+    value_format, title, max_labels, highlight, layout, fontsize, linewidth
+        As for :func:`draw_cd_diagram`.
+    axis_width : float, optional
+        Length of the rank axis in cm; default 9 (two-sided) or 4.5 (compact).
+    standalone : bool
+        ``True``: a whole document (``standalone`` class with TikZ) that
+        ``pdflatex`` compiles on its own to a cropped PDF. ``False``: the
+        ``tikzpicture`` alone, to ``\input`` into a paper whose preamble
+        loads ``tikz``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pos = pd.Series({"PB": 1.3, "HB": 2.1, "RS_2": 2.6})
+    >>> nd = pd.DataFrame(True, index=pos.index, columns=pos.index)
+    >>> nd.loc["PB", "RS_2"] = nd.loc["RS_2", "PB"] = False
+    >>> tex = cd_diagram_tikz(pos, nd, critical_difference=0.96, limits=(1, 3),
+    ...                       highlight="PB", standalone=False)
+    >>> tex.splitlines()[0]
+    '\\begin{tikzpicture}[x=9cm, y=-0.5588cm]'
+    >>> "RS\\_2 (2.60)" in tex, "\\bfseries" in tex
+    (True, True)
+    """
+    _check_cd_arguments(critical_difference, critical_difference_range, max_labels)
+    pos, _ = _check_inputs(positions, not_different)
+    style = _cd_style(pos, highlight, layout, fontsize, linewidth)
+    if axis_width is not None and not axis_width > 0:
+        raise ValueError(f"axis_width must be a positive length in cm, got {axis_width}.")
+    found = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    has_cd = critical_difference is not None or critical_difference_range is not None
+    cd = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
+                    max_labels=max_labels, contiguous=contiguous, has_cd=has_cd,
+                    compact=style.compact)
+    labels = _labels(cd, label_width, value_format)
+    width_cm = axis_width if axis_width is not None else (4.5 if style.compact else 9.0)
+    line_cm = style.inch_per_line * 2.54
+    lw = f"{style.linewidth:.3g}pt"
+    big = rf"\fontsize{{{style.fontsize:g}}}{{{1.2 * style.fontsize:.3g}}}\selectfont"
+    small = rf"\fontsize{{{style.small:g}}}{{{1.2 * style.small:.3g}}}\selectfont"
+    out = [rf"\begin{{tikzpicture}}[x={width_cm:g}cm, y=-{line_cm:.4g}cm]",
+           rf"\definecolor{{bvaccent}}{{HTML}}{{{HIGHLIGHT_COLOUR.lstrip('#')}}}",
+           rf"\tikzset{{bvline/.style={{line width={lw}, color=black!85}}}}",
+           r"\draw[bvline] (0,0) -- (1,0);"]
+    for t in _axis_ticks(cd, limits):
+        x = float(cd.x_of(t))
+        out.append(rf"\draw[bvline] ({x:.4f},0) -- ({x:.4f},-0.25) "
+                   rf"node[above, inner sep=1pt, font={small}] {{{_tick_text(t)}}};")
+    out.append(rf"\node[above, inner sep=1pt, text=black!70, font={small}] at "
+               rf"(0.5,{_axis_label_y(has_cd)}) {{{_tex(axis_label)} (best on the left)}};")
+    if has_cd:
+        solid, dashed, text = _cd_bar_parts(cd, critical_difference, critical_difference_range)
+        out.append(rf"\draw[line width={1.8 * style.linewidth:.3g}pt] (0,{_CD_Y}) -- "
+                   rf"({solid:.4f},{_CD_Y});")
+        if dashed > solid:
+            out.append(rf"\draw[bvline, dashed] ({solid:.4f},{_CD_Y}) -- ({dashed:.4f},{_CD_Y});")
+        for xe in sorted({0.0, solid, dashed}):
+            out.append(rf"\draw[bvline] ({xe:.4f},{_CD_Y - 0.12:.2f}) -- "
+                       rf"({xe:.4f},{_CD_Y + 0.12:.2f});")
+        out.append(rf"\node[right, inner sep=1pt, font={small}] at ({dashed + 0.02:.4f},{_CD_Y}) "
+                   rf"{{{_tex(text)}}};")
+    for name in cd.unnamed:
+        x = float(cd.x_of(cd.value_of[name]))
+        out.append(rf"\draw[line width={0.55 * style.linewidth:.3g}pt, black!45] ({x:.4f},0) -- "
+                   rf"({x:.4f},0.35);")
+    for name, y, side in cd.rows:
+        x = float(cd.x_of(cd.value_of[name]))
+        end, anchor = (-0.03, "left") if side == "left" else (1.03, "right")
+        mark = name in style.highlight
+        line = (rf"line width={1.8 * style.linewidth:.3g}pt, bvaccent" if mark else "bvline")
+        font = big + (r"\bfseries" if mark else "")
+        colour = ", text=bvaccent" if mark else ""
+        out.append(rf"\draw[{line}] ({x:.4f},0) |- ({end:.4f},{y:.3f}) "
+                   rf"node[{anchor}, inner sep=2pt, font={font}{colour}] {{{_tex(labels[name])}}};")
+    scale = style.linewidth / 0.9
+    for xs, (lo, hi), lev, skip in zip(cd.member_x, cd.spans, cd.levels, cd.dashed):
+        y = _BAR_TOP + lev * _BAR_STEP
+        dash = ", dash pattern=on 3pt off 1.5pt" if skip else ", line cap=round"
+        out.append(rf"\draw[line width={(1.4 if skip else 2.2) * scale:.3g}pt, black!90{dash}] "
+                   rf"({lo - 0.006:.4f},{y:.3f}) -- ({hi + 0.006:.4f},{y:.3f});")
+        out += [rf"\fill[black!90] ({float(x):.4f},{y:.3f}) circle[radius={1.6 * scale:.3g}pt];"
+                for x in xs]
+    if any(cd.dashed):
+        out.append(rf"\node[above, text=black!70, font={small}] at "
+                   rf"(0.5,{cd.bottom - cd.note_room - 0.15:.3f}) {{{_tex(_DASHED_LEGEND)}}};")
+    for i, note in enumerate(cd.notes):
+        out.append(rf"\node[below, text=black!70, text width={width_cm:g}cm, align=center, "
+                   rf"font={small}] at (0.5,{cd.bottom - cd.note_room + 0.6 * i + 0.1:.3f}) "
+                   rf"{{note: {_tex(note)}.}};")
+    if title:
+        out.append(rf"\node[above, font={big}] at (0.5,{cd.top:.2f}) {{{_tex(title)}}};")
+    out.append(r"\end{tikzpicture}")
+    picture = "\n".join(out) + "\n"
+    if not standalone:
+        return picture
+    return ("\\documentclass[tikz,border=3pt]{standalone}\n"
+            "% a critical-difference diagram written by benchverdict\n"
+            "\\begin{document}\n" + picture + "\\end{document}\n")
+
+
+# ---------------------------------------------------------------------- several diagrams
+def draw_cd_diagrams(
+    panels: Mapping[str, Mapping[str, Any]],
+    *,
+    share_axis: bool = True,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
+    width: float | None = None,
+) -> Figure:
+    """Several critical-difference diagrams stacked in one figure, on one shared axis.
+
+    For a diagram per budget or per benchmark group: the panels share the
+    position axis (ranks of diagrams with different numbers of algorithms
+    run from 1 to the largest number), so a method's move between panels is
+    read off directly.
+
+    Parameters
+    ----------
+    panels : mapping of str to mapping
+        Title of each panel -> the keyword arguments of
+        :func:`draw_cd_diagram` for it: at least ``positions`` and
+        ``not_different``; e.g. ``critical_difference``, ``axis_label``,
+        ``limits``, ``lower_is_better`` (the same for every panel).
+    share_axis : bool
+        One axis range for every panel: the union of the panels' ``limits``
+        (or data ranges). ``False`` keeps each panel's own.
+    highlight, layout, fontsize, linewidth
+        As for :func:`draw_cd_diagram`, applied to every panel.
+    width : float, optional
+        Figure width in inches; default 7 (3.5 and up with
+        ``layout="compact"``, as wide as the longest label needs).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> nd = pd.DataFrame(True, index=list("ABC"), columns=list("ABC"))
+    >>> panels = {"budget 10": {"positions": pd.Series({"A": 1.2, "B": 2.0, "C": 2.8}),
+    ...                         "not_different": nd, "limits": (1, 3)},
+    ...           "budget 100": {"positions": pd.Series({"A": 1.5, "B": 1.6, "C": 2.9}),
+    ...                          "not_different": nd, "limits": (1, 3)}}
+    >>> fig = draw_cd_diagrams(panels, highlight="A")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['budget 10', 'budget 100']
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("panels must be a non-empty mapping: title -> draw_cd_diagram "
+                         "keyword arguments (at least positions and not_different).")
+    specs = {}
+    for name, spec in panels.items():
+        spec = dict(spec)
+        missing = [k for k in ("positions", "not_different") if k not in spec]
+        if missing:
+            raise ValueError(f"panel {name!r} lacks {missing}; give each panel at least "
+                             f"positions and not_different.")
+        bad = sorted(set(spec) & {"ax", "title", "highlight", "layout", "fontsize", "linewidth"})
+        if bad:
+            raise ValueError(f"panel {name!r} sets {bad}, which draw_cd_diagrams sets for "
+                             f"every panel; pass them to draw_cd_diagrams instead.")
+        specs[str(name)] = spec
+    directions = {bool(s.get("lower_is_better", True)) for s in specs.values()}
+    if len(directions) > 1:
+        raise ValueError("the panels disagree on lower_is_better; one shared axis needs one "
+                         "direction (draw them as separate figures).")
+    if share_axis:
+        lows, highs = [], []
+        for spec in specs.values():
+            values = pd.Series(spec["positions"]).astype(float)
+            lim = spec.get("limits")
+            lo, hi = (min(lim), max(lim)) if lim is not None else _axis_limits(
+                [str(i) for i in values.index], values.to_numpy(), None)
+            lows.append(float(lo))
+            highs.append(float(hi))
+        shared = (min(lows), max(highs))
+        for spec in specs.values():
+            spec["limits"] = shared
+    # lay every panel out first: the figure's height and one label column for all
+    prepared = []
+    for name, spec in specs.items():
+        options = {k: v for k, v in spec.items() if k not in ("positions", "not_different")}
+        _check_cd_arguments(options.get("critical_difference"),
+                            options.get("critical_difference_range"),
+                            options.get("max_labels", 60))
+        pos, _ = _check_inputs(spec["positions"], spec["not_different"])
+        style = _cd_style(pos, [h for h in _names(highlight) if h in pos.index], layout,
+                          fontsize, linewidth)
+        prepared.append((name, spec, pos, style))
+    layouts, labels = [], []
+    for _, spec, pos, style in prepared:
+        found = grouping(pos, spec["not_different"], contiguous=spec.get("contiguous", False),
+                         lower_is_better=spec.get("lower_is_better", True))
+        has_cd = (spec.get("critical_difference") is not None
+                  or spec.get("critical_difference_range") is not None)
+        lay = _cd_layout(pos, found, lower_is_better=spec.get("lower_is_better", True),
+                         limits=spec.get("limits"), max_labels=spec.get("max_labels", 60),
+                         contiguous=spec.get("contiguous", False), has_cd=has_cd,
+                         compact=style.compact)
+        layouts.append(lay)
+        labels.append(_labels(lay, spec.get("label_width", 24),
+                              spec.get("value_format", "{:.2f}")))
+    all_labels = {f"{i}:{k}": v for i, lab in enumerate(labels) for k, v in lab.items()}
+    style0 = prepared[0][3]
+    if width is None:
+        width = _compact_extent(all_labels, style0, None)[0] if style0.compact else DOUBLE_COLUMN
+    heights = [_figure_height(lay, s, name) for lay, (name, _, _, s) in zip(layouts, prepared)]
+    with theme():
+        fig, axes = plt.subplots(len(prepared), 1, figsize=(width, sum(heights)),
+                                 height_ratios=heights, squeeze=False)
+    left = _compact_extent(all_labels, style0, 0.97 * width)[1] if style0.compact else 0.42
+    for ax, lay, lab, (name, spec, _, style) in zip(axes[:, 0], layouts, labels, prepared):
+        has_cd = (spec.get("critical_difference") is not None
+                  or spec.get("critical_difference_range") is not None)
+        _draw_cd(ax, lay, style, lab, left=left, axis_label=spec.get("axis_label",
+                 "average rank"), limits=spec.get("limits"), has_cd=has_cd,
+                 critical_difference=spec.get("critical_difference"),
+                 critical_difference_range=spec.get("critical_difference_range"), title=name)
+    return plain_text(fig)
+
+
+def _names(highlight: str | Sequence[str] | None) -> list[str]:
+    if highlight is None:
+        return []
+    return [highlight] if isinstance(highlight, str) else [str(h) for h in highlight]
 
 
 def short_unit(unit: str) -> str:
