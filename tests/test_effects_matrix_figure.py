@@ -72,7 +72,7 @@ def test_plot_colours_each_cell_by_its_relation_and_prints_the_interval():
     faces = {mcolors.to_hex(p.get_facecolor()) for p in ax.patches}
     assert {MATRIX_COLOURS[k][0].lower() for k in ("better", "worse", "equivalent",
                                                   "unsettled")} <= faces
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
     assert legend == ["better", "worse", "equivalent", "unsettled"]
     sup = m.plot(cell="superiority")
     assert "0.90" in {t.get_text() for t in sup.texts}

@@ -918,6 +918,11 @@ class _CDStyle:
     def inch_per_line(self) -> float:
         return _INCH_PER_LINE * max(1.0, self.fontsize / 9.0)
 
+    @property
+    def title_width(self) -> int:
+        """Characters per title line: a compact diagram is one column wide."""
+        return int((48 if self.compact else 90) * 9.0 / self.fontsize)
+
 
 def _cd_style(pos: pd.Series, highlight: str | Sequence[str] | None, layout: str,
               fontsize: float, linewidth: float) -> _CDStyle:
@@ -964,7 +969,7 @@ def _axes_inches(ax: Axes) -> float:
 
 
 def _figure_height(layout: _CDLayout, style: _CDStyle, title: str | None) -> float:
-    lines = len(textwrap.wrap(title, 90)) if title else 0
+    lines = len(textwrap.wrap(title, style.title_width)) if title else 0
     return (style.inch_per_line * (layout.bottom - layout.top) + 0.3
             + lines * 1.4 * style.fontsize / 72.0)
 
@@ -986,7 +991,8 @@ def _draw_cd(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str
         if title:
             # long titles wrap instead of widening the figure; the breaks are layout, so
             # they are kept as line breaks (a break inside a name is still shown escaped)
-            set_lines(ax.set_title("", fontsize=style.fontsize), textwrap.wrap(title, 90))
+            set_lines(ax.set_title("", fontsize=style.fontsize),
+                      textwrap.wrap(title, style.title_width))
 
 
 def _check_cd_arguments(critical_difference: float | None,

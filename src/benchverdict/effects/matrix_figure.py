@@ -163,10 +163,12 @@ class PairwiseMatrix(ResultText):
                     "superiority": "P(row better than column)"}[cell]
             ax.set_title(f"Pairwise effects: {what}", fontsize=fontsize + 1)
             shown = [kind for kind in MATRIX_COLOURS if kind in set(self.table["relation"])]
-            ax.legend([Patch(facecolor=MATRIX_COLOURS[kind][0]) for kind in shown], shown,
-                      loc="upper center", bbox_to_anchor=(0.5, -0.02 - 0.9 / (height * k + 1)),
-                      ncols=min(4, len(shown)), fontsize=fontsize, frameon=False,
-                      handlelength=1.2, columnspacing=1.0)
+            # below the matrix, outside the axes (constrained layout makes room)
+            ax.figure.legend([Patch(facecolor=MATRIX_COLOURS[kind][0]) for kind in shown],
+                             shown, loc="outside lower center", ncols=min(4, len(shown)),
+                             fontsize=fontsize, frameon=False, handlelength=1.2,
+                             columnspacing=1.0, title=f"colour: relation {self.source}",
+                             title_fontsize=fontsize)
         return plain_text(ax)
 
 

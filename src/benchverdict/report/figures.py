@@ -275,7 +275,11 @@ def ranking_panels(summaries, *, columns: int = 3) -> plt.Figure:
     layouts = [_layout(s) for s in shown]
     widest = max((w for _, _, w in layouts), default=1)
     deepest = max((len(r) for _, r, _ in layouts), default=1)
-    panel_w = max(2.2, 0.8 * widest + 0.3)
+    # a node per name, as wide as the longest (shortened) name at 10 pt, boxed
+    longest = max((len(shorten(a, 16)) for _, rows, _ in layouts for row in rows for a in row),
+                  default=4)
+    spacing = max(0.8, 0.55 * longest * 10 / 72 + 0.3)
+    panel_w = max(2.2, spacing * widest + 0.3)
     panel_h = max(1.2, 0.55 * deepest + 0.55)
     # no wider than the report shows at full size: wider, its text would shrink below 9 pt
     fit = max(1, int(REPORT_MAX_WIDTH // panel_w))
