@@ -41,7 +41,7 @@ def _check(figures) -> dict[str, list[str]]:
     return problems
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _synthetic() -> Results:
     """30 algorithms x 100 benchmarks x 2 seeds with a budget: clear and tied differences."""
     rng = np.random.default_rng(23)
