@@ -53,24 +53,37 @@ from __future__ import annotations
 import string
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from benchverdict._plain_text import plain_text, set_lines
 from benchverdict._repr import ResultText
-from benchverdict.plotting import DOUBLE_COLUMN, new_axes, shorten, theme
+from benchverdict.plotting import (
+    ALGORITHM_PALETTE,
+    DOUBLE_COLUMN,
+    SINGLE_COLUMN,
+    new_axes,
+    shorten,
+    theme,
+)
 
 __all__ = [
+    "CD_LAYOUTS",
+    "HIGHLIGHT_COLOUR",
     "Grouping",
+    "cd_diagram_tikz",
     "cliques",
     "compact_letter_display",
     "draw_cd_diagram",
+    "draw_cd_diagrams",
     "grouping",
     "is_contiguous",
     "not_different_from_p_values",
@@ -750,6 +763,15 @@ def _assign_levels(spans: Sequence[tuple[float, float]], gap: float) -> list[int
     return levels
 
 
+#: Layouts of a CD diagram: names on both sides (Demšar's), or all on the left, narrower
+#: (one column of a two-column paper).
+CD_LAYOUTS = ("two-sided", "compact")
+#: The colour of a highlighted algorithm (the palette's first colour: far from the greys).
+HIGHLIGHT_COLOUR = ALGORITHM_PALETTE[0]
+#: Inches per vertical line unit at the default font size (9 pt).
+_INCH_PER_LINE = 0.22
+
+
 def draw_cd_diagram(
     positions: pd.Series,
     not_different: pd.DataFrame,
@@ -764,17 +786,22 @@ def draw_cd_diagram(
     value_format: str = "{:.2f}",
     title: str | None = None,
     max_labels: int | None = 60,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
     ax: Axes | None = None,
 ) -> Axes:
     """Draw a critical-difference diagram.
 
     The best algorithm is on the left. Algorithms hang from their position
     on the axis, the better half labelled on the left, the rest on the
-    right, each label with its value. Bars under the axis join algorithms
-    that are not significantly different (the maximal groups of
-    :func:`cliques`; a dot marks each member, and a bar whose span holds a
-    non-member is dashed). A critical-difference bar above the axis shows
-    the Nemenyi CD, or the range of per-pair CDs.
+    right, each label with its value (``layout="compact"``: every label on
+    the left, one per row, in a figure one column wide). Bars under the
+    axis join algorithms that are not significantly different (the maximal
+    groups of :func:`cliques`; a dot marks each member, and a bar whose
+    span holds a non-member is dashed). A critical-difference bar above the
+    axis shows the Nemenyi CD, or the range of per-pair CDs.
 
     Parameters
     ----------
@@ -812,12 +839,30 @@ def draw_cd_diagram(
         a note under the diagram says so; every algorithm stays in the
         tables). ``None`` names all of them (the figure then grows by one
         line per two algorithms).
+    highlight : str or sequence of str, optional
+        Algorithm(s) to stand out (e.g. the proposed method): bold label and
+        line in :data:`HIGHLIGHT_COLOUR`.
+    layout : {"two-sided", "compact"}
+        ``"compact"`` puts every label on the left, best on top, in a
+        single-column figure (3.5 in) for two-column papers.
+    fontsize : float
+        Size of the names in points; ticks, axis label and notes are one
+        point smaller. Rows grow with it.
+    linewidth : float
+        Width of the axis and the name lines in points; the group bars are
+        drawn proportionally thicker.
     ax : matplotlib.axes.Axes, optional
-        Draw into this axes; default a new double-column figure sized to fit.
+        Draw into this axes; default a new figure sized to fit (7 in wide,
+        3.5 in with ``layout="compact"``).
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    See Also
+    --------
+    cd_diagram_tikz : the same diagram as a TikZ picture.
+    draw_cd_diagrams : several diagrams on one shared axis in one figure.
 
     Notes
     -----
@@ -832,31 +877,122 @@ def draw_cd_diagram(
     >>> ax = draw_cd_diagram(pos, nd, critical_difference=0.96, limits=(1, 3))
     >>> sorted(t.get_text() for t in ax.texts if t.get_text().startswith("CD"))
     ['CD = 0.96']
+    >>> ax = draw_cd_diagram(pos, nd, limits=(1, 3), highlight="HB", layout="compact")
+    >>> [t.get_fontweight() for t in ax.texts if t.get_text().startswith("HB")]
+    ['bold']
     """
     _check_cd_arguments(critical_difference, critical_difference_range, max_labels)
     pos, _ = _check_inputs(positions, not_different)
+    style = _cd_style(pos, highlight, layout, fontsize, linewidth)
     found = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
     has_cd = critical_difference is not None or critical_difference_range is not None
-    layout = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
-                        max_labels=max_labels, contiguous=contiguous, has_cd=has_cd)
+    cd_layout = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
+                           max_labels=max_labels, contiguous=contiguous, has_cd=has_cd,
+                           compact=style.compact)
+    labels = _labels(cd_layout, label_width, value_format)
     if ax is None:
-        height = 0.22 * (layout.bottom - layout.top) + 0.3
-        ax = new_axes(width=DOUBLE_COLUMN, height=height)
+        width, _ = _compact_extent(labels, style, None) if style.compact else (DOUBLE_COLUMN, 0)
+        ax = new_axes(width=width, height=_figure_height(cd_layout, style, title))
+    left = (_compact_extent(labels, style, _axes_inches(ax))[1] if style.compact else 0.42)
+    _draw_cd(ax, cd_layout, style, labels, left=left, axis_label=axis_label, limits=limits,
+             has_cd=has_cd, critical_difference=critical_difference,
+             critical_difference_range=critical_difference_range, title=title)
+    return plain_text(ax)
+
+
+@dataclass(frozen=True)
+class _CDStyle:
+    """How a CD diagram is drawn: layout, text size, line width and highlighted names."""
+
+    compact: bool
+    fontsize: float
+    linewidth: float
+    highlight: frozenset[str]
+
+    @property
+    def small(self) -> float:
+        """Ticks, axis label, CD and notes: one point under the names."""
+        return max(self.fontsize - 1.0, 1.0)
+
+    @property
+    def inch_per_line(self) -> float:
+        return _INCH_PER_LINE * max(1.0, self.fontsize / 9.0)
+
+    @property
+    def title_width(self) -> int:
+        """Characters per title line: a compact diagram is one column wide."""
+        return int((48 if self.compact else 90) * 9.0 / self.fontsize)
+
+
+def _cd_style(pos: pd.Series, highlight: str | Sequence[str] | None, layout: str,
+              fontsize: float, linewidth: float) -> _CDStyle:
+    """Check the style arguments (names to highlight must be drawn)."""
+    if layout not in CD_LAYOUTS:
+        raise ValueError(f"layout must be one of {CD_LAYOUTS}, got {layout!r}.")
+    if not (np.isfinite(fontsize) and fontsize > 0):
+        raise ValueError(f"fontsize must be a positive number of points, got {fontsize}.")
+    if not (np.isfinite(linewidth) and linewidth > 0):
+        raise ValueError(f"linewidth must be a positive number of points, got {linewidth}.")
+    wanted = ([] if highlight is None else [highlight] if isinstance(highlight, str)
+              else list(highlight))
+    missing = [str(h) for h in wanted if str(h) not in pos.index]
+    if missing:
+        raise ValueError(f"highlight names {missing}, which are not among the algorithms "
+                         f"{list(pos.index)}; pass one of those names.")
+    return _CDStyle(layout == "compact", float(fontsize), float(linewidth),
+                    frozenset(map(str, wanted)))
+
+
+def _labels(layout: _CDLayout, label_width: int, value_format: str) -> dict[str, str]:
+    """The text next to each named algorithm: its (shortened) name and its value."""
+    return {name: f"{shorten(name, label_width)} ({value_format.format(layout.value_of[name])})"
+            for name, _, _ in layout.rows}
+
+
+def _compact_extent(labels: dict[str, str], style: _CDStyle,
+                    axes_inches: float | None) -> tuple[float, float]:
+    """Figure width (in) and the room left of the axis (drawing units) of a compact diagram.
+
+    The label column is estimated at 0.6 em per character; the axis keeps at
+    least 1.4 in.
+    """
+    longest = max((len(t) for t in labels.values()), default=4)
+    label_in = 0.6 * longest * style.fontsize / 72.0 + 0.15
+    width = max(SINGLE_COLUMN, label_in + 1.6)
+    total = width if axes_inches is None else axes_inches
+    axis_in = max(total - label_in, 0.5)
+    return width, 1.06 * label_in / axis_in
+
+
+def _axes_inches(ax: Axes) -> float:
+    return float(ax.get_position().width * ax.figure.get_figwidth())
+
+
+def _figure_height(layout: _CDLayout, style: _CDStyle, title: str | None) -> float:
+    lines = len(textwrap.wrap(title, style.title_width)) if title else 0
+    return (style.inch_per_line * (layout.bottom - layout.top) + 0.3
+            + lines * 1.4 * style.fontsize / 72.0)
+
+
+def _draw_cd(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str], *,
+             left: float, axis_label: str, limits: tuple[float, float] | None, has_cd: bool,
+             critical_difference: float | None,
+             critical_difference_range: tuple[float, float] | None, title: str | None) -> None:
     with theme():
-        ax.set_xlim(-0.42, 1.42)
+        ax.set_xlim(-left, 1.06 if style.compact else 1.42)
         ax.set_ylim(layout.bottom, layout.top)
         ax.set_axis_off()
-        _draw_axis(ax, layout, axis_label, limits=limits, has_cd=has_cd)
+        _draw_axis(ax, layout, style, axis_label, limits=limits, has_cd=has_cd)
         if has_cd:
-            _draw_cd_bar(ax, layout, critical_difference, critical_difference_range)
-        _draw_names(ax, layout, label_width=label_width, value_format=value_format)
-        _draw_group_bars(ax, layout)
-        _draw_notes(ax, layout)
+            _draw_cd_bar(ax, layout, style, critical_difference, critical_difference_range)
+        _draw_names(ax, layout, style, labels)
+        _draw_group_bars(ax, layout, style)
+        _draw_notes(ax, layout, style)
         if title:
             # long titles wrap instead of widening the figure; the breaks are layout, so
             # they are kept as line breaks (a break inside a name is still shown escaped)
-            set_lines(ax.set_title("", fontsize=9), textwrap.wrap(title, 90))
-    return plain_text(ax)
+            set_lines(ax.set_title("", fontsize=style.fontsize),
+                      textwrap.wrap(title, style.title_width))
 
 
 def _check_cd_arguments(critical_difference: float | None,
@@ -895,15 +1031,14 @@ class _CDLayout:
     lo_lim: float
     hi_lim: float
     lower_is_better: bool
-    n_left: int
-    n_right: int
+    rows: list[tuple[str, float, str]]
+    unnamed: list[str]
     groups: list[frozenset[str]]
     member_x: list[np.ndarray]
     spans: list[tuple[float, float]]
     levels: list[int]
     dashed: list[bool]
     first_label: float
-    right_shift: float
     notes: list[str]
     note_room: float
     bottom: float
@@ -921,16 +1056,16 @@ class _CDLayout:
 
 def _cd_layout(pos: pd.Series, found: Grouping, *, lower_is_better: bool,
                limits: tuple[float, float] | None, max_labels: int | None, contiguous: bool,
-               has_cd: bool) -> _CDLayout:
-    """Axis limits, which names are shown on which side, bar levels and the figure's height."""
+               has_cd: bool, compact: bool = False) -> _CDLayout:
+    """Axis limits, which names are shown where (``rows``), bar levels and the height."""
     order = order_positions(pos, lower_is_better=lower_is_better)
     k = len(order)
     value_of = dict(zip(pos.index, pos.to_numpy()))
     values = np.array([value_of[name] for name in order])
     n_named = k if max_labels is None or k <= max_labels else 2 * (max_labels // 2)
     lo_lim, hi_lim = _axis_limits(order, values, limits)
-    n_left = (n_named + 1) // 2
-    n_right = n_named - n_left
+    n_best = (n_named + 1) // 2
+    n_worst = n_named - n_best
     groups = found.groups
     member_x = [(np.array([value_of[name] for name in g]) - lo_lim) / (hi_lim - lo_lim)
                 for g in groups]
@@ -940,23 +1075,34 @@ def _cd_layout(pos: pd.Series, found: Grouping, *, lower_is_better: bool,
     levels = _bar_levels(spans)
     n_levels = max(levels, default=-1) + 1
     first_label = _BAR_TOP + n_levels * _BAR_STEP + 0.5
-    n_rows = max(n_left, n_right)
-    # with an even count the two innermost names would share a row, and their elbows
-    # (close together on the axis) would read as one crossing line: stagger the right side
-    right_shift = 0.5 * _ROW if n_named % 2 == 0 and n_named > 2 else 0.0
+    named = order[:n_best] + (order[k - n_worst:] if n_worst else [])
+    if compact:
+        # one column on the left, best on top: each line turns left above the lines of
+        # the algorithms left of it, so no two lines cross
+        rows = [(name, first_label + i * _ROW, "left") for i, name in enumerate(named)]
+        n_rows, right_shift = len(named), 0.0
+    else:
+        # with an even count the two innermost names would share a row, and their elbows
+        # (close together on the axis) would read as one crossing line: stagger the right
+        right_shift = 0.5 * _ROW if n_named % 2 == 0 and n_named > 2 else 0.0
+        rows = [(name, first_label + i * _ROW, "left") for i, name in enumerate(order[:n_best])]
+        rows += [(name, first_label + (k - 1 - r) * _ROW + right_shift, "right")
+                 for r, name in enumerate(order) if r >= k - n_worst]
+        n_rows = max(n_best, n_worst)
+    unnamed = [name for name in order if name not in set(named)]
     dashed = _dashed_bars(groups, value_of, values)
     bottom = first_label + (n_rows - 1) * _ROW + right_shift + (1.3 if any(dashed) else 0.6)
-    unnamed = k - n_named
-    notes = [f"{k} algorithms: the {n_left} best and {n_right} worst are named, the other "
-             f"{unnamed} hang from the axis unnamed (all are in the tables)"] if unnamed else []
+    notes = [f"{k} algorithms: the {n_best} best and {n_worst} worst are named, the other "
+             f"{len(unnamed)} hang from the axis unnamed (all are in the tables)"
+             ] if unnamed else []
     if found.note and not contiguous:
         notes.append(found.note)
     note_room = 0.6 + 0.6 * len(notes) if notes else 0.0
     return _CDLayout(
         order=order, value_of=value_of, lo_lim=lo_lim, hi_lim=hi_lim,
-        lower_is_better=lower_is_better, n_left=n_left, n_right=n_right, groups=groups,
+        lower_is_better=lower_is_better, rows=rows, unnamed=unnamed, groups=groups,
         member_x=member_x, spans=spans, levels=levels, dashed=dashed, first_label=first_label,
-        right_shift=right_shift, notes=notes, note_room=note_room, bottom=bottom + note_room,
+        notes=notes, note_room=note_room, bottom=bottom + note_room,
         top=-2.6 if has_cd else -1.6,
     )
 
@@ -997,100 +1143,394 @@ def _dashed_bars(groups: list[frozenset[str]], value_of: dict[str, float],
     return dashed
 
 
-_LINE = {"color": "0.15", "lw": 0.9, "solid_capstyle": "butt"}
+def _line(style: _CDStyle) -> dict:
+    return {"color": "0.15", "lw": style.linewidth, "solid_capstyle": "butt"}
 
 
-def _draw_axis(ax: Axes, layout: _CDLayout, axis_label: str, *,
+#: Vertical places (line units) of the tick labels, the axis label and the CD bar.
+_TICK_TEXT_Y = -0.35
+_CD_Y = -1.9
+
+
+def _axis_label_y(has_cd: bool) -> float:
+    return -1.0 if has_cd else -1.05
+
+
+def _draw_axis(ax: Axes, layout: _CDLayout, style: _CDStyle, axis_label: str, *,
                limits: tuple[float, float] | None, has_cd: bool) -> None:
     """The axis line, its ticks and its label."""
-    ax.plot([0, 1], [0, 0], **_LINE)
-    ticks = _ticks(layout.lo_lim, layout.hi_lim,
-                   integer=limits is not None and _is_rank_scale(limits))
-    for t in ticks:
-        ax.plot([layout.x_of(t)] * 2, [0, -0.25], **_LINE)
-        ax.text(layout.x_of(t), -0.35, _tick_text(t), ha="center", va="bottom", fontsize=8)
-    ax.text(0.5, -1.0 if has_cd else -1.05, axis_label + " (best on the left)", ha="center",
-            va="bottom", fontsize=8, color="0.3")
+    ax.plot([0, 1], [0, 0], **_line(style))
+    for t in _axis_ticks(layout, limits):
+        ax.plot([layout.x_of(t)] * 2, [0, -0.25], **_line(style))
+        ax.text(layout.x_of(t), _TICK_TEXT_Y, _tick_text(t), ha="center", va="bottom",
+                fontsize=style.small)
+    ax.text(0.5, _axis_label_y(has_cd), axis_label + " (best on the left)", ha="center",
+            va="bottom", fontsize=style.small, color="0.3")
 
 
-def _draw_cd_bar(ax: Axes, layout: _CDLayout, critical_difference: float | None,
-                 critical_difference_range: tuple[float, float] | None) -> None:
-    """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
-    y_cd = -1.9
+def _axis_ticks(layout: _CDLayout, limits: tuple[float, float] | None) -> np.ndarray:
+    return _ticks(layout.lo_lim, layout.hi_lim,
+                  integer=limits is not None and _is_rank_scale(limits))
+
+
+def _cd_bar_parts(layout: _CDLayout, critical_difference: float | None,
+                  critical_difference_range: tuple[float, float] | None
+                  ) -> tuple[float, float, str]:
+    """(solid end, dashed end, text) of the CD bar in drawing units."""
     width_units = layout.width_units
-
-    def bar(length: float, text: str) -> None:
-        ax.plot([0, length], [y_cd, y_cd], color="0.15", lw=1.6)
-        for xe in (0, length):
-            ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
-        ax.text(length + 0.01, y_cd, text, va="center", ha="left", fontsize=8)
-
     if critical_difference is not None:
-        bar(critical_difference / width_units, f"CD = {critical_difference:.3g}")
-        return
+        end = critical_difference / width_units
+        return end, end, f"CD = {critical_difference:.3g}"
     assert critical_difference_range is not None
     if _same_value(*critical_difference_range):
         # every pair has the same CD at the printed precision: state it once
         cd_value = float(np.mean(critical_difference_range))
-        bar(cd_value / width_units, f"CD = {cd_value:.3g} (every pair)")
-        return
+        return cd_value / width_units, cd_value / width_units, f"CD = {cd_value:.3g} (every pair)"
     lo_cd, hi_cd = critical_difference_range
-    ax.plot([0, lo_cd / width_units], [y_cd, y_cd], color="0.15", lw=1.6)
-    ax.plot([lo_cd / width_units, hi_cd / width_units], [y_cd, y_cd],
-            color="0.15", lw=0.8, ls=(0, (2, 1.5)))
-    for xe in (0, lo_cd / width_units, hi_cd / width_units):
-        ax.plot([xe, xe], [y_cd - 0.12, y_cd + 0.12], **_LINE)
-    ax.text(hi_cd / width_units + 0.01, y_cd, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)",
-            va="center", ha="left", fontsize=8)
+    return lo_cd / width_units, hi_cd / width_units, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)"
 
 
-def _draw_names(ax: Axes, layout: _CDLayout, *, label_width: int, value_format: str) -> None:
-    """Names with elbows, better half left (one collection: thousands of algorithms draw fast)."""
-    k = len(layout.order)
-    elbows = []
-    stubs = []
-    for r, name in enumerate(layout.order):
+def _draw_cd_bar(ax: Axes, layout: _CDLayout, style: _CDStyle, critical_difference: float | None,
+                 critical_difference_range: tuple[float, float] | None) -> None:
+    """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
+    solid, dashed, text = _cd_bar_parts(layout, critical_difference, critical_difference_range)
+    ax.plot([0, solid], [_CD_Y, _CD_Y], color="0.15", lw=1.8 * style.linewidth)
+    if dashed > solid:
+        ax.plot([solid, dashed], [_CD_Y, _CD_Y], color="0.15", lw=0.9 * style.linewidth,
+                ls=(0, (2, 1.5)))
+    for xe in sorted({0.0, solid, dashed}):
+        ax.plot([xe, xe], [_CD_Y - 0.12, _CD_Y + 0.12], **_line(style))
+    ax.text(dashed + 0.02, _CD_Y, text, va="center", ha="left", fontsize=style.small)
+
+
+def _draw_names(ax: Axes, layout: _CDLayout, style: _CDStyle, labels: dict[str, str]) -> None:
+    """Names with elbows (one collection: thousands of algorithms draw fast)."""
+    elbows, accent = [], []
+    for name, y, side in layout.rows:
         x = float(layout.x_of(layout.value_of[name]))
-        label = f"{shorten(name, label_width)} ({value_format.format(layout.value_of[name])})"
-        if r < layout.n_left:
-            y = layout.first_label + r * _ROW
-            elbows.append([(x, 0), (x, y), (-0.03, y)])
-            ax.text(-0.04, y, label, ha="right", va="center", fontsize=9)
-        elif r >= k - layout.n_right:
-            y = layout.first_label + (k - 1 - r) * _ROW + layout.right_shift
-            elbows.append([(x, 0), (x, y), (1.03, y)])
-            ax.text(1.04, y, label, ha="left", va="center", fontsize=9)
-        else:
-            stubs.append([(x, 0), (x, 0.35)])
+        end, at, ha = (-0.03, -0.04, "right") if side == "left" else (1.03, 1.04, "left")
+        mark = name in style.highlight
+        (accent if mark else elbows).append([(x, 0), (x, y), (end, y)])
+        ax.text(at, y, labels[name], ha=ha, va="center", fontsize=style.fontsize,
+                fontweight="bold" if mark else "normal",
+                color=HIGHLIGHT_COLOUR if mark else "black")
+    stubs = [[(float(layout.x_of(layout.value_of[n])), 0), (float(layout.x_of(
+        layout.value_of[n])), 0.35)] for n in layout.unnamed]
     if stubs:
-        ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.5), autolim=False)
-    ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=0.9, capstyle="butt"),
-                      autolim=False)
+        ax.add_collection(LineCollection(stubs, colors="0.55", linewidths=0.55 * style.linewidth),
+                          autolim=False)
+    ax.add_collection(LineCollection(elbows, colors="0.15", linewidths=style.linewidth,
+                                     capstyle="butt"), autolim=False)
+    if accent:
+        ax.add_collection(LineCollection(accent, colors=HIGHLIGHT_COLOUR,
+                                         linewidths=1.8 * style.linewidth, capstyle="butt",
+                                         zorder=3), autolim=False)
 
 
-def _draw_group_bars(ax: Axes, layout: _CDLayout) -> None:
+def _draw_group_bars(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
     """One bar per group (dashed when a non-member lies inside), its members' dots in one call."""
     dots = []
+    scale = style.linewidth / 0.9
     for xs, (lo, hi), lev, skip in zip(layout.member_x, layout.spans, layout.levels,
                                        layout.dashed):
         y = _BAR_TOP + lev * _BAR_STEP
-        ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1", lw=1.4 if skip else 2.2,
+        ax.plot([lo - 0.006, hi + 0.006], [y, y], color="0.1",
+                lw=(1.4 if skip else 2.2) * scale,
                 ls=(0, (3, 1.5)) if skip else "-", solid_capstyle="round")
         dots += [(float(x), y) for x in xs]
     if dots:
         xs, ys = zip(*dots)
-        ax.plot(xs, ys, "o", color="0.1", ms=3.2, linestyle="none")
+        ax.plot(xs, ys, "o", color="0.1", ms=3.2 * scale, linestyle="none")
 
 
-def _draw_notes(ax: Axes, layout: _CDLayout) -> None:
+_DASHED_LEGEND = "dashed bar: only dotted algorithms belong to the group"
+
+
+def _draw_notes(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
     """The legend line for dashed bars and the notes under the diagram."""
     if any(layout.dashed):
-        ax.text(0.5, layout.bottom - layout.note_room - 0.15,
-                "dashed bar: only dotted algorithms belong to the group",
-                ha="center", va="bottom", fontsize=7, color="0.3")
+        ax.text(0.5, layout.bottom - layout.note_room - 0.15, _DASHED_LEGEND,
+                ha="center", va="bottom", fontsize=style.small, color="0.3")
     for i, note in enumerate(layout.notes):
         ax.text(0.5, layout.bottom - layout.note_room + 0.6 * i + 0.1, f"note: {note}.",
-                ha="center", va="top", fontsize=7, color="0.3", wrap=True)
+                ha="center", va="top", fontsize=style.small, color="0.3", wrap=True)
+
+
+# ---------------------------------------------------------------------- TikZ
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                "#": r"\#", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
+                "^": r"\textasciicircum{}", "–": "--", "…": r"\ldots{}"}
+
+
+def _tex(text: str) -> str:
+    """``text`` as LaTeX text (special characters escaped, control characters shown)."""
+    from benchverdict._plain_text import printable
+
+    return "".join(_TEX_SPECIAL.get(c, c) for c in printable(text))
+
+
+def cd_diagram_tikz(
+    positions: pd.Series,
+    not_different: pd.DataFrame,
+    *,
+    lower_is_better: bool = True,
+    critical_difference: float | None = None,
+    critical_difference_range: tuple[float, float] | None = None,
+    axis_label: str = "average rank",
+    limits: tuple[float, float] | None = None,
+    contiguous: bool = False,
+    label_width: int = 24,
+    value_format: str = "{:.2f}",
+    title: str | None = None,
+    max_labels: int | None = 60,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
+    axis_width: float | None = None,
+    standalone: bool = True,
+) -> str:
+    r"""The critical-difference diagram of :func:`draw_cd_diagram` as a TikZ picture.
+
+    Same groups, bars, rows and options as the matplotlib drawing, written
+    as TikZ commands, so the paper's own font sets the names and the
+    diagram scales without resampling.
+
+    Parameters
+    ----------
+    positions, not_different, lower_is_better, critical_difference, \
+    critical_difference_range, axis_label, limits, contiguous, label_width, \
+    value_format, title, max_labels, highlight, layout, fontsize, linewidth
+        As for :func:`draw_cd_diagram`.
+    axis_width : float, optional
+        Length of the rank axis in cm; default 9 (two-sided) or 4.5 (compact).
+    standalone : bool
+        ``True``: a whole document (``standalone`` class with TikZ) that
+        ``pdflatex`` compiles on its own to a cropped PDF. ``False``: the
+        ``tikzpicture`` alone, to ``\input`` into a paper whose preamble
+        loads ``tikz``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pos = pd.Series({"PB": 1.3, "HB": 2.1, "RS_2": 2.6})
+    >>> nd = pd.DataFrame(True, index=pos.index, columns=pos.index)
+    >>> nd.loc["PB", "RS_2"] = nd.loc["RS_2", "PB"] = False
+    >>> tex = cd_diagram_tikz(pos, nd, critical_difference=0.96, limits=(1, 3),
+    ...                       highlight="PB", standalone=False)
+    >>> tex.splitlines()[0]
+    '\\begin{tikzpicture}[x=9cm, y=-0.5588cm]'
+    >>> "RS\\_2 (2.60)" in tex, "\\bfseries" in tex
+    (True, True)
+    """
+    _check_cd_arguments(critical_difference, critical_difference_range, max_labels)
+    pos, _ = _check_inputs(positions, not_different)
+    style = _cd_style(pos, highlight, layout, fontsize, linewidth)
+    if axis_width is not None and not axis_width > 0:
+        raise ValueError(f"axis_width must be a positive length in cm, got {axis_width}.")
+    found = grouping(pos, not_different, contiguous=contiguous, lower_is_better=lower_is_better)
+    has_cd = critical_difference is not None or critical_difference_range is not None
+    cd = _cd_layout(pos, found, lower_is_better=lower_is_better, limits=limits,
+                    max_labels=max_labels, contiguous=contiguous, has_cd=has_cd,
+                    compact=style.compact)
+    labels = _labels(cd, label_width, value_format)
+    width_cm = axis_width if axis_width is not None else (4.5 if style.compact else 9.0)
+    line_cm = style.inch_per_line * 2.54
+    lw = f"{style.linewidth:.3g}pt"
+    big = rf"\fontsize{{{style.fontsize:g}}}{{{1.2 * style.fontsize:.3g}}}\selectfont"
+    small = rf"\fontsize{{{style.small:g}}}{{{1.2 * style.small:.3g}}}\selectfont"
+    out = [rf"\begin{{tikzpicture}}[x={width_cm:g}cm, y=-{line_cm:.4g}cm]",
+           rf"\definecolor{{bvaccent}}{{HTML}}{{{HIGHLIGHT_COLOUR.lstrip('#')}}}",
+           rf"\tikzset{{bvline/.style={{line width={lw}, color=black!85}}}}",
+           r"\draw[bvline] (0,0) -- (1,0);"]
+    for t in _axis_ticks(cd, limits):
+        x = float(cd.x_of(t))
+        out.append(rf"\draw[bvline] ({x:.4f},0) -- ({x:.4f},-0.25) "
+                   rf"node[above, inner sep=1pt, font={small}] {{{_tick_text(t)}}};")
+    out.append(rf"\node[above, inner sep=1pt, text=black!70, font={small}] at "
+               rf"(0.5,{_axis_label_y(has_cd)}) {{{_tex(axis_label)} (best on the left)}};")
+    if has_cd:
+        solid, dashed, text = _cd_bar_parts(cd, critical_difference, critical_difference_range)
+        out.append(rf"\draw[line width={1.8 * style.linewidth:.3g}pt] (0,{_CD_Y}) -- "
+                   rf"({solid:.4f},{_CD_Y});")
+        if dashed > solid:
+            out.append(rf"\draw[bvline, dashed] ({solid:.4f},{_CD_Y}) -- ({dashed:.4f},{_CD_Y});")
+        for xe in sorted({0.0, solid, dashed}):
+            out.append(rf"\draw[bvline] ({xe:.4f},{_CD_Y - 0.12:.2f}) -- "
+                       rf"({xe:.4f},{_CD_Y + 0.12:.2f});")
+        out.append(rf"\node[right, inner sep=1pt, font={small}] at ({dashed + 0.02:.4f},{_CD_Y}) "
+                   rf"{{{_tex(text)}}};")
+    for name in cd.unnamed:
+        x = float(cd.x_of(cd.value_of[name]))
+        out.append(rf"\draw[line width={0.55 * style.linewidth:.3g}pt, black!45] ({x:.4f},0) -- "
+                   rf"({x:.4f},0.35);")
+    for name, y, side in cd.rows:
+        x = float(cd.x_of(cd.value_of[name]))
+        end, anchor = (-0.03, "left") if side == "left" else (1.03, "right")
+        mark = name in style.highlight
+        line = (rf"line width={1.8 * style.linewidth:.3g}pt, bvaccent" if mark else "bvline")
+        font = big + (r"\bfseries" if mark else "")
+        colour = ", text=bvaccent" if mark else ""
+        out.append(rf"\draw[{line}] ({x:.4f},0) |- ({end:.4f},{y:.3f}) "
+                   rf"node[{anchor}, inner sep=2pt, font={font}{colour}] {{{_tex(labels[name])}}};")
+    scale = style.linewidth / 0.9
+    for xs, (lo, hi), lev, skip in zip(cd.member_x, cd.spans, cd.levels, cd.dashed):
+        y = _BAR_TOP + lev * _BAR_STEP
+        dash = ", dash pattern=on 3pt off 1.5pt" if skip else ", line cap=round"
+        out.append(rf"\draw[line width={(1.4 if skip else 2.2) * scale:.3g}pt, black!90{dash}] "
+                   rf"({lo - 0.006:.4f},{y:.3f}) -- ({hi + 0.006:.4f},{y:.3f});")
+        out += [rf"\fill[black!90] ({float(x):.4f},{y:.3f}) circle[radius={1.6 * scale:.3g}pt];"
+                for x in xs]
+    if any(cd.dashed):
+        out.append(rf"\node[above, text=black!70, font={small}] at "
+                   rf"(0.5,{cd.bottom - cd.note_room - 0.15:.3f}) {{{_tex(_DASHED_LEGEND)}}};")
+    for i, note in enumerate(cd.notes):
+        out.append(rf"\node[below, text=black!70, text width={width_cm:g}cm, align=center, "
+                   rf"font={small}] at (0.5,{cd.bottom - cd.note_room + 0.6 * i + 0.1:.3f}) "
+                   rf"{{note: {_tex(note)}.}};")
+    if title:
+        out.append(rf"\node[above, font={big}] at (0.5,{cd.top:.2f}) {{{_tex(title)}}};")
+    out.append(r"\end{tikzpicture}")
+    picture = "\n".join(out) + "\n"
+    if not standalone:
+        return picture
+    return ("\\documentclass[tikz,border=3pt]{standalone}\n"
+            "% a critical-difference diagram written by benchverdict\n"
+            "\\begin{document}\n" + picture + "\\end{document}\n")
+
+
+# ---------------------------------------------------------------------- several diagrams
+def draw_cd_diagrams(
+    panels: Mapping[str, Mapping[str, Any]],
+    *,
+    share_axis: bool = True,
+    highlight: str | Sequence[str] | None = None,
+    layout: str = "two-sided",
+    fontsize: float = 9.0,
+    linewidth: float = 0.9,
+    width: float | None = None,
+) -> Figure:
+    """Several critical-difference diagrams stacked in one figure, on one shared axis.
+
+    For a diagram per budget or per benchmark group: the panels share the
+    position axis (ranks of diagrams with different numbers of algorithms
+    run from 1 to the largest number), so a method's move between panels is
+    read off directly.
+
+    Parameters
+    ----------
+    panels : mapping of str to mapping
+        Title of each panel -> the keyword arguments of
+        :func:`draw_cd_diagram` for it: at least ``positions`` and
+        ``not_different``; e.g. ``critical_difference``, ``axis_label``,
+        ``limits``, ``lower_is_better`` (the same for every panel).
+    share_axis : bool
+        One axis range for every panel: the union of the panels' ``limits``
+        (or data ranges). ``False`` keeps each panel's own.
+    highlight, layout, fontsize, linewidth
+        As for :func:`draw_cd_diagram`, applied to every panel.
+    width : float, optional
+        Figure width in inches; default 7 (3.5 and up with
+        ``layout="compact"``, as wide as the longest label needs).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> nd = pd.DataFrame(True, index=list("ABC"), columns=list("ABC"))
+    >>> panels = {"budget 10": {"positions": pd.Series({"A": 1.2, "B": 2.0, "C": 2.8}),
+    ...                         "not_different": nd, "limits": (1, 3)},
+    ...           "budget 100": {"positions": pd.Series({"A": 1.5, "B": 1.6, "C": 2.9}),
+    ...                          "not_different": nd, "limits": (1, 3)}}
+    >>> fig = draw_cd_diagrams(panels, highlight="A")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['budget 10', 'budget 100']
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(panels, Mapping) or not panels:
+        raise ValueError("panels must be a non-empty mapping: title -> draw_cd_diagram "
+                         "keyword arguments (at least positions and not_different).")
+    specs = {}
+    for name, spec in panels.items():
+        spec = dict(spec)
+        missing = [k for k in ("positions", "not_different") if k not in spec]
+        if missing:
+            raise ValueError(f"panel {name!r} lacks {missing}; give each panel at least "
+                             f"positions and not_different.")
+        bad = sorted(set(spec) & {"ax", "title", "highlight", "layout", "fontsize", "linewidth"})
+        if bad:
+            raise ValueError(f"panel {name!r} sets {bad}, which draw_cd_diagrams sets for "
+                             f"every panel; pass them to draw_cd_diagrams instead.")
+        specs[str(name)] = spec
+    directions = {bool(s.get("lower_is_better", True)) for s in specs.values()}
+    if len(directions) > 1:
+        raise ValueError("the panels disagree on lower_is_better; one shared axis needs one "
+                         "direction (draw them as separate figures).")
+    if share_axis:
+        lows, highs = [], []
+        for spec in specs.values():
+            values = pd.Series(spec["positions"]).astype(float)
+            lim = spec.get("limits")
+            lo, hi = (min(lim), max(lim)) if lim is not None else _axis_limits(
+                [str(i) for i in values.index], values.to_numpy(), None)
+            lows.append(float(lo))
+            highs.append(float(hi))
+        shared = (min(lows), max(highs))
+        for spec in specs.values():
+            spec["limits"] = shared
+    # lay every panel out first: the figure's height and one label column for all
+    prepared = []
+    for name, spec in specs.items():
+        options = {k: v for k, v in spec.items() if k not in ("positions", "not_different")}
+        _check_cd_arguments(options.get("critical_difference"),
+                            options.get("critical_difference_range"),
+                            options.get("max_labels", 60))
+        pos, _ = _check_inputs(spec["positions"], spec["not_different"])
+        style = _cd_style(pos, [h for h in _names(highlight) if h in pos.index], layout,
+                          fontsize, linewidth)
+        prepared.append((name, spec, pos, style))
+    layouts, labels = [], []
+    for _, spec, pos, style in prepared:
+        found = grouping(pos, spec["not_different"], contiguous=spec.get("contiguous", False),
+                         lower_is_better=spec.get("lower_is_better", True))
+        has_cd = (spec.get("critical_difference") is not None
+                  or spec.get("critical_difference_range") is not None)
+        lay = _cd_layout(pos, found, lower_is_better=spec.get("lower_is_better", True),
+                         limits=spec.get("limits"), max_labels=spec.get("max_labels", 60),
+                         contiguous=spec.get("contiguous", False), has_cd=has_cd,
+                         compact=style.compact)
+        layouts.append(lay)
+        labels.append(_labels(lay, spec.get("label_width", 24),
+                              spec.get("value_format", "{:.2f}")))
+    all_labels = {f"{i}:{k}": v for i, lab in enumerate(labels) for k, v in lab.items()}
+    style0 = prepared[0][3]
+    if width is None:
+        width = _compact_extent(all_labels, style0, None)[0] if style0.compact else DOUBLE_COLUMN
+    heights = [_figure_height(lay, s, name) for lay, (name, _, _, s) in zip(layouts, prepared)]
+    with theme():
+        fig, axes = plt.subplots(len(prepared), 1, figsize=(width, sum(heights)),
+                                 height_ratios=heights, squeeze=False)
+    left = _compact_extent(all_labels, style0, 0.97 * width)[1] if style0.compact else 0.42
+    for ax, lay, lab, (name, spec, _, style) in zip(axes[:, 0], layouts, labels, prepared):
+        has_cd = (spec.get("critical_difference") is not None
+                  or spec.get("critical_difference_range") is not None)
+        _draw_cd(ax, lay, style, lab, left=left, axis_label=spec.get("axis_label",
+                 "average rank"), limits=spec.get("limits"), has_cd=has_cd,
+                 critical_difference=spec.get("critical_difference"),
+                 critical_difference_range=spec.get("critical_difference_range"), title=name)
+    return plain_text(fig)
+
+
+def _names(highlight: str | Sequence[str] | None) -> list[str]:
+    if highlight is None:
+        return []
+    return [highlight] if isinstance(highlight, str) else [str(h) for h in highlight]
 
 
 def short_unit(unit: str) -> str:

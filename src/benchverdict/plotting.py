@@ -354,3 +354,126 @@ def shorten(label: str, width: int = 28) -> str:
         return label
     keep = width - 1
     return label[: keep - keep // 2] + "…" + label[-(keep // 2):]
+
+
+# ----------------------------------------------------------------------------- readability
+#: The widest figure (inches) whose 8 pt text still reads at 9 pt or more in the HTML report
+#: (shown at 110 px per inch up to 1100 px, see :mod:`benchverdict.report.html`).
+REPORT_MAX_WIDTH = 10.0
+#: The smallest text a figure may print, at its drawn size (points).
+MIN_FONT_SIZE = 8.0
+
+
+class TextBox(NamedTuple):
+    """One drawn text: what it says, its size on the page (points) and its corners (px)."""
+
+    text: str
+    page_points: float
+    corners: np.ndarray
+
+
+def drawn_texts(fig: plt.Figure, *, px_per_inch: float = 110.0, min_px: float = 700.0,
+                max_px: float = 1100.0, page_px: float = 1132.0) -> list[TextBox]:
+    """Every visible, non-empty text of ``fig`` with its size as a reader of the page sees it.
+
+    A figure ``W`` inches wide is shown ``P = min(page_px, clip(W * px_per_inch,
+    min_px, max_px))`` CSS pixels wide (the HTML report's rule); its
+    tight bounding box (``W_t`` inches) fills that width, so a text of ``s``
+    points reads as ``s * P / (96 W_t)`` points (96 CSS px per inch). The
+    corners are the text's (rotated) rectangle in display pixels.
+
+    Examples
+    --------
+    >>> ax = new_axes(width=7.0)
+    >>> _ = ax.set_title("A title", fontsize=10)
+    >>> [round(t.page_points, 1) for t in drawn_texts(ax.figure) if t.text == "A title"]
+    [11.7]
+    >>> plt.close(ax.figure)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    with plt.rc_context(RC):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        tight = fig.get_tightbbox(renderer).width
+        shown = min(page_px, min(max_px, max(min_px, fig.get_figwidth() * px_per_inch)))
+        scale = shown / (96.0 * tight)
+        hidden = _undrawn_axis_texts(fig)
+        out = []
+        for t in fig.findobj(Text):
+            if not (t.get_visible() and t.get_text().strip()) or id(t) in hidden:
+                continue
+            box = t.get_window_extent(renderer)
+            angle = np.deg2rad(t.get_rotation())
+            if angle % np.pi:
+                rotation = t.get_rotation()
+                t.set_rotation(0)
+                flat = t.get_window_extent(renderer)
+                t.set_rotation(rotation)
+                w, h = flat.width, flat.height
+            else:
+                w, h = box.width, box.height
+            c, s = np.cos(angle), np.sin(angle)
+            half = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2.0
+            corners = half @ np.array([[c, s], [-s, c]]) + [(box.x0 + box.x1) / 2,
+                                                            (box.y0 + box.y1) / 2]
+            out.append(TextBox(t.get_text(), float(t.get_fontsize() * scale), corners))
+    return out
+
+
+def _undrawn_axis_texts(fig: plt.Figure) -> set[int]:
+    """Texts matplotlib keeps but does not draw: the axes' of a hidden axis, ticks off view."""
+    from matplotlib.text import Text
+
+    hidden: set[int] = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if not (ax.axison and axis.get_visible() and ax.get_visible()):
+                hidden |= {id(t) for t in axis.findobj(Text)}
+                continue
+            ticks = axis.get_major_ticks() + axis.get_minor_ticks()
+            every = {id(t) for tick in ticks for t in (tick.label1, tick.label2)}
+            drawn = {id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)}
+            hidden |= every - drawn
+    return hidden
+
+
+def overlapping_texts(boxes: Sequence[TextBox], *, tolerance: float = 1.0
+                      ) -> list[tuple[str, str]]:
+    """Pairs of texts whose (rotated) rectangles overlap by more than ``tolerance`` px.
+
+    Separating-axis test on the rectangles of :func:`drawn_texts`.
+
+    Examples
+    --------
+    >>> box = lambda x: TextBox("t", 9.0, np.array([[x, 0], [x + 10, 0], [x + 10, 5], [x, 5]]))
+    >>> overlapping_texts([box(0), box(5), box(30)])
+    [('t', 't')]
+    """
+    out = []
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            if _rectangles_overlap(boxes[i].corners, boxes[j].corners, tolerance):
+                out.append((boxes[i].text, boxes[j].text))
+    return out
+
+
+def _rectangles_overlap(a: np.ndarray, b: np.ndarray, tolerance: float) -> bool:
+    if (a[:, 0].max() <= b[:, 0].min() + tolerance or b[:, 0].max() <= a[:, 0].min() + tolerance
+            or a[:, 1].max() <= b[:, 1].min() + tolerance
+            or b[:, 1].max() <= a[:, 1].min() + tolerance):
+        return False
+    for rect in (a, b):
+        for k in range(2):
+            edge = rect[k + 1] - rect[k]
+            norm = np.hypot(*edge)
+            if norm == 0:
+                return False
+            axis = np.array([-edge[1], edge[0]]) / norm
+            pa, pb = a @ axis, b @ axis
+            if pa.max() <= pb.min() + tolerance or pb.max() <= pa.min() + tolerance:
+                return False
+    return True

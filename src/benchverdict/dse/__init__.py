@@ -19,6 +19,8 @@ area above a threshold. One idea per module:
   object with ``.table``, ``.plot()`` and ``.verdicts()``;
 * :mod:`~benchverdict.dse.aggregate`: per-benchmark normalisation and
   rliable's robust aggregates with a vectorised stratified bootstrap;
+* :mod:`~benchverdict.dse.profiles`: rliable's performance profiles and
+  probability of improvement, with stratified-bootstrap bands;
 * :mod:`~benchverdict.dse.protocol`: :func:`run_protocol`, the paper's
   Algorithm 1 and its DSE-Tuning variant.
 
@@ -49,6 +51,12 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
     )
     from benchverdict.dse.distribution import DistributionResult, distribution
     from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
+    from benchverdict.dse.profiles import (
+        ImprovementProbabilities,
+        PerformanceProfile,
+        improvement_probabilities,
+        performance_profile,
+    )
     from benchverdict.dse.protocol import run_protocol
     from benchverdict.dse.statistics import (
         au_cdf,
@@ -64,6 +72,10 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
 # used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
 _HOMES = {
     'AggregateResult': 'benchverdict.dse.aggregate',
+    'ImprovementProbabilities': 'benchverdict.dse.profiles',
+    'PerformanceProfile': 'benchverdict.dse.profiles',
+    'improvement_probabilities': 'benchverdict.dse.profiles',
+    'performance_profile': 'benchverdict.dse.profiles',
     'DistributionResult': 'benchverdict.dse.distribution',
     'DominanceTest': 'benchverdict.dse.compare',
     'Interval': 'benchverdict.dse.intervals',
@@ -94,7 +106,9 @@ __all__ = [
     "AggregateResult",
     "DistributionResult",
     "DominanceTest",
+    "ImprovementProbabilities",
     "Interval",
+    "PerformanceProfile",
     "PermutationTest",
     "SingleDrawTest",
     "aggregate",
@@ -108,9 +122,11 @@ __all__ = [
     "distribution",
     "dominance_test",
     "exceedance_probability",
+    "improvement_probabilities",
     "interval",
     "mean",
     "normalize_frame",
+    "performance_profile",
     "quantile",
     "run_protocol",
     "single_draw_test",

@@ -11,6 +11,8 @@ and the LMEM compare:
   probability of superiority.
 - :mod:`benchverdict.effects.equivalence`: a user-set margin of practical
   equivalence and the two one-sided tests (TOST) on the same contrast.
+- :mod:`benchverdict.effects.matrix_figure`: the pairwise matrix as a
+  figure (effects in the cells, the settled relations as colours).
 - :mod:`benchverdict.effects.planning`: power and the benchmarks, seeds per
   benchmark or runs that a decision would need, from a pilot or from stated
   variances.
@@ -24,6 +26,11 @@ from benchverdict._lazy import load_on_first_use
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
     from benchverdict.effects.equivalence import Margin, tost_p_value
+    from benchverdict.effects.matrix_figure import (
+        PairwiseMatrix,
+        comparison_matrix,
+        pairwise_matrix,
+    )
     from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
     from benchverdict.effects.planning import (
         Plan,
@@ -43,6 +50,9 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
 _HOMES = {
     'Margin': 'benchverdict.effects.equivalence',
     'PairEffect': 'benchverdict.effects.pairwise',
+    'PairwiseMatrix': 'benchverdict.effects.matrix_figure',
+    'comparison_matrix': 'benchverdict.effects.matrix_figure',
+    'pairwise_matrix': 'benchverdict.effects.matrix_figure',
     'PairwiseEffects': 'benchverdict.effects.pairwise',
     'Plan': 'benchverdict.effects.planning',
     'benchmarks_needed': 'benchverdict.effects.planning',
@@ -62,11 +72,14 @@ __all__ = [
     "Margin",
     "PairEffect",
     "PairwiseEffects",
+    "PairwiseMatrix",
     "Plan",
     "benchmarks_needed",
+    "comparison_matrix",
     "estimate_components",
     "pair_power",
     "pairwise_effects",
+    "pairwise_matrix",
     "plan",
     "plan_sentence",
     "runs_needed",

@@ -14,7 +14,7 @@ from matplotlib.colors import ListedColormap
 
 from benchverdict._plain_text import printable
 from benchverdict.analysis import ReportFigure
-from benchverdict.plotting import new_axes, shorten, theme
+from benchverdict.plotting import REPORT_MAX_WIDTH, new_axes, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.
@@ -76,7 +76,7 @@ def outcome_grid(reconciliation: Reconciliation, ax: plt.Axes | None = None) -> 
         labels[i][j] = shorten(winner, 12) if winner else (
             "tie" if r.outcome == "tie" else "–")
     height = max(1.6, 0.32 * len(keys) + 1.2)
-    width = max(3.5, 1.1 * len(methods) + 2.5)
+    width = min(REPORT_MAX_WIDTH, max(3.5, 1.1 * len(methods) + 2.5))
     ax = new_axes(ax, width=width, height=height)
     with theme():
         cmap = ListedColormap([OUTCOME_COLOURS[k] for k in codes])
@@ -130,13 +130,17 @@ def agreement_heatmap(reconciliation: Reconciliation, ax: plt.Axes | None = None
 
     matrix = reconciliation.method_agreement
     n = max(matrix.shape[0], 1)
-    ax = new_axes(ax, width=max(3.5, 0.9 * n + 2.0), height=max(2.6, 0.7 * n + 1.5))
+    # cells shrink before the figure outgrows the report's width (its text would shrink)
+    cell = min(0.9, (REPORT_MAX_WIDTH - 2.0) / n)
+    ax = new_axes(ax, width=max(3.5, cell * n + 2.0), height=max(2.6, 0.78 * cell * n + 1.5))
     with theme():
         labels = [printable(shorten(m, 24)) for m in matrix.index]
         sns.heatmap(
-            matrix.astype(float), ax=ax, vmin=0.0, vmax=1.0, cmap="viridis", annot=True,
+            matrix.astype(float), ax=ax, vmin=0.0, vmax=1.0, cmap="viridis",
+            annot=cell >= 0.5,  # too small cells for 8 pt numbers: colours (the table has them)
             fmt=".2f", square=True, cbar_kws={"label": "agreement", "shrink": 0.8},
-            xticklabels=labels, yticklabels=labels, annot_kws={"fontsize": 8},
+            xticklabels=labels, yticklabels=labels,
+            annot_kws={"fontsize": 8},
         )
         ax.set_xlabel("")
         ax.set_ylabel("")
@@ -268,13 +272,19 @@ def ranking_panels(summaries, *, columns: int = 3) -> plt.Figure:
     ['t1', 't2']
     """
     shown = list(summaries)[:MAX_DIAGRAM_PANELS]
-    columns = max(1, min(columns, len(shown)))
-    n_rows = math.ceil(len(shown) / columns) if shown else 1
     layouts = [_layout(s) for s in shown]
     widest = max((w for _, _, w in layouts), default=1)
     deepest = max((len(r) for _, r, _ in layouts), default=1)
-    panel_w = max(2.2, 0.8 * widest + 0.3)
+    # a node per name, as wide as the longest (shortened) name at 10 pt, boxed
+    longest = max((len(shorten(a, 16)) for _, rows, _ in layouts for row in rows for a in row),
+                  default=4)
+    spacing = max(0.8, 0.55 * longest * 10 / 72 + 0.3)
+    panel_w = max(2.2, spacing * widest + 0.3)
     panel_h = max(1.2, 0.55 * deepest + 0.55)
+    # no wider than the report shows at full size: wider, its text would shrink below 9 pt
+    fit = max(1, int(REPORT_MAX_WIDTH // panel_w))
+    columns = max(1, min(columns, len(shown), fit))
+    n_rows = math.ceil(len(shown) / columns) if shown else 1
     with theme():
         fig, axes = plt.subplots(n_rows, columns, figsize=(panel_w * columns, panel_h * n_rows),
                                  squeeze=False)
