@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     roles = _cli_common.role_options()
     validate = sub.add_parser(
-        "validate", parents=[roles], help="check a results file and print its summary",
+        "validate", parents=[roles, _cli_common.progress_options()],
+        help="check a results file and print its summary",
         description="Check a results file against the schema and print its summary. "
         "Exit code 0 when clean, 1 when there are problems (invalid rows, rows dropped, an "
         "unbalanced design), 2 for a usage error.",

@@ -34,7 +34,7 @@ from benchverdict._lazy import load_on_first_use
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
     from benchverdict.ranks.anytime import AnytimeRanks, anytime_ranks
     from benchverdict.ranks.autorank_path import AutorankResult, autorank
-    from benchverdict.ranks.diagram import cd_diagram
+    from benchverdict.ranks.diagram import cd_diagram, cd_diagrams, cd_tikz
     from benchverdict.ranks.friedman import FriedmanResult, friedman
     from benchverdict.ranks.win_tie_loss import WinTieLossResult, win_tie_loss
 
@@ -48,6 +48,8 @@ _HOMES = {
     'anytime_ranks': 'benchverdict.ranks.anytime',
     'autorank': 'benchverdict.ranks.autorank_path',
     'cd_diagram': 'benchverdict.ranks.diagram',
+    'cd_diagrams': 'benchverdict.ranks.diagram',
+    'cd_tikz': 'benchverdict.ranks.diagram',
     'friedman': 'benchverdict.ranks.friedman',
     'win_tie_loss': 'benchverdict.ranks.win_tie_loss',
 }
@@ -60,6 +62,8 @@ __all__ = [
     "anytime_ranks",
     "autorank",
     "cd_diagram",
+    "cd_diagrams",
+    "cd_tikz",
     "friedman",
     "win_tie_loss",
 ]

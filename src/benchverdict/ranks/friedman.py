@@ -39,6 +39,7 @@ with a note beyond ``bootstrap_budget``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -657,7 +658,9 @@ def _effect_intervals(
     pairs = list(zip(lead.tolist(), trail.tolist()))
     found = _stats.bootstrap_effect_intervals(
         canonical, pairs, n_resamples=n_resamples, confidence=confidence,
-        rng=np.random.default_rng(seed), progress=work > 2e7,
+        rng=np.random.default_rng(seed),
+        # Long bootstraps show a bar, but only where someone watches (stderr a terminal).
+        progress=work > 2e7 and _stderr_is_terminal(),
     )
     out = {}
     for name in ("cliffs_delta", "akinshin_gamma"):
@@ -665,6 +668,11 @@ def _effect_intervals(
         high = np.array([found[p][name][1] for p in pairs])
         out[name] = (np.where(swap, -high, low), np.where(swap, -low, high))
     return out, None
+
+
+def _stderr_is_terminal() -> bool:
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty is not None and isatty())
 
 
 def _scale_notes(blocks: BlockMatrix, posthoc: str) -> list[str]:

@@ -181,7 +181,9 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
     if got is not None:
         ar, verdicts = got
         run.verdicts += verdicts
-        run.notes.append(ar.summary())
+        # One note per line: the document lists notes as items (a joined string showed
+        # its line feeds as escapes in the HTML and ran together in Markdown).
+        run.notes += [line for line in ar.summary().splitlines() if line.strip()]
         run.tables["Autorank's ranking"] = ar.table
         if nemenyi_result is not None and ar.same_diagram_as(nemenyi_result):
             # Autorank took the Friedman + Nemenyi path on the same blocks: its diagram

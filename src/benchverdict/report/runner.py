@@ -201,8 +201,11 @@ class Comparison:
         figures: list[ReportFigure] | None = None,
         validation_exclusions: pd.DataFrame | None = None,
         report_warnings: Sequence[str] = (),
+        results: Results | None = None,
     ):
         self.runs = runs
+        #: The data compared (what :meth:`to_table` summarises); None when built by hand.
+        self.results = results
         self.reconciliation = reconciliation
         self.description = description
         self.options = options
@@ -365,6 +368,32 @@ class Comparison:
         return report_figures.report_figures(self)
 
     # ----------------------------------------------------------------- plots
+    def to_table(self, **options: Any):
+        """The results table a paper prints, read from this comparison's relations.
+
+        Algorithms x benchmarks with a cell statistic, the best per benchmark in
+        bold, markers and letters decided by this comparison's per-benchmark
+        relations; see :func:`benchverdict.paper.results_table` for ``options``
+        (``statistic``, ``budget``, ``orientation``, ``baseline``, ``letters``,
+        ``confidence``).
+
+        Examples
+        --------
+        >>> from benchverdict.report import compare
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False,
+        ...                figures=False)
+        >>> list(comp.to_table().to_frame().columns)[:3]
+        ['benchmark', 'algorithm', 'statistic']
+        """
+        if self.results is None:
+            raise ValueError("this Comparison was built without its data; build it with "
+                             "compare(results), or call benchverdict.paper.results_table("
+                             "results, comparison).")
+        from benchverdict.paper.table import results_table
+
+        return results_table(self.results, self, **options)
+
     def plot(self, kind: str = "relations", ax=None, *, scope: str | None = None):
         """Plot the answer: who beats whom, with the signed effect in each cell.
 
@@ -826,6 +855,7 @@ def compare(
         requested=requested,
         validation_exclusions=results.exclusions,
         report_warnings=report_warnings,
+        results=results,
     )
 
 
