@@ -25,12 +25,13 @@ from matplotlib.colors import to_hex
 from matplotlib.text import Text
 
 from benchverdict.examples import load_example
+from benchverdict.plotting import integer_budget_axis
 from benchverdict.ranks._examples import small_runs
 from benchverdict.ranks.anytime import anytime_ranks
 from benchverdict.report.runner import RELATION_COLOURS, compare
 from benchverdict.results import Results
 from benchverdict.tuning.collection import MAX_PANELS, from_results
-from benchverdict.tuning.curves import draw_tuning_curves, integer_budget_axis, tuning_curve
+from benchverdict.tuning.curves import draw_tuning_curves, tuning_curve
 
 
 @pytest.fixture(autouse=True)

@@ -852,7 +852,7 @@ def _check_matches(results: Results, comparison: Comparison) -> None:
 
 # ----------------------------------------------------------------------------- entry point
 def results_table(
-    results: Results,
+    results: Results | Comparison,
     comparison: Comparison | None = None,
     *,
     statistic: str = "mean_sd",
@@ -868,8 +868,10 @@ def results_table(
 
     Parameters
     ----------
-    results : Results
-        The data (any ``kind``; the cells summarise every run's incumbent).
+    results : Results or Comparison
+        The data (any ``kind``; the cells summarise every run's incumbent), or a
+        comparison built by :func:`benchverdict.report.compare`, which keeps its
+        data (then leave ``comparison`` unset).
     comparison : Comparison, optional
         The report computed from ``results`` (:func:`benchverdict.report.compare`).
         Default: computed here with ``analyses`` and ``alpha`` (no figures).
@@ -912,10 +914,22 @@ def results_table(
     >>> t = results_table(_example_small(), analyses=["lmem"], statistic="median_iqr")
     >>> t.cells["text"].tolist()
     ['0.550 [0.525, 0.575]', '0.350 [0.325, 0.375]', '0.850 [0.825, 0.875]', '0.750 [0.725, 0.775]']
+    >>> from benchverdict.report import compare
+    >>> comp = compare(_example_small(), analyses=["lmem"], progress=False, figures=False)
+    >>> results_table(comp).cells["text"].tolist() == results_table(
+    ...     _example_small(), comp).cells["text"].tolist()
+    True
     """
     from benchverdict.report.runner import stopped_early
     from benchverdict.results import Results
 
+    if comparison is None and hasattr(results, "reconciliation"):
+        # A Comparison from compare(): it keeps the data it compared.
+        comparison = results
+        results = getattr(comparison, "results", None)
+        if results is None:
+            raise ValueError("this Comparison was built without its data; pass the data too: "
+                             "results_table(results, comparison).")
     if not isinstance(results, Results):
         raise TypeError(f"results must be a benchverdict Results (Results.from_frame), got "
                         f"{type(results).__name__}.")

@@ -179,9 +179,9 @@ class AnytimeRanks(ResultText):
         """Average rank against budget, one line and band per algorithm (1 = best, at the top).
 
         Whole-number budgets get whole-number ticks (never 2.5 or 7.5), on a
-        linear or a log axis (:func:`~benchverdict.tuning.curves.integer_budget_axis`).
+        linear or a log axis (:func:`~benchverdict.plotting.integer_budget_axis`).
         """
-        from benchverdict.tuning.curves import integer_budget_axis
+        from benchverdict.plotting import integer_budget_axis
 
         ax = new_axes(ax, width=SINGLE_COLUMN + 1.1)
         styles = algorithm_styles(self.algorithms)

@@ -204,7 +204,8 @@ class Comparison:
         results: Results | None = None,
     ):
         self.runs = runs
-        #: The data compared (what :meth:`to_table` summarises); None when built by hand.
+        #: The data compared (``benchverdict.paper.results_table(comparison)`` summarises
+        #: them); None when built by hand.
         self.results = results
         self.reconciliation = reconciliation
         self.description = description
@@ -368,32 +369,6 @@ class Comparison:
         return report_figures.report_figures(self)
 
     # ----------------------------------------------------------------- plots
-    def to_table(self, **options: Any):
-        """The results table a paper prints, read from this comparison's relations.
-
-        Algorithms x benchmarks with a cell statistic, the best per benchmark in
-        bold, markers and letters decided by this comparison's per-benchmark
-        relations; see :func:`benchverdict.paper.results_table` for ``options``
-        (``statistic``, ``budget``, ``orientation``, ``baseline``, ``letters``,
-        ``confidence``).
-
-        Examples
-        --------
-        >>> from benchverdict.report import compare
-        >>> from benchverdict.results import _example_small
-        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False,
-        ...                figures=False)
-        >>> list(comp.to_table().to_frame().columns)[:3]
-        ['benchmark', 'algorithm', 'statistic']
-        """
-        if self.results is None:
-            raise ValueError("this Comparison was built without its data; build it with "
-                             "compare(results), or call benchverdict.paper.results_table("
-                             "results, comparison).")
-        from benchverdict.paper.table import results_table
-
-        return results_table(self.results, self, **options)
-
     def plot(self, kind: str = "relations", ax=None, *, scope: str | None = None):
         """Plot the answer: who beats whom, with the signed effect in each cell.
 

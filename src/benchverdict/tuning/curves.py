@@ -62,7 +62,7 @@ from benchverdict.stats.ecdf_sketch import ECDFSketch
 from benchverdict.stats.samples import sorted_finite_scores
 from benchverdict.tuning.estimators import expected_max, quantile_levels, quantile_tuning_curve
 
-__all__ = ["KINDS", "TuningCurve", "default_budgets", "integer_budget_axis", "tuning_curve"]
+__all__ = ["KINDS", "TuningCurve", "default_budgets", "tuning_curve"]
 
 #: Tuning-curve kinds.
 KINDS = ("median", "mean", "quantile")
@@ -383,6 +383,7 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
     from benchverdict.plotting import (
         SINGLE_COLUMN,
         algorithm_styles,
+        integer_budget_axis,
         legend_outside,
         mark_off_scale,
         new_axes,
@@ -457,55 +458,6 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
             legend_outside(ax, handles, labels, title=title,
                            handler_map={tuple: HandlerTuple(ndivide=1)})
     return plain_text(ax)
-
-
-def integer_budget_axis(ax, budgets, axis: str = "x") -> bool:
-    """Integer ticks on a budget axis whose budgets are all whole numbers.
-
-    Trials, iterations and epochs are counted: ticks at 2.5, 5.0 or 7.5 would
-    name budgets that do not exist. On a linear axis the ticks are integers
-    (:class:`~matplotlib.ticker.MaxNLocator` with ``integer=True``); on a log
-    axis the current locator's ticks are kept where they are whole numbers
-    (1, 2, 5, 10, ...). Labels are plain (``"5"``, not ``"5.0"``). Budgets
-    that are not all whole numbers leave the axis as it is.
-
-    Returns whether the axis was made an integer axis.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots()
-    >>> _ = ax.plot([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], range(10))
-    >>> integer_budget_axis(ax, range(1, 11))
-    True
-    >>> fig.canvas.draw()
-    >>> all(float(t.get_text()).is_integer() for t in ax.get_xticklabels() if t.get_text())
-    True
-    >>> plt.close(fig)
-    """
-    from matplotlib.ticker import FuncFormatter, Locator, MaxNLocator
-
-    values = np.asarray(list(budgets), dtype=float)
-    values = values[np.isfinite(values)]
-    if not values.size or not np.all(values == np.round(values)):
-        return False
-    target = ax.xaxis if axis == "x" else ax.yaxis
-    if target.get_scale() == "log":
-        inner = target.get_major_locator()
-
-        class _WholeTicks(Locator):
-            def __call__(self):
-                return self.tick_values(*target.get_view_interval())
-
-            def tick_values(self, vmin, vmax):
-                ticks = np.asarray(inner.tick_values(vmin, vmax), dtype=float)
-                return ticks[(ticks >= 1) & np.isclose(ticks, np.round(ticks))]
-
-        target.set_major_locator(_WholeTicks())
-    else:
-        target.set_major_locator(MaxNLocator(integer=True))
-    target.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-    return True
 
 
 def _off_scale(ax, k: np.ndarray, y: np.ndarray, colour) -> str:
