@@ -1,7 +1,7 @@
 """The works the report's methods rest on, as BibTeX, and which a comparison cites.
 
 :data:`REFERENCES` holds one :class:`Reference` per work a methods
-paragraph (:func:`benchverdict.report.prose.methods_paragraph`) can cite.
+paragraph (:func:`benchverdict.report.summary.methods_paragraph`) can cite.
 Each entry was checked against the publisher's or an indexing service's
 record (title, authors, venue, year; DOI where the record shows one); a
 field that could not be checked is left out rather than guessed.
@@ -21,10 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from benchverdict.report.render import ReportSource
 
 __all__ = [
     "CITE_STYLES",
@@ -34,7 +30,6 @@ __all__ = [
     "Reference",
     "bibtex",
     "cited_keys",
-    "comparison_bibtex",
     "parse_bibtex",
     "reference_list",
     "render_citations",
@@ -328,22 +323,6 @@ def reference_list(keys: Sequence[str]) -> list[str]:
     'Demšar, J. (2006). S'
     """
     return [REFERENCES[k].plain for k in sorted(keys, key=lambda k: REFERENCES[k].cite_as)]
-
-
-def comparison_bibtex(comparison: ReportSource) -> str:
-    """The BibTeX of every work the comparison's methods paragraph cites (and no other).
-
-    Examples
-    --------
-    >>> from benchverdict.report.runner import compare
-    >>> from benchverdict.results import _example_small
-    >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
-    >>> [e.key for e in parse_bibtex(comparison_bibtex(comp))][:2]
-    ['demsar2006', 'wilcoxon1945']
-    """
-    from benchverdict.report.prose import methods_paragraph
-
-    return bibtex(cited_keys(methods_paragraph(comparison, style="marks")))
 
 
 # ----------------------------------------------------------------------------- checking

@@ -15,45 +15,17 @@ and fails when one is printed without a glossary entry.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-__all__ = ["GLOSSARY", "JARGON", "Term", "anchor", "link_terms", "lookup", "terms_in"]
+from benchverdict.report import prose
+from benchverdict.report.document import GlossaryEntry
+
+__all__ = ["GLOSSARY", "JARGON", "Term", "anchor", "glossary_for", "link_terms", "lookup",
+           "terms_in", "visible_text"]
 
 
-@dataclass(frozen=True)
-class Term:
-    """One glossary entry.
-
-    Attributes
-    ----------
-    term : str
-        The headword, as the glossary lists it.
-    definition : str
-        One or two plain sentences.
-    aliases : tuple of str
-        Other spellings the report uses (matched like the headword).
-
-    Examples
-    --------
-    >>> lookup("CVaR_0.95").term
-    'CVaR'
-    """
-
-    term: str
-    definition: str
-    aliases: tuple[str, ...] = ()
-
-    @property
-    def spellings(self) -> tuple[str, ...]:
-        """The headword and its aliases."""
-        return (self.term, *self.aliases)
-
-    @property
-    def anchor(self) -> str:
-        """The HTML id of the entry ("g-power-gap")."""
-        return anchor(self.term)
+#: A glossary entry (the document model's type, so that renderers read it from the document).
+Term = GlossaryEntry
 
 
 def anchor(term: str) -> str:
@@ -64,11 +36,11 @@ def anchor(term: str) -> str:
     >>> anchor("Implied by transitivity"), anchor("CVaR")
     ('g-implied-by-transitivity', 'g-cvar')
     """
-    return "g-" + re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+    return GlossaryEntry(term, "").anchor
 
 
 def _t(term: str, definition: str, *aliases: str) -> Term:
-    return Term(term, definition, aliases)
+    return GlossaryEntry(term, definition, aliases)
 
 
 #: Every term, alphabetical by headword.
@@ -159,7 +131,7 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
        "on the other algorithms in the study.", "Nemenyi", "Nemenyi's"),
     _t("order-statistic test", "An exact test of two tuning curves at one budget, built from "
        "the order statistics (sorted scores) of each algorithm's draws.",
-       "exact order-statistic test"),
+       "exact order-statistic test", "order-statistic"),
     _t("partial order", "A ranking in which some pairs are left unordered: the report orders "
        "only the pairs it can settle.", "partial ranking"),
     _t("permutation test", "A test that shuffles the algorithm labels (of draws or of whole "
@@ -227,28 +199,7 @@ JARGON: tuple[str, ...] = (
 )
 
 
-def _pattern(spelling: str) -> str:
-    return rf"(?<![\w-]){re.escape(spelling)}(?![\w])"
-
-
-def _compile(entries: Iterable[Term]) -> tuple[re.Pattern, dict[str, Term]]:
-    """One regex for every spelling (longest first) and the entry of each lower-case spelling.
-
-    Spellings in capitals (acronyms) match case-sensitively, others in any case.
-    """
-    owner: dict[str, Term] = {}
-    parts = []
-    for entry in entries:
-        for s in entry.spellings:
-            owner.setdefault(s.lower(), entry)
-            parts.append(s)
-    parts.sort(key=len, reverse=True)
-    alternatives = [(_pattern(s) if not s.isupper() and not s[:2].isupper() else
-                     "(?-i:" + _pattern(s) + ")") for s in parts]
-    return re.compile("|".join(alternatives), re.IGNORECASE), owner
-
-
-_REGEX, _OWNER = _compile(GLOSSARY)
+_OWNER = {s.lower(): t for t in GLOSSARY for s in t.spellings}
 
 
 def lookup(word: str) -> Term | None:
@@ -256,14 +207,10 @@ def lookup(word: str) -> Term | None:
 
     Examples
     --------
-    >>> lookup("Power gaps").term, lookup("nonsense")
-    ('power gap', None)
+    >>> lookup("Power gaps").term, lookup("CVaR_0.95").term, lookup("nonsense")
+    ('power gap', 'CVaR', None)
     """
-    found = _OWNER.get(word.lower())
-    if found is not None:
-        return found
-    m = _REGEX.fullmatch(word)
-    return _OWNER.get(m.group(0).lower()) if m else None
+    return _OWNER.get(word.lower())
 
 
 def terms_in(texts: Iterable[str]) -> list[Term]:
@@ -274,74 +221,31 @@ def terms_in(texts: Iterable[str]) -> list[Term]:
     >>> [t.term for t in terms_in(["two power gaps; CVaR_0.95 and the EMMs"])]
     ['CVaR', 'EMM', 'power gap']
     """
-    used: set[str] = set()
-    for text in texts:
-        for m in _REGEX.finditer(str(text)):
-            used.add(_OWNER[m.group(0).lower()].term)
-    return [t for t in GLOSSARY if t.term in used]
+    return prose.terms_used(texts, GLOSSARY)
 
 
-#: Elements whose text is never linked (links, figures, headings, code, the matrix).
-_SKIP = {"a", "svg", "style", "script", "title", "head", "code", "pre", "h1", "h2", "h3",
-         "nav", "textarea"}
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>")
-
-
-def link_terms(html: str, entries: Iterable[Term]) -> str:
-    """``html`` with the first use of each term in each ``<section>`` linked to its entry.
-
-    Text inside links, SVG figures, headings, code, the pairwise matrix
-    (``<table class="matrix...">``) and the glossary section itself
-    (``<section id="glossary">``) is left as is. A link reads
-    ``<a class="gloss" href="#g-...">term</a>``.
+def glossary_for(texts: Iterable[str]) -> list[Term]:
+    """The glossary a text needs: the terms it uses, and the terms their definitions use.
 
     Examples
     --------
-    >>> page = '<section id="s"><p>A power gap and a power gap.</p></section>'
-    >>> print(link_terms(page, GLOSSARY).replace("</a>", "</a>\\n"))
-    <section id="s"><p>A <a class="gloss" href="#g-power-gap">power gap</a>
-     and a power gap.</p></section>
+    >>> terms = [t.term for t in glossary_for(["a power gap"])]
+    >>> "power gap" in terms, "family-wise" in terms  # the second from the first's definition
+    (True, True)
     """
-    entries = list(entries)
-    if not entries:
-        return html
-    regex, _ = _compile(entries)
-    known = {t.term for t in entries}
-    out: list[str] = []
-    seen: set[str] = set()
-    skip_tag: str | None = None
-    skip_depth = 0
-    in_glossary = False
-    pos = 0
+    return prose.glossary_for(texts, GLOSSARY)
 
-    def link(text: str) -> str:
-        def one(m: re.Match) -> str:
-            entry = _OWNER[m.group(0).lower()]
-            if entry.term not in known or entry.term in seen:
-                return m.group(0)
-            seen.add(entry.term)
-            return f'<a class="gloss" href="#{entry.anchor}">{m.group(0)}</a>'
 
-        return regex.sub(one, text)
+def link_terms(html: str, entries: Iterable[Term] = GLOSSARY) -> str:
+    """``html`` with each section's first use of each term linked (:func:`prose.link_terms`).
 
-    for m in _TAG.finditer(html):
-        text = html[pos:m.start()]
-        out.append(text if skip_depth or in_glossary or not text.strip() else link(text))
-        closing, name, attrs = m.group(1) == "/", m.group(2).lower(), m.group(3)
-        self_closing = attrs.rstrip().endswith("/")
-        if skip_depth:
-            if name == skip_tag and not self_closing:
-                skip_depth += -1 if closing else 1
-        elif not closing and not self_closing and (
-                name in _SKIP or (name == "table" and re.search(r'class="matrix', attrs))):
-            skip_tag, skip_depth = name, 1
-        if name == "section" and not closing:
-            seen = set()
-            in_glossary = bool(re.search(r'id="glossary"', attrs))
-        elif name == "section" and closing:
-            in_glossary = False
-        out.append(m.group(0))
-        pos = m.end()
-    tail = html[pos:]
-    out.append(tail if skip_depth or in_glossary else link(tail))
-    return "".join(out)
+    Examples
+    --------
+    >>> link_terms('<section id="s"><p>a GLRT</p></section>')
+    '<section id="s"><p>a <a class="gloss" href="#g-glrt">GLRT</a></p></section>'
+    """
+    return prose.link_terms(html, tuple(entries))
+
+
+#: The text a reader sees on an HTML page (:func:`prose.visible_text`).
+visible_text = prose.visible_text
