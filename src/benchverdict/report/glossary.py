@@ -54,12 +54,24 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
        "robust to outliers; reported by the rank tests (after Autorank)."),
     _t("Autorank", "A procedure (and Python package) that picks a test from normality and "
        "equal-variance checks and ranks the algorithms; the report runs its decision path and "
-       "shows it beside its own answer.", "autorank"),
+       "shows it beside its own answer."),
+    _t("Bonferroni", "The simplest multiple-comparison adjustment: each of m tests or intervals "
+       "is held to alpha/m, so all hold together with probability at least 1 - alpha.",
+       "Bonferroni-Dunn"),
+    _t("CDF", "Cumulative distribution function: for each score, the share of draws at or "
+       "below it; a plot of the whole score distribution.", "CDFs", "empirical CDF"),
+    _t("normality and equal-variance checks", "Shapiro-Wilk tests whether scores look normally "
+       "distributed, Levene's and Bartlett's tests whether their variances are equal; Autorank "
+       "uses them to choose its test.", "Shapiro-Wilk", "Levene's test", "Levene",
+       "Bartlett"),
+    _t("Welch's t", "A t-test or interval for the difference of two means that does not assume "
+       "equal variances (degrees of freedom by Welch-Satterthwaite).", "Welch's interval",
+       "Welch's difference", "Welch"),
     _t("block", "One unit of a rank test: a benchmark (its scores averaged over seeds) in which "
        "the algorithms are ranked against each other.", "blocks"),
     _t("bootstrap", "Resampling the data with replacement many times to see how much an "
        "estimate varies; percentile or studentized intervals are read from the resamples.",
-       "bootstrap interval", "resamples"),
+       "bootstrap interval", "resamples", "percentile bootstrap"),
     _t("CD diagram", "A critical-difference diagram: algorithms placed by average rank, with a "
        "bar joining those whose ranks differ by less than the critical difference (CD), i.e. "
        "that the test cannot tell apart.", "critical difference", "critical-difference",
@@ -164,7 +176,7 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
     _t("single draw", "One random-search trial (k = 1): how often one algorithm's single draw "
        "beats another's, which says nothing about tuned performance.", "single draws"),
     _t("singular fit", "A mixed-model fit in which a variance component is estimated as zero; "
-       "its tests can be unreliable.", "singular", "SINGULAR"),
+       "its tests can be unreliable.", "singular"),
     _t("stochastic dominance", "A's score distribution dominates B's when A is at least as "
        "likely as B to exceed every threshold, i.e. A's CDF lies below B's everywhere.",
        "dominance", "first-order stochastic dominance"),
@@ -195,7 +207,8 @@ JARGON: tuple[str, ...] = (
     "KS", "stochastic dominance", "permutation test", "bootstrap", "tuning curve",
     "order-statistic", "incumbent", "singular", "simultaneous", "adjusted p", "DSE",
     "DKW", "partial order", "contradicted", "unsettled", "settled", "replicate", "block",
-    "Autorank", "critical difference",
+    "Autorank", "critical difference", "Bonferroni", "CDF", "Shapiro-Wilk", "Levene",
+    "Welch",
 )
 
 

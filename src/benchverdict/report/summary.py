@@ -322,14 +322,14 @@ def _base_methods(run: Any) -> list[str]:
 
 
 def _family_votes(comparison: Any) -> dict[str, list[str]]:
-    """Per family, the methods that cast its votes (most votes first)."""
+    """Per family, the methods that cast its votes (across benchmarks first)."""
     votes = comparison.reconciliation.votes
     out: dict[str, list[str]] = {}
     if votes is None or not len(votes):
         return out
-    counts = votes.groupby(["family", "method"], sort=False).size().reset_index(name="n")
-    for family, rows in counts.groupby("family", sort=False):
-        out[str(family)] = [str(m) for m in rows.sort_values("n", ascending=False)["method"]]
+    # In the votes' order: the scope across benchmarks first.
+    for family, method in votes[["family", "method"]].drop_duplicates().itertuples(index=False):
+        out.setdefault(str(family), []).append(str(method))
     return out
 
 
@@ -639,8 +639,8 @@ def _scope_paragraph(rel: Any, alpha: float) -> str:
                    + ("it." if len(gaps) == 1 else "them."))
     unsettled = rel.with_status(Status.UNSETTLED)
     if unsettled:
-        out.append("The data do not separate "
-                   + _names([f"{r.a} and {r.b}" for r in unsettled]) + ".")
+        out.append(f"The data do not separate {len(unsettled)} pair(s): "
+                   + _names([f"{r.a} vs {r.b}" for r in unsettled]) + ".")
     return " ".join(out)
 
 
@@ -664,7 +664,7 @@ def results_paragraphs(comparison: Any, per_benchmark: bool = False
     ['all benchmarks']
     >>> print(results_paragraphs(comp)[0].text)  # doctest: +NORMALIZE_WHITESPACE
     Across benchmarks like these 2, no pair of 1 is settled with a family-wise error of at most
-    0.05. The data do not separate a and b.
+    0.05. The data do not separate 1 pair(s): a vs b.
     """
     rec = comparison.reconciliation
     alpha = comparison.options.alpha
