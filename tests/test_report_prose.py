@@ -112,6 +112,18 @@ def test_the_methods_paragraph_names_only_the_analyses_that_ran(base, ranks_only
     assert "They did not vote: runs hold 10 draws each" in draws
 
 
+def test_iid_draws_let_tuning_curves_vote_and_the_paragraph_says_how():
+    comparison = compare(trials_data(), progress=False, figures=False, sanity_checks=False,
+                         draws="iid", estimand="these", analyses=["tuning", "ranks"])
+    text = summary.methods_paragraph(comparison)
+    assert "tuning" in set(comparison.votes["family"])
+    assert "The family voted through exact order-statistic test" in text
+    assert "an intersection-union test of the per-benchmark tests" in text
+    assert "with only the seeds' noise" in text and "exactly these benchmarks" in text
+    assert re.search(r"\(across benchmarks: \d+ tests, per benchmark: \d+ tests\)", text)
+    assert "mixed-effects" not in text and "Score distributions (" not in text  # not asked
+
+
 def test_the_holm_families_are_counted_from_the_votes(base):
     text = summary.methods_paragraph(base)
     m = re.search(r"across benchmarks: (\d+) tests, per benchmark: (\d+) tests", text)

@@ -409,7 +409,8 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
     return text
 
 
-def _tuning_sentence(run: Any, votes: list[str], confidence: float) -> str:
+def _tuning_sentence(run: Any, votes: list[str], confidence: float,
+                     across_benchmarks: bool = False) -> str:
     from benchverdict.methods import method_info
 
     used = _base_methods(run)
@@ -428,6 +429,10 @@ def _tuning_sentence(run: Any, votes: list[str], confidence: float) -> str:
                  "order-statistic test.")
     if votes:
         text += f" The family voted through {_labels(votes)}."
+        if across_benchmarks:
+            text += (" Across benchmarks its claim is 'better on every benchmark', an "
+                     "intersection-union test of the per-benchmark tests (about these "
+                     "benchmarks only).")
     else:
         reasons = sorted({str(v.no_vote) for v in run.verdicts if v.no_vote})
         text += (" They did not vote" + (f": {reasons[0].rstrip('.')}" if reasons else "")
@@ -503,7 +508,10 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         elif r.name == "lmem":
             out.append(_lmem_sentence(r, v, o.estimand))
         elif r.name == "tuning":
-            out.append(_tuning_sentence(r, v, o.confidence))
+            tv = rec.votes
+            across = bool(len(tv) and ((tv["family"] == "tuning")
+                                       & (tv["scope_type"] == "all benchmarks")).any())
+            out.append(_tuning_sentence(r, v, o.confidence, across))
         elif r.name == "dse":
             out.append(_dse_sentence(r, o.cvar_levels))
         else:
@@ -516,6 +524,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
                    + ".")
     if votes:
         types = rec.votes["scope_type"].value_counts(sort=False)
+        types = types.reindex(sorted(types.index, key=lambda t: (t != "all benchmarks",
+                                                                 t != "per benchmark", t)))
         rel = rec.relations
         eq = (rel[rel["p_equivalence"].notna()]["scope_type"].value_counts()
               if len(rel) and "p_equivalence" in rel else {})
@@ -539,9 +549,12 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     pooled = next((s for s in rec.scopes.values() if s.key == (None, ())), None)
     eff = pooled.effects if pooled is not None else None
     unit = f" in {eff.unit}" if eff is not None else ""
+    across = ("a paired t interval over benchmarks" if o.estimand == "benchmarks" else
+              "the mean of the per-benchmark differences with only the seeds' noise "
+              "(Welch-Satterthwaite degrees of freedom)")
     out.append(f"Effects are mean score differences{unit} with {1 - o.alpha:.0%} intervals "
-               f"simultaneous over each scope's pairs (Bonferroni): a paired t interval over "
-               f"benchmarks across benchmarks, Welch's interval over runs on one benchmark.")
+               f"simultaneous over each scope's pairs (Bonferroni): across benchmarks "
+               f"{across}, on one benchmark Welch's interval over its runs.")
     if o.margin is None:
         out.append("No margin of practical equivalence was set, so no pair was declared "
                    "equivalent.")
