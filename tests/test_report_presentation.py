@@ -100,8 +100,17 @@ def test_pooled_scope_leads_and_benchmarks_follow():
 # ----------------------------------------------------------------------------- the example
 def test_example_markdown_is_short_and_answers_first(example, tmp_path):
     md = example.to_markdown(tmp_path / "report.md")
-    lines = md.splitlines()
+    # The sections for a paper (methods, results, references) and the Glossary are added
+    # reading, bounded on their own; the rest stays short.
+    head, paper = md.split("## For a paper: methods and results")
+    paper, rest = paper.split("\n## Contradictions")
+    rest, glossary = rest.split("\n## Glossary")
+    lines = (head + rest).splitlines()
     assert len(lines) <= MAX_MARKDOWN_LINES
+    assert len(paper.splitlines()) <= 45
+    from benchverdict.report.glossary import GLOSSARY
+
+    assert len(glossary.splitlines()) <= len(GLOSSARY) + 4
     summary = md.split("## Summary")[1].split("\n## ")[0]
     assert "Across benchmarks like these 20: MLP &gt; LR" in summary.splitlines()[2]
     # One sentence per benchmark (the first 12, then a pointer to relations.csv), and the
@@ -123,7 +132,8 @@ def test_example_html_is_small_summary_first_and_each_figure_once(example):
     start = page.index('id="summary"')
     assert start < page.index('id="headline"') < page.index('id="matrix"') < page.index(
         'id="ranking-diagram"') < page.index('id="contradictions"')
-    headline = re.search(r'id="headline">([^<]*)<', page).group(1)
+    # The headline's technical terms link to the Glossary: read it without the links.
+    headline = re.sub(r"<[^>]+>", "", re.search(r'id="headline">(.*?)</p>', page).group(1))
     assert headline.startswith("Across benchmarks like these 20: MLP &gt; LR")
     # Details are collapsed: every analysis is a closed <details>.
     analyses = page[page.index('id="analyses"'):page.index('id="details"')]

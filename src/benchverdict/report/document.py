@@ -392,6 +392,70 @@ class CsvTable:
 
 
 @dataclass(frozen=True)
+class GlossaryEntry:
+    """One technical term: its headword, a plain definition and the spellings it appears under.
+
+    Examples
+    --------
+    >>> GlossaryEntry("Kendall's W", "Agreement of rankings.").anchor
+    'g-kendall-s-w'
+    """
+
+    term: str
+    definition: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The headword and its aliases."""
+        return (self.term, *self.aliases)
+
+    @property
+    def anchor(self) -> str:
+        """The HTML id of the entry ("g-power-gap")."""
+        import re
+
+        return "g-" + re.sub(r"[^a-z0-9]+", "-", self.term.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class PaperParagraph:
+    """The results paragraph of one scope ("all benchmarks", "benchmark moons")."""
+
+    scope: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The sentences a paper can quote (:mod:`benchverdict.report.prose`) and what they cite.
+
+    Attributes
+    ----------
+    methods : str
+        The methods paragraph, citations as author-year text.
+    methods_latex, methods_pandoc : str
+        The same with ``\\citep{key}`` / ``[@key]`` citations (keys of :attr:`bibtex`).
+    results : tuple of PaperParagraph
+        One paragraph per scope across benchmarks (the only scope with one benchmark).
+    results_per_benchmark : tuple of PaperParagraph
+        One paragraph per benchmark.
+    references : tuple of str
+        The works cited, in words.
+    bibtex : str
+        The BibTeX entries of exactly the works cited (``references.bib``).
+    """
+
+    methods: str
+    methods_latex: str
+    methods_pandoc: str
+    results: tuple[PaperParagraph, ...]
+    results_per_benchmark: tuple[PaperParagraph, ...]
+    references: tuple[str, ...]
+    bibtex: str
+
+
+@dataclass(frozen=True)
 class ReportDocument:
     """Everything the report shows, in every format.
 
@@ -432,6 +496,12 @@ class ReportDocument:
     csv_tables : tuple of CsvTable
     drawings : Lazy of Drawings
     records : Lazy of Records
+    paper : Paper or None
+        The methods and results paragraphs and their references (``None``
+        for a document built without them).
+    glossary : tuple of GlossaryEntry
+        Every technical term the formats may print; each format defines
+        those its text uses.
     """
 
     title: str
@@ -463,6 +533,8 @@ class ReportDocument:
     csv_tables: tuple[CsvTable, ...]
     drawings: Lazy[Drawings] = field(repr=False, compare=False)
     records: Lazy[Records] = field(repr=False, compare=False)
+    paper: Paper | None = field(default=None, repr=False, compare=False)
+    glossary: tuple[GlossaryEntry, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def n_verdicts(self) -> int:
@@ -483,11 +555,14 @@ __all__ = [
     "Drawings",
     "ExclusionStep",
     "Figure",
+    "GlossaryEntry",
     "Guidance",
     "Lazy",
     "LegendEntry",
     "Matrix",
     "MatrixCell",
+    "Paper",
+    "PaperParagraph",
     "Records",
     "ReportDocument",
     "SanityCheck",

@@ -86,8 +86,10 @@ def render_html(document: ReportDocument) -> str:
 
     The summary holds the headline sentence of every scope, the pairwise
     matrix of the headline scope and the partial-ranking diagram; everything
-    else (contradictions, power gaps, each analysis, the full tables) follows
-    in collapsed ``<details>`` blocks. Figures are inline SVG. A
+    else (the methods and results paragraphs for a paper, contradictions,
+    power gaps, each analysis, the full tables) follows, mostly in collapsed
+    ``<details>`` blocks, and the Glossary closes the page: the first use of
+    each technical term in each section links to its definition. Figures are inline SVG. A
     Content-Security-Policy forbids scripts and network access, so the page
     works offline and nothing in it can run.
     """
@@ -96,7 +98,7 @@ def render_html(document: ReportDocument) -> str:
     drawings = doc.drawings.get()
     analyses = [{"a": a, "figures": [_html_figure(f) for f in shown]}
                 for a, shown in zip(doc.analyses, drawings.analyses)]
-    return template.render(
+    context = dict(
         doc=doc,
         summary=doc.summary,
         # The diagrams at their own size (a small diagram blown up to 700 px is unreadable).
@@ -109,6 +111,11 @@ def render_html(document: ReportDocument) -> str:
         max_scope_lines=MAX_SCOPE_LINES,
         prose=prose,
     )
+    # The glossary holds the terms the page uses (and those its definitions use): drawn
+    # without it first, then with it, and each section's first use of a term linked to it.
+    page = template.render(glossary=(), **context)
+    terms = prose.glossary_for([prose.visible_text(page)], doc.glossary)
+    return prose.link_terms(template.render(glossary=terms, **context), terms)
 
 
 def comparison_repr_html(document: ReportDocument) -> str:

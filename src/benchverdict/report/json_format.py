@@ -94,6 +94,15 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
             for x in doc.exclusions
         ],
         "warnings": list(doc.warnings),
+        **({} if doc.paper is None else {"paper": {
+            "methods": doc.paper.methods,
+            "methods_latex": doc.paper.methods_latex,
+            "methods_pandoc": doc.paper.methods_pandoc,
+            "results": [{"scope": p.scope, "text": p.text} for p in doc.paper.results],
+            "results_per_benchmark": [{"scope": p.scope, "text": p.text}
+                                      for p in doc.paper.results_per_benchmark],
+            "references": list(doc.paper.references),
+            "bibtex": doc.paper.bibtex}}),
     }
 
 

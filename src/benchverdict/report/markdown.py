@@ -18,8 +18,12 @@ from benchverdict.report.document import (
     MAX_SCOPE_LINES,
     MAX_TABLE_ROWS,
     Figure,
+    Paper,
     ReportDocument,
 )
+
+#: The files :func:`write_paper_files` writes.
+PAPER_FILES = ("methods.md", "references.bib")
 
 # ----------------------------------------------------------------------------- Markdown
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -66,9 +70,85 @@ MATRIX_LEGEND = ("row vs column: ▲ row better, ▼ row worse (settled, with th
                  "intervals in relations.csv)")
 
 
+def paper_markdown(paper: Paper) -> str:
+    """``methods.md``: the methods and results paragraphs with Pandoc citations.
+
+    The citation keys are those of ``references.bib``
+    (``pandoc --citeproc --bibliography references.bib methods.md``); the
+    methods paragraph follows with LaTeX ``\\citep`` citations.
+
+    Examples
+    --------
+    >>> from benchverdict.report.document import Paper, PaperParagraph
+    >>> p = Paper("m (Holm 1979)", "m \\\\citep{holm1979}", "m [@holm1979]",
+    ...           (PaperParagraph("all benchmarks", "A > B."),), (), ("Holm ...",), "@article")
+    >>> print(paper_markdown(p).splitlines()[2])
+    m [@holm1979]
+    """
+    out = ["# Methods", "", paper.methods_pandoc, "", "# Results", ""]
+    for p in paper.results:
+        out += [p.text, ""]
+    if paper.results_per_benchmark:
+        out += ["## Per benchmark", ""]
+        for p in paper.results_per_benchmark:
+            out += [p.text, ""]
+    out += ["<!-- Citation keys are those of references.bib: pandoc --citeproc "
+            "--bibliography references.bib methods.md. The methods paragraph for LaTeX "
+            "(natbib): -->", "", "```latex", paper.methods_latex, "```", ""]
+    return "\n".join(out)
+
+
+def write_paper_files(document: ReportDocument, directory: Path) -> list[Path]:
+    """Write ``methods.md`` (:func:`paper_markdown`) and ``references.bib`` into ``directory``.
+
+    Returns the paths written (none for a document without its paper text).
+    """
+    paper = document.paper
+    if paper is None:
+        return []
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    methods, bib = (directory / name for name in PAPER_FILES)
+    methods.write_text(paper_markdown(paper), encoding="utf-8")
+    bib.write_text(paper.bibtex, encoding="utf-8")
+    return [methods, bib]
+
+
+def _paper_lines(paper: Paper | None, link: str | None) -> list[str]:
+    """The report's "For a paper" section: methods, results, references."""
+    if paper is None:
+        return []
+    out = ["## For a paper: methods and results", "",
+           "*Methods.* " + md_escape(paper.methods), ""]
+    for p in paper.results:
+        out += ["*Results, " + md_escape(p.scope) + ".* " + md_escape(p.text), ""]
+    if paper.references:
+        out += ["References:", ""]
+        out += [f"- {md_escape(r)}" for r in paper.references]
+        out.append("")
+    if link is not None:
+        out += [f"The same with Pandoc and LaTeX citations, and every benchmark's paragraph: "
+                f"[methods.md]({link}methods.md); BibTeX: [references.bib]({link}references.bib)."
+                , ""]
+    return out
+
+
+def _glossary_lines(text: str, entries: Sequence[Any]) -> list[str]:
+    """The Glossary section: every term the Markdown ``text`` uses (escapes undone)."""
+    import html
+
+    terms = prose.glossary_for([html.unescape(re.sub(r"\\(.)", r"\1", text))], entries)
+    if not terms:
+        return []
+    out = ["## Glossary", ""]
+    out += [f"- **{md_escape(t.term)}**: {md_escape(t.definition)}" for t in terms]
+    return [*out, ""]
+
+
 def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
                     figure_link: str = "", table_dir: Path | None = None,
-                    table_link: str = "") -> str:
+                    table_link: str = "", paper_dir: Path | None = None,
+                    paper_link: str = "") -> str:
     """The report as Markdown: the summary, then the sections a paper would cite.
 
     Summary: the headline sentence of every scope, the pairwise matrix of
@@ -80,7 +160,10 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
     linked at ``table_link/<name>.csv``. With ``figure_dir``, every figure
     is written there as SVG and embedded, linked at
     ``figure_link/<file>.svg`` (paths relative to the Markdown file);
-    without it, figures are listed by title.
+    without it, figures are listed by title. With ``paper_dir``,
+    ``methods.md`` and ``references.bib`` (:func:`write_paper_files`) are
+    written there and linked at ``paper_link``. The technical terms the
+    page uses are defined in its last section, the Glossary.
     """
     doc = document
     summary = doc.summary
@@ -138,6 +221,10 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
         out += figure_lines([drawings.ranking])
     if drawings.ranking_scopes is not None:
         out += figure_lines([drawings.ranking_scopes], caption=False)
+    if paper_dir is not None:
+        write_paper_files(doc, paper_dir)
+    link = (paper_link.rstrip("/") + "/" if paper_link else "") if paper_dir is not None else None
+    out += _paper_lines(doc.paper, link)
     out += ["## Contradictions", ""]
     contradictions = doc.contradictions
     if contradictions:
@@ -212,5 +299,7 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
         out += [f"- {md_escape(w)}" for w in warnings[:MAX_NOTES]]
     else:
         out.append(prose.warnings_count(len(doc.warnings), 0))
-    out += ["", f"*benchverdict {md_escape(doc.version)}*", ""]
+    out.append("")
+    out += _glossary_lines("\n".join(out), doc.glossary)
+    out += [f"*benchverdict {md_escape(doc.version)}*", ""]
     return "\n".join(out)

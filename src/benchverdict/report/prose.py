@@ -2,9 +2,24 @@
 
 Plain text, not escaped: each renderer escapes what it prints. Sentences
 that only one format uses stay in that format's module.
+
+The paragraphs a paper can quote are built from the comparison in
+:mod:`benchverdict.report.summary` and reach the renderers through the
+document (:class:`~benchverdict.report.document.Paper`). The glossary's
+entries come with the document too
+(:attr:`~benchverdict.report.document.ReportDocument.glossary`, from
+:mod:`benchverdict.report.glossary`); the functions below find the terms a
+rendered text uses (:func:`glossary_for`) and link them
+(:func:`link_terms`), so every format defines the words it prints.
 """
 
 from __future__ import annotations
+
+import functools
+import html as _html
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 #: Said when no two families of evidence contradict each other.
 NO_CONTRADICTIONS = "No two families of evidence decide any pair in opposite directions."
@@ -67,13 +82,163 @@ def warnings_count(n: int, n_distinct: int) -> str:
     return f"Warnings: {n}, {n_distinct} distinct (each one is in report.json)"
 
 
+# ----------------------------------------------------------------------------- glossary
+# The entries (ReportDocument.glossary) have ``term``, ``definition``, ``spellings`` and
+# ``anchor``; these functions match and link them in a rendered text.
+def _pattern(spelling: str, html: bool = False) -> str:
+    body = re.escape(spelling)
+    if html:  # an apostrophe is an entity in escaped HTML
+        body = body.replace("'", "(?:'|&\\#39;|&\\#x27;)")
+    return rf"(?<![\w-]){body}(?![\w])"
+
+
+@functools.lru_cache(maxsize=16)
+def _compile(entries: tuple[Any, ...], html: bool = False) -> tuple[re.Pattern, dict[str, Any]]:
+    """One regex for every spelling (longest first) and the entry of each lower-case spelling.
+
+    Spellings in capitals (acronyms) match case-sensitively, others in any case; with
+    ``html``, an apostrophe also matches its HTML entity.
+    """
+    owner: dict[str, Any] = {}
+    parts = []
+    for entry in entries:
+        for s in entry.spellings:
+            owner.setdefault(s.lower(), entry)
+            parts.append(s)
+    parts.sort(key=len, reverse=True)
+    alternatives = [(_pattern(s, html) if not s.isupper() and not s[:2].isupper() else
+                     "(?-i:" + _pattern(s, html) + ")") for s in parts]
+    return re.compile("|".join(alternatives) or "(?!)", re.IGNORECASE), owner
+
+
+def terms_used(texts: Iterable[str], entries: Sequence[Any]) -> list[Any]:
+    """The entries (of ``entries``, in their order) whose term or an alias the texts use.
+
+    Examples
+    --------
+    >>> from benchverdict.report.document import GlossaryEntry
+    >>> gap = GlossaryEntry("power gap", "A pair one family decides alone.", ("power gaps",))
+    >>> [e.term for e in terms_used(["two power gaps"], (gap,))]
+    ['power gap']
+    """
+    entries = tuple(entries)
+    regex, owner = _compile(entries)
+    used = {owner[m.group(0).lower()].term for text in texts
+            for m in regex.finditer(str(text))}
+    return [e for e in entries if e.term in used]
+
+
+def glossary_for(texts: Iterable[str], entries: Sequence[Any]) -> list[Any]:
+    """The glossary a text needs: the entries it uses, and those their definitions use.
+
+    Examples
+    --------
+    >>> from benchverdict.report.document import GlossaryEntry
+    >>> gap = GlossaryEntry("power gap", "Decided before the family-wise adjustment.")
+    >>> fw = GlossaryEntry("family-wise", "An error rate for a set of decisions.")
+    >>> [e.term for e in glossary_for(["a power gap"], (gap, fw))]
+    ['power gap', 'family-wise']
+    """
+    entries = tuple(entries)
+    terms = terms_used(texts, entries)
+    while True:
+        known = {t.term for t in terms}
+        new = {t.term for t in terms_used([t.definition for t in terms], entries)} - known
+        if not new:
+            return terms
+        terms = [e for e in entries if e.term in known | new]
+
+
+def visible_text(html: str) -> str:
+    """The text a reader sees on an HTML page: no tags, styles, scripts or figures.
+
+    Examples
+    --------
+    >>> visible_text("<p>a <b>power gap</b><svg><text>CVaR</text></svg></p><style>x</style>")
+    'a power gap '
+    """
+    html = re.sub(r"(?is)<(svg|style|script|title|head)\b.*?</\1>", " ", html)
+    return _html.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+#: Elements whose text is never linked (links, figures, headings, code, the matrix).
+_SKIP = {"a", "svg", "style", "script", "title", "head", "code", "pre", "h1", "h2", "h3",
+         "nav", "textarea"}
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>")
+
+
+def link_terms(html: str, entries: Sequence[Any]) -> str:
+    """``html`` with the first use of each term in each ``<section>`` linked to its entry.
+
+    Text inside links, SVG figures, headings, code, the pairwise matrix
+    (``<table class="matrix...">``) and the glossary section itself
+    (``<section id="glossary">``) is left as is. A link reads
+    ``<a class="gloss" href="#g-...">term</a>``.
+
+    Examples
+    --------
+    >>> from benchverdict.report.document import GlossaryEntry
+    >>> gap = GlossaryEntry("power gap", "A pair one family decides alone.")
+    >>> page = '<section id="s"><p>A power gap and a power gap.</p></section>'
+    >>> print(link_terms(page, (gap,)).replace("</a>", "</a>\\n"))
+    <section id="s"><p>A <a class="gloss" href="#g-power-gap">power gap</a>
+     and a power gap.</p></section>
+    """
+    entries = tuple(entries)
+    if not entries:
+        return html
+    regex, owner = _compile(entries, html=True)
+    out: list[str] = []
+    seen: set[str] = set()
+    skip_tag: str | None = None
+    skip_depth = 0
+    in_glossary = False
+    pos = 0
+
+    def link(text: str) -> str:
+        def one(m: re.Match) -> str:
+            entry = owner[_html.unescape(m.group(0)).lower()]
+            if entry.term in seen:
+                return m.group(0)
+            seen.add(entry.term)
+            return f'<a class="gloss" href="#{entry.anchor}">{m.group(0)}</a>'
+
+        return regex.sub(one, text)
+
+    for m in _TAG.finditer(html):
+        text = html[pos:m.start()]
+        out.append(text if skip_depth or in_glossary or not text.strip() else link(text))
+        closing, name, attrs = m.group(1) == "/", m.group(2).lower(), m.group(3)
+        self_closing = attrs.rstrip().endswith("/")
+        if skip_depth:
+            if name == skip_tag and not self_closing:
+                skip_depth += -1 if closing else 1
+        elif not closing and not self_closing and (
+                name in _SKIP or (name == "table" and re.search(r'class="matrix', attrs))):
+            skip_tag, skip_depth = name, 1
+        if name == "section" and not closing:
+            seen = set()
+            in_glossary = bool(re.search(r'id="glossary"', attrs))
+        elif name == "section" and closing:
+            in_glossary = False
+        out.append(m.group(0))
+        pos = m.end()
+    tail = html[pos:]
+    out.append(tail if skip_depth or in_glossary else link(tail))
+    return "".join(out)
+
+
 __all__ = [
     "DISAGREEMENTS_WHY",
     "NOTHING_LEFT_OUT",
     "NO_CONTRADICTIONS",
     "NO_POWER_GAPS",
     "disagreements",
+    "glossary_for",
+    "link_terms",
     "relations_left_out",
     "rows_left_out",
+    "terms_used",
+    "visible_text",
     "warnings_count",
 ]

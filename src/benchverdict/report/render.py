@@ -52,6 +52,8 @@ from benchverdict.report.document import (
     LegendEntry,
     Matrix,
     MatrixCell,
+    Paper,
+    PaperParagraph,
     Records,
     ReportDocument,
     SanityCheck,
@@ -61,6 +63,7 @@ from benchverdict.report.document import (
     Table,
     ValidationExclusion,
 )
+from benchverdict.report.glossary import GLOSSARY
 from benchverdict.report.json_format import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 from benchverdict.report.relations import STATUSES
 from benchverdict.report.summary import (
@@ -75,7 +78,7 @@ from benchverdict.verdict import metafeature_label, verdict_to_dict
 
 __all__ = ["MAX_DOCUMENT_ROWS", "REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "SCHEMA_PATH",
            "ReportSource", "build_document", "collapse_similar", "full_tables",
-           "grouped_guidance", "load_schema", "table_names", "write_tables"]
+           "grouped_guidance", "load_schema", "paper_text", "table_names", "write_tables"]
 
 #: The committed JSON Schema of the report document.
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
@@ -244,7 +247,44 @@ def build_document(comparison: ReportSource) -> ReportDocument:
         csv_tables=_csv_tables(c),
         drawings=Lazy(lambda: _drawings(c, analyses)),
         records=Lazy(lambda: _json_records(rec)),
+        paper=paper_text(c),
+        glossary=GLOSSARY,
     )
+
+
+def paper_text(comparison: ReportSource) -> Paper:
+    """The methods paragraph, the results paragraphs and the works they cite.
+
+    Examples
+    --------
+    >>> from benchverdict.report.runner import compare
+    >>> from benchverdict.results import _example_small
+    >>> paper = paper_text(compare(_example_small(), analyses=["ranks"], progress=False,
+    ...                            figures=False))
+    >>> [p.scope for p in paper.results], paper.bibtex.count("@")
+    (['all benchmarks'], 3)
+    """
+    from benchverdict.report.citations import (
+        bibtex,
+        cited_keys,
+        reference_list,
+        render_citations,
+    )
+    from benchverdict.report.summary import methods_paragraph, results_paragraphs
+
+    marks = methods_paragraph(comparison, style="marks")
+    keys = cited_keys(marks)
+    pooled = results_paragraphs(comparison)
+    every = results_paragraphs(comparison, per_benchmark=True)
+    return Paper(
+        methods=render_citations(marks, "text"),
+        methods_latex=render_citations(marks, "latex"),
+        methods_pandoc=render_citations(marks, "pandoc"),
+        results=tuple(PaperParagraph(p.scope, p.text) for p in pooled),
+        results_per_benchmark=tuple(PaperParagraph(p.scope, p.text) for p in every
+                                    if p.benchmark is not None),
+        references=tuple(reference_list(keys)),
+        bibtex=bibtex(keys))
 
 
 def _title(c: ReportSource) -> str:

@@ -1,0 +1,385 @@
+"""Sentences a paper can quote (issue 23, item 3): methods and results paragraphs, BibTeX, glossary.
+
+The comparisons are built once per module on small synthetic data (runs and
+random-search trials) and once on the PriorBand study (shared data).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict.report import citations, glossary, markdown, summary
+from benchverdict.report.citations import (
+    REFERENCES,
+    bibtex,
+    cited_keys,
+    parse_bibtex,
+)
+from benchverdict.report.render import load_schema
+from benchverdict.report.runner import compare
+from benchverdict.results import Results
+
+# CJK glyphs and ties in small data warn; neither matters here.
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def runs_data(seed: int = 0) -> Results:
+    """4 algorithms 0.04 apart on 6 benchmarks x 5 seeds (HPO-run incumbents)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for b in range(6):
+        base = rng.normal(0.5, 0.1)
+        for i in range(4):
+            for s in range(5):
+                rows.append({"alg": f"A{i}", "task": f"t{b}", "seed": s,
+                             "acc": base + 0.04 * i + rng.normal(0, 0.02)})
+    return Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", score="acc", objective="maximize", kind="runs")
+
+
+def trials_data(seed: int = 0) -> Results:
+    """Random-search draws of 3 algorithms on 3 benchmarks (tuning curves and DSE apply)."""
+    rng = np.random.default_rng(seed)
+    rows = [{"alg": a, "task": f"t{b}", "seed": s, "trial": t, "acc": m + rng.normal(0, 0.1)}
+            for a, m in (("X", 0.6), ("Y", 0.5), ("Z", 0.5)) for b in range(3)
+            for s in range(4) for t in range(1, 11)]
+    return Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", budget="trial", score="acc", objective="maximize",
+                              kind="trials")
+
+
+@pytest.fixture(scope="module")
+def base():
+    return compare(runs_data(), progress=False, figures=False, sanity_checks=False,
+                   margin=0.01)
+
+
+@pytest.fixture(scope="module")
+def strict():
+    """The same data at alpha 0.01, about exactly these benchmarks, without a margin."""
+    return compare(runs_data(), progress=False, figures=False, sanity_checks=False,
+                   alpha=0.01, estimand="these")
+
+
+@pytest.fixture(scope="module")
+def ranks_only():
+    return compare(runs_data(), analyses=["ranks"], progress=False, figures=False)
+
+
+@pytest.fixture(scope="module")
+def trials():
+    return compare(trials_data(), progress=False, figures=False, sanity_checks=False,
+                   margin=0.01)
+
+
+# ----------------------------------------------------------------------------- methods
+def test_the_methods_paragraph_follows_alpha_estimand_and_margin(base, strict):
+    a, b = summary.methods_paragraph(base), summary.methods_paragraph(strict)
+    assert "alpha = 0.05" in a and "alpha = 0.01" in b and "alpha = 0.05" not in b
+    assert "benchmarks like these" in a and "exactly these benchmarks" in b
+    assert "two one-sided tests (TOST) (Schuirmann 1987)" in a and "|difference| < 0.01 acc" in a
+    assert "No margin of practical equivalence was set" in b and "TOST" not in b
+    assert "schuirmann1987" in cited_keys(summary.methods_paragraph(base, "marks"))
+    assert "schuirmann1987" not in cited_keys(summary.methods_paragraph(strict, "marks"))
+    # The data themselves: 4 algorithms, 6 benchmarks, 5 seeds, incumbents, maximised.
+    assert a.startswith("We compared 4 algorithms on 6 benchmarks with 5 seeds each "
+                        "(HPO-run incumbents; higher scores are better)")
+
+
+def test_the_methods_paragraph_names_only_the_analyses_that_ran(base, ranks_only, trials):
+    full, ranks = summary.methods_paragraph(base), summary.methods_paragraph(ranks_only)
+    assert "mixed-effects model" in full and "mixed-effects model" not in ranks
+    assert "Not run: tuning curves" in full  # incumbents, not draws: said, with the reason
+    keys = set(cited_keys(summary.methods_paragraph(ranks_only, "marks")))
+    assert {"bates2015", "kuznetsova2017", "geburek2024", "lenth_emmeans"}.isdisjoint(keys)
+    assert {"demsar2006", "wilcoxon1945", "holm1979", "friedman1937"} <= keys
+    # The vote of each family is the one the reconciliation used.
+    for family, method in base.votes[["family", "method"]].drop_duplicates().itertuples(
+            index=False):
+        assert f"({method})" in full, (family, method)
+    draws = summary.methods_paragraph(trials)
+    assert "Tuning curves (Dodge et al. 2019; Tang et al. 2020)" in draws
+    assert "0.8 simultaneous confidence bands (Lourie et al. 2024)" in draws
+    assert "Score distributions (Jordan et al. 2018)" in draws
+    assert "CVaR at levels 0.5, 0.95" in draws
+    # Clustered draws: the tuning family does not vote, and the paragraph says why.
+    assert "tuning" not in set(trials.votes["family"])
+    assert "They did not vote: runs hold 10 draws each" in draws
+
+
+def test_iid_draws_let_tuning_curves_vote_and_the_paragraph_says_how():
+    comparison = compare(trials_data(), progress=False, figures=False, sanity_checks=False,
+                         draws="iid", estimand="these", analyses=["tuning", "ranks"])
+    text = summary.methods_paragraph(comparison)
+    assert "tuning" in set(comparison.votes["family"])
+    assert "The family voted through exact order-statistic test" in text
+    assert "an intersection-union test of the per-benchmark tests" in text
+    assert "with only the seeds' noise" in text and "exactly these benchmarks" in text
+    assert re.search(r"\(across benchmarks: \d+ tests, per benchmark: \d+ tests\)", text)
+    assert "mixed-effects" not in text and "Score distributions (" not in text  # not asked
+
+
+def test_the_holm_families_are_counted_from_the_votes(base):
+    text = summary.methods_paragraph(base)
+    m = re.search(r"across benchmarks: (\d+) tests, per benchmark: (\d+) tests", text)
+    assert m is not None, text
+    rel = base.relations
+    for scope_type, shown in (("all benchmarks", m.group(1)), ("per benchmark", m.group(2))):
+        n_votes = int((base.votes["scope_type"] == scope_type).sum())
+        n_tost = int(((rel["scope_type"] == scope_type) & rel["p_equivalence"].notna()).sum())
+        assert int(shown) == n_votes + n_tost > 0
+
+
+# ----------------------------------------------------------------------------- results
+_BETTER = re.compile(r"(\w+) is better than (\w+) by ([+-]?[\d.]+) \[([+-]?[\d.]+), "
+                     r"([+-]?[\d.]+)\]")
+
+
+def _advantage(row: pd.Series, winner: str, objective: str) -> tuple[float, float, float]:
+    """The winner's advantage (positive = better) and its interval, from a relations row."""
+    s = (1.0 if objective == "maximize" else -1.0) * (1.0 if winner == row["a"] else -1.0)
+    lo, hi = sorted((s * row["difference_lower"], s * row["difference_upper"]))
+    return s * row["difference"], lo, hi
+
+
+def _check_numbers(comparison, paragraphs) -> int:
+    """Every "x is better than y by d [lo, hi]" equals the relations record, to its digits."""
+    rel = comparison.relations
+    checked = 0
+    for p in paragraphs:
+        scope = rel[rel["scope"] == p.scope]
+        for winner, loser, *numbers in _BETTER.findall(p.text):
+            row = scope[((scope["a"] == winner) & (scope["b"] == loser))
+                        | ((scope["a"] == loser) & (scope["b"] == winner))]
+            assert len(row) == 1, (p.scope, winner, loser)
+            row = row.iloc[0]
+            assert row["winner"] == winner and row["status"] in ("settled", "implied")
+            for shown, value in zip(numbers, _advantage(row, winner, comparison.objective)):
+                decimals = len(shown.split(".")[1]) if "." in shown else 0
+                assert abs(float(shown) - value) <= 0.5 * 10 ** -decimals + 1e-12, (
+                    p.scope, winner, loser, shown, value)
+            checked += 1
+    return checked
+
+
+def test_every_number_in_the_results_paragraphs_is_the_relations_record(base, trials):
+    for comparison in (base, trials):
+        paragraphs = summary.results_paragraphs(comparison, per_benchmark=True)
+        settled = comparison.relations["status"].isin(["settled", "implied"]).sum()
+        assert _check_numbers(comparison, paragraphs) == settled > 0
+
+
+def test_the_results_paragraph_counts_and_names_every_status(base, trials):
+    (pooled,) = summary.results_paragraphs(base)
+    rel = base.relations[base.relations["scope"] == "all benchmarks"]
+    n = int((rel["status"] == "settled").sum())
+    assert pooled.scope == "all benchmarks"
+    assert pooled.text.startswith(f"Across benchmarks like these 6, {n} of {len(rel)} pairs "
+                                  f"are settled with a family-wise error of at most 0.05")
+    assert "No pair is shown to be practically equivalent." in pooled.text  # margin 0.01
+    (draws,) = summary.results_paragraphs(trials)
+    rel = trials.relations[trials.relations["scope"] == "all benchmarks"]
+    for row in rel.itertuples():
+        if row.status in ("power gap", "unsettled", "contradicted"):
+            assert f"{row.a} vs {row.b}" in draws.text, (row.status, draws.text)
+    n_open = int((rel["status"] == "unsettled").sum())
+    if n_open:
+        assert f"The data do not separate {n_open} pair(s): " in draws.text
+    per = summary.results_paragraphs(trials, per_benchmark=True)
+    assert [p.scope for p in per] == ["all benchmarks", "benchmark t0", "benchmark t1",
+                                      "benchmark t2"]
+
+
+def test_equivalent_pairs_are_named_with_their_difference():
+    # Two identical algorithms and a wide margin: the TOST shows them equivalent.
+    rng = np.random.default_rng(3)
+    rows = [{"alg": a, "task": f"t{b}", "seed": s, "acc": 0.5 + 0.02 * b + rng.normal(0, 0.01)}
+            for a in ("P", "Q") for b in range(8) for s in range(4)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", score="acc", objective="maximize", kind="runs")
+    comparison = compare(data, analyses=["ranks"], progress=False, figures=False, margin=0.05)
+    (pooled,) = summary.results_paragraphs(comparison)
+    row = comparison.relations[comparison.relations["scope"] == "all benchmarks"].iloc[0]
+    assert row["status"] == "equivalent"
+    m = re.search(r"Practically equivalent \(\|difference\| < 0\.05 acc, two one-sided tests\): "
+                  r"P and Q \(difference ([+-]?[\d.]+|0) \[([+-]?[\d.]+), ([+-]?[\d.]+)\]\)",
+                  pooled.text)
+    assert m is not None, pooled.text
+    for shown, value in zip(m.groups(), (row["difference"], row["difference_lower"],
+                                         row["difference_upper"])):
+        decimals = len(shown.split(".")[1]) if "." in shown else 0
+        assert abs(float(shown) - value) <= 0.5 * 10 ** -decimals + 1e-12
+
+
+# ----------------------------------------------------------------------------- BibTeX
+def test_every_reference_is_valid_bibtex_with_its_required_fields():
+    entries = parse_bibtex(bibtex(REFERENCES))
+    assert [e.key for e in entries] == list(REFERENCES)
+    for e in entries:
+        assert e.entry_type == "manual" or re.fullmatch(r"1[89]\d\d|20[0-2]\d",
+                                                         e.fields["year"]), e.key
+        if "doi" in e.fields:
+            assert re.fullmatch(r"10\.\d{4,5}/\S+", e.fields["doi"]), e.key
+
+
+@pytest.mark.parametrize("text, message", [
+    ("@article{k, author = {A}, title = {T, journal = {J}, year = {2000}}", "never closed"),
+    ("@article{k, author = {A}, title = {T}, year = {2000}}", "lacks the required field"),
+    ("@misc{k, title = {T}}\n@misc{k, title = {U}}", "used by two entries"),
+    ("@misc{k, title = {T}, title = {U}}", "appears twice"),
+    ("@online{k, title = {T}}", "is not one of"),
+])
+def test_the_bibtex_checker_rejects_broken_entries(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_bibtex(text)
+
+
+def test_the_keys_cited_are_the_keys_listed(base, trials):
+    for comparison in (base, trials):
+        paper = comparison.document().paper
+        listed = [e.key for e in parse_bibtex(paper.bibtex)]
+        assert listed == cited_keys(summary.methods_paragraph(comparison, "marks"))
+        assert [e.key for e in parse_bibtex(summary.comparison_bibtex(comparison))] == listed
+        latex = [k for m in re.findall(r"\\citep\{([^}]*)\}", paper.methods_latex)
+                 for k in m.split(",")]
+        pandoc = re.findall(r"@([A-Za-z0-9_]+)", paper.methods_pandoc)
+        assert set(latex) == set(pandoc) == set(listed)
+        assert len(paper.references) == len(listed)
+        assert "{cite:" not in paper.methods + paper.methods_latex + paper.methods_pandoc
+
+
+def test_an_unknown_citation_key_is_an_error():
+    with pytest.raises(KeyError, match="nosuchkey"):
+        citations.render_citations("x {cite:nosuchkey}")
+
+
+# ----------------------------------------------------------------------------- glossary
+def _jargon_in(text: str) -> set[str]:
+    found = set()
+    for word in glossary.JARGON:
+        flags = 0 if word.isupper() else re.IGNORECASE
+        if re.search(rf"(?<![\w-]){re.escape(word)}", text, flags):
+            found.add(word)
+    return found
+
+
+def _strip(html: str, *elements: str) -> str:
+    for name in elements:
+        html = re.sub(rf"(?is)<{name}\b.*?</{name}>", " ", html)
+    return html
+
+
+@pytest.fixture(scope="module")
+def pages(base, trials):
+    return [c.to_html() for c in (base, trials)], [c.to_markdown() for c in (base, trials)]
+
+
+def test_every_technical_word_the_html_prints_is_in_its_glossary(pages):
+    for page in pages[0]:
+        defined = set(re.findall(r'<dt id="([^"]+)"', page))
+        text = glossary.visible_text(page)
+        words = _jargon_in(text)
+        assert {"family-wise", "Holm", "LMEM", "settled"} <= words
+        for word in words:
+            entry = glossary.lookup(word)
+            assert entry is not None, f"{word!r} is printed but has no glossary entry"
+            assert entry.anchor in defined, f"{word!r} is printed but not in the page's glossary"
+        # Every term the glossary defines and the page uses outside it is linked to its entry.
+        body = _strip(page.split('<section id="glossary">')[0], "h1", "h2", "h3", "nav",
+                      "table", "svg", "summary", "caption")
+        linked = set(re.findall(r'class="gloss" href="#([^"]+)"', page))
+        for entry in glossary.terms_in([glossary.visible_text(body)]):
+            assert entry.anchor in linked, entry.term
+        assert all(f'href="#{a}"' in page for a in linked)
+
+
+def test_the_markdown_report_has_the_glossary_and_the_paper_section(pages, base):
+    for md in pages[1]:
+        head, _, tail = md.partition("## Glossary")
+        assert tail, "no Glossary section"
+        listed = {m.lower() for m in re.findall(r"^- \*\*(.+?)\*\*:", tail, re.M)}
+        plain = re.sub(r"\\(.)", r"\1", head)
+        for word in _jargon_in(plain):
+            assert glossary.lookup(word).term.lower() in listed, word
+        assert "## For a paper: methods and results" in head
+    assert md_paragraph(pages[1][0]) == markdown.md_escape(base.document().paper.methods)
+
+
+def md_paragraph(md: str) -> str:
+    return re.search(r"^\*Methods\.\* (.+)$", md, re.M).group(1)
+
+
+def test_links_are_not_put_in_headings_figures_links_or_the_glossary():
+    page = ('<section id="a"><h2>power gap</h2><svg><text>power gap</text></svg>'
+            '<a href="x">power gap</a><p>a power gap, CVaR_0.95</p></section>'
+            '<section id="glossary"><dd>power gap</dd></section>')
+    out = glossary.link_terms(page, glossary.GLOSSARY)
+    assert out.count('class="gloss"') == 2
+    assert '<p>a <a class="gloss" href="#g-power-gap">power gap</a>, ' in out
+    assert '<a class="gloss" href="#g-cvar">CVaR_0.95</a>' in out
+
+
+def test_every_glossary_entry_has_a_short_definition_and_a_unique_anchor():
+    anchors = [t.anchor for t in glossary.GLOSSARY]
+    assert len(anchors) == len(set(anchors))
+    spellings = [s.lower() for t in glossary.GLOSSARY for s in t.spellings]
+    assert len(spellings) == len(set(spellings)), "a spelling belongs to two entries"
+    for t in glossary.GLOSSARY:
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", t.definition) if s]
+        assert 1 <= len(sentences) <= 2 and len(t.definition) < 330, t.term
+    for word in glossary.JARGON:
+        assert glossary.lookup(word) is not None, word
+
+
+# ----------------------------------------------------------------------------- outputs
+def test_methods_md_and_references_bib_are_written_and_agree(base, tmp_path):
+    written = markdown.write_paper_files(base.document(), tmp_path)
+    assert [p.name for p in written] == ["methods.md", "references.bib"]
+    methods = (tmp_path / "methods.md").read_text(encoding="utf-8")
+    keys = {e.key for e in parse_bibtex((tmp_path / "references.bib").read_text("utf-8"))}
+    assert set(re.findall(r"\[@([^\];]+)", methods)) <= keys
+    assert set(re.findall(r"@([A-Za-z0-9_]+)", methods.split("```latex")[0])) == keys
+    assert "# Results" in methods and "## Per benchmark" in methods
+    md = markdown.render_markdown(base.document(), paper_dir=tmp_path, paper_link=".")
+    assert "[methods.md](./methods.md)" in md
+
+
+def test_the_json_document_carries_the_paper_and_validates(base):
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = base.to_dict()
+    jsonschema.validate(doc, load_schema())
+    paper = base.document().paper
+    assert doc["paper"]["methods"] == paper.methods
+    assert [p["scope"] for p in doc["paper"]["results"]] == ["all benchmarks"]
+    assert len(doc["paper"]["results_per_benchmark"]) == 6
+
+
+# ----------------------------------------------------------------------------- real data
+def test_priorband_paragraphs_read_right(shared_data):
+    from benchverdict.io import adapters
+
+    data = adapters.read_priorband(shared_data / "priorband" / "priorband_data.parquet",
+                                   benchmark="benchmark", priors=["at25"])
+    comparison = compare(data, progress=False, figures=False, sanity_checks=False)
+    methods = summary.methods_paragraph(comparison)
+    assert methods.startswith("We compared 3 algorithms on 12 benchmarks with 50 seeds each "
+                              "(HPO-run incumbents; lower scores are better), at the final "
+                              "budget (24).")
+    assert "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm), was fitted by REML" \
+        in methods
+    assert "Not run: tuning curves" in methods
+    (pooled,) = summary.results_paragraphs(comparison)
+    rel = comparison.relations[comparison.relations["scope"] == "all benchmarks"]
+    settled = rel[rel["status"] == "settled"]
+    # With a good prior PriorBand beats random search (Geburek et al. 2024, Fig. 4).
+    assert ((settled["winner"] == "PB") & (settled["loser"] == "RS")).any()
+    for row in settled.itertuples():
+        assert f"{row.winner} is better than {row.loser} by +" in pooled.text
+    assert "SD of a benchmark's value" in pooled.text  # scales differ: standardised
+    assert _check_numbers(comparison, [pooled]) == len(settled)
+    assert not math.isnan(float(settled["difference"].iloc[0]))
