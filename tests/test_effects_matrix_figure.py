@@ -10,10 +10,10 @@ import pytest
 
 from benchverdict.effects.matrix_figure import (
     MATRIX_COLOURS,
-    comparison_matrix,
     pairwise_matrix,
 )
 from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
+from benchverdict.report.figures import comparison_matrix
 from benchverdict.results import _example_small
 
 

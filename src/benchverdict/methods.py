@@ -211,13 +211,21 @@ def method_info(method: str) -> MethodInfo:
     if info is None:
         module = method.split(".", 1)[0]
         try:  # the module registers its methods when it is imported
-            importlib.import_module(f"benchverdict.{module}")
+            package = importlib.import_module(f"benchverdict.{module}")
         except ModuleNotFoundError as err:
             # No such module: the KeyError below names the method. A failure inside an
             # existing module is a bug and must not pass as "unregistered".
             if err.name != f"benchverdict.{module}":
                 raise
+            package = None
         info = _lookup(method)
+        # The analysis packages load their modules on first use (benchverdict._lazy), so
+        # importing the package need not run the module that registers the method.
+        for home in sorted(set(getattr(package, "_HOMES", {}).values())):
+            if info is not None:
+                break
+            importlib.import_module(home)
+            info = _lookup(method)
     if info is None:
         known = ", ".join(sorted(METHODS)) or "none"
         raise KeyError(

@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
     from benchverdict.effects.equivalence import Margin, tost_p_value
     from benchverdict.effects.matrix_figure import (
         PairwiseMatrix,
-        comparison_matrix,
         pairwise_matrix,
     )
     from benchverdict.effects.pairwise import PairEffect, PairwiseEffects, pairwise_effects
@@ -51,7 +50,6 @@ _HOMES = {
     'Margin': 'benchverdict.effects.equivalence',
     'PairEffect': 'benchverdict.effects.pairwise',
     'PairwiseMatrix': 'benchverdict.effects.matrix_figure',
-    'comparison_matrix': 'benchverdict.effects.matrix_figure',
     'pairwise_matrix': 'benchverdict.effects.matrix_figure',
     'PairwiseEffects': 'benchverdict.effects.pairwise',
     'Plan': 'benchverdict.effects.planning',
@@ -75,7 +73,6 @@ __all__ = [
     "PairwiseMatrix",
     "Plan",
     "benchmarks_needed",
-    "comparison_matrix",
     "estimate_components",
     "pair_power",
     "pairwise_effects",

@@ -11,8 +11,9 @@ its colour is the relation the report settled for the pair (``better``,
 
 :func:`pairwise_matrix` builds it from a :class:`~benchverdict.effects.PairwiseEffects`
 (relations given, or read off the simultaneous intervals alone);
-:func:`comparison_matrix` from a report's :class:`~benchverdict.report.Comparison`,
-with the relations it settled under its error control.
+:func:`benchverdict.report.figures.comparison_matrix` from a report's
+:class:`~benchverdict.report.Comparison`, with the relations it settled under its error
+control (it lives in the report, which reads the effects, not the other way round).
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ from benchverdict.effects.pairwise import PairwiseEffects
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
 
-__all__ = ["CELL_CONTENTS", "MATRIX_COLOURS", "PairwiseMatrix", "comparison_matrix",
-           "pairwise_matrix"]
+__all__ = ["CELL_CONTENTS", "MATRIX_COLOURS", "PairwiseMatrix", "pairwise_matrix"]
 
 #: Relation kinds and their (background, text) colours: the report's matrix colours
 #: (Okabe-Ito), so the figure and the report's table read alike.
@@ -288,53 +288,3 @@ def _mirror(relations: Mapping[tuple[str, str], str], names: list[str]
         out[(x, y)] = kind
         out.setdefault((y, x), _MIRROR.get(kind, kind))
     return out
-
-
-def comparison_matrix(comparison: Any, scope: str | None = None) -> PairwiseMatrix:
-    """The matrix of one scope of a report: its effects and the relations it settled.
-
-    Parameters
-    ----------
-    comparison : benchverdict.report.Comparison
-    scope : str, optional
-        The scope's label (e.g. ``"all benchmarks"``, ``"benchmark moons"``);
-        default the report's headline scope.
-
-    Returns
-    -------
-    PairwiseMatrix
-        Ordered as the report orders the scope.
-
-    Examples
-    --------
-    >>> from benchverdict.report import compare
-    >>> from benchverdict.results import _example_small
-    >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
-    >>> comparison_matrix(comp).order
-    ['a', 'b']
-    """
-    from benchverdict.report.summary import headline_summary, scope_summaries
-
-    rec = comparison.reconciliation
-    summaries = scope_summaries(rec, comparison.algorithms)
-    if scope is None:
-        chosen = headline_summary(summaries)
-        if chosen is None:
-            raise ValueError(f"the report has no headline scope; name one of "
-                             f"{[s.scope for s in summaries]}.")
-    else:
-        found = [s for s in summaries if s.scope == scope]
-        if not found:
-            raise ValueError(f"no scope {scope!r}; the report's scopes are "
-                             f"{[s.scope for s in summaries]}.")
-        chosen = found[0]
-    effects = rec.scopes[chosen.scope].effects
-    if effects is None:
-        raise ValueError(f"the report computed no effect sizes for {chosen.scope!r} (no "
-                         f"incumbents at the budget compared).")
-    relations = {pair: cell.kind for pair, cell in chosen.cells.items()}
-    out = pairwise_matrix(effects, relations, order=[a for a in chosen.order
-                                                     if a in {e.a for e in effects.effects}
-                                                     | {e.b for e in effects.effects}])
-    return PairwiseMatrix(out.table, out.order, out.unit, out.confidence,
-                          f"settled by the report ({chosen.scope})")

@@ -198,6 +198,9 @@ REPORT_FILES = {
                       "status, winner, families, adjusted p, reason), power_gaps.csv, "
                       "contradictions.csv, method_disagreements.csv and each analysis's tables "
                       "(<analysis>-<table>.csv)",
+    "methods.md": "the methods and results paragraphs a paper quotes (Pandoc citations, "
+                  "and the same text with \\citep keys for LaTeX)",
+    "references.bib": "the BibTeX of exactly the works the methods paragraph cites",
     "report.json": "the whole report as versioned JSON (schema benchverdict.report) for "
                    "leaderboards and scripts",
     "latex/": "report.tex (standalone: summary, matrix, diagrams, contradictions, power gaps, "

@@ -7,6 +7,7 @@ characters made visible by :func:`benchverdict._plain_text.printable`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,8 +15,10 @@ from matplotlib.colors import ListedColormap
 
 from benchverdict._plain_text import printable
 from benchverdict.analysis import ReportFigure
+from benchverdict.effects.matrix_figure import PairwiseMatrix, pairwise_matrix
 from benchverdict.plotting import REPORT_MAX_WIDTH, new_axes, shorten, theme
 from benchverdict.report.reconcile import Reconciliation, group_label
+from benchverdict.report.summary import headline_summary, scope_summaries
 
 #: Grid colours (Okabe-Ito): first algorithm better, second better, tie, no decision.
 OUTCOME_COLOURS = {"a": "#0072B2", "b": "#E69F00", "tie": "#009E73", "inconclusive": "#D9D9D9"}
@@ -338,3 +341,51 @@ def report_figures(comparison) -> list:
     for f in out:
         plt.close(f.figure)  # kept for rendering, released from pyplot's registry
     return out
+
+
+def comparison_matrix(comparison: Any, scope: str | None = None) -> PairwiseMatrix:
+    """The matrix of one scope of a report: its effects and the relations it settled.
+
+    Parameters
+    ----------
+    comparison : benchverdict.report.Comparison
+    scope : str, optional
+        The scope's label (e.g. ``"all benchmarks"``, ``"benchmark moons"``);
+        default the report's headline scope.
+
+    Returns
+    -------
+    PairwiseMatrix
+        Ordered as the report orders the scope.
+
+    Examples
+    --------
+    >>> from benchverdict.report import compare
+    >>> from benchverdict.results import _example_small
+    >>> comp = compare(_example_small(), analyses=["ranks"], progress=False, figures=False)
+    >>> comparison_matrix(comp).order
+    ['a', 'b']
+    """
+    rec = comparison.reconciliation
+    summaries = scope_summaries(rec, comparison.algorithms)
+    if scope is None:
+        chosen = headline_summary(summaries)
+        if chosen is None:
+            raise ValueError(f"the report has no headline scope; name one of "
+                             f"{[s.scope for s in summaries]}.")
+    else:
+        found = [s for s in summaries if s.scope == scope]
+        if not found:
+            raise ValueError(f"no scope {scope!r}; the report's scopes are "
+                             f"{[s.scope for s in summaries]}.")
+        chosen = found[0]
+    effects = rec.scopes[chosen.scope].effects
+    if effects is None:
+        raise ValueError(f"the report computed no effect sizes for {chosen.scope!r} (no "
+                         f"incumbents at the budget compared).")
+    relations = {pair: cell.kind for pair, cell in chosen.cells.items()}
+    out = pairwise_matrix(effects, relations, order=[a for a in chosen.order
+                                                     if a in {e.a for e in effects.effects}
+                                                     | {e.b for e in effects.effects}])
+    return PairwiseMatrix(out.table, out.order, out.unit, out.confidence,
+                          f"settled by the report ({chosen.scope})")

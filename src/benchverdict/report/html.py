@@ -76,8 +76,10 @@ def html_environment():
         trim_blocks=True,
         lstrip_blocks=True,
         # Markup (the inline SVG figures, escaped by matplotlib) is passed through as is.
-        finalize=lambda value: printable(value) if isinstance(value, str) and not isinstance(
-            value, Markup) else value,
+        # Line feeds are kept (a <pre> block or a multi-line note shows them as lines);
+        # every other control character is made visible by printable().
+        finalize=lambda value: "\n".join(printable(line) for line in value.split("\n"))
+        if isinstance(value, str) and not isinstance(value, Markup) else value,
     )
 
 

@@ -54,7 +54,7 @@ from benchverdict.exclusions import (
 )
 from benchverdict.families import families, family_names, get_family
 from benchverdict.report import figures as report_figures
-from benchverdict.report import html, json_format, latex, markdown, render, terminal
+from benchverdict.report import html, json_format, latex, markdown, render, summary, terminal
 from benchverdict.report.effect_sizes import compared_scores, scope_effects
 from benchverdict.report.guidance import plan_guide, sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
@@ -369,6 +369,52 @@ class Comparison:
         return report_figures.report_figures(self)
 
     # ----------------------------------------------------------------- plots
+    def methods_paragraph(self, style: str = "text") -> str:
+        """The methods paragraph a paper quotes, written from this comparison's settings.
+
+        ``style``: ``"text"``, ``"latex"`` (``\\citep`` keys of :meth:`bibtex`) or
+        ``"pandoc"`` (``[@key]`` citations); see
+        :func:`benchverdict.report.summary.methods_paragraph`.
+
+        Examples
+        --------
+        >>> from benchverdict.report import compare
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False,
+        ...                figures=False)
+        >>> "Wilcoxon signed-rank tests" in comp.methods_paragraph()
+        True
+        """
+        return summary.methods_paragraph(self, style)
+
+    def results_paragraphs(self, per_benchmark: bool = False) -> list:
+        """One plain-words results paragraph per scope (per benchmark too, if asked).
+
+        Examples
+        --------
+        >>> from benchverdict.report import compare
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False,
+        ...                figures=False)
+        >>> comp.results_paragraphs()[0].text.startswith("Across benchmarks like these 2")
+        True
+        """
+        return summary.results_paragraphs(self, per_benchmark)
+
+    def bibtex(self) -> str:
+        """The BibTeX entries of exactly the works :meth:`methods_paragraph` cites.
+
+        Examples
+        --------
+        >>> from benchverdict.report import compare
+        >>> from benchverdict.results import _example_small
+        >>> comp = compare(_example_small(), analyses=["ranks"], progress=False,
+        ...                figures=False)
+        >>> comp.bibtex().lstrip().startswith("@")
+        True
+        """
+        return summary.comparison_bibtex(self)
+
     def plot(self, kind: str = "relations", ax=None, *, scope: str | None = None):
         """Plot the answer: who beats whom, with the signed effect in each cell.
 
@@ -467,9 +513,10 @@ class Comparison:
             return markdown.render_markdown(self.document())
         path = Path(path)
         folder, tables = f"{path.stem}_figures", f"{path.stem}_tables"
+        # methods.md and references.bib beside it (the paragraphs a paper quotes).
         text = markdown.render_markdown(self.document(), figure_dir=path.parent / folder,
                                         figure_link=folder, table_dir=path.parent / tables,
-                                        table_link=tables)
+                                        table_link=tables, paper_dir=path.parent)
         path.write_text(text, encoding="utf-8")
         return text
 

@@ -455,6 +455,10 @@ def _dse_sentence(run: Any, cvar_levels: Sequence[float]) -> str:
                    "ranking.")
 
 
+def _count_tests(n: int) -> str:
+    return f"{n:,} test" + ("" if n == 1 else "s")
+
+
 def methods_paragraph(comparison: Any, style: str = "text") -> str:
     """The methods paragraph of ``comparison``: what was run, how it was decided, and on what.
 
@@ -530,7 +534,7 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         eq = (rel[rel["p_equivalence"].notna()]["scope_type"].value_counts()
               if len(rel) and "p_equivalence" in rel else {})
         families = ", ".join(
-            f"{_SCOPE_TYPE_WORDS.get(str(t), str(t))}: {int(n) + int(eq.get(t, 0)):,} tests"
+            f"{_SCOPE_TYPE_WORDS.get(str(t), str(t))}: {_count_tests(int(n) + int(eq.get(t, 0)))}"
             for t, n in types.items())
         out.append(
             "Each family of evidence cast one vote per pair and scope, its method's unadjusted "
