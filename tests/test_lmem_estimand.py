@@ -27,6 +27,7 @@ from benchverdict.lmem.estimand import (
     formula_for,
 )
 from benchverdict.lmem.model import ASYMPTOTIC_ROWS, wald_f_test
+from benchverdict.lmem.paired import paired_contrasts
 from benchverdict.lmem.rbackend import available
 from benchverdict.lmem.sanity import budget_relevance, run_slopes
 from benchverdict.lmem.simulate import simulate_results
@@ -293,13 +294,23 @@ def test_tukey_decisions_agree_with_the_verdicts():
     frame = _interaction_data(np.random.default_rng(3), effect=(0.0, 0.0, 1.5, 0.0))
     res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
                              score="score", objective="maximize", kind="runs")
+    # Across benchmarks the verdict also needs the pair's own paired test (lmem.paired):
+    # decided iff both reject, the interval the union of the two.
     verdicts = lmem_verdicts(res, per_benchmark=False)
     p = _contrasts(frame, GENERALISING_FORMULA, True)
     crit = _tukey_crit(p["df"].to_numpy(), 4)
+    paired = paired_contrasts(res).set_index(["a", "b"])
+    decided = 0
     for v, row, c in zip(verdicts, p.itertuples(), crit):
-        assert (v.outcome != "inconclusive") == (abs(row.statistic) > c)
-        assert v.effect.lower == pytest.approx(row.estimate - c * row.se, rel=1e-6)
-        assert v.effect.upper == pytest.approx(row.estimate + c * row.se, rel=1e-6)
+        pair = paired.loc[(v.a, v.b)]
+        both = abs(row.statistic) > c and pair["p_value_adjusted"] < ALPHA
+        assert (v.outcome != "inconclusive") == both
+        decided += both
+        assert v.effect.lower == pytest.approx(
+            min(row.estimate - c * row.se, pair["lower"]), rel=1e-6)
+        assert v.effect.upper == pytest.approx(
+            max(row.estimate + c * row.se, pair["upper"]), rel=1e-6)
+    assert decided  # the planted effect is found, so both branches are exercised
 
 
 @pytest.mark.slow

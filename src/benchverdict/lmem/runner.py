@@ -36,6 +36,7 @@ from benchverdict.lmem.exclusions import counts, exclusions_of
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.formula import parse_formula
 from benchverdict.lmem.model import DegenerateFitError
+from benchverdict.lmem.paired import paired_contrasts, with_paired_test
 from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
@@ -237,7 +238,21 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     else:
         claim, unit = (f"on these {n_benchmarks} benchmarks only (the run is the unit of "
                        "replication)"), "run"
-    for v in model.verdicts(alpha=options.alpha, scope=scope, df=df):
+    model_verdicts = model.verdicts(alpha=options.alpha, scope=scope, df=df)
+    if estimand == "benchmarks" and n_benchmarks >= 2:
+        # The model gives every algorithm one interaction variance; a pair is settled
+        # across benchmarks only if its own paired test agrees (lmem.paired explains).
+        paired = paired_contrasts(modelled, alpha=options.alpha,
+                                  pairs=[(v.a, v.b) for v in model_verdicts])
+        model_verdicts = [with_paired_test(v, row, alpha=options.alpha)
+                          for v, row in zip(model_verdicts, paired.itertuples(index=False))]
+        run.tables["pairwise contrasts (paired across benchmarks)"] = paired
+        run.notes.append(
+            "Across benchmarks, a pair is settled only when the model's Tukey test and the "
+            "pair's own paired t test on its per-benchmark differences (Bonferroni over the "
+            "pairs) both reject: the model assumes every algorithm varies equally across "
+            "benchmarks, the paired test does not.")
+    for v in model_verdicts:
         v = _with_claim(v, claim)
         details = {**v.details, "unit_of_replication": unit, "n_benchmarks": n_benchmarks,
                    "standardised": standardised}

@@ -975,8 +975,10 @@ def effects_clause(rel: ScopeRelations) -> str:
     """
     eff = rel.effects
     settled = rel.with_status(Status.SETTLED)
-    if eff is None or not settled or not eff.effects:
+    if eff is None or not eff.effects:
         return ""
+    if not settled:
+        return _largest_differences(rel) if rel.key[0] is None else ""
     shown_rel = settled[:MAX_NAMED]
     decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
                            if r.effect is not None))
@@ -1007,6 +1009,32 @@ def effects_clause(rel: ScopeRelations) -> str:
             out += (" [where an interval includes 0, the mean difference alone does not "
                     "separate the pair; the settling family's test does]")
     return out
+
+
+#: How many of the largest differences a scope with nothing settled names.
+N_LARGEST = 3
+
+
+def _largest_differences(rel: ScopeRelations) -> str:
+    """By how much the pairs differ most when nothing is settled across benchmarks.
+
+    "Cannot be separated" alone does not say whether the differences are small
+    or merely uncertain; the largest ones with their simultaneous intervals
+    say which.
+    """
+    eff = rel.effects
+    found = [e for e in eff.effects if math.isfinite(e.difference)]
+    if not found:
+        return ""
+    top = sorted(found, key=lambda e: (-abs(e.difference), e.a, e.b))[:N_LARGEST]
+    leaders = [e.a if e.advantage(e.a)[0] >= 0 else e.b for e in top]
+    widths = [(e.upper - e.lower) / 2.0 for e in top if math.isfinite(e.upper - e.lower)]
+    decimals = effect_decimals(*widths) if widths else None
+    named = [f"{w} over {e.b if w == e.a else e.a} {effect_text(e, w, decimals)}"
+             for e, w in zip(top, leaders)]
+    return (f"; the largest differences, none settled (mean difference in {eff.unit}, "
+            f"positive = better; {eff.confidence:.0%} intervals simultaneous over "
+            f"{len(eff.effects)} pair(s)): " + "; ".join(named))
 
 
 def equivalence_clause(rel: ScopeRelations) -> str:
