@@ -290,7 +290,8 @@ def test_board_shows_ratings_beside_positions_and_says_what_each_means():
     board = build_leaderboard(as_results(frame), analyses=["ranks"], arena_resamples=100)
     assert board.arena is not None
     md, page, text = board.to_markdown(), board.to_html(), board.summary()
-    assert "BT rating [interval]" in md and "## Arena ratings" in md
+    assert "| position | algorithm | Bradley-Terry [interval]" in md and "## Arena ratings" in md
+    assert "BT rating" in page  # the HTML table has the rating column beside the positions
     assert "simultaneous confidence set for the ranks" in md
     assert "simultaneous confidence set for the ranks" in page and "bv-arena" in page
     assert "counts wins, not margins" in md and "transitive" in md

@@ -412,6 +412,20 @@ class Arena:
         """The ratings (a copy of :attr:`ratings`, one row per entry)."""
         return self.ratings.copy()
 
+    def verdicts(self) -> list:
+        """Empty: ratings rank entries by a fitted strength and decide no pair (no verdicts).
+
+        Settled relations between entries come from the board's positions
+        (:func:`benchverdict.leaderboard.build_leaderboard`).
+        """
+        return []
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return (f"<p>{html.escape(self.describe())}</p>"
+                + self.ratings.to_html(index=False, float_format=lambda v: f"{v:.1f}"))
+
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per (entry, rating) with ``estimate``, ``lower``, ``upper``.
 
@@ -602,7 +616,7 @@ def arena_from_results(
         bench = runs["benchmark"].astype(str)
     else:
         bench = pd.Series("all", index=runs.index)
-    cells = (runs.assign(benchmark=bench, seed=runs["seed"].astype(str))
+    cells = (runs.assign(benchmark=bench)
              .groupby(["benchmark", "seed", "algorithm"], observed=True)["score"].mean()
              .unstack("algorithm"))
     names = sorted(map(str, cells.columns))
