@@ -321,6 +321,14 @@ def test_cli_rates_a_pairwise_outcome_file(tmp_path: Path, capsys):
     table = pd.read_csv(out / "arena.csv")
     assert list(table.columns) == ARENA_FRAME_COLUMNS
     assert (out / "arena.svg").read_text().lstrip().startswith("<?xml")
+    hostile = tmp_path / "hostile.csv"
+    pd.DataFrame({"x": ["=SUM(A1)", "b"], "y": ["b", "=SUM(A1)"],
+                  "winner": ["x", "x"]}).to_csv(hostile, index=False)
+    assert main(["leaderboard", "--outcomes", str(hostile), "--arena-out",
+                 str(tmp_path / "h")]) == 0
+    assert "'=SUM(A1)" in (tmp_path / "h" / "arena.csv").read_text()  # not a formula
+    assert main(["leaderboard", "--outcomes", str(hostile), "--arena-out", str(out)]) == 2
+    capsys.readouterr()
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"x": ["a"], "y": ["a"], "winner": ["x"]}).to_csv(bad, index=False)
     assert main(["leaderboard", "--outcomes", str(bad)]) != 0

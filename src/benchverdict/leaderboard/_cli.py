@@ -150,7 +150,9 @@ def _cmd_outcomes(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         out.mkdir(parents=True, exist_ok=True)
-        arena.to_frame().to_csv(out / "arena.csv", index=False)
+        from benchverdict._safe_output import write_csv
+
+        write_csv(arena.to_frame(), out / "arena.csv")  # no cell can run as a formula
         (out / "arena.json").write_text(json.dumps(arena.to_dict(), indent=2,
                                                    ensure_ascii=False) + "\n")
         ax = arena.plot()
