@@ -32,11 +32,12 @@ binomial test at level 0.001 (boards are independent). A procedure that used
 unadjusted pairwise decisions would miss on about 40% of the null 5-entry
 boards and fails this test.
 
-The CI size (``BENCHVERDICT_SIM_SCALE=1``) runs 5-entry boards on the rank
-family (the dearest part of a board is the report's comparison, about 0.25 s
-per 5-entry board and 6 s per 50-entry board on the 2-core CI machine); the
-slow test adds 10-, 20- and 50-entry boards and the LMEM, and ``nox -s
-simulations`` multiplies the replications.
+The CI size (``BENCHVERDICT_SIM_SCALE=1``) runs 24 5-entry boards on the
+rank family (the dearest part of a board is the report's comparison, about
+0.6 s of CPU per 5-entry board and 8 s per 50-entry board on the 2-core
+machine); the slow test adds 10- and 50-entry boards and the LMEM (and
+20-entry boards from SCALE 2), and ``nox -s simulations`` multiplies the
+replications.
 """
 
 from __future__ import annotations
@@ -139,10 +140,10 @@ def test_an_unadjusted_board_would_fail_this_check():
 def test_positions_cover_true_ranks_on_5_entry_boards():
     """5 entries x 10 benchmarks: all tied, tie blocks, distinct; pooled over configurations.
 
-    36 boards at SCALE 1 (about 20 s of CPU): the check accepts at most 6
-    misses, and a board from unadjusted decisions would miss about 14.
+    24 boards at SCALE 1 (about 17 s of CPU): the check accepts at most 5
+    misses, and a board from unadjusted decisions would miss about 10.
     """
-    n_each = max(1, int(12 * SCALE))
+    n_each = max(1, int(8 * SCALE))
     misses = {}
     for config in ("all tied", "tie blocks", "distinct"):
         mu = true_means(5, config)
@@ -151,19 +152,20 @@ def test_positions_cover_true_ranks_on_5_entry_boards():
     assert sum(misses.values()) <= allowed_misses(n), (misses, n)
 
 
-#: Boards per (entries, configuration) and SCALE unit of the slow test: at SCALE 1, 5 boards,
-#: about 14 s of CPU (a 50-entry board costs about 6 s); ``nox -s simulations`` multiplies them.
-LARGER = {(10, "tie blocks"): 1, (10, "distinct"): 1, (20, "tie blocks"): 1,
-          (20, "distinct"): 1, (50, "tie blocks"): 1, (50, "distinct"): 0.5}
+#: Boards per (entries, configuration) and SCALE unit of the slow test: at SCALE 1, 3 boards,
+#: about 14 s of CPU (a 50-entry board costs about 8 s); BENCHVERDICT_SIM_SCALE=10 runs 45.
+LARGER = {(10, "tie blocks"): 1, (10, "distinct"): 1, (20, "tie blocks"): 0.5,
+          (20, "distinct"): 0.5, (50, "tie blocks"): 1, (50, "distinct"): 0.5}
 
 
 @pytest.mark.slow
 def test_positions_cover_true_ranks_on_larger_boards():
     """10, 20 and 50 entries, with ties (blocks) and without, pooled; the LMEM too at 10.
 
-    At SCALE 1 the replications are few, so the binomial check here only
-    catches gross failures (at most 2 misses of 5 boards); ``nox -s
-    simulations`` (BENCHVERDICT_SIM_SCALE=10 gives 50 boards) sizes it up.
+    At SCALE 1 the replications are few (3 boards: 10 entries with and
+    without ties, 50 with ties), so the binomial check here only catches
+    gross failures (at most 1 miss); ``nox -s simulations``
+    (BENCHVERDICT_SIM_SCALE=10 gives 45 boards, 20 entries among them) sizes it up.
     """
     misses, n = {}, 0
     for (k, config), count in LARGER.items():

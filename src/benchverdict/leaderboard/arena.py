@@ -77,7 +77,7 @@ K_FACTOR = 4.0
 #: Ridge of the resamples where the Bradley-Terry MLE does not exist.
 FALLBACK_RIDGE = 0.01
 #: Elo is computed only up to this many games (its bootstrap is a loop over games).
-ELO_MAX_GAMES = 20_000
+ELO_MAX_GAMES = 10_000
 #: Resamples of the bootstrap by default.
 N_RESAMPLES = 500
 #: Resamples fitted at once (bounds memory: chunk x entries^2 floats a few times).
