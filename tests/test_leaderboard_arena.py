@@ -211,18 +211,17 @@ def test_bt_interval_covers_in_simulation():
     """Games from a true Bradley-Terry model, clustered in benchmarks: marginal coverage.
 
     4 players with strengths (0.6, 0.2, -0.2, -0.6) log-odds; 30 benchmarks
-    of 4 games per pair; each data set's interval for player 0 (95%,
-    percentile, 200 resamples) must cover its centred strength. 100 data
-    sets: the exact one-sided binomial test at 0.001 accepts coverage down
-    to about 0.88 (an interval from resampling seeds or games as if
-    independent within a benchmark is not what is checked here: the games
-    are independent, so both are right; the clustering is checked in
-    test_bootstrap_is_over_benchmarks_and_reproducible).
+    of 4 games per pair; 95% percentile intervals from 200 resamples. The
+    percentile bootstrap is slightly liberal here: over 300 data sets it
+    covered 0.950, 0.947, 0.907 and 0.937 (the module docstring says so).
+    The test checks the stated floor, 0.90, for every player: on 100 data
+    sets the exact one-sided binomial test at 0.001 must not reject
+    "coverage >= 0.90" (at most 20 misses each).
     """
     strength = np.array([0.6, 0.2, -0.2, -0.6])
     rng = np.random.default_rng(2024)
-    n_sets, hits = 100, 0
-    truth = to_elo_scale(strength[0] - strength.mean())
+    n_sets = 100
+    truth = to_elo_scale(strength - strength.mean())
     i, j = np.triu_indices(4, 1)
     n_bench, per_pair = 30, 4
     x = np.tile(np.repeat(i, per_pair), n_bench)
@@ -230,16 +229,17 @@ def test_bt_interval_covers_in_simulation():
     bench = np.repeat(np.arange(n_bench), len(i) * per_pair)
     p = 1 / (1 + np.exp(-(strength[x] - strength[y])))
     names = np.array(["p0", "p1", "p2", "p3"])
+    hits = np.zeros(4)
     for _ in range(n_sets):
         won = rng.random(len(x)) < p
         games = pd.DataFrame({"x": names[x], "y": names[y],
                               "winner": np.where(won, "x", "y"), "benchmark": bench})
         arena = arena_from_outcomes(games, n_resamples=200, seed=int(rng.integers(1 << 30)),
                                     elo=False)
-        r = arena.ratings.set_index("algorithm").loc["p0"]
-        hits += int(r["bt_lower"] <= truth <= r["bt_upper"])
+        r = arena.ratings.set_index("algorithm").loc[list(names)]
+        hits += (r["bt_lower"].to_numpy() <= truth) & (truth <= r["bt_upper"].to_numpy())
     misses = n_sets - hits
-    assert misses <= stats.binom.ppf(0.999, n_sets, 0.05), hits / n_sets
+    assert (misses <= stats.binom.ppf(0.999, n_sets, 0.10)).all(), hits / n_sets
 
 
 def test_arena_from_outcomes_uses_file_order_for_elo_and_weights():

@@ -42,7 +42,10 @@ a game drawn :math:`c` times updates with :math:`cK`. Resamples where the
 Bradley-Terry MLE does not exist (some entry never lost, or never won, in
 the resample) are fitted with the ridge :data:`FALLBACK_RIDGE` and counted in
 :attr:`Arena.notes`. The intervals are marginal (one entry at a time), not
-simultaneous.
+simultaneous, and slightly liberal with few benchmarks: with games from a
+true Bradley-Terry model in 30 benchmarks, the 95% intervals of four
+entries covered 0.95, 0.95, 0.91 and 0.94 over 300 data sets
+(tests/test_leaderboard_arena.py checks 0.90).
 
 **What the ratings claim, and what they assume.** One strength per entry
 that predicts every pair on every benchmark: the model assumes transitivity
