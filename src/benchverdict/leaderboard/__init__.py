@@ -3,7 +3,9 @@
 :func:`build_leaderboard` ranks the algorithms of a :class:`~benchverdict.Results`
 by the report's error-controlled partial order; :mod:`benchverdict.leaderboard.store`
 keeps a leaderboard in a folder, adds submissions (:func:`update_leaderboard`)
-and writes what moved and why. ``benchverdict leaderboard`` is the command line.
+and writes what moved and why; :mod:`benchverdict.leaderboard.arena` rates
+entries with Bradley-Terry and Elo (:func:`arena_from_results`,
+:func:`arena_from_outcomes`). ``benchverdict leaderboard`` is the command line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,13 @@ from typing import TYPE_CHECKING
 from benchverdict._lazy import load_on_first_use
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from benchverdict.leaderboard.arena import (
+        Arena,
+        arena_from_outcomes,
+        arena_from_results,
+        bradley_terry,
+        elo_ratings,
+    )
     from benchverdict.leaderboard.board import (
         ENTRY_COLUMNS,
         SCHEMA,
@@ -34,6 +43,11 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
 # Where each public name lives: the package imports a module when one of its names is first
 # used, so `benchverdict <command> --help` does not load pandas, scipy and matplotlib.
 _HOMES = {
+    'Arena': 'benchverdict.leaderboard.arena',
+    'arena_from_outcomes': 'benchverdict.leaderboard.arena',
+    'arena_from_results': 'benchverdict.leaderboard.arena',
+    'bradley_terry': 'benchverdict.leaderboard.arena',
+    'elo_ratings': 'benchverdict.leaderboard.arena',
     'Change': 'benchverdict.leaderboard.store',
     'Design': 'benchverdict.leaderboard.design',
     'ENTRY_COLUMNS': 'benchverdict.leaderboard.board',
@@ -55,15 +69,20 @@ __all__ = [
     "ENTRY_COLUMNS",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "Arena",
     "Change",
     "Design",
     "Leaderboard",
     "StoreError",
     "SubmissionCheck",
+    "arena_from_outcomes",
+    "arena_from_results",
+    "bradley_terry",
     "build_leaderboard",
     "changes_between",
     "check_submission",
     "create_leaderboard",
+    "elo_ratings",
     "load_leaderboard",
     "mean_rank_interval",
     "update_leaderboard",

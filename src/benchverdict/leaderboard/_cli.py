@@ -2,12 +2,19 @@
 
 ``benchverdict leaderboard FILES... -o DIR`` starts one (the first files set
 the design); ``benchverdict leaderboard --update DIR FILES...`` adds a
-submission, writes a new version and prints what moved.
+submission, writes a new version and prints what moved. Every board shows
+Bradley-Terry ratings beside the positions (always: they cost a fraction of
+the update, readers of living leaderboards expect them, and the page says
+how they differ from the positions). ``benchverdict leaderboard --outcomes
+GAMES`` rates a pairwise-outcome table (``x, y, winner[, weight][,
+benchmark]``) with Bradley-Terry and Elo: such a table has no scores, so it
+has ratings but no positions.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -60,6 +67,22 @@ def register(subparsers, parents) -> None:
                         help="folder of the new leaderboard (must not hold one)")
     target.add_argument("--update", type=Path, default=None, metavar="DIR",
                         help="add the submission in FILES to the leaderboard in DIR")
+    target.add_argument("--outcomes", type=Path, default=None, metavar="GAMES",
+                        help="rate the games in GAMES (columns x, y, winner = x|y|tie or the "
+                             "winner's name, optional weight and benchmark) with "
+                             "Bradley-Terry and Elo, and print the ratings")
+    parser.add_argument("--outcome-columns", default="x,y,winner", metavar="X,Y,WINNER[,W]",
+                        help="with --outcomes: the players', winner's (and weight) columns "
+                             "(default x,y,winner; a column named weight or benchmark is "
+                             "used if present; --benchmark names another)")
+    parser.add_argument("--arena-out", type=Path, default=None, metavar="DIR",
+                        help="with --outcomes: also write arena.csv (tidy), arena.json and "
+                             "arena.svg into DIR (a new or empty folder)")
+    parser.add_argument("--k-factor", type=float, default=4.0, metavar="K",
+                        help="with --outcomes: Elo's K factor (default 4, as Chatbot Arena)")
+    parser.add_argument("--ridge", type=float, default=0.0, metavar="L",
+                        help="with --outcomes: Bradley-Terry ridge (default 0, the maximum "
+                             "likelihood; needed when some player never lost or never won)")
     parser.add_argument("--replace", action="store_true",
                         help="with --update: replace the rows of algorithms already on the "
                              "board (otherwise a name clash is an error)")
@@ -98,13 +121,59 @@ def _read_all(args: argparse.Namespace):
     return combine_results(parts, [str(f) for f in args.files])
 
 
+def _cmd_outcomes(args: argparse.Namespace) -> int:
+    """``--outcomes GAMES``: Bradley-Terry and Elo ratings of a pairwise-outcome table."""
+    from benchverdict.io.pairwise_outcomes import read_pairwise_outcomes
+    from benchverdict.leaderboard.arena import arena_from_outcomes
+
+    if args.files:
+        raise UsageError("--outcomes reads one table of games; results FILEs cannot be "
+                         "added to it. Fix: drop the FILEs, or build a board with -o DIR.")
+    names = [c.strip() for c in args.outcome_columns.split(",")]
+    if len(names) not in (3, 4) or not all(names):
+        raise UsageError(f"--outcome-columns {args.outcome_columns!r}: give X,Y,WINNER or "
+                         f"X,Y,WINNER,WEIGHT (column names).")
+    out = args.arena_out
+    if out is not None and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"--arena-out {str(out)!r} exists and is not an empty folder. Fix: "
+                         f"choose a new folder.")
+    table = read_pairwise_outcomes(args.outcomes, x=names[0], y=names[1], winner=names[2],
+                                   weight=names[3] if len(names) == 4 else None,
+                                   benchmark=getattr(args, "benchmark", None))
+    arena = arena_from_outcomes(table, k_factor=args.k_factor, ridge=args.ridge)
+    print(arena.summary())
+    if out is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        out.mkdir(parents=True, exist_ok=True)
+        from benchverdict._safe_output import write_csv
+
+        write_csv(arena.to_frame(), out / "arena.csv")  # no cell can run as a formula
+        (out / "arena.json").write_text(json.dumps(arena.to_dict(), indent=2,
+                                                   ensure_ascii=False) + "\n")
+        ax = arena.plot()
+        ax.figure.savefig(out / "arena.svg", format="svg", bbox_inches="tight")
+        plt.close(ax.figure)
+        print(f"\nWrote {out}/arena.csv, arena.json and arena.svg.")
+    return 0
+
+
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from benchverdict._validation import ValidationError
     from benchverdict.leaderboard.store import create_leaderboard, update_leaderboard
 
+    if args.outcomes is not None:
+        return _cmd_outcomes(args)
+    if args.arena_out is not None:
+        raise UsageError("--arena-out only applies with --outcomes GAMES (a board writes its "
+                         "ratings into its own pages).")
     if args.out is None and args.update is None:
-        raise UsageError("say where the leaderboard lives: -o DIR to start one, or "
-                         "--update DIR to add a submission.")
+        raise UsageError("say where the leaderboard lives: -o DIR to start one, "
+                         "--update DIR to add a submission, or --outcomes GAMES to rate "
+                         "a table of games.")
     if args.replace and args.update is None:
         raise UsageError("--replace only applies with --update DIR.")
     if args.out is not None:

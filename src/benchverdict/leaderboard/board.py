@@ -20,6 +20,32 @@ Each complete entry gets
   ``mean_rank_marginal_lower/upper``; see :func:`mean_rank_interval`. The
   mean rank orders entries inside a shared position; it settles nothing.
 
+**What the positions guarantee.** The position ranges are a simultaneous
+confidence set for the ranks at level ``1 - alpha``, in the sense of
+Mogstad, Romano, Shaikh and Wilhelm (2023; R package csranks): with
+probability at least ``1 - alpha``, *every* entry's true rank lies in its
+range, for all entries at once. The true rank is that of the entry's effect
+under the report's estimand (``"benchmarks"``): the population of
+benchmarks the observed ones are a random sample of, each run's incumbent
+at the board's budget, seeds averaged within a benchmark, the benchmark the
+unit of replication. It holds because the ranges only use settled and
+implied relations, and the probability that any of them is false (a wrong
+direction, or a separation of entries that are equal) is at most ``alpha``
+(Holm over all pairs and families). **Ties:** entries equal in truth may
+hold any of the ranks ``[#better + 1, #better + #tied + 1]``; the range
+contains all of them (so also csranks' rank ``1 + #better``), because the
+board never separates a tie except by a false relation. The claim is
+checked by seeded simulation in tests/test_leaderboard_coverage.py (boards
+of 5 to 50 entries, with and without ties, algorithm x benchmark
+interaction). When the families' estimands order two entries differently
+(e.g. the LMEM's mean difference and the Wilcoxon test's pseudo-median
+under skewed benchmark effects) the pair is reported as contradicted and
+settles nothing.
+
+An **arena view** (:mod:`benchverdict.leaderboard.arena`) shows
+Bradley-Terry (and Elo) ratings from the same results beside the
+positions; see :attr:`Leaderboard.arena`.
+
 Incomplete submissions (see :mod:`benchverdict.leaderboard.design`) are
 listed apart with what they miss, never compared on a smaller design.
 """
@@ -39,6 +65,13 @@ from scipy import stats
 
 from benchverdict._plain_text import plain_text, printable
 from benchverdict.families import family_label, leaderboard_families
+from benchverdict.leaderboard.arena import (
+    FALLBACK_RIDGE,
+    N_RESAMPLES,
+    Arena,
+    NoMaximumLikelihood,
+    arena_from_results,
+)
 from benchverdict.leaderboard.design import Design, budget_text, check_submission
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
@@ -263,6 +296,17 @@ class Leaderboard:
         1 for the first build; each update adds one.
     created : str
         ISO timestamp of this version.
+    arena : Arena or None
+        Bradley-Terry and Elo ratings of the complete entries from the same
+        rows (each (benchmark, seed) a game per pair), with bootstrap
+        intervals over benchmarks; ``None`` if not computed (fewer than two
+        complete entries, or ``arena=False``).
+
+    Notes
+    -----
+    The position ranges are a simultaneous confidence set for the true ranks
+    at level ``1 - alpha`` (see the module docstring for the estimand and
+    ties); the mean-rank and rating intervals are not part of that claim.
     """
 
     design: Design
@@ -277,6 +321,7 @@ class Leaderboard:
     notes: list[str] = field(default_factory=list)
     version: int = 1
     created: str = ""
+    arena: Arena | None = None
     _verdicts: list[Verdict] = field(default_factory=list, repr=False)
 
     # ----------------------------------------------------------- protocol
@@ -295,12 +340,18 @@ class Leaderboard:
                  f"{len(self.design.benchmarks)} benchmarks x {len(self.design.seeds)} seeds, "
                  f"{self.design.objective}, at {budget_text(self.design.final_budget)})",
                  self.headline, ""]
+        ratings = self._ratings()
         for r in self.entries.itertuples():
+            bt = (f"  BT {_rating_cell(ratings.loc[r.algorithm])}"
+                  if r.algorithm in ratings.index else "")
             lines.append(f"{r.position:>7}  {printable(r.algorithm):<24} mean rank "
-                         f"{r.mean_rank:.2f} {_interval_cell(r)}"
+                         f"{r.mean_rank:.2f} {_interval_cell(r)}{bt}"
                          f"  {r.settled_by or 'not separated'}")
         if len(self.entries):
+            lines.append(self._guarantee_text())
             lines.append(f"Mean rank [{self._interval_text()}].")
+            if self.arena is not None:
+                lines.append(f"BT: {self._arena_text()}")
         for r in self.incomplete.itertuples():
             lines.append(f"{'-':>7}  {printable(r.algorithm):<24} incomplete: {r.reasons}")
         return "\n".join(lines)
@@ -363,6 +414,7 @@ class Leaderboard:
             "headline": self.headline, "notes": list(self.notes),
             "entries": records(self.entries), "incomplete": records(self.incomplete),
             "relations": records(self.relations), "groups": [list(g) for g in self.groups],
+            "arena": None if self.arena is None else self.arena.to_dict(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -392,12 +444,39 @@ class Leaderboard:
             alpha=float(data["alpha"]), confidence=float(data["confidence"]),
             analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
             version=int(data["version"]), created=str(data.get("created", "")),
+            arena=Arena.from_dict(data["arena"]) if data.get("arena") else None,
         )
 
     def _interval_text(self) -> str:
         return (f"intervals: {self.confidence:.0%} simultaneous over all {len(self.entries)} "
                 f"entries (Bonferroni over adjusted t-intervals on the benchmarks' ranks) for "
                 f"the expected rank on a random benchmark")
+
+    def _guarantee_text(self) -> str:
+        return (f"Positions are a {1 - self.alpha:.0%} simultaneous confidence set for the "
+                f"ranks (Mogstad et al. 2023): with probability at least {1 - self.alpha:.0%}, "
+                f"every entry's true rank lies in its range, all entries at once. The true "
+                f"rank orders the entries by their effect on a benchmark drawn from the "
+                f"population these {len(self.design.benchmarks)} benchmarks are a random "
+                f"sample of (each run's incumbent at {budget_text(self.design.final_budget)}, "
+                f"seeds averaged); entries equal in truth may take any rank of their tie, and "
+                f"the range holds all of them.")
+
+    def _arena_text(self) -> str:
+        if self.arena is None:
+            return ""
+        return (f"{self.arena.describe()} A rating is not a settled relation: positions "
+                f"rest on per-pair tests over benchmarks and assume no model of strength, "
+                f"while a rating fits one strength per entry to every benchmark and counts "
+                f"wins, not margins. They disagree when an entry's advantage depends on the "
+                f"benchmark, when the order is not transitive, or when one entry wins often "
+                f"by little and another less often by much (the LMEM compares mean scores).")
+
+    def _ratings(self) -> pd.DataFrame:
+        """The arena's ratings indexed by algorithm (empty without an arena)."""
+        if self.arena is None:
+            return pd.DataFrame(columns=["bt_rating", "bt_lower", "bt_upper"])
+        return self.arena.ratings.set_index("algorithm")
 
     def _families_text(self) -> str:
         return ", ".join(family_names(",".join(self.analyses)))
@@ -427,8 +506,25 @@ class Leaderboard:
                 f"{_interval_cell(r)} | {r.better_than} | "
                 f"{r.worse_than} | {cell(r.settled_by or '-')} |")
         lines.append("")
+        lines.append(self._guarantee_text())
+        lines.append("")
         lines.append(f"Mean rank: over benchmarks at {budget_text(d.final_budget)}, seeds "
                      f"averaged first, 1 = best; {self._interval_text()}.")
+        if self.arena is not None:
+            # The ratings beside the positions, in the board's order.
+            lines += ["", "## Arena ratings", "", cell(self._arena_text()), "",
+                      "| position | algorithm | Bradley-Terry [interval] | Elo [interval] | "
+                      "W-L-T | games |",
+                      "|---|---|---|---|---|---|"]
+            ratings = self._ratings()
+            for r in self.entries.itertuples():
+                if r.algorithm not in ratings.index:
+                    continue
+                g = ratings.loc[r.algorithm]
+                lines.append(f"| {r.position} | {cell(r.algorithm)} | {_rating_cell(g)} | "
+                             f"{_rating_cell(g, 'elo')} | {g['wins']:g}-{g['losses']:g}-"
+                             f"{g['ties']:g} | {g['games']:g} |")
+            lines += [f"- {cell(n)}" for n in self.arena.notes]
         if len(self.incomplete):
             lines += ["", "## Incomplete submissions (not compared)", ""]
             for r in self.incomplete.itertuples():
@@ -443,16 +539,21 @@ class Leaderboard:
         d = self.design
         head = ("<tr>" + "".join(
             f"<th onclick=\"bvSort(this)\" title=\"sort\">{esc(h)}</th>" for h in
-            ("position", "algorithm", "mean rank", "interval", "better than", "worse than",
-             "settled by")) + "</tr>")
+            ("position", "algorithm", "mean rank", "interval", "BT rating", "better than",
+             "worse than", "settled by")) + "</tr>")
         rows = []
+        ratings = self._ratings()
         for r in self.entries.itertuples():
+            has = r.algorithm in ratings.index
+            bt = (f"<td data-v=\"{ratings.loc[r.algorithm, 'bt_rating']:.6f}\">"
+                  f"{esc(_rating_cell(ratings.loc[r.algorithm]))}</td>" if has
+                  else "<td data-v=\"\">-</td>")
             rows.append(
                 f"<tr><td data-v=\"{r.best_position}.{r.worst_position:06d}\">"
                 f"{esc(str(r.position))}</td><td>{esc(str(r.algorithm))}</td>"
                 f"<td data-v=\"{r.mean_rank:.6f}\">"
                 f"{r.mean_rank:.2f}</td><td data-v=\"{r.mean_rank_lower:.6f}\">"
-                f"{_interval_cell(r)}</td>"
+                f"{_interval_cell(r)}</td>{bt}"
                 f"<td data-v=\"{r.better_than:06d}\">{r.better_than}</td>"
                 f"<td data-v=\"{r.worse_than:06d}\">{r.worse_than}</td>"
                 f"<td>{esc(str(r.settled_by or '-'))}</td></tr>")
@@ -460,6 +561,20 @@ class Leaderboard:
             f"<li><b>{esc(str(r.algorithm))}</b>: {esc(str(r.reasons))}</li>"
             for r in self.incomplete.itertuples())
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
+        arena = ""
+        if self.arena is not None:
+            arena_rows = "".join(
+                f"<tr><td>{esc(str(r.algorithm))}</td><td data-v=\"{r.bt_rating:.6f}\">"
+                f"{esc(_rating_cell(r))}</td><td data-v=\"{_finite(r.elo):.6f}\">"
+                f"{esc(_rating_cell(r, 'elo'))}</td><td>{r.wins:g}-{r.losses:g}-{r.ties:g}"
+                f"</td></tr>" for r in self.arena.ratings.itertuples())
+            arena = (
+                f"<h2>Arena ratings</h2><p class=\"note\">{esc(self._arena_text())}</p>"
+                f"<table class=\"bv-arena\"><thead><tr>" + "".join(
+                    f"<th onclick=\"bvSort(this)\" title=\"sort\">{h}</th>" for h in
+                    ("algorithm", "Bradley-Terry", "Elo", "W-L-T")) +
+                f"</tr></thead><tbody>{arena_rows}</tbody></table>"
+                + "".join(f"<p class=\"note\">{esc(n)}</p>" for n in self.arena.notes))
         body = (
             f"<h1>Leaderboard <small>version {self.version}</small></h1>"
             f"<p class=\"headline\">{esc(self.headline)}</p>"
@@ -470,9 +585,10 @@ class Leaderboard:
             f"entries sharing a position are not separated. Click a column to sort.</p>"
             f"<table class=\"bv-leaderboard\"><thead>{head}</thead><tbody>{''.join(rows)}"
             f"</tbody></table>"
+            f"<p class=\"note\">{esc(self._guarantee_text())}</p>"
             f"<p class=\"note\">Mean rank over benchmarks at "
             f"{esc(budget_text(d.final_budget))} (seeds averaged first, 1 = best); "
-            f"{esc(self._interval_text())}.</p>"
+            f"{esc(self._interval_text())}.</p>" + arena
             + (f"<h2>Incomplete submissions (not compared)</h2><ul>{incomplete}</ul>"
                if incomplete else "")
             + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else ""))
@@ -489,6 +605,21 @@ def _interval_cell(row: Any) -> str:
     if not (math.isfinite(row.mean_rank_lower) and math.isfinite(row.mean_rank_upper)):
         return "[no interval: too few benchmarks]"
     return f"[{row.mean_rank_lower:.2f}, {row.mean_rank_upper:.2f}]"
+
+
+def _finite(value: float) -> float:
+    """A sort key for a number that may be NaN (sorted first)."""
+    return value if math.isfinite(value) else -1e300
+
+
+def _rating_cell(row: Any, kind: str = "bt") -> str:
+    """``rating [lower, upper]`` of an arena rating (``kind`` ``"bt"`` or ``"elo"``), or ``-``."""
+    names = (("bt_rating", "bt_lower", "bt_upper") if kind == "bt"
+             else ("elo", "elo_lower", "elo_upper"))
+    est, low, high = (float(getattr(row, n) if hasattr(row, n) else row[n]) for n in names)
+    if not math.isfinite(est):
+        return "-"
+    return f"{est:.0f} [{low:.0f}, {high:.0f}]"
 
 
 _CSS = (
@@ -521,6 +652,8 @@ def build_leaderboard(
     version: int = 1,
     created: str = "",
     margin: float | str | None = None,
+    arena: bool = True,
+    arena_resamples: int = N_RESAMPLES,
 ) -> Leaderboard:
     """Rank the algorithms of ``results`` on one design.
 
@@ -553,6 +686,14 @@ def build_leaderboard(
         :attr:`Leaderboard.relations` and named in the headline (see
         :func:`benchverdict.report.compare`). Positions are unchanged: they
         come from the settled relations.
+    arena : bool
+        Also rate the complete entries with Bradley-Terry and Elo
+        (:func:`benchverdict.leaderboard.arena.arena_from_results`, from the
+        same rows, ``seed`` seeding the bootstrap). If some entry never lost
+        (or never won) a game, the maximum likelihood does not exist and the
+        ratings are fitted with a small ridge, as a note says.
+    arena_resamples : int
+        Bootstrap resamples (over benchmarks) of the ratings' intervals.
 
     Returns
     -------
@@ -628,6 +769,11 @@ def build_leaderboard(
                                    seed=seed)
     notes += [f"Mean-rank intervals: {note}" for note in
               sorted(set(ranked["note"][ranked["note"] != ""]))]
+    rated = None
+    if arena and len(complete) >= 2:
+        rated = _arena_at_budget(inside[inside["algorithm"].isin(complete)], results, design,
+                                 confidence=confidence, n_resamples=arena_resamples,
+                                 seed=seed)
     n = len(complete)
     rows = []
     for a in complete:
@@ -659,7 +805,22 @@ def build_leaderboard(
         design=design, entries=entries, incomplete=incomplete, relations=relations,
         groups=groups, headline=headline, alpha=alpha, confidence=confidence,
         analyses=list(analyses), notes=notes, version=version, created=created,
-        _verdicts=verdicts)
+        arena=rated, _verdicts=verdicts)
+
+
+def _arena_at_budget(table: pd.DataFrame, like: Results, design: Design, *,
+                     confidence: float, n_resamples: int, seed: int) -> Arena:
+    """The arena of the rows the board ranks (the MLE, else a ridge fit that says why)."""
+    data = _results_of(table, like)
+    try:
+        return arena_from_results(data, budget=design.final_budget, confidence=confidence,
+                                  n_resamples=n_resamples, seed=seed)
+    except NoMaximumLikelihood as err:
+        rated = arena_from_results(data, budget=design.final_budget, confidence=confidence,
+                                   n_resamples=n_resamples, seed=seed, ridge=FALLBACK_RIDGE)
+        rated.notes.insert(0, str(err).split(". Fix:")[0] + f"; fitted with ridge "
+                           f"{FALLBACK_RIDGE:g} instead.")
+        return rated
 
 
 def _mean_ranks_at_budget(
