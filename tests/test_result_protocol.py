@@ -51,6 +51,10 @@ COMPARES_NOTHING = {
     "benchverdict.stats.cdf_bands.CDFBand": "one band",
     "benchverdict.dse.intervals.Interval": "one interval",
     "benchverdict.lmem.glrt.GLRTResult": "compares two models, not algorithms",
+    "benchverdict.leaderboard.arena.Arena": "rates entries; the board's positions decide",
+    "benchverdict.dse.profiles.PerformanceProfile": "describes the score distributions",
+    "benchverdict.dse.profiles.ImprovementProbabilities": "estimates P(X > Y); no test",
+    "benchverdict.effects.matrix_figure.PairwiseMatrix": "draws effects and given relations",
     "benchverdict.lmem.sanity.SanityCheck": "tests the study's design",
     "benchverdict.lmem.sanity.SanityReport": "tests the study's design",
     "benchverdict.lmem.metafeature.DifferenceClusters": "clusters benchmarks for one pair",
@@ -173,6 +177,9 @@ def _builders():
     from benchverdict.effects.pairwise import pairwise_effects
     from benchverdict.effects.planning import plan
     from benchverdict.leaderboard import build_leaderboard
+    from benchverdict.dse.profiles import improvement_probabilities, performance_profile
+    from benchverdict.effects.matrix_figure import pairwise_matrix
+    from benchverdict.leaderboard.arena import arena_from_results
     from benchverdict.lmem.metafeature import difference_clusters, metafeature_analysis
     from benchverdict.report import compare
     from benchverdict.scales import scale_check
@@ -188,6 +195,14 @@ def _builders():
             lambda: compare(small(), analyses=["ranks"], progress=False),
         "benchverdict.leaderboard.board.Leaderboard":
             lambda: build_leaderboard(small(), analyses=["ranks"]),
+        "benchverdict.leaderboard.arena.Arena":
+            lambda: arena_from_results(small(), ridge=0.01, n_resamples=50),
+        "benchverdict.dse.profiles.PerformanceProfile":
+            lambda: performance_profile(small(), n_resamples=50),
+        "benchverdict.dse.profiles.ImprovementProbabilities":
+            lambda: improvement_probabilities(small(), n_resamples=50),
+        "benchverdict.effects.matrix_figure.PairwiseMatrix":
+            lambda: pairwise_matrix(pairwise_effects(small())),
         "benchverdict.ranks.friedman.FriedmanResult": lambda: ranks.friedman(small()),
         "benchverdict.ranks.autorank_path.AutorankResult": lambda: ranks.autorank(_example()),
         "benchverdict.ranks.win_tie_loss.WinTieLossResult":

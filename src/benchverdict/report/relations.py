@@ -1032,8 +1032,8 @@ def _largest_differences(rel: ScopeRelations) -> str:
     decimals = effect_decimals(*widths) if widths else None
     named = [f"{w} over {e.b if w == e.a else e.a} {effect_text(e, w, decimals)}"
              for e, w in zip(top, leaders)]
-    return (f"; the largest differences, none settled (mean difference in {eff.unit}, "
-            f"positive = better; {eff.confidence:.0%} intervals simultaneous over "
+    return (f"; largest differences (mean difference in {eff.unit}, "
+            f"positive = better; {eff.confidence:.0%} simultaneous intervals over "
             f"{len(eff.effects)} pair(s)): " + "; ".join(named))
 
 
