@@ -174,11 +174,11 @@ def _metafeature_results():
 def _builders():
     from benchverdict import dse, ranks
     from benchverdict.critical_difference import grouping
+    from benchverdict.dse.profiles import improvement_probabilities, performance_profile
+    from benchverdict.effects.matrix_figure import pairwise_matrix
     from benchverdict.effects.pairwise import pairwise_effects
     from benchverdict.effects.planning import plan
     from benchverdict.leaderboard import build_leaderboard
-    from benchverdict.dse.profiles import improvement_probabilities, performance_profile
-    from benchverdict.effects.matrix_figure import pairwise_matrix
     from benchverdict.leaderboard.arena import arena_from_results
     from benchverdict.lmem.metafeature import difference_clusters, metafeature_analysis
     from benchverdict.report import compare
