@@ -35,6 +35,23 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def example_comparison():
+    """The built-in example's full report (figures drawn), computed once per test worker.
+
+    Several files read the same report (presentation, figure sizes); it takes about 25 s,
+    so it is shared. Tests must only read it.
+    """
+    import warnings
+
+    from benchverdict.examples import load_example
+    from benchverdict.report import compare
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare(load_example(), progress=False)
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     """Close every matplotlib figure a test opened."""

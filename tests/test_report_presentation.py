@@ -12,14 +12,12 @@ import itertools
 import re
 import shutil
 import subprocess
-import warnings
 
 import numpy as np
 import pytest
 
 from benchverdict.examples import load_example
 from benchverdict.report.reconcile import reconcile
-from benchverdict.report.runner import compare
 from benchverdict.report.summary import CELL_COLOURS, headline_summary, scope_summaries
 from benchverdict.verdict import Evidence, Scope, Verdict
 
@@ -35,10 +33,8 @@ MAX_HTML_BYTES = 2_000_000
 
 
 @pytest.fixture(scope="module")
-def example():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return compare(load_example(), progress=False)
+def example(example_comparison):
+    return example_comparison
 
 
 # ----------------------------------------------------------------------------- summary data
@@ -223,7 +219,6 @@ def test_autorank_diagram_is_not_drawn_twice():
     import pandas as pd
 
     from benchverdict import Results
-    from benchverdict.examples import load_example
     from benchverdict.report import compare
 
     def ranks_run(results):
