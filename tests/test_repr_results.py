@@ -165,6 +165,12 @@ CASES = {
         (f"{TAG} - {TEX} on 4 benchmark(s)", "Tukey", "benchmark pair(s) differ")),
     "GLRTResult": Case(glrt, ("GLRT chi2", "df = 2", "p = ")),
     "Grouping": Case(grouping, ("2 group(s)", TAG, TEX), (TAG, TEX)),
+    "PerformanceProfile": Case(lambda: dse.performance_profile(example(), n_resamples=50),
+                               ("performance profiles of 5 algorithm(s) over 20 benchmark(s)",
+                                "bands (50 resamples)", TAG, TEX), (TAG, TEX)),
+    "ImprovementProbabilities": Case(
+        lambda: dse.improvement_probabilities(runs(), n_resamples=50),
+        ("probability of improvement for 3 pair(s)", f"P({TEX} > {TAG})"), (TAG, TEX)),
 }
 
 
