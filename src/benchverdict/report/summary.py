@@ -404,8 +404,11 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
     if "lmem.tukey" in votes:
         text += (" Across benchmarks its claims are about "
                  + ("benchmarks like these: the algorithm contrast is judged against the "
-                    "algorithm x benchmark variation." if estimand == "benchmarks" else
-                    "exactly these benchmarks."))
+                    "algorithm x benchmark variation, and a pair counts only when the pair's "
+                    "own paired t test on its per-benchmark differences (Bonferroni over the "
+                    "pairs) rejects too, since the model assumes that every algorithm varies "
+                    "equally across benchmarks (an intersection-union rule)."
+                    if estimand == "benchmarks" else "exactly these benchmarks."))
     return text
 
 
