@@ -19,21 +19,14 @@ from benchverdict.plotting import drawn_texts, overlapping_texts
 from benchverdict.report import compare
 from benchverdict.report import html as report_html
 
-#: Figures another branch is fixing (paper-figures leaves them to it): the tuning figures'
-#: off-axis labels at k = 1 collide with the x axis, and the anytime-rank axis (branch of
-#: the tuning/anytime helper of issue 23, files tuning/* and ranks/anytime.py).
-OTHER_BRANCH = ("tuning-", "ranks-anytime")
 MIN_PAGE_POINTS = 9.0
-
-
 #: ``nox -s simulations`` sets BENCHVERDICT_SIM_SCALE; the heaviest figure check runs there.
 SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
+
 
 def _check(figures) -> dict[str, list[str]]:
     problems: dict[str, list[str]] = {}
     for f in figures:
-        if f.name.startswith(OTHER_BRANCH):
-            continue
         boxes = drawn_texts(f.figure, px_per_inch=report_html.FIGURE_PX_PER_INCH,
                             min_px=report_html.MIN_FIGURE_PX, max_px=report_html.MAX_FIGURE_PX)
         small = sorted({(round(b.page_points, 1), b.text[:30]) for b in boxes
