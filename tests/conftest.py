@@ -79,7 +79,9 @@ LONG_FILES = (
     "test_invariants.py", "test_report_estimand.py", "test_lmem_sanity.py",
     "test_io_tools_ray_tune.py", "test_io_tools_optuna.py", "test_leaderboard.py",
     "test_leaderboard_durability.py", "test_lmem_engine.py", "test_dse_sample.py",
-    "test_input_hostile.py", "test_output_safety.py",
+    "test_input_hostile.py", "test_output_safety.py", "test_lmem_paired.py",
+    "test_leaderboard_coverage.py", "test_figure_readability.py", "test_report_prose.py",
+    "test_paper_table.py", "test_report_presentation.py", "test_report_example_semantics.py",
 )
 
 

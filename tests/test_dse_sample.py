@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,9 @@ import pytest
 from benchverdict import dse
 from benchverdict.dse.compare import dominance_test
 from benchverdict.results import Results
+
+#: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
+SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
 
 dse_distribution = importlib.import_module("benchverdict.dse.distribution")
 
@@ -65,10 +69,11 @@ def test_the_sample_does_not_depend_on_the_scores_or_the_row_order():
 
 
 def test_a_test_on_the_sample_keeps_its_level_under_the_null():
-    # 400 replications of two equal laws, 600 draws each, sampled at rate 0.25: the
-    # dominance test's rejection rate at alpha = 0.1 stays within 3 binomial SEs of
-    # at most alpha (a sample that depended on the scores would bias one side).
-    alpha, reps = 0.1, 400
+    # 200 replications (1,000 in nox -s simulations) of two equal laws, 600 draws each,
+    # sampled at rate 0.25: the dominance test's rejection rate at alpha = 0.1 stays within
+    # 3 binomial SEs of at most alpha (a sample that depended on the scores would bias one
+    # side).
+    alpha, reps = 0.1, int(200 * SCALE)
     rejections = 0
     for rep in range(reps):
         sample = _results(_draws(600, 100 + rep)).uniform_sample(0.25, seed=rep)

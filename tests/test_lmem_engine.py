@@ -3,6 +3,7 @@ statsmodels, chunked sufficient statistics, Tukey contrasts and the GLRT."""
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -22,6 +23,9 @@ from benchverdict.lmem import (
 )
 from benchverdict.lmem.design import build_design, cross_products
 from benchverdict.lmem.simulate import simulate_results
+
+#: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
+SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
 
 
 def _frame(seed: int = 0, n: int = 400, groups: int = 8) -> pd.DataFrame:
@@ -198,8 +202,9 @@ def test_emmeans_average_other_factors_with_equal_weights():
 
 
 def test_tukey_familywise_error_under_the_null_is_at_most_alpha():
-    # Seeded simulation: 200 null data sets, 4 algorithms, random benchmark intercepts.
-    reps, alpha, hits = 200, 0.05, 0
+    # Seeded simulation: 100 null data sets (500 in nox -s simulations), 4 algorithms,
+    # random benchmark intercepts.
+    reps, alpha, hits = int(100 * SCALE), 0.05, 0
     rng = np.random.default_rng(11)
     for _ in range(reps):
         res = simulate_results(algorithms=("A", "B", "C", "D"), n_benchmarks=5, n_seeds=4,

@@ -62,7 +62,7 @@ def test_budget_relevance_finds_the_interaction_fig18():
 
 def test_null_data_false_alarm_rates():
     # One loop over null data sets: every check's false-alarm rate.
-    reps = 100
+    reps = int(50 * SCALE)  # nox -s simulations runs 250
     rng = np.random.default_rng(2024)
     seed_hits = bench_hits = bench_total = budget_hits = 0
     for _ in range(reps):

@@ -154,7 +154,7 @@ def test_example_headline_gives_difference_and_interval():
     assert "largest differences (mean difference" in head
     for pair in ("MLP over LR", "RF over LR", "SVM over LR"):
         assert pair in head
-    assert "95% intervals simultaneous over 10 pair(s)" in head
+    assert "95% simultaneous intervals over 10 pair(s)" in head
 
 
 def test_priorband_headline_gives_difference_and_interval(shared_data):

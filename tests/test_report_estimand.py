@@ -108,7 +108,9 @@ def at_most_alpha(hits: int, n: int, alpha: float = ALPHA) -> bool:
 # ------------------------------------------------------------------ error control, simulated
 #: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
 SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
-N_NULL = int(25 * SCALE)
+#: 15 per scenario in CI (at most 4 settling data sets pass the 0.001 check; the old
+#: estimand's 65% fails it with probability > 0.99); the simulations session runs 75.
+N_NULL = int(15 * SCALE)
 
 
 @pytest.mark.slow

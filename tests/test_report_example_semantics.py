@@ -29,16 +29,10 @@ from benchverdict.report.runner import compare
 
 
 @pytest.fixture(scope="module")
-def example():
-    try:
-        from benchverdict.examples import load_example
-
-        results = load_example()
-    except (ImportError, FileNotFoundError) as err:
-        pytest.skip(f"the example data are missing: {err}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return compare(results, progress=False, figures=False)
+def example(example_comparison):
+    # The example's full report, shared with the presentation and figure tests (conftest);
+    # its figures do not change a relation.
+    return example_comparison
 
 
 def test_every_emitted_method_is_registered(example):

@@ -10,6 +10,7 @@ open, a DSE verdict deciding alone) were rewritten to the new rules.
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +23,9 @@ from benchverdict.report.reconcile import (
     representative,
 )
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
+
+#: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
+SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
 
 P = Evidence("p_value", 0.01, 0.05)
 STRONG = Evidence("p_value", 1e-4, 0.05)
@@ -436,7 +440,7 @@ verdict_st = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=int(75 * SCALE), deadline=None)
 @given(st.lists(verdict_st, max_size=8))
 def test_reconcile_properties(verdicts):
     rec = reconcile(verdicts, final_budget=40.0)

@@ -600,8 +600,8 @@ class ResultsTable:
         --------
         >>> from benchverdict.results import _example_small
         >>> page = results_table(_example_small(), analyses=["lmem"]).to_html()
-        >>> page.count("bv-best")  # two cells per benchmark, and a on the average-rank row
-        5
+        >>> page.count("bv-best")  # two per benchmark; both ranks (2 benchmarks settle nothing)
+        6
         """
         header, body, footer = self._grid()
         scales = self._header_scales()
