@@ -575,7 +575,7 @@ def design_cases() -> list[Case]:
         Case(id="design-200-algorithms", kind="design", make=many_algorithms(200),
              args=[*ROLE_ARGS[:6], "--score", "acc", "--objective", "maximize", "--kind", "runs"],
              analyses="ranks", subprocess=True, timeout=120.0),
-        Case(id="design-40-algorithms-full", kind="design", make=many_algorithms(40),
+        Case(id="design-25-algorithms-full", kind="design", make=many_algorithms(25),
              args=[*ROLE_ARGS[:6], "--score", "acc", "--objective", "maximize", "--kind", "runs"],
              analyses=None, subprocess=True, timeout=120.0),
     ]

@@ -246,7 +246,7 @@ def test_glrt_counts_covariance_parameters_and_refuses_wrong_direction():
 
 
 def test_glrt_of_fixed_effects_has_nominal_size():
-    reps, alpha, hits = 400, 0.05, 0
+    reps, alpha, hits = int(200 * SCALE), 0.05, 0  # 1,000 in nox -s simulations
     rng = np.random.default_rng(7)
     for _ in range(reps):
         res = simulate_results(n_benchmarks=4, n_seeds=5, seed=rng)

@@ -3,7 +3,7 @@
 Issue 11 measured, on null data (identical algorithms), "beats" verdicts in every data
 set from the tuning curves' 80% bands, 21% false winners per comparison from the DSE's
 CVaR bootstrap, and 13.7 falsely settled (pair, scope) groups per data set. The design
-(DESIGN_11 section 5): on 100 null data sets (500 in ``nox -s simulations``) of the
+(DESIGN_11 section 5): on 70 null data sets (350 in ``nox -s simulations``) of the
 same shape as a small benchmark study (4 algorithms, 4 benchmarks x 5 seeds x 10 trials of
 IID normal scores), with the report's defaults,
 
@@ -41,9 +41,9 @@ from benchverdict.tuning.runner import run_tuning
 ALPHA = 0.05
 #: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
 SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))
-#: 100 null data sets in CI (up to 13 of 100 pass the one-sided 0.001 check of rate <= 0.05,
-#: and a rate of 0.23 fails it with probability 0.99); ``nox -s simulations`` runs 500.
-N_SETS = int(100 * SCALE)
+#: 70 null data sets in CI (up to 10 of 70 pass the one-sided 0.001 check of rate <= 0.05,
+#: and a rate of 0.23 fails it with probability 0.95); ``nox -s simulations`` runs 350.
+N_SETS = int(70 * SCALE)
 #: Null data sets of the DSE's per-comparison rates: 50 give at least 1,200 comparisons per
 #: method (6 pairs x 4 benchmarks each), enough for the binomial check (a rate of 0.1 fails
 #: it); the simulations session runs 250.
