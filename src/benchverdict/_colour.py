@@ -150,3 +150,17 @@ def min_pairwise_difference(colours, visions=VISIONS) -> float:
         lab = srgb_to_lab(simulate_cvd(rgb, vision))
         worst = min(worst, float(ciede2000(lab[i], lab[j]).min()))
     return worst
+
+
+#: The report's relation kinds and their (background, text) colours (Okabe-Ito, colour-blind
+#: safe): the report's matrix, the pairwise-matrix figure and the table read alike.
+RELATION_COLOURS = {
+    "better": ("#0072B2", "#ffffff"),
+    "worse": ("#D55E00", "#ffffff"),
+    "implied better": ("#9ccbe8", "#1d1d1f"),
+    "implied worse": ("#f2b58f", "#1d1d1f"),
+    "equivalent": ("#009E73", "#ffffff"),
+    "contradicted": ("#CC79A7", "#1d1d1f"),
+    "power gap": ("#F0E442", "#1d1d1f"),
+    "unsettled": ("#e6e6e6", "#1d1d1f"),
+}

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from benchverdict._colour import RELATION_COLOURS
 from benchverdict._plain_text import plain_text, printable, set_lines
 from benchverdict._repr import ResultText
 from benchverdict.effects.pairwise import PairwiseEffects
@@ -37,16 +38,7 @@ __all__ = ["CELL_CONTENTS", "MATRIX_COLOURS", "PairwiseMatrix", "pairwise_matrix
 
 #: Relation kinds and their (background, text) colours: the report's matrix colours
 #: (Okabe-Ito), so the figure and the report's table read alike.
-MATRIX_COLOURS = {
-    "better": ("#0072B2", "#ffffff"),
-    "worse": ("#D55E00", "#ffffff"),
-    "implied better": ("#9ccbe8", "#1d1d1f"),
-    "implied worse": ("#f2b58f", "#1d1d1f"),
-    "equivalent": ("#009E73", "#ffffff"),
-    "contradicted": ("#CC79A7", "#1d1d1f"),
-    "power gap": ("#F0E442", "#1d1d1f"),
-    "unsettled": ("#e6e6e6", "#1d1d1f"),
-}
+MATRIX_COLOURS = RELATION_COLOURS
 #: What a cell can show.
 CELL_CONTENTS = ("interval", "difference", "superiority")
 #: Above this many algorithms the cells are coloured only (the table has the numbers).

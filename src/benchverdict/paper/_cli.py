@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchverdict._cli_common import progress_options, show_progress
 from benchverdict.report._cli import _analyses, _budget, _probability
 
 #: Output formats, and the file suffixes that select them when --table-format is not given.
@@ -25,7 +26,7 @@ def register(subparsers, parents) -> None:
     """Add the ``table`` sub-command."""
     parser = subparsers.add_parser(
         "table",
-        parents=parents,
+        parents=[*parents, progress_options()],
         help="the results table a paper prints (best in bold by the report's relations)",
         description=(
             "Run the comparison (as 'benchverdict report' does) and print the results table a "
@@ -71,10 +72,6 @@ def register(subparsers, parents) -> None:
                              "analysis that applies, as the report)")
     parser.add_argument("--alpha", type=_probability, default=0.05,
                         help="family-wise error rate of the relations (default 0.05)")
-    shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--progress", action="store_true",
-                       help="show progress on stderr (default: only when stderr is a terminal)")
-    shown.add_argument("--no-progress", action="store_true", help="never show progress")
     parser.set_defaults(handler=_cmd_table)
 
 
@@ -111,7 +108,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in results.algorithms:
         raise UsageError(f"--baseline {args.baseline!r} is not an algorithm of the data; "
                          f"choose one of {', '.join(results.algorithms)}.")
-    progress = not args.no_progress and bool(args.progress or sys.stderr.isatty())
+    progress = show_progress(args)
     comparison = compare(results, analyses=args.analyses, alpha=args.alpha,
                          budget=args.at_budget, progress=progress, figures=False)
     table = results_table(results, comparison, statistic=args.statistic,

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._caveats import collecting, group_messages
+from benchverdict._colour import RELATION_COLOURS as _RELATION_CELLS
 from benchverdict._plain_text import file_stem
 from benchverdict.analysis import (
     ANALYSES,
@@ -545,8 +546,11 @@ class Comparison:
 
 #: Cell colours of :func:`relation_matrix` (Okabe-Ito, as the verdict grid's): the row's
 #: algorithm better, worse, practically equivalent, contradicted, or not settled.
-RELATION_COLOURS = {"better": "#0072B2", "worse": "#E69F00", "equivalent": "#009E73",
-                    "contradicted": "#CC79A7", "not settled": "#E8E8E8"}
+# The report's relation colours (benchverdict._colour), so the plot and the report's matrix
+# read alike (the plot had its own orange for "worse").
+RELATION_COLOURS = {**{kind: _RELATION_CELLS[kind][0]
+                       for kind in ("better", "worse", "equivalent", "contradicted")},
+                    "not settled": _RELATION_CELLS["unsettled"][0]}
 #: Above this many algorithms the matrix's cells carry no text (the table has the values).
 MAX_LABELLED_ALGORITHMS = 16
 

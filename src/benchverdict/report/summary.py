@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchverdict._colour import RELATION_COLOURS
 from benchverdict.families import families as all_families
 from benchverdict.families import family_rank
 from benchverdict.report.relations import Relation, Status, effect_decimals, effect_text
@@ -42,16 +43,7 @@ if TYPE_CHECKING:
 CELL_KINDS = ("better", "worse", "implied better", "implied worse", "equivalent",
               "contradicted", "power gap", "unsettled")
 #: Cell colours (Okabe-Ito, colour-blind safe): background and text.
-CELL_COLOURS = {
-    "better": ("#0072B2", "#ffffff"),
-    "worse": ("#D55E00", "#ffffff"),
-    "implied better": ("#9ccbe8", "#1d1d1f"),
-    "implied worse": ("#f2b58f", "#1d1d1f"),
-    "equivalent": ("#009E73", "#ffffff"),
-    "contradicted": ("#CC79A7", "#1d1d1f"),
-    "power gap": ("#F0E442", "#1d1d1f"),
-    "unsettled": ("#e6e6e6", "#1d1d1f"),
-}
+CELL_COLOURS = RELATION_COLOURS
 #: What each cell kind means (legend text).
 CELL_MEANING = {
     "better": "row beats column: settled (family-wise error controlled)",
