@@ -84,7 +84,10 @@ def cluster_codes(labels: object, n: int, name: str) -> np.ndarray:
             f"own run.")
     if lab.dtype.kind == "f" and np.isnan(lab).any():
         raise ValueError(f"{name} has missing labels; every draw needs the run it came from.")
-    _, codes = np.unique(lab.astype(str), return_inverse=True)
+    # Integer labels need no text encoding (their numbering differs from the text
+    # order's, but every caller renumbers runs by their values: canonical_runs).
+    _, codes = np.unique(lab if lab.dtype.kind in "iub" else lab.astype(str),
+                         return_inverse=True)
     return codes.reshape(-1).astype(np.int64)
 
 
@@ -214,9 +217,16 @@ def canonical_runs(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """
     m = int(codes.max()) + 1
     order = np.lexsort((z, codes))
-    cuts = np.searchsorted(codes[order], np.arange(1, m))
-    groups = [tuple(g.tolist()) for g in np.split(z[order], cuts)]
-    ranked = sorted(range(m), key=groups.__getitem__)
+    size = equal_size(codes)
+    if size is not None:
+        # Equal sizes: the runs' sorted values as rows, ranked lexicographically (stable,
+        # like the sort below) without a Python tuple per run.
+        table = z[order].reshape(m, size)
+        ranked = np.lexsort(table.T[::-1])
+    else:
+        cuts = np.searchsorted(codes[order], np.arange(1, m))
+        groups = [tuple(g.tolist()) for g in np.split(z[order], cuts)]
+        ranked = sorted(range(m), key=groups.__getitem__)
     rank = np.empty(m, dtype=np.int64)
     rank[ranked] = np.arange(m)
     return rank[codes]
@@ -263,9 +273,10 @@ def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resam
     m = int(cs.max()) + 1
     block = max(1, min(int(block), BLOCK_VALUES * 8 // max(zs.size, 1)))
     size = equal_size(cs)
-    # Equal-size runs are gathered as (rows, m, k) arrays (no sort); the quantile has no
-    # SE and takes the weighted path, as do runs of unequal sizes.
-    grouped = size is not None and stat.kind != "quantile"
+    # Equal-size runs are gathered as (rows, m, k) arrays (no sort; the quantile is a
+    # partial sort at the same order statistic as the weighted form's); runs of unequal
+    # sizes take the weighted path.
+    grouped = size is not None
     table = run_matrix(zs, cs, size) if grouped else None
     values, ses = [], []
     for start in range(0, n_resamples, block):

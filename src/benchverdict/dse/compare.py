@@ -68,6 +68,7 @@ from benchverdict.dse.clusters import (
 from benchverdict.dse.intervals import (
     MIN_INTERVAL_TAIL_DRAWS,
     Interval,
+    Replicates,
     bootstrap_statistic,
     refused,
     step_band,
@@ -632,6 +633,19 @@ def _studentized_difference(name: str, est: float, diffs: np.ndarray, ses: np.nd
     return Interval(name, est, lo, hi, confidence, method)
 
 
+def _difference_of_replicates(name: str, est: float, za: np.ndarray, zb: np.ndarray, stat,
+                              replicates: tuple[Replicates, Replicates], order: int,
+                              confidence: float, method: str) -> Interval:
+    """The studentized interval of ``a - b`` from each sample's own replicates."""
+    (r1, z1), (r2, z2) = ((replicates[0], za), (replicates[1], zb)) if order < 0 else (
+        (replicates[1], zb), (replicates[0], za))
+    if r1.values.shape != r2.values.shape:
+        raise ValueError("replicates of a and b must hold the same number of resamples.")
+    d = stat.of_sample(z1) - stat.of_sample(z2)
+    return _studentized_difference(name, est, r1.values - r2.values, np.hypot(r1.ses, r2.ses),
+                                   d, float(np.hypot(r1.se, r2.se)), confidence, order, method)
+
+
 def cvar_difference(
     a: object,
     b: object,
@@ -647,6 +661,7 @@ def cvar_difference(
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
     clusters: tuple[object, object] | None = None,
+    replicates: tuple[Replicates, Replicates] | None = None,
 ) -> Interval:
     """The CVaR advantage of A over B, with a confidence interval.
 
@@ -680,6 +695,15 @@ def cvar_difference(
     (``method="bootstrap:cluster-studentized"``); a band interval, which
     assumes independent draws, is refused.
 
+    ``replicates``: A's and B's bootstrap replicates of this CVaR, already
+    drawn (:func:`~benchverdict.dse.intervals.sample_replicates` on the
+    oriented draws, with their runs), each from a stream of its own: the
+    bootstrap interval is then made from them, so one set of resamples per
+    algorithm serves all its pairs. Antisymmetry holds as before (the
+    difference is taken in the canonical order and mirrored). Two samples
+    with identical values would share their stream, so for them the
+    replicates are ignored and drawn afresh from ``seed``.
+
     With fewer than :data:`~benchverdict.dse.intervals.MIN_INTERVAL_TAIL_DRAWS`
     draws in either sample's tail the bootstrap interval is refused: it is
     infinite and ``method`` says why (the band interval is distribution-free
@@ -712,6 +736,9 @@ def cvar_difference(
                 "band intervals assume independent draws, and these draws come in runs of "
                 "several (clusters): use interval='bootstrap', which resamples whole runs.")
         order = compare_samples(za, zb)
+        if replicates is not None and order != 0:
+            return _difference_of_replicates(name, est, za, zb, stat, replicates, order,
+                                             confidence, "bootstrap:cluster-studentized")
         ca = (np.arange(za.size) if clusters[0] is None
               else cluster_codes(clusters[0], za.size, "clusters_a"))
         cb = (np.arange(zb.size) if clusters[1] is None
@@ -727,6 +754,9 @@ def cvar_difference(
                                        "bootstrap:cluster-studentized")
     if interval == "bootstrap":
         order = compare_samples(za, zb)
+        if replicates is not None and order != 0:
+            return _difference_of_replicates(name, est, za, zb, stat, replicates, order,
+                                             confidence, "bootstrap:studentized")
         first, second = (za, zb) if order <= 0 else (zb, za)
         rng = np.random.default_rng(seed)
         # All of the first sample's resamples, then all of the second's (one stream, in

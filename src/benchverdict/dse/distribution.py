@@ -26,9 +26,17 @@ from benchverdict.dse.compare import (
     single_draw_advantage,
     single_draw_test,
 )
-from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, step_band
+from benchverdict.dse.intervals import (
+    Interval,
+    Replicates,
+    band_interval,
+    bootstrap_interval,
+    sample_replicates,
+    step_band,
+)
 from benchverdict.dse.statistics import statistic
 from benchverdict.results import Results
+from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, SingleDraw, Verdict, register_method
 
 _DRAW = "random-search draw (trial)"
@@ -123,6 +131,15 @@ class DistributionResult(ResultText):
     subsampled : pandas.DataFrame
         With ``sample_rate < 1``: per (algorithm, benchmark) cell the draws
         available (``n_available``) and used (``n_used``).
+    replicates : dict
+        ``(scope, algorithm) ->`` :class:`~benchverdict.dse.intervals.Replicates`
+        of the upper-tail CVaR (bootstrap intervals only): each distribution is
+        resampled once, from a stream of its own, and those resamples make
+        its ``cvar_lower``/``cvar_upper`` and every CVaR difference it
+        enters (the resamples of A never depend on B). The streams follow
+        the distributions' canonical order within a scope
+        (:func:`~benchverdict.stats.symmetry.sample_key`), so renaming,
+        reordering or an increasing transform of the scores changes none.
     """
 
     draws: dict
@@ -149,6 +166,10 @@ class DistributionResult(ResultText):
     sample_rate: float = 1.0
     subsampled: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["algorithm", "benchmark", "n_available", "n_used"]), repr=False)
+    replicates: dict = field(default_factory=dict, repr=False)
+    #: ``(scope, algorithm) ->`` integer run codes, filled on first use (every test of a
+    #: pair needs them; labels are text, slow to encode again for each).
+    _codes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -218,29 +239,36 @@ class DistributionResult(ResultText):
         Columns ``benchmark, a, b, estimate, lower, upper, confidence, method``.
         """
         rows = []
-        for bench, a, b, xa, xb in self._pairs():
-            iv = self._cvar_diff(xa, xb, self._clusters(bench, a, b))
+        for bench, a, b, _, _ in self._pairs():
+            iv = self._cvar_diff(bench, a, b)
             rows.append({"benchmark": bench, "a": a, "b": b, "estimate": iv.estimate,
                          "lower": iv.lower, "upper": iv.upper, "confidence": iv.confidence,
                          "method": iv.method})
         return pd.DataFrame(rows)
 
-    def _cvar_diff(self, xa: np.ndarray, xb: np.ndarray, clusters=None) -> Interval:
+    def _cvar_diff(self, bench: str, a: str, b: str) -> Interval:
+        shared = (self.replicates.get((bench, a)), self.replicates.get((bench, b)))
         return cvar_difference(
-            xa, xb, self.cvar_level, objective=self.objective, confidence=self.confidence,
-            interval=self.interval, band=self.band, low=self.low, high=self.high,
-            n_resamples=self.n_resamples, seed=self.seed, clusters=clusters,
+            self.draws[bench, a], self.draws[bench, b], self.cvar_level,
+            objective=self.objective, confidence=self.confidence, interval=self.interval,
+            band=self.band, low=self.low, high=self.high, n_resamples=self.n_resamples,
+            seed=self.seed, clusters=self._clusters(bench, a, b),
+            replicates=None if None in shared else shared,
         )
 
     def _clusters(self, bench: str, a: str, b: str) -> tuple | None:
         """The runs of the two distributions when some run holds several draws, else None."""
-        ca, cb = self.clusters.get((bench, a)), self.clusters.get((bench, b))
-        if ca is None or cb is None:
-            return None
-        if not (is_clustered(cluster_codes(ca, ca.size, "clusters_a"))
-                or is_clustered(cluster_codes(cb, cb.size, "clusters_b"))):
+        ca, cb = self._run_codes(bench, a), self._run_codes(bench, b)
+        if ca is None or cb is None or not (is_clustered(ca) or is_clustered(cb)):
             return None
         return ca, cb
+
+    def _run_codes(self, bench: str, alg: str) -> np.ndarray | None:
+        if (bench, alg) not in self._codes:
+            labels = self.clusters.get((bench, alg))
+            self._codes[bench, alg] = (None if labels is None
+                                       else cluster_codes(labels, labels.size, "clusters"))
+        return self._codes[bench, alg]
 
     def _strata(self, bench: str, a: str, b: str) -> tuple | None:
         if (bench, a) in self.strata and (bench, b) in self.strata:
@@ -258,8 +286,7 @@ class DistributionResult(ResultText):
             return _DRAW
         from benchverdict.dse.clusters import sizes_text
 
-        ca, cb = (cluster_codes(c, c.size, "clusters") for c in clusters)
-        return "random-search " + sizes_text(ca, cb)
+        return "random-search " + sizes_text(*clusters)
 
     def dominance_test(self, bench: str, a: str, b: str, *, alpha: float = 0.05):
         """The dominance test of ``a`` against ``b`` on scope ``bench`` (runs permuted if any).
@@ -415,7 +442,7 @@ class DistributionResult(ResultText):
     def _cvar_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
                       scope: Scope, alpha: float) -> Verdict:
         """``dse.cvar``: the permutation test decides, the interval may lean (:meth:`verdicts`)."""
-        iv = self._cvar_diff(xa, xb, self._clusters(bench, a, b))
+        iv = self._cvar_diff(bench, a, b)
         test = self.cvar_test(bench, a, b)
         unit = self.unit(bench, a, b)
         clustered = unit != _DRAW
@@ -704,18 +731,23 @@ def distribution(
     clusters: dict = {}
     algs = results.algorithms
     cells = []
+    # Text columns encoded once (not once per cell: 100 cells of 20k rows took seconds).
+    scope_col = frame["scope"].to_numpy()
+    alg_col = frame["algorithm"].astype(str).to_numpy()
+    values = frame["value"].to_numpy(dtype=float)
+    run_col = frame["run"].to_numpy()
+    bench_col = frame["benchmark"].astype(str).to_numpy() if pooled else None
     for scope in pd.unique(frame["scope"]):
+        in_scope = scope_col == scope
         for alg in algs:
-            sel = (frame["scope"] == scope).to_numpy() & (
-                frame["algorithm"].astype(str) == alg
-            ).to_numpy()
+            sel = in_scope & (alg_col == alg)
             if not sel.any():
                 continue
-            x = frame.loc[sel, "value"].to_numpy(dtype=float)
+            x = values[sel]
             draws[str(scope), alg] = x
-            clusters[str(scope), alg] = frame.loc[sel, "run"].to_numpy()
+            clusters[str(scope), alg] = run_col[sel]
             if pooled:
-                strata[str(scope), alg] = frame.loc[sel, "benchmark"].astype(str).to_numpy()
+                strata[str(scope), alg] = bench_col[sel]
             cells.append((str(scope), alg, x))
     runs = {key: cluster_codes(c, c.size, "runs") for key, c in clusters.items()}
     clustered = [key for key, codes in runs.items() if is_clustered(codes)]
@@ -725,9 +757,12 @@ def distribution(
             f"(e.g. {clustered[0][1]!r} on {clustered[0][0]!r}), which can share a run effect: "
             f"use interval='bootstrap' (or 'auto'), which resamples whole runs.")
     how = "bootstrap" if clustered and interval == "auto" else _auto_interval(interval, lo, hi)
+    replicates = (_replicates(cells, runs, sign, cvar_level, n_resamples, seed)
+                  if how == "bootstrap" else {})
     rows = [_summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold,
                      confidence, band, how, lo, hi, n_resamples, seed,
-                     runs[scope, alg] if (scope, alg) in clustered else None)
+                     runs[scope, alg] if (scope, alg) in clustered else None,
+                     replicates.get((scope, alg)))
             for scope, alg, x in cells]
     return DistributionResult(
         draws=draws, table=pd.DataFrame(rows), objective=objective,
@@ -737,7 +772,8 @@ def distribution(
         normalize=normalize, reference=reference, threshold=threshold,
         excluded=results.exclusions, n_resamples=n_resamples, seed=seed,
         pooled=bool(pooled), n_permutations=int(n_permutations), strata=strata,
-        clusters=clusters, sample_rate=float(sample_rate),
+        clusters=clusters, sample_rate=float(sample_rate), replicates=replicates,
+        _codes=dict(runs),
         **({} if subsampled is None else {"subsampled": subsampled}),
     )
 
@@ -770,8 +806,36 @@ def _affordable_sample(results: Results, seed: int | None, pooled: bool
     return sample, rate, table
 
 
+def _replicates(cells: list, runs: dict, sign: float, cvar_level: float, n_resamples: int,
+                seed: int | None) -> dict:
+    """Each distribution's upper-CVaR bootstrap replicates, from a stream of its own.
+
+    Within a scope the distributions are ranked by their values
+    (:func:`~benchverdict.stats.symmetry.sample_key`) and the one of rank
+    ``r`` draws from ``SeedSequence([seed, r])``: distinct distributions get
+    independent streams, and no renaming, reordering or increasing
+    transform of the scores moves a stream to another distribution.
+    Identical distributions share a rank (and a stream), which
+    :func:`~benchverdict.dse.cvar_difference` detects and handles.
+    """
+    stat = statistic("cvar", cvar_level=cvar_level, tail="upper")
+    out: dict = {}
+    for scope in dict.fromkeys(s for s, _, _ in cells):
+        mine = [(alg, sign * x) for s, alg, x in cells if s == scope]
+        keys = {alg: sample_key(z) for alg, z in mine}
+        distinct = sorted(set(keys.values()))
+        rank = {k: r for r, k in enumerate(distinct)}
+        for alg, z in mine:
+            stream = (None if seed is None
+                      else np.random.SeedSequence([int(seed), rank[keys[alg]]]))
+            out[scope, alg] = sample_replicates(z, stat, n_resamples, stream,
+                                                runs.get((scope, alg)))
+    return out
+
+
 def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confidence, band,
-             how, lo, hi, n_resamples, seed, runs=None) -> dict:
+             how, lo, hi, n_resamples, seed, runs=None,
+             replicates: Replicates | None = None) -> dict:
     z = sign * x
     up = statistic("cvar", cvar_level=cvar_level, tail="upper")
     down = statistic("cvar", cvar_level=lower_cvar_level, tail="lower")
@@ -789,7 +853,8 @@ def _summary(scope, alg, x, sign, cvar_level, lower_cvar_level, threshold, confi
         iv = band_interval(x, up, sign=sign, confidence=confidence, method=band, low=lo, high=hi)
     else:
         iv = bootstrap_interval(x, up, sign=sign, confidence=confidence,
-                                n_resamples=n_resamples, seed=seed, clusters=runs)
+                                n_resamples=n_resamples, seed=seed, clusters=runs,
+                                replicates=replicates)
     row["cvar_lower"], row["cvar_upper"] = iv.lower, iv.upper
     row["lower_tail_cvar"] = down.to_user(down.of_sample(z), sign)
     if runs is None:

@@ -368,6 +368,72 @@ def bootstrap_statistic(z: np.ndarray, stat, n_resamples: int,
     return np.concatenate(values), (np.concatenate(ses) if se else None)
 
 
+@dataclass(frozen=True)
+class Replicates:
+    """One sample's bootstrap replicates of a statistic, with its standard errors.
+
+    A sample's resamples do not depend on the sample it is compared with
+    (A and B are resampled independently), so one set of replicates serves
+    the sample's own interval and every pairwise difference it enters
+    (:func:`~benchverdict.dse.cvar_difference` with ``replicates=``): with
+    ``k`` algorithms that is ``k`` bootstraps per scope instead of
+    ``k + k (k - 1)``.
+
+    Attributes
+    ----------
+    values, ses : numpy.ndarray
+        The statistic and its plug-in (cluster-robust when ``clustered``)
+        standard error on each resample, oriented (larger is better).
+    se : float
+        The standard error on the sample itself.
+    clustered : bool
+        Whole runs were resampled (some run holds several draws).
+    """
+
+    values: np.ndarray
+    ses: np.ndarray
+    se: float
+    clustered: bool
+
+
+def sample_replicates(z: np.ndarray, stat: Statistic, n_resamples: int,
+                      seed: int | np.random.Generator | None,
+                      codes: np.ndarray | None = None) -> Replicates:
+    """Bootstrap replicates of ``stat`` and its standard error on one oriented sample.
+
+    With run ``codes`` in which some run holds several draws, whole runs are
+    resampled (:func:`~benchverdict.dse.clusters.cluster_bootstrap`, cluster-robust
+    standard errors); otherwise the draws (:func:`bootstrap_statistic`).
+
+    Examples
+    --------
+    >>> from benchverdict.dse.statistics import statistic
+    >>> z = np.random.default_rng(0).normal(size=60)
+    >>> rep = sample_replicates(z, statistic("cvar", cvar_level=0.5), 200, 1)
+    >>> rep.values.shape, rep.clustered
+    ((200,), False)
+    """
+    z = np.asarray(z, dtype=float)
+    if stat.se_rows is None:
+        raise ValueError(f"{stat.name} has no plug-in standard error: no studentized "
+                         f"replicates.")
+    from benchverdict.dse.clusters import (
+        cluster_bootstrap,
+        is_clustered,
+        run_order,
+        weighted_statistic,
+    )
+
+    rng = np.random.default_rng(seed)
+    if codes is not None and is_clustered(codes):
+        values, ses = cluster_bootstrap(z, codes, stat, n_resamples, rng, se=True)
+        zs, cs, _ = run_order(z, codes)
+        se = float(weighted_statistic(stat, zs, cs, np.ones((1, int(cs.max()) + 1)))[1][0])
+        return Replicates(values, ses, se, True)
+    values, ses = bootstrap_statistic(z, stat, n_resamples, rng, se=True)
+    return Replicates(values, ses, float(stat.se_rows(np.sort(z)[None, :])[0]), False)
+
+
 def studentized_roots(estimates: np.ndarray, ses: np.ndarray, estimate: float) -> np.ndarray:
     """Bootstrap-t roots ``(theta* - theta) / se*``; ``se* = 0`` gives +-inf (0 if equal).
 
@@ -407,6 +473,7 @@ def bootstrap_interval(
     chunk: int = 5_000,
     kind: str = "auto",
     clusters: object | None = None,
+    replicates: Replicates | None = None,
 ) -> Interval:
     """A bootstrap interval for ``stat`` (vectorised over resamples).
 
@@ -428,6 +495,12 @@ def bootstrap_interval(
         ``"bootstrap:cluster-percentile"``). With one draw per run it draws
         the same resamples as without ``clusters`` from the same seed, so the
         interval is the same up to round-off.
+    replicates : Replicates, optional
+        This sample's replicates of ``stat`` (:func:`sample_replicates` on
+        ``sign * scores`` with the same runs), already drawn: the studentized
+        interval is made from them instead of a new bootstrap, so that one
+        set of resamples serves the sample's interval and its pairwise
+        differences. ``n_resamples``, ``seed`` and ``chunk`` are then unused.
 
     Asymptotic: no finite-sample guarantee. The studentized interval holds
     its level for CVaR with 5 or more tail draws; the percentile interval
@@ -454,7 +527,10 @@ def bootstrap_interval(
     if studentized and tail is not None and tail < MIN_INTERVAL_TAIL_DRAWS:
         return refused(stat.name, stat.to_user(theta, sign), confidence, tail)
     prefix = "bootstrap"
-    if clusters is None:
+    if replicates is not None and studentized:
+        values, ses, se = replicates.values, replicates.ses, replicates.se
+        prefix = "bootstrap:cluster" if replicates.clustered else "bootstrap"
+    elif clusters is None:
         values, ses = bootstrap_statistic(z, stat, n_resamples, rng, se=studentized,
                                           block=chunk)
         se = float(stat.se_rows(np.sort(z)[None, :])[0]) if studentized else 0.0
@@ -473,14 +549,15 @@ def bootstrap_interval(
             zs, cs, _ = run_order(z, codes)
             se = float(weighted_statistic(stat, zs, cs, np.ones((1, int(cs.max()) + 1)))[1][0])
         prefix = "bootstrap:cluster"
+    joint = "-" if prefix == "bootstrap:cluster" else ":"
     if studentized:
         roots = studentized_roots(values, ses, theta)
         lo, hi = studentized_limits(roots, theta, se, confidence)
-        how = f"{prefix}{'-' if clusters is not None else ':'}studentized"
+        how = f"{prefix}{joint}studentized"
     else:
         tail = (1.0 - confidence) / 2.0
         lo, hi = (float(v) for v in np.percentile(values, [100 * tail, 100 * (1 - tail)]))
-        how = f"{prefix}{'-' if clusters is not None else ':'}percentile"
+        how = f"{prefix}{joint}percentile"
     ends = stat.to_user(lo, sign), stat.to_user(hi, sign)
     est = stat.to_user(theta, sign)
     return Interval(stat.name, est, min(ends), max(ends), confidence, how)
@@ -579,6 +656,7 @@ __all__ = [
     "BAND_METHODS",
     "MIN_INTERVAL_TAIL_DRAWS",
     "Interval",
+    "Replicates",
     "StepBand",
     "band_interval",
     "bootstrap_interval",
@@ -586,6 +664,7 @@ __all__ = [
     "coverage",
     "interval",
     "refused",
+    "sample_replicates",
     "step_band",
     "studentized_limits",
     "studentized_roots",
