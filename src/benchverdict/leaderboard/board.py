@@ -495,7 +495,7 @@ class Leaderboard:
         # Boards written before the incomplete policies: nothing imputed, nothing compared.
         entries["imputed_runs"] = entries["imputed_runs"].fillna(0).astype(int)
         incomplete = pd.DataFrame(data["incomplete"], columns=INCOMPLETE_COLUMNS)
-        incomplete["compared"] = incomplete["compared"].fillna(False).astype(bool)
+        incomplete["compared"] = incomplete["compared"].eq(True)  # NaN: not compared
         runs = pd.DataFrame(data.get("missing_runs") or [], columns=MISSING_RUN_COLUMNS)
         runs["budget"] = runs["budget"].astype(float)
         compared = data.get("compared_design")
@@ -960,7 +960,8 @@ def build_leaderboard(
             headline = ranking.message
             groups = [list(g) for g in ranking.groups]
     elif len(complete) == 1:
-        headline = f"{complete[0]} is the only complete entry; nothing to compare yet."
+        what = "complete" if not partial else f"compared (policy {policy})"
+        headline = f"{complete[0]} is the only {what} entry; nothing to compare yet."
     ranked = _mean_ranks_at_budget(inside, results, design, confidence=confidence,
                                    n_resamples=n_resamples, seed=seed)
     notes += [f"Mean-rank intervals: {note}" for note in
