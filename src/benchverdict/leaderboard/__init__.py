@@ -5,7 +5,10 @@ by the report's error-controlled partial order; :mod:`benchverdict.leaderboard.s
 keeps a leaderboard in a folder, adds submissions (:func:`update_leaderboard`)
 and writes what moved and why; :mod:`benchverdict.leaderboard.arena` rates
 entries with Bradley-Terry and Elo (:func:`arena_from_results`,
-:func:`arena_from_outcomes`). ``benchverdict leaderboard`` is the command line.
+:func:`arena_from_outcomes`); :mod:`benchverdict.leaderboard.incomplete`
+treats incomplete submissions by policy (:data:`INCOMPLETE_POLICIES`:
+refuse, compare on the common subset, or impute). ``benchverdict
+leaderboard`` is the command line.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
         mean_rank_interval,
     )
     from benchverdict.leaderboard.design import Design, SubmissionCheck, check_submission
+    from benchverdict.leaderboard.incomplete import INCOMPLETE_POLICIES
     from benchverdict.leaderboard.store import (
         Change,
         StoreError,
@@ -51,6 +55,7 @@ _HOMES = {
     'Change': 'benchverdict.leaderboard.store',
     'Design': 'benchverdict.leaderboard.design',
     'ENTRY_COLUMNS': 'benchverdict.leaderboard.board',
+    'INCOMPLETE_POLICIES': 'benchverdict.leaderboard.incomplete',
     'Leaderboard': 'benchverdict.leaderboard.board',
     'SCHEMA': 'benchverdict.leaderboard.board',
     'SCHEMA_VERSION': 'benchverdict.leaderboard.board',
@@ -67,6 +72,7 @@ _HOMES = {
 
 __all__ = [
     "ENTRY_COLUMNS",
+    "INCOMPLETE_POLICIES",
     "SCHEMA",
     "SCHEMA_VERSION",
     "Arena",

@@ -8,7 +8,10 @@ the update, readers of living leaderboards expect them, and the page says
 how they differ from the positions). ``benchverdict leaderboard --outcomes
 GAMES`` rates a pairwise-outcome table (``x, y, winner[, weight][,
 benchmark]``) with Bradley-Terry and Elo: such a table has no scores, so it
-has ratings but no positions.
+has ratings but no positions. ``--incomplete refuse|subset|impute`` chooses
+what a board does with an incomplete submission (kept for every later
+version); ``--missing-runs FILE`` writes the runs that would complete the
+incomplete entries as CSV.
 """
 
 from __future__ import annotations
@@ -39,6 +42,20 @@ def _analyses(text: str) -> list[str]:
             f"unknown analysis {unknown or text!r}; a leaderboard runs "
             f"{','.join(known)} (or a subset).")
     return names
+
+
+#: benchverdict.leaderboard.incomplete.INCOMPLETE_POLICIES, spelled here so that
+#: `--help` does not import pandas (a test checks they agree).
+POLICIES = ("refuse", "subset", "impute")
+
+
+def _policy(text: str) -> str:
+    if text not in POLICIES:
+        raise argparse.ArgumentTypeError(
+            f"unknown policy {text!r}; choose refuse (list an incomplete entry apart, not "
+            f"compared), subset (compare every entry on the benchmarks all completed) or "
+            f"impute (fill each missing run with its benchmark's worst observed score)")
+    return text
 
 
 def _probability(text: str) -> float:
@@ -97,6 +114,17 @@ def register(subparsers, parents) -> None:
                         help="margin of practical equivalence (score units, or 0.2sd): pairs "
                              "shown to differ by less are 'equivalent' (kept for later "
                              "versions)")
+    parser.add_argument("--incomplete", type=_policy, default=None, metavar="POLICY",
+                        help="what to do with an incomplete submission: refuse (default: "
+                             "list it with what it misses, not compared), subset (compare "
+                             "every entry on the benchmarks and seeds all completed) or impute "
+                             "(fill each missing run with the worst score observed on its "
+                             "benchmark; counted and flagged). Set when the board is created "
+                             "and kept by every update")
+    parser.add_argument("--missing-runs", type=Path, default=None, metavar="FILE",
+                        help="also write the runs (algorithm, benchmark, seed, budget) that "
+                             "would complete the incomplete entries to FILE as CSV (a new "
+                             "file)")
     parser.add_argument("--sanity-checks", action="store_true",
                         help="also run the LMEM sanity checks (slow with many algorithms)")
     # A submission may hold a single algorithm.
@@ -176,6 +204,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                          "a table of games.")
     if args.replace and args.update is None:
         raise UsageError("--replace only applies with --update DIR.")
+    listing = args.missing_runs
+    if listing is not None and (listing.exists() or listing.is_symlink()):
+        raise UsageError(f"--missing-runs {str(listing)!r} exists; it is never overwritten. "
+                         f"Fix: choose a new file, or remove it.")
     if args.out is not None:
         from benchverdict.leaderboard.store import _check_new_folder
 
@@ -204,13 +236,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     sources = [str(f) for f in args.files] or ["built-in example"]
     if args.update is not None:
         board, changes = update_leaderboard(args.update, results, replace=args.replace,
-                                            progress=progress, sources=sources)
+                                            progress=progress, sources=sources,
+                                            incomplete=args.incomplete)
         folder = args.update
     else:
         board = create_leaderboard(args.out, results, analyses=args.analyses,
                                    alpha=args.alpha, confidence=args.confidence,
                                    sanity_checks=args.sanity_checks, progress=progress,
-                                   sources=sources, margin=args.margin)
+                                   sources=sources, margin=args.margin,
+                                   incomplete=args.incomplete or "refuse")
         changes = []
         folder = args.out
     print(board.summary())
@@ -220,4 +254,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             print(f"  - {change.text}")
     print(f"\nWrote {folder}/leaderboard.html, leaderboard.md, leaderboard.json, changes.md "
           f"and versions/v{board.version:04d}/.")
+    if listing is not None:
+        from benchverdict._safe_output import write_csv
+
+        write_csv(board.missing_runs, listing)  # no cell can run as a formula
+        print(f"Wrote {len(board.missing_runs)} missing run(s) to {listing}.")
     return 0

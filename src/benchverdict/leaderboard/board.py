@@ -47,7 +47,12 @@ Bradley-Terry (and Elo) ratings from the same results beside the
 positions; see :attr:`Leaderboard.arena`.
 
 Incomplete submissions (see :mod:`benchverdict.leaderboard.design`) are
-listed apart with what they miss, never compared on a smaller design.
+listed apart with what they miss and not compared (``incomplete="refuse"``,
+the default), or, by policy, every entry is compared on the common subset
+of benchmarks and seeds (``"subset"``) or the missing runs are filled with
+the benchmark's worst observed score (``"impute"``); see
+:mod:`benchverdict.leaderboard.incomplete`. Every board lists the runs that
+would complete its incomplete entries.
 """
 
 from __future__ import annotations
@@ -73,6 +78,19 @@ from benchverdict.leaderboard.arena import (
     arena_from_results,
 )
 from benchverdict.leaderboard.design import Design, budget_text, check_submission
+from benchverdict.leaderboard.incomplete import (
+    DROPPED_COLUMNS,
+    IMPUTE_CAVEAT,
+    IMPUTE_METHOD,
+    IMPUTED_COLUMNS,
+    MISSING_RUN_COLUMNS,
+    check_policy,
+    common_subset,
+    impute_worst,
+    missing_runs,
+    run_text,
+    why_not_compared,
+)
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -85,9 +103,12 @@ ENTRY_COLUMNS = [
     "position", "best_position", "worst_position", "algorithm", "group", "mean_rank",
     "mean_rank_lower", "mean_rank_upper", "mean_rank_marginal_lower", "mean_rank_marginal_upper",
     "better_than", "worse_than", "settled_by",
-    "n_benchmarks", "n_seeds",
+    "n_benchmarks", "n_seeds", "imputed_runs",
 ]
-INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", "reasons"]
+INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", "reasons",
+                      "compared"]
+#: Missing runs listed on a page (Markdown, HTML, terminal); the JSON holds them all.
+RUNS_SHOWN = 10
 RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason"]
 
 
@@ -276,8 +297,11 @@ class Leaderboard:
         shows; ``mean_rank_marginal_lower/upper`` each entry's own (see
         :func:`mean_rank_interval`); NaN with fewer than
         :data:`MIN_BENCHMARKS` benchmarks (the notes say why).
+        ``imputed_runs`` counts the entry's runs filled by the ``"impute"``
+        policy (0 for a complete entry).
     incomplete : pandas.DataFrame
-        One row per incomplete submission, with what it misses.
+        One row per incomplete submission, with what it misses, and whether
+        the policy compares it (``compared``).
     relations : pandas.DataFrame
         Every pair's relation over all benchmarks (columns
         :data:`RELATION_COLUMNS`): status (settled, implied, contradicted,
@@ -301,6 +325,21 @@ class Leaderboard:
         rows (each (benchmark, seed) a game per pair), with bootstrap
         intervals over benchmarks; ``None`` if not computed (fewer than two
         complete entries, or ``arena=False``).
+    incomplete_policy : {"refuse", "subset", "impute"}
+        How incomplete submissions are treated (see
+        :mod:`benchverdict.leaderboard.incomplete`).
+    compared : Design or None
+        The design the entries were compared on when it is not
+        :attr:`design`: the common subset of the ``"subset"`` policy.
+    dropped : pandas.DataFrame
+        The benchmarks and seeds the common subset dropped, and the entries
+        that miss them (columns ``what``, ``name``, ``missed_by``).
+    missing_runs : pandas.DataFrame
+        Every run (algorithm, benchmark, seed, budget, issue) that would
+        complete the incomplete entries, under every policy.
+    imputed : pandas.DataFrame
+        Every run the ``"impute"`` policy filled (algorithm, benchmark,
+        seed, score).
 
     Notes
     -----
@@ -322,7 +361,18 @@ class Leaderboard:
     version: int = 1
     created: str = ""
     arena: Arena | None = None
+    incomplete_policy: str = "refuse"
+    compared: Design | None = None
+    dropped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DROPPED_COLUMNS))
+    missing_runs: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=MISSING_RUN_COLUMNS))
+    imputed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=IMPUTED_COLUMNS))
     _verdicts: list[Verdict] = field(default_factory=list, repr=False)
+
+    @property
+    def compared_design(self) -> Design:
+        """The design the entries were compared on (:attr:`compared`, else :attr:`design`)."""
+        return self.design if self.compared is None else self.compared
 
     # ----------------------------------------------------------- protocol
     @property
@@ -337,23 +387,27 @@ class Leaderboard:
     def summary(self) -> str:
         """Plain-text summary: headline and the ranked entries."""
         lines = [f"Leaderboard v{self.version} ({len(self.entries)} entries, "
-                 f"{len(self.design.benchmarks)} benchmarks x {len(self.design.seeds)} seeds, "
+                 f"{self._scope_text()}, "
                  f"{self.design.objective}, at {budget_text(self.design.final_budget)})",
                  self.headline, ""]
         ratings = self._ratings()
         for r in self.entries.itertuples():
             bt = (f"  BT {_rating_cell(ratings.loc[r.algorithm])}"
                   if r.algorithm in ratings.index else "")
+            imputed = (f"  [{r.imputed_runs} run(s) imputed]" if r.imputed_runs else "")
             lines.append(f"{r.position:>7}  {printable(r.algorithm):<24} mean rank "
                          f"{r.mean_rank:.2f} {_interval_cell(r)}{bt}"
-                         f"  {r.settled_by or 'not separated'}")
+                         f"  {r.settled_by or 'not separated'}{imputed}")
         if len(self.entries):
             lines.append(self._guarantee_text())
             lines.append(f"Mean rank [{self._interval_text()}].")
             if self.arena is not None:
                 lines.append(f"BT: {self._arena_text()}")
+        lines += [printable(t) for t in self._policy_texts()]
         for r in self.incomplete.itertuples():
-            lines.append(f"{'-':>7}  {printable(r.algorithm):<24} incomplete: {r.reasons}")
+            how = "incomplete, compared" if r.compared else "incomplete"
+            lines.append(f"{'-':>7}  {printable(r.algorithm):<24} {how}: {r.reasons}")
+        lines += [printable(t) for t in self._runs_texts()]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -415,6 +469,10 @@ class Leaderboard:
             "entries": records(self.entries), "incomplete": records(self.incomplete),
             "relations": records(self.relations), "groups": [list(g) for g in self.groups],
             "arena": None if self.arena is None else self.arena.to_dict(),
+            "incomplete_policy": self.incomplete_policy,
+            "compared_design": None if self.compared is None else self.compared.to_dict(),
+            "dropped": records(self.dropped), "missing_runs": records(self.missing_runs),
+            "imputed": records(self.imputed),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -434,9 +492,16 @@ class Leaderboard:
         for column in ("mean_rank", "mean_rank_lower", "mean_rank_upper",
                        "mean_rank_marginal_lower", "mean_rank_marginal_upper"):
             entries[column] = entries[column].astype(float)
+        # Boards written before the incomplete policies: nothing imputed, nothing compared.
+        entries["imputed_runs"] = entries["imputed_runs"].fillna(0).astype(int)
+        incomplete = pd.DataFrame(data["incomplete"], columns=INCOMPLETE_COLUMNS)
+        incomplete["compared"] = incomplete["compared"].eq(True)  # NaN: not compared
+        runs = pd.DataFrame(data.get("missing_runs") or [], columns=MISSING_RUN_COLUMNS)
+        runs["budget"] = runs["budget"].astype(float)
+        compared = data.get("compared_design")
         return cls(
             design=Design.from_dict(data["design"]), entries=entries,
-            incomplete=pd.DataFrame(data["incomplete"], columns=INCOMPLETE_COLUMNS),
+            incomplete=incomplete,
             relations=pd.DataFrame(
                 [{("p_value_adjusted" if k == "p_adjusted" else k): v for k, v in r.items()}
                  for r in data["relations"]], columns=RELATION_COLUMNS),
@@ -445,6 +510,11 @@ class Leaderboard:
             analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
             version=int(data["version"]), created=str(data.get("created", "")),
             arena=Arena.from_dict(data["arena"]) if data.get("arena") else None,
+            incomplete_policy=check_policy(str(data.get("incomplete_policy", "refuse"))),
+            compared=None if not compared else Design.from_dict(compared),
+            dropped=pd.DataFrame(data.get("dropped") or [], columns=DROPPED_COLUMNS),
+            missing_runs=runs,
+            imputed=pd.DataFrame(data.get("imputed") or [], columns=IMPUTED_COLUMNS),
         )
 
     def _interval_text(self) -> str:
@@ -457,10 +527,14 @@ class Leaderboard:
                 f"ranks (Mogstad et al. 2023): with probability at least {1 - self.alpha:.0%}, "
                 f"every entry's true rank lies in its range, all entries at once. The true "
                 f"rank orders the entries by their effect on a benchmark drawn from the "
-                f"population these {len(self.design.benchmarks)} benchmarks are a random "
+                f"population these {len(self.compared_design.benchmarks)} benchmarks are a "
+                f"random "
                 f"sample of (each run's incumbent at {budget_text(self.design.final_budget)}, "
                 f"seeds averaged); entries equal in truth may take any rank of their tie, and "
-                f"the range holds all of them.")
+                f"the range holds all of them."
+                + (" With imputed runs this holds for the data as imputed, and the positions "
+                   "of imputed entries are conservative, not error-controlled (see the "
+                   "imputation note)." if len(self.imputed) else ""))
 
     def _arena_text(self) -> str:
         if self.arena is None:
@@ -478,6 +552,63 @@ class Leaderboard:
             return pd.DataFrame(columns=["bt_rating", "bt_lower", "bt_upper"])
         return self.arena.ratings.set_index("algorithm")
 
+    def _scope_text(self) -> str:
+        """``8 benchmarks x 5 seeds``, or the common subset's ``6 of 8 benchmarks x ...``."""
+        d, c = self.design, self.compared_design
+        if (c.benchmarks, c.seeds) == (d.benchmarks, d.seeds):
+            return f"{len(d.benchmarks)} benchmarks x {len(d.seeds)} seeds"
+        return (f"{len(c.benchmarks)} of {len(d.benchmarks)} benchmarks x {len(c.seeds)} of "
+                f"{len(d.seeds)} seeds, the common subset")
+
+    def _policy_texts(self) -> list[str]:
+        """What the incomplete policy did and what it means, as sentences (may be empty)."""
+        policy = self.incomplete_policy
+        compared = self.incomplete[self.incomplete["compared"].astype(bool)]
+        if policy == "subset":
+            if not len(compared):
+                return ["Incomplete entries: policy subset; no compared entry is incomplete, "
+                        "so the board uses the whole design."]
+            dropped = "; ".join(f"{r.what} {r.name} (missed by {r.missed_by})"
+                                for r in self.dropped.itertuples())
+            return [f"Incomplete entries: policy subset. Every entry is compared on the "
+                    f"benchmarks and seeds all compared entries completed: "
+                    f"{self._scope_text()}. Dropped: {dropped or 'nothing'}. Positions, mean "
+                    f"ranks and ratings hold on this subset only: its benchmarks were kept "
+                    f"because every entry completed them, not at random, so they may stand "
+                    f"for a narrower population than the design's."]
+        if policy == "impute":
+            if not len(self.imputed):
+                return ["Incomplete entries: policy impute; no run was imputed (every "
+                        "compared entry is complete)."]
+            per = self.imputed["algorithm"].value_counts()
+            who = ", ".join(f"{a} ({n})" for a, n in sorted(per.items()))
+            return [f"Incomplete entries: policy impute. {len(self.imputed)} missing run(s) "
+                    f"of {len(per)} entr{'y' if len(per) == 1 else 'ies'} ({who}) were "
+                    f"filled with {IMPUTE_METHOD}; the table counts them per entry "
+                    f"(imputed runs). {IMPUTE_CAVEAT}"]
+        return []
+
+    def _runs_texts(self, limit: int = RUNS_SHOWN) -> list[str]:
+        """The runs that would complete the incomplete entries: a heading, a few, "N more"."""
+        runs = self.missing_runs
+        if not len(runs):
+            return []
+        n_entries = runs["algorithm"].nunique()
+        lines = [f"Runs that would complete the {n_entries} incomplete entr"
+                 f"{'y' if n_entries == 1 else 'ies'} ({len(runs)}):"]
+        lines += [f"  {run_text(r)}" for r in runs.head(limit).itertuples()]
+        if len(runs) > limit:
+            lines.append(f"  ... and {len(runs) - limit} more (all of them in "
+                         f"leaderboard.json's missing_runs; `benchverdict leaderboard "
+                         f"--missing-runs FILE` writes them as CSV)")
+        return lines
+
+    def _incomplete_heading(self) -> str:
+        return {"refuse": "Incomplete submissions (not compared)",
+                "subset": "Incomplete submissions (compared on the common subset)",
+                "impute": "Incomplete submissions (compared with imputed runs)",
+                }[self.incomplete_policy]
+
     def _families_text(self) -> str:
         return ", ".join(family_names(",".join(self.analyses)))
 
@@ -488,23 +619,26 @@ class Leaderboard:
         from benchverdict.report.markdown import md_escape as cell
 
         d = self.design
+        imputing = self.incomplete_policy == "impute"
         lines = [
             f"# Leaderboard (version {self.version})", "",
-            f"{len(self.entries)} entries on {len(d.benchmarks)} benchmarks x {len(d.seeds)} "
-            f"seeds, {d.objective}, compared at {budget_text(d.final_budget)}. "
+            f"{len(self.entries)} entries on {self._scope_text()}, {d.objective}, compared at "
+            f"{budget_text(d.final_budget)}. "
             f"Positions rest only on relations settled with family-wise error <= {self.alpha:g} "
             f"over all pairs ({self._families_text()}); entries that share a position are "
             f"not separated by the data.", "",
             f"**{cell(self.headline)}**", "",
+            *[f"{cell(t)}\n" for t in self._policy_texts()],
             "| position | algorithm | mean rank [interval] | better than | worse than | "
-            "settled by |",
-            "|---|---|---|---|---|---|",
+            "settled by |" + (" imputed runs |" if imputing else ""),
+            "|---|---|---|---|---|---|" + ("---|" if imputing else ""),
         ]
         for r in self.entries.itertuples():
             lines.append(
                 f"| {r.position} | {cell(r.algorithm)} | {r.mean_rank:.2f} "
                 f"{_interval_cell(r)} | {r.better_than} | "
-                f"{r.worse_than} | {cell(r.settled_by or '-')} |")
+                f"{r.worse_than} | {cell(r.settled_by or '-')} |"
+                + (f" {r.imputed_runs} |" if imputing else ""))
         lines.append("")
         lines.append(self._guarantee_text())
         lines.append("")
@@ -526,9 +660,12 @@ class Leaderboard:
                              f"{g['ties']:g} | {g['games']:g} |")
             lines += [f"- {cell(n)}" for n in self.arena.notes]
         if len(self.incomplete):
-            lines += ["", "## Incomplete submissions (not compared)", ""]
+            lines += ["", f"## {self._incomplete_heading()}", ""]
             for r in self.incomplete.itertuples():
                 lines.append(f"- **{cell(r.algorithm)}**: {cell(r.reasons)}")
+            runs = self._runs_texts()
+            if runs:
+                lines += ["", cell(runs[0]), ""] + [f"- {cell(t.strip())}" for t in runs[1:]]
         if self.notes:
             lines += ["", "## Notes", ""] + [f"- {cell(n)}" for n in self.notes]
         return "\n".join(lines) + "\n"
@@ -540,7 +677,8 @@ class Leaderboard:
         head = ("<tr>" + "".join(
             f"<th onclick=\"bvSort(this)\" title=\"sort\">{esc(h)}</th>" for h in
             ("position", "algorithm", "mean rank", "interval", "BT rating", "better than",
-             "worse than", "settled by")) + "</tr>")
+             "worse than", "settled by")
+            + (("imputed runs",) if self.incomplete_policy == "impute" else ())) + "</tr>")
         rows = []
         ratings = self._ratings()
         for r in self.entries.itertuples():
@@ -556,10 +694,17 @@ class Leaderboard:
                 f"{_interval_cell(r)}</td>{bt}"
                 f"<td data-v=\"{r.better_than:06d}\">{r.better_than}</td>"
                 f"<td data-v=\"{r.worse_than:06d}\">{r.worse_than}</td>"
-                f"<td>{esc(str(r.settled_by or '-'))}</td></tr>")
+                f"<td>{esc(str(r.settled_by or '-'))}</td>"
+                + (f"<td data-v=\"{r.imputed_runs:06d}\">{r.imputed_runs}</td>"
+                   if self.incomplete_policy == "impute" else "") + "</tr>")
         incomplete = "".join(
             f"<li><b>{esc(str(r.algorithm))}</b>: {esc(str(r.reasons))}</li>"
             for r in self.incomplete.itertuples())
+        runs = self._runs_texts()
+        if runs:
+            incomplete += (f"</ul><p>{esc(runs[0])}</p><ul>"
+                           + "".join(f"<li>{esc(t.strip())}</li>" for t in runs[1:]))
+        policy = "".join(f"<p class=\"note\">{esc(t)}</p>" for t in self._policy_texts())
         notes = "".join(f"<li>{esc(n)}</li>" for n in self.notes)
         arena = ""
         if self.arena is not None:
@@ -578,18 +723,20 @@ class Leaderboard:
         body = (
             f"<h1>Leaderboard <small>version {self.version}</small></h1>"
             f"<p class=\"headline\">{esc(self.headline)}</p>"
-            f"<p>{len(self.entries)} entries on {len(d.benchmarks)} benchmarks &times; "
-            f"{len(d.seeds)} seeds, {esc(d.objective)}, compared at "
+            f"<p>{len(self.entries)} entries on "
+            f"{esc(self._scope_text()).replace(' x ', ' &times; ')}, {esc(d.objective)}, "
+            f"compared at "
             f"{esc(budget_text(d.final_budget))}. Positions rest only on relations settled "
             f"with family-wise error &le; {self.alpha:g} ({esc(self._families_text())}); "
             f"entries sharing a position are not separated. Click a column to sort.</p>"
+            + policy +
             f"<table class=\"bv-leaderboard\"><thead>{head}</thead><tbody>{''.join(rows)}"
             f"</tbody></table>"
             f"<p class=\"note\">{esc(self._guarantee_text())}</p>"
             f"<p class=\"note\">Mean rank over benchmarks at "
             f"{esc(budget_text(d.final_budget))} (seeds averaged first, 1 = best); "
             f"{esc(self._interval_text())}.</p>" + arena
-            + (f"<h2>Incomplete submissions (not compared)</h2><ul>{incomplete}</ul>"
+            + (f"<h2>{esc(self._incomplete_heading())}</h2><ul>{incomplete}</ul>"
                if incomplete else "")
             + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else ""))
         if not standalone:
@@ -654,6 +801,7 @@ def build_leaderboard(
     margin: float | str | None = None,
     arena: bool = True,
     arena_resamples: int = N_RESAMPLES,
+    incomplete: str = "refuse",
 ) -> Leaderboard:
     """Rank the algorithms of ``results`` on one design.
 
@@ -694,10 +842,26 @@ def build_leaderboard(
         ratings are fitted with a small ridge, as a note says.
     arena_resamples : int
         Bootstrap resamples (over benchmarks) of the ratings' intervals.
+    incomplete : {"refuse", "subset", "impute"}
+        What to do with an incomplete submission (see
+        :mod:`benchverdict.leaderboard.incomplete`): list it apart, not
+        compared (``"refuse"``, the default); compare every entry on the
+        benchmarks and seeds all of them completed (``"subset"``); or fill
+        each missing run with the worst score observed on its benchmark
+        (``"impute"``; counted per entry, and the page says what it means).
+        Every board lists the runs that would complete its incomplete
+        entries (:attr:`Leaderboard.missing_runs`).
 
     Returns
     -------
     Leaderboard
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``incomplete`` policy, or when ``"subset"`` leaves
+        fewer benchmarks than the board needs (:data:`MIN_BENCHMARKS`, or
+        the design's own number if smaller).
 
     Examples
     --------
@@ -705,13 +869,47 @@ def build_leaderboard(
     >>> board = build_leaderboard(_example_small(), analyses=["ranks"])
     >>> board.entries[["position", "algorithm"]].to_dict("records")
     [{'position': '1-2', 'algorithm': 'a'}, {'position': '1-2', 'algorithm': 'b'}]
+
+    An entry that misses a benchmark, under each policy:
+
+    >>> import pandas as pd
+    >>> from benchverdict import Results
+    >>> rows = pd.DataFrame([(a, f"t{b}", s, off + b + 0.1 * s) for a, off in
+    ...                      [("x", 2.0), ("y", 1.0), ("z", 0.0)]
+    ...                      for b in range(6) for s in range(2)],
+    ...                     columns=["algo", "task", "seed", "acc"])
+    >>> rows = rows[~((rows["algo"] == "x") & (rows["task"] == "t5"))]
+    >>> res = Results.from_frame(rows, algorithm="algo", benchmark="task", seed="seed",
+    ...                          score="acc", objective="maximize", kind="runs")
+    >>> for policy in ("refuse", "subset", "impute"):
+    ...     b = build_leaderboard(res, analyses=["ranks"], arena=False, incomplete=policy)
+    ...     print(policy, b.entries["algorithm"].tolist(), b.entries["imputed_runs"].tolist(),
+    ...           len(b.compared_design.benchmarks), len(b.missing_runs))
+    refuse ['y', 'z'] [0, 0] 6 2
+    subset ['x', 'y', 'z'] [0, 0, 0] 5 2
+    impute ['x', 'y', 'z'] [2, 0, 0] 6 2
     """
     from benchverdict.report.runner import compare
 
+    policy = check_policy(incomplete)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results) if design is None else design
     checks, inside = check_submission(design, results)
-    complete = [c.algorithm for c in checks if c.complete]
+    # The entries the policy compares: the complete ones, and (subset, impute) the
+    # incomplete ones a policy can help; the others are listed apart.
+    complete = [c.algorithm for c in checks if c.complete or (
+        policy != "refuse" and why_not_compared(c, design) is None)]
+    partial = [c for c in checks if not c.complete and c.algorithm in complete]
+    compared_design, dropped = design, pd.DataFrame(columns=DROPPED_COLUMNS)
+    imputed = pd.DataFrame(columns=IMPUTED_COLUMNS)
+    inside = inside[inside["algorithm"].isin(complete).to_numpy()]
+    if policy == "subset" and partial:
+        compared_design, dropped = _common_design(design, [c for c in checks
+                                                           if c.algorithm in complete])
+        inside = inside[(inside["benchmark"].astype(str).isin(compared_design.benchmarks)
+                         & inside["seed"].astype(str).isin(compared_design.seeds)).to_numpy()]
+    elif policy == "impute" and partial:
+        inside, imputed = impute_worst(inside, design, partial, kind=results.kind)
     notes: list[str] = []
     if len(results.exclusions):
         notes.append(exclusion_note(results.exclusions, "the data"))
@@ -730,8 +928,7 @@ def build_leaderboard(
     worse: dict[str, set[str]] = {a: set() for a in complete}
     families: dict[str, set[str]] = {a: set() for a in complete}
     if len(complete) >= 2:
-        keep = inside["algorithm"].isin(complete).to_numpy()
-        data = _results_of(inside[keep], results)
+        data = _results_of(inside, results)
         comparison = compare(data, analyses=list(analyses), alpha=alpha, progress=progress,
                              sanity_checks=sanity_checks, budget=design.final_budget,
                              figures=False, margin=margin)
@@ -740,7 +937,7 @@ def build_leaderboard(
         rec = comparison.reconciliation
         verdicts = list(rec.verdicts)
         overall = rec.relations[rec.relations["scope_type"] == "all benchmarks"]
-        if len(overall) == 0 and len(design.benchmarks) == 1:
+        if len(overall) == 0 and len(compared_design.benchmarks) == 1:
             overall = rec.relations[rec.relations["scope_type"] == "per benchmark"]
         relations = pd.DataFrame({
             "a": overall["a"].astype(str), "b": overall["b"].astype(str),
@@ -763,18 +960,18 @@ def build_leaderboard(
             headline = ranking.message
             groups = [list(g) for g in ranking.groups]
     elif len(complete) == 1:
-        headline = f"{complete[0]} is the only complete entry; nothing to compare yet."
-    ranked = _mean_ranks_at_budget(inside[inside["algorithm"].isin(complete)], results,
-                                   design, confidence=confidence, n_resamples=n_resamples,
-                                   seed=seed)
+        what = "complete" if not partial else f"compared (policy {policy})"
+        headline = f"{complete[0]} is the only {what} entry; nothing to compare yet."
+    ranked = _mean_ranks_at_budget(inside, results, design, confidence=confidence,
+                                   n_resamples=n_resamples, seed=seed)
     notes += [f"Mean-rank intervals: {note}" for note in
               sorted(set(ranked["note"][ranked["note"] != ""]))]
     rated = None
     if arena and len(complete) >= 2:
-        rated = _arena_at_budget(inside[inside["algorithm"].isin(complete)], results, design,
-                                 confidence=confidence, n_resamples=arena_resamples,
-                                 seed=seed)
+        rated = _arena_at_budget(inside, results, design, confidence=confidence,
+                                 n_resamples=arena_resamples, seed=seed)
     n = len(complete)
+    n_imputed = imputed["algorithm"].value_counts()
     rows = []
     for a in complete:
         best, worst = 1 + len(worse[a]), n - len(better[a])
@@ -789,23 +986,50 @@ def build_leaderboard(
             "mean_rank_marginal_upper": float(ranked.loc[a, "upper"]),
             "better_than": len(better[a]), "worse_than": len(worse[a]),
             "settled_by": ", ".join(sorted(families[a])),
-            "n_benchmarks": len(design.benchmarks), "n_seeds": len(design.seeds),
+            "n_benchmarks": len(compared_design.benchmarks),
+            "n_seeds": len(compared_design.seeds), "imputed_runs": int(n_imputed.get(a, 0)),
         })
     entries = pd.DataFrame(rows, columns=ENTRY_COLUMNS)
     if len(entries):
         entries = entries.sort_values(
             ["best_position", "worst_position", "mean_rank", "algorithm"],
             kind="stable").reset_index(drop=True)
-    incomplete = pd.DataFrame([{
+    listed = pd.DataFrame([{
         "algorithm": c.algorithm, "missing_cells": len(c.missing_cells),
         "short_runs": len(c.short_runs), "extra_rows": c.extra_rows,
-        "reasons": "; ".join(c.reasons),
+        "reasons": "; ".join(c.reasons + (
+            [f"not compared: {why_not_compared(c, design)}"]
+            if policy != "refuse" and c.algorithm not in complete else [])),
+        "compared": c.algorithm in complete,
     } for c in checks if not c.complete], columns=INCOMPLETE_COLUMNS)
     return Leaderboard(
-        design=design, entries=entries, incomplete=incomplete, relations=relations,
+        design=design, entries=entries, incomplete=listed, relations=relations,
         groups=groups, headline=headline, alpha=alpha, confidence=confidence,
         analyses=list(analyses), notes=notes, version=version, created=created,
-        arena=rated, _verdicts=verdicts)
+        arena=rated, _verdicts=verdicts, incomplete_policy=policy,
+        compared=None if compared_design == design else compared_design,
+        dropped=dropped, missing_runs=missing_runs(design, checks), imputed=imputed)
+
+
+def _common_design(design: Design, checks: list) -> tuple[Design, pd.DataFrame]:
+    """The common subset of ``checks`` as a Design, refused when it is too small to rank on."""
+    benchmarks, seeds, dropped = common_subset(design, checks)
+    needed = min(MIN_BENCHMARKS, len(design.benchmarks))
+    if len(benchmarks) < needed or (len(benchmarks) == 1 and len(seeds) <= 1):
+        worst = sorted(((len({b for b, _ in c.missing_cells + c.short_runs}), c.algorithm)
+                        for c in checks if not c.complete), reverse=True)[:3]
+        who = "; ".join(f"{a} misses runs on {k} of {len(design.benchmarks)} benchmarks"
+                        for k, a in worst)
+        raise ValueError(
+            f"incomplete: the common subset (the benchmarks every entry completed, with the "
+            f"same seeds) has {len(benchmarks)} of {len(design.benchmarks)} benchmarks "
+            f"({', '.join(benchmarks) or 'none'}), fewer than the {needed} a board needs "
+            f"(below {MIN_BENCHMARKS} the mean-rank intervals are not computed and few "
+            f"relations can be settled; a board with fewer benchmarks cannot lose any). "
+            f"{who}. Fix: complete their runs (Leaderboard.missing_runs, or "
+            f"--missing-runs FILE), or use --incomplete refuse (list them apart) or impute.")
+    return Design(objective=design.objective, kind=design.kind, benchmarks=benchmarks,
+                  seeds=seeds, final_budget=design.final_budget), dropped
 
 
 def _arena_at_budget(table: pd.DataFrame, like: Results, design: Design, *,

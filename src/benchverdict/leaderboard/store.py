@@ -68,6 +68,7 @@ from benchverdict.leaderboard.board import (
     family_names,
 )
 from benchverdict.leaderboard.design import MAX_LISTED, Design, check_submission
+from benchverdict.leaderboard.incomplete import check_policy
 from benchverdict.results import Results
 
 MANIFEST_SCHEMA = "benchverdict.leaderboard-manifest"
@@ -81,8 +82,9 @@ class Change:
     Attributes
     ----------
     kind : str
-        ``"entered"``, ``"incomplete"``, ``"completed"``, ``"moved"``,
-        ``"newly settled"``, ``"no longer settled"``, ``"removed"``.
+        ``"entered"``, ``"incomplete"``, ``"completed"``, ``"subset"`` (the
+        common subset changed), ``"moved"``, ``"newly settled"``,
+        ``"no longer settled"``, ``"removed"``.
     algorithms : tuple of str
         The entries concerned.
     text : str
@@ -143,11 +145,25 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
         kind = "completed" if a in old_incomplete else "entered"
         verb = "is now complete and enters" if kind == "completed" else "enters"
         changes.append(Change(kind, (a,), f"{a} {verb} at position {r.position}: {why}."))
+    how = {"subset": "compared on the common subset",
+           "impute": "compared with its missing runs imputed"}.get(new.incomplete_policy, "")
     for r in new.incomplete.itertuples():
         if r.algorithm not in old_incomplete:
+            treated = how if r.compared else "not compared"
             changes.append(Change("incomplete", (r.algorithm,),
-                                  f"{r.algorithm} was submitted but is incomplete and not "
-                                  f"compared: {r.reasons}."))
+                                  f"{r.algorithm} was submitted but is incomplete and "
+                                  f"{treated}: {r.reasons}."))
+    new_incomplete = set(new.incomplete["algorithm"])
+    for a in sorted(old_incomplete - new_incomplete):
+        if a in new_entries and a in old_entries:  # it was compared by policy before
+            changes.append(Change("completed", (a,), f"{a} is now complete (it was "
+                                  f"{how or 'compared by policy'})."))
+    if old is not None:
+        before, after = old.compared_design, new.compared_design
+        if (before.benchmarks, before.seeds) != (after.benchmarks, after.seeds):
+            changes.append(Change("subset", (), (
+                f"The board is now compared on {new._scope_text()} (it was "
+                f"{old._scope_text()}); every position rests on the new set.")))
     for a in old_entries:
         if a not in new_entries:
             changes.append(Change("removed", (a,), f"{a} is no longer ranked."))
@@ -188,8 +204,8 @@ def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
         lines += [f"Submission: {md_escape(', '.join(sources))}", ""]
     if not changes:
         lines.append("Nothing moved.")
-    order = ["entered", "completed", "incomplete", "newly settled", "no longer settled",
-             "moved", "removed"]
+    order = ["entered", "completed", "incomplete", "subset", "newly settled",
+             "no longer settled", "moved", "removed"]
     for kind in order:
         these = [c for c in changes if c.kind == kind]
         if these:
@@ -474,6 +490,7 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
                 isinstance(manifest[k], (int, float)) and not isinstance(manifest[k], bool)
                 for k in ("alpha", "confidence"))):
             raise ValueError("its settings (analyses, alpha, confidence) are malformed")
+        check_policy(manifest.get("incomplete", "refuse"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise _corrupt(directory, path, _why(err), None, fix) from err
     # The manifest records the digests of every other file; its own check is the copy
@@ -764,11 +781,14 @@ def create_leaderboard(
     sources: Sequence[str] = (),
     margin: float | str | None = None,
     lock_wait: float = LOCK_WAIT,
+    incomplete: str = "refuse",
 ) -> Leaderboard:
     """Start a leaderboard in ``directory`` from ``results`` (its design is theirs).
 
     ``margin`` (margin of practical equivalence, see :func:`build_leaderboard`)
-    is kept in the manifest, so every later version uses it too. ``directory``
+    and ``incomplete`` (the policy for incomplete submissions: ``"refuse"``,
+    ``"subset"`` or ``"impute"``, see :mod:`benchverdict.leaderboard.incomplete`)
+    are kept in the manifest, so every later version uses them too. ``directory``
     must be new or empty: files the leaderboard did not write are never
     overwritten.
 
@@ -792,13 +812,15 @@ def create_leaderboard(
      'leaderboard.md', 'manifest.json', 'versions']
     """
     directory = Path(directory)
+    check_policy(incomplete)
     _check_new_folder(directory)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results)
     created = _now()
     board = build_leaderboard(results, design=design, analyses=analyses, alpha=alpha,
                               confidence=confidence, sanity_checks=sanity_checks,
-                              progress=progress, version=1, created=created, margin=margin)
+                              progress=progress, version=1, created=created, margin=margin,
+                              incomplete=incomplete)
     table = _stored_table(results, 1)
     changes = changes_between(None, board)
     manifest = {
@@ -807,6 +829,8 @@ def create_leaderboard(
         "sanity_checks": sanity_checks,
         # A margin as given ("0.2sd" or a number): an optional key, absent in older boards.
         "margin": None if margin is None else Margin.parse(margin).spec,
+        # The policy for incomplete submissions: an optional key, absent (refuse) in older boards.
+        "incomplete": incomplete,
         "submissions": [{"submission": 1, "version": 1, "created": created,
                          "sources": list(sources), "algorithms": list(results.algorithms),
                          "rows": len(table), "digest": _digest(table)}],
@@ -875,12 +899,15 @@ def update_leaderboard(
     progress: bool = False,
     sources: Sequence[str] = (),
     lock_wait: float = LOCK_WAIT,
+    incomplete: str | None = None,
 ) -> tuple[Leaderboard, list[Change]]:
     """Add a submission to the leaderboard in ``directory``; write a new version.
 
     The submission is checked against the leaderboard's design: an
     algorithm that misses benchmarks, seeds or the final budget is kept as an
-    *incomplete* entry (listed with what it misses, not compared); rows
+    *incomplete* entry, treated by the board's policy (set when it was
+    created: listed with what it misses and not compared, compared on the
+    common subset, or with its missing runs imputed); rows
     outside the design are left out and counted. Then every analysis re-runs
     on the whole board (see the module docstring for why) and ``changes.md``
     says what moved and why.
@@ -903,6 +930,9 @@ def update_leaderboard(
         Where the submission came from (file names), for the record.
     lock_wait : float
         Seconds to wait for another update of the same folder to finish.
+    incomplete : {"refuse", "subset", "impute"}, optional
+        The board's policy for incomplete submissions, if given: it must be
+        the one the board was created with (the default, ``None``, uses it).
 
     Returns
     -------
@@ -913,8 +943,10 @@ def update_leaderboard(
     Raises
     ------
     ValueError
-        If the objective or kind differs from the leaderboard's, or an
-        algorithm is already on the board and ``replace`` is false.
+        If the objective or kind differs from the leaderboard's, an
+        algorithm is already on the board and ``replace`` is false,
+        ``incomplete`` differs from the board's policy, or the ``"subset"``
+        policy leaves too few benchmarks.
     StoreError
         If another update holds the folder for longer than ``lock_wait``
         seconds ("another update of this leaderboard is running"), a stored
@@ -932,12 +964,21 @@ def update_leaderboard(
     (2, ['entered'])
     """
     directory = Path(directory)
+    if incomplete is not None:
+        check_policy(incomplete)
     _read_manifest(directory)  # no leaderboard: say so before waiting for a lock
     with _locked(directory, lock_wait):
         manifest = _read_manifest(directory)  # as the writer before us left it
         _recover(directory, manifest)
         current = _published_version(manifest)
         design = Design.from_dict(manifest["design"])
+        policy = manifest.get("incomplete", "refuse")
+        if incomplete is not None and incomplete != policy:
+            raise ValueError(
+                f"incomplete: this leaderboard treats incomplete submissions by the policy "
+                f"{policy!r}, set when it was created; {incomplete!r} would change every "
+                f"version's meaning. Fix: drop --incomplete (the board keeps {policy!r}), or "
+                f"start a new leaderboard from its data with --incomplete {incomplete}.")
         check_submission(design, results)  # objective/kind/budget mismatches raise here
         old = _read_board(directory, current, manifest)
         stored = _read_rows(directory, manifest, current)
@@ -962,7 +1003,8 @@ def update_leaderboard(
             everything, design=design, analyses=manifest["analyses"],
             alpha=manifest["alpha"], confidence=manifest["confidence"],
             sanity_checks=manifest.get("sanity_checks", False), progress=progress,
-            version=version, created=created, margin=manifest.get("margin"))
+            version=version, created=created, margin=manifest.get("margin"),
+            incomplete=policy)
         if len(results.exclusions):
             board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
         if clash:
