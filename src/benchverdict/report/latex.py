@@ -185,8 +185,9 @@ _LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)",
 BVU_FALLBACK = r"\providecommand\bvu[2]{#1}"
 #: The definition in report.tex: pdfLaTeX typesets a character its input encoding declares
 #: and prints [U+XXXX] for the others, so that no name vanishes from the PDF.
-_BVU = (r"\makeatletter\ifPDFTeX\DeclareRobustCommand\bvu[2]{\ifcsname u8:\detokenize{#1}"
-        r"\endcsname#1\else[U+#2]\allowbreak\fi}\else\DeclareRobustCommand\bvu[2]{#1}\fi\makeatother")
+BVU_DEFINITION = (
+    r"\makeatletter\ifPDFTeX\DeclareRobustCommand\bvu[2]{\ifcsname u8:\detokenize{#1}"
+    r"\endcsname#1\else[U+#2]\allowbreak\fi}\else\DeclareRobustCommand\bvu[2]{#1}\fi\makeatother")
 
 
 def render_latex(document: ReportDocument, directory: Path) -> Path:
@@ -328,7 +329,7 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
         "% (\\bvu), any other text as a boxed ? instead of stopping (LuaLaTeX and XeLaTeX",
         "% typeset them with a suitable font).",
         r"\ifPDFTeX\makeatletter\def\UTFviii@undefined@err#1{\fbox{?}}\makeatother\fi",
-        _BVU,
+        BVU_DEFINITION,
         "% Text extraction (copy, search, screen readers) of pdfLaTeX's fonts.",
         r"\ifPDFTeX\IfFileExists{glyphtounicode.tex}{\input{glyphtounicode}\pdfgentounicode=1}{}"
         r"\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}\fi",
