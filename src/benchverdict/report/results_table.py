@@ -939,16 +939,18 @@ MAX_REPORT_ROWS = 40
 MAX_REPORT_COLUMNS = 10
 
 
-def report_view(table: ResultsTable, *, max_rows: int = MAX_REPORT_ROWS,
-                max_columns: int = MAX_REPORT_COLUMNS) -> tuple[ResultsTable, str]:
+def report_view(table: ResultsTable, *, max_rows: int | None = None,
+                max_columns: int | None = None) -> tuple[ResultsTable, str]:
     """The table as a page can show it, and a sentence saying what it leaves out ("" if nothing).
 
-    One row per benchmark (algorithms as columns), unless there are more
-    algorithms than ``max_columns`` and than benchmarks: then one row per
-    algorithm. Beyond ``max_rows`` rows or ``max_columns`` columns, the page
-    shows the first benchmarks (in the data's order) and the algorithms with
-    the best average rank, and the sentence names what is left out. Bold
-    cells, markers and average ranks are those of the whole table.
+    ``max_rows`` and ``max_columns`` default to :data:`MAX_REPORT_ROWS` and
+    :data:`MAX_REPORT_COLUMNS`. One row per benchmark (algorithms as
+    columns), unless there are more algorithms than ``max_columns`` and than
+    benchmarks: then one row per algorithm. Beyond ``max_rows`` rows or
+    ``max_columns`` columns, the page shows the first benchmarks (in the
+    data's order) and the algorithms with the best average rank, and the
+    sentence names what is left out. Bold cells, markers and average ranks
+    are those of the whole table.
 
     Examples
     --------
@@ -964,6 +966,8 @@ def report_view(table: ResultsTable, *, max_rows: int = MAX_REPORT_ROWS,
     >>> print(note.split(";")[0])
     Shown: 1 of 2 benchmarks (the first 1 in the data's order)
     """
+    max_rows = MAX_REPORT_ROWS if max_rows is None else int(max_rows)
+    max_columns = MAX_REPORT_COLUMNS if max_columns is None else int(max_columns)
     n_b, n_a = len(table.benchmarks), len(table.algorithms)
     orientation = ("algorithms" if n_a > max_columns and n_a > n_b else "benchmarks")
     table = _replace(table, orientation=orientation)
