@@ -158,7 +158,7 @@ def test_a_large_table_is_cut_and_says_what_is_left_out(example_comparison):
         table.subset(algorithms=["nobody"])
 
 
-def test_the_cut_reaches_every_format(small, monkeypatch):
+def test_the_cut_reaches_every_format(small, monkeypatch, tmp_path):
     monkeypatch.setattr(rt, "MAX_REPORT_ROWS", 1)
     section = results_table_section(small)
     assert "Shown: 1 of 2 benchmarks" in section.note
@@ -171,6 +171,14 @@ def test_the_cut_reaches_every_format(small, monkeypatch):
     assert "*Not shown here.* Shown: 1 of 2 benchmarks" in fresh.to_markdown()
     assert re.search(r"<strong>Not shown here.</strong> Shown: 1 of 2 benchmarks",
                      fresh.to_html())
+    # The LaTeX report inputs the table only whole; else it says where the table is.
+    tex = fresh.to_latex(tmp_path / "cut").read_text(encoding="utf-8")
+    assert "more than a page holds" in tex and r"\input{tables/results_table" not in tex
+    whole = copy.copy(small)
+    whole._document = None
+    monkeypatch.undo()
+    tex = whole.to_latex(tmp_path / "whole").read_text(encoding="utf-8")
+    assert r"\input{tables/results_table.tex}" in tex
 
 
 def test_no_data_no_section(small):

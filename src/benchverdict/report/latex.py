@@ -250,9 +250,13 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
             write_table("results_table", section.latex)
             results_part.append(r"\input{tables/results_table.tex}")
         else:
+            frame = section.frame
             results_part.append(latex_escape(
-                section.note if section.frame is None else
-                f"{section.caption} Too large for a page: {section.note}."))
+                section.note if frame is None else
+                f"{section.caption} The table ({frame['benchmark'].nunique()} benchmarks x "
+                f"{frame['algorithm'].nunique()} algorithms) is more than a page holds: it is "
+                f"in results_table.tex (a booktabs table to \\input) and results_table.csv, "
+                f"written with the report by benchverdict report."))
     contradictions = doc.contradictions
     if contradictions:
         write_table("contradictions", _latex_table(
