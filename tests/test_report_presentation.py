@@ -96,13 +96,17 @@ def test_pooled_scope_leads_and_benchmarks_follow():
 # ----------------------------------------------------------------------------- the example
 def test_example_markdown_is_short_and_answers_first(example, tmp_path):
     md = example.to_markdown(tmp_path / "report.md")
-    # The sections for a paper (methods, results, references) and the Glossary are added
-    # reading, bounded on their own; the rest stays short.
+    # The results table, the sections for a paper (methods, results, references) and the
+    # Glossary are added reading, bounded on their own; the rest stays short.
     head, paper = md.split("## For a paper: methods and results")
+    head, table = head.split("## Results table")
     paper, rest = paper.split("\n## Contradictions")
     rest, glossary = rest.split("\n## Glossary")
     lines = (head + rest).splitlines()
     assert len(lines) <= MAX_MARKDOWN_LINES
+    from benchverdict.report.results_table import MAX_REPORT_ROWS
+
+    assert len(table.splitlines()) <= MAX_REPORT_ROWS + 12
     assert len(paper.splitlines()) <= 45
     from benchverdict.report.glossary import GLOSSARY
 

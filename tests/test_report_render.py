@@ -235,6 +235,7 @@ def test_json_matches_the_golden_schema(comparison):
     assert np.isinf(back[0].effect.upper) and np.isnan(back[0].effect.lower)
     # Names survive exactly.
     assert set(doc["data"]["algorithms"]) == set(NAMES)
+    assert {c["algorithm"] for c in doc["paper"]["results_table"]["cells"]} == set(NAMES)
 
 
 def test_schema_rejects_broken_documents(comparison):
@@ -248,6 +249,7 @@ def test_schema_rejects_broken_documents(comparison):
         lambda d: d["agreement"][0].__setitem__("agreement", 1.5),
         lambda d: d["conflicts"][0].__setitem__("rules", []),
         lambda d: d.__setitem__("surprise", 1),
+        lambda d: d["paper"]["results_table"]["cells"][0].__setitem__("bold", "yes"),
     ):
         broken = json.loads(json.dumps(doc))
         mutate(broken)
@@ -345,7 +347,9 @@ def test_latex_escapes_every_special(comparison, tmp_path):
     body = "\n".join([doc, *tables.values()])
     assert "<script>" not in body and r"\textless{}script\textgreater{}" in body
     assert r"\toprule" in tables["relations.tex"] and r"\bottomrule" in tables["relations.tex"]
-    # Escaped text has balanced braces and no bare specials.
+    # Escaped text has balanced braces and no bare specials. The results table typesets its
+    # numbers in math mode and comments its set-up (its escaping: test_paper_table.py).
+    assert r"\textless{}script\textgreater{}" in tables.pop("results_table.tex")
     for text in tables.values():
         assert text.startswith(latex.BVU_FALLBACK)  # the one "#": a macro parameter
         stripped = re.sub(r"\\[{}%$&#_]", "", text.removeprefix(latex.BVU_FALLBACK))
@@ -397,7 +401,8 @@ def test_cli_writes_every_format_and_exit_codes(tmp_path, monkeypatch, capsys):
     code = _cli(monkeypatch, runners, ["report", str(path), *ROLE_ARGS, "-o", str(out),
                                        "--analyses", "ranks,lmem", "--no-progress"])
     assert code == 0
-    for name in ("report.html", "report.md", "report.json", "verdicts.csv", "latex/report.tex"):
+    for name in ("report.html", "report.md", "report.json", "verdicts.csv", "latex/report.tex",
+                 "results_table.tex", "results_table.csv"):
         assert (out / name).is_file()
     captured = capsys.readouterr()
     assert "Wrote" in captured.out

@@ -285,6 +285,10 @@ def test_a_budget_before_every_observation_is_reported_not_raised():
     assert status["ranks"][0] == "not applicable" and "no run" in status["ranks"][1]
     assert not comp.errors
     assert (comp.exclusions["unit"] == "run").sum() == 2 * 2 * 2 * 2  # both analyses
+    # No incumbents, no results table: the report says why instead of aborting.
+    section = comp.document().results_table.get()
+    assert section.frame is None and "no run has an observation" in section.note
+    assert "results_table" not in comp.to_dict()["paper"]
 
 
 # ----------------------------------------------------------------------------- 4. isolation

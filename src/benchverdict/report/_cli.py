@@ -191,13 +191,20 @@ REPORT_FILES = {
     "report.html": "the report as one self-contained page: summary first (headline sentences, "
                    "pairwise matrix, partial-ranking diagram), details collapsed; figures "
                    "inline SVG; no scripts, works offline",
-    "report.md": "the summary and the sections a paper cites (contradictions, power gaps, "
-                 "analyses, data), about 150 lines for the example; links the files below",
+    "report.md": "the summary, the results table and the sections a paper cites "
+                 "(contradictions, power gaps, analyses, data), about 280 lines for the "
+                 "example; links the files below",
     "report_figures/": "every figure as SVG (embedded by report.md)",
     "report_tables/": "the full tables as CSV: relations.csv (every pair in every scope: "
                       "status, winner, families, adjusted p, reason), power_gaps.csv, "
                       "contradictions.csv, method_disagreements.csv and each analysis's tables "
                       "(<analysis>-<table>.csv)",
+    "results_table.tex": "the results table a paper prints (algorithms x benchmarks, mean +- SD, "
+                         "the best per benchmark in bold by the relations, a dagger where "
+                         "worse than every bold one, average ranks) as a booktabs table float "
+                         "to \\input (needs booktabs); benchverdict table has its options",
+    "results_table.csv": "the results table's every cell, one row per benchmark and algorithm "
+                         "(statistic, interval, rank, bold, markers)",
     "methods.md": "the methods and results paragraphs a paper quotes (Pandoc citations, "
                   "and the same text with \\citep keys for LaTeX)",
     "references.bib": "the BibTeX of exactly the works the methods paragraph cites",
@@ -232,6 +239,12 @@ def write_report(comparison, out: Path, *, progress: bool = False,
         # Formula-like names neutralised, lone surrogates escaped (see write_csv).
         write_csv(frame, path)
 
+    def results_table_files(stage: Path) -> None:
+        section = comparison.document().results_table.get()
+        if section is not None and section.frame is not None:  # else no table to write
+            (stage / "results_table.tex").write_text(section.latex, encoding="utf-8")
+            csv(section.frame, stage / "results_table.csv")
+
     def steps(stage: Path) -> list:
         return [
             ("report.html", lambda: comparison.to_html(stage / "report.html")),
@@ -239,6 +252,7 @@ def write_report(comparison, out: Path, *, progress: bool = False,
             ("report.md", lambda: comparison.to_markdown(stage / "report.md")),
             ("report.json", lambda: comparison.to_json(stage / "report.json")),
             ("latex/", lambda: comparison.to_latex(stage / "latex")),
+            ("results_table.tex", lambda: results_table_files(stage)),
             ("verdicts.csv", lambda: csv(comparison.verdict_table, stage / "verdicts.csv")),
             ("agreement.csv", lambda: csv(comparison.agreement, stage / "agreement.csv")),
             ("conflicts.csv", lambda: csv(comparison.conflicts, stage / "conflicts.csv")),

@@ -456,6 +456,49 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class ResultsTableSection:
+    """The report's results table (:mod:`benchverdict.report.results_table`), ready for each format.
+
+    The page shows at most
+    :data:`~benchverdict.report.results_table.MAX_REPORT_ROWS` rows and
+    :data:`~benchverdict.report.results_table.MAX_REPORT_COLUMNS` columns
+    (one row per algorithm when there are many algorithms and few
+    benchmarks); :attr:`note` says what it leaves out. The LaTeX, the CSV
+    and the JSON record hold the whole table.
+
+    Attributes
+    ----------
+    caption : str
+        What the cells are, in a line ("Results (mean and SD over seeds, final budget).").
+    markdown : str
+        The shown table as a Markdown pipe table, then its legend.
+    html : str
+        The shown table as ``<table class="bv-results-table">``, the legend its
+        caption; every name escaped.
+    latex : str
+        The whole table as a booktabs ``table`` float (``results_table.tex``).
+    note : str
+        What the shown table leaves out and where it is ("" when it is whole),
+        or why there is no table.
+    frame : pandas.DataFrame or None
+        The tidy table, one row per benchmark and algorithm
+        (``results_table.csv``); None when the data give no table (then the
+        other texts are empty and :attr:`note` says why).
+    record : mapping
+        The JSON form (``paper.results_table`` of ``report.json``; empty
+        without a table).
+    """
+
+    caption: str
+    markdown: str
+    html: str
+    latex: str
+    note: str
+    frame: Any = field(repr=False, compare=False)
+    record: Mapping[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
 class ReportDocument:
     """Everything the report shows, in every format.
 
@@ -502,6 +545,9 @@ class ReportDocument:
     glossary : tuple of GlossaryEntry
         Every technical term the formats may print; each format defines
         those its text uses.
+    results_table : Lazy of ResultsTableSection or None
+        The results table a paper prints, built on first use (``None`` for a
+        comparison that does not keep its data).
     """
 
     title: str
@@ -535,6 +581,8 @@ class ReportDocument:
     records: Lazy[Records] = field(repr=False, compare=False)
     paper: Paper | None = field(default=None, repr=False, compare=False)
     glossary: tuple[GlossaryEntry, ...] = field(default=(), repr=False, compare=False)
+    results_table: Lazy[ResultsTableSection | None] = field(
+        default_factory=lambda: Lazy(lambda: None), repr=False, compare=False)
 
     @property
     def n_verdicts(self) -> int:
@@ -565,6 +613,7 @@ __all__ = [
     "PaperParagraph",
     "Records",
     "ReportDocument",
+    "ResultsTableSection",
     "SanityCheck",
     "ScopeLine",
     "Settings",

@@ -87,7 +87,8 @@ def render_html(document: ReportDocument) -> str:
     """A self-contained HTML page: summary first (one screen), details collapsed.
 
     The summary holds the headline sentence of every scope, the pairwise
-    matrix of the headline scope and the partial-ranking diagram; everything
+    matrix of the headline scope and the partial-ranking diagram; the
+    results table follows it; everything
     else (the methods and results paragraphs for a paper, contradictions,
     power gaps, each analysis, the full tables) follows, mostly in collapsed
     ``<details>`` blocks, and the Glossary closes the page: the first use of
@@ -95,9 +96,12 @@ def render_html(document: ReportDocument) -> str:
     Content-Security-Policy forbids scripts and network access, so the page
     works offline and nothing in it can run.
     """
+    from markupsafe import Markup
+
     template = html_environment().get_template("report.html.j2")
     doc = document
     drawings = doc.drawings.get()
+    section = doc.results_table.get()
     analyses = [{"a": a, "figures": [_html_figure(f) for f in shown]}
                 for a, shown in zip(doc.analyses, drawings.analyses)]
     context = dict(
@@ -109,6 +113,9 @@ def render_html(document: ReportDocument) -> str:
         if drawings.ranking_scopes else None,
         agreement_figure=_html_figure(drawings.agreement) if drawings.agreement else None,
         analyses=analyses,
+        # The table's HTML escapes every name itself (ResultsTable.to_html).
+        results_table=None if section is None else {"s": section,
+                                                     "html": Markup(section.html)},
         max_verdicts=MAX_HTML_VERDICTS,
         max_scope_lines=MAX_SCOPE_LINES,
         prose=prose,

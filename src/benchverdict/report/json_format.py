@@ -28,6 +28,7 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
     budgets = data.budgets
     records = doc.records.get()
     settings = doc.settings
+    table = doc.results_table.get()
     return {
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -102,7 +103,9 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
             "results_per_benchmark": [{"scope": p.scope, "text": p.text}
                                       for p in doc.paper.results_per_benchmark],
             "references": list(doc.paper.references),
-            "bibtex": doc.paper.bibtex}}),
+            "bibtex": doc.paper.bibtex,
+            **({} if table is None or table.frame is None
+               else {"results_table": dict(table.record)})}}),
     }
 
 

@@ -185,8 +185,9 @@ _LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)",
 BVU_FALLBACK = r"\providecommand\bvu[2]{#1}"
 #: The definition in report.tex: pdfLaTeX typesets a character its input encoding declares
 #: and prints [U+XXXX] for the others, so that no name vanishes from the PDF.
-_BVU = (r"\makeatletter\ifPDFTeX\DeclareRobustCommand\bvu[2]{\ifcsname u8:\detokenize{#1}"
-        r"\endcsname#1\else[U+#2]\allowbreak\fi}\else\DeclareRobustCommand\bvu[2]{#1}\fi\makeatother")
+BVU_DEFINITION = (
+    r"\makeatletter\ifPDFTeX\DeclareRobustCommand\bvu[2]{\ifcsname u8:\detokenize{#1}"
+    r"\endcsname#1\else[U+#2]\allowbreak\fi}\else\DeclareRobustCommand\bvu[2]{#1}\fi\makeatother")
 
 
 def render_latex(document: ReportDocument, directory: Path) -> Path:
@@ -196,10 +197,11 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
     with booktabs, longtable, graphicx) that ``\\input``s every table file.
     It holds what a paper cites: the summary (headline sentences, the
     pairwise matrix, the partial-ranking diagram), the relations of the
-    headline scope, contradictions, power gaps, each analysis's figures and
-    the data. Each table file is a complete ``table``/``longtable``; the full
-    tables (every scope, every verdict, each analysis's tables) are the CSV
-    files of the report directory
+    headline scope, the results table (when a page holds it whole),
+    contradictions, power gaps, each analysis's figures and the data. Each
+    table file is a complete ``table``/``longtable``; the full tables (every
+    scope, every verdict, each analysis's tables) are the CSV files of the
+    report directory
     (:attr:`~benchverdict.report.document.ReportDocument.csv_tables`).
     """
     doc = document
@@ -238,6 +240,23 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
                     f"is in relations.csv. {prose.relations_left_out(head_rows.n_left_out)}",
             label="tab:relations", spec="p{2.2cm}p{2.6cm}p{1.6cm}p{1.8cm}rp{8.5cm}",
             long=True))
+    # The results table: whole when the report's page shows it whole, else what it leaves out
+    # (results_table.tex beside the report folder's files has the whole table).
+    section = doc.results_table.get()
+    results_part: list[str] = []
+    if section is not None:
+        results_part = [r"\section{Results table}\label{sec:results-table}"]
+        if section.frame is not None and not section.note:
+            write_table("results_table", section.latex)
+            results_part.append(r"\input{tables/results_table.tex}")
+        else:
+            frame = section.frame
+            results_part.append(latex_escape(
+                section.note if frame is None else
+                f"{section.caption} The table ({frame['benchmark'].nunique()} benchmarks x "
+                f"{frame['algorithm'].nunique()} algorithms) is more than a page holds: it is "
+                f"in results_table.tex (a booktabs table to \\input) and results_table.csv, "
+                f"written with the report by benchverdict report."))
     contradictions = doc.contradictions
     if contradictions:
         write_table("contradictions", _latex_table(
@@ -328,7 +347,7 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
         "% (\\bvu), any other text as a boxed ? instead of stopping (LuaLaTeX and XeLaTeX",
         "% typeset them with a suitable font).",
         r"\ifPDFTeX\makeatletter\def\UTFviii@undefined@err#1{\fbox{?}}\makeatother\fi",
-        _BVU,
+        BVU_DEFINITION,
         "% Text extraction (copy, search, screen readers) of pdfLaTeX's fonts.",
         r"\ifPDFTeX\IfFileExists{glyphtounicode.tex}{\input{glyphtounicode}\pdfgentounicode=1}{}"
         r"\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}\fi",
@@ -347,6 +366,7 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
         *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "matrix"],
         *summary_figures,
         *[rf"\input{{tables/{t}.tex}}" for t in tables if t == "relations"],
+        *results_part,
         r"\section{Contradictions}\label{sec:contradictions}",
         *([r"\input{tables/contradictions.tex}"] if "contradictions" in tables else
           [prose.NO_CONTRADICTIONS]),

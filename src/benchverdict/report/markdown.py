@@ -20,6 +20,7 @@ from benchverdict.report.document import (
     Figure,
     Paper,
     ReportDocument,
+    ResultsTableSection,
 )
 
 #: The files :func:`write_paper_files` writes.
@@ -133,6 +134,26 @@ def _paper_lines(paper: Paper | None, link: str | None) -> list[str]:
     return out
 
 
+def _results_table_lines(section: ResultsTableSection | None) -> list[str]:
+    """The report's "Results table" section: the table, its legend, what it leaves out.
+
+    Examples
+    --------
+    >>> s = ResultsTableSection("Results (mean).", "| Benchmark | a |\\n", "", "", "", [], {})
+    >>> _results_table_lines(s)[:3]
+    ['## Results table', '', '*Results (mean).*']
+    """
+    if section is None:
+        return []
+    out = ["## Results table", ""]
+    if section.frame is None:  # no table: why
+        return [*out, md_escape(section.note), ""]
+    out += [f"*{md_escape(section.caption)}*", "", section.markdown.rstrip("\n"), ""]
+    if section.note:
+        out += [f"*Not shown here.* {md_escape(section.note)}.", ""]
+    return out
+
+
 def _glossary_lines(text: str, entries: Sequence[Any]) -> list[str]:
     """The Glossary section: every term the Markdown ``text`` uses (escapes undone)."""
     import html
@@ -152,7 +173,9 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
     """The report as Markdown: the summary, then the sections a paper would cite.
 
     Summary: the headline sentence of every scope, the pairwise matrix of
-    the headline scope and the partial-ranking diagram. Then contradictions,
+    the headline scope and the partial-ranking diagram. Then the results
+    table a paper prints (bold by the per-benchmark relations), the
+    paragraphs for a paper, contradictions,
     power gaps, one short paragraph per analysis (status, notes, figures),
     the data and what was left out. Full tables are not inlined: with
     ``table_dir`` they are written there as CSV files
@@ -221,6 +244,9 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
         out += figure_lines([drawings.ranking])
     if drawings.ranking_scopes is not None:
         out += figure_lines([drawings.ranking_scopes], caption=False)
+    if out[-1]:
+        out.append("")  # a list of figures ends without a blank line
+    out += _results_table_lines(doc.results_table.get())
     if paper_dir is not None:
         write_paper_files(doc, paper_dir)
     link = (paper_link.rstrip("/") + "/" if paper_link else "") if paper_dir is not None else None

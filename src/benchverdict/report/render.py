@@ -56,6 +56,7 @@ from benchverdict.report.document import (
     PaperParagraph,
     Records,
     ReportDocument,
+    ResultsTableSection,
     SanityCheck,
     ScopeLine,
     Settings,
@@ -66,6 +67,7 @@ from benchverdict.report.document import (
 from benchverdict.report.glossary import GLOSSARY
 from benchverdict.report.json_format import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
 from benchverdict.report.relations import STATUSES
+from benchverdict.report.results_table import build_results_table, report_view
 from benchverdict.report.summary import (
     CELL_COLOURS,
     CELL_KINDS,
@@ -76,9 +78,23 @@ from benchverdict.report.summary import (
 )
 from benchverdict.verdict import metafeature_label, verdict_to_dict
 
-__all__ = ["MAX_DOCUMENT_ROWS", "REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "SCHEMA_PATH",
-           "ReportSource", "build_document", "collapse_similar", "full_tables",
-           "grouped_guidance", "load_schema", "paper_text", "table_names", "write_tables"]
+__all__ = [
+    "MAX_DOCUMENT_ROWS",
+    "REPORT_SCHEMA",
+    "REPORT_SCHEMA_VERSION",
+    "RESULTS_TABLE_CELL_FIELDS",
+    "SCHEMA_PATH",
+    "ReportSource",
+    "build_document",
+    "collapse_similar",
+    "full_tables",
+    "grouped_guidance",
+    "load_schema",
+    "paper_text",
+    "results_table_section",
+    "table_names",
+    "write_tables",
+]
 
 #: The committed JSON Schema of the report document.
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
@@ -147,6 +163,8 @@ class ReportSource(Protocol):
     """
 
     runs: Sequence[Any]
+    #: The data compared (a :class:`~benchverdict.Results`), or None: no results table then.
+    results: Any
     reconciliation: Any
     description: Any
     options: Any
@@ -249,6 +267,7 @@ def build_document(comparison: ReportSource) -> ReportDocument:
         records=Lazy(lambda: _json_records(rec)),
         paper=paper_text(c),
         glossary=GLOSSARY,
+        results_table=Lazy(lambda: results_table_section(c)),
     )
 
 
@@ -285,6 +304,56 @@ def paper_text(comparison: ReportSource) -> Paper:
                                     if p.benchmark is not None),
         references=tuple(reference_list(keys)),
         bibtex=bibtex(keys))
+
+
+#: The fields of each cell in the JSON form of the results table (``paper.results_table``).
+RESULTS_TABLE_CELL_FIELDS = ("benchmark", "algorithm", "n", "centre", "lower", "upper",
+                             "spread", "text", "rank", "decided", "bold", "worse_than_best")
+
+
+def results_table_section(comparison: ReportSource) -> ResultsTableSection | None:
+    """The results table of the comparison's data, as the report shows it.
+
+    The default table of :func:`benchverdict.paper.results_table` (mean +-
+    SD at the budget the relations were decided at, bold and daggers from
+    the per-benchmark relations), cut to what a page shows by
+    :func:`~benchverdict.report.results_table.report_view`. ``None`` when
+    the comparison does not keep its data; a section with no table (``frame``
+    None) and the reason as its note when the data give no table (no run
+    reaches the budget compared).
+
+    Examples
+    --------
+    >>> from benchverdict.report.runner import compare
+    >>> from benchverdict.results import _example_small
+    >>> section = results_table_section(compare(_example_small(), analyses=["lmem"],
+    ...                                         progress=False, figures=False))
+    >>> section.markdown.splitlines()[0], section.note
+    ('| Benchmark | a | b |', '')
+    """
+    if comparison.results is None:
+        return None
+    try:
+        table = build_results_table(comparison.results, comparison)
+    except ValueError as err:  # e.g. no run reaches the budget compared: said, not raised
+        return ResultsTableSection(caption="No results table.", markdown="", html="", latex="",
+                                   note=f"The results table cannot be built: {err}",
+                                   frame=None, record={})
+    view, note = report_view(table)
+    whole = table if view.orientation == table.orientation else table.transposed()
+    cells = table.to_frame()
+    record = {
+        "statistic": table.statistic,
+        "budget": _plain(table.budget),
+        "alpha": table.alpha,
+        "legend": table.legend(),
+        "cells": _records(cells[list(RESULTS_TABLE_CELL_FIELDS)]),
+        "average_ranks": _records(table.summary[["algorithm", "average_rank", "n_benchmarks",
+                                                 "decided", "bold", "worse_than_best"]]),
+    }
+    return ResultsTableSection(
+        caption=table.caption, markdown=view.to_markdown(), html=view.to_html(),
+        latex=whole.to_latex(), note=note, frame=cells, record=record)
 
 
 def _title(c: ReportSource) -> str:

@@ -59,6 +59,7 @@ from benchverdict.report import html, json_format, latex, markdown, render, summ
 from benchverdict.report.effect_sizes import compared_scores, scope_effects
 from benchverdict.report.guidance import plan_guide, sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
+from benchverdict.report.stopping import stopped_early
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
 if TYPE_CHECKING:
@@ -883,38 +884,6 @@ def compare(
         report_warnings=report_warnings,
         results=results,
     )
-
-
-def stopped_early(results: Results, options: Options) -> dict[str, float]:
-    """Algorithms whose runs all stop before the final budget: name -> their longest budget.
-
-    Rank tests and LMEMs compare each run's incumbent at the final budget
-    (``options.budget`` unset). An algorithm none of whose runs reaches the
-    largest budget of the design (e.g. HPO-B's RF, whose runs stop at trial 5
-    while the others run to 100) would be compared on less tuning effort; the
-    report leaves it out of those comparisons and says so in the headline.
-    The rule is per algorithm, as the leaderboard's: data that record an
-    incumbent only when it changes end each run at its last improvement, but
-    some run of each algorithm still reaches the end.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from benchverdict.results import Results
-    >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b", "c", "c"], "seed": [0] * 6,
-    ...                    "t": [1, 3, 1, 2, 1, 3], "y": [1, 2, 1, 3, 2, 2]})
-    >>> res = Results.from_frame(df, algorithm="alg", seed="seed", budget="t", score="y",
-    ...                          objective="maximize", kind="runs")
-    >>> stopped_early(res, Options())
-    {'b': 2.0}
-    """
-    if options.budget is not None or not results.has_budget:
-        return {}
-    done = results.completeness()
-    final = float(done["last_budget_max"].max())
-    tolerance = 1e-9 * max(1.0, abs(final))
-    return {str(a): float(b) for a, b in done["last_budget_max"].items()
-            if b < final - tolerance}
 
 
 def _stopped_early_caveat(results: Results, short: dict[str, float]) -> str:
