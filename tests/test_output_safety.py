@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchverdict import _output_dir as _output
 from benchverdict import cli
 from benchverdict._safe_output import _NUMBER, FORMULA_START, neutralise_cell, write_csv
-from benchverdict.report import _output
 
 #: A quick report: the built-in example, rank tests only.
 QUICK = ["report", "--example", "--analyses", "ranks", "--no-progress"]
@@ -135,7 +135,7 @@ def test_a_manifest_naming_paths_outside_the_folder_is_refused(tmp_path):
 KILL_DRIVER = """
 import os, sys
 from pathlib import Path
-from benchverdict.report import _output
+from benchverdict import _output_dir as _output
 kill_at = int(sys.argv[2])
 real, calls = os.replace, []
 def replace(src, dst):

@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchverdict import _output_dir as _output
 from benchverdict import cli
-from benchverdict.report import _output
 from benchverdict.report.runner import Comparison
 
 #: A quick report: the built-in example, rank tests only.

@@ -264,6 +264,45 @@ def _check_exists(path: Path) -> None:
                          f"could wait forever. Fix: save the data to a file and name that file.")
 
 
+#: Commands whose ``-o`` folder is written by :func:`benchverdict._output_dir.staged_directory`
+#: (the report checks its own; a leaderboard folder is a store of versions).
+STAGED_OUTPUT_COMMANDS = ("tuning", "dse", "ranks", "lmem", "sanity", "plan")
+
+
+def input_paths(args: object) -> list[Path]:
+    """The data file a command reads (its output must never replace it), as a list.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> input_paths(argparse.Namespace(file=Path("runs.csv"))), input_paths(argparse.Namespace())
+    ([PosixPath('runs.csv')], [])
+    """
+    given = getattr(args, "file", None)
+    return [] if given is None else [Path(given)]
+
+
+def check_output_target(args: object) -> None:
+    """Refuse an analysis command's ``-o`` before its work: a foreign folder, an input inside.
+
+    An analysis command writes its folder as the report does (staged, then
+    moved in; a manifest of its own files), so it never deletes or
+    overwrites a file it did not write: a folder holding other files and no
+    manifest is refused, with the fix, before the analysis runs.
+    """
+    if getattr(args, "command", None) not in STAGED_OUTPUT_COMMANDS:
+        return
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    from benchverdict._output_dir import OutputError, check_target
+
+    try:
+        check_target(Path(out), input_paths(args))
+    except OutputError as err:
+        raise UsageError(f"-o {out}: {err}") from None
+
+
 def check_output_dir(path: Path | None, option: str = "-o/--out") -> None:
     """Refuse an output folder that is an existing file, before any work is done."""
     if path is None:

@@ -122,7 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         EXIT_USAGE,
         UsageError,
         check_output_dir,
+        check_output_target,
     )
+    from benchverdict._output_dir import OutputError
 
     parser = build_parser()
     args = parser.parse_args(argv)  # usage errors exit 2 here (argparse)
@@ -134,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix = f"benchverdict {command}"
     try:
         check_output_dir(getattr(args, "out", None))
+        check_output_target(args)
         code = int(args.handler(args))
         return _flush_or_quiet(code)
     except BrokenPipeError:
@@ -143,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except UsageError as err:
         print(f"{prefix}: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except OutputError as err:  # the -o folder changed while the analysis ran
+        print(f"{prefix}: -o {getattr(args, 'out', '')}: {err} Nothing was written.",
+              file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:
         if debug:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchverdict._cli_common import load_results, progress_options
+from benchverdict._cli_common import input_paths, load_results, progress_options
+from benchverdict._output_dir import staged_directory
 from benchverdict._safe_output import write_csv
 
 
@@ -135,17 +136,17 @@ def run(args: argparse.Namespace) -> int:
               f"bootstrap, {agg.n_resamples} replicates):")
         print(agg.table.round(4).to_string(index=False))
     if args.out is not None:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_csv(res.table, out / "dse_table.csv")
-        write_csv(dom, out / "dse_dominance.csv")
-        write_csv(res.cvar_differences(), out / "dse_cvar_differences.csv")
-        write_csv(verdicts_to_frame(verdicts), out / "dse_verdicts.csv")
-        (out / "dse_verdicts.json").write_text(verdicts_to_json(verdicts))
-        for kind in ("cdf", "quantile"):
-            save_figure(res.plot(kind=kind).figure, out / f"dse_{kind}")
-        if agg is not None:
-            write_csv(agg.table, out / "dse_aggregate.csv")
-            save_figure(agg.plot().figure, out / "dse_aggregate")
-        print(f"\nwrote tables, verdicts and figures to {out}/")
+        # Staged, then moved in: never a file this command did not write (_output_dir).
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            write_csv(res.table, out / "dse_table.csv")
+            write_csv(dom, out / "dse_dominance.csv")
+            write_csv(res.cvar_differences(), out / "dse_cvar_differences.csv")
+            write_csv(verdicts_to_frame(verdicts), out / "dse_verdicts.csv")
+            (out / "dse_verdicts.json").write_text(verdicts_to_json(verdicts))
+            for kind in ("cdf", "quantile"):
+                save_figure(res.plot(kind=kind).figure, out / f"dse_{kind}")
+            if agg is not None:
+                write_csv(agg.table, out / "dse_aggregate.csv")
+                save_figure(agg.plot().figure, out / "dse_aggregate")
+        print(f"\nwrote tables, verdicts and figures to {args.out}/")
     return 0

@@ -6,7 +6,8 @@ import argparse
 import math
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results, progress_options
+from benchverdict._cli_common import UsageError, input_paths, load_results, progress_options
+from benchverdict._output_dir import staged_directory
 from benchverdict._safe_output import write_csv
 
 
@@ -123,10 +124,11 @@ def run(args: argparse.Namespace) -> int:
                "lever"]
     print(result.table[columns].round(4).to_string(index=False))
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        write_csv(result.table, args.out / "plan.csv")
-        ax = result.plot()
-        save_figure(ax.figure, args.out / "plan", formats=("pdf",))
-        plt.close(ax.figure)
+        # Staged, then moved in: never a file this command did not write (_output_dir).
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            write_csv(result.table, out / "plan.csv")
+            ax = result.plot()
+            save_figure(ax.figure, out / "plan", formats=("pdf",))
+            plt.close(ax.figure)
         print(f"\nwrote plan.csv and plan.pdf to {args.out}")
     return 0

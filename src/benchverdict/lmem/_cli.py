@@ -6,7 +6,14 @@ import argparse
 import math
 from pathlib import Path
 
-from benchverdict._cli_common import UsageError, load_results, progress_options, show_progress
+from benchverdict._cli_common import (
+    UsageError,
+    input_paths,
+    load_results,
+    progress_options,
+    show_progress,
+)
+from benchverdict._output_dir import staged_directory
 from benchverdict._safe_output import write_csv
 
 
@@ -204,16 +211,16 @@ def run_lmem(args: argparse.Namespace) -> int:
     for v in verdicts:
         print(f"  {v}")
     if args.out is not None:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_csv(m1.table, out / "lmem_fixef.csv")
-        write_csv(m1.varcomp, out / "lmem_varcomp.csv")
-        write_csv(emm, out / "lmem_emmeans.csv")
-        write_csv(pairs, out / "lmem_pairwise.csv")
-        write_csv(verdicts_to_frame(verdicts), out / "lmem_verdicts.csv")
-        (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
-        save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
-        print(f"\nwrote tables, verdicts and the CD diagram to {out}/")
+        # Staged, then moved in: never a file this command did not write (_output_dir).
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            write_csv(m1.table, out / "lmem_fixef.csv")
+            write_csv(m1.varcomp, out / "lmem_varcomp.csv")
+            write_csv(emm, out / "lmem_emmeans.csv")
+            write_csv(pairs, out / "lmem_pairwise.csv")
+            write_csv(verdicts_to_frame(verdicts), out / "lmem_verdicts.csv")
+            (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
+            save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
+        print(f"\nwrote tables, verdicts and the CD diagram to {args.out}/")
     return 0
 
 
@@ -239,11 +246,10 @@ def run_sanity(args: argparse.Namespace) -> int:
     print("\nsummary:")
     print(report.table.to_string(index=False))
     if args.out is not None:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_csv(report.table, out / "sanity_summary.csv")
-        for c in report.checks:
-            write_csv(c.table, out / f"sanity_{c.name}.csv")
-        save_figure(report.plot().figure, out / "sanity")
-        print(f"\nwrote tables and the figure to {out}/")
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            write_csv(report.table, out / "sanity_summary.csv")
+            for c in report.checks:
+                write_csv(c.table, out / f"sanity_{c.name}.csv")
+            save_figure(report.plot().figure, out / "sanity")
+        print(f"\nwrote tables and the figure to {args.out}/")
     return 0

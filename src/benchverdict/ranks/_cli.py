@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchverdict._cli_common import load_results, progress_options, show_progress
+from benchverdict._cli_common import input_paths, load_results, progress_options, show_progress
+from benchverdict._output_dir import staged_directory
 from benchverdict._safe_output import write_csv
 
 
@@ -130,13 +131,14 @@ def run(args: argparse.Namespace) -> int:
     for v in verdicts:
         print(f"  {v}")
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        for name, table in tables.items():
-            write_csv(table, args.out / f"{name}.csv")
-        write_csv(verdicts_to_frame(verdicts), args.out / "verdicts.csv")
-        (args.out / "verdicts.json").write_text(verdicts_to_json(verdicts))
-        for name, fig in figures.items():
-            save_figure(fig, args.out / name, formats=("pdf",))
+        # Staged, then moved in: never a file this command did not write (_output_dir).
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            for name, table in tables.items():
+                write_csv(table, out / f"{name}.csv")
+            write_csv(verdicts_to_frame(verdicts), out / "verdicts.csv")
+            (out / "verdicts.json").write_text(verdicts_to_json(verdicts))
+            for name, fig in figures.items():
+                save_figure(fig, out / name, formats=("pdf",))
         print(f"\nwrote {len(tables) + 2} tables and {len(figures)} figures to {args.out}")
     for fig in figures.values():
         plt.close(fig)

@@ -5,7 +5,7 @@ raised (or one asked for by name is unavailable), or the data are invalid;
 2 for a usage error (including ``-o`` naming a file, or a directory that
 holds other files); 130 when interrupted (Ctrl-C).
 
-The output directory is written all at once (:mod:`benchverdict.report._output`):
+The output directory is written all at once (:mod:`benchverdict._output_dir`):
 the files are built in a directory beside it and moved in when complete, so
 an interrupted run leaves the previous report intact and a re-run leaves no
 stale files. Only files the report wrote (listed with their digests in its
@@ -19,7 +19,13 @@ import math
 import sys
 from pathlib import Path
 
-from benchverdict._cli_common import load_results, margin_type, progress_options, show_progress
+from benchverdict._cli_common import (
+    input_paths,
+    load_results,
+    margin_type,
+    progress_options,
+    show_progress,
+)
 from benchverdict.families import family_names
 
 
@@ -124,12 +130,12 @@ def register(subparsers, parents) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from benchverdict.report._output import OutputError, check_target
+    from benchverdict._output_dir import OutputError, check_target
 
     out: Path = args.out
     try:
         # Before the analyses: a bad -o fails in a second, not after them.
-        check_target(out, _inputs(args))
+        check_target(out, input_paths(args))
     except OutputError as err:
         print(f"benchverdict report: -o {out}: {err}", file=sys.stderr)
         return 2
@@ -141,12 +147,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"benchverdict report: interrupted; {out} was left as it was.", file=sys.stderr)
         return 130
-
-
-def _inputs(args: argparse.Namespace) -> list[Path]:
-    """The paths the report reads (a report must never replace one of them)."""
-    given = getattr(args, "file", None)
-    return [] if given is None else [Path(given)]
 
 
 def _report(args: argparse.Namespace, out: Path) -> int:
@@ -174,7 +174,7 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         margin=args.margin,
         draws=args.draws,
     )
-    json_text = write_report(comparison, out, progress=progress, inputs=_inputs(args))
+    json_text = write_report(comparison, out, progress=progress, inputs=input_paths(args))
     if args.json:
         print(json_text)
     else:
@@ -232,8 +232,8 @@ def write_report(comparison, out: Path, *, progress: bool = False,
     """
     from tqdm.auto import tqdm
 
+    from benchverdict._output_dir import staged_directory
     from benchverdict._safe_output import write_csv
-    from benchverdict.report._output import staged_directory
 
     def csv(frame, path: Path) -> None:
         # Formula-like names neutralised, lone surrogates escaped (see write_csv).

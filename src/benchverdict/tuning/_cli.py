@@ -7,7 +7,8 @@ import warnings
 from pathlib import Path
 
 from benchverdict._caveats import collecting
-from benchverdict._cli_common import UsageError, load_results, progress_options
+from benchverdict._cli_common import UsageError, input_paths, load_results, progress_options
+from benchverdict._output_dir import staged_directory
 from benchverdict._plain_text import file_stem
 from benchverdict._safe_output import write_csv
 from benchverdict.stats.band_names import METHODS
@@ -139,17 +140,18 @@ def run(args: argparse.Namespace) -> int:
     if band is not None and not verdicts:
         print("  (need at least two algorithms on a benchmark)")
     if args.out is not None:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        write_csv(curves.table, out / "tuning_curves.csv")
-        write_csv(verdicts_to_frame(verdicts), out / "tuning_verdicts.csv")
-        (out / "tuning_verdicts.json").write_text(verdicts_to_json(verdicts))
-        written = ["tuning_curves.csv", "tuning_verdicts.csv", "tuning_verdicts.json"]
-        for bench in curves.benchmarks:
-            ax = curves.plot(benchmark=bench)
-            paths = save_figure(ax.figure, out / f"tuning_{file_stem(bench)}", formats=("pdf",))
-            plt.close(ax.figure)
-            written += [p.name for p in paths]
-        print(f"\nwrote {len(written)} files to {out}: {', '.join(written[:6])}"
+        # Staged, then moved in: never a file this command did not write (_output_dir).
+        with staged_directory(Path(args.out), input_paths(args)) as out:
+            write_csv(curves.table, out / "tuning_curves.csv")
+            write_csv(verdicts_to_frame(verdicts), out / "tuning_verdicts.csv")
+            (out / "tuning_verdicts.json").write_text(verdicts_to_json(verdicts))
+            written = ["tuning_curves.csv", "tuning_verdicts.csv", "tuning_verdicts.json"]
+            for bench in curves.benchmarks:
+                ax = curves.plot(benchmark=bench)
+                paths = save_figure(ax.figure, out / f"tuning_{file_stem(bench)}",
+                                    formats=("pdf",))
+                plt.close(ax.figure)
+                written += [p.name for p in paths]
+        print(f"\nwrote {len(written)} files to {args.out}: {', '.join(written[:6])}"
               + (" ..." if len(written) > 6 else ""))
     return 0

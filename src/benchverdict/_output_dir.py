@@ -1,7 +1,9 @@
-"""Write a report directory safely: build it beside the target, then move in only its own files.
+"""Write an output folder safely: build it beside the target, then move in only its own files.
 
-A report is several files (HTML, Markdown, JSON, CSVs, a LaTeX folder) that
-must belong to one run. They are written into a fresh directory beside the
+Every ``-o`` folder of ``benchverdict report`` and of the analysis commands
+(``tuning``, ``dse``, ``ranks``, ``lmem``, ``sanity``, ``plan``) is written
+here. A report is several files (HTML, Markdown, JSON, CSVs, a LaTeX
+folder) that must belong to one run. They are written into a fresh directory beside the
 target (same file system, so renames are atomic) and moved in only when all
 of them are written. If anything fails or the user interrupts before that,
 the target is untouched and the staging directory removed.
@@ -49,7 +51,7 @@ from benchverdict._safe_output import permissions_as_created
 #: SHA-256. Its presence marks the directory as a report's.
 MARKER = ".benchverdict-report"
 _SCHEMA = "benchverdict.report-files"
-_NOTE = ("The files benchverdict report wrote into this folder, with their SHA-256. A re-run "
+_NOTE = ("The files benchverdict wrote into this folder, with their SHA-256. A re-run "
          "replaces only these (and only if unchanged); other files are left as they are.")
 #: How the marker of reports before the manifest began (it listed no files).
 _OLD_MARKER = "This directory is a benchverdict report."
@@ -172,7 +174,7 @@ def check_target(target: Path, inputs: Iterable[Path] = ()) -> Path:
     >>> check_target(d)
     Traceback (most recent call last):
     ...
-    benchverdict.report._output.OutputError: ... holds other files ...
+    benchverdict._output_dir.OutputError: ... holds other files ...
     """
     target = Path(target).expanduser()
     resolved = target.resolve()
