@@ -191,3 +191,27 @@ def test_validate_summary_speaks_command_line(results_csv, capsys):
     assert main(["validate", str(results_csv), *ROLE_ARGS[:-2]]) == 1
     out = capsys.readouterr().out
     assert "--kind runs" in out and "kind='runs'" not in out
+
+
+def test_role_options_an_adapter_does_not_use_are_refused_not_ignored(tmp_path, capsys):
+    """Issue 25: --benchmark (and every other role option) was silently ignored by adapters."""
+    path = tmp_path / "wide.csv"
+    pd.DataFrame({"task": ["x", "y", "z"], "A": [0.9, 0.8, 0.7],
+                  "B": [0.7, 0.85, 0.6]}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--adapter", "autorank-wide", "--objective",
+                 "maximize", "--benchmark", "task", "--seed", "s", "--kind", "runs"])
+    err = capsys.readouterr().err
+    assert code == 2 and "does not use --seed, --kind" in err
+    assert "it takes only --benchmark, --objective" in err and "Fix: drop" in err
+    assert main(["validate", str(path), "--adapter", "autorank-wide", "--objective",
+                 "maximize", "--benchmark", "task"]) == 0
+
+
+def test_an_objective_contradicting_the_format_is_refused(shared_data, capsys):
+    hedwig = str(shared_data / "meanmax" / "hedwig.tsv")
+    assert main(["validate", hedwig, "--adapter", "meanmax", "--objective", "minimize"]) == 2
+    assert "records the objective 'maximize'" in capsys.readouterr().err
+    assert main(["validate", hedwig, "--adapter", "meanmax", "--objective", "maximize"]) == 0
+    assert main(["validate", hedwig, "--adapter", "meanmax", "--budget", "trial"]) == 2
+    assert "does not use --budget (it takes none of the role options)" in (
+        capsys.readouterr().err)

@@ -190,17 +190,27 @@ def _load_results(args: argparse.Namespace):
     if args.adapter:
         from benchverdict.io import adapters
 
+        _check_adapter_options(args, adapters.ADAPTER_OPTIONS.get(args.adapter))
         _check_exists(args.file)
         if args.adapter in adapters.NEEDS_OBJECTIVE and args.objective is None:
             raise UsageError(f"the {args.adapter} adapter needs --objective maximize|minimize "
                              f"(the format does not record it).")
-        return adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
+        results = adapters.read_adapter(args.adapter, args.file, on_invalid=args.on_invalid,
                                      objective=args.objective, score=args.score,
                                      name_pattern=args.name_pattern,
                                      trust_pickle=getattr(args, "trust_pickle", False),
                                      benchmark=args.benchmark if args.adapter == "autorank-wide"
                                      else None,
                                      min_algorithms=getattr(args, "min_algorithms", 2))
+        if args.objective is not None and args.objective != results.objective:
+            # Only adapters whose format records no direction take --objective; a format
+            # that records one must not be contradicted silently (the answer would flip).
+            raise UsageError(
+                f"the {args.adapter} format records the objective {results.objective!r}; "
+                f"--objective {args.objective} contradicts it. Fix: drop --objective (the "
+                f"format's direction is used), or convert the file and read it without "
+                f"--adapter.")
+        return results
     if getattr(args, "name_pattern", None) is not None:
         raise UsageError("--name-pattern names the runs of an HPO-tool adapter; give --adapter "
                          "too (e.g. --adapter optuna).")
@@ -238,6 +248,28 @@ def _load_results(args: argparse.Namespace):
         format=args.format,
         min_algorithms=getattr(args, "min_algorithms", 2),
     )
+
+
+def _check_adapter_options(args: argparse.Namespace, used: frozenset[str] | None) -> None:
+    """Refuse role options an adapter does not use: a given option is never ignored.
+
+    ``used`` is the adapter's options (:data:`benchverdict.io.adapters.ADAPTER_OPTIONS`;
+    ``None`` for an unknown adapter, which the reader refuses with the known names).
+    ``--objective`` is checked against the format after reading instead.
+    """
+    if used is None:
+        return
+    given = [name for name in _INPUT_OPTIONS
+             if name not in ("adapter", "on_invalid", "objective", *used)
+             and getattr(args, name, None) not in (None, [], False)]
+    if given:
+        flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
+        takes = ", ".join(f"--{n.replace('_', '-')}" for n in sorted(used))
+        takes = f"it takes only {takes}" if takes else "it takes none of the role options"
+        raise UsageError(
+            f"--adapter {args.adapter} reads the roles from its format and does not use "
+            f"{flags} ({takes}). Fix: drop {flags}, or read the file without --adapter and "
+            f"name every role (--algorithm, --seed, --score, --objective, ...).")
 
 
 class UsageError(Exception):

@@ -502,6 +502,16 @@ ADAPTERS = {
 NAMED_RUNS = frozenset({"optuna", "smac", "syne-tune", "ray-tune", "neps"})
 #: Adapters whose format does not record the objective: they need ``objective=``.
 NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
+#: The command-line input options each adapter uses besides the file and ``--on-invalid``
+#: (Python names); every other role option is refused with the adapter, not ignored.
+ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
+    **{name: frozenset() for name in ADAPTERS},
+    **{name: frozenset({"name_pattern"}) for name in NAMED_RUNS},
+    "ray-tune": frozenset({"name_pattern", "objective", "score", "trust_pickle"}),
+    "amlb": frozenset({"objective", "score"}),
+    "rliable": frozenset({"objective"}),
+    "autorank-wide": frozenset({"objective", "benchmark"}),
+}
 
 
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
