@@ -45,7 +45,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
-from benchverdict._safe_output import permissions_as_created
+from benchverdict._safe_output import permissions_as_created, replace_atomic
 
 #: The manifest written into every report directory: every file the report wrote, with its
 #: SHA-256. Its presence marks the directory as a report's.
@@ -241,16 +241,7 @@ def _write_manifest(path: Path, files: dict[str, list[str]], complete: bool) -> 
     """Write a manifest atomically (a temporary file beside it, then a rename)."""
     text = json.dumps({"schema": _SCHEMA, "note": _NOTE, "complete": complete,
                        "files": files}, indent=1, sort_keys=True, ensure_ascii=True) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f"{MARKER}.", suffix=".tmp", dir=path.parent)
-    permissions_as_created(tmp, directory=False)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    replace_atomic(path, text.encode("utf-8"), durable=False)
 
 
 @contextlib.contextmanager

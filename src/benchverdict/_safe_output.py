@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["neutralise_cell", "write_csv"]
+__all__ = ["fsync_directory", "neutralise_cell", "replace_atomic", "write_csv"]
 
 #: First characters a spreadsheet treats as the start of a formula (OWASP, "CSV injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -103,3 +103,68 @@ def permissions_as_created(path: str | Path, *, directory: bool) -> None:
     mask = os.umask(0)  # reading the umask means setting it: put it straight back
     os.umask(mask)
     os.chmod(path, (0o777 if directory else 0o666) & ~mask)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to the open file ``fd`` (``os.write`` may write part)."""
+    import os
+
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def fsync_directory(path: str | Path) -> None:
+    """Flush a folder's entries to disk (a rename is durable only once its folder is)."""
+    import os
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_atomic(path: str | Path, data: bytes, *, mode: int | None = None,
+                   durable: bool = True) -> None:
+    """Replace ``path`` whole: readers see its old or its new content, never a mix.
+
+    The bytes go to a new file of a unique name beside ``path`` (``mkstemp``
+    opens it with ``O_EXCL``, so a symbolic link planted beside the target is
+    never followed), which is then renamed over ``path``. ``mode``: the file's
+    permission bits (``None``: those a plain ``open`` gives under the umask).
+    ``durable``: fsync the file before the rename and the folder after it, so
+    a crash or power loss cannot leave an empty or partial file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "board.json"
+    >>> replace_atomic(target, b"{}")
+    >>> target.read_bytes(), sorted(p.name for p in target.parent.iterdir())
+    (b'{}', ['board.json'])
+    """
+    import contextlib
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            if mode is None:
+                permissions_as_created(tmp, directory=False)
+            else:
+                os.fchmod(fd, mode)
+            write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_directory(path.parent)

@@ -57,7 +57,12 @@ try:  # the writer lock; POSIX only (elsewhere, writers are not serialised)
 except ImportError:  # pragma: no cover
     fcntl = None
 
-from benchverdict._safe_output import permissions_as_created
+from benchverdict._safe_output import (
+    fsync_directory,
+    permissions_as_created,
+    replace_atomic,
+    write_all,
+)
 from benchverdict.effects.equivalence import Margin
 from benchverdict.exclusions import concat_exclusions
 from benchverdict.families import leaderboard_families
@@ -310,48 +315,14 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_new(path: Path, data: bytes) -> None:
     """Create ``path`` (never an existing file, never through a symlink), write it, fsync."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _replace_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` whole: a new file of a unique name, fsynced, then ``os.replace``."""
-    # mkstemp opens a random name with O_EXCL, so a symlink planted beside the target is
-    # never followed (the fixed ".name.tmp" of earlier versions could be one).
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            os.fchmod(fd, 0o644)
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
 
 
 def _regular_file(path: Path) -> bool:
@@ -639,7 +610,7 @@ def _recover(directory: Path, manifest: dict[str, Any] | None) -> None:
             continue  # corrupt: the read that needs it says so
         target = directory / name
         if not _regular_file(target) or target.read_bytes() != data:
-            _replace_atomic(target, data)
+            replace_atomic(target, data, mode=0o644)
 
 
 def _check_new_folder(directory: Path) -> None:
@@ -707,14 +678,14 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             # Each version keeps the manifest it was published with: the way back if the
             # current manifest.json is ever lost.
             _write_new(tmp / "manifest.json", manifest_bytes)
-            _fsync_dir(tmp)
+            fsync_directory(tmp)
             os.rename(tmp, final)
         except BaseException:
             with contextlib.suppress(OSError):
                 _discard_unpublished(tmp)
             raise
-        _fsync_dir(versions)
-        _replace_atomic(directory / "manifest.json", manifest_bytes)
+        fsync_directory(versions)
+        replace_atomic(directory / "manifest.json", manifest_bytes, mode=0o644)
     except OSError as err:
         manifest_path = directory / "manifest.json"
         committed = _regular_file(manifest_path) and manifest_path.read_bytes() == manifest_bytes
@@ -733,7 +704,7 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             f"{state}. Fix: free space or fix the permissions, then run it again.")) from err
     try:
         for name, data in files.items():
-            _replace_atomic(directory / name, data)
+            replace_atomic(directory / name, data, mode=0o644)
     except OSError as err:
         raise StoreError(err.filename or directory, (
             f"version {version} is published (in {str(final)!r} and manifest.json) but "
