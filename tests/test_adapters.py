@@ -96,3 +96,17 @@ def test_read_adapter_dispatch(tmp_path):
         adapters.read_adapter("nope", tmp_path)
     with pytest.raises(ValueError, match="--objective"):
         adapters.read_adapter("autorank-wide", tmp_path)
+
+
+def test_neps_runs_are_not_unpickled_without_trust(tmp_path, capsys):
+    """Issue 25: NePS's loaders unpickle .trial_cache.pkl and optimizer_state.pkl, which can
+    run code; reading them needs trust_pickle (--trust-pickle), checked before NePS loads."""
+    from benchverdict.cli import main
+    from benchverdict.io import adapters as ad
+
+    (tmp_path / "run-0").mkdir()
+    (tmp_path / "run-0" / "optimizer_state.pkl").write_bytes(b"not read")
+    with pytest.raises(ValueError, match="trust_pickle=True"):
+        ad.read_neps(tmp_path)
+    assert main(["validate", str(tmp_path), "--adapter", "neps"]) != 0
+    assert "--trust-pickle" in capsys.readouterr().err

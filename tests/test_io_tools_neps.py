@@ -64,7 +64,7 @@ def runs(tmp_path_factory):
 
 
 def test_reads_neps_runs(runs):
-    res = adapters.read_neps(runs, name_pattern=PATTERN)
+    res = adapters.read_neps(runs, name_pattern=PATTERN, trust_pickle=True)
     assert res.algorithms == sorted(OPTIMIZERS) and res.benchmarks == ["shifted", "sphere"]
     assert res.seeds == list(SEEDS) and res.objective == "minimize" and res.kind == "runs"
     assert res.roles["score"] == "objective_to_minimize"
@@ -89,7 +89,7 @@ def test_reads_neps_runs(runs):
 
 
 def test_crashed_trials_are_exclusions(runs):
-    res = adapters.read_neps(runs, name_pattern=PATTERN)
+    res = adapters.read_neps(runs, name_pattern=PATTERN, trust_pickle=True)
     crashed = 0
     for root in {p.parent for p in runs.rglob("optimizer_info.yaml")}:
         full, short = neps.status(root)
@@ -104,14 +104,15 @@ def test_crashed_trials_are_exclusions(runs):
 
 def test_name_pattern_errors(runs, tmp_path):
     with pytest.raises(ValueError, match="do not say their seed"):
-        adapters.read_neps(runs)
+        adapters.read_neps(runs, trust_pickle=True)
     with pytest.raises(ValueError, match="do not match name_pattern"):
-        adapters.read_neps(runs, name_pattern=r"(?P<seed>\d+)")
+        adapters.read_neps(runs, name_pattern=r"(?P<seed>\d+)", trust_pickle=True)
     with pytest.raises(ValueError, match="no NePS run"):
-        adapters.read_neps(tmp_path)
+        adapters.read_neps(tmp_path, trust_pickle=True)
 
 
 def test_cli_reads_neps(runs, capsys):
-    assert main(["validate", str(runs), "--adapter", "neps", "--name-pattern", PATTERN]) == 1
+    assert main(["validate", str(runs), "--adapter", "neps", "--name-pattern", PATTERN,
+                 "--trust-pickle"]) == 1
     out = capsys.readouterr().out
     assert "NePS trial state crashed" in out

@@ -104,9 +104,10 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--trust-pickle", action="store_true",
-        help="with --adapter ray-tune: unpickle tuner.pkl for the mode and search algorithm. "
-        "Unpickling runs whatever code the file's author put in it: only for folders you trust "
-        "(without it, give --objective and name the algorithm with --name-pattern)",
+        help="with --adapter ray-tune: unpickle tuner.pkl for the mode and search algorithm "
+        "(without it, give --objective and name the algorithm with --name-pattern); with "
+        "--adapter neps (required): NePS keeps its trials as pickles. Unpickling runs whatever "
+        "code the file's author put in it: only for folders you trust",
     )
     return parser
 

@@ -508,6 +508,7 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     **{name: frozenset() for name in ADAPTERS},
     **{name: frozenset({"name_pattern"}) for name in NAMED_RUNS},
     "ray-tune": frozenset({"name_pattern", "objective", "score", "trust_pickle"}),
+    "neps": frozenset({"name_pattern", "trust_pickle"}),
     "amlb": frozenset({"objective", "score"}),
     "rliable": frozenset({"objective"}),
     "autorank-wide": frozenset({"objective", "benchmark"}),
@@ -526,8 +527,9 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     runs of the HPO-tool adapters in :data:`NAMED_RUNS` (the CLI's
     ``--name-pattern``); ``min_algorithms=1`` lets every adapter read a single
     algorithm's runs (a leaderboard submission). ``trust_pickle`` (the CLI's
-    ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl``, which
-    can run code; that adapter also takes ``objective`` and ``score`` (the metric).
+    ``--trust-pickle``) lets the ray-tune adapter unpickle ``tuner.pkl`` and the
+    neps adapter NePS's trial and state pickles, which can run code; ray-tune
+    also takes ``objective`` and ``score`` (the metric).
     ``benchmark`` (the CLI's ``--benchmark``) names autorank-wide's column of
     benchmark names.
 
@@ -556,12 +558,16 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name not in ADAPTERS:
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
-    if trust_pickle and name != "ray-tune":
-        raise ValueError(f"the {name} adapter reads no pickle; trust_pickle is for ray-tune.")
+    if trust_pickle and name not in ("ray-tune", "neps"):
+        raise ValueError(f"the {name} adapter reads no pickle; trust_pickle is for ray-tune "
+                         f"and neps.")
     if name == "ray-tune":
         return read_ray_tune(path, on_invalid=on_invalid, name_pattern=name_pattern,
                              objective=objective, metric=score, trust_pickle=trust_pickle,
                              min_algorithms=min_algorithms)
+    if name == "neps":
+        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
+                              min_algorithms=min_algorithms, trust_pickle=trust_pickle)
     if name in NAMED_RUNS:
         return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
                               min_algorithms=min_algorithms)

@@ -34,6 +34,7 @@ def read_neps(
     name_pattern: str | re.Pattern | None = None,
     on_invalid: OnInvalid = "raise",
     min_algorithms: int = 2,
+    trust_pickle: bool = False,
 ) -> Results:
     """Read NePS runs: every ``root_directory`` that ``neps.run`` wrote under ``path``.
 
@@ -74,6 +75,12 @@ def read_neps(
         single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
+    trust_pickle : bool
+        Must be ``True``: NePS keeps its trials and its optimizer's state as
+        Python pickles (``.trial_cache.pkl``, ``optimizer_state.pkl``), which
+        its loaders unpickle, and unpickling a file can run any code in it.
+        Say ``True`` (``--trust-pickle``) only for folders you, or someone
+        you trust, wrote.
 
     Returns
     -------
@@ -82,7 +89,7 @@ def read_neps(
     Raises
     ------
     ValueError
-        No NePS run found, a run is multi-objective, a root's path does
+        ``trust_pickle`` not given, no NePS run found, a run is multi-objective, a root's path does
         not match ``name_pattern``, a run lacks its seed, or two share an
         identity.
 
@@ -100,10 +107,17 @@ def read_neps(
     >>> for optimizer in ("random_search", "bayesian_optimization"):
     ...     neps.run(lambda x: (x - 1) ** 2, Space(), optimizer=optimizer,
     ...              root_directory=f"{root}/{optimizer}-0", total_evaluations_to_spend=3)
-    >>> res = read_neps(root, name_pattern=r"\\w+-(?P<seed>\\d+)")
+    >>> res = read_neps(root, name_pattern=r"\\w+-(?P<seed>\\d+)",
+    ...                 trust_pickle=True)  # we wrote these folders just now
     >>> res.algorithms, res.objective, res.roles["budget"], len(res)
     (['bayesian_optimization', 'random_search'], 'minimize', 'evaluations', 6)
     """
+    if not trust_pickle:
+        raise ValueError(
+            "NePS keeps its trials and optimizer state as Python pickles, which its loaders "
+            "unpickle, and unpickling a file can run any code in it. Fix: pass "
+            "trust_pickle=True (--trust-pickle) if you, or someone you trust, wrote these "
+            "folders.")
     try:
         import neps
     except ImportError:
