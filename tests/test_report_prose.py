@@ -383,3 +383,18 @@ def test_priorband_paragraphs_read_right(shared_data):
     assert "SD of a benchmark's value" in pooled.text  # scales differ: standardised
     assert _check_numbers(comparison, [pooled]) == len(settled)
     assert not math.isnan(float(settled["difference"].iloc[0]))
+
+
+def test_a_one_benchmark_study_names_its_largest_differences(shared_data):
+    """Issue 23: "cannot be separated" on one benchmark read as "equal"; the headline of a
+    study of one benchmark names the largest differences with their intervals, as the
+    headline across benchmarks does."""
+    from benchverdict.io import adapters
+    from benchverdict.report.summary import headline_summary, scope_summaries
+
+    data = adapters.read_meanmax(shared_data / "meanmax" / "hedwig.tsv")
+    comp = compare(data, progress=False, figures=False)
+    lead = headline_summary(scope_summaries(comp.reconciliation, data.algorithms))
+    assert lead is not None and lead.benchmark == "Reuters"
+    assert "cannot be separated; largest differences" in lead.sentence
+    assert re.search(r"mlp over reg_lstm \+0\.\d+ \[\+0\.\d+, \+0\.\d+\]", lead.sentence)

@@ -731,7 +731,10 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
                            votes_by_key.get(key, []), leans[key], alpha,
                            max(n_tests[scope_type(key)], 1), explain,
                            effects=sized.get(key), equivalence=tests_by_key.get(key, ()))
-        rel.sentence = headline_sentence(rel)
+        # A study of one benchmark leads with that benchmark's scope: it too names its
+        # largest differences when nothing is settled.
+        rel.sentence = headline_sentence(
+            rel, lead=key[0] is None or (n_benchmarks == 1 and not key[1]))
         rel.single_draws = single_draw_sentence(dse_by_key.get(key, []), alpha)
         scoped[key] = rel
 

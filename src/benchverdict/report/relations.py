@@ -867,7 +867,7 @@ def _phrase_block(block: Sequence[str], better: dict[str, set[str]],
     return f"among {names} only {shown}{more} {verb} settled"
 
 
-def headline_sentence(rel: ScopeRelations) -> str:
+def headline_sentence(rel: ScopeRelations, *, lead: bool | None = None) -> str:
     """One sentence a reader can quote: the partial order, who settles it, what is open.
 
     For the example data across benchmarks: "Across benchmarks like these 20:
@@ -916,7 +916,7 @@ def headline_sentence(rel: ScopeRelations) -> str:
             rest += [_phrase_block(b, better, same) for b in middle if len(b) > 1]
         note = _evidence_note(rel, settled)
     text = f"{rel.label}: {body}{note}" + "".join(f"; {part}" for part in rest)
-    text += effects_clause(rel) + equivalence_clause(rel)
+    text += effects_clause(rel, lead=lead) + equivalence_clause(rel)
     contradicted = rel.with_status(Status.CONTRADICTED)
     if contradicted:
         text += "; contradicted: " + _names([f"{r.a} vs {r.b}" for r in contradicted])
@@ -964,21 +964,26 @@ def effect_text(effect: PairEffect | None, winner: str, decimals: int | None = N
     return f"{_signed(gain, decimals)} [{_signed(lo, decimals)}, {_signed(hi, decimals)}]"
 
 
-def effects_clause(rel: ScopeRelations) -> str:
+def effects_clause(rel: ScopeRelations, *, lead: bool | None = None) -> str:
     """By how much each settled relation holds, with its interval and adjusted p.
 
     Empty without effects. The unit and the interval's level are stated
     once; an interval that includes 0 says so, and why where the data show
     it: the pair's difference varies across benchmarks more than a model
     with one algorithm x benchmark variance for all pairs (the LMEM's)
-    assumes.
+    assumes. With nothing settled, a scope the report leads with (``lead``;
+    by default the scope across benchmarks) names its largest differences
+    instead, so "cannot be separated" is not read as "equal"; a study of
+    one benchmark leads with that benchmark.
     """
     eff = rel.effects
     settled = rel.with_status(Status.SETTLED)
     if eff is None or not eff.effects:
         return ""
     if not settled:
-        return _largest_differences(rel) if rel.key[0] is None else ""
+        if lead is None:
+            lead = rel.key[0] is None
+        return _largest_differences(rel) if lead else ""
     shown_rel = settled[:MAX_NAMED]
     decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
                            if r.effect is not None))
@@ -1016,7 +1021,7 @@ N_LARGEST = 3
 
 
 def _largest_differences(rel: ScopeRelations) -> str:
-    """By how much the pairs differ most when nothing is settled across benchmarks.
+    """By how much the pairs differ most when nothing is settled in the leading scope.
 
     "Cannot be separated" alone does not say whether the differences are small
     or merely uncertain; the largest ones with their simultaneous intervals
