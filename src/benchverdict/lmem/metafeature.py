@@ -35,7 +35,7 @@ from benchverdict.lmem import exclusions as _exclusions
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.glrt import BoundaryWarning, GLRTResult, glrt, nested_f_test
 from benchverdict.results import VIEW
-from benchverdict.stats.studentized_range import studentized_range_quantile
+from benchverdict.stats.studentized_range import studentized_range_quantile, studentized_range_sf
 from benchverdict.verdict import Scope, Verdict, register_method
 
 register_method("lmem.metafeature", "lmem", "LMEM contrast within a metafeature level",
@@ -398,7 +398,7 @@ def difference_clusters(results: Results, pair: tuple[str, str], *, by: str = "b
     dfs = model._df_for(C, "auto")
     t = diff / dse
     k = len(benches)
-    p = stats.studentized_range.sf(np.sqrt(2) * np.abs(t), k, dfs)
+    p = studentized_range_sf(np.sqrt(2) * np.abs(t), k, dfs)
     raw = 2 * stats.t.sf(np.abs(t), dfs)
     p = np.where(p < raw, np.minimum(1.0, k * (k - 1) / 2 * raw), p)
     pairs = pd.DataFrame(rows).assign(estimate=diff, se=dse, statistic=t, df=dfs, p_value=raw,

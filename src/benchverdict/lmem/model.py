@@ -21,7 +21,7 @@ from benchverdict.lmem.native import (
 )
 from benchverdict.lmem.scaling import ResponseScale
 from benchverdict.stats.multiple_testing import holm
-from benchverdict.stats.studentized_range import studentized_range_quantile
+from benchverdict.stats.studentized_range import studentized_range_quantile, studentized_range_sf
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
 
 _LMEM_ASSUMPTIONS = ("a linear mixed model: normal residuals and random effects, the "
@@ -695,9 +695,9 @@ def adjust_p(pairs: pd.DataFrame, adjust: str) -> np.ndarray:
     for _, idx in pairs.groupby("_family", dropna=False, sort=False).indices.items():
         if adjust == "tukey":
             k = int(pairs["_k"].iloc[idx[0]])
-            tukey = stats.studentized_range.sf(np.sqrt(2) * np.abs(t[idx]), k, dfs[idx])
-            # Far in the tail the numerical integral underflows to 0; the Tukey p-value lies
-            # between the raw p and m * raw p (Bonferroni), and m * raw p is its tail limit.
+            tukey = studentized_range_sf(np.sqrt(2) * np.abs(t[idx]), k, dfs[idx])
+            # The Tukey p-value lies between the raw p and m * raw p (Bonferroni), and
+            # m * raw p is its tail limit: used where the sf underflows (beyond 1e-300).
             m = k * (k - 1) / 2
             out[idx] = np.where(tukey < raw[idx], np.minimum(1.0, m * raw[idx]), tukey)
         elif adjust == "bonferroni":
