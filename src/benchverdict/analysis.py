@@ -175,13 +175,17 @@ class ReportFigure:
         if self._svg is None:
             import matplotlib.pyplot as plt
 
-            from benchverdict.plotting import RC
+            from benchverdict.plotting import RC, freeze_layout
 
             buffer = io.BytesIO()
             plain_text(self.figure)
             with plt.rc_context(RC):
                 self.figure.savefig(buffer, format="svg", bbox_inches="tight")
             self._svg = buffer.getvalue()
+            # The layout is now computed: later files of the figure (the PDF) keep it
+            # rather than solving the constrained layout again (a vector backend measures
+            # text as the SVG one does, so the result would be the same).
+            freeze_layout(self.figure)
         return self._svg
 
     def data_uri(self) -> str:

@@ -310,6 +310,28 @@ def new_axes(ax: plt.Axes | None = None, *, width: float = SINGLE_COLUMN,
     return ax
 
 
+def freeze_layout(fig: plt.Figure) -> None:
+    """Keep ``fig``'s current axes positions: no layout engine runs at its next draws.
+
+    Call it after a draw has laid the figure out (a ``savefig``): saving it
+    again in another vector format then skips the constrained-layout solve,
+    which is most of the time of drawing a small figure.
+
+    Examples
+    --------
+    >>> import io
+    >>> fig, ax = plt.subplots(layout="constrained")
+    >>> fig.savefig(io.BytesIO(), format="svg")
+    >>> before = ax.get_position().bounds
+    >>> freeze_layout(fig)
+    >>> fig.savefig(io.BytesIO(), format="pdf")
+    >>> ax.get_position().bounds == before, type(fig.get_layout_engine()).__name__
+    (True, 'PlaceHolderLayoutEngine')
+    >>> plt.close(fig)
+    """
+    fig.set_layout_engine("none")
+
+
 def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = ("pdf",)) -> list[
     Path
 ]:
@@ -333,11 +355,16 @@ def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = (
     out = []
     plain_text(fig)
     # The theme also while drawing: matplotlib creates some tick labels at draw time.
+    engine = fig.get_layout_engine()
     with plt.rc_context(RC):
-        for fmt in formats:
+        for i, fmt in enumerate(formats):
             target = base.with_suffix(f".{fmt}")
             fig.savefig(target, format=fmt)
             out.append(target)
+            if i == 0 and len(formats) > 1 and engine is not None:
+                freeze_layout(fig)  # one layout for every format
+    if len(formats) > 1 and engine is not None:
+        fig.set_layout_engine(engine)  # the caller's figure keeps its engine
     return out
 
 
