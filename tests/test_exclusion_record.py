@@ -189,3 +189,26 @@ def test_no_module_but_one_defines_an_exclusion_column_set():
     # The check itself finds one.
     assert _column_set_names(ast.parse('EXCLUSION_COLUMNS = ("unit", "reason")')) == [
         "EXCLUSION_COLUMNS"]
+
+
+def test_dask_look_alike_names_in_different_partitions_are_refused():
+    """Issue 25: each partition checked its own names, so 'TPE' in one partition and
+    'TPE' with a zero-width space in another became two entries."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+    import pandas as pd
+
+    from benchverdict._validation import ValidationError
+    from benchverdict.io import from_dask_frame
+
+    rows = [(alg, b, s, 0.5 + 0.1 * i) for i, alg in enumerate(["RS", "TPE", "TPE\u200b"])
+            for b in ("p", "q") for s in range(2)]
+    frame = pd.DataFrame(rows, columns=["alg", "task", "seed", "y"])
+    # 'TPE' only in the first partition, its look-alike only in the second.
+    ddf = dd.concat([dd.from_pandas(part, npartitions=1)
+                     for part in (frame.iloc[:8], frame.iloc[8:])])
+    with dask.config.set(scheduler="synchronous"), pytest.raises(ValidationError) as err:
+        from_dask_frame(ddf, algorithm="alg", benchmark="task", seed="seed", score="y",
+                        objective="maximize", kind="runs")
+    text = str(err.value)
+    assert "look the same" in text and "'TPE'" in text and "'TPE\\u200b'" in text

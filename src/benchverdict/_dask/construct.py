@@ -35,6 +35,7 @@ from benchverdict._dask.results import DaskResults
 from benchverdict._validation import (
     Problem,
     ValidationError,
+    lookalike_key,
     numeric_column,
 )
 from benchverdict.results.schema import (
@@ -127,6 +128,11 @@ def from_dask_frame(
     mixed = _mixed_label_types(first, names, roles)
     if mixed:
         raise ValidationError(mixed)
+    # Each partition checks its own names; two that look alike in different partitions
+    # would become separate entries unless the union of the labels is checked as well.
+    apart = lookalikes_across_partitions(first, names, roles)
+    if apart:
+        raise ValidationError(apart)
     raw_categories = {}
     for role in ID_ROLES:
         column = roles.get(role)
@@ -235,3 +241,54 @@ def from_dask_frame(
 
 
 __all__ = ["from_dask_frame"]
+
+
+def lookalikes_across_partitions(first: Sequence[dict], names: Sequence[str],
+                                 roles: dict[str, str | None]) -> list[Problem]:
+    """Look-alike names of one role that never share a partition, as validation problems.
+
+    Names look alike when their :func:`~benchverdict._validation.lookalike_key`
+    is the same; each partition's own check sees only its names. ``first``
+    holds each partition's distinct labels per column (``"labels"``); a
+    group whose names do share some partition is left to that partition's
+    check, which names the rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first = [{"labels": {"alg": np.array(["TPE", "RS"], dtype=object)}},
+    ...          {"labels": {"alg": np.array(["TPE\u200b"], dtype=object)}}]
+    >>> found = lookalikes_across_partitions(first, ["a", "b"], {"algorithm": "alg"})
+    >>> [p.reason for p in found]
+    ['lookalike_algorithm']
+    """
+    problems = []
+    for role in ID_ROLES:
+        column = roles.get(role)
+        if column is None:
+            continue
+        where: dict[str, set[str]] = {}
+        for f, name in zip(first, names):
+            for v in f["labels"].get(column, ()):
+                if isinstance(v, str):
+                    where.setdefault(v, set()).add(name)
+        groups: dict[str, list[str]] = {}
+        for v in where:
+            groups.setdefault(lookalike_key(v), []).append(v)
+        apart = [sorted(g) for g in groups.values()
+                 if len(g) > 1 and not set.intersection(*(where[v] for v in g))]
+        if not apart:
+            continue
+        shown = "; ".join(" and ".join(f"{v!r} (in {', '.join(sorted(where[v])[:2])})"
+                                       for v in g[:4]) for g in apart[:3])
+        more = f" and {len(apart) - 3} more group(s)" if len(apart) > 3 else ""
+        problems.append(Problem(
+            column=column, reason=f"lookalike_{role}",
+            message=(f"column {column!r} ({role}) has {len(apart)} group(s) of different "
+                     f"names in different partitions that look the same: {shown}{more}. They "
+                     f"differ only by surrounding whitespace, invisible format characters, "
+                     f"Unicode normalisation or look-alike letters of another script, and "
+                     f"would become separate entries. Fix: write each name one way in every "
+                     f"file (if they are truly different, rename one so the difference is "
+                     f"visible).")))
+    return problems
