@@ -88,7 +88,8 @@ def test_tikz_has_every_name_escaped_the_groups_and_the_highlight():
     pos, nd = _example()
     tex = cdd.cd_diagram_tikz(pos, nd, critical_difference=1.3, limits=(1, 6),
                               highlight="PriorBand", standalone=False)
-    assert tex.startswith(r"\begin{tikzpicture}") and tex.endswith("\\end{tikzpicture}\n")
+    assert tex.startswith("\\providecommand\\bvu[2]{#1}\n\\begin{tikzpicture}")
+    assert tex.endswith("\\end{tikzpicture}\n")
     assert r"RS\_\{x\} (2.40)" in tex
     assert r"a\$b\%c\&d\#e\textasciitilde{}\textasciicircum{} (5.60)" in tex
     assert tex.count(r"\bfseries") == 1 and r"{PriorBand (1.10)}" in tex
@@ -181,3 +182,28 @@ def test_cd_diagrams_from_rank_results_and_options_through_cd_diagram():
     with pytest.raises(TypeError, match="drawing options"):
         cd_diagram(results["all benchmarks"], posthoc="wilcoxon")
     assert np.isfinite(results["all benchmarks"].critical_difference)
+
+
+@pytest.mark.skipif(not _kpsewhich("tikz.sty") or shutil.which("pdftotext") is None,
+                    reason="pdflatex with TikZ or pdftotext not installed")
+def test_tikz_with_hostile_names_compiles_and_shows_every_name(tmp_path):
+    """The TikZ export escapes names as the report does (it had its own table, never run
+    against hostile names): optional-argument brackets, a star, dashes, a TeX command,
+    accents, CJK and a very long name all compile and stay visible."""
+
+    names = ["[x]", "*y", "a--b", "\\input{/etc/passwd}", "%", "$&#_^~{}", "é", "東京",
+             "n" * 200]
+    pos = pd.Series({n: 1.0 + 0.5 * i for i, n in enumerate(names)})
+    nd = pd.DataFrame(True, index=pos.index, columns=pos.index)
+    document = cdd.cd_diagram_tikz(pos, nd, critical_difference=1.0, label_width=400)
+    head = "\\documentclass[tikz,border=3pt]{standalone}\n"
+    if not _kpsewhich("standalone.cls"):
+        document = "\\documentclass{article}\n\\usepackage{tikz}\n" + document[len(head):]
+    _compile(tmp_path, document)
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "cd.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    flat = "".join(text.split())
+    for name in names[:-2]:
+        assert "".join(name.split()) in flat, name
+    assert ("[U+6771]" in flat and "[U+4EAC" in flat) or "東京" in flat  # pdfLaTeX or not
+    assert "n" * 12 in flat  # (shortened to 40 + a digest; article pages may crop it)

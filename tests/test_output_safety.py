@@ -318,7 +318,7 @@ def test_latex_escape_keeps_optional_arguments_ligatures_and_unicode_out():
 
 
 def test_long_names_are_shortened_by_the_stated_rule_and_stay_distinct():
-    from benchverdict.report.latex import MAX_WORD, latex_escape, short_word
+    from benchverdict._latex_text import MAX_WORD, latex_escape, short_word
 
     a, b = "x" * 10_000, "x" * 9_999 + "y"
     assert short_word(a) != short_word(b)
@@ -333,7 +333,7 @@ def test_latex_report_on_hostile_names_compiles_fits_and_shows_every_name(tmp_pa
     import re
     import shutil
 
-    from benchverdict.report.latex import SHORTENING_RULE, latex_escape, short_word
+    from benchverdict._latex_text import SHORTENING_RULE, latex_escape, short_word
 
     path = latex_comparison(LATEX_NAMES).to_latex(tmp_path / "tex")
     tex = path.read_text(encoding="utf-8")

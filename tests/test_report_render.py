@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchverdict import _latex_text
 from benchverdict.methods import register_method
 from benchverdict.report import latex, markdown, render
 from benchverdict.report.runner import (
@@ -362,7 +363,7 @@ def test_latex_escape_leaves_no_command_or_group(text):
     out = latex.latex_escape(text)
     # Undo the escapes we emit; what remains must be the original text.
     undo = re.sub(r"\\bvu\{(.)\}\{[0-9A-F]{4,6}\}", "\\1", out.replace(r"\allowbreak{}", ""))
-    for raw, esc in latex._LATEX_SPECIAL.items():
+    for raw, esc in _latex_text.LATEX_SPECIAL.items():
         undo = undo.replace(esc, "\0" + raw)
     assert undo.replace("\0", "") == text
     assert not re.search(r"\\(?!textbackslash|textasciitilde|textasciicircum|textless|"

@@ -1257,16 +1257,17 @@ def _draw_notes(ax: Axes, layout: _CDLayout, style: _CDStyle) -> None:
 
 
 # ---------------------------------------------------------------------- TikZ
-_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                "#": r"\#", "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}",
-                "^": r"\textasciicircum{}", "–": "--", "…": r"\ldots{}"}
-
-
 def _tex(text: str) -> str:
-    """``text`` as LaTeX text (special characters escaped, control characters shown)."""
-    from benchverdict._plain_text import printable
+    """``text`` as LaTeX text, escaped as every LaTeX file of the project is.
 
-    return "".join(_TEX_SPECIAL.get(c, c) for c in printable(text))
+    A name with ``[``, ``*``, ``--``, a non-ASCII character or 10,000
+    characters is written as it is shown, never run; non-ASCII characters
+    go through ``\\bvu``, which the diagram's file defines when the paper
+    does not.
+    """
+    from benchverdict._latex_text import latex_escape
+
+    return latex_escape(text)
 
 
 def cd_diagram_tikz(
@@ -1321,7 +1322,7 @@ def cd_diagram_tikz(
     >>> nd.loc["PB", "RS_2"] = nd.loc["RS_2", "PB"] = False
     >>> tex = cd_diagram_tikz(pos, nd, critical_difference=0.96, limits=(1, 3),
     ...                       highlight="PB", standalone=False)
-    >>> tex.splitlines()[0]
+    >>> tex.splitlines()[1]
     '\\begin{tikzpicture}[x=9cm, y=-0.5588cm]'
     >>> "RS\\_2 (2.60)" in tex, "\\bfseries" in tex
     (True, True)
@@ -1395,10 +1396,14 @@ def cd_diagram_tikz(
         out.append(rf"\node[above, font={big}] at (0.5,{cd.top:.2f}) {{{_tex(title)}}};")
     out.append(r"\end{tikzpicture}")
     picture = "\n".join(out) + "\n"
+    from benchverdict._latex_text import BVU_FALLBACK, UNICODE_PREAMBLE
+
     if not standalone:
-        return picture
+        # \bvu (a non-ASCII character of a name) unless the paper defines it already.
+        return BVU_FALLBACK + "\n" + picture
     return ("\\documentclass[tikz,border=3pt]{standalone}\n"
             "% a critical-difference diagram written by benchverdict\n"
+            + "\n".join(UNICODE_PREAMBLE) + "\n"
             "\\begin{document}\n" + picture + "\\end{document}\n")
 
 

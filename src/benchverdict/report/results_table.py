@@ -525,7 +525,7 @@ class ResultsTable:
         >>> tex.splitlines()[3], r"\toprule" in tex
         ('\\begin{table}[htbp]', True)
         """
-        from benchverdict.report.latex import BVU_DEFINITION, BVU_FALLBACK, latex_escape
+        from benchverdict._latex_text import BVU_FALLBACK, UNICODE_PREAMBLE, latex_escape
 
         header, body, footer = self._grid()
         scales = self._header_scales()
@@ -593,11 +593,7 @@ class ResultsTable:
                 "% benchverdict results table. Compile with pdflatex, lualatex or xelatex.",
                 r"\documentclass[10pt]{article}",
                 r"\usepackage[margin=1.5cm,landscape]{geometry}",
-                r"\usepackage{iftex}",
-                r"\ifPDFTeX\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\else"
-                r"\usepackage{fontspec}\fi",
-                r"\ifPDFTeX\makeatletter\def\UTFviii@undefined@err#1{\fbox{?}}\makeatother\fi",
-                BVU_DEFINITION,
+                *UNICODE_PREAMBLE,
                 r"\usepackage{booktabs}",
                 r"\pagestyle{empty}",
                 r"\begin{document}",
