@@ -7,8 +7,10 @@ and writes what moved and why; :mod:`benchverdict.leaderboard.arena` rates
 entries with Bradley-Terry and Elo (:func:`arena_from_results`,
 :func:`arena_from_outcomes`); :mod:`benchverdict.leaderboard.incomplete`
 treats incomplete submissions by policy (:data:`INCOMPLETE_POLICIES`:
-refuse, compare on the common subset, or impute). ``benchverdict
-leaderboard`` is the command line.
+refuse, compare on the common subset, or impute);
+:mod:`benchverdict.leaderboard.looks` says what the error control covers
+across versions (:data:`LOOKS_POLICIES`: each version alone, or every
+version ever published). ``benchverdict leaderboard`` is the command line.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
     )
     from benchverdict.leaderboard.design import Design, SubmissionCheck, check_submission
     from benchverdict.leaderboard.incomplete import INCOMPLETE_POLICIES
+    from benchverdict.leaderboard.looks import LOOKS_POLICIES, look_level
     from benchverdict.leaderboard.store import (
         Change,
         StoreError,
@@ -56,6 +59,7 @@ _HOMES = {
     'Design': 'benchverdict.leaderboard.design',
     'ENTRY_COLUMNS': 'benchverdict.leaderboard.board',
     'INCOMPLETE_POLICIES': 'benchverdict.leaderboard.incomplete',
+    'LOOKS_POLICIES': 'benchverdict.leaderboard.looks',
     'Leaderboard': 'benchverdict.leaderboard.board',
     'SCHEMA': 'benchverdict.leaderboard.board',
     'SCHEMA_VERSION': 'benchverdict.leaderboard.board',
@@ -66,6 +70,7 @@ _HOMES = {
     'check_submission': 'benchverdict.leaderboard.design',
     'create_leaderboard': 'benchverdict.leaderboard.store',
     'load_leaderboard': 'benchverdict.leaderboard.store',
+    'look_level': 'benchverdict.leaderboard.looks',
     'mean_rank_interval': 'benchverdict.leaderboard.board',
     'update_leaderboard': 'benchverdict.leaderboard.store',
 }
@@ -73,6 +78,7 @@ _HOMES = {
 __all__ = [
     "ENTRY_COLUMNS",
     "INCOMPLETE_POLICIES",
+    "LOOKS_POLICIES",
     "SCHEMA",
     "SCHEMA_VERSION",
     "Arena",
@@ -90,6 +96,7 @@ __all__ = [
     "create_leaderboard",
     "elo_ratings",
     "load_leaderboard",
+    "look_level",
     "mean_rank_interval",
     "update_leaderboard",
 ]

@@ -11,7 +11,9 @@ benchmark]``) with Bradley-Terry and Elo: such a table has no scores, so it
 has ratings but no positions. ``--incomplete refuse|subset|impute`` chooses
 what a board does with an incomplete submission (kept for every later
 version); ``--missing-runs FILE`` writes the runs that would complete the
-incomplete entries as CSV.
+incomplete entries as CSV. ``--looks per-version|all-versions`` chooses what
+the error control covers (each version alone, or every version ever
+published; kept for every later version).
 """
 
 from __future__ import annotations
@@ -55,6 +57,18 @@ def _policy(text: str) -> str:
             f"unknown policy {text!r}; choose refuse (list an incomplete entry apart, not "
             f"compared), subset (compare every entry on the benchmarks all completed) or "
             f"impute (fill each missing run with its benchmark's worst observed score)")
+    return text
+
+
+#: benchverdict.leaderboard.looks.LOOKS_POLICIES, spelled here for the same reason.
+LOOKS = ("per-version", "all-versions")
+
+
+def _looks(text: str) -> str:
+    if text not in LOOKS:
+        raise argparse.ArgumentTypeError(
+            f"unknown policy {text!r}; choose per-version (error control within each version) "
+            f"or all-versions (error control over every version ever published)")
     return text
 
 
@@ -121,6 +135,13 @@ def register(subparsers, parents) -> None:
                              "(fill each missing run with the worst score observed on its "
                              "benchmark; counted and flagged). Set when the board is created "
                              "and kept by every update")
+    parser.add_argument("--looks", type=_looks, default=None, metavar="POLICY",
+                        help="what the error control covers: per-version (default: each "
+                             "version alone; some version of a long history may show a false "
+                             "relation) or all-versions (every version ever published: "
+                             "version v tests at alpha/(v(v+1)) and keeps the relations "
+                             "earlier versions showed). Set when the board is created and "
+                             "kept by every update")
     parser.add_argument("--missing-runs", type=Path, default=None, metavar="FILE",
                         help="also write the runs (algorithm, benchmark, seed, budget) that "
                              "would complete the incomplete entries to FILE as CSV (a new "
@@ -237,14 +258,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.update is not None:
         board, changes = update_leaderboard(args.update, results, replace=args.replace,
                                             progress=progress, sources=sources,
-                                            incomplete=args.incomplete)
+                                            incomplete=args.incomplete, looks=args.looks)
         folder = args.update
     else:
         board = create_leaderboard(args.out, results, analyses=args.analyses,
                                    alpha=args.alpha, confidence=args.confidence,
                                    sanity_checks=args.sanity_checks, progress=progress,
                                    sources=sources, margin=args.margin,
-                                   incomplete=args.incomplete or "refuse")
+                                   incomplete=args.incomplete or "refuse",
+                                   looks=args.looks or "per-version")
         changes = []
         folder = args.out
     print(board.summary())

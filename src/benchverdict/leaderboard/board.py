@@ -42,6 +42,14 @@ interaction). When the families' estimands order two entries differently
 under skewed benchmark effects) the pair is reported as contradicted and
 settles nothing.
 
+**Across versions.** The guarantee above is per version: each version
+re-runs Holm at ``alpha`` on the data so far, and nothing controls the
+chance that *some* version of a board's history shows a false relation
+(``looks="per-version"``, the default). With ``looks="all-versions"``
+version ``v`` tests at ``alpha / (v (v + 1))``, so the guarantee holds for
+every version ever published at once, and relations once shown are kept;
+see :mod:`benchverdict.leaderboard.looks`.
+
 An **arena view** (:mod:`benchverdict.leaderboard.arena`) shows
 Bradley-Terry (and Elo) ratings from the same results beside the
 positions; see :attr:`Leaderboard.arena`.
@@ -91,6 +99,13 @@ from benchverdict.leaderboard.incomplete import (
     run_text,
     why_not_compared,
 )
+from benchverdict.leaderboard.looks import (
+    PER_VERSION_MEASURED,
+    check_looks,
+    keep_shown,
+    look_level,
+    spent,
+)
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -109,7 +124,10 @@ INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", 
                       "compared"]
 #: Missing runs listed on a page (Markdown, HTML, terminal); the JSON holds them all.
 RUNS_SHOWN = 10
-RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason"]
+#: ``shown_in``: the version a decided relation was first shown in (boards with error control
+#: over all versions, :mod:`benchverdict.leaderboard.looks`; empty otherwise).
+RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason",
+                    "shown_in"]
 
 
 #: Below this many benchmarks the mean-rank intervals are not computed (NaN with a note).
@@ -340,6 +358,10 @@ class Leaderboard:
     imputed : pandas.DataFrame
         Every run the ``"impute"`` policy filled (algorithm, benchmark,
         seed, score).
+    looks : {"per-version", "all-versions"}
+        What the error control covers: this version alone, or every version
+        ever published (see :mod:`benchverdict.leaderboard.looks`;
+        :attr:`level` is the level this version tested at).
 
     Notes
     -----
@@ -367,7 +389,13 @@ class Leaderboard:
     missing_runs: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=MISSING_RUN_COLUMNS))
     imputed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=IMPUTED_COLUMNS))
+    looks: str = "per-version"
     _verdicts: list[Verdict] = field(default_factory=list, repr=False)
+
+    @property
+    def level(self) -> float:
+        """The level this version's Holm ran at: ``alpha``, or ``alpha / (v (v + 1))``."""
+        return look_level(self.alpha, self.version, self.looks)
 
     @property
     def compared_design(self) -> Design:
@@ -444,8 +472,9 @@ class Leaderboard:
         ax.set_xlabel(f"mean rank over benchmarks ({self.confidence:.0%} simultaneous "
                       "intervals; 1 = best)")
         ax.invert_xaxis()
+        over = "" if self.looks == "per-version" else " over all versions"
         ax.set_title(f"Leaderboard v{self.version}: positions settled at FWER "
-                     f"{self.alpha:g}", fontsize="medium")
+                     f"{self.alpha:g}{over}", fontsize="medium")
         return plain_text(ax)
 
     # ----------------------------------------------------------- output
@@ -473,6 +502,7 @@ class Leaderboard:
             "compared_design": None if self.compared is None else self.compared.to_dict(),
             "dropped": records(self.dropped), "missing_runs": records(self.missing_runs),
             "imputed": records(self.imputed),
+            "looks": self.looks, "level": self.level,
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -515,6 +545,8 @@ class Leaderboard:
             dropped=pd.DataFrame(data.get("dropped") or [], columns=DROPPED_COLUMNS),
             missing_runs=runs,
             imputed=pd.DataFrame(data.get("imputed") or [], columns=IMPUTED_COLUMNS),
+            # Boards written before the looks policies controlled each version alone.
+            looks=check_looks(str(data.get("looks", "per-version"))),
         )
 
     def _interval_text(self) -> str:
@@ -534,7 +566,38 @@ class Leaderboard:
                 f"the range holds all of them."
                 + (" With imputed runs this holds for the data as imputed, and the positions "
                    "of imputed entries are conservative, not error-controlled (see the "
-                   "imputation note)." if len(self.imputed) else ""))
+                   "imputation note)." if len(self.imputed) else "")
+                + " " + self._looks_text())
+
+    def _looks_text(self) -> str:
+        """What the error control covers across versions, as the page states it."""
+        a = f"{self.alpha:g}"
+        if self.looks == "per-version":
+            return (f"This holds for version {self.version} alone (Holm at {a} on the data so "
+                    f"far). Each version is a new look at the data, and nothing bounds the "
+                    f"chance that some version of the board's history shows a false relation: "
+                    f"it grows with the number of versions ({PER_VERSION_MEASURED}), and a "
+                    f"relation can appear "
+                    f"and disappear. A board created with --looks all-versions controls the "
+                    f"whole history.")
+        kept = int(self.relations["reason"].astype(str).str.startswith(
+            "shown in version").sum()) if len(self.relations) else 0
+        return (f"Error control over every version: version {self.version} tested at level "
+                f"{self.level:.3g} = {a} / ({self.version} x {self.version + 1}); the levels "
+                f"of all versions so far sum to {spent(self.alpha, self.version):.3g} and of "
+                f"all versions ever to at most {a}, so with probability at least "
+                f"{1 - self.alpha:.0%} no version, past or future, shows a false relation "
+                f"(union bound; Lan and DeMets 1983). Relations shown in an earlier version "
+                f"are kept ({kept} here), unless an entry's rows were replaced or the compared "
+                f"benchmarks changed; later versions settle new relations only on stronger "
+                f"evidence.")
+
+    def _error_text(self) -> str:
+        """``family-wise error <= 0.05`` with what it covers (this version, or all versions)."""
+        if self.looks == "per-version":
+            return f"family-wise error <= {self.alpha:g} over all pairs, within this version"
+        return (f"family-wise error <= {self.alpha:g} over all pairs and every version (this "
+                f"one tested at {self.level:.3g})")
 
     def _arena_text(self) -> str:
         if self.arena is None:
@@ -624,8 +687,8 @@ class Leaderboard:
             f"# Leaderboard (version {self.version})", "",
             f"{len(self.entries)} entries on {self._scope_text()}, {d.objective}, compared at "
             f"{budget_text(d.final_budget)}. "
-            f"Positions rest only on relations settled with family-wise error <= {self.alpha:g} "
-            f"over all pairs ({self._families_text()}); entries that share a position are "
+            f"Positions rest only on relations settled with {self._error_text()} "
+            f"({self._families_text()}); entries that share a position are "
             f"not separated by the data.", "",
             f"**{cell(self.headline)}**", "",
             *[f"{cell(t)}\n" for t in self._policy_texts()],
@@ -727,7 +790,7 @@ class Leaderboard:
             f"{esc(self._scope_text()).replace(' x ', ' &times; ')}, {esc(d.objective)}, "
             f"compared at "
             f"{esc(budget_text(d.final_budget))}. Positions rest only on relations settled "
-            f"with family-wise error &le; {self.alpha:g} ({esc(self._families_text())}); "
+            f"with {esc(self._error_text())} ({esc(self._families_text())}); "
             f"entries sharing a position are not separated. Click a column to sort.</p>"
             + policy +
             f"<table class=\"bv-leaderboard\"><thead>{head}</thead><tbody>{''.join(rows)}"
@@ -802,6 +865,9 @@ def build_leaderboard(
     arena: bool = True,
     arena_resamples: int = N_RESAMPLES,
     incomplete: str = "refuse",
+    looks: str = "per-version",
+    earlier: Leaderboard | None = None,
+    replaced: Sequence[str] = (),
 ) -> Leaderboard:
     """Rank the algorithms of ``results`` on one design.
 
@@ -851,6 +917,19 @@ def build_leaderboard(
         (``"impute"``; counted per entry, and the page says what it means).
         Every board lists the runs that would complete its incomplete
         entries (:attr:`Leaderboard.missing_runs`).
+    looks : {"per-version", "all-versions"}
+        What the error control covers (see
+        :mod:`benchverdict.leaderboard.looks`): this version alone (Holm at
+        ``alpha``, the default), or every version ever published (version
+        ``v`` runs Holm at ``alpha / (v (v + 1))``, and the relations
+        ``earlier`` showed are kept).
+    earlier : Leaderboard, optional
+        The previous version (``looks="all-versions"``): its settled and
+        implied relations are kept unless an entry is in ``replaced`` or
+        the compared benchmarks and seeds changed.
+    replaced : sequence of str
+        Entries whose rows changed since ``earlier`` (their relations start
+        afresh).
 
     Returns
     -------
@@ -859,7 +938,7 @@ def build_leaderboard(
     Raises
     ------
     ValueError
-        On an unknown ``incomplete`` policy, or when ``"subset"`` leaves
+        On an unknown ``incomplete`` or ``looks`` policy, or when ``"subset"`` leaves
         fewer benchmarks than the board needs (:data:`MIN_BENCHMARKS`, or
         the design's own number if smaller).
 
@@ -888,10 +967,32 @@ def build_leaderboard(
     refuse ['y', 'z'] [0, 0] 6 2
     subset ['x', 'y', 'z'] [0, 0, 0] 5 2
     impute ['x', 'y', 'z'] [2, 0, 0] 6 2
+
+    Error control over all versions: on 12 benchmarks y beats z everywhere
+    (Wilcoxon p = 2 / 4096). Version 1 tests at 0.05 / 2 and settles it;
+    version 30 tests at 0.05 / 930, where these data alone would not, and
+    keeps the relation version 1 showed:
+
+    >>> twelve = Results.from_frame(
+    ...     pd.DataFrame([(a, f"t{b}", 0, off + b) for a, off in [("y", 1.0), ("z", 0.0)]
+    ...                   for b in range(12)], columns=["algo", "task", "seed", "acc"]),
+    ...     algorithm="algo", benchmark="task", seed="seed", score="acc",
+    ...     objective="maximize", kind="runs")
+    >>> first = build_leaderboard(twelve, analyses=["ranks"], arena=False, looks="all-versions")
+    >>> first.level, first.relations[["winner", "loser", "status", "shown_in"]].values.tolist()
+    (0.025, [['y', 'z', 'settled', 1]])
+    >>> later = build_leaderboard(twelve, analyses=["ranks"], arena=False, looks="all-versions",
+    ...                           version=30, earlier=first)
+    >>> round(later.level, 7), later.relations[["status", "shown_in"]].values.tolist()
+    (5.38e-05, [['settled', 1]])
+    >>> later.relations["reason"].iloc[0][:27]
+    'shown in version 1 and kept'
     """
     from benchverdict.report.runner import compare
 
     policy = check_policy(incomplete)
+    check_looks(looks)
+    level = look_level(alpha, version, looks)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results) if design is None else design
     checks, inside = check_submission(design, results)
@@ -929,7 +1030,7 @@ def build_leaderboard(
     families: dict[str, set[str]] = {a: set() for a in complete}
     if len(complete) >= 2:
         data = _results_of(inside, results)
-        comparison = compare(data, analyses=list(analyses), alpha=alpha, progress=progress,
+        comparison = compare(data, analyses=list(analyses), alpha=level, progress=progress,
                              sanity_checks=sanity_checks, budget=design.final_budget,
                              figures=False, margin=margin)
         for run in comparison.errors:
@@ -947,7 +1048,24 @@ def build_leaderboard(
             "families": overall["families"].fillna("").astype(str),
             "p_value_adjusted": pd.to_numeric(overall["p_value_adjusted"], errors="coerce"),
             "reason": overall["reason"].fillna("").astype(str),
+            "shown_in": None,
         }, columns=RELATION_COLUMNS).reset_index(drop=True)
+        kept = 0
+        if looks == "all-versions":
+            before = None if earlier is None else earlier.compared_design
+            same = before is not None and (before.benchmarks, before.seeds) == (
+                compared_design.benchmarks, compared_design.seeds)
+            if before is not None and not same:
+                notes.append(f"The compared benchmarks and seeds changed since version "
+                             f"{earlier.version}: relations shown before are not kept (they "
+                             f"were about other data); this version's stand on their own.")
+            relations, kept, clashes = keep_shown(
+                relations, earlier.relations if same else None, version=version,
+                entries=complete, replaced=replaced)
+            if clashes:
+                notes.append(f"Contradicted across versions: {', '.join(clashes)} was shown "
+                             f"earlier and the opposite now; one of them is false, and the "
+                             f"pair is not separated.")
         decided = relations[relations["status"].isin(["settled", "implied"])]
         for r in decided.itertuples():
             better[r.winner].add(r.loser)
@@ -959,6 +1077,12 @@ def build_leaderboard(
         if ranking is not None:
             headline = ranking.message
             groups = [list(g) for g in ranking.groups]
+        if looks == "all-versions" and (kept or len(relations[relations["status"] ==
+                                                             "contradicted"])):
+            groups = _open_groups(complete, relations)
+        if kept:
+            headline += (f" {kept} relation(s) shown in earlier versions are kept (error "
+                         f"control over all versions; see the relations).")
     elif len(complete) == 1:
         what = "complete" if not partial else f"compared (policy {policy})"
         headline = f"{complete[0]} is the only {what} entry; nothing to compare yet."
@@ -1006,9 +1130,26 @@ def build_leaderboard(
         design=design, entries=entries, incomplete=listed, relations=relations,
         groups=groups, headline=headline, alpha=alpha, confidence=confidence,
         analyses=list(analyses), notes=notes, version=version, created=created,
-        arena=rated, _verdicts=verdicts, incomplete_policy=policy,
+        arena=rated, _verdicts=verdicts, incomplete_policy=policy, looks=looks,
         compared=None if compared_design == design else compared_design,
         dropped=dropped, missing_runs=missing_runs(design, checks), imputed=imputed)
+
+
+def _open_groups(entries: Sequence[str], relations: pd.DataFrame) -> list[list[str]]:
+    """Groups of mutually unsettled entries (maximal cliques of undecided pairs), as the report."""
+    from benchverdict.report.relations import maximal_cliques
+
+    adjacent: dict[str, set[str]] = {a: set() for a in entries}
+    for r in relations[~relations["status"].isin(["settled", "implied"])].itertuples():
+        if r.a in adjacent and r.b in adjacent:
+            adjacent[r.a].add(r.b)
+            adjacent[r.b].add(r.a)
+    cliques = maximal_cliques(list(entries), adjacent)
+    if cliques is None:  # too many to list: connected components, as the report does
+        from benchverdict.report.relations import _components
+
+        cliques = _components(list(entries), adjacent)
+    return [c for c in cliques if len(c) >= 2]
 
 
 def _common_design(design: Design, checks: list) -> tuple[Design, pd.DataFrame]:

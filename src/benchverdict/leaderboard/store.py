@@ -30,6 +30,12 @@ have family-wise error control over *all* pairs (Holm), so a new entry
 changes every pair's adjusted threshold and no part of the old result can be
 reused without breaking that guarantee. What is incremental is the check of
 the submission against the design and the account of what moved.
+
+That guarantee is per version unless the board was created with
+``looks="all-versions"`` (kept in the manifest): then version ``v`` runs at
+``alpha / (v (v + 1))`` and keeps the relations earlier versions showed, so
+the error control covers every version ever published (see
+:mod:`benchverdict.leaderboard.looks`).
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ from benchverdict.leaderboard.board import (
 )
 from benchverdict.leaderboard.design import MAX_LISTED, Design, check_submission
 from benchverdict.leaderboard.incomplete import check_policy
+from benchverdict.leaderboard.looks import check_looks
 from benchverdict.results import Results
 
 MANIFEST_SCHEMA = "benchverdict.leaderboard-manifest"
@@ -753,13 +760,16 @@ def create_leaderboard(
     margin: float | str | None = None,
     lock_wait: float = LOCK_WAIT,
     incomplete: str = "refuse",
+    looks: str = "per-version",
 ) -> Leaderboard:
     """Start a leaderboard in ``directory`` from ``results`` (its design is theirs).
 
     ``margin`` (margin of practical equivalence, see :func:`build_leaderboard`)
     and ``incomplete`` (the policy for incomplete submissions: ``"refuse"``,
     ``"subset"`` or ``"impute"``, see :mod:`benchverdict.leaderboard.incomplete`)
-    are kept in the manifest, so every later version uses them too. ``directory``
+    and ``looks`` (what the error control covers: ``"per-version"`` or
+    ``"all-versions"``, see :mod:`benchverdict.leaderboard.looks`) are kept in
+    the manifest, so every later version uses them too. ``directory``
     must be new or empty: files the leaderboard did not write are never
     overwritten.
 
@@ -784,6 +794,7 @@ def create_leaderboard(
     """
     directory = Path(directory)
     check_policy(incomplete)
+    check_looks(looks)
     _check_new_folder(directory)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results)
@@ -791,7 +802,7 @@ def create_leaderboard(
     board = build_leaderboard(results, design=design, analyses=analyses, alpha=alpha,
                               confidence=confidence, sanity_checks=sanity_checks,
                               progress=progress, version=1, created=created, margin=margin,
-                              incomplete=incomplete)
+                              incomplete=incomplete, looks=looks)
     table = _stored_table(results, 1)
     changes = changes_between(None, board)
     manifest = {
@@ -802,6 +813,8 @@ def create_leaderboard(
         "margin": None if margin is None else Margin.parse(margin).spec,
         # The policy for incomplete submissions: an optional key, absent (refuse) in older boards.
         "incomplete": incomplete,
+        # What the error control covers: an optional key, absent (per-version) in older boards.
+        "looks": looks,
         "submissions": [{"submission": 1, "version": 1, "created": created,
                          "sources": list(sources), "algorithms": list(results.algorithms),
                          "rows": len(table), "digest": _digest(table)}],
@@ -871,6 +884,7 @@ def update_leaderboard(
     sources: Sequence[str] = (),
     lock_wait: float = LOCK_WAIT,
     incomplete: str | None = None,
+    looks: str | None = None,
 ) -> tuple[Leaderboard, list[Change]]:
     """Add a submission to the leaderboard in ``directory``; write a new version.
 
@@ -904,6 +918,11 @@ def update_leaderboard(
     incomplete : {"refuse", "subset", "impute"}, optional
         The board's policy for incomplete submissions, if given: it must be
         the one the board was created with (the default, ``None``, uses it).
+    looks : {"per-version", "all-versions"}, optional
+        What the board's error control covers, if given: it must be the one
+        the board was created with (the default, ``None``, uses it). With
+        ``"all-versions"`` the new version keeps the relations the previous
+        one showed, except those of entries whose rows are replaced.
 
     Returns
     -------
@@ -916,7 +935,7 @@ def update_leaderboard(
     ValueError
         If the objective or kind differs from the leaderboard's, an
         algorithm is already on the board and ``replace`` is false,
-        ``incomplete`` differs from the board's policy, or the ``"subset"``
+        ``incomplete`` or ``looks`` differs from the board's policy, or the ``"subset"``
         policy leaves too few benchmarks.
     StoreError
         If another update holds the folder for longer than ``lock_wait``
@@ -937,6 +956,8 @@ def update_leaderboard(
     directory = Path(directory)
     if incomplete is not None:
         check_policy(incomplete)
+    if looks is not None:
+        check_looks(looks)
     _read_manifest(directory)  # no leaderboard: say so before waiting for a lock
     with _locked(directory, lock_wait):
         manifest = _read_manifest(directory)  # as the writer before us left it
@@ -950,6 +971,14 @@ def update_leaderboard(
                 f"{policy!r}, set when it was created; {incomplete!r} would change every "
                 f"version's meaning. Fix: drop --incomplete (the board keeps {policy!r}), or "
                 f"start a new leaderboard from its data with --incomplete {incomplete}.")
+        fixed = manifest.get("looks", "per-version")
+        if looks is not None and looks != fixed:
+            raise ValueError(
+                f"looks: this leaderboard's error control is {fixed!r}, set when it was "
+                f"created; {looks!r} would change what its published versions guarantee "
+                f"(the levels spent so far assume {fixed!r} from version 1). Fix: drop --looks "
+                f"(the board keeps {fixed!r}), or start a new leaderboard from its data with "
+                f"--looks {looks}.")
         check_submission(design, results)  # objective/kind/budget mismatches raise here
         old = _read_board(directory, current, manifest)
         stored = _read_rows(directory, manifest, current)
@@ -975,7 +1004,7 @@ def update_leaderboard(
             alpha=manifest["alpha"], confidence=manifest["confidence"],
             sanity_checks=manifest.get("sanity_checks", False), progress=progress,
             version=version, created=created, margin=manifest.get("margin"),
-            incomplete=policy)
+            incomplete=policy, looks=fixed, earlier=old, replaced=clash)
         if len(results.exclusions):
             board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
         if clash:
