@@ -95,13 +95,14 @@ def cd_tikz(
     str
         A document ``pdflatex`` compiles on its own (``standalone=True``,
         needs the ``standalone`` class and TikZ) or the ``tikzpicture``
-        to ``\input``.
+        to ``\input`` (after a ``\providecommand`` of ``\bvu``, which
+        shows a name's non-ASCII characters).
 
     Examples
     --------
     >>> from benchverdict.ranks._examples import small_runs
     >>> tex = cd_tikz(small_runs(), posthoc="nemenyi", n_resamples=0, standalone=False)
-    >>> tex.startswith("\\begin{tikzpicture}"), "CD = " in tex
+    >>> tex.splitlines()[1].startswith("\\begin{tikzpicture}"), "CD = " in tex
     (True, True)
     """
     if isinstance(data, pd.Series):
