@@ -85,8 +85,9 @@ def _escape_chars(text: str) -> str:
             return LATEX_SPECIAL[c]
         if c == "-":
             return "-{}"
-        # pdfLaTeX typesets the characters its fonts have and shows [U+XXXX] for the others
-        # (\bvu, defined in report.tex and in each table file); LuaLaTeX/XeLaTeX all of them.
+        # pdfLaTeX typesets the characters its fonts have and shows the code point of the
+        # others, e.g. [U+6771] (\bvu, defined in report.tex and in each table file);
+        # LuaLaTeX/XeLaTeX typeset all of them.
         return rf"\bvu{{{c}}}{{{ord(c):04X}}}"
 
     return _LATEX_RE.sub(one, text)
@@ -115,10 +116,11 @@ def latex_escape(text: Any) -> str:
     Control and bidi characters are first made visible (``\x00``); newlines
     become spaces; every LaTeX special character (also ``[``, ``]``, ``*``
     and a ``-`` before another, which a preceding command or a ligature
-    would take) is escaped; every non-ASCII character becomes ``\bvu{c}{XXXX}`` (defined
-    in ``report.tex``: the character itself, or ``[U+XXXX]`` where pdfLaTeX
-    has no glyph for it). A word longer than :data:`MAX_WORD` characters is
-    shortened by :data:`SHORTENING_RULE`, and a word longer than
+    would take) is escaped; every non-ASCII character becomes ``\bvu``
+    with the character and its hex code, e.g. ``\bvu{é}{00E9}`` (defined
+    in ``report.tex``: the character itself, or its code point such as
+    ``[U+6771]`` where pdfLaTeX has no glyph for it). A word longer than
+    :data:`MAX_WORD` characters is shortened by :data:`SHORTENING_RULE`, and a word longer than
     :data:`BREAK_WORD` may break across lines (``\allowbreak``).
 
     Examples
@@ -132,18 +134,19 @@ def latex_escape(text: Any) -> str:
     return re.sub(r"\S+", _escape_word, s)
 
 
-#: Defines \bvu{c}{XXXX} (a non-ASCII character, see latex_escape) unless defined already:
+#: Defines \bvu{c}{hex code} (a non-ASCII character, see latex_escape) unless defined already:
 #: each table file starts with it, so that it can be \input into another document too.
 BVU_FALLBACK = r"\providecommand\bvu[2]{#1}"
 #: The definition in report.tex: pdfLaTeX typesets a character its input encoding declares
-#: and prints [U+XXXX] for the others, so that no name vanishes from the PDF.
+#: and prints the code point (e.g. [U+6771]) for the others, so that no name vanishes from the PDF.
 BVU_DEFINITION = (
     r"\makeatletter\ifPDFTeX\DeclareRobustCommand\bvu[2]{\ifcsname u8:\detokenize{#1}"
     r"\endcsname#1\else[U+#2]\allowbreak\fi}\else\DeclareRobustCommand\bvu[2]{#1}\fi\makeatother")
 #: The preamble lines every standalone document of the project starts with (after
 #: ``\documentclass``): UTF-8 names under pdfLaTeX (T1 fonts, ``\bvu`` printing
-#: ``[U+XXXX]`` for a character it has no glyph for, a boxed ? for any other text), or
-#: fontspec under LuaLaTeX and XeLaTeX; text extraction from pdfLaTeX's fonts.
+#: a code point such as ``[U+6771]`` for a character it has no glyph for, a boxed ?
+#: for any other text), or fontspec under LuaLaTeX and XeLaTeX; text extraction from
+#: pdfLaTeX's fonts.
 UNICODE_PREAMBLE = (
     r"\usepackage{iftex}",
     r"\ifPDFTeX\usepackage[utf8]{inputenc}\usepackage[T1]{fontenc}\else"
