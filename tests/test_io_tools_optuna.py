@@ -348,3 +348,60 @@ def test_fail_value_nan_is_never_an_incumbent():
     res = adapters.read_optuna([s, t])
     assert len(res) == 7 and res.exclusions["reason"].tolist() == ["Optuna trial state FAIL"]
     assert np.isfinite(res.table["score"]).all()
+
+
+def _timed_study(name, trials):
+    """A study whose trials have the given (state, value, start, end) in seconds."""
+    import datetime as dt
+
+    t0 = dt.datetime(2026, 1, 1, 12, 0, 0)
+    study = optuna.create_study(study_name=name)
+    space = {"x": optuna.distributions.FloatDistribution(0, 1)}
+    for state, value, start, end in trials:
+        trial = optuna.trial.create_trial(state=getattr(optuna.trial.TrialState, state),
+                                          value=value, params={"x": 0.5}, distributions=space)
+        trial.datetime_start = t0 + dt.timedelta(seconds=start)
+        trial.datetime_complete = t0 + dt.timedelta(seconds=end)
+        study.add_trial(trial)
+    return study
+
+
+def test_seconds_are_what_the_study_spent_failed_and_pruned_trials_included():
+    a = _timed_study("A-f-0", [("COMPLETE", 5.0, 0, 2), ("FAIL", None, 2, 5),
+                               ("COMPLETE", 3.0, 5, 6), ("PRUNED", None, 6, 10),
+                               ("COMPLETE", 4.0, 10, 11)])
+    b = _timed_study("B-f-0", [("COMPLETE", 1.0, 0, 7)]
+                     + [("COMPLETE", 2.0, 7 + i, 8 + i) for i in range(4)])
+    pattern = r"(?P<algorithm>\w)-(?P<benchmark>\w)-(?P<seed>\d)"
+    runs = adapters.read_optuna([a, b], name_pattern=pattern, seconds=True)
+    assert runs.metafeatures == ("seconds",)
+    # A: 2; 2 + 3 + 1; 6 + 4 + 1 (the failed and the pruned trial took time too).
+    assert runs.table["seconds"].tolist() == [2.0, 6.0, 11.0, 7.0, 8.0, 9.0, 10.0, 11.0]
+    trials = adapters.read_optuna([a, b], name_pattern=pattern, seconds=True, values="trial")
+    assert trials.table["seconds"].tolist() == [2.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 1.0]
+    assert adapters.read_optuna([a, b], name_pattern=pattern).metafeatures == ()
+    from benchverdict.leaderboard import build_leaderboard
+
+    more = [_timed_study("A-g-0", [("COMPLETE", 2.0, i, i + 1) for i in range(5)]),
+            _timed_study("B-g-0", [("COMPLETE", 9.0, 3 * i, 3 * i + 3) for i in range(5)])]
+    both = adapters.read_optuna([a, b, *more], name_pattern=pattern, seconds=True)
+    board = build_leaderboard(both, analyses=["ranks"], arena=False, cost="seconds")
+    assert board.metrics.set_index("algorithm")["mean"].to_dict() == {"A": 8.0, "B": 13.0}
+
+
+def test_leaderboard_cost_seconds_from_the_cli(tmp_path, capsys):
+    base_db, new_db = tmp_path / "base.db", tmp_path / "new.db"
+    make_studies(f"sqlite:///{base_db}", samplers=SAMPLERS[:2])
+    make_studies(f"sqlite:///{new_db}", samplers=SAMPLERS[2:])
+    board_dir = tmp_path / "board"
+    assert main(["leaderboard", str(base_db), "--adapter", "optuna", "--no-progress",
+                 "--analyses", "ranks", "--cost", "seconds", "-o", str(board_dir)]) == 0
+    assert "Pareto" in capsys.readouterr().out
+    # The update reads the submission's trial times too: the board's cost is kept.
+    assert main(["leaderboard", "--update", str(board_dir), str(new_db), "--adapter", "optuna",
+                 "--no-progress"]) == 0
+    doc = json.loads((board_dir / "leaderboard.json").read_text(encoding="utf-8"))
+    costs = {m["algorithm"]: m["mean"] for m in doc["metrics"] if m["role"] == "cost"}
+    assert set(costs) == set(SAMPLERS) and all(v > 0 for v in costs.values())
+    assert main(["validate", str(new_db), "--adapter", "smac", "--seconds"]) == 2
+    assert "does not use --seconds" in capsys.readouterr().err

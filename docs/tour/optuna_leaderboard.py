@@ -2,8 +2,10 @@
 
 Runs Optuna's RandomSampler, TPESampler and QMCSampler (5 seeds, 30 trials
 each) on six classic 2-d test functions into one SQLite file, reads the
-studies with :func:`benchverdict.io.adapters.read_optuna`, starts a
-leaderboard with them, then submits NSGAIISampler's studies as an update.
+studies with :func:`benchverdict.io.adapters.read_optuna` (with each
+trial's wall-clock time, ``seconds=True``), starts a leaderboard with them
+that shows the seconds per study as a cost, then submits NSGAIISampler's
+studies as an update and draws the score-versus-cost Pareto view.
 
 Run from an empty folder: ``python docs/tour/optuna_leaderboard.py``.
 """
@@ -52,14 +54,17 @@ def main() -> None:
     for name in ("RandomSampler", "TPESampler", "QMCSampler"):
         run(f"sqlite:///{here / 'studies.db'}", name)
     run(f"sqlite:///{here / 'nsga2.db'}", "NSGAIISampler")
-    res = read_optuna(here / "studies.db")
+    res = read_optuna(here / "studies.db", seconds=True)
     print(res)
-    create_leaderboard(here / "board", res, sources=["studies.db"])
-    submission = read_optuna(here / "nsga2.db", min_algorithms=1)  # one sampler
+    create_leaderboard(here / "board", res, sources=["studies.db"], cost="seconds")
+    submission = read_optuna(here / "nsga2.db", min_algorithms=1, seconds=True)  # one sampler
     board, changes = update_leaderboard(here / "board", submission, sources=["nsga2.db"])
     print(board.summary())
     for change in changes:
         print("-", change.text)
+    print(board.pareto.to_string(index=False))
+    ax = board.plot_pareto()
+    ax.figure.savefig(here / "pareto.svg", bbox_inches="tight")
     print(f"(files in {here})")
 
 

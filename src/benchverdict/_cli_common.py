@@ -109,6 +109,11 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
         "--adapter neps (required): NePS keeps its trials as pickles. Unpickling runs whatever "
         "code the file's author put in it: only for folders you trust",
     )
+    group.add_argument(
+        "--seconds", action="store_true",
+        help="with --adapter optuna: keep each trial's wall-clock time as the column seconds "
+        "(cumulative along a study), e.g. as a leaderboard's cost column",
+    )
     return parser
 
 
@@ -200,6 +205,7 @@ def _load_results(args: argparse.Namespace):
                                      objective=args.objective, score=args.score,
                                      name_pattern=args.name_pattern,
                                      trust_pickle=getattr(args, "trust_pickle", False),
+                                     seconds=getattr(args, "seconds", False),
                                      benchmark=args.benchmark if args.adapter == "autorank-wide"
                                      else None,
                                      min_algorithms=getattr(args, "min_algorithms", 2))
@@ -280,7 +286,7 @@ class UsageError(Exception):
 #: The options that say how to read FILE (meaningless with --example).
 _INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budget", "metafeature",
                   "on_invalid", "kind", "format", "adapter", "name_pattern", "scheduler",
-                  "trust_pickle")
+                  "trust_pickle", "seconds")
 
 
 def _check_exists(path: Path) -> None:

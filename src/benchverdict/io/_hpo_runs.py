@@ -239,7 +239,13 @@ def trials_to_results(
         ``budget`` (its position in the run), ``value``, ``finished`` (bool:
         whether the trial has a result), ``state`` (the tool's word for it)
         and ``label`` (a unique name for the trial, shown in exclusions and
-        validation messages). ``benchmark`` may be all ``None``.
+        validation messages). ``benchmark`` may be all ``None``. An optional
+        ``seconds`` column (the trial's wall-clock duration, NaN where the
+        tool recorded none) becomes the metafeature ``seconds``: for
+        incumbents, the seconds the run had spent when the row's trial
+        ended (every trial up to it, pruned and failed ones included, NaN
+        durations counted as 0); for ``incumbent=False``, the trial's own.
+        A leaderboard shows it as a cost (``cost="seconds"``).
     objective : {"maximize", "minimize"}
         As the tool recorded it.
     tool : str
@@ -301,6 +307,10 @@ def trials_to_results(
         "trial_value": values.to_numpy(dtype=float),
     }, index=pd.Index(kept["label"].to_numpy(dtype=object), name="trial"))
     frame["seed"] = _seed_labels(frame["seed"])
+    timed = "seconds" in trials.columns
+    if timed:
+        frame["seconds"] = _run_seconds(trials, keys, incumbent).loc[kept.index].to_numpy(
+            dtype=float)
     results = Results.from_frame(
         frame,
         algorithm="algorithm",
@@ -311,6 +321,7 @@ def trials_to_results(
         objective=objective,
         on_invalid=on_invalid, min_algorithms=min_algorithms,
         kind="runs" if incumbent else "trials",
+        metafeatures=["seconds"] if timed else [],
     )
     excluded = trials[~finished]
     records = pd.DataFrame({
@@ -320,6 +331,21 @@ def trials_to_results(
             dtype=object),
     })
     return with_exclusions(results, records, kind_reason=kind_reason)
+
+
+def _run_seconds(trials: pd.DataFrame, keys: list[str], cumulative: bool) -> pd.Series:
+    """Each trial's seconds, or the run's seconds so far (all its trials up to this one).
+
+    A run's cost includes the trials that did not finish: pruned and failed trials took
+    time too. A trial without a duration (still running) adds nothing.
+    """
+    seconds = pd.to_numeric(trials["seconds"], errors="coerce").astype(float)
+    if not cumulative:
+        return seconds
+    order = trials.sort_values([*keys, "budget"], kind="stable").index
+    run = trials.loc[order].groupby(keys, sort=False, dropna=False).ngroup()
+    spent = seconds.loc[order].fillna(0.0).groupby(run.to_numpy()).cumsum()
+    return pd.Series(spent.to_numpy(), index=order)
 
 
 def with_exclusions(results: Results, records: pd.DataFrame, *,

@@ -507,6 +507,7 @@ NEEDS_OBJECTIVE = frozenset({"autorank-wide", "rliable"})
 ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
     **{name: frozenset() for name in ADAPTERS},
     **{name: frozenset({"name_pattern"}) for name in NAMED_RUNS},
+    "optuna": frozenset({"name_pattern", "seconds"}),
     "ray-tune": frozenset({"name_pattern", "objective", "score", "trust_pickle"}),
     "neps": frozenset({"name_pattern", "trust_pickle"}),
     "amlb": frozenset({"objective", "score"}),
@@ -518,7 +519,8 @@ ADAPTER_OPTIONS: dict[str, frozenset[str]] = {
 def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise",
                  objective: Objective | None = None, score: str | None = None,
                  name_pattern: str | None = None, min_algorithms: int = 2,
-                 trust_pickle: bool = False, benchmark: str | None = None) -> Results:
+                 trust_pickle: bool = False, benchmark: str | None = None,
+                 seconds: bool = False) -> Results:
     """Read ``path`` with the adapter called ``name`` (used by the CLI's ``--adapter``).
 
     ``objective`` is used only by the adapters in :data:`NEEDS_OBJECTIVE`
@@ -531,7 +533,8 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     neps adapter NePS's trial and state pickles, which can run code; ray-tune
     also takes ``objective`` and ``score`` (the metric).
     ``benchmark`` (the CLI's ``--benchmark``) names autorank-wide's column of
-    benchmark names.
+    benchmark names. ``seconds`` (the CLI's ``--seconds``) keeps the optuna
+    adapter's trial times as the metafeature ``seconds`` (a leaderboard's cost).
 
     Examples
     --------
@@ -558,9 +561,15 @@ def read_adapter(name: str, path: str | Path, *, on_invalid: OnInvalid = "raise"
     if name not in ADAPTERS:
         known = sorted({*ADAPTERS, *NEEDS_OBJECTIVE})
         raise ValueError(f"unknown adapter {name!r}; known: {known}.")
+    if seconds and name != "optuna":
+        raise ValueError(f"the {name} adapter records no trial times benchverdict reads; "
+                         f"seconds is for optuna.")
     if trust_pickle and name not in ("ray-tune", "neps"):
         raise ValueError(f"the {name} adapter reads no pickle; trust_pickle is for ray-tune "
                          f"and neps.")
+    if name == "optuna":
+        return ADAPTERS[name](path, on_invalid=on_invalid, name_pattern=name_pattern,
+                              min_algorithms=min_algorithms, seconds=seconds)
     if name == "ray-tune":
         return read_ray_tune(path, on_invalid=on_invalid, name_pattern=name_pattern,
                              objective=objective, metric=score, trust_pickle=trust_pickle,

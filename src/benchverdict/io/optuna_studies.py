@@ -38,6 +38,7 @@ def read_optuna(
     values: Literal["incumbent", "trial"] = "incumbent",
     on_invalid: OnInvalid = "raise",
     min_algorithms: int = 2,
+    seconds: bool = False,
 ) -> Results:
     """Read Optuna studies: one study per (algorithm, benchmark, seed) run.
 
@@ -95,6 +96,14 @@ def read_optuna(
         single tool run, e.g. a leaderboard submission.
     on_invalid : {"raise", "drop"}
         As in :meth:`Results.from_frame`.
+    seconds : bool
+        Also keep the wall-clock time Optuna recorded (``datetime_complete -
+        datetime_start`` of each trial) as the metafeature ``seconds``: with
+        ``values="incumbent"``, what the study had spent when the row's trial
+        ended (all its trials so far, pruned and failed ones included); with
+        ``values="trial"``, the trial's own. A leaderboard shows it as a cost
+        (``cost="seconds"``, ``--cost seconds``). Off by default: times
+        depend on the machine, which a comparison of scores must not.
 
     Returns
     -------
@@ -170,6 +179,7 @@ def read_optuna(
             "finished": [t.state.name == "COMPLETE" for t in trials],
             "state": [_state(t) for t in trials],
             "label": [f"{study.study_name} trial {t.number}" for t in trials],
+            **({"seconds": [_seconds(t) for t in trials]} if seconds else {}),
         }))
     trials = pd.concat(parts, ignore_index=True)
     what = (f"objective {index} ({metric or 'unnamed'})" if objective_index is not None
@@ -186,6 +196,12 @@ def read_optuna(
         incumbent=values == "incumbent", on_invalid=on_invalid,
         min_algorithms=min_algorithms, kind_reason=reason,
     )
+
+
+def _seconds(trial: Any) -> float:
+    """A trial's wall-clock duration in seconds (NaN if it has not ended)."""
+    duration = trial.duration
+    return float("nan") if duration is None else duration.total_seconds()
 
 
 def _state(trial: Any) -> str:

@@ -146,10 +146,43 @@ def register(subparsers, parents) -> None:
                         help="also write the runs (algorithm, benchmark, seed, budget) that "
                              "would complete the incomplete entries to FILE as CSV (a new "
                              "file)")
+    parser.add_argument("--metric", action="append", default=[], metavar="COLUMN:DIR",
+                        help="another metric to show beside the score (repeatable): a column "
+                             "and its direction, e.g. accuracy:max; read at each run's "
+                             "incumbent, descriptive (not tested). Set when the board is "
+                             "created; every later submission must hold it")
+    parser.add_argument("--cost", default=None, metavar="COLUMN",
+                        help="a cost column (seconds, trials, money; cumulative along a run, "
+                             "or per trial for random-search draws) shown per entry with the "
+                             "Pareto front of mean rank versus mean cost per run (descriptive). "
+                             "Set when the board is created")
     parser.add_argument("--sanity-checks", action="store_true",
                         help="also run the LMEM sanity checks (slow with many algorithms)")
     # A submission may hold a single algorithm.
     parser.set_defaults(handler=_cmd_leaderboard, min_algorithms=1)
+
+
+def _metric_specs(args: argparse.Namespace) -> list:
+    """``--metric``/``--cost`` as specs; with ``--update``, the board's own (given must match)."""
+    from benchverdict.leaderboard.metrics import MetricSpec, metric_specs
+
+    try:
+        given = metric_specs(args.metric, args.cost)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    if args.update is None:
+        return given
+    from benchverdict.leaderboard.store import _read_manifest
+
+    manifest = _read_manifest(args.update)
+    fixed = [MetricSpec.from_dict(m) for m in manifest.get("metrics") or []]
+    if given and given != fixed:
+        shown = ", ".join(f"{m.name} ({m.role}, {m.objective})" for m in fixed) or "none"
+        raise UsageError(
+            f"--metric/--cost: this leaderboard shows {shown} beside the score, set when it "
+            f"was created. Fix: drop --metric and --cost (the board keeps its own), or start a "
+            f"new leaderboard.")
+    return fixed
 
 
 def _read_all(args: argparse.Namespace):
@@ -246,6 +279,16 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                     f"-o {str(args.out)!r} is inside the input folder {str(given)!r}: the "
                     f"leaderboard's files would become part of that input. Fix: choose a "
                     f"folder outside it.")
+    specs = _metric_specs(args)
+    # The metric and cost columns are read beside the score (an update takes the board's own):
+    # named columns of a file, or an adapter's own (optuna's trial times as "seconds").
+    if getattr(args, "adapter", None):
+        if args.adapter == "optuna" and any(m.name == "seconds" for m in specs):
+            args = argparse.Namespace(**{**vars(args), "seconds": True})
+    else:
+        names = [m.name for m in specs] + [m for m in args.metafeature
+                                           if m not in {s.name for s in specs}]
+        args = argparse.Namespace(**{**vars(args), "metafeature": names})
     try:
         results = _read_all(args)
     except ValidationError as err:
@@ -266,7 +309,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                                    sanity_checks=args.sanity_checks, progress=progress,
                                    sources=sources, margin=args.margin,
                                    incomplete=args.incomplete or "refuse",
-                                   looks=args.looks or "per-version")
+                                   looks=args.looks or "per-version", metrics=specs)
         changes = []
         folder = args.out
     print(board.summary())

@@ -106,6 +106,15 @@ from benchverdict.leaderboard.looks import (
     look_level,
     spent,
 )
+from benchverdict.leaderboard.metrics import (
+    METRIC_COLUMNS,
+    MetricSpec,
+    check_columns,
+    entry_metrics,
+    metric_specs,
+    pareto_front,
+    run_values,
+)
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -362,6 +371,14 @@ class Leaderboard:
         What the error control covers: this version alone, or every version
         ever published (see :mod:`benchverdict.leaderboard.looks`;
         :attr:`level` is the level this version tested at).
+    metric_specs : list of MetricSpec
+        The other metrics and the cost shown beside the score (see
+        :mod:`benchverdict.leaderboard.metrics`); empty by default.
+    metrics : pandas.DataFrame
+        One row per (entry, metric or cost), columns :data:`METRIC_COLUMNS`:
+        mean, median and mean rank over benchmarks at the board's budget, and
+        for the cost whether the entry is on the Pareto front of mean rank
+        (score) versus mean cost per run. Descriptive: nothing here is tested.
 
     Notes
     -----
@@ -390,6 +407,8 @@ class Leaderboard:
         default_factory=lambda: pd.DataFrame(columns=MISSING_RUN_COLUMNS))
     imputed: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=IMPUTED_COLUMNS))
     looks: str = "per-version"
+    metric_specs: list[MetricSpec] = field(default_factory=list)
+    metrics: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=METRIC_COLUMNS))
     _verdicts: list[Verdict] = field(default_factory=list, repr=False)
 
     @property
@@ -431,6 +450,7 @@ class Leaderboard:
             lines.append(f"Mean rank [{self._interval_text()}].")
             if self.arena is not None:
                 lines.append(f"BT: {self._arena_text()}")
+        lines += [printable(t) for t in self._metric_lines()]
         lines += [printable(t) for t in self._policy_texts()]
         for r in self.incomplete.itertuples():
             how = "incomplete, compared" if r.compared else "incomplete"
@@ -477,6 +497,131 @@ class Leaderboard:
                      f"{self.alpha:g}{over}", fontsize="medium")
         return plain_text(ax)
 
+    @property
+    def pareto(self) -> pd.DataFrame:
+        """Score versus cost per entry: ``algorithm, position, mean_rank, cost, on_front``.
+
+        ``mean_rank`` is the entry's mean rank on the score, ``cost`` its mean
+        cost per run (see :mod:`benchverdict.leaderboard.metrics`), and
+        ``on_front`` whether no entry has both a lower or equal mean rank and a
+        lower or equal cost, one strictly. Empty without a cost.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from benchverdict import Results
+        >>> rows = pd.DataFrame([(a, f"t{b}", s, off + 0.1 * b + 0.01 * s, sec * (1 + b))
+        ...                      for a, off, sec in [("x", 2.0, 30.0), ("y", 1.0, 5.0),
+        ...                                          ("z", 0.0, 10.0)]
+        ...                      for b in range(6) for s in range(2)],
+        ...                     columns=["algo", "task", "seed", "acc", "seconds"])
+        >>> res = Results.from_frame(rows, algorithm="algo", benchmark="task", seed="seed",
+        ...                          score="acc", objective="maximize", kind="runs",
+        ...                          metafeatures=["seconds"])
+        >>> board = build_leaderboard(res, analyses=["ranks"], arena=False, cost="seconds")
+        >>> board.pareto[["algorithm", "mean_rank", "cost", "on_front"]]
+          algorithm  mean_rank   cost  on_front
+        0         x        1.0  105.0      True
+        1         y        2.0   17.5      True
+        2         z        3.0   35.0     False
+        """
+        cost = self.metrics[self.metrics["role"] == "cost"]
+        columns = ["algorithm", "position", "mean_rank", "cost", "on_front"]
+        if not len(cost) or not len(self.entries):
+            return pd.DataFrame(columns=columns)
+        frame = self.entries[["algorithm", "position", "mean_rank"]].merge(
+            cost[["algorithm", "mean", "pareto"]], on="algorithm", how="left")
+        return frame.rename(columns={"mean": "cost", "pareto": "on_front"})[columns].assign(
+            on_front=lambda f: f["on_front"].eq(True))
+
+    def plot_pareto(self, ax: Any = None) -> Any:
+        """Mean rank on the score against mean cost per run, the Pareto front joined.
+
+        Returns the matplotlib Axes.
+
+        Raises
+        ------
+        ValueError
+            If the board shows no cost.
+        """
+        import matplotlib.pyplot as plt
+
+        from benchverdict.plotting import algorithm_colors
+
+        front = self.pareto
+        if not len(front):
+            raise ValueError("this board shows no cost; build it with cost= (--cost COLUMN) "
+                             "for a Pareto view.")
+        cost_spec = next(m for m in self.metric_specs if m.role == "cost")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.0, 4.2))
+        colours = algorithm_colors(front["algorithm"].tolist())
+        for r in front.itertuples():
+            ax.scatter(r.mean_rank, r.cost, s=46 if r.on_front else 30,
+                       marker="o" if r.on_front else "s", color=colours[r.algorithm],
+                       edgecolor="black" if r.on_front else "none", zorder=3)
+            ax.annotate(str(r.algorithm), (r.mean_rank, r.cost), textcoords="offset points",
+                        xytext=(5, 4), fontsize="small")
+        on = front[front["on_front"]].sort_values("mean_rank")
+        ax.step(on["mean_rank"], on["cost"], where="post", color="0.35", linewidth=1,
+                zorder=2, label="Pareto front (descriptive)")
+        positive = front["cost"][front["cost"] > 0]
+        if len(positive) == len(front) and positive.max() > 30 * positive.min():
+            ax.set_yscale("log")
+        ax.invert_xaxis()
+        ax.set_xlabel("mean rank on the score (1 = best)")
+        ax.set_ylabel(f"mean {cost_spec.name} per run (less is better)")
+        ax.set_title(f"Leaderboard v{self.version}: score versus cost", fontsize="medium")
+        ax.legend(loc="best", fontsize="small", frameon=False)
+        return plain_text(ax)
+
+    def _metric_table(self) -> pd.DataFrame:
+        """One row per entry in the board's order, a cell per metric: ``mean (mean rank)``."""
+        if not len(self.metrics):
+            return pd.DataFrame()
+        cells = {}
+        for spec in self.metric_specs:
+            rows = self.metrics[self.metrics["metric"] == spec.name].set_index("algorithm")
+            cells[spec.name] = {a: _metric_cell(rows.loc[a]) if a in rows.index else "-"
+                                for a in self.entries["algorithm"]}
+        frame = pd.DataFrame(cells, index=self.entries["algorithm"])
+        if any(m.role == "cost" for m in self.metric_specs):
+            on = self.pareto.set_index("algorithm")["on_front"]
+            frame["Pareto"] = ["yes" if on.get(a, False) else "no" for a in frame.index]
+        return frame
+
+    def _metric_text(self) -> str:
+        """What the metric and cost columns are, as the pages say it."""
+        if not self.metric_specs:
+            return ""
+        parts = [f"{m.name} ({'cost, ' if m.role == 'cost' else ''}{m.objective})"
+                 for m in self.metric_specs]
+        text = (f"Beside the score: {', '.join(parts)}; each cell is the mean over the "
+                f"benchmarks every entry has a value on (seeds averaged first) and, in "
+                f"brackets, the mean rank on that column (1 = best). A metric is read at each "
+                f"run's incumbent, a cost is what the run spent up to "
+                f"{budget_text(self.design.final_budget)}. These columns are descriptive: "
+                f"nothing about them is tested, and the positions rest on the score alone.")
+        if any(m.role == "cost" for m in self.metric_specs):
+            text += (" Pareto: no other entry has both a better (or equal) mean rank on the "
+                     "score and a lower (or equal) mean cost, one strictly.")
+        missing = self.metrics[self.metrics["n_missing"] > 0]
+        if len(missing):
+            text += " Runs without a value: " + "; ".join(
+                f"{r.algorithm} {r.n_missing} ({r.metric})" for r in missing.itertuples()) + "."
+        return text
+
+    def _metric_lines(self) -> list[str]:
+        """The terminal's lines for the metrics and the cost (empty without them)."""
+        table = self._metric_table()
+        if not len(table):
+            return []
+        lines = ["Other metrics and cost (descriptive, not tested): " + self._metric_text()]
+        for name, row in table.iterrows():
+            lines.append(f"{'':>7}  {printable(name):<24} " + "  ".join(
+                f"{c} {v}" for c, v in row.items()))
+        return lines
+
     # ----------------------------------------------------------- output
     def to_dict(self) -> dict[str, Any]:
         """The stable, versioned JSON form (schema :data:`SCHEMA` v:data:`SCHEMA_VERSION`)."""
@@ -503,6 +648,8 @@ class Leaderboard:
             "dropped": records(self.dropped), "missing_runs": records(self.missing_runs),
             "imputed": records(self.imputed),
             "looks": self.looks, "level": self.level,
+            "metric_specs": [m.to_dict() for m in self.metric_specs],
+            "metrics": records(self.metrics),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -547,6 +694,9 @@ class Leaderboard:
             imputed=pd.DataFrame(data.get("imputed") or [], columns=IMPUTED_COLUMNS),
             # Boards written before the looks policies controlled each version alone.
             looks=check_looks(str(data.get("looks", "per-version"))),
+            # Boards written before other metrics and costs show none.
+            metric_specs=[MetricSpec.from_dict(m) for m in data.get("metric_specs") or []],
+            metrics=_metrics_frame(data.get("metrics") or []),
         )
 
     def _interval_text(self) -> str:
@@ -722,6 +872,13 @@ class Leaderboard:
                              f"{_rating_cell(g, 'elo')} | {g['wins']:g}-{g['losses']:g}-"
                              f"{g['ties']:g} | {g['games']:g} |")
             lines += [f"- {cell(n)}" for n in self.arena.notes]
+        table = self._metric_table()
+        if len(table):
+            lines += ["", "## Other metrics and cost", "", cell(self._metric_text()), "",
+                      "| algorithm | " + " | ".join(cell(c) for c in table.columns) + " |",
+                      "|---|" + "---|" * len(table.columns)]
+            lines += ["| " + cell(name) + " | " + " | ".join(cell(v) for v in row) + " |"
+                      for name, row in table.iterrows()]
         if len(self.incomplete):
             lines += ["", f"## {self._incomplete_heading()}", ""]
             for r in self.incomplete.itertuples():
@@ -783,6 +940,17 @@ class Leaderboard:
                     ("algorithm", "Bradley-Terry", "Elo", "W-L-T")) +
                 f"</tr></thead><tbody>{arena_rows}</tbody></table>"
                 + "".join(f"<p class=\"note\">{esc(n)}</p>" for n in self.arena.notes))
+        metric_table = self._metric_table()
+        if len(metric_table):
+            arena += (
+                f"<h2>Other metrics and cost</h2><p class=\"note\">"
+                f"{esc(self._metric_text())}</p><table class=\"bv-metrics\"><thead><tr>"
+                + "".join(f"<th onclick=\"bvSort(this)\" title=\"sort\">{esc(h)}</th>"
+                          for h in ["algorithm", *metric_table.columns])
+                + "</tr></thead><tbody>" + "".join(
+                    f"<tr><td>{esc(str(name))}</td>" + "".join(
+                        f"<td>{esc(str(v))}</td>" for v in row) + "</tr>"
+                    for name, row in metric_table.iterrows()) + "</tbody></table>")
         body = (
             f"<h1>Leaderboard <small>version {self.version}</small></h1>"
             f"<p class=\"headline\">{esc(self.headline)}</p>"
@@ -815,6 +983,22 @@ def _interval_cell(row: Any) -> str:
     if not (math.isfinite(row.mean_rank_lower) and math.isfinite(row.mean_rank_upper)):
         return "[no interval: too few benchmarks]"
     return f"[{row.mean_rank_lower:.2f}, {row.mean_rank_upper:.2f}]"
+
+
+def _metric_cell(row: Any) -> str:
+    """``mean (mean rank)`` of one entry's metric, or ``-`` without a value."""
+    mean, rank = float(row["mean"]), float(row["mean_rank"])
+    if not math.isfinite(mean):
+        return "-"
+    return f"{mean:.4g} ({rank:.2f})" if math.isfinite(rank) else f"{mean:.4g}"
+
+
+def _metrics_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """:data:`METRIC_COLUMNS` from JSON records (floats as floats; NaN where JSON has null)."""
+    frame = pd.DataFrame(list(records), columns=METRIC_COLUMNS)
+    for column in ("mean", "median", "mean_rank"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
+    return frame
 
 
 def _finite(value: float) -> float:
@@ -868,6 +1052,8 @@ def build_leaderboard(
     looks: str = "per-version",
     earlier: Leaderboard | None = None,
     replaced: Sequence[str] = (),
+    metrics: Any = (),
+    cost: str | None = None,
 ) -> Leaderboard:
     """Rank the algorithms of ``results`` on one design.
 
@@ -930,6 +1116,17 @@ def build_leaderboard(
     replaced : sequence of str
         Entries whose rows changed since ``earlier`` (their relations start
         afresh).
+    metrics : mapping or sequence, optional
+        Other metrics to show beside the score: ``{column: objective}``,
+        :class:`~benchverdict.leaderboard.metrics.MetricSpec` objects or
+        ``"column:max"`` texts, each a metafeature of ``results`` read at
+        each run's incumbent (see :mod:`benchverdict.leaderboard.metrics`).
+    cost : str, optional
+        A metafeature holding what a run spent (cumulative for
+        ``kind="runs"``, per trial for ``kind="trials"``): shown per entry
+        with the Pareto front of mean rank versus mean cost
+        (:attr:`Leaderboard.pareto`). Metrics and cost are descriptive; the
+        positions rest on the score alone.
 
     Returns
     -------
@@ -992,6 +1189,9 @@ def build_leaderboard(
 
     policy = check_policy(incomplete)
     check_looks(looks)
+    specs = metric_specs(metrics, cost)
+    if specs:
+        check_columns(results.table, specs, metafeatures=results.metafeatures)
     level = look_level(alpha, version, looks)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results) if design is None else design
@@ -1009,7 +1209,8 @@ def build_leaderboard(
                                                            if c.algorithm in complete])
         inside = inside[(inside["benchmark"].astype(str).isin(compared_design.benchmarks)
                          & inside["seed"].astype(str).isin(compared_design.seeds)).to_numpy()]
-    elif policy == "impute" and partial:
+    measured = inside  # the runs as submitted (imputed runs have no metric or cost)
+    if policy == "impute" and partial:
         inside, imputed = impute_worst(inside, design, partial, kind=results.kind)
     notes: list[str] = []
     if len(results.exclusions):
@@ -1118,6 +1319,18 @@ def build_leaderboard(
         entries = entries.sort_values(
             ["best_position", "worst_position", "mean_rank", "algorithm"],
             kind="stable").reset_index(drop=True)
+    shown = pd.DataFrame(columns=METRIC_COLUMNS)
+    if specs and len(entries):
+        values = run_values(measured, specs, objective=design.objective, kind=design.kind,
+                            budget=design.final_budget)
+        shown = entry_metrics(values, specs, entries["algorithm"].tolist())
+        is_cost = (shown["role"] == "cost").to_numpy()
+        if is_cost.any():
+            costs = shown[is_cost].set_index("algorithm")["mean"].reindex(entries["algorithm"])
+            front = pareto_front(entries["mean_rank"].to_numpy(dtype=float),
+                                 costs.to_numpy(dtype=float))
+            shown.loc[is_cost, "pareto"] = pd.Series(front, index=entries["algorithm"]).reindex(
+                shown.loc[is_cost, "algorithm"]).to_numpy()
     listed = pd.DataFrame([{
         "algorithm": c.algorithm, "missing_cells": len(c.missing_cells),
         "short_runs": len(c.short_runs), "extra_rows": c.extra_rows,
@@ -1132,7 +1345,8 @@ def build_leaderboard(
         analyses=list(analyses), notes=notes, version=version, created=created,
         arena=rated, _verdicts=verdicts, incomplete_policy=policy, looks=looks,
         compared=None if compared_design == design else compared_design,
-        dropped=dropped, missing_runs=missing_runs(design, checks), imputed=imputed)
+        dropped=dropped, missing_runs=missing_runs(design, checks), imputed=imputed,
+        metric_specs=specs, metrics=shown)
 
 
 def _open_groups(entries: Sequence[str], relations: pd.DataFrame) -> list[list[str]]:

@@ -81,6 +81,7 @@ from benchverdict.leaderboard.board import (
 from benchverdict.leaderboard.design import MAX_LISTED, Design, check_submission
 from benchverdict.leaderboard.incomplete import check_policy
 from benchverdict.leaderboard.looks import check_looks
+from benchverdict.leaderboard.metrics import MetricSpec, check_columns, metric_specs
 from benchverdict.results import Results
 
 MANIFEST_SCHEMA = "benchverdict.leaderboard-manifest"
@@ -254,8 +255,10 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
                 raise ValueError(
                     f"{what}: {source} differs from {sources[0]} ({mine!r} vs {theirs!r}). "
                     f"Fix: read every file of a submission the same way.")
+    # The metafeatures every file kept (e.g. a cost column the board shows beside the score).
+    shared = [m for m in first.metafeatures if all(m in p.metafeatures for p in parts)]
     columns = ["algorithm", "benchmark", "seed", "score"] + (
-        ["budget"] if first.has_budget else [])
+        ["budget"] if first.has_budget else []) + shared
     tables = []
     for part, source in zip(parts, sources, strict=True):
         table = part.table[columns].reset_index(drop=True)
@@ -264,7 +267,8 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
     combined = Results.from_frame(
         pd.concat(tables), algorithm="algorithm", benchmark="benchmark", seed="seed",
         score="score", objective=first.objective,
-        budget="budget" if first.has_budget else None, kind=first.kind, min_algorithms=1)
+        budget="budget" if first.has_budget else None, kind=first.kind, min_algorithms=1,
+        metafeatures=shared)
     excluded = [p.exclusions.assign(row=[f"{s}:{r}" for r in p.exclusions["row"]])
                 for p, s in zip(parts, sources, strict=True) if len(p.exclusions)]
     if not excluded:
@@ -728,9 +732,10 @@ def _version_files(board: Leaderboard, changes_md: str, table: pd.DataFrame) -> 
             "data.parquet": table.to_parquet(None, index=False)}
 
 
-def _stored_table(results: Results, submission: int) -> pd.DataFrame:
+def _stored_table(results: Results, submission: int,
+                  specs: Sequence[MetricSpec] = ()) -> pd.DataFrame:
     columns = ["algorithm", "benchmark", "seed", "score"] + (
-        ["budget"] if results.has_budget else [])
+        ["budget"] if results.has_budget else []) + [m.name for m in specs]
     table = results.table[columns].reset_index(drop=True)
     for column in ("algorithm", "benchmark", "seed"):
         table[column] = table[column].astype(str)  # one spelling of every name on disk
@@ -761,8 +766,15 @@ def create_leaderboard(
     lock_wait: float = LOCK_WAIT,
     incomplete: str = "refuse",
     looks: str = "per-version",
+    metrics: Any = (),
+    cost: str | None = None,
 ) -> Leaderboard:
     """Start a leaderboard in ``directory`` from ``results`` (its design is theirs).
+
+    ``metrics`` and ``cost`` (other metrics and a cost shown beside the
+    score, metafeatures of ``results``; see
+    :mod:`benchverdict.leaderboard.metrics`) are kept in the manifest too:
+    every later submission must hold those columns.
 
     ``margin`` (margin of practical equivalence, see :func:`build_leaderboard`)
     and ``incomplete`` (the policy for incomplete submissions: ``"refuse"``,
@@ -798,12 +810,13 @@ def create_leaderboard(
     _check_new_folder(directory)
     analyses = leaderboard_families() if analyses is None else tuple(analyses)
     design = Design.from_results(results)
+    specs = metric_specs(metrics, cost)
     created = _now()
     board = build_leaderboard(results, design=design, analyses=analyses, alpha=alpha,
                               confidence=confidence, sanity_checks=sanity_checks,
                               progress=progress, version=1, created=created, margin=margin,
-                              incomplete=incomplete, looks=looks)
-    table = _stored_table(results, 1)
+                              incomplete=incomplete, looks=looks, metrics=specs)
+    table = _stored_table(results, 1, specs)
     changes = changes_between(None, board)
     manifest = {
         "schema": MANIFEST_SCHEMA, "schema_version": 1, "design": design.to_dict(),
@@ -815,6 +828,8 @@ def create_leaderboard(
         "incomplete": incomplete,
         # What the error control covers: an optional key, absent (per-version) in older boards.
         "looks": looks,
+        # Other metrics and a cost shown beside the score: optional, absent (none) in older boards.
+        "metrics": [m.to_dict() for m in specs],
         "submissions": [{"submission": 1, "version": 1, "created": created,
                          "sources": list(sources), "algorithms": list(results.algorithms),
                          "rows": len(table), "digest": _digest(table)}],
@@ -980,6 +995,16 @@ def update_leaderboard(
                 f"(the board keeps {fixed!r}), or start a new leaderboard from its data with "
                 f"--looks {looks}.")
         check_submission(design, results)  # objective/kind/budget mismatches raise here
+        specs = [MetricSpec.from_dict(m) for m in manifest.get("metrics") or []]
+        if specs:
+            try:
+                check_columns(results.table, specs, metafeatures=results.metafeatures,
+                              what="the submission")
+            except ValueError as err:
+                raise ValueError(f"{err} This leaderboard shows "
+                                 f"{', '.join(m.name for m in specs)} beside the score (set "
+                                 f"when it was created), so every submission must hold "
+                                 f"them.") from None
         old = _read_board(directory, current, manifest)
         stored = _read_rows(directory, manifest, current)
         clash = sorted(set(results.algorithms) & set(stored["algorithm"]))
@@ -988,15 +1013,16 @@ def update_leaderboard(
                 f"algorithm: {_listed(clash)} already on the leaderboard. Fix: rename the "
                 f"submission's algorithms, or pass --replace to replace their rows.")
         submission = 1 + max(s["submission"] for s in manifest["submissions"])
-        new_rows = _stored_table(results, submission)
+        new_rows = _stored_table(results, submission, specs)
         kept = stored[~stored["algorithm"].isin(clash)]
         combined = pd.concat([kept, new_rows], ignore_index=True)
         columns = ["algorithm", "benchmark", "seed", "score"] + (
-            ["budget"] if design.final_budget is not None else [])
+            ["budget"] if design.final_budget is not None else []) + [m.name for m in specs]
         everything = Results.from_frame(
             combined[columns], algorithm="algorithm", benchmark="benchmark", seed="seed",
             score="score", objective=design.objective,
-            budget="budget" if design.final_budget is not None else None, kind=design.kind)
+            budget="budget" if design.final_budget is not None else None, kind=design.kind,
+            metafeatures=[m.name for m in specs])
         version = current + 1
         created = _now()
         board = build_leaderboard(
@@ -1004,7 +1030,7 @@ def update_leaderboard(
             alpha=manifest["alpha"], confidence=manifest["confidence"],
             sanity_checks=manifest.get("sanity_checks", False), progress=progress,
             version=version, created=created, margin=manifest.get("margin"),
-            incomplete=policy, looks=fixed, earlier=old, replaced=clash)
+            incomplete=policy, looks=fixed, earlier=old, replaced=clash, metrics=specs)
         if len(results.exclusions):
             board.notes.append(exclusion_note(results.exclusions, f"submission {submission}"))
         if clash:
