@@ -35,6 +35,7 @@ __all__ = [
     "nemenyi_critical_difference",
     "nemenyi_p_values",
     "pairwise_effect_sizes",
+    "resampled_medians_mads",
     "wilcoxon_p_values",
 ]
 
@@ -588,6 +589,161 @@ def _inverted_cdf_index(n: int, q: float) -> int:
     return min(max(int(index), 0), n - 1)
 
 
+def _resampled_medians_mads_numpy(oriented: np.ndarray, idx: np.ndarray, *,
+                                  progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Median and scaled MAD of every column over every resample, by ``numpy.median``.
+
+    The reference for :func:`resampled_medians_mads` (which returns the same
+    numbers, bit for bit, for finite values); used when a value is infinite.
+    ``idx`` is ``resamples x blocks`` (row indices); returns two
+    ``resamples x columns`` arrays. About 25 ms per column at 1000 resamples
+    of 500 blocks.
+    """
+    b, k = idx.shape[0], oriented.shape[1]
+    medians = np.empty((b, k))
+    mads = np.empty((b, k))
+    columns = range(k)
+    if progress:
+        from tqdm.auto import tqdm
+
+        columns = tqdm(columns, desc="effect-size bootstrap", unit="algorithm", leave=False)
+    for a in columns:  # one column at a time keeps memory at B x n
+        resampled = oriented[idx, a]
+        medians[:, a] = np.median(resampled, axis=1)
+        mads[:, a] = _mad(resampled, axis=1)
+    return medians, mads
+
+
+def resampled_medians_mads(oriented: np.ndarray, idx: np.ndarray, *, progress: bool = False,
+                           chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    r"""Median and scaled MAD of every column over every resample, from sorted integer ranks.
+
+    Returns exactly (bit for bit) what ``numpy.median(x[idx, a], axis=1)`` and
+    :func:`_mad` give for every column ``a`` of a finite ``x``, about 20 times
+    faster (1000 resamples of 500 blocks: about 1 ms per column instead of
+    25 ms).
+
+    **How.** Each column is replaced by the ranks ``0 .. n-1`` of its values
+    (ties broken by position; tied values are equal, so which one comes first
+    changes no number below). A resample of ranks is a row of small integers,
+    which numpy sorts several times faster than floats (``int16`` up to 32,767
+    blocks), and the sorted resample of values is ``sorted_column[ranks]``.
+    Its median is one order statistic, or the mean ``(a + b) / 2`` of two, as
+    in ``numpy.median``.
+
+    The MAD needs the ``t``-th smallest (0-based) deviation
+    :math:`d_j = |v_j - m|` of the sorted resample :math:`v_0 \le \dots \le
+    v_{n-1}` from its median :math:`m`. The :math:`t + 1` smallest deviations
+    can be taken as a run :math:`v_s, \dots, v_{s+t}` of consecutive values
+    (the values nearest to :math:`m`), and within a run the largest deviation
+    is at an end, so
+
+    .. math::
+
+        d_{(t)} = \min_{0 \le s \le n-1-t} \max(m - v_s,\; v_{s+t} - m).
+
+    (When the run lies above :math:`m`, :math:`m - v_s < 0` and the maximum
+    is :math:`v_{s+t} - m`, its largest deviation; below, symmetrically.) In
+    floating point this holds for the computed ``abs(v - m)`` too: rounding is
+    monotone and ``fl(m - v) = -fl(v - m)``, so the computed deviations still
+    fall and then rise along the sorted resample and the terms above are the
+    computed deviations. :math:`A(s) = m - v_s` does not increase with
+    :math:`s` and :math:`B(s) = v_{s+t} - m` does not decrease, so the first
+    :math:`s^*` with :math:`A(s^*) \le B(s^*)` is found by bisection, and the
+    minimum is :math:`\min(B(s^*), A(s^* - 1))`: every :math:`s < s^*` has
+    maximum :math:`A(s) \ge A(s^* - 1)`, every :math:`s \ge s^*` has
+    :math:`B(s) \ge B(s^*)`. The MAD is the mean of the two middle
+    deviations (or the middle one) times 1.4826, as in :func:`_mad`. All
+    resamples and columns of a chunk are bisected together, about
+    :math:`\log_2 n` vector steps.
+
+    Parameters
+    ----------
+    oriented : numpy.ndarray
+        ``blocks x columns``, finite.
+    idx : numpy.ndarray
+        ``resamples x blocks`` row indices of the resamples.
+    progress : bool
+        Show a progress bar over the columns.
+    chunk : int
+        About how many resampled values are held at once (columns are taken
+        together up to it).
+
+    Returns
+    -------
+    (medians, mads) : tuple of numpy.ndarray
+        ``resamples x columns`` each.
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=(9, 3))
+    >>> idx = np.random.default_rng(1).integers(0, 9, size=(50, 9))
+    >>> med, mad = resampled_medians_mads(x, idx)
+    >>> bool(np.array_equal(med[:, 1], np.median(x[idx, 1], axis=1)))
+    True
+    >>> bool(np.array_equal(mad[:, 2], _mad(x[idx, 2], axis=1)))
+    True
+    """
+    oriented = np.asarray(oriented, dtype=float)
+    idx = np.asarray(idx, dtype=np.intp)
+    n, k = oriented.shape
+    b = idx.shape[0]
+    medians = np.empty((b, k))
+    mads = np.empty((b, k))
+    if b == 0 or k == 0:
+        return medians, mads
+    order = np.argsort(oriented, axis=0, kind="stable")
+    values = np.take_along_axis(oriented, order, axis=0).T.ravel()  # sorted columns, end to end
+    dtype = np.int16 if n <= np.iinfo(np.int16).max else np.int64
+    ranks = np.empty((k, n), dtype=dtype)
+    ranks[np.arange(k)[:, None], order.T] = np.arange(n, dtype=dtype)
+    low, high = (n - 1) // 2, n // 2
+    step = max(1, chunk // max(b * n, 1))
+    starts = range(0, k, step)
+    if progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc="effect-size bootstrap", unit="chunk", leave=False)
+    for c0 in starts:
+        columns = list(range(c0, min(k, c0 + step)))
+        rows = len(columns) * b
+        resamples = np.empty((len(columns), b, n), dtype=dtype)
+        for j, a in enumerate(columns):
+            np.take(ranks[a], idx, out=resamples[j])
+            resamples[j].sort(axis=1)
+        flat = resamples.ravel()
+        row_start = np.arange(rows, dtype=np.int64) * n
+        column_start = np.repeat(np.array(columns, dtype=np.int64) * n, b)
+
+        def value(position: np.ndarray | int, flat=flat, row_start=row_start,
+                  column_start=column_start) -> np.ndarray:
+            """The value at ``position`` of each row's sorted resample."""
+            return values[column_start + flat[row_start + position]]
+
+        med = value(low) if low == high else (value(low) + value(high)) / 2
+        middle = [_deviation_order_statistic(value, med, n, t) for t in sorted({low, high})]
+        mad = middle[0] if low == high else (middle[0] + middle[1]) / 2
+        medians[:, c0:c0 + len(columns)] = med.reshape(len(columns), b).T
+        mads[:, c0:c0 + len(columns)] = (mad * _MAD_SCALE).reshape(len(columns), b).T
+    return medians, mads
+
+
+def _deviation_order_statistic(value, med: np.ndarray, n: int, t: int) -> np.ndarray:
+    """The ``t``-th smallest ``|v - med|`` of each row's sorted resample (see the caller)."""
+    length = n - t  # runs v_s .. v_{s+t}, s = 0 .. length - 1
+    lo = np.zeros(med.size, dtype=np.int64)
+    hi = np.full(med.size, length, dtype=np.int64)
+    for _ in range(length.bit_length()):  # first s with m - v_s <= v_{s+t} - m, or length
+        mid = np.minimum((lo + hi) >> 1, length - 1)
+        below = (med - value(mid)) <= (value(mid + t) - med)
+        searching = lo < hi
+        hi = np.where(searching & below, mid, hi)
+        lo = np.where(searching & ~below, mid + 1, lo)
+    right = np.where(lo < length, value(np.minimum(lo, length - 1) + t) - med, np.inf)
+    left = np.where(lo > 0, med - value(np.maximum(lo - 1, 0)), np.inf)
+    return np.minimum(right, left)
+
+
 def bootstrap_effect_intervals(
     oriented: np.ndarray,
     pairs: list[tuple[int, int]],
@@ -632,7 +788,7 @@ def bootstrap_effect_intervals(
     True
     """
     oriented = np.asarray(oriented, dtype=float)
-    n, k = oriented.shape
+    n = oriented.shape[0]
     nan = (float("nan"), float("nan"))
     if n_resamples <= 0 or n < 2:
         return {p: {"cliffs_delta": nan, "akinshin_gamma": nan} for p in pairs}
@@ -642,18 +798,10 @@ def bootstrap_effect_intervals(
                                                    confidence=confidence)
     idx = rng.integers(0, n, size=(n_resamples, n))
     # per algorithm and resample: median and MAD (for gamma)
-    medians = np.empty((n_resamples, k))
-    mads = np.empty((n_resamples, k))
-    algorithms = range(k)
-    if progress:
-        from tqdm.auto import tqdm
-
-        algorithms = tqdm(algorithms, desc="effect-size bootstrap", unit="algorithm",
-                          leave=False)
-    for a in algorithms:  # one algorithm at a time keeps memory at B x n
-        resampled = oriented[idx, a]
-        medians[:, a] = np.median(resampled, axis=1)
-        mads[:, a] = _mad(resampled, axis=1)
+    if np.isfinite(oriented).all():
+        medians, mads = resampled_medians_mads(oriented, idx, progress=progress)
+    else:  # inf - inf: numpy's NaN rules decide, so let numpy compute them
+        medians, mads = _resampled_medians_mads_numpy(oriented, idx, progress=progress)
     tail = (1 - confidence) / 2
     # The two order statistics numpy.quantile(method="inverted_cdf") picks, found by one
     # partial sort per chunk instead of a full sort of every pair's resamples.
