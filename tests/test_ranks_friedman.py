@@ -390,3 +390,28 @@ def test_friedman_property_matches_scipy(n, k, seed):
     assert 0 <= got.kendall_w <= 1 + 1e-12
     # average ranks always sum to k (k + 1) / 2
     assert r.mean(0).sum() == pytest.approx(k * (k + 1) / 2)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "zeros", "nan"])
+def test_cliffs_delta_lookup_table_equals_binary_searches(kind, monkeypatch):
+    """Cliff's delta and its intervals from the counts table are bit for bit those of the
+    binary searches used beyond the table's size (and with NaN)."""
+    rng = np.random.default_rng(AWKWARD.index(kind) if kind in AWKWARD else 9)
+    for n, k in ((1, 3), (5, 4), (23, 6), (60, 3)):
+        x = _awkward_columns(rng, kind if kind != "nan" else "normal", n, k)
+        if kind == "nan":
+            x[rng.random((n, k)) < 0.2] = np.nan
+        first, second = np.triu_indices(k, 1)
+        first, second = np.r_[first, second], np.r_[second, first]  # both orientations
+
+        def run(x=x, first=first, second=second):
+            with np.errstate(invalid="ignore"):
+                delta = _stats.effect_size_matrices(x)[0]
+            return delta, *_stats.cliffs_delta_intervals(x, first, second, confidence=0.9)
+
+        table = run()
+        monkeypatch.setattr(_stats, "_BALANCE_TABLE_MAX", 0)
+        searched = run()
+        monkeypatch.undo()
+        for got, expected in zip(table, searched):
+            assert np.array_equal(got, expected, equal_nan=True), (n, k)

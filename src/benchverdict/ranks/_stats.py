@@ -404,13 +404,52 @@ def akinshin_gamma(x: np.ndarray, y: np.ndarray) -> float:
     return diff / scale
 
 
+#: Largest ``distinct values x columns`` table :func:`_balance_table` builds (int32
+#: entries, 64 MiB); beyond it the counts come from binary searches.
+_BALANCE_TABLE_MAX = 1 << 24
+
+
+def _dense_ranks(oriented: np.ndarray) -> np.ndarray | None:
+    """Dense ranks from 0 over the whole matrix (equal values share one), or None with NaN."""
+    if np.isnan(oriented).any():
+        return None
+    return stats.rankdata(oriented, method="dense").reshape(oriented.shape).astype(np.int64) - 1
+
+
+def _balance_table(dense: np.ndarray) -> np.ndarray | None:
+    """``D[r, j] = #(column j < v) - #(column j > v)`` for the value ``v`` of dense rank ``r``.
+
+    ``dense`` holds the dense ranks (from 0) of a ``blocks x columns``
+    matrix; ``D`` is ``distinct values x columns`` (``int32``), so the
+    comparisons of any value with a whole column are one lookup instead of
+    two binary searches (about 20 times faster). None when the table would
+    exceed :data:`_BALANCE_TABLE_MAX` entries.
+
+    Examples
+    --------
+    >>> _balance_table(np.array([[0, 2], [1, 1]])).tolist()  # column 0 holds 0, 1; column 1: 2, 1
+    [[-1, -2], [1, -1], [2, 1]]
+    """
+    n, k = dense.shape
+    levels = int(dense.max()) + 1 if dense.size else 0
+    if levels * k > _BALANCE_TABLE_MAX:
+        return None
+    counts = np.bincount((dense * k + np.arange(k)).ravel(), minlength=levels * k)
+    counts = counts.reshape(levels, k)
+    at_most = np.cumsum(counts, axis=0)
+    # below = at_most - counts, above = n - at_most
+    return (2 * at_most - counts - n).astype(np.int32)
+
+
 def effect_size_matrices(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cliff's delta and Akinshin's gamma of every column against every other, as k x k matrices.
 
     ``delta[i, j]`` and ``gamma[i, j]`` are :func:`cliffs_delta` and
     :func:`akinshin_gamma` of column ``i`` against column ``j``; both are
-    antisymmetric. O(n k^2) time with each column's sort, median and MAD
-    computed once.
+    antisymmetric. O(n k^2) time with each column's median and MAD computed
+    once; Cliff's counts are lookups in :func:`_balance_table` (one per value
+    and column; binary searches when the table would be too large or a
+    value is NaN).
 
     Examples
     --------
@@ -421,12 +460,21 @@ def effect_size_matrices(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     oriented = np.asarray(oriented, dtype=float)
     n, k = oriented.shape
-    sorted_columns = np.sort(oriented, axis=0)
-    delta = np.empty((k, k))
-    for j in range(k):
-        below = np.searchsorted(sorted_columns[:, j], oriented, side="left")
-        above = n - np.searchsorted(sorted_columns[:, j], oriented, side="right")
-        delta[:, j] = (below - above).sum(axis=0) / (n * n)
+    dense = _dense_ranks(oriented)
+    table = None if dense is None else _balance_table(dense)
+    if table is not None:  # one lookup per value and column
+        sums = np.empty((k, k), dtype=np.int64)
+        step = max(1, (1 << 22) // max(n * k, 1))
+        for c0 in range(0, k, step):
+            sums[c0:c0 + step] = table[dense[:, c0:c0 + step]].sum(axis=0)
+        delta = sums / (n * n)
+    else:
+        sorted_columns = np.sort(oriented, axis=0)
+        delta = np.empty((k, k))
+        for j in range(k):
+            below = np.searchsorted(sorted_columns[:, j], oriented, side="left")
+            above = n - np.searchsorted(sorted_columns[:, j], oriented, side="right")
+            delta[:, j] = (below - above).sum(axis=0) / (n * n)
     medians = np.median(oriented, axis=0)
     mads = _mad(oriented, axis=0)
     diff = medians[:, None] - medians[None, :]
@@ -502,7 +550,9 @@ def cliffs_delta_intervals(
 
     The interval of ``(j, i)`` is exactly minus that of ``(i, j)``, and
     only the order of the values matters (any increasing transform of all
-    scores leaves it unchanged). Cost: ``O(pairs x n log n)``.
+    scores leaves it unchanged). Cost: ``O(pairs x n)`` lookups in
+    :func:`_balance_table` (``O(pairs x n log n)`` binary searches when the
+    table would be too large or a value is NaN).
 
     Parameters
     ----------
@@ -538,9 +588,14 @@ def cliffs_delta_intervals(
     big = float(g.max() + 1)
     offsets = np.arange(k) * big
     flat = (np.sort(g, axis=0) + offsets[None, :]).T.ravel()
+    dense = None if np.isnan(g).any() else g.astype(np.int64) - 1
+    table = None if dense is None else _balance_table(dense)
 
     def balance(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
         """#(column < value) - #(column > value) for each value against its pair's column."""
+        if table is not None:  # a lookup (values are dense ranks from 1)
+            # C order, as searchsorted returns: the sums below then add in the same order
+            return table[values.astype(np.int64) - 1, columns[None, :]].astype(float, order="C")
         q = values + offsets[columns][None, :]
         start = (columns * n)[None, :]
         below = np.searchsorted(flat, q, side="left") - start
@@ -776,7 +831,16 @@ def bootstrap_effect_intervals(
     passes the blocks in a canonical order and each pair in a canonical
     orientation (:mod:`benchverdict.stats.symmetry`), so names cannot move
     an interval. The cost is about ``algorithms x n_resamples x blocks``
-    for the medians and MADs plus ``pairs x n_resamples`` for gamma.
+    for the medians and MADs (:func:`resampled_medians_mads`: a sort of
+    small integers per resample, about 1 ms per algorithm at 1000 resamples
+    of 500 blocks) plus ``pairs x n_resamples`` for gamma.
+
+    The interval is not computed in closed form: gamma is a ratio of
+    medians and MADs of two algorithms resampled by the same blocks, not
+    one order statistic of a resample (whose bootstrap distribution is a
+    binomial sum), so its percentiles come from the resamples. What the
+    resamples cost was made cheaper; the draws and the numbers are those of
+    ``numpy.median`` on ``x[idx]`` (the test suite checks bit equality).
 
     Examples
     --------
