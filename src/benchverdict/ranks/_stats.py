@@ -776,27 +776,48 @@ def resampled_medians_mads(oriented: np.ndarray, idx: np.ndarray, *, progress: b
             return values[column_start + flat[row_start + position]]
 
         med = value(low) if low == high else (value(low) + value(high)) / 2
-        middle = [_deviation_order_statistic(value, med, n, t) for t in sorted({low, high})]
-        mad = middle[0] if low == high else (middle[0] + middle[1]) / 2
+        mad = _middle_deviation(value, med, n, low, high)
         medians[:, c0:c0 + len(columns)] = med.reshape(len(columns), b).T
         mads[:, c0:c0 + len(columns)] = (mad * _MAD_SCALE).reshape(len(columns), b).T
     return medians, mads
 
 
-def _deviation_order_statistic(value, med: np.ndarray, n: int, t: int) -> np.ndarray:
-    """The ``t``-th smallest ``|v - med|`` of each row's sorted resample (see the caller)."""
-    length = n - t  # runs v_s .. v_{s+t}, s = 0 .. length - 1
-    lo = np.zeros(med.size, dtype=np.int64)
-    hi = np.full(med.size, length, dtype=np.int64)
-    for _ in range(length.bit_length()):  # first s with m - v_s <= v_{s+t} - m, or length
-        mid = np.minimum((lo + hi) >> 1, length - 1)
-        below = (med - value(mid)) <= (value(mid + t) - med)
-        searching = lo < hi
-        hi = np.where(searching & below, mid, hi)
-        lo = np.where(searching & ~below, mid + 1, lo)
-    right = np.where(lo < length, value(np.minimum(lo, length - 1) + t) - med, np.inf)
-    left = np.where(lo > 0, med - value(np.maximum(lo - 1, 0)), np.inf)
-    return np.minimum(right, left)
+def _middle_deviation(value, med: np.ndarray, n: int, low: int, high: int) -> np.ndarray:
+    """The median of ``|v - med|`` over each row's sorted resample ``v`` (see the caller).
+
+    The ``low``-th smallest deviation by bisection for the first run start
+    ``s*`` with ``med - v[s] <= v[s + low] - med``. With an even ``n`` the
+    ``high = low + 1``-th follows from one more comparison: call the
+    conditions for runs of ``low + 1`` and ``low + 2`` values ``P(s)`` and
+    ``P'(s)``. ``P(s)`` implies ``P'(s)`` (the run's far end only moves
+    out), and ``P'(s)`` implies ``P(s + 1)`` (``med - v[s + 1] <= med -
+    v[s] <= v[s + 1 + low] - med``), so the first start for ``P'`` is ``s*``
+    or ``s* - 1``.
+    """
+
+    def smallest(start: np.ndarray, t: int) -> np.ndarray:
+        """min(v[s + t] - med, med - v[s - 1]) at the first start s of the condition."""
+        right = np.where(start < n - t, value(np.minimum(start, n - 1 - t) + t) - med, np.inf)
+        left = np.where(start > 0, med - value(np.maximum(start - 1, 0)), np.inf)
+        return np.minimum(right, left)
+
+    length = n - low  # run starts s = 0 .. length - 1
+    start = np.zeros(med.size, dtype=np.int64)
+    step = 1 << (length.bit_length() - 1)
+    while step:  # branchless bisection: start = how many s fail the condition
+        candidate = start + step
+        probe = np.minimum(candidate, length) - 1
+        fails = (med - value(probe)) > (value(probe + low) - med)
+        start = np.where((candidate <= length) & fails, candidate, start)
+        step >>= 1
+    first = smallest(start, low)
+    if high == low:
+        return first
+    start = np.minimum(start, length - 1)  # runs of high + 1 values: s = 0 .. length - 2
+    probe = np.maximum(start - 1, 0)
+    holds = (med - value(probe)) <= (value(probe + high) - med)
+    start = np.where((start > 0) & holds, start - 1, start)
+    return (first + smallest(start, high)) / 2
 
 
 def bootstrap_effect_intervals(
