@@ -405,8 +405,9 @@ def akinshin_gamma(x: np.ndarray, y: np.ndarray) -> float:
 
 
 #: Largest ``distinct values x columns`` table :func:`_balance_table` builds (int32
-#: entries, 64 MiB); beyond it the counts come from binary searches.
-_BALANCE_TABLE_MAX = 1 << 24
+#: entries: 16 MiB, about 64 MiB while it is built); beyond it (e.g. 1000 algorithms on
+#: 5 or more blocks) the counts come from binary searches, as before the table.
+_BALANCE_TABLE_MAX = 1 << 22
 
 
 def _dense_ranks(oriented: np.ndarray) -> np.ndarray | None:
@@ -435,10 +436,13 @@ def _balance_table(dense: np.ndarray) -> np.ndarray | None:
     if levels * k > _BALANCE_TABLE_MAX:
         return None
     counts = np.bincount((dense * k + np.arange(k)).ravel(), minlength=levels * k)
-    counts = counts.reshape(levels, k)
-    at_most = np.cumsum(counts, axis=0)
-    # below = at_most - counts, above = n - at_most
-    return (2 * at_most - counts - n).astype(np.int32)
+    counts = counts.astype(np.int32).reshape(levels, k)
+    table = np.cumsum(counts, axis=0, dtype=np.int32)  # at most
+    # below - above = (at_most - counts) - (n - at_most)
+    table *= 2
+    table -= counts
+    table -= n
+    return table
 
 
 def effect_size_matrices(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
