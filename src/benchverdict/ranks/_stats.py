@@ -714,7 +714,7 @@ def resampled_medians_mads(oriented: np.ndarray, idx: np.ndarray, *, progress: b
     Returns exactly (bit for bit) what ``numpy.median(x[idx, a], axis=1)`` and
     :func:`_mad` give for every column ``a`` of a finite ``x``, about 20 times
     faster (1000 resamples of 500 blocks: about 1 ms per column instead of
-    25 ms).
+    25 ms with AVX-512; about 2.5 ms with AVX2 only, 5 ms with no SIMD sort).
 
     **How.** Each column is replaced by the ranks ``0 .. n-1`` of its values
     (ties broken by position; tied values are equal, so which one comes first
@@ -758,7 +758,7 @@ def resampled_medians_mads(oriented: np.ndarray, idx: np.ndarray, *, progress: b
     idx : numpy.ndarray
         ``resamples x blocks`` row indices of the resamples.
     progress : bool
-        Show a progress bar over the columns.
+        Show a progress bar over the chunks of columns.
     chunk : int
         About how many resampled values are held at once (columns are taken
         together up to it).
