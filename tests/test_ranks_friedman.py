@@ -191,6 +191,62 @@ def test_effect_intervals_equal_brute_force():
                        np.quantile(g, [0.05, 0.95], method="inverted_cdf"))
 
 
+def _awkward_columns(rng, kind, n, k):
+    if kind == "normal":
+        return rng.normal(size=(n, k)) + 3 * rng.normal(size=(n, 1))
+    if kind == "ties":
+        return rng.integers(0, 4, size=(n, k)).astype(float)
+    if kind == "heavy":  # Cauchy, rounded: ties and far outliers at a tiny scale
+        return np.round(rng.standard_cauchy(size=(n, k)) * 1e3, 1) * 1e-7
+    if kind == "offset":  # large offset: every subtraction rounds
+        return rng.normal(size=(n, k)) * 1e10 + 1e14
+    # signed zeros and subnormals
+    return np.where(rng.random((n, k)) < 0.5, 0.0, -0.0) + rng.integers(0, 2, (n, k)) * 5e-324
+
+
+AWKWARD = ["normal", "ties", "heavy", "offset", "zeros"]
+
+
+@pytest.mark.parametrize("kind", AWKWARD)
+@pytest.mark.parametrize("rank_sort", [None, (np.int16, "stable"), (np.int32, "quicksort")])
+def test_resampled_medians_mads_equal_numpy_bit_for_bit(kind, rank_sort, monkeypatch):
+    """The sorted-rank medians and MADs behind gamma's bootstrap are numpy.median's and
+    _mad's exactly (odd and even blocks, one block, chunks smaller than a column), with
+    whichever integer sort this machine would pick."""
+    if rank_sort is not None:
+        monkeypatch.setattr(_stats, "_small_rank_sort", lambda: rank_sort)
+    rng = np.random.default_rng(AWKWARD.index(kind))
+    for n, k, b, chunk in ((1, 2, 5, 1 << 22), (2, 3, 40, 1), (7, 4, 60, 100),
+                           (30, 3, 80, 1 << 22), (31, 5, 50, 3000), (200, 2, 30, 1 << 22)):
+        x = _awkward_columns(rng, kind, n, k)
+        idx = rng.integers(0, n, size=(b, n))
+        med, mad = _stats.resampled_medians_mads(x, idx, chunk=chunk)
+        ref_med, ref_mad = _stats._resampled_medians_mads_numpy(x, idx)
+        assert np.array_equal(med, ref_med), (n, k)
+        assert np.array_equal(mad, ref_mad), (n, k)
+
+
+def test_gamma_bootstrap_intervals_unchanged_and_infinite_scores_still_work():
+    """Seeded gamma intervals equal the numpy reference's (the same draws, the same
+    percentiles), and an infinite score falls back to numpy's rules (no error)."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(40, 5)) + np.linspace(0, 1, 5) + 2 * rng.normal(size=(40, 1))
+    pairs = list(itertools.combinations(range(5), 2))
+    got = _stats.bootstrap_effect_intervals(x, pairs, n_resamples=300, confidence=0.9,
+                                            rng=np.random.default_rng(4))
+    idx = np.random.default_rng(4).integers(0, 40, size=(300, 40))
+    med, mad = _stats._resampled_medians_mads_numpy(x, idx)
+    for i, j in pairs:
+        gamma = (med[:, i] - med[:, j]) / np.sqrt((mad[:, i] ** 2 + mad[:, j] ** 2) / 2)
+        expected = np.quantile(gamma, [0.05, 0.95], method="inverted_cdf")
+        assert got[(i, j)]["akinshin_gamma"] == tuple(expected)
+    x[0, 1] = np.inf
+    low, high = _stats.bootstrap_effect_intervals(
+        x, [(0, 1)], n_resamples=50, confidence=0.9,
+        rng=np.random.default_rng(4))[(0, 1)]["akinshin_gamma"]
+    assert low <= high
+
+
 # ---------------------------------------------------------------------- simulation
 def test_type_one_error_of_friedman_and_posthoc_families():
     """Under H0 (exchangeable algorithms), Friedman rejects at rate alpha and each family's
@@ -338,3 +394,28 @@ def test_friedman_property_matches_scipy(n, k, seed):
     assert 0 <= got.kendall_w <= 1 + 1e-12
     # average ranks always sum to k (k + 1) / 2
     assert r.mean(0).sum() == pytest.approx(k * (k + 1) / 2)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "zeros", "nan"])
+def test_cliffs_delta_lookup_table_equals_binary_searches(kind, monkeypatch):
+    """Cliff's delta and its intervals from the counts table are bit for bit those of the
+    binary searches used beyond the table's size (and with NaN)."""
+    rng = np.random.default_rng(AWKWARD.index(kind) if kind in AWKWARD else 9)
+    for n, k in ((1, 3), (5, 4), (23, 6), (60, 3)):
+        x = _awkward_columns(rng, kind if kind != "nan" else "normal", n, k)
+        if kind == "nan":
+            x[rng.random((n, k)) < 0.2] = np.nan
+        first, second = np.triu_indices(k, 1)
+        first, second = np.r_[first, second], np.r_[second, first]  # both orientations
+
+        def run(x=x, first=first, second=second):
+            with np.errstate(invalid="ignore"):
+                delta = _stats.effect_size_matrices(x)[0]
+            return delta, *_stats.cliffs_delta_intervals(x, first, second, confidence=0.9)
+
+        table = run()
+        monkeypatch.setattr(_stats, "_BALANCE_TABLE_MAX", 0)
+        searched = run()
+        monkeypatch.undo()
+        for got, expected in zip(table, searched):
+            assert np.array_equal(got, expected, equal_nan=True), (n, k)
