@@ -42,7 +42,7 @@ from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
-from benchverdict.verdict import Scope, Verdict
+from benchverdict.verdict import Scope
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -253,20 +253,21 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             "pairs) both reject: the model assumes every algorithm varies equally across "
             "benchmarks, the paired test does not.")
     for v in model_verdicts:
-        v = _with_claim(v, claim)
-        details = {**v.details, "unit_of_replication": unit, "n_benchmarks": n_benchmarks,
-                   "standardised": standardised}
+        # Every change in one replace: each replace re-validates the whole verdict.
+        changes: dict[str, object] = {
+            "explanation": _claimed(v.explanation, claim), "estimand": estimand,
+            "details": {**v.details, "unit_of_replication": unit,
+                        "n_benchmarks": n_benchmarks, "standardised": standardised}}
         if unit == "benchmark":
             # The contrast is judged against the benchmark-to-benchmark variation: the
             # benchmarks, not the rows, are its independent units.
-            v = dataclasses.replace(
-                v, n=n_benchmarks,
-                unit="benchmark (the algorithm x benchmark variation is the error)")
+            changes.update(n=n_benchmarks,
+                           unit="benchmark (the algorithm x benchmark variation is the error)")
         if standardised and v.effect is not None:
-            v = dataclasses.replace(v, effect=dataclasses.replace(
+            changes["effect"] = dataclasses.replace(
                 v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
-                                               "deviations of a benchmark's scores)"))
-        run.verdicts.append(dataclasses.replace(v, details=details, estimand=estimand))
+                                               "deviations of a benchmark's scores)")
+        run.verdicts.append(dataclasses.replace(v, **changes))
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
@@ -277,10 +278,17 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     if found is not None:
         # The study's left-out rows and runs are counted on these too (as on the overall fit).
         left = counts(exclusions_of(data))
+        # One replace per verdict and one scope per benchmark: a 200-algorithm study has
+        # 199,000 of these, and each replace re-validates the whole verdict.
+        scopes: dict[object, Scope] = {}
+        for v in found:
+            bench = v.scope.benchmark
+            if bench not in scopes:
+                scopes[bench] = dataclasses.replace(scope, benchmark=bench)
         run.verdicts += [
             dataclasses.replace(
-                _with_claim(v, f"on benchmark {v.scope.benchmark}"),
-                scope=dataclasses.replace(scope, benchmark=v.scope.benchmark),
+                v, explanation=_claimed(v.explanation, f"on benchmark {v.scope.benchmark}"),
+                scope=scopes[v.scope.benchmark],
                 details={**v.details, **left, "unit_of_replication": "run"})
             for v in found]
         run.notes.append(
@@ -403,6 +411,6 @@ def _sanity_figure(report: SanityReport, ran: list[SanityCheck]) -> Any:
     return fig
 
 
-def _with_claim(v: Verdict, claim: str) -> Verdict:
-    """``v`` with what its claim is about at the end of its explanation."""
-    return dataclasses.replace(v, explanation=v.explanation.rstrip(".") + f" ({claim}).")
+def _claimed(explanation: str, claim: str) -> str:
+    """``explanation`` with ``(claim)`` at its end."""
+    return explanation.rstrip(".") + f" ({claim})."
