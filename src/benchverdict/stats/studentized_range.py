@@ -81,6 +81,25 @@ def _log_range_sf_bound(w: np.ndarray, k: int) -> np.ndarray:
     return np.minimum(0.0, math.log(k * (k - 1.0)) + special.log_ndtr(-w / math.sqrt(2)))
 
 
+def _inner_rule(w: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre points ``z`` (one row per ``w``) and half-widths of ``P(R > w)``'s rule.
+
+    ``w`` is 1-d with ``0 < w < 54``; see :func:`_range_sf` for the bounds that
+    place the range.
+    """
+    x = _legendre(_nodes(k))[0]
+    target = _LOG_NEGLIGIBLE + math.log(2.0) + special.log_ndtr(-w / math.sqrt(2))
+    z_hi = np.sqrt(2 * np.maximum(math.log(k) - _LOG_SQRT_2PI - target, 1.0))
+    z_lo_max = special.ndtri_exp(np.minimum(target / k, -1e-300))
+    lower = target - math.log(k * (k - 1.0))
+    c1 = w / 2 - np.sqrt(np.maximum(-lower - w**2 / 4 - math.log(4.0), 0.0))
+    c2 = w - np.sqrt(np.maximum(-2 * (lower + math.log(2.0)), 0.0))
+    z_lo_pair = np.maximum(np.where(c1 <= 0, c1, -np.inf), np.where(c2 <= w, c2, -np.inf))
+    z_lo = np.minimum(np.maximum(z_lo_max, z_lo_pair), z_hi - 1.0)
+    half = (z_hi - z_lo) / 2
+    return ((z_hi + z_lo) / 2)[:, None] + half[:, None] * x, half
+
+
 def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
     r"""``P(R > w)`` for the range ``R`` of ``k`` standard normals (``w`` >= 0, any shape).
 
@@ -107,22 +126,13 @@ def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
     if not live.any():
         return out.reshape(shape)
     wl = w[live]
-    x, weights = _legendre(_nodes(k))
-    target = _LOG_NEGLIGIBLE + math.log(2.0) + special.log_ndtr(-wl / math.sqrt(2))
-    z_hi = np.sqrt(2 * np.maximum(math.log(k) - _LOG_SQRT_2PI - target, 1.0))
-    z_lo_max = special.ndtri_exp(np.minimum(target / k, -1e-300))
-    lower = target - math.log(k * (k - 1.0))
-    c1 = wl / 2 - np.sqrt(np.maximum(-lower - wl**2 / 4 - math.log(4.0), 0.0))
-    c2 = wl - np.sqrt(np.maximum(-2 * (lower + math.log(2.0)), 0.0))
-    z_lo_pair = np.maximum(np.where(c1 <= 0, c1, -np.inf), np.where(c2 <= wl, c2, -np.inf))
-    z_lo = np.minimum(np.maximum(z_lo_max, z_lo_pair), z_hi - 1.0)
-    half = (z_hi - z_lo) / 2
-    z = ((z_hi + z_lo) / 2)[:, None] + half[:, None] * x
+    z, half = _inner_rule(wl, k)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a = special.ndtr(z)
         not_all_close = -np.expm1((k - 1) * np.log1p(-special.ndtr(z - wl[:, None]) / a))
         density = np.exp((k - 1) * np.log(a) - 0.5 * z * z - _LOG_SQRT_2PI)
         values = np.where(a > 0, density * not_all_close, 0.0)
+    weights = _legendre(_nodes(k))[1]
     out[live] = np.minimum(k * half * (values @ weights), 1.0)
     return out.reshape(shape)
 
