@@ -172,8 +172,9 @@ def test_decreasing_in_q_with_cdf_plus_sf_one(k, df):
     assert sf[0] == 1.0 and np.all(sf > 0)
     # strictly decreasing, except for rounding (absolute 1e-14) where the sf is next to 1
     assert np.all(np.diff(sf)[sf[:-1] < 1 - 1e-9] < 0) and np.all(np.diff(sf) < 5e-14)
-    some = q[::10]
-    assert np.max(np.abs(studentized_range_cdf(some, k, df) + sf[::10] - 1)) < 1e-15
+    # (the same q in one call: from 32 finite-df values on, P(R > w) comes from a table,
+    # which moves the values by ~1e-13 relative; see test_tabulated_inner_integral_*)
+    assert np.max(np.abs(studentized_range_cdf(q, k, df) + sf - 1)[::10]) < 1e-15
 
 
 @pytest.mark.parametrize("k", [3, 30])
