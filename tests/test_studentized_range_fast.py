@@ -21,6 +21,7 @@ import pytest
 from scipy import stats
 
 from benchverdict.stats.studentized_range import (
+    _log_range_sf_interpolated,
     _range_sf,
     _studentized_sf_finite,
     studentized_range_cdf,
@@ -172,8 +173,9 @@ def test_decreasing_in_q_with_cdf_plus_sf_one(k, df):
     assert sf[0] == 1.0 and np.all(sf > 0)
     # strictly decreasing, except for rounding (absolute 1e-14) where the sf is next to 1
     assert np.all(np.diff(sf)[sf[:-1] < 1 - 1e-9] < 0) and np.all(np.diff(sf) < 5e-14)
-    some = q[::10]
-    assert np.max(np.abs(studentized_range_cdf(some, k, df) + sf[::10] - 1)) < 1e-15
+    # (the same q in one call: from 32 finite-df values on, P(R > w) comes from a table,
+    # which moves the values by ~1e-13 relative; see test_tabulated_inner_integral_*)
+    assert np.max(np.abs(studentized_range_cdf(q, k, df) + sf - 1)[::10]) < 1e-15
 
 
 @pytest.mark.parametrize("k", [3, 30])
@@ -204,3 +206,70 @@ def test_edges_and_broadcasting():
     assert float(studentized_range_sf(1e300, 3, 30.0)) == 0.0
     with pytest.raises(ValueError, match="k >= 2"):
         studentized_range_sf(3.0, 1, 10.0)
+
+
+# The tabulated inner integral (issue #25): from 32 finite-df arguments in one call,
+# log P(R > w) is interpolated from a per-k table instead of integrated per point.
+
+
+@pytest.mark.parametrize("k", [3, 20, 200, 1000])
+def test_tabulated_inner_integral_matches_the_rule(k):
+    rng = np.random.default_rng(k)
+    w = np.concatenate([rng.uniform(0.0, 54.0, 400), rng.uniform(0.0, 1.0, 50),
+                        rng.uniform(2.0, 12.0, 150)])
+    direct = _range_sf(w, k)
+    interpolated = np.exp(_log_range_sf_interpolated(w, k))
+    live = direct >= 1e-300  # down to where P(R > w) leaves the normal doubles
+    assert live.sum() > 550
+    # measured 1.5e-12 (the rounding of log P near -700) and 2e-13 for w < 20
+    assert np.max(np.abs(interpolated[live] / direct[live] - 1)) < 1e-11
+    assert np.max(np.abs(interpolated[live & (w < 20)] / direct[live & (w < 20)] - 1)) < 1e-12
+
+
+def test_tabulated_inner_integral_edges():
+    got = _log_range_sf_interpolated(np.array([[-1.0, 0.0, 54.0, 1e300, np.nan]]), 5)
+    assert got.shape == (1, 5)
+    assert got[0, 0] == 0.0 and got[0, 1] == 0.0
+    assert got[0, 2] == -np.inf and got[0, 3] == -np.inf and np.isnan(got[0, 4])
+
+
+# (k, df, largest q): q is drawn log-uniformly from 0.3 to the largest, where the tail
+# probability is far below 1e-100.
+TAIL_GRID = [(3, 5.0, 1e40), (20, 37.4, 1e6), (200, 570.0, 60.0), (1000, 5.0, 1e40),
+             (3, 570.0, 60.0), (200, 37.4, 1e6), (1000, 570.0, 60.0), (20, 2.0, 1e60)]
+
+
+@pytest.mark.parametrize(("k", "df", "q_max"), TAIL_GRID)
+def test_many_values_agree_with_the_direct_path_far_into_the_tail(k, df, q_max):
+    rng = np.random.default_rng(int(k * df) % 1000)
+    q = np.exp(rng.uniform(np.log(0.3), np.log(q_max), 48))
+    dfs = np.full(q.shape, df)
+    got = studentized_range_sf(q, k, dfs)  # 48 >= 32 values: the table
+    want = _studentized_sf_finite(q, k, dfs)  # the direct double integral
+    live = want >= 1e-300
+    assert np.sum(live & (want < 1e-10)) >= 10 and np.min(want[live]) < 1e-100
+    assert np.array_equal(got == 0, want == 0)
+    # measured 3e-13 over 1,000 q per (k, df)
+    assert np.max(np.abs(got[live] / want[live] - 1)) < 1e-9
+
+
+def test_path_switch_keeps_shape_dtype_and_values():
+    q = np.linspace(0.5, 30.0, 32)
+    # nearly equal Satterthwaite df, as a balanced design gives: one table serves all
+    dfs = 37.4 + np.linspace(0.0, 1e-7, 32)
+    few = studentized_range_sf(q[:31], 20, dfs[:31])
+    assert np.array_equal(few, _studentized_sf_finite(q[:31], 20, dfs[:31]))  # direct
+    many = studentized_range_sf(q.reshape(4, 8), 20, dfs.reshape(4, 8))
+    assert many.shape == (4, 8) and many.dtype == np.float64
+    assert np.max(np.abs(many.ravel()[:31] / few - 1)) < 1e-12
+    # k = 2 through the table is still twice the t tail
+    q2 = np.geomspace(0.01, 1e5, 40)
+    two = _studentized_sf_finite(q2, 2, np.full(40, 10.0), tabulated=True)
+    assert np.max(np.abs(two / (2 * stats.t.sf(q2 / np.sqrt(2), 10.0)) - 1)) < 1e-11
+
+
+@pytest.mark.parametrize(("q", "k", "df", "want"), [c for c in MPMATH if c[2] < INF])
+def test_tabulated_agrees_with_mpmath(q, k, df, want):
+    got = studentized_range_sf(np.full(32, q), k, df)
+    assert np.all(got == got[0])
+    assert float(got[0]) == pytest.approx(want, rel=1e-9, abs=0)

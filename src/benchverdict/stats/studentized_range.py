@@ -12,6 +12,26 @@ chosen per argument from rigorous bounds, a few hundred times faster, and
 keep relative accuracy far into the upper tail (Tukey p-values of 1e-10
 and below are reported).
 
+Many arguments at once (Tukey's HSD over all pairs of 200 algorithms is
+19,900 values at one ``(k, df)``) share the inner integral:
+:math:`P(Q > q) = \int P(R > q s) f_S(s) ds`, and :math:`P(R > w)`
+depends on neither ``q`` nor ``df``. From 32 finite-``df`` arguments in
+one call, ``log P(R > w)`` is computed once per ``k`` (and cached) at the
+Chebyshev points of panels of width 0.5 over ``[0, 54]``, by the same
+rule as the direct path but summed in logs, and interpolated by a
+polynomial of degree 16 on each panel; each argument's outer rule (the same
+points as the direct path) then weighs interpolated values. The outer
+integrand and its weights are positive, so the relative error of the
+result is at most the largest relative error of the interpolated
+:math:`P(R > w)`. Measured against the inner integral at 6,400 random
+``w`` from 0 to 54 (down to 1e-300) for each of ``k`` = 3, 20, 200, 1000,
+5000 and 20000: at most 1.5e-12 relative (the rounding of ``log P`` near
+-700), and at most 2e-13 (6e-13 for ``k = 20000``) for ``w < 20``; the
+whole tail probability at 1,000 random ``q`` for each of ``k`` = 3, 20,
+200, 1000 and ``df`` = 5, 37.4, 570 (values from 1 down to 1e-288): at
+most 3e-13 relative to the direct path. 19,900 values at ``k = 200``,
+``df = 570`` take 0.5 s instead of 25 s.
+
 The quantiles are cached, since a report asks for the same
 ``(probability, k, df)`` for every pair of algorithms. Satterthwaite
 degrees of freedom of a balanced design agree to many digits but not
@@ -42,6 +62,14 @@ _OUTER_DROP = 40.0
 _SCAN = 256
 #: Arguments per block of the vectorised double integral (bounds the memory: ~4 MB a block).
 _BLOCK = 128
+#: Beyond this range even Bonferroni's bound on ``P(R > w)`` is below 1e-300: it underflows.
+_W_MAX = 54.0
+#: The table of ``log P(R > w)``: panels of this width in ``w`` over ``[0, _W_MAX]``, ...
+_PANEL = 0.5
+#: ... each interpolated at this many Chebyshev points (a polynomial of degree one less).
+_PANEL_POINTS = 17
+#: From this many finite-``df`` arguments in one call, ``P(R > w)`` comes from the table.
+_TABLE_MIN = 32
 
 
 def _nodes(k: int) -> int:
@@ -81,6 +109,25 @@ def _log_range_sf_bound(w: np.ndarray, k: int) -> np.ndarray:
     return np.minimum(0.0, math.log(k * (k - 1.0)) + special.log_ndtr(-w / math.sqrt(2)))
 
 
+def _inner_rule(w: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre points ``z`` (one row per ``w``) and half-widths of ``P(R > w)``'s rule.
+
+    ``w`` is 1-d with ``0 < w < 54``; see :func:`_range_sf` for the bounds that
+    place the range.
+    """
+    x = _legendre(_nodes(k))[0]
+    target = _LOG_NEGLIGIBLE + math.log(2.0) + special.log_ndtr(-w / math.sqrt(2))
+    z_hi = np.sqrt(2 * np.maximum(math.log(k) - _LOG_SQRT_2PI - target, 1.0))
+    z_lo_max = special.ndtri_exp(np.minimum(target / k, -1e-300))
+    lower = target - math.log(k * (k - 1.0))
+    c1 = w / 2 - np.sqrt(np.maximum(-lower - w**2 / 4 - math.log(4.0), 0.0))
+    c2 = w - np.sqrt(np.maximum(-2 * (lower + math.log(2.0)), 0.0))
+    z_lo_pair = np.maximum(np.where(c1 <= 0, c1, -np.inf), np.where(c2 <= w, c2, -np.inf))
+    z_lo = np.minimum(np.maximum(z_lo_max, z_lo_pair), z_hi - 1.0)
+    half = (z_hi - z_lo) / 2
+    return ((z_hi + z_lo) / 2)[:, None] + half[:, None] * x, half
+
+
 def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
     r"""``P(R > w)`` for the range ``R`` of ``k`` standard normals (``w`` >= 0, any shape).
 
@@ -103,28 +150,85 @@ def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
     out[w <= 0] = 1.0
     out[np.isnan(w)] = np.nan
     # Beyond w = 54 even Bonferroni's bound is below 1e-300: the probability underflows.
-    live = (w > 0) & (w < 54.0)
+    live = (w > 0) & (w < _W_MAX)
     if not live.any():
         return out.reshape(shape)
     wl = w[live]
-    x, weights = _legendre(_nodes(k))
-    target = _LOG_NEGLIGIBLE + math.log(2.0) + special.log_ndtr(-wl / math.sqrt(2))
-    z_hi = np.sqrt(2 * np.maximum(math.log(k) - _LOG_SQRT_2PI - target, 1.0))
-    z_lo_max = special.ndtri_exp(np.minimum(target / k, -1e-300))
-    lower = target - math.log(k * (k - 1.0))
-    c1 = wl / 2 - np.sqrt(np.maximum(-lower - wl**2 / 4 - math.log(4.0), 0.0))
-    c2 = wl - np.sqrt(np.maximum(-2 * (lower + math.log(2.0)), 0.0))
-    z_lo_pair = np.maximum(np.where(c1 <= 0, c1, -np.inf), np.where(c2 <= wl, c2, -np.inf))
-    z_lo = np.minimum(np.maximum(z_lo_max, z_lo_pair), z_hi - 1.0)
-    half = (z_hi - z_lo) / 2
-    z = ((z_hi + z_lo) / 2)[:, None] + half[:, None] * x
+    z, half = _inner_rule(wl, k)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a = special.ndtr(z)
         not_all_close = -np.expm1((k - 1) * np.log1p(-special.ndtr(z - wl[:, None]) / a))
         density = np.exp((k - 1) * np.log(a) - 0.5 * z * z - _LOG_SQRT_2PI)
         values = np.where(a > 0, density * not_all_close, 0.0)
+    weights = _legendre(_nodes(k))[1]
     out[live] = np.minimum(k * half * (values @ weights), 1.0)
     return out.reshape(shape)
+
+
+def _log_range_sf(w: np.ndarray, k: int) -> np.ndarray:
+    """``log P(R > w)`` for 1-d ``0 < w < 54``: :func:`_range_sf`'s rule summed in logs.
+
+    The same points and weights as :func:`_range_sf`, but each term is kept as
+    its logarithm and the sum is scaled by its largest term, so nothing
+    underflows where ``P(R > w)`` is near or below the smallest double.
+    """
+    z, half = _inner_rule(w, k)
+    weights = _legendre(_nodes(k))[1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_a = special.log_ndtr(z)
+        log_b = special.log_ndtr(z - w[:, None]) - log_a  # b = Phi(z - w) / Phi(z)
+        # 1 - (1 - b)^(k-1), which is (k - 1) b to double precision once b < e^-600
+        tiny = log_b < -600.0
+        log_not_all_close = np.where(
+            tiny, math.log(k - 1.0) + log_b,
+            np.log(-np.expm1((k - 1) * np.log1p(-np.exp(np.where(tiny, -600.0, log_b))))))
+        terms = (k - 1) * log_a - 0.5 * z * z - _LOG_SQRT_2PI + log_not_all_close
+        top = terms.max(axis=1)
+        total = np.exp(terms - top[:, None]) @ weights
+    return np.minimum(np.log(k * half * total) + top, 0.0)
+
+
+@functools.lru_cache(maxsize=16)
+def _log_range_sf_table(k: int) -> np.ndarray:
+    """Chebyshev coefficients of ``log P(R > w)`` on each panel of ``[0, 54]`` (panels x points).
+
+    Panel ``j`` covers ``[j h, (j + 1) h]`` with ``h = _PANEL``; its row holds
+    the coefficients of the polynomial through ``log P(R > w)`` at the panel's
+    ``_PANEL_POINTS`` Chebyshev points (of the first kind), in the variable
+    ``x = 2 (w - j h) / h - 1`` in ``[-1, 1]``. Computed once per ``k``:
+    ``_PANEL_POINTS * 54 / h`` = 1836 inner integrals.
+    """
+    panels = math.ceil(_W_MAX / _PANEL)
+    j = np.arange(_PANEL_POINTS)
+    angles = np.pi * (j + 0.5) / _PANEL_POINTS
+    w = np.arange(panels)[:, None] * _PANEL + _PANEL / 2 * (np.cos(angles) + 1)
+    values = _log_range_sf(w.ravel(), k).reshape(panels, _PANEL_POINTS)
+    coefficients = values @ np.cos(np.outer(j, angles)).T * (2.0 / _PANEL_POINTS)
+    coefficients[:, 0] /= 2
+    coefficients.flags.writeable = False
+    return coefficients
+
+
+def _log_range_sf_interpolated(w: np.ndarray, k: int) -> np.ndarray:
+    """``log P(R > w)`` from :func:`_log_range_sf_table` (any shape; 0 for ``w <= 0``).
+
+    ``-inf`` for ``w >= 54`` (where :func:`_range_sf` gives 0), NaN for NaN.
+    """
+    coefficients = _log_range_sf_table(k)
+    w = np.asarray(w, dtype=float)
+    inside = np.clip(np.nan_to_num(w), 0.0, _W_MAX)
+    panel = np.minimum((inside / _PANEL).astype(np.intp), coefficients.shape[0] - 1)
+    x = 2.0 * (inside - panel * _PANEL) / _PANEL - 1.0
+    c = coefficients[panel]
+    # Clenshaw's recurrence for sum_i c_i T_i(x)
+    b1, b2 = np.zeros_like(x), np.zeros_like(x)
+    for i in range(_PANEL_POINTS - 1, 0, -1):
+        b1, b2 = c[..., i] + 2.0 * x * b1 - b2, b1
+    out = np.minimum(c[..., 0] + x * b1 - b2, 0.0)
+    out[w <= 0] = 0.0
+    out[w >= _W_MAX] = -np.inf
+    out[np.isnan(w)] = np.nan
+    return out
 
 
 def _g_inverse(c: np.ndarray, branch: int) -> np.ndarray:
@@ -141,7 +245,8 @@ def _g_inverse(c: np.ndarray, branch: int) -> np.ndarray:
     return np.where(b < 700, exact, u)
 
 
-def _studentized_sf_finite(q: np.ndarray, k: int, df: np.ndarray) -> np.ndarray:
+def _studentized_sf_finite(q: np.ndarray, k: int, df: np.ndarray, *,
+                           tabulated: bool = False) -> np.ndarray:
     r"""``P(Q > q)`` for finite ``df`` (1-d arrays, ``q > 0``): the outer integral.
 
     With :math:`s = e^u` the scale :math:`\sqrt{\chi^2_{df}/df}` and
@@ -154,7 +259,10 @@ def _studentized_sf_finite(q: np.ndarray, k: int, df: np.ndarray) -> np.ndarray:
     larger): a point is kept when the bound is within :math:`e^{40} k(k-1)/2`
     of its maximum. The integral is then taken in :math:`t = \sqrt s` (a
     smooth :math:`t^{2 df - 1}` near 0, where the heavy tail of small ``df``
-    lives) by one Gauss–Legendre rule per argument.
+    lives) by one Gauss–Legendre rule per argument. With ``tabulated``,
+    :math:`P(R > qs)` at its points is interpolated from
+    :func:`_log_range_sf_table` instead of integrated (see the module
+    docstring for the accuracy); the points are the same.
     """
     x = df / 2
     slack = math.log(k * (k - 1) / 2.0)
@@ -181,7 +289,11 @@ def _studentized_sf_finite(q: np.ndarray, k: int, df: np.ndarray) -> np.ndarray:
     log_const = math.log(2.0) + 0.5 * np.log(x) - _LOG_SQRT_2PI - _stirling_error(x)
     log_density = log_const[:, None] - x[:, None] * (np.expm1(2 * u) - 2 * u)
     # ds = 2 t dt, and the density above is already multiplied by s = t^2.
-    integrand = np.exp(log_density) * _range_sf(q[:, None] * t * t, k) * (2.0 / t)
+    if tabulated:
+        log_range = _log_range_sf_interpolated(q[:, None] * t * t, k)
+        integrand = np.exp(log_density + log_range) * (2.0 / t)
+    else:
+        integrand = np.exp(log_density) * _range_sf(q[:, None] * t * t, k) * (2.0 / t)
     return half * (integrand @ weights)
 
 
@@ -200,7 +312,10 @@ def studentized_range_sf(q: ArrayLike, k: int, df: ArrayLike) -> np.ndarray:
     integrals use fixed Gauss–Legendre rules (64 points each up to
     ``k = 100``, more beyond) on ranges chosen per argument from rigorous
     bounds on what is left out; the tail is computed directly, not as
-    ``1 - cdf``. For ``k = 2`` the closed form :math:`2 P(t_{df} > q/\sqrt2)`
+    ``1 - cdf``. From 32 finite-``df`` arguments in one call, the inner
+    integral :math:`P(R > w)` is interpolated from a table computed once per
+    ``k`` (within 3e-13 relative of the direct rule, measured; see the module
+    docstring). For ``k = 2`` the closed form :math:`2 P(t_{df} > q/\sqrt2)`
     is used instead.
 
     Accuracy, measured against R's ``ptukey``, scipy, the closed form for
@@ -263,9 +378,10 @@ def studentized_range_sf(q: ArrayLike, k: int, df: ArrayLike) -> np.ndarray:
     normal = todo & (df_flat == np.inf)
     out[normal] = _range_sf(q_flat[normal], k)
     finite = np.flatnonzero(todo & (df_flat < np.inf))
+    tabulated = finite.size >= _TABLE_MIN
     for start in range(0, finite.size, _BLOCK):
         idx = finite[start:start + _BLOCK]
-        out[idx] = _studentized_sf_finite(q_flat[idx], k, df_flat[idx])
+        out[idx] = _studentized_sf_finite(q_flat[idx], k, df_flat[idx], tabulated=tabulated)
     return np.clip(out, 0.0, 1.0).reshape(shape)
 
 
