@@ -279,6 +279,7 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float, *, blocks: bool
         needed = np.minimum(_kernel_lengths(lam_chunk), n + 1)
         length = int(min(needed.max(), _SHORT_KERNEL))
         kernels, useful = _kernels(lam_chunk, length)
+        kernels_rev = None  # made when a block first needs it
         is_long = needed > length
         long_rows = set(np.flatnonzero(is_long).tolist())
         useful = useful.tolist()
@@ -291,7 +292,9 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float, *, blocks: bool
             if (blocks and b1 - b0 == _BLOCK and top - lo >= _MIN_WIDTH
                     and not is_long[b0:b1].any()):
                 n_down = int(downs_before[start + b1] - downs_before[start + b0])
-                walls = _block(buf, (floor, hi, lo, top), kernels[b0:b1], useful[b0:b1],
+                if kernels_rev is None:
+                    kernels_rev = np.ascontiguousarray(kernels[:, ::-1])
+                walls = _block(buf, (floor, hi, lo, top), kernels_rev[b0:b1], useful[b0:b1],
                                positive[b0:b1], kinds_chunk[b0:b1], lam_chunk[b0:b1], n_down)
             if walls is not None:
                 floor, hi, lo, top = walls
@@ -346,7 +349,7 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float, *, blocks: bool
     return buf[lo:top + 1].copy(), lo, log_scale
 
 
-def _block(buf: np.ndarray, walls: tuple[int, int, int, int], kernels: np.ndarray,
+def _block(buf: np.ndarray, walls: tuple[int, int, int, int], kernels_rev: np.ndarray,
            useful: list[int], positive: list[bool], kinds: list[int], lam: np.ndarray,
            n_down: int) -> tuple[int, int, int, int] | None:
     """Advance ``buf`` through one block of corners, exactly, in place.
@@ -357,9 +360,10 @@ def _block(buf: np.ndarray, walls: tuple[int, int, int, int], kernels: np.ndarra
         The state, indexed by count (see :func:`_forward`).
     walls : (floor, hi, lo, top)
         The corridor's walls and the counts carried, before the block.
-    kernels, useful, positive, lam
-        Each advance's Poisson kernel, its useful length, whether its rate is
-        positive, and the rates.
+    kernels_rev, useful, positive, lam
+        Each advance's Poisson kernel (reversed: row ``j`` ends with its
+        first term), its useful length, whether its rate is positive, and the
+        rates.
     kinds : list of int
         The event after each advance (0 up, 1 down); one short at the very end.
     n_down : int
@@ -411,28 +415,34 @@ def _block(buf: np.ndarray, walls: tuple[int, int, int, int], kernels: np.ndarra
     z_lo = 0
     z_top = max(base + top - c0, base - 1)
     z_hi = base + h - c0
-    convolve = np.convolve
+    # The corner steps, as in _forward but on z. The kernels come reversed, so
+    # that each convolution is np.correlate's (the same sums; np.convolve
+    # reverses the kernel on every call). z always spans more than a kernel,
+    # and the counts below the floor are dead and never read again.
+    correlate = np.correlate
+    n_kinds = len(kinds)
+    width = kernels_rev.shape[1]
     for jj in range(len(positive)):
         if positive[jj]:
             m = useful[jj]
-            new_top = min(z_hi, z_top + m - 1)
-            m = min(m, new_top - z_lo + 1)
-            z[z_lo:new_top + 1] = convolve(z[z_lo:z_top + 1], kernels[jj, :m])[
-                : new_top - z_lo + 1]
+            new_top = z_top + m - 1
+            if new_top > z_hi:
+                new_top = z_hi
+            z[z_lo:new_top + 1] = correlate(
+                z[z_lo:z_top + 1], kernels_rev[jj, width - m:], "full")[:new_top + 1 - z_lo]
             z_top = new_top
             # The lower piece's mass past f - 1 + r (a jump longer than r) is dropped.
             z[low_len:base] = 0.0
-        if jj < len(kinds):
-            if kinds[jj] == 0:
-                z_hi += 1
-            else:
+        if jj < n_kinds:
+            if kinds[jj]:
                 floor += 1
                 if floor - a0 > z_lo:
-                    z[z_lo:floor - a0] = 0.0
                     z_lo = floor - a0
+            else:
+                z_hi += 1
     # The bulk: counts f..top to targets f..h.
     bulk_top = min(h, top + r)
-    bulk = convolve(buf[f:top + 1], big[:bulk_top - f + 1])[: bulk_top - f + 1]
+    bulk = np.convolve(buf[f:top + 1], big[:bulk_top - f + 1])[: bulk_top - f + 1]
     new_top = max(bulk_top, c0 + z_top - base, f + r - 1)
     buf[lo:f] = 0.0
     out = buf[f:new_top + 1]
