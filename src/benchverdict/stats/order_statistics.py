@@ -164,7 +164,10 @@ def order_statistics_band_probability(lower, upper) -> float:
     See the module docstring for the method (Poisson-process convolution
     restricted to the corridor of feasible counts). Time is
     :math:`O(\\sum_t w_t \\cdot m_t)` for corridor widths :math:`w_t` and
-    kernel lengths :math:`m_t`; memory is :math:`O(n)`.
+    kernel lengths :math:`m_t`, with :math:`w_t` cut to about 300 where the
+    corridor is wider (blocks of corners; the bulk then costs about
+    :math:`2 w_t` per corner); memory is :math:`O(n)`. For the LD band at
+    ``n = 10**6`` one evaluation takes about 7 s.
 
     Examples
     --------
