@@ -301,6 +301,11 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float, *, blocks: bool
                                positive[b0:b1], kinds_chunk[b0:b1], lam_chunk[b0:b1], n_down)
             if walls is not None:
                 floor, hi, lo, top = walls
+                tidied = _tidy(buf, lo, top)
+                if tidied is None:
+                    return None
+                lo, top, log_peak = tidied
+                log_scale += log_peak
             else:
                 for jj in range(b0, b1):
                     if positive[jj]:
@@ -328,28 +333,44 @@ def _forward(lower: np.ndarray, upper: np.ndarray, t_end: float, *, blocks: bool
                                 lo = floor
                             if lo > top:
                                 return None
-            seg = buf[lo:top + 1]
-            peak = seg.max()
-            if peak == 0.0:
-                return None
-            if peak < 1e-150:
-                seg /= peak
-                log_scale += math.log(peak)
-                peak = 1.0
-            # Counts far from the bulk carry negligible mass (< 1e-22 of the
-            # peak each); dropping them keeps the work proportional to the
-            # bulk's width when a corridor has no wall on one side (see the
-            # module docstring). Dropping mass can only lower the result.
-            keep = seg >= _TRIM * peak
-            first = int(np.argmax(keep))
-            last = seg.size - 1 - int(np.argmax(keep[::-1]))
-            if last < seg.size - 1:
-                seg[last + 1:] = 0.0
-                top = lo + last
-            if first > 0:
-                seg[:first] = 0.0
-                lo += first
+                    if (jj & 63) == 0:  # every 64 steps, at the same steps as before blocks
+                        tidied = _tidy(buf, lo, top)
+                        if tidied is None:
+                            return None
+                        lo, top, log_peak = tidied
+                        log_scale += log_peak
     return buf[lo:top + 1].copy(), lo, log_scale
+
+
+def _tidy(buf: np.ndarray, lo: int, top: int) -> tuple[int, int, float] | None:
+    """Rescale ``buf[lo:top + 1]`` if it got small and drop negligible counts, in place.
+
+    Returns the new ``(lo, top)`` and the log of the factor divided out, or
+    ``None`` if nothing is left.
+    """
+    seg = buf[lo:top + 1]
+    peak = seg.max()
+    if peak == 0.0:
+        return None
+    log_peak = 0.0
+    if peak < 1e-150:
+        seg /= peak
+        log_peak = math.log(peak)
+        peak = 1.0
+    # Counts far from the bulk carry negligible mass (< 1e-22 of the
+    # peak each); dropping them keeps the work proportional to the
+    # bulk's width when a corridor has no wall on one side (see the
+    # module docstring). Dropping mass can only lower the result.
+    keep = seg >= _TRIM * peak
+    first = int(np.argmax(keep))
+    last = seg.size - 1 - int(np.argmax(keep[::-1]))
+    if last < seg.size - 1:
+        seg[last + 1:] = 0.0
+        top = lo + last
+    if first > 0:
+        seg[:first] = 0.0
+        lo += first
+    return lo, top, log_peak
 
 
 def _block(buf: np.ndarray, walls: tuple[int, int, int, int], kernels_rev: np.ndarray,
