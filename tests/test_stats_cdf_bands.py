@@ -115,6 +115,55 @@ def test_large_n_is_finite_and_stable():
     assert p == pytest.approx(0.9, abs=2e-6)
 
 
+def _corridors(n, alpha):
+    """LD, level-restricted, asymmetric and one-sided corridors of size n."""
+    from benchverdict.stats.cdf_bands import restrict_to_levels
+
+    lower, upper = order_statistic_intervals(n, alpha, "highest_density")
+    yield "ld", lower, upper
+    yield "levels", *restrict_to_levels(lower, upper, (0.5, 0.9))
+    yield "asymmetric", lower, np.minimum(upper * 1.0005, 1.0)
+    yield "one-sided", np.zeros(n), upper
+
+
+@pytest.mark.parametrize("n,alpha,min_width", [(3_000, 1e-8, 0), (20_000, 2e-3, None)])
+def test_blocks_equal_the_corner_by_corner_reference(n, alpha, min_width, monkeypatch):
+    # Issue 25: wide corridors advance a block of corners at a time (exact up to the
+    # same 1e-30 kernel tails); the old corner-by-corner loop is the reference.
+    # min_width=0 tries blocks wherever the corridor is wide enough at all (a small
+    # alpha makes it so at n = 3,000).
+    from benchverdict.stats import order_statistics as os_
+
+    if min_width is not None:
+        monkeypatch.setattr(os_, "_MIN_WIDTH", min_width)
+    used = []
+    block = os_._block
+
+    def counting_block(*args):
+        out = block(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(os_, "_block", counting_block)
+    for name, lower, upper in _corridors(n, alpha):
+        used.clear()
+        fast = os_._band_probability(lower, upper, blocks=True)
+        assert any(used), name  # the blocks really ran
+        slow = os_._band_probability(lower, upper, blocks=False)
+        assert fast == pytest.approx(slow, rel=1e-10, abs=1e-300), name
+
+
+def test_ld_critical_value_at_large_n_against_the_reference():
+    # The critical value found with the blocks has exact coverage by the reference path.
+    from benchverdict.stats import cdf_bands
+    from benchverdict.stats import order_statistics as os_
+
+    n, confidence = 20_000, 0.8
+    _, lower, upper = cdf_bands._ld_solve(n, confidence, "highest_density")
+    p = os_._band_probability(lower, upper, blocks=False)
+    assert p == pytest.approx(confidence, abs=1e-9)
+
+
 # ------------------------------------------------------------ critical values
 @pytest.mark.parametrize("n", [2, 10, 48, 200])
 @pytest.mark.parametrize("confidence", [0.5, 0.8, 0.95])
