@@ -101,6 +101,13 @@ class Options:
         ``0.01`` in score units, ``"0.2sd"`` in SDs of a benchmark. ``None``
         (default): no pair is declared equivalent, and the report says no
         margin was given (there is no universal one).
+    per_benchmark : bool
+        Whether the LMEM also makes per-benchmark verdicts (runs as the
+        replicates on one benchmark; default). A leaderboard ranks across
+        benchmarks only and skips them: with 100 algorithms on 100 benchmarks
+        they are 495,000 verdicts about scopes it never shows. Relations
+        across benchmarks do not change (each scope type is its own Holm
+        family).
     """
 
     confidence: float = 0.8
@@ -113,6 +120,7 @@ class Options:
     draws: str = "auto"
     figures: bool = True
     margin: Margin | None = None
+    per_benchmark: bool = True
 
     def __post_init__(self) -> None:
         if self.margin is not None:

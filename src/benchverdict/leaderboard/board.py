@@ -1233,7 +1233,10 @@ def build_leaderboard(
         data = _results_of(inside, results)
         comparison = compare(data, analyses=list(analyses), alpha=level, progress=progress,
                              sanity_checks=sanity_checks, budget=design.final_budget,
-                             figures=False, margin=margin)
+                             figures=False, margin=margin,
+                             # The board ranks across benchmarks; with one benchmark that
+                             # scope is the benchmark itself.
+                             per_benchmark=len(compared_design.benchmarks) == 1)
         for run in comparison.errors:
             notes.append(f"analysis {run.name} {run.status}: {run.reason}")
         rec = comparison.reconciliation

@@ -272,9 +272,14 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
     # Per benchmark (also with one benchmark): the runs are the replicates.
-    found = run.attempt("per-benchmark contrasts (runs as replicates)",
-                        per_benchmark_verdicts, results, alpha=options.alpha,
-                        budget=options.budget)
+    found = None
+    if options.per_benchmark:
+        found = run.attempt("per-benchmark contrasts (runs as replicates)",
+                            per_benchmark_verdicts, results, alpha=options.alpha,
+                            budget=options.budget)
+    else:
+        run.notes.append("Per-benchmark contrasts were not made (per_benchmark=False): "
+                         "only claims across benchmarks were asked for.")
     if found is not None:
         # The study's left-out rows and runs are counted on these too (as on the overall fit).
         left = counts(exclusions_of(data))

@@ -702,6 +702,7 @@ def compare(
     estimand: str = "benchmarks",
     draws: str = "auto",
     margin: Margin | float | str | None = None,
+    per_benchmark: bool = True,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -752,6 +753,10 @@ def compare(
         separates and whose difference is shown to be within the margin is
         *equivalent* (two one-sided tests in the same Holm family as the
         votes). No default: what difference is negligible is the user's call.
+    per_benchmark : bool
+        Also make the LMEM's per-benchmark verdicts (default). ``False``
+        leaves the per-benchmark scopes to the other families (a leaderboard,
+        which ranks across benchmarks only); see :class:`Options`.
 
     Returns
     -------
@@ -785,7 +790,8 @@ def compare(
 
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
                       cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
-                      estimand=estimand, draws=draws, figures=bool(figures), margin=margin)
+                      estimand=estimand, draws=draws, figures=bool(figures), margin=margin,
+                      per_benchmark=bool(per_benchmark))
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     known = family_names()
     unknown = [a for a in requested if a not in known]
