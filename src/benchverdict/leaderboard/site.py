@@ -471,15 +471,14 @@ def _index_page(board: Any, ranks: pd.DataFrame, groups: list[dict[str, Any]]) -
             f" <small>{_esc(g['name'])}={_esc(g['values'][k])}</small>" for g in groups
             if g["values"][k] is not None) + "</label>"
         for k, b in enumerate(benchmarks))
-    how = ("by metafeature (the metafeatures the submissions carried; a numeric one with many "
-           "values is split at its median) or" if groups else
-           "(the submissions carried no metafeatures, so")
+    how = ("" if groups else
+           " (the submissions carried no metafeatures to filter by)")
     filters = (
         f"<section class=\"bv-filters\"><label>Entry name contains "
         f"<input type=\"search\" id=\"bv-name\" autocomplete=\"off\"></label> {selects}"
         f"<button type=\"button\" id=\"bv-reset\">Reset filters</button>"
-        f"<details><summary>Benchmarks ({len(benchmarks)}): filter {how} one by one"
-        f"{')' if not groups else ''}</summary><div class=\"bv-benches\">{boxes}</div>"
+        f"<details><summary>Benchmarks ({len(benchmarks)}): choose them one by one{how}"
+        f"</summary><div class=\"bv-benches\">{boxes}</div>"
         f"</details></section>"
         f"<p id=\"bv-banner\" class=\"bv-banner\" role=\"status\" hidden></p>")
     d = board.design
@@ -497,6 +496,9 @@ def _index_page(board: Any, ranks: pd.DataFrame, groups: list[dict[str, Any]]) -
         f"results, relations and history.</p>"
         + "".join(f"<p class=\"note\">{_esc(t)}</p>" for t in board._policy_texts())
         + filters
+        + (f"<p class=\"note\">Metafeature filters: a numeric metafeature with more than "
+           f"{MAX_LEVELS} values is split at its median; the others list their values "
+           f"(benchmarks per value in brackets).</p>" if groups else "")
         + f"<table class=\"bv-sortable\" id=\"bv-board\"><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         f"<p class=\"note\">{_esc(board._guarantee_text())}</p>"
