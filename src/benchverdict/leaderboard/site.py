@@ -565,19 +565,23 @@ def _entry_pages(board: Any, scores: pd.DataFrame, ranks: pd.DataFrame,
             f"benchmarks all entries scored (seeds averaged first), with a "
             f"{DIFFERENCE_CONFIDENCE:.0%} t interval over benchmarks; descriptive and marginal "
             f"(not adjusted for the {k * (k - 1) // 2} pairs), computed for this page.")
+    # What every entry's page shares, computed once (a board of 100 entries has 100 pages).
+    first_cells = [f"<tr><td>{_esc(b)}</td>" + "".join(
+        f"<td>{_esc(g['values'][j] or '-')}</td>" for g in groups)
+        for j, b in enumerate(scores.index)]
+    score_values = scores.to_numpy(dtype=float)
+    rank_values = ranks.reindex(index=scores.index).to_numpy(dtype=float)
+    seed_counts = {key: int(n) for key, n in seeds.items()}
     pages = {}
     for i, r in enumerate(board.entries.itertuples()):
         name = str(r.algorithm)
         result_rows = []
-        for b in scores.index:
-            rank = ranks.at[b, name] if b in ranks.index else float("nan")
+        for j, b in enumerate(scores.index):
+            rank, score, n_seeds = rank_values[j, i], score_values[j, i], seed_counts.get(
+                (name, b), 0)
             result_rows.append(
-                f"<tr><td>{_esc(b)}</td>" + "".join(
-                    f"<td>{_esc(g['values'][scores.index.get_loc(b)] or '-')}</td>"
-                    for g in groups)
-                + f"<td data-v=\"{_key(scores.at[b, name])}\">{_score(scores.at[b, name])}"
-                f"</td><td data-v=\"{int(seeds.get((name, b), 0))}\">"
-                f"{int(seeds.get((name, b), 0))}</td>"
+                f"{first_cells[j]}<td data-v=\"{_key(score)}\">{_score(score)}</td>"
+                f"<td data-v=\"{n_seeds}\">{n_seeds}</td>"
                 f"<td data-v=\"{_key(rank)}\">{_fmt(rank, 1)} <small>of {k}</small></td></tr>")
         relation_rows = []
         for rel in relations[name]:

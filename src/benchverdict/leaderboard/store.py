@@ -274,8 +274,10 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
                 raise ValueError(
                     f"{what}: {source} differs from {sources[0]} ({mine!r} vs {theirs!r}). "
                     f"Fix: read every file of a submission the same way.")
+    # Metafeatures every part carries are kept (the site filters benchmarks by them).
+    shared = [m for m in first.metafeatures if all(m in p.metafeatures for p in parts)]
     columns = ["algorithm", "benchmark", "seed", "score"] + (
-        ["budget"] if first.has_budget else [])
+        ["budget"] if first.has_budget else []) + shared
     tables = []
     for part, source in zip(parts, sources, strict=True):
         table = part.table[columns].reset_index(drop=True)
@@ -284,7 +286,8 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
     combined = Results.from_frame(
         pd.concat(tables), algorithm="algorithm", benchmark="benchmark", seed="seed",
         score="score", objective=first.objective,
-        budget="budget" if first.has_budget else None, kind=first.kind, min_algorithms=1)
+        budget="budget" if first.has_budget else None, kind=first.kind, min_algorithms=1,
+        metafeatures=shared)
     excluded = [p.exclusions.assign(row=[f"{s}:{r}" for r in p.exclusions["row"]])
                 for p, s in zip(parts, sources, strict=True) if len(p.exclusions)]
     if not excluded:
@@ -659,13 +662,17 @@ def _remove_tree(path: Path) -> None:
         shutil.rmtree(path)  # removes links inside, never follows them
 
 
-def _replace_site(directory: Path, files: dict[str, bytes]) -> None:
+def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> None:
     """Replace the current ``site/`` whole by ``files`` (path in the site -> bytes).
 
-    The new site is written (and fsynced) into a temporary folder, the old
-    one is renamed aside, the new one into place, and the old one removed. A
-    crash leaves the old site, none (the next writer copies the published
-    version's, :func:`_refresh_site`) or the new one; never a mix.
+    The new site is made in a temporary folder, the old one is renamed
+    aside, the new one into place, and the old one removed. A crash leaves
+    the old site, none (the next writer copies the published version's,
+    :func:`_refresh_site`) or the new one; never a mix. Its files are hard
+    links to the same files of the published version in ``source`` (never
+    changed once published): no second copy on disk and no data to write for
+    a board of many entries; where the file system has no hard links they
+    are written (and fsynced).
     """
     tmp = Path(tempfile.mkdtemp(dir=directory, prefix=f"{_SITE_TMP}new-", suffix=".tmp"))
     try:
@@ -676,7 +683,10 @@ def _replace_site(directory: Path, files: dict[str, bytes]) -> None:
             if path.parent not in folders:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 folders.add(path.parent)
-            _write_new(path, data)
+            try:
+                os.link(source / name, path, follow_symlinks=False)
+            except OSError:
+                _write_new(path, data)
         for folder in folders:
             fsync_directory(folder)
         current = directory / SITE
@@ -719,7 +729,7 @@ def _refresh_site(directory: Path, version: int, recorded: str | None) -> None:
             return
         files[name] = path.read_bytes()
     if not check_sums(files):
-        _replace_site(directory, files)
+        _replace_site(directory, files, source)
 
 
 def _read_history(directory: Path, manifest: dict[str, Any], version: int) -> dict[str, Any]:
@@ -850,7 +860,7 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             if not name.startswith(f"{SITE}/"):
                 replace_atomic(directory / name, data, mode=0o644)
         if site:
-            _replace_site(directory, site)
+            _replace_site(directory, site, final / SITE)
     except OSError as err:
         raise StoreError(err.filename or directory, (
             f"version {version} is published (in {str(final)!r} and manifest.json) but "
