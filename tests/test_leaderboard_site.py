@@ -18,6 +18,7 @@ import shutil
 import warnings
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,10 @@ from benchverdict import Results
 from benchverdict.leaderboard import create_leaderboard, load_leaderboard, update_leaderboard
 from benchverdict.leaderboard import store as store_module
 from benchverdict.leaderboard.site import (
+    CHANGES_KEPT,
     HISTORY,
     SUMS,
+    add_version,
     benchmark_scores,
     check_sums,
     slug,
@@ -40,7 +43,7 @@ NAMES = {"best": 2.0, EVIL: 1.0, "../../etc/passwd": 0.5, "Ünïcødé 算法 " 
 LATE = "<script>alert(2)</script>"
 BENCHMARKS = ["<b>p</b>", "../q", "r", "s", "t", "u", "v", "w"]
 #: Every tag the site writes; a name or benchmark that became markup would add one.
-TAGS = {"html", "head", "meta", "title", "link", "script", "body", "nav", "a", "h1", "h2",
+TAGS = {"html", "head", "meta", "title", "link", "script", "body", "nav", "a", "h1", "h2", "h3",
         "p", "small", "b", "section", "label", "input", "select", "option", "button",
         "details", "summary", "div", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
         "br"}
@@ -206,6 +209,22 @@ def test_entry_pages_show_results_relations_and_history(folder):
     assert board.relations["difference"].notna().all()
 
 
+def test_the_history_keeps_every_position_and_the_recent_changes():
+    board = SimpleNamespace(
+        version=0, created="", incomplete=pd.DataFrame({"algorithm": ["late"]}),
+        entries=pd.DataFrame({"algorithm": ["a"], "position": ["1"], "mean_rank": [1.0]}))
+    history = None
+    for version in range(1, CHANGES_KEPT + 6):
+        board.version = version
+        history = add_version(history, board, [SimpleNamespace(kind="moved", text=f"{version}")])
+    records = history["versions"]
+    assert [r["version"] for r in records] == list(range(1, CHANGES_KEPT + 6))
+    assert all(r["entries"] == [["a", "1", 1.0]] and r["incomplete"] == ["late"]
+               for r in records)
+    assert [r["version"] for r in records if "changes" in r] == list(range(6, CHANGES_KEPT + 6))
+    assert records[-1]["changes"] == [["moved", f"{CHANGES_KEPT + 5}"]]
+
+
 def test_a_board_without_sites_gets_its_history_and_the_top_site_is_restored(tmp_path,
                                                                            folder):
     copy = tmp_path / "old"
@@ -337,6 +356,7 @@ def test_the_site_in_a_real_browser(browser, folder):
     assert browser.title == EVIL
     browser.find_element(By.LINK_TEXT, "Changes").click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "Changes in version 2"
+    assert browser.find_element(By.XPATH, "//h2[starts-with(., 'Version 1')]").is_displayed()
     assert printed(LATE) in browser.find_element(By.TAG_NAME, "body").text
     severe = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert severe == []

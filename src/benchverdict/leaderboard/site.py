@@ -60,6 +60,8 @@ METAFEATURE_PREFIX = "metafeature:"
 #: A numeric metafeature with at most this many distinct values is filtered by value;
 #: one with more is split at its median.
 MAX_LEVELS = 6
+#: Versions whose changes the history keeps (and the changes page shows).
+CHANGES_KEPT = 20
 #: Level of the descriptive intervals of the mean score differences.
 DIFFERENCE_CONFIDENCE = 0.95
 _SLUG_CHARS = 40
@@ -95,8 +97,10 @@ def with_metafeatures(table: pd.DataFrame, results: Any) -> pd.DataFrame:
     """``table`` (rows of ``results``, in order) with the results' metafeature columns.
 
     They are stored as ``metafeature:<name>`` so that no metafeature name
-    can shadow a stored column; text values are kept as text, numbers as
-    floats. A table of results without metafeatures is returned unchanged.
+    can shadow a stored column, and as text (``None`` where missing): two
+    submissions may carry one as numbers and as labels, and one column of
+    text always stores (:func:`benchmark_groups` reads numbers back). A
+    table of results without metafeatures is returned unchanged.
 
     Examples
     --------
@@ -105,18 +109,18 @@ def with_metafeatures(table: pd.DataFrame, results: Any) -> pd.DataFrame:
     >>> t = with_metafeatures(res.table[["algorithm", "benchmark"]].reset_index(drop=True), res)
     >>> [c for c in t.columns if c.startswith(METAFEATURE_PREFIX)]
     ['metafeature:n_samples', 'metafeature:n_features', 'metafeature:n_classes']
+    >>> t["metafeature:n_classes"].iloc[0]
+    '6'
     """
     names = tuple(getattr(results, "metafeatures", ()) or ())
     if not names:
         return table
     table = table.copy()
     for name in names:
-        values = results.table[name].reset_index(drop=True)
-        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-        table[f"{METAFEATURE_PREFIX}{name}"] = (
-            values.astype(float).to_numpy() if numeric
-            else values.astype(object).where(values.notna(), None).map(
-                lambda v: None if v is None else str(v)).to_numpy())
+        values = results.table[name].reset_index(drop=True).astype(object)
+        table[f"{METAFEATURE_PREFIX}{name}"] = [
+            None if pd.isna(v) else (repr(float(v)) if isinstance(v, float) else str(v))
+            for v in values]
     return table
 
 
@@ -223,8 +227,8 @@ def benchmark_groups(table: pd.DataFrame, benchmarks: Sequence[str]
         if missing.any():
             groups.append({"label": "(none)", "benchmarks": _positions(missing)})
         out.append({"name": name, "groups": groups, "values": [
-            None if pd.isna(v) else (f"{v:g}" if isinstance(v, (int, float)) else str(v))
-            for v in values]})
+            None if pd.isna(v) else (f"{n:g}" if pd.notna(n) else str(v))
+            for v, n in zip(values, numeric, strict=True)]})
     return out
 
 
@@ -266,8 +270,14 @@ def new_history() -> dict[str, Any]:
     return {"schema": HISTORY_SCHEMA, "schema_version": 1, "versions": []}
 
 
-def add_version(history: dict[str, Any] | None, board: Any) -> dict[str, Any]:
+def add_version(history: dict[str, Any] | None, board: Any,
+                changes: Sequence[Any] = ()) -> dict[str, Any]:
     """``history`` with ``board``'s version (replacing a record of the same number).
+
+    Each record keeps every entry's position and mean rank; the last
+    :data:`CHANGES_KEPT` records also keep what moved (``changes``: kind and
+    sentence), so the changes page shows recent versions' diffs while the
+    history of a board of many versions stays small.
 
     Examples
     --------
@@ -281,8 +291,12 @@ def add_version(history: dict[str, Any] | None, board: Any) -> dict[str, Any]:
     record = {"version": int(board.version), "created": str(board.created),
               "entries": [[str(r.algorithm), str(r.position), _number(r.mean_rank)]
                           for r in board.entries.itertuples()],
-              "incomplete": [str(a) for a in board.incomplete["algorithm"]]}
+              "incomplete": [str(a) for a in board.incomplete["algorithm"]],
+              "changes": [[str(c.kind), str(c.text)] for c in changes]}
     kept = [v for v in history["versions"] if v["version"] < board.version]
+    old = len(kept) + 1 - CHANGES_KEPT
+    kept = [({k: x for k, x in v.items() if k != "changes"} if i < old else v)
+            for i, v in enumerate(kept)]
     return {**history, "versions": [*kept, record]}
 
 
@@ -302,7 +316,7 @@ def history_of(boards: Iterable[Any]) -> dict[str, Any]:
     """The history of a board's versions (oldest first), for boards stored before sites."""
     history = new_history()
     for board in boards:
-        history = add_version(history, board)
+        history = add_version(history, board)  # their changes are in each changes.md
     return history
 
 
@@ -343,7 +357,7 @@ def render_site(board: Any, table: pd.DataFrame, changes: Sequence[Any],
     slugs = {slug(a) for a in names}
     if len(slugs) < len(names):  # a 40-bit hash collision: never seen, but never silent
         raise ValueError("two entries' names share a page name (slug); rename one of them.")
-    history = add_version(history, board)
+    history = add_version(history, board, changes)
     scores, ranks = benchmark_scores(board, table)
     groups = benchmark_groups(table, list(ranks.index))
     files: dict[str, str | bytes] = {
@@ -699,22 +713,32 @@ def _families(text: Any) -> list[str]:
 def _changes_page(board: Any, changes: Sequence[Any], history: dict[str, Any]) -> str:
     order = ["entered", "completed", "incomplete", "subset", "newly settled",
              "no longer settled", "moved", "removed"]
-    parts = []
-    for kind in order:
-        these = [c for c in changes if c.kind == kind]
-        if these:
-            parts.append(f"<h2>{_esc(kind.capitalize())} ({len(these)})</h2><ul>"
-                         + "".join(f"<li>{_esc(c.text)}</li>" for c in these) + "</ul>")
+
+    def diff(moved: Sequence[tuple[str, str]], level: str) -> str:
+        parts = []
+        for kind in order:
+            these = [text for k, text in moved if k == kind]
+            if these:
+                parts.append(f"<{level}>{_esc(kind.capitalize())} ({len(these)})</{level}><ul>"
+                             + "".join(f"<li>{_esc(t)}</li>" for t in these) + "</ul>")
+        return "".join(parts) or "<p>Nothing moved.</p>"
+
+    earlier = "".join(
+        f"<h2>Version {v['version']} <small>{_esc(v.get('created', ''))}</small></h2>"
+        + diff(v["changes"], "h3")
+        for v in reversed(history["versions"])
+        if v["version"] < board.version and "changes" in v)
     versions = "".join(
         f"<tr><td data-v=\"{v['version']}\">{v['version']}</td><td>{_esc(v.get('created', ''))}"
         f"</td><td data-v=\"{len(v['entries'])}\">{len(v['entries'])}</td>"
         f"<td data-v=\"{len(v.get('incomplete', []))}\">{len(v.get('incomplete', []))}</td></tr>"
         for v in reversed(history["versions"]))
     body = (f"<h1>Changes in version {int(board.version)}</h1>"
-            + ("".join(parts) or "<p>Nothing moved.</p>")
-            + "<h2>Every version</h2><p class=\"note\">Each version's own site and changes are "
-              "kept in its folder (versions/vNNNN/site/changes.html, versions/vNNNN/changes.md);"
-              " each entry's page shows its position in every version.</p>"
+            + diff([(c.kind, c.text) for c in changes], "h2") + earlier
+            + "<h2>Every version</h2><p class=\"note\">This page shows what moved in the last "
+              f"{CHANGES_KEPT} versions; every version's changes are kept in its folder "
+              "(versions/vNNNN/changes.md, and its own site), and each entry's page shows its "
+              "position in every version.</p>"
             + f"<table class=\"bv-sortable\"><thead><tr>{_th('version')}{_th('published')}"
               f"{_th('ranked entries')}{_th('incomplete')}</tr></thead><tbody>{versions}"
               f"</tbody></table>")

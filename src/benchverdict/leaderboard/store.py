@@ -943,7 +943,7 @@ def create_leaderboard(
     >>> board = create_leaderboard(folder, _example_small(), analyses=["ranks"])
     >>> sorted(p.name for p in Path(folder).iterdir())  # doctest: +NORMALIZE_WHITESPACE
     ['.leaderboard.lock', 'changes.md', 'data.parquet', 'leaderboard.html', 'leaderboard.json',
-     'leaderboard.md', 'manifest.json', 'versions']
+     'leaderboard.md', 'manifest.json', 'site', 'versions']
     """
     directory = Path(directory)
     check_policy(incomplete)
