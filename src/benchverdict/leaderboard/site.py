@@ -12,8 +12,8 @@ into files (paths relative to the site folder)::
 
 The pages make no network request: no CDN, font or image from elsewhere; a
 Content-Security-Policy that allows only the site's own script and style
-(``'self'``) says so to the browser, and there is no inline script or event
-handler. Every name is escaped with :func:`html.escape`; file names of
+(``'self'``) says so to the browser, and there is no inline code or event
+handler (the index's numbers are a JSON data block that ``site.js`` parses). Every name is escaped with :func:`html.escape`; file names of
 entries are :func:`slug` (ASCII letters, digits and a hash of the name), so
 no name can collide with another or lead out of the folder.
 
@@ -421,12 +421,12 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 
 def _key(value: Any) -> str:
-    """A cell's numeric sort key (``data-v``); empty for a missing number."""
+    """A cell's numeric sort key (``data-v``, 7 significant digits); empty for a missing number."""
     try:
         value = float(value)
     except (TypeError, ValueError):
         return ""
-    return f"{value:.6f}" if math.isfinite(value) else ""
+    return f"{value:.7g}" if math.isfinite(value) else ""
 
 
 def _th(label: str, title: str = "") -> str:
@@ -595,7 +595,7 @@ def _entry_pages(board: Any, scores: pd.DataFrame, ranks: pd.DataFrame,
                 (name, b), 0)
             result_rows.append(
                 f"{first_cells[j]}<td data-v=\"{_key(score)}\">{_score(score)}</td>"
-                f"<td data-v=\"{n_seeds}\">{n_seeds}</td>"
+                f"<td>{n_seeds}</td>"
                 f"<td data-v=\"{_key(rank)}\">{_fmt(rank, 1)} <small>of {k}</small></td></tr>")
         relation_rows = []
         for rel in relations[name]:
