@@ -209,6 +209,40 @@ def test_entry_pages_show_results_relations_and_history(folder):
     assert board.relations["difference"].notna().all()
 
 
+def effect_cells(page: str) -> dict[str, float]:
+    """Other entry's page name -> the mean score difference its relation row shows."""
+    rows = re.findall(r'<tr><td><a href="([^"]+)">.*?<td data-v="([^"]*)">[^<]*</td></tr>', page)
+    return {href: float(value) for href, value in rows}
+
+
+def test_effects_are_the_report_s_or_a_labelled_descriptive_difference(folder):
+    board = load_leaderboard(folder)
+    table = pd.read_parquet(folder / "data.parquet")
+    name = board.entries["algorithm"].iloc[0]
+    page = f"entry/{slug(name)}.html"
+    shown = effect_cells((folder / "site" / page).read_text(encoding="utf-8"))
+    assert len(shown) == len(board.entries) - 1
+    for r in board.relations.itertuples():
+        if name in (r.a, r.b):
+            other = r.b if r.a == name else r.a
+            want = r.difference if r.a == name else -r.difference
+            assert shown[f"{slug(other)}.html"] == pytest.approx(want, rel=1e-6)
+    # A board stored before the relations kept the report's effects: a descriptive
+    # difference of seed means, averaged over benchmarks, says so and is computed right.
+    from benchverdict.leaderboard.site import render_site
+
+    old = load_leaderboard(folder)
+    for column in ("difference", "difference_lower", "difference_upper"):
+        old.relations[column] = np.nan
+    text = render_site(old, table, [])[page].decode("utf-8")
+    assert "descriptive and marginal" in text and "report's estimate" not in text
+    means = (table.groupby(["benchmark", "algorithm"])["score"].mean().unstack())
+    assert len(effect_cells(text)) == len(board.entries) - 1
+    for other, value in effect_cells(text).items():
+        b = next(a for a in board.entries["algorithm"] if f"{slug(a)}.html" == other)
+        assert value == pytest.approx((means[name] - means[b]).mean(), rel=1e-6)
+
+
 def test_the_history_keeps_every_position_and_the_recent_changes():
     board = SimpleNamespace(
         version=0, created="", incomplete=pd.DataFrame({"algorithm": ["late"]}),

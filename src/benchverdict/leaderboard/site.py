@@ -5,7 +5,7 @@ into files (paths relative to the site folder)::
 
     index.html            the ranked table: sortable, filterable by name and benchmarks
     entry/<slug>.html     one page per entry: its results, relations and history
-    changes.html          what moved in this version, and every version's date and size
+    changes.html          what moved in this version and the 19 before, every version's size
     site.css  site.js     shared by every page
     history.json          position and mean rank of every entry in every version
     SHA256SUMS            the SHA-256 of every other file (``sha256sum -c`` checks them)
@@ -13,9 +13,11 @@ into files (paths relative to the site folder)::
 The pages make no network request: no CDN, font or image from elsewhere; a
 Content-Security-Policy that allows only the site's own script and style
 (``'self'``) says so to the browser, and there is no inline code or event
-handler (the index's numbers are a JSON data block that ``site.js`` parses). Every name is escaped with :func:`html.escape`; file names of
+handler (the index's numbers are a JSON data block that ``site.js``
+parses). Every name is escaped with :func:`html.escape`; file names of
 entries are :func:`slug` (ASCII letters, digits and a hash of the name), so
-no name can collide with another or lead out of the folder.
+no name can lead out of the folder, and two names share a page only on a
+40-bit hash collision, which is refused.
 
 **What the filters mean.** Positions, mean-rank intervals and ratings come
 from every compared benchmark; they are not re-tested for a subset. When
@@ -25,12 +27,15 @@ each entry's rank on each benchmark (among all entries, seeds averaged
 first), and a banner says that nothing is re-tested. A numeric metafeature
 with more than :data:`MAX_LEVELS` distinct values is split at its median.
 
-**Effect sizes.** The board's relations keep the status (``equivalent``
-with a margin), the deciding families and the adjusted p-value, not the
-report's effect estimates. An entry page adds a descriptive column: the
-mean over benchmarks of the difference of seed-mean scores (entry minus
-other), with a 95% t interval over the benchmarks as units (marginal, not
-adjusted for the many pairs); it settles nothing.
+**Effect sizes.** An entry page shows, per relation, the status
+(``equivalent`` where the board has a margin), the deciding families, the
+adjusted p-value and the report's mean score difference with its interval
+simultaneous over all pairs (the board's ``difference*`` relation columns).
+For a board stored before it kept them, the page computes a plainly
+labelled descriptive difference instead: the mean over benchmarks of the
+difference of seed-mean scores, with a 95% t interval over the benchmarks
+as units (marginal, not adjusted for the many pairs). Neither settles
+anything; the status does.
 """
 
 from __future__ import annotations
