@@ -662,6 +662,17 @@ def _remove_tree(path: Path) -> None:
         shutil.rmtree(path)  # removes links inside, never follows them
 
 
+def _make_parents(root: Path, path: Path, made: set[Path]) -> None:
+    """Make the folders between ``root`` and ``path`` once; ``made`` collects them (to fsync)."""
+    parent = path.parent
+    if parent in made:
+        return
+    parent.mkdir(parents=True, exist_ok=True)
+    while parent != root and parent not in made:
+        made.add(parent)
+        parent = parent.parent
+
+
 def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> None:
     """Replace the current ``site/`` whole by ``files`` (path in the site -> bytes).
 
@@ -680,9 +691,7 @@ def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> Non
         folders = {tmp}
         for name, data in files.items():
             path = tmp / name
-            if path.parent not in folders:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                folders.add(path.parent)
+            _make_parents(tmp, path, folders)
             try:
                 os.link(source / name, path, follow_symlinks=False)
             except OSError:
@@ -824,14 +833,15 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
         tmp = Path(tempfile.mkdtemp(dir=versions, prefix=f"{_TMP_PREFIX}v{version:04d}-"))
         permissions_as_created(tmp, directory=True)  # mkdtemp's 0700 would be published
         try:
+            folders = {tmp}
             for name, data in files.items():
-                if "/" in name:  # site/ and site/entry/
-                    (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                _make_parents(tmp, tmp / name, folders)  # site/ and site/entry/
                 _write_new(tmp / name, data)
             # Each version keeps the manifest it was published with: the way back if the
             # current manifest.json is ever lost.
             _write_new(tmp / "manifest.json", manifest_bytes)
-            fsync_directory(tmp)
+            for folder in folders:  # the version's folder, and its site's
+                fsync_directory(folder)
             os.rename(tmp, final)
         except BaseException:
             with contextlib.suppress(OSError):
