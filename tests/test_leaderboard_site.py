@@ -275,11 +275,15 @@ def test_a_board_without_sites_gets_its_history_and_the_top_site_is_restored(tmp
     text = json.dumps(manifest, indent=2)
     (copy / "manifest.json").write_text(text)
     (copy / "versions" / "v0002" / "manifest.json").write_text(text)
+    (copy / "site").mkdir()  # someone's own files, from before sites: kept, never removed
+    (copy / "site" / "mine.txt").write_text("mine")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         update_leaderboard(copy, results(frame({"late2": 0.2}, seed=2)))
     history = json.loads((copy / "site" / HISTORY).read_text())
     assert [v["version"] for v in history["versions"]] == [1, 2, 3]
+    assert [p.read_text() for p in copy.glob("site.not-written-by-benchverdict-*/mine.txt")
+            ] == ["mine"]
     # A writer that stopped between setting the old site aside and renaming the new one in:
     # the next writer's recovery puts the published version's site back, and clears the rest.
     shutil.rmtree(copy / "site")

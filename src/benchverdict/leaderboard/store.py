@@ -33,7 +33,9 @@ SHA-256 of its other files and the manifest records that of
 ``SHA256SUMS``, so a board of 100 entries adds one digest per version, not
 100. The current copy at the top is replaced whole: written into a
 temporary folder, then renamed into place (a crash in between leaves the
-old or no ``site/``, and the next writer copies it from the version).
+old or no ``site/``, and the next writer copies it from the version). A
+``site/`` the store did not write (a board older than sites) is renamed
+``site.not-written-by-benchverdict-*``, never removed.
 
 The analyses re-run on the whole board at each update: settled relations
 have family-wise error control over *all* pairs (Holm), so a new entry
@@ -699,9 +701,13 @@ def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> Non
         for folder in folders:
             fsync_directory(folder)
         current = directory / SITE
-        old = None
+        old, ours = None, False
         if os.path.lexists(current):
-            old = directory / f"{_SITE_TMP}old-{os.urandom(4).hex()}.tmp"
+            # A site/ without our SHA256SUMS (a board older than sites, where someone kept
+            # files of their own) is kept under another name, never removed.
+            ours = not current.is_symlink() and _regular_file(current / SUMS)
+            old = directory / (f"{_SITE_TMP}old-{os.urandom(4).hex()}.tmp" if ours
+                               else f"{SITE}.not-written-by-benchverdict-{os.urandom(4).hex()}")
             os.rename(current, old)
         os.rename(tmp, current)
     except BaseException:
@@ -709,7 +715,7 @@ def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> Non
             _remove_tree(tmp)
         raise
     fsync_directory(directory)
-    if old is not None:
+    if old is not None and ours:
         _remove_tree(old)
 
 
