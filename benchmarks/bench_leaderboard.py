@@ -6,7 +6,13 @@ final scores (each algorithm a fixed offset plus a benchmark effect plus
 noise, seeded), then one submission of a 100th algorithm is added with
 :func:`benchverdict.leaderboard.update_leaderboard` (design check, rank tests
 and LMEM on all 100,000 rows, Holm over all 4,950 pairs, the diff, four
-files and a version folder written).
+files, the site (:mod:`benchverdict.leaderboard.site`: 100 entry pages) and
+a version folder written).
+
+The site's share is timed apart: :func:`~benchverdict.leaderboard.site.render_site`
+of the updated board, once with its real two-version history and once with a
+history of 100 versions (the board's entries in each), the size a board
+reaches after 100 updates; and the bytes a version's site adds.
 
 The anchor, run in the same process, is ``autorank.autorank`` on the
 benchmark x algorithm matrix of seed means: the one test a leaderboard
@@ -23,16 +29,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from benchverdict import Results
 from benchverdict.leaderboard import create_leaderboard, update_leaderboard
+from benchverdict.leaderboard.site import render_site
 
 
 def synthetic(n_algorithms: int, n_benchmarks: int, n_seeds: int, seed: int = 0
@@ -86,11 +95,25 @@ def main() -> None:
         start = time.perf_counter()
         board, changes = update_leaderboard(folder, submission)
         updated = time.perf_counter() - start
+        rows = pd.read_parquet(os.path.join(folder, "data.parquet"))
+        history = json.loads(Path(folder, "site", "history.json").read_text())
+        start = time.perf_counter()
+        site = render_site(board, rows, changes, history)
+        site_now = time.perf_counter() - start
+        long = {**history, "versions": [{**history["versions"][-1], "version": v}
+                                         for v in range(1, 100)]}
+        start = time.perf_counter()
+        site_long = render_site(board, rows, changes, long)
+        site_100 = time.perf_counter() - start
     anchor = anchor_autorank(frame)
     print(f"{'step':<28}{'seconds':>10}{'x autorank':>12}")
     print(f"{'create (99 algorithms)':<28}{created:>10.1f}{created / anchor:>12.1f}")
     print(f"{'update (+1 algorithm)':<28}{updated:>10.1f}{updated / anchor:>12.1f}"
           f"   goal < 30 s: {'met' if updated < 30 else 'MISSED'}")
+    print(f"{'  site render (2 versions)':<28}{site_now:>10.2f}{site_now / anchor:>12.2f}"
+          f"   {len(site)} files, {sum(map(len, site.values())) / 1e6:.1f} MB")
+    print(f"{'  site at version 100':<28}{site_100:>10.2f}{site_100 / anchor:>12.2f}"
+          f"   {sum(map(len, site_long.values())) / 1e6:.1f} MB")
     print(f"{'anchor: autorank':<28}{anchor:>10.1f}{1.0:>12.1f}")
     print(f"{len(board.entries)} entries, {len(changes)} change(s); "
           f"{int((board.relations['status'] == 'settled').sum())} settled relations")

@@ -301,6 +301,9 @@ def test_cli_create_and_update(tmp_path: Path, capsys):
     assert main(["leaderboard", "--update", str(folder), str(new), *roles]) == 0
     out = capsys.readouterr().out
     assert "Changes in version 2" in out and "solo enters" in out
+    # The site is written and named: its index links the new entry's page.
+    assert "site/ (open site/index.html)" in out
+    assert 'href="entry/solo-' in (folder / "site" / "index.html").read_text(encoding="utf-8")
     assert main(["leaderboard", str(base), *roles]) == 2  # neither -o nor --update
     capsys.readouterr()
     assert main(["leaderboard", str(base), *roles, "-o", str(folder)]) == 2

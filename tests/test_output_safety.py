@@ -459,5 +459,6 @@ def test_published_folders_have_the_umask_s_permissions(tmp_path):
         board = tmp_path / "board"
         create_leaderboard(board, _example_small(), analyses=["ranks"])
         assert stat.S_IMODE((board / "versions" / "v0001").stat().st_mode) == 0o755
+        assert stat.S_IMODE((board / "site").stat().st_mode) == 0o755  # its current site too
     finally:
         os.umask(old)

@@ -90,8 +90,11 @@ def register(subparsers, parents) -> None:
         description=(
             "Start a leaderboard from FILES (-o DIR), or add the submission in FILES to the "
             "leaderboard in DIR (--update DIR). Writes leaderboard.html (sortable), "
-            "leaderboard.md, leaderboard.json (versioned schema), changes.md and "
-            "versions/vNNNN/; earlier versions are kept. " + EXIT_CODES_SENTENCE),
+            "leaderboard.md, leaderboard.json (versioned schema), changes.md, site/ (an "
+            "offline web site: open site/index.html for the table sortable and filterable "
+            "by benchmark or metafeature, a page per entry with its results, relations and "
+            "history, and the changes) and versions/vNNNN/; earlier versions are kept. "
+            + EXIT_CODES_SENTENCE),
     )
     target = parser.add_mutually_exclusive_group()
     target.add_argument("-o", "--out", type=Path, default=None, metavar="DIR",
@@ -317,8 +320,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         print(f"\nChanges in version {board.version}:")
         for change in changes:
             print(f"  - {change.text}")
-    print(f"\nWrote {folder}/leaderboard.html, leaderboard.md, leaderboard.json, changes.md "
-          f"and versions/v{board.version:04d}/.")
+    print(f"\nWrote {folder}/leaderboard.html, leaderboard.md, leaderboard.json, changes.md, "
+          f"site/ (open site/index.html) and versions/v{board.version:04d}/.")
     if listing is not None:
         from benchverdict._safe_output import write_csv
 

@@ -135,8 +135,12 @@ INCOMPLETE_COLUMNS = ["algorithm", "missing_cells", "short_runs", "extra_rows", 
 RUNS_SHOWN = 10
 #: ``shown_in``: the version a decided relation was first shown in (boards with error control
 #: over all versions, :mod:`benchverdict.leaderboard.looks`; empty otherwise).
+#: ``difference``, ``difference_lower``, ``difference_upper``: the report's effect, mean score
+#: of ``a`` minus ``b`` with its interval simultaneous over all pairs at
+#: ``difference_confidence`` (NaN where the report has none, and in boards written before).
 RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason",
-                    "shown_in"]
+                    "shown_in", "difference", "difference_lower", "difference_upper",
+                    "difference_confidence"]
 
 
 #: Below this many benchmarks the mean-rank intervals are not computed (NaN with a note).
@@ -1253,6 +1257,12 @@ def build_leaderboard(
             "p_value_adjusted": pd.to_numeric(overall["p_value_adjusted"], errors="coerce"),
             "reason": overall["reason"].fillna("").astype(str),
             "shown_in": None,
+            # The report's effect sizes, for the site's entry pages (NaN where it has none).
+            **{column: pd.to_numeric(overall.get(source), errors="coerce")
+               for column, source in (("difference", "difference"),
+                                      ("difference_lower", "difference_lower"),
+                                      ("difference_upper", "difference_upper"),
+                                      ("difference_confidence", "confidence"))},
         }, columns=RELATION_COLUMNS).reset_index(drop=True)
         kept = 0
         if looks == "all-versions":

@@ -4,6 +4,7 @@ Layout of a leaderboard folder::
 
     leaderboard.json  leaderboard.md  leaderboard.html   the current version
     changes.md                                           what moved in it, and why
+    site/                                                its offline web site (see below)
     data.parquet                                         every accepted row
     manifest.json                                        design, settings, submissions
     versions/v0001/ ... versions/v000N/                  every version's files
@@ -24,6 +25,17 @@ the next writer removes; after it, the next writer finishes the current
 files. Every stored file's SHA-256 is recorded in the manifest and checked
 when read; a corrupt file is an error that names it and the last intact
 version.
+
+Each version also has a static web site in ``site/``
+(:mod:`benchverdict.leaderboard.site`: a sortable, filterable table, a page
+per entry with its history, the changes). Its ``SHA256SUMS`` lists the
+SHA-256 of its other files and the manifest records that of
+``SHA256SUMS``, so a board of 100 entries adds one digest per version, not
+100. The current copy at the top is replaced whole: written into a
+temporary folder, then renamed into place (a crash in between leaves the
+old or no ``site/``, and the next writer copies it from the version). A
+``site/`` the store did not write (a board older than sites) is renamed
+``site.not-written-by-benchverdict-*``, never removed.
 
 The analyses re-run on the whole board at each update: settled relations
 have family-wise error control over *all* pairs (Holm), so a new entry
@@ -82,6 +94,16 @@ from benchverdict.leaderboard.design import MAX_LISTED, Design, check_submission
 from benchverdict.leaderboard.incomplete import check_policy
 from benchverdict.leaderboard.looks import check_looks
 from benchverdict.leaderboard.metrics import MetricSpec, check_columns, metric_specs
+from benchverdict.leaderboard.site import (
+    HISTORY,
+    SITE,
+    SUMS,
+    check_sums,
+    history_of,
+    read_history,
+    render_site,
+    with_metafeatures,
+)
 from benchverdict.results import Results
 
 MANIFEST_SCHEMA = "benchverdict.leaderboard-manifest"
@@ -255,7 +277,8 @@ def combine_results(parts: Sequence[Results], sources: Sequence[str]) -> Results
                 raise ValueError(
                     f"{what}: {source} differs from {sources[0]} ({mine!r} vs {theirs!r}). "
                     f"Fix: read every file of a submission the same way.")
-    # The metafeatures every file kept (e.g. a cost column the board shows beside the score).
+    # Metafeatures every part carries are kept (the site filters benchmarks by them; a board
+    # shows a metric or cost column beside the score).
     shared = [m for m in first.metafeatures if all(m in p.metafeatures for p in parts)]
     columns = ["algorithm", "benchmark", "seed", "score"] + (
         ["budget"] if first.has_budget else []) + shared
@@ -578,6 +601,8 @@ def _discard_unpublished(entry: Path) -> None:
         for child in entry.iterdir():
             if child.name in ours and (child.is_symlink() or child.is_file()):
                 child.unlink()
+            elif child.name == SITE:
+                _remove_tree(child)
         with contextlib.suppress(OSError):  # fails when a file that is not ours is inside
             entry.rmdir()
         if not entry.exists():
@@ -603,6 +628,8 @@ def _recover(directory: Path, manifest: dict[str, Any] | None) -> None:
         if entry.name.endswith(".tmp") and entry.name.startswith(temp_of) and (
                 entry.is_symlink() or entry.is_file()):
             entry.unlink()
+        elif entry.name.endswith(".tmp") and entry.name.startswith(_SITE_TMP):
+            _remove_tree(entry)  # a site being written, or the one it replaced
     if versions.is_dir():
         for entry in list(versions.iterdir()):
             match = _VERSION_NAME.match(entry.name)
@@ -622,6 +649,131 @@ def _recover(directory: Path, manifest: dict[str, Any] | None) -> None:
         target = directory / name
         if not _regular_file(target) or target.read_bytes() != data:
             replace_atomic(target, data, mode=0o644)
+    _refresh_site(directory, published, recorded.get(f"{SITE}/{SUMS}"))
+
+
+#: Name prefix (with the suffix ``.tmp``) of a site being written at the top, or set aside.
+_SITE_TMP = f".{SITE}."
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a folder the store wrote (a link in its place: the link only, never its target)."""
+    import shutil
+
+    if path.is_symlink() or not path.is_dir():
+        path.unlink()
+    else:
+        shutil.rmtree(path)  # removes links inside, never follows them
+
+
+def _make_parents(root: Path, path: Path, made: set[Path]) -> None:
+    """Make the folders between ``root`` and ``path`` once; ``made`` collects them (to fsync)."""
+    parent = path.parent
+    if parent in made:
+        return
+    parent.mkdir(parents=True, exist_ok=True)
+    while parent != root and parent not in made:
+        made.add(parent)
+        parent = parent.parent
+
+
+def _replace_site(directory: Path, files: dict[str, bytes], source: Path) -> None:
+    """Replace the current ``site/`` whole by ``files`` (path in the site -> bytes).
+
+    The new site is made in a temporary folder, the old one is renamed
+    aside, the new one into place, and the old one removed. A crash leaves
+    the old site, none (the next writer copies the published version's,
+    :func:`_refresh_site`) or the new one; never a mix. Its files are hard
+    links to the same files of the published version in ``source`` (never
+    changed once published): no second copy on disk and no data to write for
+    a board of many entries; where the file system has no hard links they
+    are written (and fsynced).
+    """
+    tmp = Path(tempfile.mkdtemp(dir=directory, prefix=f"{_SITE_TMP}new-", suffix=".tmp"))
+    try:
+        permissions_as_created(tmp, directory=True)  # mkdtemp's 0700 would be served
+        folders = {tmp}
+        for name, data in files.items():
+            path = tmp / name
+            _make_parents(tmp, path, folders)
+            try:
+                os.link(source / name, path, follow_symlinks=False)
+            except OSError:
+                _write_new(path, data)
+        for folder in folders:
+            fsync_directory(folder)
+        current = directory / SITE
+        old, ours = None, False
+        if os.path.lexists(current):
+            # A site/ without our SHA256SUMS (a board older than sites, where someone kept
+            # files of their own) is kept under another name, never removed.
+            ours = not current.is_symlink() and _regular_file(current / SUMS)
+            old = directory / (f"{_SITE_TMP}old-{os.urandom(4).hex()}.tmp" if ours
+                               else f"{SITE}.not-written-by-benchverdict-{os.urandom(4).hex()}")
+            os.rename(current, old)
+        os.rename(tmp, current)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            _remove_tree(tmp)
+        raise
+    fsync_directory(directory)
+    if old is not None and ours:
+        _remove_tree(old)
+
+
+def _refresh_site(directory: Path, version: int, recorded: str | None) -> None:
+    """Copy ``version``'s site to the top if the top does not hold it.
+
+    That is an update that stopped after publishing. A version without a site (older
+    boards), or whose site does not match its digests, is left alone: the next update
+    writes a new one.
+    """
+    source = _version_dir(directory, version) / SITE
+    sums = source / SUMS
+    if not _regular_file(sums):
+        return
+    want = sums.read_bytes()
+    if recorded is not None and _sha256(want) != recorded:
+        return
+    current = directory / SITE / SUMS
+    if _regular_file(current) and current.read_bytes() == want:
+        return
+    files = {SUMS: want}
+    for line in want.decode("utf-8", "replace").splitlines():
+        name = line.partition("  ")[2]
+        path = source / name
+        if not name or ".." in Path(name).parts or not _regular_file(path):
+            return
+        files[name] = path.read_bytes()
+    if not check_sums(files):
+        _replace_site(directory, files, source)
+
+
+def _read_history(directory: Path, manifest: dict[str, Any], version: int) -> dict[str, Any]:
+    """The site history of ``version`` (every entry's position in every version so far).
+
+    Read from the version's ``site/history.json`` (checked against its SHA256SUMS and the
+    manifest); for a board stored before sites, or a site that does not match its digests,
+    rebuilt from the versions' ``leaderboard.json`` (each checked as it is read; a version
+    that cannot be read is left out of the history rather than stopping the update).
+    """
+    folder = _version_dir(directory, version) / SITE
+    try:
+        sums = (folder / SUMS).read_bytes()
+        recorded = _recorded_files(manifest, version).get(f"{SITE}/{SUMS}")
+        if recorded is None or _sha256(sums) != recorded:
+            raise ValueError("no recorded digest")
+        files = {SUMS: sums, HISTORY: (folder / HISTORY).read_bytes()}
+        if check_sums(files):
+            raise ValueError("digest mismatch")
+        return read_history(files[HISTORY])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        boards = []
+        for v in sorted({int(s["version"]) for s in manifest["submissions"]
+                         if int(s["version"]) <= version}):
+            with contextlib.suppress(StoreError, FileNotFoundError):
+                boards.append(_read_board(directory, v, manifest))
+        return history_of(boards)
 
 
 def _check_new_folder(directory: Path) -> None:
@@ -677,19 +829,27 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
         raise StoreError(final, (
             f"{str(final)!r} exists although the manifest does not publish it: versions are "
             f"never overwritten. Fix: move it away if it is not this leaderboard's."))
-    manifest["submissions"][-1]["files"] = {name: _sha256(data) for name, data in files.items()}
+    # The site's pages are covered by its SHA256SUMS, whose own digest the manifest records.
+    manifest["submissions"][-1]["files"] = {
+        name: _sha256(data) for name, data in files.items()
+        if not name.startswith(f"{SITE}/") or name == f"{SITE}/{SUMS}"}
+    site = {name[len(SITE) + 1:]: data for name, data in files.items()
+            if name.startswith(f"{SITE}/")}
     manifest_bytes = json.dumps(manifest, indent=2).encode("utf-8")
     before = version - 1
     try:
         tmp = Path(tempfile.mkdtemp(dir=versions, prefix=f"{_TMP_PREFIX}v{version:04d}-"))
         permissions_as_created(tmp, directory=True)  # mkdtemp's 0700 would be published
         try:
+            folders = {tmp}
             for name, data in files.items():
+                _make_parents(tmp, tmp / name, folders)  # site/ and site/entry/
                 _write_new(tmp / name, data)
             # Each version keeps the manifest it was published with: the way back if the
             # current manifest.json is ever lost.
             _write_new(tmp / "manifest.json", manifest_bytes)
-            fsync_directory(tmp)
+            for folder in folders:  # the version's folder, and its site's
+                fsync_directory(folder)
             os.rename(tmp, final)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -715,7 +875,10 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             f"{state}. Fix: free space or fix the permissions, then run it again.")) from err
     try:
         for name, data in files.items():
-            replace_atomic(directory / name, data, mode=0o644)
+            if not name.startswith(f"{SITE}/"):
+                replace_atomic(directory / name, data, mode=0o644)
+        if site:
+            _replace_site(directory, site, final / SITE)
     except OSError as err:
         raise StoreError(err.filename or directory, (
             f"version {version} is published (in {str(final)!r} and manifest.json) but "
@@ -724,12 +887,16 @@ def _publish(directory: Path, version: int, files: dict[str, bytes],
             f"space or fix the permissions.")) from err
 
 
-def _version_files(board: Leaderboard, changes_md: str, table: pd.DataFrame) -> dict[str, bytes]:
-    return {"leaderboard.json": board.to_json().encode("utf-8"),
-            "leaderboard.md": board.to_markdown().encode("utf-8"),
-            "leaderboard.html": board.to_html().encode("utf-8"),
-            "changes.md": changes_md.encode("utf-8"),
-            "data.parquet": table.to_parquet(None, index=False)}
+def _version_files(board: Leaderboard, changes_md: str, table: pd.DataFrame,
+                   site: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    files = {"leaderboard.json": board.to_json().encode("utf-8"),
+             "leaderboard.md": board.to_markdown().encode("utf-8"),
+             "leaderboard.html": board.to_html().encode("utf-8"),
+             "changes.md": changes_md.encode("utf-8"),
+             "data.parquet": table.to_parquet(None, index=False)}
+    # The site's files, under site/ (see _publish for how they are recorded and replaced).
+    files.update({f"{SITE}/{name}": data for name, data in (site or {}).items()})
+    return files
 
 
 def _stored_table(results: Results, submission: int,
@@ -740,7 +907,7 @@ def _stored_table(results: Results, submission: int,
     for column in ("algorithm", "benchmark", "seed"):
         table[column] = table[column].astype(str)  # one spelling of every name on disk
     table["submission"] = submission
-    return table
+    return with_metafeatures(table, results)  # for the site's filters; absent in older boards
 
 
 def _digest(table: pd.DataFrame) -> str:
@@ -802,7 +969,7 @@ def create_leaderboard(
     >>> board = create_leaderboard(folder, _example_small(), analyses=["ranks"])
     >>> sorted(p.name for p in Path(folder).iterdir())  # doctest: +NORMALIZE_WHITESPACE
     ['.leaderboard.lock', 'changes.md', 'data.parquet', 'leaderboard.html', 'leaderboard.json',
-     'leaderboard.md', 'manifest.json', 'versions']
+     'leaderboard.md', 'manifest.json', 'site', 'versions']
     """
     directory = Path(directory)
     check_policy(incomplete)
@@ -839,7 +1006,8 @@ def create_leaderboard(
         _check_new_folder(directory)  # again: another creation may have won the lock
         _recover(directory, None)
         _publish(directory, 1, _version_files(
-            board, _changes_markdown(board, changes, sources), table), manifest)
+            board, _changes_markdown(board, changes, sources), table,
+            render_site(board, table, changes)), manifest)
     return board
 
 
@@ -1041,6 +1209,8 @@ def update_leaderboard(
             "submission": submission, "version": version, "created": created,
             "sources": list(sources), "algorithms": list(results.algorithms),
             "replaced": clash, "rows": len(new_rows), "digest": _digest(new_rows)})
+        history = _read_history(directory, manifest, current)
         _publish(directory, version, _version_files(
-            board, _changes_markdown(board, changes, sources), combined), manifest)
+            board, _changes_markdown(board, changes, sources), combined,
+            render_site(board, combined, changes, history)), manifest)
     return board, changes
