@@ -181,8 +181,11 @@ def test_done_when_leaderboard_end_to_end_from_the_cli(storage, tmp_path, capsys
     make_studies(f"sqlite:///{base_db}", samplers=first)
     make_studies(f"sqlite:///{new_db}", samplers=(last,))
     board_dir = tmp_path / "board"
+    # --cost seconds: the adapter keeps Optuna's trial times, and the update reads the
+    # submission's too (the board's cost is kept).
     assert main(["leaderboard", str(base_db), "--adapter", "optuna", "--no-progress",
-                 "-o", str(board_dir)]) == 0
+                 "--cost", "seconds", "-o", str(board_dir)]) == 0
+    assert "Pareto" in capsys.readouterr().out
     assert main(["leaderboard", "--update", str(board_dir), str(new_db), "--adapter", "optuna",
                  "--no-progress"]) == 0
     printed = capsys.readouterr().out
@@ -191,6 +194,10 @@ def test_done_when_leaderboard_end_to_end_from_the_cli(storage, tmp_path, capsys
     assert doc["version"] == 2 and doc["design"]["objective"] == "minimize"
     assert {e["algorithm"] for e in doc["entries"]} == set(SAMPLERS)
     assert (board_dir / "versions" / "v0001" / "leaderboard.json").exists()
+    costs = {m["algorithm"]: m["mean"] for m in doc["metrics"] if m["role"] == "cost"}
+    assert set(costs) == set(SAMPLERS) and all(v > 0 for v in costs.values())
+    assert main(["validate", str(new_db), "--adapter", "smac", "--seconds"]) == 2
+    assert "does not use --seconds" in capsys.readouterr().err
     # Pruned trials of the submission are accounted for in the leaderboard's notes.
     pruned = sum(t.state.name != "COMPLETE" for s in studies for t in s.trials
                  if s.user_attrs["algorithm"] == last)
@@ -387,21 +394,3 @@ def test_seconds_are_what_the_study_spent_failed_and_pruned_trials_included():
     both = adapters.read_optuna([a, b, *more], name_pattern=pattern, seconds=True)
     board = build_leaderboard(both, analyses=["ranks"], arena=False, cost="seconds")
     assert board.metrics.set_index("algorithm")["mean"].to_dict() == {"A": 8.0, "B": 13.0}
-
-
-def test_leaderboard_cost_seconds_from_the_cli(tmp_path, capsys):
-    base_db, new_db = tmp_path / "base.db", tmp_path / "new.db"
-    make_studies(f"sqlite:///{base_db}", samplers=SAMPLERS[:2])
-    make_studies(f"sqlite:///{new_db}", samplers=SAMPLERS[2:])
-    board_dir = tmp_path / "board"
-    assert main(["leaderboard", str(base_db), "--adapter", "optuna", "--no-progress",
-                 "--analyses", "ranks", "--cost", "seconds", "-o", str(board_dir)]) == 0
-    assert "Pareto" in capsys.readouterr().out
-    # The update reads the submission's trial times too: the board's cost is kept.
-    assert main(["leaderboard", "--update", str(board_dir), str(new_db), "--adapter", "optuna",
-                 "--no-progress"]) == 0
-    doc = json.loads((board_dir / "leaderboard.json").read_text(encoding="utf-8"))
-    costs = {m["algorithm"]: m["mean"] for m in doc["metrics"] if m["role"] == "cost"}
-    assert set(costs) == set(SAMPLERS) and all(v > 0 for v in costs.values())
-    assert main(["validate", str(new_db), "--adapter", "smac", "--seconds"]) == 2
-    assert "does not use --seconds" in capsys.readouterr().err
