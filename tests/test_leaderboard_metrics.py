@@ -213,6 +213,10 @@ def test_store_keeps_the_columns_and_refuses_a_submission_without_them(tmp_path)
     assert loaded.pareto["on_front"].tolist() == board.pareto["on_front"].tolist()
     stored = pd.read_parquet(folder / "data.parquet")
     assert {"f1", "seconds"} <= set(stored.columns)
+    # The site shows them too; per-run columns describe runs, so they give no benchmark filter.
+    index = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert "Other metrics and cost" in index and "bv-metrics" in index
+    assert "carried no metafeatures to filter by" in index
 
 
 def test_cli_metric_and_cost(tmp_path):

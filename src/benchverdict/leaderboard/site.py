@@ -535,11 +535,27 @@ def _index_page(board: Any, ranks: pd.DataFrame, groups: list[dict[str, Any]]) -
         f"{_esc(board._interval_text())}.</p>"
         + (f"<p class=\"note\">{_esc(board._arena_text())}</p>" if board.arena is not None
            else "")
+        + _metrics_section(board)
         + (f"<h2>{_esc(board._incomplete_heading())}</h2><ul>{incomplete}</ul>"
            if incomplete else "")
         + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
         + _json_block("bv-data", data))
     return _page(f"Leaderboard v{int(board.version)}", body)
+
+
+def _metrics_section(board: Any) -> str:
+    """The other metrics and the cost the board shows beside the score (sortable), or ``""``."""
+    table = board._metric_table() if hasattr(board, "_metric_table") else pd.DataFrame()
+    if not len(table):
+        return ""
+    head = "".join(_th(str(h)) for h in ["entry", *table.columns])
+    rows = "".join(
+        f"<tr><td>{_esc(str(name))}</td>"
+        + "".join(f"<td>{_esc(str(v))}</td>" for v in row) + "</tr>"
+        for name, row in table.iterrows())
+    return (f"<h2>Other metrics and cost</h2><p class=\"note\">"
+            f"{_esc(board._metric_text())}</p><table class=\"bv-sortable\" id=\"bv-metrics\">"
+            f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _budget(design: Any) -> str:
