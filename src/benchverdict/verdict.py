@@ -603,8 +603,96 @@ def _decode(value: Any) -> Any:
     return value
 
 
+def _leaf(value: Any) -> Any:
+    """:func:`_encode` of one field, with the common plain types decided by exact type.
+
+    The exact-type checks answer a verdict's strings, ints, ``None`` and finite
+    floats without :func:`_encode`'s chain of ``isinstance`` tests; anything
+    else (numpy scalars, non-finite floats, containers) goes through it.
+    """
+    t = type(value)
+    if value is None or t is str or t is int or t is bool:
+        return value
+    if t is float and math.isfinite(value):
+        return value
+    return _encode(value)
+
+
+def _pair(value: Any) -> Any:
+    return None if value is None else [_leaf(x) for x in value]
+
+
+def _encode_verdict(v: Verdict) -> dict[str, Any]:
+    """:func:`_encode` of a :class:`Verdict` whose parts are of their declared classes.
+
+    The same dict, key for key and in the same order (a test compares the
+    two on every kind of field), written out field by field: the generic
+    recursion made 13 million calls for the 280,000 verdicts of a
+    200-algorithm report.
+    """
+    s, ev, ef, sd = v.scope, v.evidence, v.effect, v.single_draw
+    return {
+        "a": _leaf(v.a), "b": _leaf(v.b), "outcome": _leaf(v.outcome),
+        "method": _leaf(v.method),
+        "scope": {
+            "benchmark": _leaf(s.benchmark), "budget_low": _leaf(s.budget_low),
+            "budget_high": _leaf(s.budget_high),
+            "metafeature": [[_leaf(k), _leaf(x)] for k, x in s.metafeature],
+            "trials_low": _leaf(s.trials_low), "trials_high": _leaf(s.trials_high),
+        },
+        "evidence": {"kind": _leaf(ev.kind), "value": _leaf(ev.value),
+                     "level": _leaf(ev.level), "strength": _leaf(ev.strength)},
+        "objective": _leaf(v.objective), "explanation": _leaf(v.explanation),
+        "effect": None if ef is None else {
+            "name": _leaf(ef.name), "estimate": _leaf(ef.estimate), "lower": _leaf(ef.lower),
+            "upper": _leaf(ef.upper), "confidence": _leaf(ef.confidence)},
+        "unit": _leaf(v.unit), "n": _leaf(v.n),
+        "details": _encode(v.details) if v.details else {},
+        "lean": _leaf(v.lean), "p_value": _leaf(v.p_value),
+        "p_one_sided": _pair(v.p_one_sided), "parameter": _leaf(v.parameter),
+        "caveats": [_leaf(c) for c in v.caveats], "sizes": _pair(v.sizes),
+        "estimand": _leaf(v.estimand), "no_vote": _leaf(v.no_vote),
+        "pooling": _leaf(v.pooling),
+        "single_draw": None if sd is None else {
+            "probability": _leaf(sd.probability), "lower": _leaf(sd.lower),
+            "upper": _leaf(sd.upper), "p_value": _leaf(sd.p_value)},
+    }
+
+
+#: The field names :func:`_encode_verdict` writes, by class: a verdict (or part) of
+#: another class, or of one whose fields changed, takes the generic :func:`_encode`.
+_FLAT_FIELDS = {
+    "Verdict": ("a", "b", "outcome", "method", "scope", "evidence", "objective",
+                "explanation", "effect", "unit", "n", "details", "lean", "p_value",
+                "p_one_sided", "parameter", "caveats", "sizes", "estimand", "no_vote",
+                "pooling", "single_draw"),
+    "Scope": ("benchmark", "budget_low", "budget_high", "metafeature", "trials_low",
+              "trials_high"),
+    "Evidence": ("kind", "value", "level", "strength"),
+    "Effect": ("name", "estimate", "lower", "upper", "confidence"),
+    "SingleDraw": ("probability", "lower", "upper", "p_value"),
+}
+
+
+def _flat_ok() -> bool:
+    return all(tuple(f.name for f in fields(cls)) == _FLAT_FIELDS[cls.__name__]
+               for cls in (Verdict, Scope, Evidence, Effect, SingleDraw))
+
+
+_FLAT = _flat_ok()
+
+
 def verdict_to_dict(verdict: Verdict) -> dict[str, Any]:
     """A JSON-safe dict of one verdict (see :func:`verdicts_to_json`)."""
+    if (_FLAT and type(verdict) is Verdict and type(verdict.scope) is Scope
+            and type(verdict.evidence) is Evidence
+            and (verdict.effect is None or type(verdict.effect) is Effect)
+            and (verdict.single_draw is None or type(verdict.single_draw) is SingleDraw)
+            and (verdict.p_one_sided is None or isinstance(verdict.p_one_sided, (tuple, list)))
+            and (verdict.sizes is None or isinstance(verdict.sizes, (tuple, list)))
+            and isinstance(verdict.caveats, (tuple, list))
+            and isinstance(verdict.details, Mapping)):
+        return _encode_verdict(verdict)
     return _encode(verdict)
 
 
