@@ -25,6 +25,7 @@ is implied, equivalent, contradicted, a power gap or not separated.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -245,7 +246,23 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
     >>> s = scope_summaries(reconcile([v]), ["A", "B"])[0]
     >>> s.order, s.cells[("A", "B")].kind, s.cells[("B", "A")].text
     (['A', 'B'], 'better', '▼ LMEM')
+    >>> rec = reconcile([v])
+    >>> scope_summaries(rec, ["A", "B"])[0] is scope_summaries(rec, ["A", "B"])[0]
+    True
     """
+    # The document and the report's figures both ask (a 200-algorithm report spent
+    # half a minute on the second call): the summaries are kept on the reconciliation,
+    # which is frozen once made, for the algorithm order they were made with.
+    key = tuple(algorithms)
+    cache = rec.__dict__.get("_scope_summaries")
+    if cache is not None and cache[0] == key:
+        return list(cache[1])
+    out = _scope_summaries(rec, algorithms)
+    rec.__dict__["_scope_summaries"] = (key, tuple(out))
+    return list(out)
+
+
+def _scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSummary]:
     out = []
     position = {a: i for i, a in enumerate(algorithms)}
     for label, rel in rec.scopes.items():
@@ -253,9 +270,13 @@ def scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSum
             continue
         names = sorted({r.a for r in rel.relations} | {r.b for r in rel.relations},
                        key=lambda a: (position.get(a, len(position)), a))
-        better = {a: set(rel.better.get(a, ())) for a in names}
+        # rel.better is a property that scans every relation: read it once, not per name
+        # (per name it was 4,400 scans of 19,900 relations for 200 algorithms).
+        beats = rel.better
+        better = {a: set(beats.get(a, ())) for a in names}
         settled = {(r.winner, r.loser) for r in rel.with_status(Status.SETTLED)}
-        counts = {s.value: len(rel.with_status(s)) for s in Status if rel.with_status(s)}
+        n_status = Counter(r.status for r in rel.relations)
+        counts = {s.value: n_status[s] for s in Status if n_status[s]}
         net = {a: len(better[a]) - sum(a in better[b] for b in names) for a in names}
         order = sorted(names, key=lambda a: (-net[a], position.get(a, len(position)), a))
         cells = {}
