@@ -156,8 +156,9 @@ def _plain_column(column: pd.Series) -> list[Any]:
 _CHUNK = 5000
 
 
-def _record_chunks(frame: pd.DataFrame, size: int = _CHUNK):
+def _record_chunks(frame: pd.DataFrame, size: int | None = None):
     """The rows of ``frame`` as JSON-safe dicts (:func:`_plain` values), ``size`` at a time."""
+    size = size or _CHUNK
     keys = [str(k) for k in frame.columns]
     for start in range(0, len(frame), size):
         part = frame.iloc[start:start + size]
@@ -750,7 +751,8 @@ def _conflict_chunks(rec):
         } for row in rows]
 
 
-def _verdict_chunks(verdicts: Sequence[Any], size: int = _CHUNK):
+def _verdict_chunks(verdicts: Sequence[Any], size: int | None = None):
+    size = size or _CHUNK
     for start in range(0, len(verdicts), size):
         yield [verdict_to_dict(v) for v in verdicts[start:start + size]]
 

@@ -1,0 +1,155 @@
+"""report.json streamed (issue 25): the same document as the plain, all-in-memory path.
+
+The fast paths (a verdict encoded field by field, records made column-wise a
+chunk at a time, the text written piece by piece) are checked against the
+generic encoders they replace, on a small generated comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict import Results
+from benchverdict.report import json_format, render
+from benchverdict.report.document import Rows
+from benchverdict.report.runner import compare
+from benchverdict.verdict import (
+    Effect,
+    Evidence,
+    Scope,
+    SingleDraw,
+    Verdict,
+    _encode,
+    verdict_to_dict,
+)
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    # 11 algorithms x 3 benchmarks: 55 pairs, so more than 50 verdicts and relations (the
+    # long-list layout), in a second or two.
+    rng = np.random.default_rng(25)
+    rows = [{"algorithm": f"alg{i}", "benchmark": f"b{j}", "seed": s,
+             "score": i * 0.8 + j + rng.normal()}
+            for i in range(11) for j in range(3) for s in range(3)]
+    results = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
+                                 benchmark="benchmark", seed="seed", score="score",
+                                 objective="maximize", kind="runs")
+    return compare(results, analyses=["ranks"], progress=False, figures=False)
+
+
+def _reference(comparison) -> dict:
+    """The records as the report made them before issue 25: generic encoders, every row."""
+    rec = comparison.reconciliation
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{str(k): render._plain(v) for k, v in row.items()}
+                for row in frame.to_dict("records")]
+
+    return {"verdicts": [_encode(v) for v in rec.verdicts],
+            "relations": records(rec.relations),
+            "agreement_rows": records(rec.agreement),
+            "conflict_rows": records(rec.conflicts)}
+
+
+def _without_time(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k != "generated_at"}
+
+
+def test_streamed_json_is_the_rendered_text_and_the_generic_records(comparison, tmp_path,
+                                                                   monkeypatch):
+    # Small chunks, so that records cross chunk boundaries.
+    monkeypatch.setattr(render, "_CHUNK", 4)
+    doc = comparison.document()
+    path = tmp_path / "report.json"
+    json_format.write_json(doc, path)
+    streamed = json.loads(path.read_text(encoding="utf-8"))
+    rendered = json.loads(json_format.render_json(doc))
+    assert _without_time(streamed) == _without_time(rendered)
+    assert _without_time(json.loads(json_format.render_json(doc, indent=None))) == \
+        _without_time(streamed)
+    ref = _reference(comparison)
+    assert len(ref["verdicts"]) > 50 and len(ref["relations"]) > 50
+    assert streamed["verdicts"] == ref["verdicts"]
+    assert streamed["relations"] == ref["relations"]
+    assert [(r["a"], r["b"], r["benchmark"], r["reason"]) for r in streamed["agreement"]] == [
+        (r["a"], r["b"], r["benchmark"], r["reason"]) for r in ref["agreement_rows"]]
+    assert len(streamed["conflicts"]) == len(ref["conflict_rows"])
+    # The dict the API returns has every row, as lists.
+    full = json_format.report_document(doc)
+    assert isinstance(full["verdicts"], list)
+    assert _without_time(full) == _without_time(streamed)
+
+
+def test_the_layout_is_unchanged(comparison):
+    """One compact record per line in long lists, the rest indented (as before)."""
+    text = json_format.render_json(comparison.document())
+    lines = text.splitlines()
+    start = lines.index('  "verdicts": [')
+    assert lines[start + 1].startswith('    {"a": ') and lines[start + 1].endswith("},")
+    assert text.startswith('{\n  "schema": "benchverdict.report",\n')
+
+
+def test_a_lone_surrogate_is_escaped_in_the_streamed_file_too(comparison, tmp_path):
+    doc = comparison.document()
+    odd = Verdict("x\udc80", "y", "a", "ranks.nemenyi", Scope(),
+                  Evidence("p_value", 0.01, 0.05), "maximize", "made up")
+    rec = doc.records.get()
+    records = type(rec)(verdicts=Rows(60, lambda: iter([[verdict_to_dict(odd)] * 60])),
+                        agreement=rec.agreement, conflicts=rec.conflicts,
+                        method_agreement=rec.method_agreement, rankings=rec.rankings,
+                        relations=rec.relations)
+
+    class Doc:
+        def __getattr__(self, name):
+            return getattr(doc, name)
+
+    fake = Doc()
+    fake.records = type(doc.records)(lambda: records)
+    path = tmp_path / "report.json"
+    json_format.write_json(fake, path)
+    text = path.read_text(encoding="ascii")  # escaped: ASCII only
+    assert "\\udc80" in text
+    assert json.loads(text)["verdicts"][0]["a"] == "x\udc80"
+    assert text == json_format.render_json(fake).replace(
+        json.loads(json_format.render_json(fake))["generated_at"],
+        json.loads(text)["generated_at"])
+
+
+@pytest.mark.parametrize("verdict", [
+    Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.003, 0.05),
+            "minimize", "x", n=12),
+    Verdict("A", "B", "inconclusive", "tuning.median_band",
+            Scope("bench", metafeature=(("prior", "good"),), trials_low=1, trials_high=5),
+            Evidence("band", None, 0.8, "weak"), "maximize", "y",
+            effect=Effect("median difference", np.float64(0.5), -math.inf, math.nan, 0.8),
+            unit="run", n=np.int64(40), details={"k": np.float32(2.0), "v": [1, math.inf],
+                                                 "t": (1, "a"), 3: None},
+            lean="a", p_value=np.float64(0.2), p_one_sided=(0.1, np.float64(0.9)),
+            parameter=0.95, caveats=("ties",), sizes=(np.int64(3), 4), estimand="benchmark",
+            no_vote="draws share a run", pooling="intersection-union",
+            single_draw=SingleDraw(0.7, 0.6, math.nan, None)),
+    Verdict("A", "B", "b", "dse.cvar", Scope(budget_low=1.0, budget_high=2.0),
+            Evidence("confidence", level=0.95), "maximize", "z",
+            effect=Effect("d", math.inf), p_one_sided=[0.5, 0.5]),
+])
+def test_the_field_by_field_encoder_is_the_generic_one(verdict):
+    fast, generic = verdict_to_dict(verdict), _encode(verdict)
+    assert fast == generic
+    assert json.dumps(fast) == json.dumps(generic)  # keys in the same order too
+
+
+def test_column_wise_records_are_plain_values():
+    frame = pd.DataFrame({
+        "f": [1.5, math.nan, math.inf], "i": [1, 2, 3], "b": [True, False, True],
+        "s": pd.array(["x", None, "z"], dtype="string"),
+        "o": [np.float64(2.0), pd.NA, (1, np.int64(2))], 7: ["a", "b", "c"]})
+    generic = [{str(k): render._plain(v) for k, v in row.items()}
+               for row in frame.to_dict("records")]
+    assert render._records(frame) == generic
+    assert [r for chunk in render._record_chunks(frame, 2) for r in chunk] == generic
