@@ -632,7 +632,8 @@ def _encode_verdict(v: Verdict) -> dict[str, Any]:
     """
     s, ev, ef, sd = v.scope, v.evidence, v.effect, v.single_draw
     return {
-        "a": _leaf(v.a), "b": _leaf(v.b), "outcome": _leaf(v.outcome),
+        # a and b are made str by Verdict itself.
+        "a": v.a, "b": v.b, "outcome": _leaf(v.outcome),
         "method": _leaf(v.method),
         "scope": {
             "benchmark": _leaf(s.benchmark), "budget_low": _leaf(s.budget_low),
@@ -647,7 +648,7 @@ def _encode_verdict(v: Verdict) -> dict[str, Any]:
             "name": _leaf(ef.name), "estimate": _leaf(ef.estimate), "lower": _leaf(ef.lower),
             "upper": _leaf(ef.upper), "confidence": _leaf(ef.confidence)},
         "unit": _leaf(v.unit), "n": _leaf(v.n),
-        "details": _encode(v.details) if v.details else {},
+        "details": {k if type(k) is str else str(k): _leaf(x) for k, x in v.details.items()},
         "lean": _leaf(v.lean), "p_value": _leaf(v.p_value),
         "p_one_sided": _pair(v.p_one_sided), "parameter": _leaf(v.parameter),
         "caveats": [_leaf(c) for c in v.caveats], "sizes": _pair(v.sizes),

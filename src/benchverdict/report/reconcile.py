@@ -866,9 +866,18 @@ def _method_agreement(verdicts: list[Verdict], comparisons: pd.DataFrame) -> pd.
 def _coverage(verdicts: list[Verdict]) -> pd.DataFrame:
     """How many verdicts each method gave per scope."""
     if verdicts:
-        cov = pd.DataFrame(
-            [{"method": v.method_label, "scope": group_label(_group_key(v))} for v in verdicts]
-        )
+        # One label per scope group, not per verdict (a Scope is built for each label),
+        # and two columns rather than a dict per verdict: 280,000 verdicts for 200
+        # algorithms.
+        labels: dict[GroupKey, str] = {}
+        scopes = []
+        for v in verdicts:
+            key = _group_key(v)
+            label = labels.get(key)
+            if label is None:
+                label = labels[key] = group_label(key)
+            scopes.append(label)
+        cov = pd.DataFrame({"method": [v.method_label for v in verdicts], "scope": scopes})
         return cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
     else:
         return pd.DataFrame()

@@ -28,7 +28,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -184,11 +184,34 @@ def _group_key(a: Any, b: Any, benchmark: Any, metafeature: Any) -> tuple:
     return (a, b, _plain(benchmark), _plain(metafeature) or None)
 
 
+class _Representative(NamedTuple):
+    method: Any
+    outcome: Any
+    votes: Any
+    evidence: Any
+    budget: Any
+
+
 def _representatives_by_group(rec) -> dict[tuple, list]:
-    """Each method's representative verdict, by pair and scope (one pass, not per row)."""
+    """Each method's representative verdict, by pair and scope (one pass, not per row).
+
+    Made once per reconciliation (the document's agreement table and the
+    JSON records both read it) from whole columns: for 200 algorithms it
+    was 280,000 ``itertuples`` rows and as many :func:`_plain` calls, twice.
+    """
+    cached = rec.__dict__.get("_representatives_by_group")
+    if cached is not None:
+        return cached
+    reps = rec.representatives
     groups: dict[tuple, list] = {}
-    for x in rec.representatives.itertuples(index=False):
-        groups.setdefault(_group_key(x.a, x.b, x.benchmark, x.metafeature), []).append(x)
+    if len(reps):
+        keys = zip(reps["a"].tolist(), reps["b"].tolist(), _plain_column(reps["benchmark"]),
+                   [m or None for m in _plain_column(reps["metafeature"])])
+        rows = map(_Representative._make, zip(
+            *(reps[c].tolist() for c in _Representative._fields)))
+        for key, row in zip(keys, rows):
+            groups.setdefault(key, []).append(row)
+    rec.__dict__["_representatives_by_group"] = groups
     return groups
 
 
@@ -565,6 +588,8 @@ def _agreement(rec) -> Table:
     for r in rec.agreement.itertuples(index=False):
         is_pooled = _plain(r.benchmark) is None
         if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
+            if n_kept[not is_pooled] >= MAX_DOCUMENT_ROWS:
+                break  # both kinds are full: no later row is shown
             continue
         n_kept[is_pooled] += 1
         rows.append((

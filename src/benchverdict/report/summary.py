@@ -202,18 +202,102 @@ def _cell(rel: Relation, x: str, y: str, decimals: int | None = None) -> Cell:
     return cell
 
 
-def _status_cell(rel: Relation, x: str, y: str) -> Cell:
-    """The cell's kind, text and title from the relation's status."""
-    families = family_text(list(rel.families))
+def _cell_kind(rel: Relation, x: str) -> str:
+    """The kind of row ``x``'s cell (what :func:`_status_cell` gives, without its texts)."""
     if rel.status is Status.EQUIVALENT:
-        return Cell("equivalent", "≈", f"{x} vs {y}: {rel.reason}")
+        return "equivalent"
     if rel.status in (Status.SETTLED, Status.IMPLIED):
         wins = rel.winner == x
         if rel.status is Status.SETTLED:
-            kind = "better" if wins else "worse"
+            return "better" if wins else "worse"
+        return "implied better" if wins else "implied worse"
+    if rel.status is Status.CONTRADICTED:
+        return "contradicted"
+    if rel.status is Status.POWER_GAP:
+        return "power gap"
+    return "unsettled"
+
+
+#: The texts of a cell that :class:`_LazyCell` makes when first read.
+_CELL_TEXTS = ("text", "title", "short", "effect")
+
+
+def _lazy_text(name: str) -> property:
+    i = _CELL_TEXTS.index(name)
+
+    def get(self: _LazyCell) -> str:
+        return self._texts()[i]
+
+    def put(self: _LazyCell, value: str) -> None:
+        texts = list(self._texts())
+        texts[i] = value
+        self._done = tuple(texts)
+
+    return property(get, put)
+
+
+class _LazyCell(Cell):
+    """A :class:`Cell` whose kind is known at once and whose texts are made when first read.
+
+    The figures and the relations read only the kind; the texts (the effect
+    with its interval, the families, the tooltip) are for the matrix, drawn
+    for at most :data:`MAX_MATRIX_ALGORITHMS` algorithms. A 200-algorithm
+    report has 437,800 cells: making their texts took a quarter of its
+    writing time. It reads, compares and pickles as the :class:`Cell` it stands for.
+    """
+
+    def __init__(self, kind: str, make: Any) -> None:
+        self.kind = kind
+        self._make = make
+        self._done: tuple[str, str, str, str] | None = None
+
+    def _texts(self) -> tuple[str, str, str, str]:
+        if self._done is None:
+            cell = self._make()
+            self._make = None
+            self._done = (cell.text, cell.title, cell.short, cell.effect)
+        return self._done
+
+    text = _lazy_text("text")
+    title = _lazy_text("title")
+    short = _lazy_text("short")
+    effect = _lazy_text("effect")
+
+    def _cell(self) -> Cell:
+        return Cell(self.kind, *self._texts())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Cell):
+            theirs = other._cell() if isinstance(other, _LazyCell) else other
+            return Cell.__eq__(self._cell(), theirs)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as Cell's (a mutable dataclass)
+
+    def __repr__(self) -> str:
+        return repr(self._cell())
+
+    def __reduce__(self):
+        return (Cell, (self.kind, *self._texts()))
+
+
+def _full_cell(rel: Relation, x: str, y: str, decimals: int | None) -> Cell:
+    cell = _cell(rel, x, y, decimals)
+    cell.short = _short(cell.text)
+    return cell
+
+
+def _status_cell(rel: Relation, x: str, y: str) -> Cell:
+    """The cell's kind, text and title from the relation's status."""
+    families = family_text(list(rel.families))
+    kind = _cell_kind(rel, x)
+    if rel.status is Status.EQUIVALENT:
+        return Cell(kind, "≈", f"{x} vs {y}: {rel.reason}")
+    if rel.status in (Status.SETTLED, Status.IMPLIED):
+        wins = rel.winner == x
+        if rel.status is Status.SETTLED:
             text = ("▲ " if wins else "▼ ") + families
         else:
-            kind = "implied better" if wins else "implied worse"
             text = ("△ " if wins else "▽ ") + "implied"
         return Cell(kind, text, f"{rel.winner} > {rel.loser}: {rel.reason}")
     if rel.status is Status.CONTRADICTED:
@@ -285,9 +369,9 @@ def _scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSu
                                      for r in rel.relations if r.effect is not None))
         for r in rel.relations:
             for x, y in ((r.a, r.b), (r.b, r.a)):
-                cell = _cell(r, x, y, decimals)
-                cell.short = _short(cell.text)
-                cells[(x, y)] = cell
+                cells[(x, y)] = _LazyCell(
+                    _cell_kind(r, x),
+                    lambda r=r, x=x, y=y, d=decimals: _full_cell(r, x, y, d))
         out.append(ScopeSummary(
             scope=label, benchmark=rel.key[0], metafeature=metafeature_label(rel.key[1]),
             sentence=rel.sentence, single_draws=rel.single_draws,

@@ -1,8 +1,9 @@
-"""report.json streamed (issue 25): the same document as the plain, all-in-memory path.
+"""The report's fast paths (issue 25) give what the plain paths they replace gave.
 
-The fast paths (a verdict encoded field by field, records made column-wise a
-chunk at a time, the text written piece by piece) are checked against the
-generic encoders they replace, on a small generated comparison.
+report.json streamed (a verdict encoded field by field, records made
+column-wise a chunk at a time, the text written piece by piece), matrix cells
+whose texts are made when read, the glossary regex, CSV neutralisation per
+distinct value: each is checked against the generic path on a small case.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import pandas as pd
 import pytest
 
 from benchverdict import Results
-from benchverdict.report import json_format, render
+from benchverdict._safe_output import _neutralise_column, neutralise_cell, write_csv
+from benchverdict.report import json_format, prose, render, summary
 from benchverdict.report.document import Rows
+from benchverdict.report.glossary import GLOSSARY
 from benchverdict.report.runner import compare
 from benchverdict.verdict import (
     Effect,
@@ -31,16 +34,16 @@ from benchverdict.verdict import (
 
 @pytest.fixture(scope="module")
 def comparison():
-    # 11 algorithms x 3 benchmarks: 55 pairs, so more than 50 verdicts and relations (the
+    # 11 algorithms x 8 benchmarks: 55 pairs, so more than 50 verdicts and relations (the
     # long-list layout), in a second or two.
     rng = np.random.default_rng(25)
     rows = [{"algorithm": f"alg{i}", "benchmark": f"b{j}", "seed": s,
-             "score": i * 0.8 + j + rng.normal()}
-            for i in range(11) for j in range(3) for s in range(3)]
+             "score": i * 2.0 + j + rng.normal()}
+            for i in range(11) for j in range(8) for s in range(2)]
     results = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
                                  benchmark="benchmark", seed="seed", score="score",
                                  objective="maximize", kind="runs")
-    return compare(results, analyses=["ranks"], progress=False, figures=False)
+    return compare(results, analyses=["ranks", "lmem"], progress=False, figures=False)
 
 
 def _reference(comparison) -> dict:
@@ -153,3 +156,63 @@ def test_column_wise_records_are_plain_values():
                for row in frame.to_dict("records")]
     assert render._records(frame) == generic
     assert [r for chunk in render._record_chunks(frame, 2) for r in chunk] == generic
+
+
+def test_lazy_cells_are_the_cells_they_stand_for(comparison):
+    rec = comparison.reconciliation
+    summaries = summary.scope_summaries(rec, list(comparison.algorithms))
+    assert summaries[0] is summary.scope_summaries(rec, list(comparison.algorithms))[0]
+    kinds = set()
+    for s in summaries:
+        rel = rec.scopes[s.scope]
+        decimals = summary.effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0
+                                             for r in rel.relations if r.effect is not None))
+        for r in rel.relations:
+            for x, y in ((r.a, r.b), (r.b, r.a)):
+                full = summary._full_cell(r, x, y, decimals)
+                lazy = s.cells[(x, y)]
+                assert lazy.kind == full.kind and lazy == full and full == lazy
+                assert (lazy.text, lazy.title, lazy.short, lazy.effect) == (
+                    full.text, full.title, full.short, full.effect)
+                kinds.add(full.kind)
+    assert {"better", "worse"} <= kinds
+
+
+def _old_regex(entries, html=False):
+    """The glossary regex before issue 25: the word-start test in every alternative."""
+    def pattern(spelling):
+        body = __import__("re").escape(spelling)
+        if html:
+            body = body.replace("'", "(?:'|&\\#39;|&\\#x27;)")
+        return rf"(?<![\w-]){body}(?![\w])"
+
+    parts = sorted((s for e in entries for s in e.spellings), key=len, reverse=True)
+    alternatives = [(pattern(s) if not s.isupper() and not s[:2].isupper() else
+                     "(?-i:" + pattern(s) + ")") for s in parts]
+    return __import__("re").compile("|".join(alternatives), __import__("re").IGNORECASE)
+
+
+@pytest.mark.parametrize("html", [False, True])
+def test_the_glossary_regex_matches_where_it_did(comparison, html):
+    page = comparison.to_markdown()
+    text = page + " a power-gap, Power Gaps, GLRT glrt, x-CVaR, l'LMEM, don&#39;t p-values"
+    new, _ = prose._compile(tuple(GLOSSARY), html)
+    old = _old_regex(GLOSSARY, html)
+    assert [m.span() for m in new.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+def test_csv_neutralisation_per_distinct_value_is_per_cell(tmp_path):
+    column = pd.Series(["=1+1", "SVM", None, "-0.5", "=1+1", "@x", math.nan, "+cmd", "SVM"] * 3)
+    expected = column.astype(object).map(neutralise_cell)
+    assert _neutralise_column(column).tolist() == expected.tolist()
+    mixed = pd.Series([["=x"], "=y", 1.5], dtype=object)  # unhashable cells: one by one
+    assert _neutralise_column(mixed).tolist() == mixed.map(neutralise_cell).tolist()
+    # The file is what neutralising every cell wrote.
+    frame = pd.DataFrame({"s": column, "t": pd.Series(["a", "b", None] * 9, dtype="string"),
+                          "c": pd.Categorical(["=c", "d", "d"] * 9), "x": np.arange(27.0)})
+    write_csv(frame, tmp_path / "new.csv")
+    old = frame.copy()
+    for name in ("s", "t", "c"):
+        old[name] = old[name].astype(object).map(neutralise_cell)
+    old.to_csv(tmp_path / "old.csv", index=False, errors="backslashreplace")
+    assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
