@@ -22,13 +22,16 @@ from benchverdict.report.document import Rows
 from benchverdict.report.glossary import GLOSSARY
 from benchverdict.report.runner import compare
 from benchverdict.verdict import (
+    VERDICT_COLUMNS,
     Effect,
     Evidence,
     Scope,
     SingleDraw,
     Verdict,
     _encode,
+    metafeature_label,
     verdict_to_dict,
+    verdicts_to_frame,
 )
 
 
@@ -124,7 +127,7 @@ def test_a_lone_surrogate_is_escaped_in_the_streamed_file_too(comparison, tmp_pa
         json.loads(text)["generated_at"])
 
 
-@pytest.mark.parametrize("verdict", [
+_VERDICTS = [
     Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.003, 0.05),
             "minimize", "x", n=12),
     Verdict("A", "B", "inconclusive", "tuning.median_band",
@@ -140,7 +143,10 @@ def test_a_lone_surrogate_is_escaped_in_the_streamed_file_too(comparison, tmp_pa
     Verdict("A", "B", "b", "dse.cvar", Scope(budget_low=1.0, budget_high=2.0),
             Evidence("confidence", level=0.95), "maximize", "z",
             effect=Effect("d", math.inf), p_one_sided=[0.5, 0.5]),
-])
+]
+
+
+@pytest.mark.parametrize("verdict", _VERDICTS)
 def test_the_field_by_field_encoder_is_the_generic_one(verdict):
     fast, generic = verdict_to_dict(verdict), _encode(verdict)
     assert fast == generic
@@ -216,3 +222,29 @@ def test_csv_neutralisation_per_distinct_value_is_per_cell(tmp_path):
         old[name] = old[name].astype(object).map(neutralise_cell)
     old.to_csv(tmp_path / "old.csv", index=False, errors="backslashreplace")
     assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
+
+
+def test_the_verdict_frame_built_by_column_is_the_one_built_by_record(comparison):
+    def by_record(verdicts):
+        rows = []
+        for v in verdicts:
+            e, s, x = v.effect, v.scope, v.evidence
+            rows.append({
+                "a": v.a, "b": v.b, "outcome": v.outcome, "winner": v.winner,
+                "lean": v.leans_to, "method": v.method_label, "module": v.module,
+                "benchmark": s.benchmark, "budget_low": s.budget_low,
+                "budget_high": s.budget_high, "trials_low": s.trials_low,
+                "trials_high": s.trials_high, "metafeature": metafeature_label(s.metafeature),
+                "evidence_kind": x.kind, "evidence_value": x.value, "evidence_level": x.level,
+                "strength": x.strength, "effect_name": None if e is None else e.name,
+                "effect": None if e is None else e.estimate,
+                "effect_lower": None if e is None else e.lower,
+                "effect_upper": None if e is None else e.upper,
+                "effect_confidence": None if e is None else e.confidence,
+                "objective": v.objective, "unit": v.unit, "n": v.n,
+                "explanation": v.explanation})
+        return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+    verdicts = comparison.reconciliation.verdicts
+    for chosen in (verdicts, _VERDICTS, _VERDICTS[:1], verdicts[:3] + _VERDICTS[1:], []):
+        pd.testing.assert_frame_equal(verdicts_to_frame(chosen), by_record(chosen))

@@ -531,40 +531,48 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
        a  b winner benchmark
     0  A  B      A     moons
     """
-    rows = []
-    for v in verdicts:
-        e = v.effect
-        rows.append(
-            {
-                "a": v.a,
-                "b": v.b,
-                "outcome": v.outcome,
-                "winner": v.winner,
-                "lean": v.leans_to,
-                "method": v.method_label,
-                "module": v.module,
-                "benchmark": v.scope.benchmark,
-                "budget_low": v.scope.budget_low,
-                "budget_high": v.scope.budget_high,
-                "trials_low": v.scope.trials_low,
-                "trials_high": v.scope.trials_high,
-                "metafeature": metafeature_label(v.scope.metafeature),
-                "evidence_kind": v.evidence.kind,
-                "evidence_value": v.evidence.value,
-                "evidence_level": v.evidence.level,
-                "strength": v.evidence.strength,
-                "effect_name": None if e is None else e.name,
-                "effect": None if e is None else e.estimate,
-                "effect_lower": None if e is None else e.lower,
-                "effect_upper": None if e is None else e.upper,
-                "effect_confidence": None if e is None else e.confidence,
-                "objective": v.objective,
-                "unit": v.unit,
-                "n": v.n,
-                "explanation": v.explanation,
-            }
-        )
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    # Column by column: a dict per verdict took 1.2 kB each, 330 MB at the peak of
+    # writing a 200-algorithm report's 280,000 verdicts (a test checks the frame is
+    # the one the dicts gave).
+    verdicts = list(verdicts)
+    if not verdicts:  # object columns, as from no records
+        return pd.DataFrame([], columns=VERDICT_COLUMNS)
+    scopes = [v.scope for v in verdicts]
+    evidence = [v.evidence for v in verdicts]
+    effects = [v.effect for v in verdicts]
+
+    def effect_field(name: str) -> list[Any]:
+        return [None if e is None else getattr(e, name) for e in effects]
+
+    columns = {
+        "a": [v.a for v in verdicts],
+        "b": [v.b for v in verdicts],
+        "outcome": [v.outcome for v in verdicts],
+        "winner": [v.winner for v in verdicts],
+        "lean": [v.leans_to for v in verdicts],
+        "method": [v.method_label for v in verdicts],
+        "module": [v.module for v in verdicts],
+        "benchmark": [s.benchmark for s in scopes],
+        "budget_low": [s.budget_low for s in scopes],
+        "budget_high": [s.budget_high for s in scopes],
+        "trials_low": [s.trials_low for s in scopes],
+        "trials_high": [s.trials_high for s in scopes],
+        "metafeature": [metafeature_label(s.metafeature) for s in scopes],
+        "evidence_kind": [x.kind for x in evidence],
+        "evidence_value": [x.value for x in evidence],
+        "evidence_level": [x.level for x in evidence],
+        "strength": [x.strength for x in evidence],
+        "effect_name": effect_field("name"),
+        "effect": effect_field("estimate"),
+        "effect_lower": effect_field("lower"),
+        "effect_upper": effect_field("upper"),
+        "effect_confidence": effect_field("confidence"),
+        "objective": [v.objective for v in verdicts],
+        "unit": [v.unit for v in verdicts],
+        "n": [v.n for v in verdicts],
+        "explanation": [v.explanation for v in verdicts],
+    }
+    return pd.DataFrame(columns, columns=VERDICT_COLUMNS)
 
 
 def _encode(value: Any) -> Any:
