@@ -210,15 +210,19 @@ def test_the_glossary_regex_matches_where_it_did(comparison, html):
 def test_csv_neutralisation_per_distinct_value_is_per_cell(tmp_path):
     column = pd.Series(["=1+1", "SVM", None, "-0.5", "=1+1", "@x", math.nan, "+cmd", "SVM"] * 3)
     expected = column.astype(object).map(neutralise_cell)
-    assert _neutralise_column(column).tolist() == expected.tolist()
+    assert _neutralise_column(column).astype(object).tolist() == expected.tolist()
     mixed = pd.Series([["=x"], "=y", 1.5], dtype=object)  # unhashable cells: one by one
     assert _neutralise_column(mixed).tolist() == mixed.map(neutralise_cell).tolist()
     # The file is what neutralising every cell wrote.
     frame = pd.DataFrame({"s": column, "t": pd.Series(["a", "b", None] * 9, dtype="string"),
-                          "c": pd.Categorical(["=c", "d", "d"] * 9), "x": np.arange(27.0)})
+                          "c": pd.Categorical(["=c", "d", "d"] * 9),
+                          "k": pd.Categorical(["c", "d, e", None] * 9),
+                          "q": ['say "x"', "a,b", "\n"] * 9,
+                          "o": pd.Series(["p", None, 1.5] * 9, dtype=object),
+                          "x": np.arange(27.0)})
     write_csv(frame, tmp_path / "new.csv")
     old = frame.copy()
-    for name in ("s", "t", "c"):
+    for name in ("s", "t", "c", "k", "q", "o"):
         old[name] = old[name].astype(object).map(neutralise_cell)
     old.to_csv(tmp_path / "old.csv", index=False, errors="backslashreplace")
     assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()

@@ -51,11 +51,10 @@ def _neutralise_column(column: Any) -> Any:
     """
     import pandas as pd
 
-    values = column.astype(object)
     try:
-        uniques = pd.unique(values.to_numpy())
+        uniques = pd.unique(column)
     except TypeError:  # unhashable cells (lists): one by one
-        return values.map(neutralise_cell)
+        return column.astype(object).map(neutralise_cell)
     changed = {}
     for u in uniques:
         if isinstance(u, str):
@@ -63,8 +62,10 @@ def _neutralise_column(column: Any) -> Any:
             if n is not u:
                 changed[u] = n
     if not changed:
-        return values
-    return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v)
+        # Written as it is: the same text, without a Python string per cell (a text
+        # column of 280,000 verdicts as objects took a hundred megabytes).
+        return column
+    return column.astype(object).map(lambda v: changed.get(v, v) if isinstance(v, str) else v)
 
 
 def write_csv(frame: Any, path: str | Path, *, index: bool = False, **options: Any) -> Path:
