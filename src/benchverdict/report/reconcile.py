@@ -921,9 +921,12 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
             **where, "sentence": rel.sentence, "single_draws": rel.single_draws,
             **{f"n_{s.value.replace(' ', '_')}": len(rel.with_status(s)) for s in Status},
         })
+    # The scope columns once per scope, not per vote (group_label builds a Scope).
+    scope_of = {v.key: (scope_type(v.key), group_label(v.key), metafeature_label(v.key[1]))
+                for v in votes}
     vote_rows = [{
-        "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
-        "metafeature": metafeature_label(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
+        "scope_type": scope_of[v.key][0], "scope": scope_of[v.key][1], "benchmark": v.key[0],
+        "metafeature": scope_of[v.key][2], "a": v.a, "b": v.b, "family": v.family,
         "method": v.method, "p_value": v.p_value,
         "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
         "p_value_adjusted": v.p_value_adjusted, "rejects": v.rejects, "n": v.n,
