@@ -16,6 +16,10 @@ Workloads (goals from the report issue):
   pair from each of 3 methods), so that only the report's own cost is
   timed; it must grow like the number of pairs (before the fix rendering was
   quadratic in it: 40 algorithms took 40 s, 200 did not finish).
+* ``big`` (issue 25): ``benchverdict report`` as a user runs it (a separate
+  process, sanity checks included) on 200 algorithms x 10 benchmarks x 3
+  seeds (19,900 pairs, 278,600 verdicts, a 600 MB report.json). Goal <= 60 s
+  CPU and <= 2 GB peak resident memory, read from the child's ``getrusage``.
 
 The anchor, run in the same process, is what a user runs today for the rank
 part alone: ``autorank.autorank`` on the benchmark x algorithm matrix of
@@ -24,7 +28,8 @@ much more the full report costs than that single test.
 
 Run from the repository root::
 
-    python benchmarks/bench_report.py [--data ../shared/data] [--only small|full|budgets|algorithms]
+    python benchmarks/bench_report.py [--data ../shared/data]
+        [--only small|full|budgets|algorithms|big]
 
 Prints one table per workload; load average is printed too, because the
 machines are shared and wall-clock times scale with it.
@@ -52,7 +57,7 @@ WORKLOADS = {
     "small": ("priorband_data.parquet", 30.0),
     "full": ("priorband_anytime_full.parquet", 120.0),
 }
-SYNTHETIC = ("budgets", "algorithms")
+SYNTHETIC = ("budgets", "algorithms", "big")
 
 
 def anchor_autorank(path: Path) -> float:
@@ -179,6 +184,46 @@ def run_algorithms() -> None:
               f"ms per pair)")
 
 
+def run_big(n_algorithms: int = 200, n_benchmarks: int = 10, n_seeds: int = 3) -> None:
+    """The whole ``benchverdict report`` command on 200 x 10 x 3 runs: CPU and peak memory."""
+    import resource
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    rng = np.random.default_rng(25)
+    effect = rng.normal(0, 0.4, n_algorithms)
+    rows = [(f"alg{i:03d}", f"bench{j}", s, effect[i] + inter + rng.normal(0, 0.6))
+            for i in range(n_algorithms) for j in range(n_benchmarks)
+            for inter in [rng.normal()] for s in range(n_seeds)]
+    print(f"\nbig: benchverdict report, {n_algorithms} algorithms x {n_benchmarks} benchmarks "
+          f"x {n_seeds} seeds (every analysis that applies, sanity checks included)")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "big.csv"
+        pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"]).to_csv(
+            data, index=False)
+        # The child's CPU and peak RSS: getrusage(RUSAGE_CHILDREN) after it is reaped
+        # (this process has no other children).
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "benchverdict.cli", "report", str(data),
+             "--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "seed",
+             "--score", "score", "--objective", "maximize", "--kind", "runs",
+             "-o", str(Path(tmp) / "out"), "--no-progress"],
+            capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        size = (Path(tmp) / "out" / "report.json").stat().st_size if done.returncode == 0 else 0
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"  exit {done.returncode}; CPU {cpu:.1f} s (goal 60 s), peak RSS "
+          f"{after.ru_maxrss / 2**20:.2f} GB (goal 2 GB), wall {wall:.1f} s, "
+          f"report.json {size / 1e6:.0f} MB")
+    if done.returncode:
+        print(done.stderr[-2000:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -189,6 +234,8 @@ def main() -> None:
         run_budgets()
     if args.only in (None, "algorithms"):
         run_algorithms()
+    if args.only in (None, "big"):
+        run_big()
     for key, (name, goal) in WORKLOADS.items():
         if args.only and key != args.only:
             continue

@@ -42,7 +42,7 @@ from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
-from benchverdict.verdict import Scope
+from benchverdict.verdict import Scope, replaced
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -267,7 +267,7 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             changes["effect"] = dataclasses.replace(
                 v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
                                                "deviations of a benchmark's scores)")
-        run.verdicts.append(dataclasses.replace(v, **changes))
+        run.verdicts.append(replaced(v, **changes))
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
@@ -291,7 +291,7 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             if bench not in scopes:
                 scopes[bench] = dataclasses.replace(scope, benchmark=bench)
         run.verdicts += [
-            dataclasses.replace(
+            replaced(
                 v, explanation=_claimed(v.explanation, f"on benchmark {v.scope.benchmark}"),
                 scope=scopes[v.scope.benchmark],
                 details={**v.details, **left, "unit_of_replication": "run"})
@@ -333,7 +333,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     verdicts = []
     for v in by_model.verdicts(alpha=options.alpha, by=name):
         level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
-        verdicts.append(dataclasses.replace(v, scope=level_scope))
+        verdicts.append(replaced(v, scope=level_scope))
     run.verdicts += verdicts
     run.notes.append(
         f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
@@ -398,7 +398,7 @@ def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: 
         caveat = (f"the seed-dependency check finds seed effects for "
                   f"{', '.join(sorted(affected))}, which {formula} does not model")
         run.verdicts = [
-            dataclasses.replace(v, caveats=(*v.caveats, caveat))
+            replaced(v, caveats=(*v.caveats, caveat))
             if v.module == "lmem" and ({v.a, v.b} & affected) else v
             for v in run.verdicts
         ]

@@ -174,9 +174,13 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         margin=args.margin,
         draws=args.draws,
     )
-    json_text = write_report(comparison, out, progress=progress, inputs=input_paths(args))
+    json_path = write_report(comparison, out, progress=progress, inputs=input_paths(args))
     if args.json:
-        print(json_text)
+        # What print(text) wrote, a megabyte at a time (the file can be 600 MB).
+        with json_path.open(encoding="utf-8") as f:
+            for chunk in iter(lambda: f.read(1 << 20), ""):
+                sys.stdout.write(chunk)
+        sys.stdout.write("\n")
     else:
         _print_summary(comparison, out)
     _print_warnings(comparison.warnings)
@@ -222,18 +226,20 @@ REPORT_FILES = {
 
 
 def write_report(comparison, out: Path, *, progress: bool = False,
-                 inputs: list[Path] | tuple[Path, ...] = ()) -> str:
+                 inputs: list[Path] | tuple[Path, ...] = ()) -> Path:
     """Write every report file into ``out`` at once (see the module docstring).
 
     ``inputs`` are the files the report was computed from: a report that
     would replace one of them is refused.
 
-    Returns the JSON document's text.
+    Returns the path of ``report.json`` (its text can be 600 MB: it is
+    streamed to disk, never held).
     """
     from tqdm.auto import tqdm
 
     from benchverdict._output_dir import staged_directory
     from benchverdict._safe_output import write_csv
+    from benchverdict.report.json_format import write_json
 
     def csv(frame, path: Path) -> None:
         # Formula-like names neutralised, lone surrogates escaped (see write_csv).
@@ -250,7 +256,8 @@ def write_report(comparison, out: Path, *, progress: bool = False,
             ("report.html", lambda: comparison.to_html(stage / "report.html")),
             # Also writes report_figures/ and report_tables/.
             ("report.md", lambda: comparison.to_markdown(stage / "report.md")),
-            ("report.json", lambda: comparison.to_json(stage / "report.json")),
+            # Streamed to disk (600 MB for 200 algorithms): never the whole text in memory.
+            ("report.json", lambda: write_json(comparison.document(), stage / "report.json")),
             ("latex/", lambda: comparison.to_latex(stage / "latex")),
             ("results_table.tex", lambda: results_table_files(stage)),
             ("verdicts.csv", lambda: csv(comparison.verdict_table, stage / "verdicts.csv")),
@@ -259,18 +266,15 @@ def write_report(comparison, out: Path, *, progress: bool = False,
             ("exclusions.csv", lambda: csv(comparison.exclusions, stage / "exclusions.csv")),
         ]
 
-    json_text = ""
     with staged_directory(out, inputs) as stage:
         todo = steps(stage)
         with tqdm(total=len(todo), desc="writing the report", unit="file", leave=False,
                   disable=not progress, file=sys.stderr) as bar:
             for name, write in todo:
                 bar.set_postfix_str(name)
-                result = write()
-                if name == "report.json":
-                    json_text = result
+                write()
                 bar.update()
-    return json_text
+    return out / "report.json"
 
 
 #: At most this many warnings are printed; the report lists them all.

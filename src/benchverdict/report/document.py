@@ -19,7 +19,7 @@ that reads only it cannot depend on how the comparison was computed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -359,17 +359,59 @@ class Settings:
     margin: tuple[float, bool] | None = None
 
 
+class Rows(Sequence):
+    """A full table's JSON records, made a chunk of rows at a time on each pass.
+
+    A 200-algorithm report has 280,000 verdicts and 220,000 agreement rows:
+    kept as dicts they took gigabytes, so a writer streams them instead
+    (``tuple(rows)`` still gives every record).
+
+    Examples
+    --------
+    >>> rows = Rows(3, lambda: iter([[{"i": 0}, {"i": 1}], [{"i": 2}]]))
+    >>> len(rows), [r["i"] for r in rows], rows[2]
+    (3, [0, 1, 2], {'i': 2})
+    """
+
+    __slots__ = ("_chunks", "_n")
+
+    def __init__(self, n: int, chunks: Callable[[], Iterable[list[dict[str, Any]]]]) -> None:
+        self._n = int(n)
+        self._chunks = chunks
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for chunk in self._chunks():
+            yield from chunk
+
+    def chunks(self) -> Iterator[list[dict[str, Any]]]:
+        """The records in lists of a few thousand (each list made when it is reached)."""
+        return iter(self._chunks())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        # Rare (the writers iterate): every record is made to answer it.
+        return list(self)[index]
+
+    def __repr__(self) -> str:
+        return f"Rows({self._n})"
+
+
 @dataclass(frozen=True)
 class Records:
-    """The full tables as JSON-ready records (only the JSON document holds them all)."""
+    """The full tables as JSON-ready records (only the JSON document holds them all).
 
-    verdicts: tuple[dict[str, Any], ...]
-    agreement: tuple[dict[str, Any], ...]
-    conflicts: tuple[dict[str, Any], ...]
+    The long tables are :class:`Rows` (made on each pass, never all kept) or tuples.
+    """
+
+    verdicts: Sequence[dict[str, Any]]
+    agreement: Sequence[dict[str, Any]]
+    conflicts: Sequence[dict[str, Any]]
     method_agreement: dict[str, Any]
     rankings: tuple[dict[str, Any], ...]
     #: Every pair of every scope: status, evidence, effect and equivalence (relations.csv).
-    relations: tuple[dict[str, Any], ...] = ()
+    relations: Sequence[dict[str, Any]] = ()
 
 
 @dataclass(frozen=True)
@@ -614,6 +656,7 @@ __all__ = [
     "Records",
     "ReportDocument",
     "ResultsTableSection",
+    "Rows",
     "SanityCheck",
     "ScopeLine",
     "Settings",

@@ -11,15 +11,22 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from benchverdict.report.document import ReportDocument
+from benchverdict.report.document import ReportDocument, Rows
 
 #: Name and version of the report JSON layout (``report.schema.json``). Version 3: a
 #: verdict's CVaR level is its ``parameter`` (method ``dse.cvar``; version 2 wrote
 #: ``dse.cvar_<level>``), and verdicts carry the typed fields of verdicts JSON version 5.
 REPORT_SCHEMA = "benchverdict.report"
 REPORT_SCHEMA_VERSION = 3
+
+
+def _rows(rows: Any) -> Any:
+    # Rows stay lazy (the writers stream them); any other sequence is copied to a list.
+    return rows if isinstance(rows, Rows) else list(rows)
 
 
 def _document(doc: ReportDocument) -> dict[str, Any]:
@@ -82,12 +89,12 @@ def _document(doc: ReportDocument) -> dict[str, Any]:
             }
             for a in doc.analyses
         ],
-        "verdicts": list(records.verdicts),
-        "agreement": list(records.agreement),
-        "conflicts": list(records.conflicts),
+        "verdicts": _rows(records.verdicts),
+        "agreement": _rows(records.agreement),
+        "conflicts": _rows(records.conflicts),
         "method_agreement": records.method_agreement,
         "rankings": list(records.rankings),
-        "relations": list(records.relations),
+        "relations": _rows(records.relations),
         "sanity": [{"analysis": s.analysis, **s.record} for s in doc.sanity],
         "exclusions": [
             {"analysis": x.analysis, "step": x.step, "what": x.what, "count": x.count,
@@ -124,7 +131,12 @@ def report_document(document: ReportDocument) -> dict[str, Any]:
     >>> doc["schema_version"], doc["analyses"][0]["name"], len(doc["verdicts"]) > 0
     (3, 'ranks', True)
     """
-    return copy.deepcopy(_document(document))
+    return copy.deepcopy(_materialised(_document(document)))
+
+
+def _materialised(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with its :class:`Rows` made into lists (they are top-level values)."""
+    return {k: list(v) if isinstance(v, Rows) else v for k, v in doc.items()}
 
 
 #: A list longer than this is written one compact item per line (verdicts, table rows).
@@ -140,18 +152,58 @@ def _layout(value: Any, level: int, indent: int, dumps) -> str:
     the indent, and the items of long lists, each written by the C encoder,
     take one line each: the same JSON value, as readable in a diff.
     """
+    parts: list[str] = []
+    _write(value, level, indent, dumps, parts.append)
+    return "".join(parts)
+
+
+def _write(value: Any, level: int, indent: int, dumps: Callable[[Any], str],
+           write: Callable[[str], Any]) -> None:
+    """Write :func:`_layout`'s text of ``value`` piece by piece with ``write``.
+
+    A long :class:`Rows` is written a chunk of records at a time (each made
+    when reached and dropped once written), so the text and the records of
+    the verdicts are never all in memory: a 200-algorithm report's
+    report.json is 600 MB.
+    """
     pad, close = " " * (indent * (level + 1)), " " * (indent * level)
+    if isinstance(value, Rows):
+        if len(value) > _LONG_LIST:  # dicts, so one compact record per line
+            write("[\n")
+            sep = ""
+            for chunk in value.chunks():
+                if chunk:
+                    write(sep + ",\n".join([pad + dumps(v) for v in chunk]))
+                    sep = ",\n"
+            write("\n" + close + "]")
+            return
+        value = list(value)
     if isinstance(value, dict) and value:
-        items = [f"{pad}{dumps(str(k))}: {_layout(v, level + 1, indent, dumps)}"
-                 for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + close + "}"
+        sep = "{\n"
+        for k, v in value.items():
+            write(f"{sep}{pad}{dumps(str(k))}: ")
+            _write(v, level + 1, indent, dumps, write)
+            sep = ",\n"
+        write("\n" + close + "}")
+        return
     if isinstance(value, list) and value and any(isinstance(v, (dict, list)) for v in value):
         if len(value) > _LONG_LIST:
-            items = [pad + dumps(v) for v in value]
-        else:
-            items = [pad + _layout(v, level + 1, indent, dumps) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + close + "]"
-    return dumps(value)
+            write("[\n" + ",\n".join([pad + dumps(v) for v in value]) + "\n" + close + "]")
+            return
+        sep = "[\n"
+        for v in value:
+            write(sep + pad)
+            _write(v, level + 1, indent, dumps, write)
+            sep = ",\n"
+        write("\n" + close + "]")
+        return
+    write(dumps(value))
+
+
+def _dumps(ascii_only: bool) -> Callable[[Any], str]:
+    # default=str: a module may put an object JSON does not know into a verdict's
+    # details. One encoder for every call: json.dumps with options builds one per call.
+    return json.JSONEncoder(allow_nan=False, ensure_ascii=ascii_only, default=str).encode
 
 
 def render_json(document: ReportDocument, *, indent: int | None = 2) -> str:
@@ -175,12 +227,9 @@ def render_json(document: ReportDocument, *, indent: int | None = 2) -> str:
     doc = _document(document)
 
     def text(ascii_only: bool) -> str:
-        # default=str: a module may put an object JSON does not know into a verdict's
-        # details.
-        def dumps(v: Any) -> str:
-            return json.dumps(v, allow_nan=False, ensure_ascii=ascii_only, default=str)
-
-        return dumps(doc) if indent is None else _layout(doc, 0, int(indent), dumps)
+        dumps = _dumps(ascii_only)
+        return (dumps(_materialised(doc)) if indent is None
+                else _layout(doc, 0, int(indent), dumps))
 
     out = text(False)
     try:
@@ -191,4 +240,43 @@ def render_json(document: ReportDocument, *, indent: int | None = 2) -> str:
     return out
 
 
-__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "render_json", "report_document"]
+def write_json(document: ReportDocument, path: str | Path, *, indent: int = 2) -> None:
+    """Write :func:`render_json`'s text (with an ``indent``) to ``path``, streamed.
+
+    The same bytes as writing ``render_json(document)`` as UTF-8, without
+    holding the text or every record at once (see :func:`_write`).
+    """
+    doc = _document(document)
+    path = Path(path)
+
+    def attempt(ascii_only: bool) -> None:
+        dumps = _dumps(ascii_only)
+        with path.open("wb") as f:
+            pending: list[str] = []
+            size = 0
+
+            def write(piece: str) -> None:
+                nonlocal size
+                pending.append(piece)
+                size += len(piece)
+                if size > 1 << 20:
+                    flush()
+
+            def flush() -> None:
+                nonlocal size
+                f.write("".join(pending).encode("utf-8"))
+                pending.clear()
+                size = 0
+
+            _write(doc, 0, int(indent), dumps, write)
+            flush()
+
+    try:
+        attempt(False)
+    except UnicodeEncodeError:
+        # A lone surrogate in a name cannot be written as UTF-8: JSON's \u escapes can.
+        attempt(True)
+
+
+__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "render_json", "report_document",
+           "write_json"]

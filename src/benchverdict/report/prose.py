@@ -85,11 +85,11 @@ def warnings_count(n: int, n_distinct: int) -> str:
 # ----------------------------------------------------------------------------- glossary
 # The entries (ReportDocument.glossary) have ``term``, ``definition``, ``spellings`` and
 # ``anchor``; these functions match and link them in a rendered text.
-def _pattern(spelling: str, html: bool = False) -> str:
+def _body(spelling: str, html: bool = False) -> str:
     body = re.escape(spelling)
     if html:  # an apostrophe is an entity in escaped HTML
         body = body.replace("'", "(?:'|&\\#39;|&\\#x27;)")
-    return rf"(?<![\w-]){body}(?![\w])"
+    return rf"{body}(?![\w])"
 
 
 @functools.lru_cache(maxsize=16)
@@ -106,9 +106,14 @@ def _compile(entries: tuple[Any, ...], html: bool = False) -> tuple[re.Pattern, 
             owner.setdefault(s.lower(), entry)
             parts.append(s)
     parts.sort(key=len, reverse=True)
-    alternatives = [(_pattern(s, html) if not s.isupper() and not s[:2].isupper() else
-                     "(?-i:" + _pattern(s, html) + ")") for s in parts]
-    return re.compile("|".join(alternatives) or "(?!)", re.IGNORECASE), owner
+    alternatives = [(_body(s, html) if not s.isupper() and not s[:2].isupper() else
+                     "(?-i:" + _body(s, html) + ")") for s in parts]
+    # The word-start test once, before the alternatives (the same matches as one
+    # test in each): a position inside a word now fails at once instead of trying
+    # every spelling, which took 15 s on a 200-algorithm report's page.
+    if not alternatives:
+        return re.compile("(?!)"), owner
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + ")", re.IGNORECASE), owner
 
 
 def terms_used(texts: Iterable[str], entries: Sequence[Any]) -> list[Any]:

@@ -866,9 +866,18 @@ def _method_agreement(verdicts: list[Verdict], comparisons: pd.DataFrame) -> pd.
 def _coverage(verdicts: list[Verdict]) -> pd.DataFrame:
     """How many verdicts each method gave per scope."""
     if verdicts:
-        cov = pd.DataFrame(
-            [{"method": v.method_label, "scope": group_label(_group_key(v))} for v in verdicts]
-        )
+        # One label per scope group, not per verdict (a Scope is built for each label),
+        # and two columns rather than a dict per verdict: 280,000 verdicts for 200
+        # algorithms.
+        labels: dict[GroupKey, str] = {}
+        scopes = []
+        for v in verdicts:
+            key = _group_key(v)
+            label = labels.get(key)
+            if label is None:
+                label = labels[key] = group_label(key)
+            scopes.append(label)
+        cov = pd.DataFrame({"method": [v.method_label for v in verdicts], "scope": scopes})
         return cov.groupby(["method", "scope"]).size().unstack(fill_value=0)
     else:
         return pd.DataFrame()
@@ -912,9 +921,12 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
             **where, "sentence": rel.sentence, "single_draws": rel.single_draws,
             **{f"n_{s.value.replace(' ', '_')}": len(rel.with_status(s)) for s in Status},
         })
+    # The scope columns once per scope, not per vote (group_label builds a Scope).
+    scope_of = {v.key: (scope_type(v.key), group_label(v.key), metafeature_label(v.key[1]))
+                for v in votes}
     vote_rows = [{
-        "scope_type": scope_type(v.key), "scope": group_label(v.key), "benchmark": v.key[0],
-        "metafeature": metafeature_label(v.key[1]), "a": v.a, "b": v.b, "family": v.family,
+        "scope_type": scope_of[v.key][0], "scope": scope_of[v.key][1], "benchmark": v.key[0],
+        "metafeature": scope_of[v.key][2], "a": v.a, "b": v.b, "family": v.family,
         "method": v.method, "p_value": v.p_value,
         "direction": {"a": v.a, "b": v.b}.get(v.direction or ""), "decides": v.decides,
         "p_value_adjusted": v.p_value_adjusted, "rejects": v.rejects, "n": v.n,

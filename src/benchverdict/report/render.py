@@ -28,7 +28,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,7 @@ from benchverdict.report.document import (
     Records,
     ReportDocument,
     ResultsTableSection,
+    Rows,
     SanityCheck,
     ScopeLine,
     Settings,
@@ -127,8 +128,46 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _plain_column(column: pd.Series) -> list[Any]:
+    """``[_plain(v) for v in column]``, with the common plain types decided by exact type.
+
+    A float column's non-finite values become ``None`` at once; in other
+    columns only values that are not a str, int, bool, ``None`` or finite
+    float go through :func:`_plain` (17.6 million calls of it took a
+    quarter of a 200-algorithm report's writing time).
+    """
+    if column.dtype == np.float64:
+        values = column.to_numpy()
+        out = values.tolist()
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            out[i] = None
+        return out
+    out = column.tolist()
+    isfinite = math.isfinite
+    for i, v in enumerate(out):
+        t = type(v)
+        if not (v is None or t is str or t is int or t is bool
+                or (t is float and isfinite(v))):
+            out[i] = _plain(v)
+    return out
+
+
+#: Rows per chunk when a full table's records are made a chunk at a time.
+_CHUNK = 5000
+
+
+def _record_chunks(frame: pd.DataFrame, size: int | None = None):
+    """The rows of ``frame`` as JSON-safe dicts (:func:`_plain` values), ``size`` at a time."""
+    size = size or _CHUNK
+    keys = [str(k) for k in frame.columns]
+    for start in range(0, len(frame), size):
+        part = frame.iloc[start:start + size]
+        columns = [_plain_column(part.iloc[:, j]) for j in range(len(keys))]
+        yield [dict(zip(keys, row)) for row in zip(*columns)]
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    return [row for chunk in _record_chunks(frame) for row in chunk]
 
 
 def _split(text: Any, sep: str) -> list[str]:
@@ -145,11 +184,34 @@ def _group_key(a: Any, b: Any, benchmark: Any, metafeature: Any) -> tuple:
     return (a, b, _plain(benchmark), _plain(metafeature) or None)
 
 
+class _Representative(NamedTuple):
+    method: Any
+    outcome: Any
+    votes: Any
+    evidence: Any
+    budget: Any
+
+
 def _representatives_by_group(rec) -> dict[tuple, list]:
-    """Each method's representative verdict, by pair and scope (one pass, not per row)."""
+    """Each method's representative verdict, by pair and scope (one pass, not per row).
+
+    Made once per reconciliation (the document's agreement table and the
+    JSON records both read it) from whole columns: for 200 algorithms it
+    was 280,000 ``itertuples`` rows and as many :func:`_plain` calls, twice.
+    """
+    cached = rec.__dict__.get("_representatives_by_group")
+    if cached is not None:
+        return cached
+    reps = rec.representatives
     groups: dict[tuple, list] = {}
-    for x in rec.representatives.itertuples(index=False):
-        groups.setdefault(_group_key(x.a, x.b, x.benchmark, x.metafeature), []).append(x)
+    if len(reps):
+        keys = zip(reps["a"].tolist(), reps["b"].tolist(), _plain_column(reps["benchmark"]),
+                   [m or None for m in _plain_column(reps["metafeature"])])
+        rows = map(_Representative._make, zip(
+            *(reps[c].tolist() for c in _Representative._fields)))
+        for key, row in zip(keys, rows):
+            groups.setdefault(key, []).append(row)
+    rec.__dict__["_representatives_by_group"] = groups
     return groups
 
 
@@ -526,6 +588,8 @@ def _agreement(rec) -> Table:
     for r in rec.agreement.itertuples(index=False):
         is_pooled = _plain(r.benchmark) is None
         if n_kept[is_pooled] >= MAX_DOCUMENT_ROWS:
+            if n_kept[not is_pooled] >= MAX_DOCUMENT_ROWS:
+                break  # both kinds are full: no later row is shown
             continue
         n_kept[is_pooled] += 1
         rows.append((
@@ -674,12 +738,11 @@ def _drawings(c: ReportSource, analyses: tuple[AnalysisSection, ...]) -> Drawing
         analyses=tuple(tuple(_unique_figures(a.figures)) for a in analyses))
 
 
-def _json_records(rec) -> Records:
-    """The full tables for the JSON document (every row; nothing formatted)."""
+def _agreement_chunks(rec):
+    """The agreement records (each with its methods' outcomes), a chunk at a time."""
     by_group = _representatives_by_group(rec)
-    agreement = []
-    for row in _records(rec.agreement):
-        agreement.append({
+    for rows in _record_chunks(rec.agreement):
+        yield [{
             "a": row["a"], "b": row["b"], "benchmark": row["benchmark"],
             "metafeature": _meta_pairs(row["metafeature"]),
             "n_methods": int(row["n_methods"]),
@@ -695,10 +758,12 @@ def _json_records(rec) -> Records:
             "reason": row["reason"],
             "not_voting": _split(row["not_voting"], ","),
             "n_conflicts": int(row["n_conflicts"]),
-        })
-    conflicts = []
-    for row in _records(rec.conflicts):
-        conflicts.append({
+        } for row in rows]
+
+
+def _conflict_chunks(rec):
+    for rows in _record_chunks(rec.conflicts):
+        yield [{
             "a": row["a"], "b": row["b"], "benchmark": row["benchmark"],
             "metafeature": _meta_pairs(row["metafeature"]),
             "method_1": row["method_1"], "budget_1": row["budget_1"],
@@ -708,7 +773,22 @@ def _json_records(rec) -> Records:
             "kind": row["kind"],
             "rules": _split(row["rules"], ","),
             "explanation": row["explanation"],
-        })
+        } for row in rows]
+
+
+def _verdict_chunks(verdicts: Sequence[Any], size: int | None = None):
+    size = size or _CHUNK
+    for start in range(0, len(verdicts), size):
+        yield [verdict_to_dict(v) for v in verdicts[start:start + size]]
+
+
+def _json_records(rec) -> Records:
+    """The full tables for the JSON document (every row; nothing formatted).
+
+    The long tables are :class:`Rows`, made a chunk at a time whenever they
+    are read: the JSON writer streams them to disk, and no dict of them is
+    kept (the document keeps its records for as long as the comparison).
+    """
     m = rec.method_agreement
     rankings = [
         {
@@ -723,15 +803,17 @@ def _json_records(rec) -> Records:
         }
         for r in rec.rankings
     ]
-    relations = tuple({str(k): _plain(v) for k, v in row.items()}
-                      for row in _records(rec.relations))
+    verdicts = rec.verdicts
     return Records(
-        verdicts=tuple(verdict_to_dict(v) for v in rec.verdicts),
-        agreement=tuple(agreement),
-        conflicts=tuple(conflicts),
+        verdicts=Rows(len(verdicts), lambda: _verdict_chunks(verdicts)),
+        agreement=Rows(len(rec.agreement), lambda: _agreement_chunks(rec)),
+        conflicts=Rows(len(rec.conflicts), lambda: _conflict_chunks(rec)),
         method_agreement={"methods": [str(x) for x in m.index],
                           "matrix": [[_plain(float(v)) for v in row] for row in m.to_numpy()]},
-        rankings=tuple(rankings), relations=relations)
+        rankings=tuple(rankings),
+        # _records' values are plain already (the second _plain pass this had was a no-op).
+        relations=Rows(len(rec.relations), lambda: _record_chunks(rec.relations)))
+
 
 def load_schema() -> dict[str, Any]:
     """The JSON Schema of the report document, with the analyses now registered.

@@ -1,0 +1,254 @@
+"""The report's fast paths (issue 25) give what the plain paths they replace gave.
+
+report.json streamed (a verdict encoded field by field, records made
+column-wise a chunk at a time, the text written piece by piece), matrix cells
+whose texts are made when read, the glossary regex, CSV neutralisation per
+distinct value: each is checked against the generic path on a small case.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchverdict import Results
+from benchverdict._safe_output import _neutralise_column, neutralise_cell, write_csv
+from benchverdict.report import json_format, prose, render, summary
+from benchverdict.report.document import Rows
+from benchverdict.report.glossary import GLOSSARY
+from benchverdict.report.runner import compare
+from benchverdict.verdict import (
+    VERDICT_COLUMNS,
+    Effect,
+    Evidence,
+    Scope,
+    SingleDraw,
+    Verdict,
+    _encode,
+    metafeature_label,
+    verdict_to_dict,
+    verdicts_to_frame,
+)
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    # 11 algorithms x 8 benchmarks: 55 pairs, so more than 50 verdicts and relations (the
+    # long-list layout), in a second or two.
+    rng = np.random.default_rng(25)
+    rows = [{"algorithm": f"alg{i}", "benchmark": f"b{j}", "seed": s,
+             "score": i * 2.0 + j + rng.normal()}
+            for i in range(11) for j in range(8) for s in range(2)]
+    results = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
+                                 benchmark="benchmark", seed="seed", score="score",
+                                 objective="maximize", kind="runs")
+    return compare(results, analyses=["ranks", "lmem"], progress=False, figures=False)
+
+
+def _reference(comparison) -> dict:
+    """The records as the report made them before issue 25: generic encoders, every row."""
+    rec = comparison.reconciliation
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{str(k): render._plain(v) for k, v in row.items()}
+                for row in frame.to_dict("records")]
+
+    return {"verdicts": [_encode(v) for v in rec.verdicts],
+            "relations": records(rec.relations),
+            "agreement_rows": records(rec.agreement),
+            "conflict_rows": records(rec.conflicts)}
+
+
+def _without_time(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k != "generated_at"}
+
+
+def test_streamed_json_is_the_rendered_text_and_the_generic_records(comparison, tmp_path,
+                                                                   monkeypatch):
+    # Small chunks, so that records cross chunk boundaries.
+    monkeypatch.setattr(render, "_CHUNK", 4)
+    doc = comparison.document()
+    path = tmp_path / "report.json"
+    json_format.write_json(doc, path)
+    streamed = json.loads(path.read_text(encoding="utf-8"))
+    rendered = json.loads(json_format.render_json(doc))
+    assert _without_time(streamed) == _without_time(rendered)
+    assert _without_time(json.loads(json_format.render_json(doc, indent=None))) == \
+        _without_time(streamed)
+    ref = _reference(comparison)
+    assert len(ref["verdicts"]) > 50 and len(ref["relations"]) > 50
+    assert streamed["verdicts"] == ref["verdicts"]
+    assert streamed["relations"] == ref["relations"]
+    assert [(r["a"], r["b"], r["benchmark"], r["reason"]) for r in streamed["agreement"]] == [
+        (r["a"], r["b"], r["benchmark"], r["reason"]) for r in ref["agreement_rows"]]
+    assert len(streamed["conflicts"]) == len(ref["conflict_rows"])
+    # The dict the API returns has every row, as lists.
+    full = json_format.report_document(doc)
+    assert isinstance(full["verdicts"], list)
+    assert _without_time(full) == _without_time(streamed)
+
+
+def test_the_layout_is_unchanged(comparison):
+    """One compact record per line in long lists, the rest indented (as before)."""
+    text = json_format.render_json(comparison.document())
+    lines = text.splitlines()
+    start = lines.index('  "verdicts": [')
+    assert lines[start + 1].startswith('    {"a": ') and lines[start + 1].endswith("},")
+    assert text.startswith('{\n  "schema": "benchverdict.report",\n')
+
+
+def test_a_lone_surrogate_is_escaped_in_the_streamed_file_too(comparison, tmp_path):
+    doc = comparison.document()
+    odd = Verdict("x\udc80", "y", "a", "ranks.nemenyi", Scope(),
+                  Evidence("p_value", 0.01, 0.05), "maximize", "made up")
+    rec = doc.records.get()
+    records = type(rec)(verdicts=Rows(60, lambda: iter([[verdict_to_dict(odd)] * 60])),
+                        agreement=rec.agreement, conflicts=rec.conflicts,
+                        method_agreement=rec.method_agreement, rankings=rec.rankings,
+                        relations=rec.relations)
+
+    class Doc:
+        def __getattr__(self, name):
+            return getattr(doc, name)
+
+    fake = Doc()
+    fake.records = type(doc.records)(lambda: records)
+    path = tmp_path / "report.json"
+    json_format.write_json(fake, path)
+    text = path.read_text(encoding="ascii")  # escaped: ASCII only
+    assert "\\udc80" in text
+    assert json.loads(text)["verdicts"][0]["a"] == "x\udc80"
+    assert text == json_format.render_json(fake).replace(
+        json.loads(json_format.render_json(fake))["generated_at"],
+        json.loads(text)["generated_at"])
+
+
+_VERDICTS = [
+    Verdict("A", "B", "a", "ranks.nemenyi", Scope(), Evidence("p_value", 0.003, 0.05),
+            "minimize", "x", n=12),
+    Verdict("A", "B", "inconclusive", "tuning.median_band",
+            Scope("bench", metafeature=(("prior", "good"),), trials_low=1, trials_high=5),
+            Evidence("band", None, 0.8, "weak"), "maximize", "y",
+            effect=Effect("median difference", np.float64(0.5), -math.inf, math.nan, 0.8),
+            unit="run", n=np.int64(40), details={"k": np.float32(2.0), "v": [1, math.inf],
+                                                 "t": (1, "a"), 3: None},
+            lean="a", p_value=np.float64(0.2), p_one_sided=(0.1, np.float64(0.9)),
+            parameter=0.95, caveats=("ties",), sizes=(np.int64(3), 4), estimand="benchmark",
+            no_vote="draws share a run", pooling="intersection-union",
+            single_draw=SingleDraw(0.7, 0.6, math.nan, None)),
+    Verdict("A", "B", "b", "dse.cvar", Scope(budget_low=1.0, budget_high=2.0),
+            Evidence("confidence", level=0.95), "maximize", "z",
+            effect=Effect("d", math.inf), p_one_sided=[0.5, 0.5]),
+]
+
+
+@pytest.mark.parametrize("verdict", _VERDICTS)
+def test_the_field_by_field_encoder_is_the_generic_one(verdict):
+    fast, generic = verdict_to_dict(verdict), _encode(verdict)
+    assert fast == generic
+    assert json.dumps(fast) == json.dumps(generic)  # keys in the same order too
+
+
+def test_column_wise_records_are_plain_values():
+    frame = pd.DataFrame({
+        "f": [1.5, math.nan, math.inf], "i": [1, 2, 3], "b": [True, False, True],
+        "s": pd.array(["x", None, "z"], dtype="string"),
+        "o": [np.float64(2.0), pd.NA, (1, np.int64(2))], 7: ["a", "b", "c"]})
+    generic = [{str(k): render._plain(v) for k, v in row.items()}
+               for row in frame.to_dict("records")]
+    assert render._records(frame) == generic
+    assert [r for chunk in render._record_chunks(frame, 2) for r in chunk] == generic
+
+
+def test_lazy_cells_are_the_cells_they_stand_for(comparison):
+    rec = comparison.reconciliation
+    summaries = summary.scope_summaries(rec, list(comparison.algorithms))
+    assert summaries[0] is summary.scope_summaries(rec, list(comparison.algorithms))[0]
+    kinds = set()
+    for s in summaries:
+        rel = rec.scopes[s.scope]
+        decimals = summary.effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0
+                                             for r in rel.relations if r.effect is not None))
+        for r in rel.relations:
+            for x, y in ((r.a, r.b), (r.b, r.a)):
+                full = summary._full_cell(r, x, y, decimals)
+                lazy = s.cells[(x, y)]
+                assert lazy.kind == full.kind and lazy == full and full == lazy
+                assert (lazy.text, lazy.title, lazy.short, lazy.effect) == (
+                    full.text, full.title, full.short, full.effect)
+                kinds.add(full.kind)
+    assert {"better", "worse"} <= kinds
+
+
+def _old_regex(entries, html=False):
+    """The glossary regex before issue 25: the word-start test in every alternative."""
+    def pattern(spelling):
+        body = __import__("re").escape(spelling)
+        if html:
+            body = body.replace("'", "(?:'|&\\#39;|&\\#x27;)")
+        return rf"(?<![\w-]){body}(?![\w])"
+
+    parts = sorted((s for e in entries for s in e.spellings), key=len, reverse=True)
+    alternatives = [(pattern(s) if not s.isupper() and not s[:2].isupper() else
+                     "(?-i:" + pattern(s) + ")") for s in parts]
+    return __import__("re").compile("|".join(alternatives), __import__("re").IGNORECASE)
+
+
+@pytest.mark.parametrize("html", [False, True])
+def test_the_glossary_regex_matches_where_it_did(comparison, html):
+    page = comparison.to_markdown()
+    text = page + " a power-gap, Power Gaps, GLRT glrt, x-CVaR, l'LMEM, don&#39;t p-values"
+    new, _ = prose._compile(tuple(GLOSSARY), html)
+    old = _old_regex(GLOSSARY, html)
+    assert [m.span() for m in new.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+def test_csv_neutralisation_per_distinct_value_is_per_cell(tmp_path):
+    column = pd.Series(["=1+1", "SVM", None, "-0.5", "=1+1", "@x", math.nan, "+cmd", "SVM"] * 3)
+    expected = column.astype(object).map(neutralise_cell)
+    assert _neutralise_column(column).astype(object).tolist() == expected.tolist()
+    mixed = pd.Series([["=x"], "=y", 1.5], dtype=object)  # unhashable cells: one by one
+    assert _neutralise_column(mixed).tolist() == mixed.map(neutralise_cell).tolist()
+    # The file is what neutralising every cell wrote.
+    frame = pd.DataFrame({"s": column, "t": pd.Series(["a", "b", None] * 9, dtype="string"),
+                          "c": pd.Categorical(["=c", "d", "d"] * 9),
+                          "k": pd.Categorical(["c", "d, e", None] * 9),
+                          "q": ['say "x"', "a,b", "\n"] * 9,
+                          "o": pd.Series(["p", None, 1.5] * 9, dtype=object),
+                          "x": np.arange(27.0)})
+    write_csv(frame, tmp_path / "new.csv")
+    old = frame.copy()
+    for name in ("s", "t", "c", "k", "q", "o"):
+        old[name] = old[name].astype(object).map(neutralise_cell)
+    old.to_csv(tmp_path / "old.csv", index=False, errors="backslashreplace")
+    assert (tmp_path / "new.csv").read_bytes() == (tmp_path / "old.csv").read_bytes()
+
+
+def test_the_verdict_frame_built_by_column_is_the_one_built_by_record(comparison):
+    def by_record(verdicts):
+        rows = []
+        for v in verdicts:
+            e, s, x = v.effect, v.scope, v.evidence
+            rows.append({
+                "a": v.a, "b": v.b, "outcome": v.outcome, "winner": v.winner,
+                "lean": v.leans_to, "method": v.method_label, "module": v.module,
+                "benchmark": s.benchmark, "budget_low": s.budget_low,
+                "budget_high": s.budget_high, "trials_low": s.trials_low,
+                "trials_high": s.trials_high, "metafeature": metafeature_label(s.metafeature),
+                "evidence_kind": x.kind, "evidence_value": x.value, "evidence_level": x.level,
+                "strength": x.strength, "effect_name": None if e is None else e.name,
+                "effect": None if e is None else e.estimate,
+                "effect_lower": None if e is None else e.lower,
+                "effect_upper": None if e is None else e.upper,
+                "effect_confidence": None if e is None else e.confidence,
+                "objective": v.objective, "unit": v.unit, "n": v.n,
+                "explanation": v.explanation})
+        return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+    verdicts = comparison.reconciliation.verdicts
+    for chosen in (verdicts, _VERDICTS, _VERDICTS[:1], verdicts[:3] + _VERDICTS[1:], []):
+        pd.testing.assert_frame_equal(verdicts_to_frame(chosen), by_record(chosen))
