@@ -443,3 +443,19 @@ def test_runs_of_unequal_sizes_state_what_is_assumed():
         assert "runs of unequal sizes: assumed exchangeable" in v.explanation
     # The weighted (unequal sizes) path gives a valid p-value in [min_p, 1].
     assert cv.details["min_p"] <= cv.p_value <= 1
+
+
+def test_placement_matrix_counts_every_pair_of_draws_by_hand():
+    """W[c, d] = #(draw of c beats draw of d) + #ties / 2, counted pair by pair."""
+    from benchverdict.dse.clusters import placement_matrix
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n, m = int(rng.integers(2, 60)), int(rng.integers(1, 6))
+        z = np.round(rng.normal(size=n), 1)  # ties on purpose
+        codes = np.unique(rng.integers(0, m, size=n), return_inverse=True)[1].reshape(-1)
+        k = int(codes.max()) + 1
+        wins = (z[:, None] > z[None, :]) + 0.5 * (z[:, None] == z[None, :])
+        by_hand = np.zeros((k, k))
+        np.add.at(by_hand, (codes[:, None], codes[None, :]), wins)
+        assert np.array_equal(placement_matrix(z, codes), by_hand)
