@@ -716,20 +716,14 @@ def _float(value: Any) -> float:
 
 
 def _score(value: Any) -> str:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return "-"
+    value = _float(value)
     if not math.isfinite(value):
         return "-"
     return f"{value:.4f}" if 1e-3 <= abs(value) < 1e4 or value == 0 else f"{value:.4g}"
 
 
 def _p(value: Any) -> str:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return "-"
+    value = _float(value)
     if not math.isfinite(value):
         return "-"
     return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
