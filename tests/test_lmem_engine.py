@@ -368,6 +368,86 @@ def test_schur_factorisation_matches_the_dense_block(formula, reml, n_benchmarks
                                atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
 
 
+INTERACTION = "score ~ algorithm + (1|benchmark) + (1|algorithm:benchmark)"
+
+
+def _interaction_frame(rng: np.random.Generator, n_algorithms: int, n_benchmarks: int,
+                       n_seeds: int, kept: float) -> pd.DataFrame:
+    cells = [(a, b, s) for a in range(n_algorithms) for b in range(n_benchmarks)
+             for s in range(n_seeds)]
+    df = pd.DataFrame(cells, columns=["algorithm", "benchmark", "seed"])
+    df = df[rng.uniform(size=len(df)) < kept].copy()  # cells missing: blocks of unequal size
+    cell = rng.normal(0, 0.5, (n_algorithms, n_benchmarks))
+    df["score"] = (0.05 * df["algorithm"] + rng.normal(0, 2, n_benchmarks)[df["benchmark"]]
+                   + cell[df["algorithm"], df["benchmark"]] + rng.normal(size=len(df)))
+    df["algorithm"] = "a" + df["algorithm"].astype(str)
+    df["benchmark"] = "b" + df["benchmark"].astype(str)
+    df["x"] = rng.normal(size=len(df))
+    return df
+
+
+@settings(max_examples=20, deadline=None)
+@given(formula=st.sampled_from([INTERACTION, INTERACTION.replace("(1|benchmark)",
+                                                                 "(1 + x|benchmark)")]),
+       reml=st.booleans(), n_algorithms=st.integers(48, 64), n_benchmarks=st.integers(2, 6),
+       n_seeds=st.integers(1, 3), kept=st.sampled_from([0.7, 0.95, 1.0]),
+       seed=st.integers(0, 2**16), zero=st.booleans())
+def test_stacked_schur_blocks_match_the_dense_blocks(formula, reml, n_algorithms,
+                                                     n_benchmarks, n_seeds, kept, seed, zero):
+    # (1|benchmark) + (1|algorithm:benchmark): one block per benchmark, its cells diagonal
+    # and its intercept the dense rest. Blocks of one size and layout are factored together
+    # through their Schur complements (issue 24: the 100 x 100 leaderboard's LMEM factored
+    # 100 dense blocks of 101 per evaluation); deviance and gradient equal the dense path.
+    # With (1 + x|benchmark) the dense rest is 2 x 2.
+    from benchverdict.lmem import native
+
+    rng = np.random.default_rng(seed)
+    df = _interaction_frame(rng, n_algorithms, n_benchmarks, n_seeds, kept)
+    d = build_design(df, parse_formula(formula))
+    cp = cross_products(d)
+    old = native.SCHUR_MIN_SIZE
+    try:
+        native.SCHUR_MIN_SIZE = 10**9
+        dense = native.ProfiledDeviance(cp, d.blocks, reml)
+        native.SCHUR_MIN_SIZE = 0
+        schur = native.ProfiledDeviance(cp, d.blocks, reml)
+    finally:
+        native.SCHUR_MIN_SIZE = old
+    assert all(g.n_diagonal == 0 for g in dense.groups)
+    rest = 1 if formula == INTERACTION else 2  # the benchmark's intercept (and slope)
+    assert all(g.n_diagonal == g.s - rest for g in schur.groups)  # the rest: its cells
+    assert sum(g.nb for g in schur.groups) == df["benchmark"].nunique()
+    lower = dense.layout.lower
+    theta = np.where(lower == 0, np.abs(rng.normal(1, 0.7, len(lower))),
+                     rng.normal(0, 0.5, len(lower)))
+    if zero:
+        theta[0] = 0.0  # a variance on the boundary
+    try:
+        v_dense, g_dense = dense.value_and_gradient(theta)
+    except np.linalg.LinAlgError:
+        return  # a rank-deficient fixed-effects part: both paths refuse it alike
+    v_schur, g_schur = schur.value_and_gradient(theta)
+    assert v_schur == pytest.approx(v_dense, rel=1e-11)
+    np.testing.assert_allclose(g_schur, g_dense, rtol=1e-7,
+                               atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
+
+
+def test_interaction_fit_stacks_schur_blocks_and_equals_the_dense_fit(monkeypatch):
+    from benchverdict.lmem import native
+
+    df = _interaction_frame(np.random.default_rng(3), 60, 8, 3, 1.0)
+    stacked = fit(df, INTERACTION)
+    (group,) = stacked._deviance.groups
+    assert (group.nb, group.s, group.n_diagonal) == (8, 61, 60)
+    monkeypatch.setattr(native, "SCHUR_MIN_SIZE", 10**9)
+    dense = fit(df, INTERACTION)
+    assert dense._deviance.groups[0].n_diagonal == 0
+    assert stacked.loglik == pytest.approx(dense.loglik, rel=1e-10)
+    np.testing.assert_allclose(stacked.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(stacked.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
+                               atol=1e-9)
+
+
 @pytest.mark.parametrize("formula", SCHUR_FORMULAS[:2])
 def test_crossed_fit_uses_the_schur_path_and_equals_the_dense_fit(formula, monkeypatch):
     from benchverdict.lmem import native

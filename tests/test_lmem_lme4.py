@@ -141,3 +141,22 @@ def test_schur_factored_crossed_terms_agree_with_lme4(formula, reml):
     ours = fit(res, formula, reml=reml)
     assert ours._deviance.groups[0].n_diagonal == 70
     assert_agree(ours, fit(res, formula, reml=reml, backend="lme4"))
+
+
+@pytest.mark.parametrize("reml", [False, True])
+def test_stacked_schur_blocks_agree_with_lme4(reml):
+    # The leaderboard's model over 60 algorithms: one block per benchmark (its intercept
+    # and its 60 algorithm cells), all 6 factored together through their Schur complements.
+    rng = np.random.default_rng(8)
+    cells = [(a, b, s) for a in range(60) for b in range(6) for s in range(3)]
+    df = pd.DataFrame(cells, columns=["algorithm", "benchmark", "seed"])
+    cell = rng.normal(0, 0.4, (60, 6))
+    df["score"] = (0.02 * df["algorithm"] + rng.normal(0, 1.5, 6)[df["benchmark"]]
+                   + cell[df["algorithm"], df["benchmark"]] + rng.normal(size=len(df)))
+    df["algorithm"] = "a" + df["algorithm"].astype(str).str.zfill(2)
+    df["benchmark"] = "b" + df["benchmark"].astype(str)
+    formula = "score ~ algorithm + (1|benchmark) + (1|algorithm:benchmark)"
+    ours = fit(df, formula, reml=reml)
+    (group,) = ours._deviance.groups
+    assert (group.nb, group.n_diagonal) == (6, 60)
+    assert_agree(ours, fit(df, formula, reml=reml, backend="lme4"))

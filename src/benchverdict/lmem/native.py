@@ -104,6 +104,27 @@ def cholesky(A: np.ndarray, *, lower: bool) -> np.ndarray:
     return c
 
 
+def _cholesky_stack(M: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factors of a stack of SPD matrices (``nb x r x r``).
+
+    One matrix goes through LAPACK directly (as :func:`cholesky`), a stack
+    through numpy's batched routine; both raise ``LinAlgError`` when a matrix
+    is not positive definite.
+    """
+    if M.shape[0] == 1:
+        return cholesky(M[0], lower=True)[None]
+    return np.linalg.cholesky(M)
+
+
+def _solve_tri_stack(L: np.ndarray, X: np.ndarray, *, trans: bool = False) -> np.ndarray:
+    """``L^{-1} X`` (or ``L'^{-1} X``) for a stack of lower-triangular ``L`` (``nb x r x r``)."""
+    if L.shape[0] == 1:
+        return solve_tri(L[0], X[0], lower=True, trans=trans)[None]
+    if L.shape[1] == 1:  # 1 x 1 factors (one benchmark intercept per block): a division
+        return X / L
+    return np.linalg.solve(L.transpose(0, 2, 1) if trans else L, X)
+
+
 #: Split ``A`` into its connected blocks (off: one dense block; the tests compare both).
 SPLIT_BLOCKS = True
 
@@ -256,55 +277,90 @@ def _block_groups(cp: CrossProducts, layout: ThetaLayout, split: bool) -> list[_
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     local = np.empty(q, dtype=np.int64)
     local[order] = np.arange(q) - np.repeat(start, size)
+    ends = np.asarray(layout.offsets) + np.asarray(layout.p) * np.asarray(layout.n_levels)
     groups = []
     for s in np.unique(size):
-        comps = np.flatnonzero(size == s)
-        idx = order[start[comps][:, None] + np.arange(s)]  # (nb, s)
-        number = np.full(len(size), -1)
-        number[comps] = np.arange(len(comps))
-        mine = number[label[rows]] >= 0
-        r, c, t = rows[mine], cols[mine], tidx[mine]
-        lam_row, lam_col, n_diagonal = local[r], local[c], 0
-        if len(comps) == 1 and s >= SCHUR_MIN_SIZE:
-            first = _diagonal_part(cp.ZtZ, layout, idx[0])
-            if first is not None:
-                # The diagonal part first: positions move, the block stays the same.
-                n_diagonal = int(first.sum())
-                perm = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
-                where = np.empty(s, dtype=np.int64)
-                where[perm] = np.arange(s)
-                idx, lam_row, lam_col = idx[:, perm], where[lam_row], where[lam_col]
-        groups.append(_BlockGroup(
-            idx=idx, ZtZ=cp.ZtZ[idx[:, :, None], idx[:, None, :]],
-            ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
-            lam_block=number[label[r]], lam_row=lam_row, lam_col=lam_col, lam_theta=t,
-            diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal,
-        ))
+        all_comps = np.flatnonzero(size == s)
+        for comps in _same_terms(all_comps, order, start, s, ends):
+            groups.append(_block_group(cp, layout, comps, order, start, s, label, local,
+                                       (rows, cols, tidx)))
     return groups
+
+
+def _same_terms(comps: np.ndarray, order: np.ndarray, start: np.ndarray, s: int,
+                ends: np.ndarray) -> list[np.ndarray]:
+    """``comps`` (blocks of size ``s``) split by which term each position belongs to.
+
+    Only blocks large enough for the Schur path are split: stacked Schur blocks
+    must share one layout (the same positions form the diagonal part), as the
+    ``algorithm:benchmark`` interaction's blocks do (one benchmark intercept
+    and its cells each). Smaller blocks stay together for one batched dense solve.
+    """
+    if s < SCHUR_MIN_SIZE or len(comps) == 1:
+        return [comps]
+    terms = np.searchsorted(ends, order[start[comps][:, None] + np.arange(s)], side="right")
+    _, which = np.unique(terms, axis=0, return_inverse=True)
+    which = np.asarray(which).reshape(-1)
+    return [comps[which == w] for w in range(int(which.max()) + 1)]
+
+
+def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
+                 order: np.ndarray, start: np.ndarray, s: int, label: np.ndarray,
+                 local: np.ndarray, pattern: tuple[np.ndarray, np.ndarray, np.ndarray]
+                 ) -> _BlockGroup:
+    """The :class:`_BlockGroup` of the connected blocks ``comps``, all of size ``s``."""
+    rows, cols, tidx = pattern
+    idx = order[start[comps][:, None] + np.arange(s)]  # (nb, s)
+    number = np.full(len(start), -1)
+    number[comps] = np.arange(len(comps))
+    mine = number[label[rows]] >= 0
+    r, c, t = rows[mine], cols[mine], tidx[mine]
+    lam_row, lam_col, n_diagonal = local[r], local[c], 0
+    if s >= SCHUR_MIN_SIZE:
+        first = _diagonal_part(cp.ZtZ, layout, idx)
+        if first is not None:
+            # The diagonal part first: positions move, the blocks stay the same.
+            n_diagonal = int(first.sum())
+            perm = np.concatenate([np.flatnonzero(first), np.flatnonzero(~first)])
+            where = np.empty(s, dtype=np.int64)
+            where[perm] = np.arange(s)
+            idx, lam_row, lam_col = idx[:, perm], where[lam_row], where[lam_col]
+    return _BlockGroup(
+        idx=idx, ZtZ=cp.ZtZ[idx[:, :, None], idx[:, None, :]],
+        ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
+        lam_block=number[label[r]], lam_row=lam_row, lam_col=lam_col, lam_theta=t,
+        diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal,
+    )
 
 
 def _diagonal_part(ZtZ: np.ndarray, layout: ThetaLayout, effects: np.ndarray
                    ) -> np.ndarray | None:
-    """Which of a block's ``effects`` form its largest diagonal part, or None.
+    """Which positions of the blocks ``effects`` (nb x s) form their largest diagonal part.
 
     A scalar term's own block of ``Z'Z`` is diagonal (a row has one level of
     its factor) and its ``Lambda`` is diagonal, so its part of ``A`` is
-    diagonal; the term with most effects in the block is chosen. None when
-    that part would leave nothing to gain (fewer effects than the rest) or
-    nothing dense (the whole block, as when blocks are not split).
+    diagonal; the term with most effects in the block is chosen. Every block
+    has its effects of each term at the same positions (:func:`_same_terms`).
+    None when that part would leave nothing to gain (fewer effects than the
+    rest) or nothing dense (the whole block, as when blocks are not split).
     """
+    effects = np.atleast_2d(effects)
     ends = np.asarray(layout.offsets) + np.asarray(layout.p) * np.asarray(layout.n_levels)
-    term = np.searchsorted(ends, effects, side="right")
+    term = np.searchsorted(ends, effects[0], side="right")
+    if np.any(np.searchsorted(ends, effects, side="right") != term):
+        return None  # blocks laid out differently: no common diagonal part
     best, best_count = -1, 0
     for k, p in enumerate(layout.p):
         count = int(np.sum(term == k))
         if p == 1 and count > best_count:
             best, best_count = k, count
-    if not 2 <= best_count < len(effects) or best_count < len(effects) - best_count:
+    s = effects.shape[1]
+    if not 2 <= best_count < s or best_count < s - best_count:
         return None  # nothing diagonal, all of it (unsplit blocks), or too little
     first = term == best
-    own = ZtZ[np.ix_(effects[first], effects[first])]
-    if np.count_nonzero(own - np.diag(np.diagonal(own))):
+    chosen = effects[:, first]
+    own = ZtZ[chosen[:, :, None], chosen[:, None, :]]
+    if np.count_nonzero(own) != np.count_nonzero(np.diagonal(own, axis1=1, axis2=2)):
         return None  # a row with two levels of one factor: not diagonal after all
     return first
 
@@ -420,50 +476,64 @@ class ProfiledDeviance:
     # number of benchmarks for (1|benchmark) + (1|seed). lme4 gets the same from
     # its sparse Cholesky with a fill-reducing ordering.
     def _schur_lambda(self, g: _BlockGroup, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``Lambda`` on a Schur block: the diagonal part's vector, the rest's matrix."""
+        """``Lambda`` on Schur blocks: the diagonal parts' (nb, m) vectors, the rests' matrices."""
         m, r = g.n_diagonal, g.s - g.n_diagonal
-        lam_D, lam_R = np.zeros(m), np.zeros((r, r))
+        lam_D, lam_R = np.zeros((g.nb, m)), np.zeros((g.nb, r, r))
         first = g.lam_row < m
-        lam_D[g.lam_row[first]] = theta[g.lam_theta[first]]
-        lam_R[g.lam_row[~first] - m, g.lam_col[~first] - m] = theta[g.lam_theta[~first]]
+        lam_D[g.lam_block[first], g.lam_row[first]] = theta[g.lam_theta[first]]
+        rest = ~first
+        lam_R[g.lam_block[rest], g.lam_row[rest] - m, g.lam_col[rest] - m] = \
+            theta[g.lam_theta[rest]]
         return lam_D, lam_R
 
     def _factor_schur(self, g: _BlockGroup, theta: np.ndarray) -> dict:
-        """:meth:`_factor_group` for a block with a diagonal part (``g.n_diagonal``)."""
+        """:meth:`_factor_group` for blocks with a diagonal part (``g.n_diagonal``).
+
+        Every array carries the blocks first (``nb``); equal blocks are
+        factored together, as the ``algorithm:benchmark`` interaction's one
+        block per benchmark (its cells diagonal, the benchmark's intercept the rest).
+        """
         m = g.n_diagonal
         lam_D, lam_R = self._schur_lambda(g, theta)
-        ZtZ, ZtX, Zty = g.ZtZ[0], g.ZtX[0], g.Zty[0]
-        zz_D = np.diagonal(ZtZ)[:m]
-        K_D = lam_D * zz_D  # the diagonal of (Lambda' Z'Z)_DD
-        K_RD = lam_R.T @ ZtZ[m:, :m]  # (Lambda' Z'Z)_RD
-        K_RR = lam_R.T @ ZtZ[m:, m:]
+        ZtZ, ZtX, Zty = g.ZtZ, g.ZtX, g.Zty
+        lam_RT = lam_R.transpose(0, 2, 1)
+        K_D = lam_D * np.diagonal(ZtZ, axis1=1, axis2=2)[:, :m]  # diag of (Lambda' Z'Z)_DD
+        K_RD = lam_RT @ ZtZ[:, m:, :m]  # (Lambda' Z'Z)_RD
+        K_RR = lam_RT @ ZtZ[:, m:, m:]
         L_D = np.sqrt(K_D * lam_D + 1.0)
-        L_RD = K_RD * (lam_D / L_D)[None, :]
-        L_R = cholesky(K_RR @ lam_R + np.eye(len(lam_R)) - L_RD @ L_RD.T, lower=True)
-        LtZX = np.vstack([lam_D[:, None] * ZtX[:m], lam_R.T @ ZtX[m:]])
-        LtZy = np.concatenate([lam_D * Zty[:m], lam_R.T @ Zty[m:]])[:, None]
+        L_RD = K_RD * (lam_D / L_D)[:, None, :]
+        S = K_RR @ lam_R - L_RD @ L_RD.transpose(0, 2, 1)
+        rest = np.arange(S.shape[1])
+        S[:, rest, rest] += 1.0
+        L_R = _cholesky_stack(S)
+        LtZX = np.concatenate([lam_D[:, :, None] * ZtX[:, :m], lam_RT @ ZtX[:, m:]], axis=1)
+        LtZy = np.concatenate([lam_D * Zty[:, :m], (lam_RT @ Zty[:, m:, None])[:, :, 0]],
+                              axis=1)[:, :, None]
         part = {"lam_D": lam_D, "lam_R": lam_R, "L_D": L_D, "L_RD": L_RD, "L_R": L_R,
                 "K_D": K_D, "K_RD": K_RD, "K_RR": K_RR}
-        part["RZX"] = self._schur_forward(part, m, LtZX)[None]
-        part["cu"] = self._schur_forward(part, m, LtZy)[None]
-        part["ldL2"] = 2.0 * float(np.log(L_D).sum() + np.log(np.diagonal(L_R)).sum())
+        part["RZX"] = self._schur_forward(part, m, LtZX)
+        part["cu"] = self._schur_forward(part, m, LtZy)
+        part["ldL2"] = 2.0 * float(np.log(L_D).sum()
+                                   + np.log(np.diagonal(L_R, axis1=1, axis2=2)).sum())
         return part
 
     @staticmethod
     def _schur_forward(part: dict, m: int, X: np.ndarray) -> np.ndarray:
-        """``L^{-1} X`` for a Schur block's factor (``X`` is ``s x k``)."""
-        top = X[:m] / part["L_D"][:, None]
-        return np.vstack([top, solve_tri(part["L_R"], X[m:] - part["L_RD"] @ top, lower=True)])
+        """``L^{-1} X`` for Schur blocks' factors (``X`` is ``nb x s x k``)."""
+        top = X[:, :m] / part["L_D"][:, :, None]
+        bottom = _solve_tri_stack(part["L_R"], X[:, m:] - part["L_RD"] @ top)
+        return np.concatenate([top, bottom], axis=1)
 
     @staticmethod
     def _schur_backward(part: dict, m: int, X: np.ndarray) -> np.ndarray:
-        """``L'^{-1} X`` for a Schur block's factor (``X`` is ``s x k``)."""
-        bottom = solve_tri(part["L_R"], X[m:], lower=True, trans=True)
-        return np.vstack([(X[:m] - part["L_RD"].T @ bottom) / part["L_D"][:, None], bottom])
+        """``L'^{-1} X`` for Schur blocks' factors (``X`` is ``nb x s x k``)."""
+        bottom = _solve_tri_stack(part["L_R"], X[:, m:], trans=True)
+        top = (X[:, :m] - part["L_RD"].transpose(0, 2, 1) @ bottom) / part["L_D"][:, :, None]
+        return np.concatenate([top, bottom], axis=1)
 
     def _schur_pieces(self, g: _BlockGroup, part: dict, r: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """For the gradient on a Schur block: ``u``, ``H``, ``Lambda u`` and ``B`` where needed.
+        """For the gradient on Schur blocks: ``u``, ``H``, ``Lambda u`` and ``B`` where needed.
 
         ``B = A^{-1} Lambda' Z'Z`` is needed only at the transposed pattern of
         ``Lambda``, which never mixes the two parts: on the diagonal part
@@ -473,21 +543,23 @@ class ProfiledDeviance:
         m = g.n_diagonal
         lam_D, lam_R, L_D, L_RD, L_R = (part[k] for k in ("lam_D", "lam_R", "L_D", "L_RD", "L_R"))
         K_D, K_RD = part["K_D"], part["K_RD"]
-        u = self._schur_backward(part, m, r[0])
-        H = self._schur_backward(part, m, part["RZX"][0])
-        b = np.concatenate([lam_D * u[:m, 0], lam_R @ u[m:, 0]])
-        Linv_RD = -solve_tri(L_R, L_RD / L_D[None, :], lower=True)
-        P_RD = solve_tri(L_R, K_RD - L_RD * (K_D / L_D)[None, :], lower=True)
-        B_D = K_D / L_D**2 + np.einsum("ij,ij->j", Linv_RD, P_RD)
-        K_DR = (lam_D[:, None] * g.ZtZ[0][:m, m:])
-        P_RR = solve_tri(L_R, part["K_RR"] - (L_RD / L_D[None, :]) @ K_DR, lower=True)
-        B_R = solve_tri(L_R, P_RR, lower=True, trans=True)
-        row, col = g.lam_row, g.lam_col
+        u = self._schur_backward(part, m, r)
+        H = self._schur_backward(part, m, part["RZX"])
+        b = np.concatenate([lam_D * u[:, :m, 0], (lam_R @ u[:, m:])[:, :, 0]],
+                           axis=1)[:, :, None]
+        L_RD_over = L_RD / L_D[:, None, :]
+        Linv_RD = -_solve_tri_stack(L_R, L_RD_over)
+        P_RD = _solve_tri_stack(L_R, K_RD - L_RD * (K_D / L_D)[:, None, :])
+        B_D = K_D / L_D**2 + np.einsum("bij,bij->bj", Linv_RD, P_RD)
+        K_DR = lam_D[:, :, None] * g.ZtZ[:, :m, m:]
+        P_RR = _solve_tri_stack(L_R, part["K_RR"] - L_RD_over @ K_DR)
+        B_R = _solve_tri_stack(L_R, P_RR, trans=True)
+        blk, row, col = g.lam_block, g.lam_row, g.lam_col
         first = row < m
         B_at = np.empty(len(row))
-        B_at[first] = B_D[row[first]]
-        B_at[~first] = B_R[col[~first] - m, row[~first] - m]
-        return u[None], H[None], b[None, :, None], B_at
+        B_at[first] = B_D[blk[first], row[first]]
+        B_at[~first] = B_R[blk[~first], col[~first] - m, row[~first] - m]
+        return u, H, b, B_at
 
     def _solve(self, theta: np.ndarray) -> tuple[PLSSolution, list[dict]]:
         cp, p = self.cp, self.p
@@ -576,8 +648,8 @@ class ProfiledDeviance:
             if self.reml:
                 if g.n_diagonal:
                     m = g.n_diagonal
-                    lamH = np.vstack([part["lam_D"][:, None] * H[0, :m],
-                                      part["lam_R"] @ H[0, m:]])[None]
+                    lamH = np.concatenate([part["lam_D"][:, :, None] * H[:, :m],
+                                           part["lam_R"] @ H[:, m:]], axis=1)
                 else:
                     lamH = lam[:, :, None] * H if g.diagonal else lam @ H
                 C = g.ZtX - g.ZtZ @ lamH
