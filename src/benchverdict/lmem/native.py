@@ -34,13 +34,16 @@ reordered to put the term with most levels first and factored through the
 Schur complement of that diagonal part (:meth:`ProfiledDeviance._factor_schur`):
 O(m r^2 + r^3) for m benchmarks and r other effects instead of O((m + r)^3).
 This is what lme4's sparse Cholesky with a fill-reducing ordering achieves.
+Blocks of one size whose terms sit at the same positions are factored this
+way together: ``(1|benchmark) + (1|algorithm:benchmark)`` makes one block per
+benchmark, its algorithm cells the diagonal part and its intercept the rest.
 
-**Storage.** ``Z'Z`` itself is accumulated as a dense ``q x q`` array
-(:func:`~benchverdict.lmem.design.cross_products` adds each chunk's sparse
-``Z'Z`` into it), so memory is ``8 q^2`` bytes (800 MB at ``q = 10,000``
-random effects) and finding the blocks scans its nonzero pattern once
-(O(q^2)); after that only the blocks' own ``s x s`` slices are used. The
-number of rows never enters: ``n`` rows cost one pass, not memory.
+**Storage.** ``Z'Z`` is accumulated as a dense ``q x q`` array up to
+``q = 2048`` random effects and as a sparse matrix beyond
+(:data:`~benchverdict.lmem.design.DENSE_ZTZ_MAX_Q`); finding the blocks reads
+its nonzeros once, and after that only the blocks' own dense ``s x s`` slices
+are used, so memory is ``8 sum(s^2)`` bytes plus the nonzeros. The number of
+rows never enters: ``n`` rows cost one pass, not memory.
 
 **Gradient.** With ``Lambda = sum_t theta_t E_t`` (``E_t`` the 0/1 pattern of
 parameter ``t``), ``u`` and ``beta`` the PLS solution, ``w = Z'(y - X beta - Z
@@ -264,8 +267,14 @@ def _block_groups(cp: CrossProducts, layout: ThetaLayout, split: bool) -> list[_
     """The connected blocks of ``A = Lambda' Z'Z Lambda + I``, grouped by size."""
     q = cp.ZtZ.shape[0]
     rows, cols, tidx = layout.pattern()
-    if split:
+    if sp.issparse(cp.ZtZ):
+        coo = cp.ZtZ.tocoo()
+        keep = coo.data != 0
+        zr, zc, zv = coo.row[keep], coo.col[keep], coo.data[keep]
+    else:
         zr, zc = np.nonzero(cp.ZtZ)
+        zv = cp.ZtZ[zr, zc]
+    if split:
         graph = sp.coo_matrix((np.ones(len(zr) + len(rows)),
                                (np.concatenate([zr, rows]), np.concatenate([zc, cols]))),
                               shape=(q, q))
@@ -283,7 +292,7 @@ def _block_groups(cp: CrossProducts, layout: ThetaLayout, split: bool) -> list[_
         all_comps = np.flatnonzero(size == s)
         for comps in _same_terms(all_comps, order, start, s, ends):
             groups.append(_block_group(cp, layout, comps, order, start, s, label, local,
-                                       (rows, cols, tidx)))
+                                       (rows, cols, tidx), (zr, zc, zv)))
     return groups
 
 
@@ -306,9 +315,13 @@ def _same_terms(comps: np.ndarray, order: np.ndarray, start: np.ndarray, s: int,
 
 def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
                  order: np.ndarray, start: np.ndarray, s: int, label: np.ndarray,
-                 local: np.ndarray, pattern: tuple[np.ndarray, np.ndarray, np.ndarray]
-                 ) -> _BlockGroup:
-    """The :class:`_BlockGroup` of the connected blocks ``comps``, all of size ``s``."""
+                 local: np.ndarray, pattern: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 nonzeros: tuple[np.ndarray, np.ndarray, np.ndarray]) -> _BlockGroup:
+    """The :class:`_BlockGroup` of the connected blocks ``comps``, all of size ``s``.
+
+    ``nonzeros``: the rows, columns and values of ``Z'Z``'s nonzeros, placed
+    into the blocks' dense ``s x s`` slices (``Z'Z`` itself may be sparse).
+    """
     rows, cols, tidx = pattern
     idx = order[start[comps][:, None] + np.arange(s)]  # (nb, s)
     number = np.full(len(start), -1)
@@ -316,8 +329,13 @@ def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
     mine = number[label[rows]] >= 0
     r, c, t = rows[mine], cols[mine], tidx[mine]
     lam_row, lam_col, n_diagonal = local[r], local[c], 0
+    zr, zc, zv = nonzeros
+    block = number[label[zr]]
+    inside = block >= 0  # a nonzero joins two effects of one block (the blocks are components)
+    ZtZ = np.zeros((len(comps), s, s))
+    ZtZ[block[inside], local[zr[inside]], local[zc[inside]]] = zv[inside]
     if s >= SCHUR_MIN_SIZE:
-        first = _diagonal_part(cp.ZtZ, layout, idx)
+        first = _diagonal_part(ZtZ, layout, idx)
         if first is not None:
             # The diagonal part first: positions move, the blocks stay the same.
             n_diagonal = int(first.sum())
@@ -325,8 +343,9 @@ def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
             where = np.empty(s, dtype=np.int64)
             where[perm] = np.arange(s)
             idx, lam_row, lam_col = idx[:, perm], where[lam_row], where[lam_col]
+            ZtZ = ZtZ[:, perm[:, None], perm[None, :]]
     return _BlockGroup(
-        idx=idx, ZtZ=cp.ZtZ[idx[:, :, None], idx[:, None, :]],
+        idx=idx, ZtZ=ZtZ,
         ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
         lam_block=number[label[r]], lam_row=lam_row, lam_col=lam_col, lam_theta=t,
         diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal,
@@ -336,6 +355,8 @@ def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
 def _diagonal_part(ZtZ: np.ndarray, layout: ThetaLayout, effects: np.ndarray
                    ) -> np.ndarray | None:
     """Which positions of the blocks ``effects`` (nb x s) form their largest diagonal part.
+
+    ``ZtZ`` holds the blocks' slices of ``Z'Z`` (nb x s x s), in ``effects``' order.
 
     A scalar term's own block of ``Z'Z`` is diagonal (a row has one level of
     its factor) and its ``Lambda`` is diagonal, so its part of ``A`` is
@@ -358,8 +379,7 @@ def _diagonal_part(ZtZ: np.ndarray, layout: ThetaLayout, effects: np.ndarray
     if not 2 <= best_count < s or best_count < s - best_count:
         return None  # nothing diagonal, all of it (unsplit blocks), or too little
     first = term == best
-    chosen = effects[:, first]
-    own = ZtZ[chosen[:, :, None], chosen[:, None, :]]
+    own = ZtZ[:, first][:, :, first]
     if np.count_nonzero(own) != np.count_nonzero(np.diagonal(own, axis1=1, axis2=2)):
         return None  # a row with two levels of one factor: not diagonal after all
     return first
