@@ -115,12 +115,13 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
                              f"must name algorithms of the data ({sorted(index)}).")
         d = values[index[a]] - values[index[b]]
         d = d[np.isfinite(d)]
-        n = len(d)
-        rows.append(_paired_row(a, b, d, n, alpha, m))
+        rows.append(_paired_row(a, b, d, len(d)))
+    _t_tests(rows, alpha, m)
     return pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
 
 
-def _paired_row(a: str, b: str, d: np.ndarray, n: int, alpha: float, m: int) -> dict:
+def _paired_row(a: str, b: str, d: np.ndarray, n: int) -> dict:
+    """The pair's row; a testable row's p-values and interval wait for :func:`_t_tests`."""
     if n < 2:
         est = float(d.mean()) if n else float("nan")
         return {"a": a, "b": b, "estimate": est, "se": float("nan"), "sd": float("nan"),
@@ -138,13 +139,28 @@ def _paired_row(a: str, b: str, d: np.ndarray, n: int, alpha: float, m: int) -> 
         return {"a": a, "b": b, "estimate": est, "se": 0.0, "sd": 0.0, "df": float(df),
                 "n_benchmarks": n, "statistic": 0.0 if zero else float(np.sign(est) * np.inf),
                 "p_value": p, "p_value_adjusted": p, "lower": est, "upper": est}
-    t = est / se
-    p = float(2 * stats.t.sf(abs(t), df))
-    crit = float(stats.t.ppf(1 - alpha / (2 * m), df))
     return {"a": a, "b": b, "estimate": est, "se": se, "sd": sd, "df": float(df),
-            "n_benchmarks": n, "statistic": t, "p_value": p,
-            "p_value_adjusted": min(1.0, m * p), "lower": est - crit * se,
-            "upper": est + crit * se}
+            "n_benchmarks": n, "statistic": est / se, "p_value": None}
+
+
+def _t_tests(rows: list[dict], alpha: float, m: int) -> None:
+    """Fill the t tests of the rows :func:`_paired_row` left open, in one scipy call each.
+
+    Per pair, ``stats.t.sf`` and ``stats.t.ppf`` cost about 0.25 ms of scipy's
+    argument handling: 2.5 s for the 4,950 pairs of a 100-entry leaderboard.
+    """
+    todo = [row for row in rows if row["p_value"] is None]
+    if not todo:
+        return
+    t = np.array([row["statistic"] for row in todo])
+    df = np.array([row["df"] for row in todo])
+    p = 2 * stats.t.sf(np.abs(t), df)
+    unique_df, where = np.unique(df, return_inverse=True)
+    crit = stats.t.ppf(1 - alpha / (2 * m), unique_df)[np.asarray(where).reshape(-1)]
+    for row, p_row, c in zip(todo, p, crit):
+        est, se = row["estimate"], row["se"]
+        row.update(p_value=float(p_row), p_value_adjusted=min(1.0, m * float(p_row)),
+                   lower=est - float(c) * se, upper=est + float(c) * se)
 
 
 def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
