@@ -341,14 +341,18 @@ def test_schur_factorisation_matches_the_dense_block(formula, reml, n_benchmarks
     df = _crossed_frame(rng, n_benchmarks, n_seeds, kept)
     d = build_design(df, parse_formula(formula))
     cp = cross_products(d)
-    old = native.SCHUR_MIN_SIZE
+    old = native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY
     try:
         native.SCHUR_MIN_SIZE = 10**9
         dense = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SCHUR_MIN_SIZE = 0
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = 0, -1.0
         schur = native.ProfiledDeviance(cp, d.blocks, reml)
+        native.SPARSE_ZTX_MAX_DENSITY = 1.0  # the diagonal part's Z'X as CSR
+        sparse = native.ProfiledDeviance(cp, d.blocks, reml)
     finally:
-        native.SCHUR_MIN_SIZE = old
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = old
+    assert all(g.ZtX_D is None for g in schur.groups)
+    assert all((g.ZtX_D is not None) == bool(g.n_diagonal) for g in sparse.groups)
     assert all(g.n_diagonal == 0 for g in dense.groups)
     # 32+ benchmarks outnumber the other effects (at most 4 x 8), so they are the diagonal
     # part (those with rows: with cells left out, a benchmark can have none).
@@ -362,10 +366,11 @@ def test_schur_factorisation_matches_the_dense_block(formula, reml, n_benchmarks
         v_dense, g_dense = dense.value_and_gradient(theta)
     except np.linalg.LinAlgError:
         return  # a rank-deficient fixed-effects part: both paths refuse it alike
-    v_schur, g_schur = schur.value_and_gradient(theta)
-    assert v_schur == pytest.approx(v_dense, rel=1e-11)
-    np.testing.assert_allclose(g_schur, g_dense, rtol=1e-7,
-                               atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
+    for other in (schur, sparse):
+        v_other, g_other = other.value_and_gradient(theta)
+        assert v_other == pytest.approx(v_dense, rel=1e-11)
+        np.testing.assert_allclose(g_other, g_dense, rtol=1e-7,
+                                   atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
 
 
 INTERACTION = "score ~ algorithm + (1|benchmark) + (1|algorithm:benchmark)"
@@ -405,14 +410,18 @@ def test_stacked_schur_blocks_match_the_dense_blocks(formula, reml, n_algorithms
     df = _interaction_frame(rng, n_algorithms, n_benchmarks, n_seeds, kept)
     d = build_design(df, parse_formula(formula))
     cp = cross_products(d)
-    old = native.SCHUR_MIN_SIZE
+    old = native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY
     try:
         native.SCHUR_MIN_SIZE = 10**9
         dense = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SCHUR_MIN_SIZE = 0
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = 0, -1.0
         schur = native.ProfiledDeviance(cp, d.blocks, reml)
+        native.SPARSE_ZTX_MAX_DENSITY = 1.0  # the diagonal part's Z'X as CSR
+        sparse = native.ProfiledDeviance(cp, d.blocks, reml)
     finally:
-        native.SCHUR_MIN_SIZE = old
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = old
+    assert all(g.ZtX_D is None for g in schur.groups)
+    assert all((g.ZtX_D is not None) == bool(g.n_diagonal) for g in sparse.groups)
     assert all(g.n_diagonal == 0 for g in dense.groups)
     rest = 1 if formula == INTERACTION else 2  # the benchmark's intercept (and slope)
     assert all(g.n_diagonal == g.s - rest for g in schur.groups)  # the rest: its cells
@@ -426,10 +435,11 @@ def test_stacked_schur_blocks_match_the_dense_blocks(formula, reml, n_algorithms
         v_dense, g_dense = dense.value_and_gradient(theta)
     except np.linalg.LinAlgError:
         return  # a rank-deficient fixed-effects part: both paths refuse it alike
-    v_schur, g_schur = schur.value_and_gradient(theta)
-    assert v_schur == pytest.approx(v_dense, rel=1e-11)
-    np.testing.assert_allclose(g_schur, g_dense, rtol=1e-7,
-                               atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
+    for other in (schur, sparse):
+        v_other, g_other = other.value_and_gradient(theta)
+        assert v_other == pytest.approx(v_dense, rel=1e-11)
+        np.testing.assert_allclose(g_other, g_dense, rtol=1e-7,
+                                   atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
 
 
 def test_interaction_fit_stacks_schur_blocks_and_equals_the_dense_fit(monkeypatch):
@@ -439,6 +449,11 @@ def test_interaction_fit_stacks_schur_blocks_and_equals_the_dense_fit(monkeypatc
     stacked = fit(df, INTERACTION)
     (group,) = stacked._deviance.groups
     assert (group.nb, group.s, group.n_diagonal) == (8, 61, 60)
+    assert group.ZtX_D is not None  # a cell's Z'X row: the intercept and its algorithm
+    monkeypatch.setattr(native, "SPARSE_ZTX_MAX_DENSITY", -1.0)
+    stacked_dense_zx = fit(df, INTERACTION)
+    assert stacked_dense_zx._deviance.groups[0].ZtX_D is None
+    assert stacked_dense_zx.loglik == pytest.approx(stacked.loglik, rel=1e-12)
     monkeypatch.setattr(native, "SCHUR_MIN_SIZE", 10**9)
     dense = fit(df, INTERACTION)
     assert dense._deviance.groups[0].n_diagonal == 0

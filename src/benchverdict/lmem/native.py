@@ -153,6 +153,10 @@ SPLIT_BLOCKS = True
 #: smaller ones densely. The tests set it to 0 to compare both on every model.
 SCHUR_MIN_SIZE = 48
 
+#: Schur blocks keep their diagonal part's ``Z'X`` sparse when at most this share of it
+#: is nonzero (the tests set it to -1 and 1 to compare both paths on every model).
+SPARSE_ZTX_MAX_DENSITY = 0.25
+
 #: lme4's tolerance for calling a fit singular (``isSingular(tol = 1e-4)``).
 SINGULAR_TOL = 1e-4
 
@@ -267,6 +271,9 @@ class _BlockGroup:
     lam_theta: np.ndarray
     diagonal: bool
     n_diagonal: int = 0  # > 0: the first n_diagonal effects form a diagonal part (Schur)
+    #: Schur blocks whose diagonal part's Z'X is mostly zeros (a cell's row of Z'X has its
+    #: intercept and its own algorithm): that part as CSR (nb * n_diagonal x p), else None.
+    ZtX_D: sp.csr_matrix | None = None
 
     @property
     def nb(self) -> int:
@@ -360,11 +367,16 @@ def _block_group(cp: CrossProducts, layout: ThetaLayout, comps: np.ndarray,
             where[perm] = np.arange(s)
             idx, lam_row, lam_col = idx[:, perm], where[lam_row], where[lam_col]
             ZtZ = ZtZ[:, perm[:, None], perm[None, :]]
+    ZtX = np.ascontiguousarray(cp.XtZ.T[idx])
+    ZtX_D = None
+    if n_diagonal:
+        flat = ZtX[:, :n_diagonal].reshape(-1, ZtX.shape[2])
+        if np.count_nonzero(flat) <= SPARSE_ZTX_MAX_DENSITY * flat.size:
+            ZtX_D = sp.csr_matrix(flat)
     return _BlockGroup(
-        idx=idx, ZtZ=ZtZ,
-        ZtX=np.ascontiguousarray(cp.XtZ.T[idx]), Zty=cp.Zty[idx],
+        idx=idx, ZtZ=ZtZ, ZtX=ZtX, Zty=cp.Zty[idx],
         lam_block=number[label[r]], lam_row=lam_row, lam_col=lam_col, lam_theta=t,
-        diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal,
+        diagonal=bool(np.all(r == c)), n_diagonal=n_diagonal, ZtX_D=ZtX_D,
     )
 
 
@@ -542,16 +554,67 @@ class ProfiledDeviance:
         rest = np.arange(S.shape[1])
         S[:, rest, rest] += 1.0
         L_R = _cholesky_stack(S)
-        LtZX = np.concatenate([lam_D[:, :, None] * ZtX[:, :m], lam_RT @ ZtX[:, m:]], axis=1)
         LtZy = np.concatenate([lam_D * Zty[:, :m], (lam_RT @ Zty[:, m:, None])[:, :, 0]],
                               axis=1)[:, :, None]
         part = {"lam_D": lam_D, "lam_R": lam_R, "L_D": L_D, "L_RD": L_RD, "L_R": L_R,
                 "K_D": K_D, "K_RD": K_RD, "K_RR": K_RR}
-        part["RZX"] = self._schur_forward(part, m, LtZX)
         part["cu"] = self._schur_forward(part, m, LtZy)
+        if g.ZtX_D is not None:
+            self._sparse_schur_products(g, part, lam_RT)
+        else:
+            LtZX = np.concatenate([lam_D[:, :, None] * ZtX[:, :m], lam_RT @ ZtX[:, m:]],
+                                  axis=1)
+            part["RZX"] = self._schur_forward(part, m, LtZX)
         part["ldL2"] = 2.0 * float(np.log(L_D).sum()
                                    + np.log(np.diagonal(L_R, axis1=1, axis2=2)).sum())
         return part
+
+    @staticmethod
+    def _sparse_schur_products(g: _BlockGroup, part: dict, lam_RT: np.ndarray) -> None:
+        """``R_ZX`` of Schur blocks whose diagonal part's ``Z'X`` is sparse, kept in pieces.
+
+        ``R_ZX = L^{-1} Lambda' Z'X`` is ``diag(s_D) (Z'X)_D`` on the diagonal
+        part (``s_D = lambda_D / L_D``) and ``L_R^{-1} ((Lambda' Z'X)_R - L_RD
+        diag(s_D) (Z'X)_D)`` on the rest; ``R_ZX' R_ZX`` and ``R_ZX' c_u`` are
+        formed from these pieces without the dense ``nb x s x p`` array, which
+        for the interaction term is nearly all zeros (one algorithm per cell).
+        """
+        nb, m, p = g.nb, g.n_diagonal, g.ZtX.shape[2]
+        r = g.s - m
+        XD = g.ZtX_D
+        s_D = part["lam_D"] / part["L_D"]
+        # L_RD diag(s_D) (Z'X)_D for every block at once: a block-diagonal sparse product.
+        cols = (np.repeat(np.arange(nb) * m, r)[:, None] + np.arange(m)).reshape(-1)
+        W = sp.csr_matrix(((part["L_RD"] * s_D[:, None, :]).reshape(-1), cols,
+                           np.arange(nb * r + 1) * m), shape=(nb * r, nb * m))
+        mixed = (W @ XD).toarray().reshape(nb, r, p)
+        RZX_R = _solve_tri_stack(part["L_R"], lam_RT @ g.ZtX[:, m:] - mixed)
+        cu = part["cu"]
+        flat_R = RZX_R.reshape(-1, p)
+        weights = (s_D * s_D).reshape(-1)
+        rows = np.repeat(np.arange(XD.shape[0]), np.diff(XD.indptr))
+        scaled = sp.csr_matrix((XD.data * weights[rows], XD.indices, XD.indptr), shape=XD.shape)
+        part["RZXtRZX"] = (XD.T @ scaled).toarray() + flat_R.T @ flat_R
+        part["RZXtcu"] = (XD.T @ (s_D * cu[:, :m, 0]).reshape(-1)
+                          + flat_R.T @ cu[:, m:, 0].reshape(-1))
+        part["s_D"], part["RZX_R"] = s_D, RZX_R
+
+    @staticmethod
+    def _rzx(g: _BlockGroup, part: dict) -> np.ndarray:
+        """The blocks' dense ``R_ZX`` (``nb x s x p``), made from its pieces when kept apart."""
+        if "RZX" not in part:
+            m = g.n_diagonal
+            part["RZX"] = np.concatenate([part["s_D"][:, :, None] * g.ZtX[:, :m],
+                                          part["RZX_R"]], axis=1)
+        return part["RZX"]
+
+    @staticmethod
+    def _rzx_times(g: _BlockGroup, part: dict, beta: np.ndarray) -> np.ndarray:
+        """``R_ZX beta`` on the blocks of ``g`` (``nb x s x 1``)."""
+        if "RZX" in part:
+            return part["RZX"] @ beta[:, None]
+        top = part["s_D"] * (g.ZtX_D @ beta).reshape(g.nb, g.n_diagonal)
+        return np.concatenate([top, part["RZX_R"] @ beta], axis=1)[:, :, None]
 
     @staticmethod
     def _schur_forward(part: dict, m: int, X: np.ndarray) -> np.ndarray:
@@ -580,7 +643,7 @@ class ProfiledDeviance:
         lam_D, lam_R, L_D, L_RD, L_R = (part[k] for k in ("lam_D", "lam_R", "L_D", "L_RD", "L_R"))
         K_D, K_RD = part["K_D"], part["K_RD"]
         u = self._schur_backward(part, m, r)
-        H = self._schur_backward(part, m, part["RZX"]) if self.reml else None  # REML only
+        H = self._schur_backward(part, m, self._rzx(g, part)) if self.reml else None  # REML
         b = np.concatenate([lam_D * u[:, :m, 0], (lam_R @ u[:, m:])[:, :, 0]],
                            axis=1)[:, :, None]
         L_RD_over = L_RD / L_D[:, None, :]
@@ -606,10 +669,14 @@ class ProfiledDeviance:
         parts = []
         for g in self.groups:
             part = self._factor_group(g, theta)
-            RZX = part["RZX"].reshape(-1, p)
             cu = part["cu"].reshape(-1)
-            RZXtRZX += RZX.T @ RZX
-            RZXtcu += RZX.T @ cu
+            if "RZXtRZX" in part:  # sparse Schur blocks: the products come in pieces
+                RZXtRZX += part["RZXtRZX"]
+                RZXtcu += part["RZXtcu"]
+            else:
+                RZX = part["RZX"].reshape(-1, p)
+                RZXtRZX += RZX.T @ RZX
+                RZXtcu += RZX.T @ cu
             cucu += float(cu @ cu)
             ldL2 += part["ldL2"]
             parts.append(part)
@@ -654,13 +721,12 @@ class ProfiledDeviance:
             Sinv = RXinv @ RXinv.T
         n_theta = self.layout.n_theta
         for g, part in zip(self.groups, parts):
-            RZX = part["RZX"]
-            r = part["cu"] - RZX @ beta[:, None]  # (nb, s, 1)
+            r = part["cu"] - self._rzx_times(g, part, beta)  # (nb, s, 1)
             blk, row, col, t = g.lam_block, g.lam_row, g.lam_col, g.lam_theta
             if g.n_diagonal:
                 u, H, b, B_at = self._schur_pieces(g, part, r)
             else:
-                lam, L = part["lam"], part["L"]
+                lam, L, RZX = part["lam"], part["L"], part["RZX"]
                 if g.s == 1:
                     u = r / L
                     H = RZX / L
