@@ -16,6 +16,7 @@ from benchverdict.lmem.design import Column, Design, Variable
 from benchverdict.lmem.formula import Formula, FormulaError
 from benchverdict.lmem.native import (
     ProfiledDeviance,
+    quadratic_forms,
     satterthwaite_df,
     small_problem_threads,
 )
@@ -210,7 +211,7 @@ class MixedModel:
             V = self._vcov_std
         else:
             V = self.vcov.to_numpy() / (s * s)
-        return np.sqrt(np.einsum("ij,jk,ik->i", L, V, L)) * s
+        return np.sqrt(quadratic_forms(L, V)) * s
 
     @property
     def table(self) -> pd.DataFrame:
