@@ -160,6 +160,19 @@ def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     assert "interrupted" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("raised", [MemoryError(), MemoryError("Unable to allocate 7.45 GiB")])
+def test_running_out_of_memory_says_what_to_do(raised, monkeypatch, capsys):
+    # Issue 25: 10^7 rows under an 8 GB limit ended in a bare "MemoryError".
+    def exhausted(args):
+        raise raised
+
+    monkeypatch.setattr(cli, "_cmd_validate", exhausted)
+    assert main(["validate", "--example"]) == 1
+    err = capsys.readouterr().err
+    assert "ran out of memory" in err and "--analyses" in err and "--engine dask" in err
+    assert str(raised) in err and "Traceback" not in err
+
+
 def test_exit_codes_are_documented_in_help(capsys):
     for command in ([], ["validate"], ["ranks"], ["report"]):
         with pytest.raises(SystemExit):

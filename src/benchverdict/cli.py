@@ -220,6 +220,15 @@ def _describe_error(
         )
     if isinstance(err, OSError) and err.strerror and err.filename:
         return EXIT_FAILURE, f"{err.strerror}: {str(err.filename)!r}"
+    if isinstance(err, MemoryError) and not callable(getattr(err, "cli_message", None)):
+        # A bare MemoryError says nothing of what to do (issue 25: 10^7 rows under 8 GB).
+        detail = f" ({err})" if str(err) else ""
+        return EXIT_FAILURE, (
+            f"ran out of memory{detail}; nothing was written. Fix: run fewer analyses "
+            f"(--analyses, e.g. ranks,lmem), compare at one budget (--at-budget B), give "
+            f"the machine more memory, or read Parquet with --engine dask, which keeps the "
+            f"rows out of this process."
+        )
     message = str(err) or type(err).__name__
     custom = getattr(err, "cli_message", None)
     if callable(custom):
