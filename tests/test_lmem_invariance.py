@@ -80,6 +80,9 @@ studies = st.tuples(st.integers(2, 4), st.integers(2, 4), st.integers(2, 4),
 # Satterthwaite's df by second differences with too small a step: rounding moved a p-value
 # of 1.9e-4 by 1.9e-4 relative between these data and the shifted copy
 @example((4, 2, 3, 509), 0.0, 0.5)
+# Found by hypothesis: plain second differences at a small theta (0.057) moved the df by
+# 9e-5 and a p-value by 2.6e-4 relative; Richardson's extrapolation brought it to 7e-6
+@example((3, 2, 2, 201), 0.0, 1.0)
 def test_rescaling_and_shifting_change_no_verdict(study, log10_k, shift):
     frame = _frame(*study)
     k = 10.0**log10_k
