@@ -200,6 +200,34 @@ def _evidence(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool):
     return None, None
 
 
+def _evidence_arrays(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool
+                     ) -> tuple[list[str | None], list[str | None]]:
+    """:func:`_evidence` at every budget at once (lists of winners and strengths).
+
+    The same rules in the same order (a's strong, fair, weak, then b's),
+    each applied where no earlier rule fired: a Python call per budget cost
+    19 s on 10^6 random-search draws (10,000 budgets per pair and benchmark).
+    """
+    a_pt, a_lo, a_hi, b_pt, b_lo, b_hi = (np.asarray(x, dtype=float)
+                                          for x in (a_pt, a_lo, a_hi, b_pt, b_lo, b_hi))
+    if not maximize:
+        a_pt, a_lo, a_hi = -a_pt, -a_hi, -a_lo
+        b_pt, b_lo, b_hi = -b_pt, -b_hi, -b_lo
+    winner = np.full(a_pt.shape, None, dtype=object)
+    strength = np.full(a_pt.shape, None, dtype=object)
+    open_ = np.ones(a_pt.shape, dtype=bool)
+    for name, (w_pt, w_lo), (l_pt, l_hi) in (("a", (a_pt, a_lo), (b_pt, b_hi)),
+                                             ("b", (b_pt, b_lo), (a_pt, a_hi))):
+        above = w_lo > l_pt  # the winner's band excludes the loser's point
+        below = l_hi < w_pt  # the loser's band excludes the winner's point
+        for level, rule in (("strong", w_lo > l_hi), ("fair", above & below),
+                            ("weak", above | below)):
+            hit = open_ & rule
+            winner[hit], strength[hit] = name, level
+            open_ &= ~hit
+    return winner.tolist(), strength.tolist()
+
+
 def _check_pair(a: TuningCurve, b: TuningCurve) -> None:
     if a.band is None or b.band is None:
         raise ValueError(
@@ -280,20 +308,15 @@ def compare_curves(
     if name_a == name_b:
         raise ValueError(f"the two curves need different names, got {name_a!r} twice.")
     maximize = a.objective == "maximize"
-    decided, leans, strengths = [], [], []
-    for j in range(a.k.size):
-        w, s = _evidence(da.point[j], da.lower[j], da.upper[j], db.point[j], db.lower[j],
-                         db.upper[j], maximize)
-        if s == "strong":
-            decided.append(w)
-            leans.append(None)
-            strengths.append(None)
-            continue
-        w, s = _evidence(a.point[j], a.lower[j], a.upper[j], b.point[j], b.lower[j],
-                         b.upper[j], maximize)
-        decided.append(None)
-        leans.append(w)
-        strengths.append(s)
+    # A decision where the joint-level bands separate; else the display bands' lean.
+    d_win, d_strength = _evidence_arrays(da.point, da.lower, da.upper, db.point, db.lower,
+                                         db.upper, maximize)
+    l_win, l_strength = _evidence_arrays(a.point, a.lower, a.upper, b.point, b.lower,
+                                         b.upper, maximize)
+    strong = [s == "strong" for s in d_strength]
+    decided = [w if hit else None for w, hit in zip(d_win, strong)]
+    leans = [None if hit else w for w, hit in zip(l_win, strong)]
+    strengths = [None if hit else s for s, hit in zip(l_strength, strong)]
     label = {"a": name_a, "b": name_b}
     per_budget = pd.DataFrame(
         {
@@ -308,18 +331,19 @@ def compare_curves(
     keys = list(zip(decided, leans, strengths))
     verdicts = []
     start = 0
+    ties = _n_ties(a) + _n_ties(b)  # once per pair, not per segment (a sort of every score)
     for j in range(1, a.k.size + 1):
         if j < a.k.size and keys[j] == keys[start]:
             continue
         verdicts.append(_segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, j,
-                                         *keys[start], alpha))
+                                         *keys[start], alpha, ties))
         start = j
     return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
                             segments=verdicts, alpha=float(alpha))
 
 
 def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winner, lean,
-                     strength, alpha) -> Verdict:
+                     strength, alpha, ties: int) -> Verdict:
     budgets = a.k[start:stop]
     sign = 1.0 if a.objective == "maximize" else -1.0
     last = stop - 1
@@ -391,13 +415,13 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         lean=lean,
         sizes=(int(a.n), int(b.n)),
         # Tied scores void the bands' exact coverage (they stay conservative).
-        caveats=(TIES_CAVEAT,) if _n_ties(a) + _n_ties(b) > 0 else (),
+        caveats=(TIES_CAVEAT,) if ties > 0 else (),
         details={
             "budgets": [float(k) for k in budgets],
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
             "decision_confidence": float(da.confidence), "alpha": float(alpha),
             "calibrate": a.calibrate,
-            "ties": _n_ties(a) + _n_ties(b),
+            "ties": ties,
             # A curve from an ECDF sketch: its band is the DKW band widened by this bound.
             **{f"{key}_{side}": value for side, curve in (("a", a), ("b", b))
                for key, value in curve.sketch_details().items()},
