@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
 from benchverdict._plain_text import plain_text
 
@@ -332,13 +333,75 @@ def freeze_layout(fig: plt.Figure) -> None:
     fig.set_layout_engine("none")
 
 
-def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = ("pdf",)) -> list[
-    Path
-]:
+#: Formats whose backends measure text alike (in points): one tight box crops them all.
+VECTOR_FORMATS = frozenset({"pdf", "svg", "eps", "ps"})
+
+
+def save_tight(fig: plt.Figure, target: Any, fmt: str) -> Any:
+    """Save ``fig`` as ``fmt`` cropped to its tight bounding box; return that box (inches).
+
+    The box is the one matplotlib computed for this file, padded as it padded it. Pass
+    it as ``bbox_inches`` to later saves of the same (laid-out, frozen) figure in
+    another vector format: they then skip matplotlib's dry-run draw and bounding-box
+    search, and are cropped exactly alike (the vector backends measure text alike).
+
+    Examples
+    --------
+    >>> import io
+    >>> fig, ax = plt.subplots()
+    >>> box = save_tight(fig, io.BytesIO(), "svg")
+    >>> bool(0 < box.width < fig.get_figwidth())
+    True
+    >>> plt.close(fig)
+    """
+    import matplotlib as mpl
+
+    boxes = []
+    measure = fig.get_tightbbox
+
+    def capture(*args: Any, **kwargs: Any) -> Any:
+        box = measure(*args, **kwargs)
+        boxes.append(box)
+        return box
+
+    fig.get_tightbbox = capture  # type: ignore[method-assign]  # on this figure only
+    try:
+        fig.savefig(target, format=fmt, bbox_inches="tight", pad_inches=None)
+    finally:
+        del fig.get_tightbbox
+    pad = mpl.rcParams["savefig.pad_inches"]
+    return boxes[-1].padded(pad) if boxes else None
+
+
+def _save_laid_out(fig: plt.Figure, target: Any, fmt: str, bbox_inches: Any) -> None:
+    """Save a laid-out figure (layout frozen) cropped to ``bbox_inches``: one draw.
+
+    With a layout engine, even the placeholder that :func:`freeze_layout` leaves,
+    matplotlib draws the figure once without output before drawing it into the
+    file; it is not needed here (nothing to lay out, the box is known).
+    """
+    engine = fig.get_layout_engine()
+    if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
+        fig.savefig(target, format=fmt, bbox_inches=bbox_inches)  # still to lay out
+        return
+    with plt.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)  # no engine at all (the rc says none)
+    try:
+        fig.savefig(target, format=fmt, bbox_inches=bbox_inches)
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
+
+
+def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = ("pdf",),
+                bbox_inches: Any = None) -> list[Path]:
     """Save ``fig`` in each format (vector by default) and return the paths.
 
     ``path`` is used without its suffix; ``formats`` picks the files, e.g.
-    ``("pdf", "svg", "png")``.
+    ``("pdf", "svg", "png")``. Every file is cropped to the figure's tight
+    bounding box: the first vector file computes it (and the layout), the other
+    vector files reuse both. ``bbox_inches`` is a box already computed for this figure (by
+    :func:`save_tight`, with its layout frozen): every file then reuses it.
 
     Examples
     --------
@@ -359,7 +422,12 @@ def save_figure(fig: plt.Figure, path: str | Path, *, formats: Sequence[str] = (
     with plt.rc_context(RC):
         for i, fmt in enumerate(formats):
             target = base.with_suffix(f".{fmt}")
-            fig.savefig(target, format=fmt)
+            if fmt in VECTOR_FORMATS and bbox_inches is not None:
+                _save_laid_out(fig, target, fmt, bbox_inches)
+            elif fmt in VECTOR_FORMATS and len(formats) > 1:
+                bbox_inches = save_tight(fig, target, fmt)
+            else:  # a raster file is cropped by its own (pixel) text metrics
+                fig.savefig(target, format=fmt)
             out.append(target)
             if i == 0 and len(formats) > 1 and engine is not None:
                 freeze_layout(fig)  # one layout for every format
