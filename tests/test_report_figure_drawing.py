@@ -157,3 +157,81 @@ def test_new_axes_figures_still_save(tmp_path):
     ax.plot([1, 2, 3])
     assert save_figure(ax.figure, tmp_path / "a", formats=("pdf", "svg"))[1].stat().st_size
     plt.close(ax.figure)
+
+
+# ----------------------------------------------------------------------------- PDF fonts
+pdf_ps = pytest.importorskip("matplotlib.backends._backend_pdf_ps")
+needs_subset_results = pytest.mark.skipif(
+    not hasattr(getattr(pdf_ps, "SubsetResults", None), "_as_cm"),
+    reason="shared_font_subsets knows matplotlib 3.11's subsetting interface only")
+
+
+def _embedded_fonts(pdf: bytes) -> list:
+    """The TrueType fonts embedded in a PDF (its FontFile2 streams), as fontTools fonts."""
+    import zlib
+
+    from fontTools.ttLib import TTFont
+
+    ids = re.findall(rb"/FontFile2 (\d+) 0 R", pdf)
+    fonts = []
+    for i in ids:
+        m = re.search(rb"\n" + i + rb" 0 obj\n.*?stream\n(.*?)\nendstream", pdf, re.S)
+        fonts.append(TTFont(io.BytesIO(zlib.decompress(m.group(1)))))
+    return fonts
+
+
+def _text_figure(text: str) -> plt.Figure:
+    fig = _figure()
+    fig.axes[0].set_title(text)
+    return fig
+
+
+@needs_subset_results
+def test_pdfs_share_one_font_subset_until_a_glyph_is_missing(monkeypatch, tmp_path):
+    import benchverdict.plotting as plotting
+
+    monkeypatch.setattr(plotting, "_FONT_SUBSETS", {})
+    made = []
+    subset = pdf_ps.get_glyphs_subset
+
+    def counting(fontfile, glyphs):
+        made.append(set(glyphs))
+        return subset(fontfile, glyphs)
+
+    monkeypatch.setattr(pdf_ps, "get_glyphs_subset", counting)
+    paths = []
+    for i, title in enumerate(["plain ASCII 1", "more ASCII: 2 (x)", "Omega \u03a9 here"]):
+        fig = _text_figure(title)
+        paths += save_figure(fig, tmp_path / f"f{i}", formats=("pdf",))
+        plt.close(fig)
+    assert len(made) == 2  # the first file's subset served the second; the third needed Ω
+    assert pdf_ps.get_glyphs_subset is counting  # the block put matplotlib's function back
+    for path, title in zip(paths, ["plain ASCII 1", "more ASCII: 2 (x)", "Omega \u03a9 here"]):
+        pdf = path.read_bytes()
+        assert b"/FontFile2" in pdf and b"/CIDFontType2" in pdf  # Type 42, embedded
+        (font,) = _embedded_fonts(pdf)
+        held = set(font.getBestCmap())
+        assert {ord(c) for c in title} <= held  # every character drawn is in the font
+        assert len(font.getGlyphOrder()) < 400  # a subset (DejaVu Sans has 6,000 glyphs)
+
+
+@needs_subset_results
+def test_shared_font_subsets_draw_the_same_page(monkeypatch, tmp_path):
+    import benchverdict.plotting as plotting
+
+    monkeypatch.setattr(plotting, "_FONT_SUBSETS", {})
+    fig = _text_figure("Same text \u00e9")
+    with theme():
+        fig.savefig(tmp_path / "own.pdf")
+        with plotting.shared_font_subsets():
+            fig.savefig(tmp_path / "shared.pdf")
+    own, shared = (_embedded_fonts((tmp_path / n).read_bytes())[0] for n in ("own.pdf",
+                                                                              "shared.pdf"))
+    for c in "Same text \u00e9":
+        a = own["glyf"][own.getBestCmap()[ord(c)]] if c != " " else None
+        b = shared["glyf"][shared.getBestCmap()[ord(c)]] if c != " " else None
+        if a is not None:
+            a.expand(own["glyf"])
+            b.expand(shared["glyf"])
+            assert a.getCoordinates(own["glyf"])[0] == b.getCoordinates(shared["glyf"])[0], c
+    plt.close(fig)
