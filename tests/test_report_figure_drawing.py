@@ -235,3 +235,34 @@ def test_shared_font_subsets_draw_the_same_page(monkeypatch, tmp_path):
             b.expand(shared["glyf"])
             assert a.getCoordinates(own["glyf"])[0] == b.getCoordinates(shared["glyf"])[0], c
     plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- the Hasse diagrams
+def _svg_bytes(fig: plt.Figure) -> bytes:
+    buffer = io.BytesIO()
+    with theme(), plt.rc_context({"svg.hashsalt": "test"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def test_ranking_diagrams_have_no_ticks_to_place_and_draw_as_before():
+    from matplotlib.ticker import AutoLocator
+
+    from benchverdict.report.figures import ranking_panels
+    from benchverdict.report.reconcile import reconcile
+    from benchverdict.report.summary import scope_summaries
+    from benchverdict.verdict import Evidence, Scope, Verdict
+
+    vs = [Verdict(a, b, "a", "lmem.tukey", Scope(t), Evidence("p_value", 1e-6, 0.05),
+                  "maximize", "x", n=60)
+          for t in ("t1", "t2", "t3", "t4") for a, b in (("A", "B"), ("B", "C"))]
+    summaries = scope_summaries(reconcile(vs), ["A", "B", "C"])
+    fig, before = ranking_panels(summaries), ranking_panels(summaries)
+    assert all(len(ax.get_xticks()) == 0 == len(ax.get_yticks()) for ax in fig.axes)
+    for ax in before.axes:  # the ticks matplotlib placed before: none drawn, the axes are off
+        ax.xaxis.set_major_locator(AutoLocator())
+        ax.yaxis.set_major_locator(AutoLocator())
+    assert len(before.axes[0].get_xticks()) > 0
+    assert _svg_bytes(fig) == _svg_bytes(before)
+    plt.close(fig)
+    plt.close(before)
