@@ -266,3 +266,15 @@ def test_ranking_diagrams_have_no_ticks_to_place_and_draw_as_before():
     assert _svg_bytes(fig) == _svg_bytes(before)
     plt.close(fig)
     plt.close(before)
+
+
+def test_a_box_for_a_figure_that_is_not_frozen_is_not_trusted(tmp_path):
+    fig = _figure()
+    buffer = io.BytesIO()
+    with theme():
+        stale = save_tight(fig, buffer, "svg")  # the layout engine is left on
+    fig.set_size_inches(5.0, 3.0)  # the figure changes: the box no longer fits it
+    (path,) = save_figure(fig, tmp_path / "f", formats=("pdf",), bbox_inches=stale)
+    box = _media_box(path.read_bytes())
+    assert box[2] > stale.width * 72 + 50  # cropped to the figure as it is now
+    plt.close(fig)

@@ -457,7 +457,8 @@ def _save_laid_out(fig: plt.Figure, target: Any, fmt: str, bbox_inches: Any) -> 
     """
     engine = fig.get_layout_engine()
     if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
-        fig.savefig(target, format=fmt, bbox_inches=bbox_inches)  # still to lay out
+        # Not frozen: matplotlib lays it out again, and the box may no longer fit it.
+        fig.savefig(target, format=fmt, bbox_inches="tight")
         return
     with plt.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)  # no engine at all (the rc says none)
