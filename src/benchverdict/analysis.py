@@ -173,6 +173,8 @@ class ReportFigure:
     caption: str = ""
     _svg: bytes | None = field(default=None, repr=False)
     _file_name: str | None = field(default=None, repr=False)
+    #: The tight box (inches) the SVG was cropped to; later vector files reuse it.
+    _bbox: Any = field(default=None, repr=False, compare=False)
 
     def svg(self) -> bytes:
         """The figure as SVG bytes (rendered once, then cached).
@@ -183,16 +185,16 @@ class ReportFigure:
         if self._svg is None:
             import matplotlib.pyplot as plt
 
-            from benchverdict.plotting import RC, freeze_layout
+            from benchverdict.plotting import RC, freeze_layout, save_tight
 
             buffer = io.BytesIO()
             plain_text(self.figure)
             with plt.rc_context(RC):
-                self.figure.savefig(buffer, format="svg", bbox_inches="tight")
+                self._bbox = save_tight(self.figure, buffer, "svg")
             self._svg = buffer.getvalue()
             # The layout is now computed: later files of the figure (the PDF) keep it
-            # rather than solving the constrained layout again (a vector backend measures
-            # text as the SVG one does, so the result would be the same).
+            # and its tight box rather than drawing the figure once more to find them
+            # (a vector backend measures text as the SVG one does: the same result).
             freeze_layout(self.figure)
         return self._svg
 
@@ -214,9 +216,13 @@ class ReportFigure:
 
     def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
         """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
+        return self.save_as(Path(directory) / self.file_name, formats)
+
+    def save_as(self, path: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
+        """Write ``<path>.<format>`` files; after :meth:`svg`, with the SVG's layout and box."""
         from benchverdict.plotting import save_figure
 
-        return save_figure(self.figure, Path(directory) / self.file_name, formats=formats)
+        return save_figure(self.figure, path, formats=formats, bbox_inches=self._bbox)
 
 
 class SampleSizeGuide(Protocol):

@@ -717,13 +717,11 @@ def _run_figure_names(runs) -> list[list[str]]:
 def _figure(f, file_name: str) -> Figure:
     return Figure(name=f.name, file_name=file_name, title=f.title, caption=f.caption,
                   width_inches=float(f.figure.get_figwidth()), render_svg=f.svg,
-                  write=functools.partial(_save_figure, f.figure, file_name))
+                  write=functools.partial(_save_figure, f, file_name))
 
 
 def _save_figure(figure, file_name: str, directory: Path, formats: tuple[str, ...]) -> list[Path]:
-    from benchverdict.plotting import save_figure
-
-    return save_figure(figure, directory / file_name, formats=formats)
+    return figure.save_as(directory / file_name, formats)
 
 
 def _drawings(c: ReportSource, analyses: tuple[AnalysisSection, ...]) -> Drawings:
