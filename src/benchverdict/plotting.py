@@ -422,6 +422,12 @@ def shared_font_subsets() -> Iterator[None]:
         return
 
     def get_glyphs_subset(fontfile: Any, glyphs: Any) -> Any:
+        try:
+            return shared(fontfile, glyphs)
+        except Exception:  # a matplotlib whose private interface moved: its own subset
+            return original(fontfile, glyphs)
+
+    def shared(fontfile: Any, glyphs: Any) -> Any:
         from fontTools.ttLib import TTFont
         from matplotlib.font_manager import get_font
 
