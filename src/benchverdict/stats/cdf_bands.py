@@ -407,6 +407,17 @@ def restrict_to_levels(
     return new_lower, new_upper
 
 
+@functools.lru_cache(maxsize=64)
+def _grid_probability(lower: bytes, upper: bytes) -> float:
+    """:func:`order_statistics_band_probability` of two float64 arrays given as bytes, memoised.
+
+    A distribution-free band's bounds depend on ``n``, the confidence and the
+    grid only, so every curve of a study with the same number of draws asks for
+    the same probability (100 curves of 10,000 draws: 12 s, now one evaluation).
+    """
+    return float(order_statistics_band_probability(np.frombuffer(lower), np.frombuffer(upper)))
+
+
 def restrict_to_grid(
     lower: np.ndarray, upper: np.ndarray, grid: tuple[float, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -837,8 +848,8 @@ class CDFBand(ResultText):
         """
         if self.grid is None or self.method == "dkw":
             return None
-        return float(order_statistics_band_probability(
-            *restrict_to_grid(self.lower, self.upper, self.grid)))
+        lower, upper = restrict_to_grid(self.lower, self.upper, self.grid)
+        return _grid_probability(lower.tobytes(), upper.tobytes())
 
     def describe(self) -> str:
         """One line saying what the band guarantees."""
