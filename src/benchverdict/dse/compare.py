@@ -48,10 +48,12 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.dse.clusters import (
+    RunCounts,
     all_splits,
     canonical_runs,
     cluster_bootstrap,
     cluster_codes,
+    cvar_by_run,
     equal_size,
     grouped_statistic,
     in_blocks,
@@ -125,16 +127,32 @@ class _Runs:
                    for s in np.unique(self.strata))
 
 
-def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None,
-          strata: tuple[object, object] | None) -> _Runs:
-    """Pool two samples with their runs (one run per draw when ``clusters`` is None)."""
-    na, nb = za.size, zb.size
+def _run_codes(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's run codes (one run per draw when ``clusters`` is None), validated."""
     if clusters is None:
         clusters = (None, None)
     if len(clusters) != 2:
         raise ValueError("clusters must be a pair (clusters_a, clusters_b), one label per draw.")
+    na, nb = za.size, zb.size
     ca = np.arange(na) if clusters[0] is None else cluster_codes(clusters[0], na, "clusters_a")
     cb = np.arange(nb) if clusters[1] is None else cluster_codes(clusters[1], nb, "clusters_b")
+    return ca, cb
+
+
+def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None,
+          strata: tuple[object, object] | None, *, swap: bool = False) -> _Runs:
+    """Pool two samples with their runs (one run per draw when ``clusters`` is None).
+
+    ``swap``: pool ``(b, a)`` instead (B's runs first), as ``_runs(zb, za,
+    clusters[::-1], strata[::-1])`` would, with the labels checked under
+    their own names.
+    """
+    ca, cb = _run_codes(za, zb, clusters)
+    if swap:
+        za, zb, ca, cb = zb, za, cb, ca
+        strata = None if strata is None else (strata[1], strata[0])
+    na = za.size
     clustered = is_clustered(ca) or is_clustered(cb)
     # Runs and strata in an order fixed by the values, so renaming labels changes nothing.
     ca, cb = canonical_runs(za, ca), canonical_runs(zb, cb)
@@ -184,9 +202,13 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
     ``2 / #splits`` when ``symmetric`` and every split has a mirror).
     """
-    width = runs.z.size
+    # A rows function may say how many values it touches per row (``width``); by default
+    # one per pooled draw.
+    width = getattr(stat_rows, "width", runs.z.size)
+    raw = stat_rows
     stat_rows = (lambda f: lambda members: in_blocks(f, members, width))(stat_rows)
-    observed = np.atleast_1d(stat_rows(runs.first[None, :])[0])
+    # The observed statistic by the rows function's exact form where it has one.
+    observed = np.atleast_1d(getattr(raw, "exact", raw)(runs.first[None, :])[0])
     finite = np.isfinite(observed)
     tol = np.where(finite, 1e-9 * np.maximum(1.0, np.where(finite, np.abs(observed), 0.0)), 0.0)
     count = split_count(runs.strata, runs.first)
@@ -213,7 +235,30 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
 
 
 def _ks_rows(runs: _Runs):
-    """``members -> (sup (F_B - F_A), sup (F_A - F_B))`` per row, over the pooled draws."""
+    """``members -> (sup (F_B - F_A), sup (F_A - F_B))`` per row, over the pooled draws.
+
+    With few runs the ECDFs come from per-run counts
+    (:func:`_ks_rows_by_run`); otherwise from a cumulative sum over the
+    pooled draws, per row.
+    """
+    if _by_run(runs):
+        return _ks_rows_by_run(runs)
+    return _ks_rows_by_draw(runs)
+
+
+#: Runs up to which the KS statistics of a split are a (B x m) @ (m x G) product; with many
+#: more runs the product costs more than one pass over the pooled draws per row.
+KS_BY_RUN_MAX_RUNS = 64
+
+
+def _by_run(runs: _Runs, max_runs: int = KS_BY_RUN_MAX_RUNS) -> bool:
+    """Whether the per-run count tables pay (few runs, and they fit in memory)."""
+    m = runs.first.size
+    return m <= max_runs and RunCounts.affordable(runs.z, runs.codes)
+
+
+def _ks_rows_by_draw(runs: _Runs):
+    """:func:`_ks_rows` by a cumulative sum of the runs' membership over the pooled draws."""
     z = runs.z
     ends = np.append(np.flatnonzero(np.diff(z) != 0), z.size - 1)
 
@@ -226,6 +271,69 @@ def _ks_rows(runs: _Runs):
         return np.stack([np.maximum(diff.max(axis=1), 0.0),
                          np.maximum((-diff).max(axis=1), 0.0)], axis=1)
 
+    f.width = z.size
+    return f
+
+
+def _ks_rows_by_run(runs: _Runs):
+    """:func:`_ks_rows` from per-run counts on the pooled grid: one matrix product per block.
+
+    With ``C[r, p]`` the draws of run r at or below the p-th distinct
+    pooled value, ``P_p = sum_r C[r, p]`` and ``K`` the runs given to A,
+    A's count is ``a_p = (K C)_p`` and B's ``b_p = P_p - a_p``, so ``n_A
+    n_B (F_B - F_A)(p) = n_A b_p - n_B a_p = n_A P_p - N a_p = ([n_A, -N K]
+    [P; C])_p``: a product of integer-valued doubles, exact. Its largest
+    and smallest entries locate both suprema (distinct integers are at
+    least ``1 / (n_A n_B)`` apart in ``F_B - F_A``, far beyond round-off),
+    where ``b / n_B - a / n_A`` is then evaluated as
+    :func:`_ks_rows_by_draw` does.
+
+    Several positions can share the largest integer, and there the
+    evaluated doubles can differ in the last bit. The function's ``exact``
+    attribute (used for the observed split) takes the largest double over
+    all of them, as :func:`_ks_rows_by_draw` does; the function itself
+    evaluates the first position only (a permuted split's statistic can
+    then be one unit in the last place lower, far inside the tolerance its
+    comparison with the observed one allows).
+    """
+    rc = RunCounts(runs.z, runs.codes)
+    n = float(runs.z.size)
+    pooled = rc.counts.sum(axis=0)
+    stacked = np.vstack([pooled, rc.counts])
+
+    def scores(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = members.astype(float)
+        n_a = k @ rc.sizes
+        return np.hstack([n_a[:, None], -n * k]) @ stacked, n_a
+
+    def difference(rows: np.ndarray, cols: np.ndarray, s: np.ndarray, n_a: np.ndarray
+                   ) -> np.ndarray:
+        """``F_B - F_A`` at (row, grid position) pairs, as the cumulative-sum form rounds it."""
+        a = (n_a[rows] * pooled[cols] - s[rows, cols]) / n  # A's count: an exact integer
+        return (pooled[cols] - a) / (n - n_a[rows]) - a / n_a[rows]
+
+    def f(members: np.ndarray) -> np.ndarray:
+        s, n_a = scores(members)
+        rows = np.arange(s.shape[0])
+        up = difference(rows, np.argmax(s, axis=1), s, n_a)
+        down = -difference(rows, np.argmin(s, axis=1), s, n_a)
+        return np.stack([np.maximum(up, 0.0), np.maximum(down, 0.0)], axis=1)
+
+    def exact(members: np.ndarray) -> np.ndarray:
+        s, n_a = scores(members)
+        out = np.empty((s.shape[0], 2))
+        for j, (target, pick) in enumerate(((s.max(axis=1), np.maximum),
+                                            (s.min(axis=1), np.minimum))):
+            rows, cols = np.nonzero(s == target[:, None])
+            best = np.full(s.shape[0], np.nan)
+            diff = difference(rows, cols, s, n_a)
+            for r in np.unique(rows):  # a few rows (the observed split)
+                best[r] = pick.reduce(diff[rows == r])
+            out[:, j] = np.maximum(best if j == 0 else -best, 0.0)
+        return out
+
+    f.width = rc.grid.size
+    f.exact = exact
     return f
 
 
@@ -290,9 +398,26 @@ def _cvar_rows(stat, runs: _Runs):
     Runs of equal size are gathered as (B, runs, draws) arrays
     (:func:`~benchverdict.dse.clusters.grouped_statistic`, no sort); runs of
     unequal sizes weight the pooled draws
-    (:func:`~benchverdict.dse.clusters.weighted_statistic`).
+    (:func:`~benchverdict.dse.clusters.weighted_statistic`). When the runs'
+    count tables fit (:class:`~benchverdict.dse.clusters.RunCounts`) the
+    same statistics come from per-run tail sums instead
+    (:func:`~benchverdict.dse.clusters.cvar_by_run`, the path's own rule
+    for the order statistic): ``O(m log N)`` per row, not ``O(N)``.
     """
     size = equal_size(runs.codes)
+    if stat.kind == "cvar" and RunCounts.affordable(runs.z, runs.codes):
+        rc = RunCounts(runs.z, runs.codes)
+        form = "weighted" if size is None else "grouped"
+
+        def by_run(members: np.ndarray) -> np.ndarray:
+            k = members.astype(float)
+            c1, s1 = cvar_by_run(stat, rc, k, form=form)
+            c2, s2 = cvar_by_run(stat, rc, 1.0 - k, form=form)
+            d = _zero_small(c1 - c2, np.maximum(np.abs(c1), np.abs(c2)))
+            return _t_ratio(d, np.hypot(s1, s2))
+
+        by_run.width = 4 * runs.first.size  # a few (B, m) arrays per search step
+        return by_run
     table = None if size is None else run_matrix(runs.z, runs.codes, size)
 
     def f(members: np.ndarray) -> np.ndarray:
@@ -309,6 +434,7 @@ def _cvar_rows(stat, runs: _Runs):
         d = _zero_small(c1 - c2, np.maximum(np.abs(c1), np.abs(c2)))
         return _t_ratio(d, np.hypot(s1, s2))
 
+    f.width = runs.z.size
     return f
 
 
@@ -563,19 +689,16 @@ def dominance_test(
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
     runs = None
+    # A's and B's roles are fixed by the values, so swapping a and b swaps the results.
+    swap = compare_samples(za, zb) > 0
     if clusters is not None or strata is not None or method == "permutation":
-        runs = _runs(za, zb, clusters, strata)
+        runs = _runs(za, zb, clusters, strata, swap=swap)
     if runs is not None and (runs.clustered or method == "permutation"):
         _check_resamples(n_permutations, "n_permutations")
-        # A's and B's roles are fixed by the values, so swapping a and b swaps the results.
-        swap = compare_samples(za, zb) > 0
-        if swap:
-            flipped = (None if clusters is None else (clusters[1], clusters[0]),
-                       None if strata is None else (strata[1], strata[0]))
-            runs = _runs(zb, za, *flipped)
-        p, used, exact, smallest = _split_test(_ks_rows(runs), runs, int(n_permutations), None,
-                                               seed, symmetric=False)
-        d = _ks_rows(runs)(runs.first[None, :])[0]
+        ks = _ks_rows(runs)
+        p, used, exact, smallest = _split_test(ks, runs, int(n_permutations), None, seed,
+                                               symmetric=False)
+        d = getattr(ks, "exact", ks)(runs.first[None, :])[0]
         if swap:
             p, d = p[::-1], d[::-1]
         sig_a, sig_b = p[0] < alpha / 2, p[1] < alpha / 2
@@ -725,12 +848,16 @@ def cvar_difference(
     stat = statistic("cvar", cvar_level=cvar_level, tail=tail)
     est = stat.of_sample(za) - stat.of_sample(zb)
     name = f"CVaR_{cvar_level:g} ({tail}) advantage"
-    runs = None if clusters is None else _runs(za, zb, clusters, None)
+    clustered = False
+    if clusters is not None:
+        # Only whether some run holds several draws is needed here (no pooled runs).
+        codes_a, codes_b = _run_codes(za, zb, clusters)
+        clustered = is_clustered(codes_a) or is_clustered(codes_b)
     if interval == "bootstrap":
         tail = min(tail_draws(stat, za.size), tail_draws(stat, zb.size))
         if tail < MIN_INTERVAL_TAIL_DRAWS:
             return refused(name, est, confidence, tail)
-    if runs is not None and runs.clustered:
+    if clustered:
         if interval != "bootstrap":
             raise ValueError(
                 "band intervals assume independent draws, and these draws come in runs of "
@@ -739,10 +866,7 @@ def cvar_difference(
         if replicates is not None and order != 0:
             return _difference_of_replicates(name, est, za, zb, stat, replicates, order,
                                              confidence, "bootstrap:cluster-studentized")
-        ca = (np.arange(za.size) if clusters[0] is None
-              else cluster_codes(clusters[0], za.size, "clusters_a"))
-        cb = (np.arange(zb.size) if clusters[1] is None
-              else cluster_codes(clusters[1], zb.size, "clusters_b"))
+        ca, cb = codes_a, codes_b
         (first, c1), (second, c2) = ((za, ca), (zb, cb)) if order <= 0 else ((zb, cb), (za, ca))
         rng = np.random.default_rng(seed)
         values_1, ses_1 = cluster_bootstrap(first, c1, stat, n_resamples, rng, se=True)
@@ -958,16 +1082,18 @@ def cvar_permutation_test(
     stat = statistic("cvar", cvar_level=level, tail=tail)
     estimate = stat.of_sample(za) - stat.of_sample(zb)
     if clusters is not None:
-        runs = _runs(za, zb, clusters, strata)
+        # Run in an order fixed by the values (B's runs first when swapped).
+        swap = compare_samples(za, zb) > 0
+        runs = _runs(za, zb, clusters, strata, swap=swap)
         if runs.clustered:
-            swap = compare_samples(za, zb) > 0
-            if swap:
-                runs = _runs(zb, za, (clusters[1], clusters[0]),
-                             None if strata is None else (strata[1], strata[0]))
             rows = _cvar_rows(stat, runs)
-            p, used, exact, smallest = _split_test(
-                lambda members: np.abs(rows(members)), runs, int(n_resamples), stop_after,
-                seed, symmetric=True)
+
+            def two_sided(members: np.ndarray) -> np.ndarray:
+                return np.abs(rows(members))
+
+            two_sided.width = rows.width
+            p, used, exact, smallest = _split_test(two_sided, runs, int(n_resamples),
+                                                   stop_after, seed, symmetric=True)
             m_a, m_b = (runs.m_b, runs.m_a) if swap else (runs.m_a, runs.m_b)
             return PermutationTest(float(estimate), float(p[0]), used, za.size, zb.size,
                                    runs.unit, exact, smallest, m_a, m_b)
@@ -1174,11 +1300,7 @@ def single_draw_test(
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
     swap = compare_samples(za, zb) > 0
-    if swap:
-        runs = _runs(zb, za, None if clusters is None else (clusters[1], clusters[0]),
-                     None if strata is None else (strata[1], strata[0]))
-    else:
-        runs = _runs(za, zb, clusters, strata)
+    runs = _runs(za, zb, clusters, strata, swap=swap)
     rows = _single_draw_rows(runs)
 
     def studentized(members: np.ndarray) -> np.ndarray:
