@@ -79,18 +79,45 @@ CASES = [(seed, equal, ties) for seed in range(4) for equal in (True, False)
          for ties in (True, False)]
 
 
+def _ks_rows_plain(runs):
+    """The reference: ``F_B - F_A`` at every distinct pooled value, maximised both ways."""
+    z = runs.z
+    ends = np.append(np.flatnonzero(np.diff(z) != 0), z.size - 1)
+
+    def f(members: np.ndarray) -> np.ndarray:
+        member = members[:, runs.codes]
+        in_a = np.cumsum(member, axis=1)[:, ends]
+        n_a = member.sum(axis=1)[:, None]
+        in_b = (ends + 1)[None, :] - in_a
+        diff = in_b / (z.size - n_a) - in_a / n_a
+        return np.stack([np.maximum(diff.max(axis=1), 0.0),
+                         np.maximum((-diff).max(axis=1), 0.0)], axis=1)
+
+    return f
+
+
 @pytest.mark.parametrize(("seed", "equal", "ties"), CASES)
-def test_ks_by_run_matches_the_cumulative_sum(seed, equal, ties):
+@pytest.mark.parametrize("form", ["by_run", "by_draw"])
+def test_ks_rows_match_the_plain_ecdf_difference(seed, equal, ties, form):
     za, zb, runs_of, _ = _pair(seed, equal=equal, ties=ties)
     runs = compare._runs(za, zb, runs_of, None)
     members = _splits(runs)
-    fast = compare._ks_rows_by_run(runs)
-    slow = compare._ks_rows_by_draw(runs)
-    reference = slow(members)
+    fast = getattr(compare, f"_ks_rows_{form}")(runs)
+    reference = _ks_rows_plain(runs)(members)
     # The exact form is the same doubles; the fast one may differ only by the rounding of
     # the two shares at another position attaining the same integer supremum.
     np.testing.assert_array_equal(fast.exact(members), reference)
     np.testing.assert_allclose(fast(members), reference, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dominance_p_values_match_the_plain_ecdf_difference(seed, monkeypatch):
+    za, zb, runs_of, labels = _pair(seed, equal=seed % 2 == 0, ties=seed < 2,
+                                    strata=seed == 3)
+    kw = {"clusters": runs_of, "strata": labels, "seed": seed, "n_permutations": 299}
+    fast = compare.dominance_test(za, zb, **kw)
+    monkeypatch.setattr(compare, "_ks_rows", _ks_rows_plain)
+    assert compare.dominance_test(za, zb, **kw) == fast
 
 
 @pytest.mark.parametrize(("seed", "equal", "ties"), CASES)
@@ -218,3 +245,27 @@ def test_cvar_by_run_hypothesis(values, runs, level, tail):
     single = (k > 0).sum(axis=1) == 1
     np.testing.assert_allclose(fast_se[~single], se[~single], rtol=1e-9, atol=1e-14)
     assert np.all(fast_se[single] == 0.0)
+
+
+def _crossings_loop(a, b, objective="maximize"):
+    """The reference: the leader tracked draw by draw along the pooled grid."""
+    sign = 1.0 if objective == "maximize" else -1.0
+    za, zb = sign * np.asarray(a, float), sign * np.asarray(b, float)
+    grid, diff = compare._ecdf_difference(za, zb)
+    out, leader = [], None
+    for i in np.flatnonzero(diff != 0):
+        now = "a" if diff[i] > 0 else "b"
+        if leader is not None and now != leader:
+            out.append({"score": float(sign * grid[i]), "level_a": float(np.mean(za <= grid[i])),
+                        "before": leader, "after": now})
+        leader = now
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=1, max_size=50),
+       st.lists(st.integers(-4, 4), min_size=1, max_size=50),
+       st.sampled_from(["maximize", "minimize"]))
+def test_crossings_match_the_loop(a, b, objective):
+    a, b = np.array(a) / 3.0, np.array(b) / 2.0
+    assert compare.crossings(a, b, objective=objective) == _crossings_loop(a, b, objective)

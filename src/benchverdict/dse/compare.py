@@ -257,21 +257,72 @@ def _by_run(runs: _Runs, max_runs: int = KS_BY_RUN_MAX_RUNS) -> bool:
     return m <= max_runs and RunCounts.affordable(runs.z, runs.codes)
 
 
+def _ks_suprema(s: np.ndarray, n_a: np.ndarray, pooled: np.ndarray, n: float, *,
+                exact: bool) -> np.ndarray:
+    """``(sup (F_B - F_A), sup (F_A - F_B))`` per row from the integer scores ``s``.
+
+    ``s[b, p] = n_A P_p - N a_p = n_A n_B (F_B - F_A)(p)`` at the grid
+    positions, with ``P_p`` the pooled draws at or below position ``p`` and
+    ``a_p`` A's (exact integers in doubles). Distinct integers are at least
+    ``1 / (n_A n_B)`` apart in ``F_B - F_A``, far beyond round-off, so the
+    largest and smallest scores locate the suprema; there ``b / n_B - a /
+    n_A`` is evaluated as the plain form rounds it (``b = P - a``).
+
+    Several positions can share the extreme score, and their doubles can
+    differ by round-off. With ``exact`` the largest double over all of them
+    is taken, the same double as the maximum over every position; without,
+    the first position's (then a statistic can be lower by about 1e-16,
+    far inside the tolerance of its comparison with the observed one).
+    """
+    def difference(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        a = (n_a[rows] * pooled[cols] - s[rows, cols]) / n  # A's count: an exact integer
+        return (pooled[cols] - a) / (n - n_a[rows]) - a / n_a[rows]
+
+    out = np.empty((s.shape[0], 2))
+    for j, (arg, target, pick) in enumerate(((np.argmax, np.max, np.maximum),
+                                             (np.argmin, np.min, np.minimum))):
+        if exact:
+            rows, cols = np.nonzero(s == target(s, axis=1)[:, None])
+            diff = difference(rows, cols)
+            best = np.full(s.shape[0], np.nan)
+            for r in np.unique(rows):  # a few rows (the observed split)
+                best[r] = pick.reduce(diff[rows == r])
+        else:
+            rows = np.arange(s.shape[0])
+            best = difference(rows, arg(s, axis=1))
+        out[:, j] = np.maximum(best if j == 0 else -best, 0.0)
+    return out
+
+
 def _ks_rows_by_draw(runs: _Runs):
-    """:func:`_ks_rows` by a cumulative sum of the runs' membership over the pooled draws."""
+    """:func:`_ks_rows` by a cumulative sum of the runs' membership over the pooled draws.
+
+    A's count at each distinct value is the cumulative sum of the
+    membership of the pooled draws' runs (int32: exact below 2^31 draws),
+    read at the last draw of each value; :func:`_ks_suprema` does the rest.
+    The function's ``exact`` attribute gives the same doubles as taking the
+    maximum of ``F_B - F_A`` over every distinct value.
+    """
     z = runs.z
     ends = np.append(np.flatnonzero(np.diff(z) != 0), z.size - 1)
+    distinct = ends.size == z.size  # no ties: every draw ends its value
+    pooled = (ends + 1).astype(float)
+    n = float(z.size)
+    sizes = np.bincount(runs.codes, minlength=runs.first.size)
+
+    def rows(members: np.ndarray, exact: bool = False) -> np.ndarray:
+        in_a = np.cumsum(members[:, runs.codes], axis=1, dtype=np.int32)
+        if not distinct:
+            in_a = in_a[:, ends]
+        n_a = (members @ sizes).astype(float)
+        s = n_a[:, None] * pooled - n * in_a
+        return _ks_suprema(s, n_a, pooled, n, exact=exact)
 
     def f(members: np.ndarray) -> np.ndarray:
-        member = members[:, runs.codes]
-        in_a = np.cumsum(member, axis=1)[:, ends]
-        n_a = member.sum(axis=1)[:, None]
-        in_b = (ends + 1)[None, :] - in_a
-        diff = in_b / (z.size - n_a) - in_a / n_a
-        return np.stack([np.maximum(diff.max(axis=1), 0.0),
-                         np.maximum((-diff).max(axis=1), 0.0)], axis=1)
+        return rows(members)
 
     f.width = z.size
+    f.exact = lambda members: rows(members, True)
     return f
 
 
@@ -280,60 +331,27 @@ def _ks_rows_by_run(runs: _Runs):
 
     With ``C[r, p]`` the draws of run r at or below the p-th distinct
     pooled value, ``P_p = sum_r C[r, p]`` and ``K`` the runs given to A,
-    A's count is ``a_p = (K C)_p`` and B's ``b_p = P_p - a_p``, so ``n_A
-    n_B (F_B - F_A)(p) = n_A b_p - n_B a_p = n_A P_p - N a_p = ([n_A, -N K]
-    [P; C])_p``: a product of integer-valued doubles, exact. Its largest
-    and smallest entries locate both suprema (distinct integers are at
-    least ``1 / (n_A n_B)`` apart in ``F_B - F_A``, far beyond round-off),
-    where ``b / n_B - a / n_A`` is then evaluated as
-    :func:`_ks_rows_by_draw` does.
-
-    Several positions can share the largest integer, and there the
-    evaluated doubles can differ in the last bit. The function's ``exact``
-    attribute (used for the observed split) takes the largest double over
-    all of them, as :func:`_ks_rows_by_draw` does; the function itself
-    evaluates the first position only (a permuted split's statistic can
-    then be one unit in the last place lower, far inside the tolerance its
-    comparison with the observed one allows).
+    A's count is ``a_p = (K C)_p``, so the scores of :func:`_ks_suprema`
+    are ``n_A P_p - N a_p = ([n_A, -N K] [P; C])_p``: a product of
+    integer-valued doubles, exact. The function's ``exact`` attribute (used
+    for the observed split) gives the same doubles as the plain form.
     """
     rc = RunCounts(runs.z, runs.codes)
     n = float(runs.z.size)
     pooled = rc.counts.sum(axis=0)
     stacked = np.vstack([pooled, rc.counts])
 
-    def scores(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def rows(members: np.ndarray, exact: bool = False) -> np.ndarray:
         k = members.astype(float)
         n_a = k @ rc.sizes
-        return np.hstack([n_a[:, None], -n * k]) @ stacked, n_a
-
-    def difference(rows: np.ndarray, cols: np.ndarray, s: np.ndarray, n_a: np.ndarray
-                   ) -> np.ndarray:
-        """``F_B - F_A`` at (row, grid position) pairs, as the cumulative-sum form rounds it."""
-        a = (n_a[rows] * pooled[cols] - s[rows, cols]) / n  # A's count: an exact integer
-        return (pooled[cols] - a) / (n - n_a[rows]) - a / n_a[rows]
+        s = np.hstack([n_a[:, None], -n * k]) @ stacked
+        return _ks_suprema(s, n_a, pooled, n, exact=exact)
 
     def f(members: np.ndarray) -> np.ndarray:
-        s, n_a = scores(members)
-        rows = np.arange(s.shape[0])
-        up = difference(rows, np.argmax(s, axis=1), s, n_a)
-        down = -difference(rows, np.argmin(s, axis=1), s, n_a)
-        return np.stack([np.maximum(up, 0.0), np.maximum(down, 0.0)], axis=1)
-
-    def exact(members: np.ndarray) -> np.ndarray:
-        s, n_a = scores(members)
-        out = np.empty((s.shape[0], 2))
-        for j, (target, pick) in enumerate(((s.max(axis=1), np.maximum),
-                                            (s.min(axis=1), np.minimum))):
-            rows, cols = np.nonzero(s == target[:, None])
-            best = np.full(s.shape[0], np.nan)
-            diff = difference(rows, cols, s, n_a)
-            for r in np.unique(rows):  # a few rows (the observed split)
-                best[r] = pick.reduce(diff[rows == r])
-            out[:, j] = np.maximum(best if j == 0 else -best, 0.0)
-        return out
+        return rows(members)
 
     f.width = rc.grid.size
-    f.exact = exact
+    f.exact = lambda members: rows(members, True)
     return f
 
 
@@ -516,23 +534,17 @@ def crossings(
     grid, diff = _ecdf_difference(za, zb)
     # Below every draw both CDFs are 0: no leader; the first nonzero sign opens the first run.
     nz = np.flatnonzero(diff != 0)
-    out: list[dict[str, float | str]] = []
     # Before the first nonzero difference A is "ahead" only trivially; start from the
-    # leader on the left (performance below its first draw is reached by neither).
-    leader = None
-    for i in nz:
-        now = "a" if diff[i] > 0 else "b"
-        if leader is not None and now != leader:
-            out.append(
-                {
-                    "score": float(sign * grid[i]),
-                    "level_a": float(np.mean(za <= grid[i])),
-                    "before": leader,
-                    "after": now,
-                }
-            )
-        leader = now
-    return out
+    # leader on the left (performance below its first draw is reached by neither). A
+    # crossing is where the leader (the sign of the difference) changes, found at once
+    # (a Python loop over every grid point took seconds on 10^4 draws).
+    a_leads = diff[nz] > 0
+    at = nz[1:][a_leads[1:] != a_leads[:-1]]
+    # F_A at the crossing: the share of A's draws at or below it.
+    level_a = np.searchsorted(np.sort(za), grid[at], side="right") / za.size
+    return [{"score": float(sign * grid[i]), "level_a": float(level),
+             "before": "b" if lead else "a", "after": "a" if lead else "b"}
+            for i, level, lead in zip(at, level_a, diff[at] > 0)]
 
 
 @dataclass(repr=False, frozen=True)
