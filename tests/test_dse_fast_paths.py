@@ -68,6 +68,7 @@ def per_draw(monkeypatch):
     class Forced:
         def __enter__(self):
             monkeypatch.setattr(RunCounts, "affordable", staticmethod(lambda z, codes: False))
+            monkeypatch.setattr(compare._Runs, "tabulable", property(lambda self: False))
 
         def __exit__(self, *exc):
             monkeypatch.undo()
@@ -269,3 +270,44 @@ def _crossings_loop(a, b, objective="maximize"):
 def test_crossings_match_the_loop(a, b, objective):
     a, b = np.array(a) / 3.0, np.array(b) / 2.0
     assert compare.crossings(a, b, objective=objective) == _crossings_loop(a, b, objective)
+
+
+@pytest.mark.parametrize("equal", [True, False])
+def test_ks_by_run_in_single_and_double_precision(equal):
+    # Equal runs: scores / gcd(n_A, N) fit single precision exactly. Runs of coprime sizes
+    # with ~3,000 draws a side do not (2 n_A N / gcd >= 2^24): double precision.
+    rng = np.random.default_rng(7)
+    sizes = [1000] * 6 if equal else [997, 1201, 853, 1103, 941, 1009]
+    za = np.concatenate([rng.normal(size=s) for s in sizes[:3]])
+    zb = np.concatenate([rng.normal(0.2, 1, size=s) for s in sizes[3:]])
+    codes = (np.repeat(np.arange(3), sizes[:3]), np.repeat(np.arange(3), sizes[3:]))
+    runs = compare._runs(za, zb, codes, None)
+    n_a = float(np.bincount(runs.codes)[runs.first].sum())
+    fits = 2.0 * n_a * runs.z.size / np.gcd(int(n_a), runs.z.size) < 2**24
+    assert fits == equal
+    members = compare.all_splits(runs.strata, runs.first)
+    fast = compare._ks_rows_by_run(runs)
+    reference = _ks_rows_plain(runs)(members)
+    np.testing.assert_array_equal(fast.exact(members), reference)
+    np.testing.assert_allclose(fast(members), reference, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize(("seed", "equal", "ties"), CASES)
+def test_placement_from_counts_is_placement_matrix(seed, equal, ties):
+    za, zb, runs_of, _ = _pair(seed, equal=equal, ties=ties)
+    runs = compare._runs(za, zb, runs_of, None)
+    np.testing.assert_array_equal(runs.counts.placement(),
+                                  clusters.placement_matrix(runs.z, runs.codes))
+
+
+def test_pooled_runs_are_reused_and_read_only():
+    za, zb, runs_of, labels = _pair(0, equal=True, ties=True, strata=True)
+    first = compare._runs(za, zb, runs_of, labels)
+    assert compare._runs(za.copy(), zb.copy(), runs_of, labels) is first
+    assert compare._runs(za, zb, runs_of, None) is not first  # strata are part of the key
+    swapped = compare._runs(za, zb, runs_of, labels, swap=True)
+    flipped = compare._runs(zb, za, runs_of[::-1], labels[::-1])
+    for name in ("z", "codes", "strata", "first"):
+        np.testing.assert_array_equal(getattr(swapped, name), getattr(flipped, name))
+    with pytest.raises(ValueError):
+        first.z[0] = 0.0

@@ -501,6 +501,16 @@ class RunCounts:
         m = int(np.asarray(codes).max()) + 1
         return m * np.unique(z).size <= RUN_COUNT_CELLS
 
+    def placement(self) -> np.ndarray:
+        """:func:`placement_matrix` of the draws, from the counts (the same numbers).
+
+        With ``c[r, p]`` run r's draws equal to the p-th value and ``C`` their
+        cumulative counts, ``W = c (C - c + c / 2)^T``: exact sums of integers
+        and halves.
+        """
+        per_value = np.diff(self.counts, axis=1, prepend=0.0)
+        return per_value @ (self.counts - per_value + 0.5 * per_value).T
+
     def quantile_index(self, k: np.ndarray, target: np.ndarray) -> np.ndarray:
         """Per row, the first grid index ``p`` with ``k @ counts[:, p] >= target``.
 

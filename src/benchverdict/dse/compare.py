@@ -41,13 +41,17 @@ null comparisons; the run tests hold alpha (``tests/test_dse_clustered.py``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.dse.clusters import (
+    RUN_COUNT_CELLS,
     RunCounts,
     all_splits,
     canonical_runs,
@@ -121,6 +125,21 @@ class _Runs:
     def m_b(self) -> int:
         return int(self.first.size - self.first.sum())
 
+    @cached_property
+    def distinct(self) -> int:
+        """How many distinct values the pooled draws take."""
+        return 1 + int(np.count_nonzero(np.diff(self.z)))
+
+    @property
+    def tabulable(self) -> bool:
+        """Whether the per-run count tables fit (``RUN_COUNT_CELLS`` cells at most)."""
+        return self.first.size * self.distinct <= RUN_COUNT_CELLS
+
+    @cached_property
+    def counts(self) -> RunCounts:
+        """The runs' counts on the pooled grid and tail sums, built once per pooled pair."""
+        return RunCounts(self.z, self.codes)
+
     def symmetric(self) -> bool:
         """A split and its mirror are both possible (equal run counts in every stratum)."""
         return all(2 * int(self.first[self.strata == s].sum()) == int((self.strata == s).sum())
@@ -152,6 +171,35 @@ def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None
     if swap:
         za, zb, ca, cb = zb, za, cb, ca
         strata = None if strata is None else (strata[1], strata[0])
+    # A comparison's tests (dominance, single draw, CVaR) pool the same pair one after the
+    # other: the pooled runs (and their count tables) are kept for the next test.
+    key = (za.dtype.str, za.tobytes(), zb.tobytes(), ca.tobytes(), cb.tobytes(),
+           None if strata is None else tuple(
+               (lab.dtype.str, lab.shape, lab.tobytes())
+               for lab in (np.asarray(x).astype(str) for x in strata)))
+    with _RUNS_LOCK:
+        if key in _RUNS_CACHE:
+            _RUNS_CACHE.move_to_end(key)
+            return _RUNS_CACHE[key]
+    runs = _pool_runs(za, zb, ca, cb, strata)
+    with _RUNS_LOCK:
+        _RUNS_CACHE[key] = runs
+        while len(_RUNS_CACHE) > RUNS_CACHE_SIZE:
+            _RUNS_CACHE.popitem(last=False)
+    return runs
+
+
+#: Pooled pairs kept for reuse by :func:`_runs` (the most recent ones): one comparison's
+#: tests follow each other, so two suffice, and the count tables of pooled comparisons
+#: (hundreds of runs x 20,000 values) are tens of MB each.
+RUNS_CACHE_SIZE = 2
+_RUNS_CACHE: OrderedDict = OrderedDict()
+_RUNS_LOCK = threading.Lock()
+
+
+def _pool_runs(za: np.ndarray, zb: np.ndarray, ca: np.ndarray, cb: np.ndarray,
+               strata: tuple[object, object] | None) -> _Runs:
+    """:func:`_runs` on validated run codes (A's first), without the cache."""
     na = za.size
     clustered = is_clustered(ca) or is_clustered(cb)
     # Runs and strata in an order fixed by the values, so renaming labels changes nothing.
@@ -183,7 +231,10 @@ def _runs(za: np.ndarray, zb: np.ndarray, clusters: tuple[object, object] | None
     z = np.concatenate([za, zb])
     order = np.lexsort((codes, z))
     unit = sizes_text(ca, cb) if clustered else "draw"
-    return _Runs(z[order], codes[order], run_strata, first, clustered, unit)
+    arrays = z[order], codes[order], run_strata, first
+    for x in arrays:  # shared by the tests that reuse them (see _runs)
+        x.setflags(write=False)
+    return _Runs(*arrays, clustered, unit)
 
 
 def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
@@ -254,16 +305,17 @@ KS_BY_RUN_MAX_RUNS = 64
 def _by_run(runs: _Runs, max_runs: int = KS_BY_RUN_MAX_RUNS) -> bool:
     """Whether the per-run count tables pay (few runs, and they fit in memory)."""
     m = runs.first.size
-    return m <= max_runs and RunCounts.affordable(runs.z, runs.codes)
+    return m <= max_runs and runs.tabulable
 
 
 def _ks_suprema(s: np.ndarray, n_a: np.ndarray, pooled: np.ndarray, n: float, *,
-                exact: bool) -> np.ndarray:
+                exact: bool, scale: np.ndarray | None = None) -> np.ndarray:
     """``(sup (F_B - F_A), sup (F_A - F_B))`` per row from the integer scores ``s``.
 
     ``s[b, p] = n_A P_p - N a_p = n_A n_B (F_B - F_A)(p)`` at the grid
     positions, with ``P_p`` the pooled draws at or below position ``p`` and
-    ``a_p`` A's (exact integers in doubles). Distinct integers are at least
+    ``a_p`` A's (exact integers; ``scale``, when given, is a positive integer
+    per row that ``s`` was divided by). Distinct integers are at least
     ``1 / (n_A n_B)`` apart in ``F_B - F_A``, far beyond round-off, so the
     largest and smallest scores locate the suprema; there ``b / n_B - a /
     n_A`` is evaluated as the plain form rounds it (``b = P - a``).
@@ -275,7 +327,8 @@ def _ks_suprema(s: np.ndarray, n_a: np.ndarray, pooled: np.ndarray, n: float, *,
     far inside the tolerance of its comparison with the observed one).
     """
     def difference(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        a = (n_a[rows] * pooled[cols] - s[rows, cols]) / n  # A's count: an exact integer
+        at = s[rows, cols].astype(float) * (1.0 if scale is None else scale[rows])
+        a = (n_a[rows] * pooled[cols] - at) / n  # A's count: an exact integer
         return (pooled[cols] - a) / (n - n_a[rows]) - a / n_a[rows]
 
     out = np.empty((s.shape[0], 2))
@@ -333,17 +386,28 @@ def _ks_rows_by_run(runs: _Runs):
     pooled value, ``P_p = sum_r C[r, p]`` and ``K`` the runs given to A,
     A's count is ``a_p = (K C)_p``, so the scores of :func:`_ks_suprema`
     are ``n_A P_p - N a_p = ([n_A, -N K] [P; C])_p``: a product of
-    integer-valued doubles, exact. The function's ``exact`` attribute (used
+    integer-valued doubles, exact (in single precision, divided by ``gcd(n_A,
+    N)``, when that is exact too). The function's ``exact`` attribute (used
     for the observed split) gives the same doubles as the plain form.
     """
-    rc = RunCounts(runs.z, runs.codes)
+    rc = runs.counts
     n = float(runs.z.size)
     pooled = rc.counts.sum(axis=0)
     stacked = np.vstack([pooled, rc.counts])
+    # Single precision halves the product's memory traffic, and stays exact while every
+    # product and partial sum is an integer below 2^24: the scores are divided by
+    # g = gcd(n_A, N) per row (10 + 10 runs of 1,000 draws: n_A / g = 1, N / g = 2), and
+    # |partial sums| <= (n_A / g) N + (N / g) n_A.
+    stacked_32 = stacked.astype(np.float32) if runs.z.size < 2**24 else None
 
     def rows(members: np.ndarray, exact: bool = False) -> np.ndarray:
         k = members.astype(float)
         n_a = k @ rc.sizes
+        g = np.gcd(n_a.astype(np.int64), runs.z.size)
+        if stacked_32 is not None and np.all(2.0 * n_a * n / g < 2**24):
+            coef = np.hstack([(n_a / g)[:, None], -(n / g)[:, None] * k])
+            s = coef.astype(np.float32) @ stacked_32
+            return _ks_suprema(s, n_a, pooled, n, exact=exact, scale=g.astype(float))
         s = np.hstack([n_a[:, None], -n * k]) @ stacked
         return _ks_suprema(s, n_a, pooled, n, exact=exact)
 
@@ -374,7 +438,7 @@ def _single_draw_rows_by_run(runs: _Runs):
     given to A, the placements summed over an A run are ``(W (1 - K))_c /
     n_B`` and over a B run ``(K W)_d / n_A``.
     """
-    wins = placement_matrix(runs.z, runs.codes)
+    wins = runs.counts.placement() if runs.tabulable else placement_matrix(runs.z, runs.codes)
     sizes = np.bincount(runs.codes).astype(float)
 
     def f(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -423,8 +487,8 @@ def _cvar_rows(stat, runs: _Runs):
     for the order statistic): ``O(m log N)`` per row, not ``O(N)``.
     """
     size = equal_size(runs.codes)
-    if stat.kind == "cvar" and RunCounts.affordable(runs.z, runs.codes):
-        rc = RunCounts(runs.z, runs.codes)
+    if stat.kind == "cvar" and runs.tabulable:
+        rc = runs.counts
         form = "weighted" if size is None else "grouped"
 
         def by_run(members: np.ndarray) -> np.ndarray:
