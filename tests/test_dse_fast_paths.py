@@ -33,6 +33,7 @@ from benchverdict.dse.clusters import (
     weighted_statistic,
 )
 from benchverdict.dse.statistics import statistic
+from benchverdict.stats.symmetry import compare_samples
 
 
 def _sample(rng: np.random.Generator, runs: int, *, equal: bool, ties: bool,
@@ -311,3 +312,12 @@ def test_pooled_runs_are_reused_and_read_only():
         np.testing.assert_array_equal(getattr(swapped, name), getattr(flipped, name))
     with pytest.raises(ValueError):
         first.z[0] = 0.0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 1.0, 2.0]), min_size=1, max_size=8),
+       st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 1.0, 2.0]), min_size=1, max_size=8))
+def test_sample_order_is_compare_samples(a, b):
+    za, zb = np.array(a), np.array(b)
+    assert compare._sample_order(za, zb) == compare_samples(za, zb)
+    assert compare._sample_order(za, za[::-1]) == 0

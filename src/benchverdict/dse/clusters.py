@@ -429,6 +429,8 @@ def placement_matrix(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
 #: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each, twice): beyond
 #: it (e.g. one draw per run) the per-draw forms are used instead.
 RUN_COUNT_CELLS = 2**23
+#: :meth:`RunCounts.quantile_index` brackets the answer among every this many grid points.
+COARSE_STEP = 64
 
 
 class RunCounts:
@@ -466,8 +468,10 @@ class RunCounts:
         codes = np.asarray(codes, dtype=np.int64)
         m = int(codes.max()) + 1
         self.grid, at = np.unique(z, return_inverse=True)
+        at = at.reshape(-1)
         g = self.grid.size
-        cells = codes * g + at.reshape(-1)
+        self._draws = codes, at  # each draw's run and grid position
+        cells = codes * g + at
         per_value = np.bincount(cells, minlength=m * g).reshape(m, g)
         self.counts = np.cumsum(per_value, axis=1).astype(float)
         # (G, m) copy: the rows of a binary search gather one grid point's counts at once.
@@ -509,18 +513,31 @@ class RunCounts:
         and halves.
         """
         per_value = np.diff(self.counts, axis=1, prepend=0.0)
-        return per_value @ (self.counts - per_value + 0.5 * per_value).T
+        # c has one nonzero per draw at most: summing the rows of (C - c / 2)^T at each
+        # draw's position by run is O(N m), where the dense product is O(m^2 G) (0.2 s
+        # for 200 runs x 20,000 values). Every term is an integer or a half: exact.
+        codes, at = self._draws
+        wanted = (self.counts - 0.5 * per_value).T
+        from scipy import sparse
+
+        each = sparse.csr_matrix((np.ones(at.size), (codes, at)), shape=self.counts.shape)
+        return np.asarray(each @ wanted)
 
     def quantile_index(self, k: np.ndarray, target: np.ndarray) -> np.ndarray:
         """Per row, the first grid index ``p`` with ``k @ counts[:, p] >= target``.
 
-        A binary search over the grid (the weighted counts are non-decreasing
-        in ``p``): ``O(B m log G)`` with no pass over the draws. ``target``
-        must be at most the row's total weight.
+        The weighted counts are non-decreasing in ``p`` (exact sums of
+        integers), so a search over the grid finds it: ``O(B m (G / 64 +
+        log 64))`` with no pass over the draws. ``target`` must be at most the row's
+        total weight.
         """
-        rows = k.shape[0]
-        lo = np.zeros(rows, dtype=np.int64)
-        hi = np.full(rows, self.grid.size - 1, dtype=np.int64)
+        # The weighted counts at every 64th grid point (one matrix product) bracket the
+        # answer; a bisection of the bracket takes 6 rounds instead of ~15 over the grid.
+        g = self.grid.size
+        coarse = np.arange(COARSE_STEP - 1, g + COARSE_STEP - 1, COARSE_STEP).clip(max=g - 1)
+        reached = (k @ self.counts[:, coarse]) >= target[:, None]
+        hi = coarse[np.argmax(reached, axis=1)]  # a weighted count >= target here
+        lo = np.maximum(hi - COARSE_STEP + 1, 0)
         while True:
             open_ = lo < hi
             if not open_.any():

@@ -737,11 +737,18 @@ def distribution(
     values = frame["value"].to_numpy(dtype=float)
     run_col = frame["run"].to_numpy()
     bench_col = frame["benchmark"].astype(str).to_numpy() if pooled else None
-    for scope in pd.unique(frame["scope"]):
-        in_scope = scope_col == scope
-        for alg in algs:
-            sel = in_scope & (alg_col == alg)
-            if not sel.any():
+    # Rows grouped by (scope, algorithm) with one stable sort of integer cell numbers (rows
+    # keep their order within a cell): comparing 10^6 labels with each scope and algorithm
+    # took seconds.
+    scope_codes, scopes = pd.factorize(scope_col)
+    alg_codes = pd.Index(algs, dtype=object).get_indexer(alg_col)
+    cell = np.where(alg_codes >= 0, scope_codes * len(algs) + alg_codes, -1)
+    by_cell = np.argsort(cell, kind="stable")
+    bounds = np.searchsorted(cell[by_cell], np.arange(len(scopes) * len(algs) + 1))
+    for i, scope in enumerate(scopes):
+        for j, alg in enumerate(algs):
+            sel = by_cell[bounds[i * len(algs) + j]:bounds[i * len(algs) + j + 1]]
+            if not sel.size:
                 continue
             x = values[sel]
             draws[str(scope), alg] = x
