@@ -321,3 +321,27 @@ def test_sample_order_is_compare_samples(a, b):
     za, zb = np.array(a), np.array(b)
     assert compare._sample_order(za, zb) == compare_samples(za, zb)
     assert compare._sample_order(za, za[::-1]) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 12), st.integers(0, 2**16), st.booleans())
+def test_canonical_runs_of_equal_runs_sort_by_run_then_value(m, size, seed, ties):
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 3, m * size).astype(float) if ties else rng.normal(size=m * size)
+    codes = rng.permutation(np.repeat(np.arange(m), size))
+    order = np.lexsort((z, codes))  # the reference: every draw sorted by (run, value)
+    ranked = np.lexsort(z[order].reshape(m, size).T[::-1])
+    rank = np.empty(m, dtype=np.int64)
+    rank[ranked] = np.arange(m)
+    np.testing.assert_array_equal(clusters.canonical_runs(z, codes), rank[codes])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_run_counts_of_sorted_and_unsorted_draws_agree(seed):
+    rng = np.random.default_rng(seed)
+    z, codes = _sample(rng, 5, equal=seed % 2 == 0, ties=seed < 2)
+    order = np.argsort(z, kind="stable")
+    shuffled, ascending = RunCounts(z, codes), RunCounts(z[order], codes[order])
+    for name in ("grid", "counts", "counts_t", "sizes", "low", "high"):
+        np.testing.assert_array_equal(getattr(shuffled, name), getattr(ascending, name))
+    np.testing.assert_array_equal(shuffled.placement(), ascending.placement())
