@@ -345,3 +345,19 @@ def test_run_counts_of_sorted_and_unsorted_draws_agree(seed):
     for name in ("grid", "counts", "counts_t", "sizes", "low", "high"):
         np.testing.assert_array_equal(getattr(shuffled, name), getattr(ascending, name))
     np.testing.assert_array_equal(shuffled.placement(), ascending.placement())
+
+
+@pytest.mark.parametrize("distinct", [3, 200, 257, 5000])
+def test_quantile_index_is_the_first_grid_point_reaching_the_target(distinct):
+    # Small grids are read in one product, larger ones bracketed then bisected.
+    rng = np.random.default_rng(distinct)
+    z = rng.integers(0, distinct, 6000).astype(float)
+    codes = rng.integers(0, 7, z.size)
+    rc = RunCounts(z, codes)
+    k = rng.integers(0, 3, size=(50, rc.m)).astype(float)
+    k[k.sum(axis=1) == 0, 0] = 1.0
+    total = k @ rc.sizes
+    target = np.maximum(1.0, np.floor(rng.random(50) * total))
+    weighted = k @ rc.counts
+    np.testing.assert_array_equal(rc.quantile_index(k, target),
+                                  np.argmax(weighted >= target[:, None], axis=1))

@@ -305,8 +305,9 @@ def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resam
     # partial sort at the same order statistic as the weighted form's); runs of unequal
     # sizes take the weighted path.
     grouped = size is not None
-    # CVaRs and quantiles from per-run tail sums and a binary search for the order
-    # statistic (O(m log N) per resample, not O(N)), located by the same rule as below.
+    # CVaRs and quantiles from per-run tail sums and a search of the pooled grid for the
+    # order statistic (no pass over the draws per resample), located by the same rule as
+    # the per-draw forms below.
     by_run = stat.kind in ("cvar", "quantile") and RunCounts.affordable(zs, cs)
     counts = RunCounts(zs, cs) if by_run else None
     table = run_matrix(zs, cs, size) if grouped and not by_run else None
@@ -429,8 +430,8 @@ def placement_matrix(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- run counts
-#: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each, twice): beyond
-#: it (e.g. one draw per run) the per-draw forms are used instead.
+#: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each, in two
+#: layouts): beyond it (e.g. one draw per run) the per-draw forms are used instead.
 RUN_COUNT_CELLS = 2**23
 #: :meth:`RunCounts.quantile_index` brackets the answer among every this many grid points.
 COARSE_STEP = 64
@@ -540,12 +541,14 @@ class RunCounts:
 
         The weighted counts are non-decreasing in ``p`` (exact sums of
         integers), so a search over the grid finds it: ``O(B m (G / 64 +
-        log 64))`` with no pass over the draws. ``target`` must be at most the row's
-        total weight.
+        log 64))`` with no pass over the draws. ``target`` must be at most
+        the row's total weight.
         """
         # The weighted counts at every 64th grid point (one matrix product) bracket the
         # answer; a bisection of the bracket takes 6 rounds instead of ~15 over the grid.
         g = self.grid.size
+        if g <= 4 * COARSE_STEP:  # a small grid: every weighted count in one product
+            return np.argmax((k @ self.counts) >= target[:, None], axis=1)
         coarse = np.arange(COARSE_STEP - 1, g + COARSE_STEP - 1, COARSE_STEP).clip(max=g - 1)
         reached = (k @ self.counts[:, coarse]) >= target[:, None]
         hi = coarse[np.argmax(reached, axis=1)]  # a weighted count >= target here
@@ -620,8 +623,8 @@ def cvar_by_run(stat: Statistic, rc: RunCounts, k: np.ndarray, *, form: str,
     The same estimator as :func:`weighted_statistic` (``form="weighted"``)
     or :func:`grouped_statistic` on the runs listed with repeats
     (``form="grouped"``, equal run sizes): ``v`` is the same order
-    statistic (located by a binary search over the pooled grid with the
-    path's own rule, so ties are broken alike), the estimate is ``v +
+    statistic (located by a search of the pooled grid with the path's
+    own rule, so ties are broken alike), the estimate is ``v +
     sum_c K_c S_c / W`` with ``S_c`` run c's sum of ``psi`` and ``W =
     sum_c K_c n_c``, and the standard error ``sqrt(g sum_c K_c (S_c - n_c
     mean)^2) / W`` with ``g = M / (M - 1)`` for ``M = sum_c K_c`` runs. The
