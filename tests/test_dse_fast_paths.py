@@ -361,3 +361,31 @@ def test_quantile_index_is_the_first_grid_point_reaching_the_target(distinct):
     weighted = k @ rc.counts
     np.testing.assert_array_equal(rc.quantile_index(k, target),
                                   np.argmax(weighted >= target[:, None], axis=1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=6, max_size=6), min_size=1, max_size=5),
+       st.integers(0, 5), st.integers(1, 6))
+def test_order_statistics_are_the_sorted_slice(rows, lo, width):
+    from benchverdict.dse.statistics import _order_statistics
+
+    x = np.array(rows, dtype=float)
+    hi = min(6, lo + width)
+    np.testing.assert_array_equal(_order_statistics(x, lo, hi), np.sort(x, axis=1)[:, lo:hi])
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize(("level", "tail"), [(0.5, "upper"), (0.9, "upper"), (0.1, "lower")])
+def test_cvar_of_rows_is_the_sorted_tail_dot_product(seed, level, tail):
+    # The same doubles as sorting whole rows: the tail's order statistics, then one product.
+    from benchverdict.dse.statistics import tail_weights
+
+    rng = np.random.default_rng(seed)
+    rows = np.round(rng.normal(size=(3, 1000 + seed)), seed)
+    n = rows.shape[1]
+    w = tail_weights(np.arange(1, n + 1) / n, level, tail)
+    used = np.flatnonzero(w)
+    lo, hi = int(used[0]), int(used[-1]) + 1
+    expected = np.sort(rows, axis=1)[:, lo:hi] @ w[lo:hi]
+    np.testing.assert_array_equal(statistic("cvar", cvar_level=level, tail=tail).of_rows(rows),
+                                  expected)
