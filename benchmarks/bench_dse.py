@@ -23,17 +23,19 @@ Run: ``python benchmarks/bench_dse.py [--reps 50000]``.
 analysis of a report (``benchverdict.dse.runner.run_dse``: dominance, CVaR
 and single-draw run-permutation tests, cluster bootstraps), CPU seconds, on
 the built-in example or on a trials file (parquet or CSV with columns
-algorithm, benchmark, seed, trial, accuracy). Measured on a shared 2-core
-machine (load 3-4, ``OMP_NUM_THREADS=1``), before and after the per-run
-summaries of ``benchverdict.dse.clusters.RunCounts``, with every p-value and
-verdict unchanged:
+algorithm, benchmark, seed, trial, accuracy). Measured in one session on a
+shared 2-core machine (load 2.6-3.3, ``OMP_NUM_THREADS=1``), the code before
+(dfb7dbb) and after (5c3a0a5) the per-run summaries of
+``benchverdict.dse.clusters.RunCounts``, run alternately (after, before,
+after), with every p-value, outcome and verdict text unchanged (numbers
+differ by round-off only):
 
-=====================================================  ==========  =========
-DSE of a report                                        before (s)  after (s)
-=====================================================  ==========  =========
-10 algorithms x 10 benchmarks x 10 seeds x 1,000 draws      273         see
-built-in example (5 x 20 x 10 x 20)                          5.0     below
-=====================================================  ==========  =========
+=====================================================  ==========  ==========
+DSE of a report, CPU seconds                           before      after
+=====================================================  ==========  ==========
+10 algorithms x 10 benchmarks x 10 seeds x 1,000 draws      253.6  31.3, 30.4
+built-in example (5 x 20 x 10 x 20 draws)                     5.2    2.9, 2.7
+=====================================================  ==========  ==========
 """
 
 from __future__ import annotations
