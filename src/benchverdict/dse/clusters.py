@@ -562,14 +562,14 @@ class RunCounts:
             hi = np.where(open_ & enough, mid, hi)
             lo = np.where(open_ & ~enough, mid + 1, lo)
 
-    def cvar_parts(self, level: float, tail: str, k: np.ndarray, target: np.ndarray
+    def cvar_parts(self, cvar_level: float, tail: str, k: np.ndarray, target: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
-        """``v`` and each run's influence sum for the CVaR at ``level`` per row.
+        """``v`` and each run's influence sum for the CVaR at ``cvar_level`` per row.
 
         ``v`` is the grid value where the row's weighted count first reaches
         ``target`` (the order statistic the per-draw forms locate). Each
-        run's sum of ``psi(z) = (z - v)^+ / (1 - level)`` (upper tail) or
-        ``min(z - v, 0) / level`` (lower tail) over its draws is ``(sum of
+        run's sum of ``psi(z) = (z - v)^+ / (1 - cvar_level)`` (upper tail)
+        or ``min(z - v, 0) / cvar_level`` (lower tail) over its draws is ``(sum of
         its draws beyond v - (their number) v) / scale``, read from the tail
         sums at the run's count at ``v``; a run with no draw beyond ``v``
         contributes exactly 0.
@@ -588,13 +588,13 @@ class RunCounts:
             below = self.counts_t[p].astype(np.int64)  # draws <= v, per run
             beyond = self.sizes[None, :] - below
             total = self.high[runs, below]
-            scale = 1.0 - level
+            scale = 1.0 - cvar_level
         else:
             below = np.where(p[:, None] > 0, self.counts_t[np.maximum(p - 1, 0)], 0.0)
             below = below.astype(np.int64)  # draws < v
             beyond = below.astype(float)
             total = self.low[runs, below]
-            scale = level
+            scale = cvar_level
         sums = np.where(beyond > 0, (total - beyond * v[:, None]) / scale, 0.0)
         return v, sums
 
