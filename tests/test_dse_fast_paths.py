@@ -389,3 +389,13 @@ def test_cvar_of_rows_is_the_sorted_tail_dot_product(seed, level, tail):
     expected = np.sort(rows, axis=1)[:, lo:hi] @ w[lo:hi]
     np.testing.assert_array_equal(statistic("cvar", cvar_level=level, tail=tail).of_rows(rows),
                                   expected)
+
+
+def test_verdicts_leave_no_pooled_runs_behind():
+    from benchverdict.dse.distribution import distribution
+    from benchverdict.results import _example_small
+
+    compare._runs(*_pair(0, equal=True, ties=False)[:3], None)
+    assert compare._RUNS_CACHE
+    distribution(_example_small(), n_resamples=200, n_permutations=99).verdicts()
+    assert not compare._RUNS_CACHE

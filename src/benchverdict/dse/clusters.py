@@ -430,8 +430,8 @@ def placement_matrix(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- run counts
-#: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each, in two
-#: layouts): beyond it (e.g. one draw per run) the per-draw forms are used instead.
+#: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each): beyond it
+#: (e.g. one draw per run) the per-draw forms are used instead.
 RUN_COUNT_CELLS = 2**23
 #: :meth:`RunCounts.quantile_index` brackets the answer among every this many grid points.
 COARSE_STEP = 64
@@ -482,9 +482,9 @@ class RunCounts:
         self._draws = codes, at  # each draw's run and grid position
         cells = codes * g + at
         per_value = np.bincount(cells, minlength=m * g).reshape(m, g)
-        self.counts = np.cumsum(per_value, axis=1).astype(float)
-        # (G, m) copy: the rows of a binary search gather one grid point's counts at once.
-        self.counts_t = np.ascontiguousarray(self.counts.T)
+        # Kept as (G, m) only (``counts`` is its transposed view): the rows of the search
+        # gather one grid point's counts at once, and one layout halves the memory.
+        self.counts_t = np.ascontiguousarray(np.cumsum(per_value, axis=1).T, dtype=float)
         sizes = np.bincount(codes, minlength=m)
         self.sizes = sizes.astype(float)
         self.m = m
@@ -511,6 +511,13 @@ class RunCounts:
         high[:, :] = np.where(taken >= 0, from_top[np.arange(m)[:, None],
                                                    np.clip(taken, 0, max(k_max - 1, 0))], 0.0)
         self.low, self.high = low, high
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``counts[r, p]``: run r's draws at or below ``grid[p]`` (a read-only view)."""
+        view = self.counts_t.T
+        view.flags.writeable = False
+        return view
 
     @staticmethod
     def affordable(z: np.ndarray, codes: np.ndarray) -> bool:

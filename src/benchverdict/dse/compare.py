@@ -223,6 +223,12 @@ _RUNS_CACHE: OrderedDict = OrderedDict()
 _RUNS_LOCK = threading.Lock()
 
 
+def _forget_pooled_runs() -> None:
+    """Drop the pooled pairs :func:`_runs` keeps, and their count tables (memory only)."""
+    with _RUNS_LOCK:
+        _RUNS_CACHE.clear()
+
+
 def _pool_runs(za: np.ndarray, zb: np.ndarray, ca: np.ndarray, cb: np.ndarray,
                strata: tuple[object, object] | None) -> _Runs:
     """:func:`_runs` on validated run codes (A's first), without the cache."""

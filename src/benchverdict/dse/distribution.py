@@ -20,6 +20,7 @@ from benchverdict._repr import ResultText
 from benchverdict.dse.aggregate import normalize_frame
 from benchverdict.dse.clusters import cluster_codes, is_clustered, runs_needed
 from benchverdict.dse.compare import (
+    _forget_pooled_runs,
     cvar_difference,
     cvar_permutation_test,
     dominance_test,
@@ -366,14 +367,18 @@ class DistributionResult(ResultText):
             raise ValueError(f"kinds must be drawn from ('dominance', 'cvar'), got "
                              f"{sorted(unknown)}.")
         out: list[Verdict] = []
-        for bench, a, b, xa, xb in self._pairs():
-            # Only the pooled distribution speaks for all benchmarks; a benchmark that
-            # happens to be called "pooled" or "all" is still that one benchmark.
-            scope = Scope(benchmark=None if self.pooled else bench)
-            if "dominance" in kinds:
-                out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
-            if "cvar" in kinds:
-                out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
+        try:
+            for bench, a, b, xa, xb in self._pairs():
+                # Only the pooled distribution speaks for all benchmarks; a benchmark that
+                # happens to be called "pooled" or "all" is still that one benchmark.
+                scope = Scope(benchmark=None if self.pooled else bench)
+                if "dominance" in kinds:
+                    out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
+                if "cvar" in kinds:
+                    out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
+        finally:
+            # The tests of each pair shared its pooled runs; none is needed any more.
+            _forget_pooled_runs()
         return out
 
     def _dominance_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
