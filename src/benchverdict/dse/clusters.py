@@ -216,20 +216,48 @@ def canonical_runs(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
     array([2, 2, 1, 0])
     """
     m = int(codes.max()) + 1
-    order = np.lexsort((z, codes))
     size = equal_size(codes)
     if size is not None:
         # Equal sizes: the runs' sorted values as rows, ranked lexicographically (stable,
-        # like the sort below) without a Python tuple per run.
-        table = z[order].reshape(m, size)
-        ranked = np.lexsort(table.T[::-1])
+        # like the sort below) without a Python tuple per run. The rows are gathered by a
+        # stable sort of the codes (a radix sort when they fit 16 bits) and each sorted on
+        # its own: the same table as sorting all draws by (run, value), 5x faster.
+        small = codes.astype(np.int16) if m < 2**15 else codes
+        table = np.sort(z[np.argsort(small, kind="stable")].reshape(m, size), axis=1)
+        ranked = _lexicographic_order(table)
     else:
+        order = np.lexsort((z, codes))
         cuts = np.searchsorted(codes[order], np.arange(1, m))
         groups = [tuple(g.tolist()) for g in np.split(z[order], cuts)]
         ranked = sorted(range(m), key=groups.__getitem__)
     rank = np.empty(m, dtype=np.int64)
     rank[ranked] = np.arange(m)
     return rank[codes]
+
+
+def _lexicographic_order(table: np.ndarray) -> np.ndarray:
+    """The stable lexicographic order of the rows of ``table`` (``np.lexsort`` of its columns).
+
+    Sorting by the first ``j`` columns gives the full order as soon as no two
+    rows adjacent in it agree on all ``j`` (later columns only break ties),
+    so ``j`` doubles from 1 until that holds: runs of continuous scores
+    differ in their smallest draw, and one column of ``m`` values is sorted
+    instead of ``k`` (``lexsort`` over 1,000 columns of 10 runs took 2 ms).
+
+    Examples
+    --------
+    >>> _lexicographic_order(np.array([[1.0, 5.0], [1.0, 2.0], [0.0, 9.0]]))
+    array([2, 1, 0])
+    """
+    k = table.shape[1]
+    j = 1
+    while True:
+        j = min(j, k)
+        order = np.lexsort(table[:, :j].T[::-1])
+        head = table[order, :j]
+        if j == k or not np.any(np.all(head[1:] == head[:-1], axis=1)):
+            return order
+        j *= 2
 
 
 def run_order(z: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -277,12 +305,23 @@ def cluster_bootstrap(z: np.ndarray, codes: np.ndarray, stat: Statistic, n_resam
     # partial sort at the same order statistic as the weighted form's); runs of unequal
     # sizes take the weighted path.
     grouped = size is not None
-    table = run_matrix(zs, cs, size) if grouped else None
+    # CVaRs and quantiles from per-run tail sums and a search of the pooled grid for the
+    # order statistic (no pass over the draws per resample), located by the same rule as
+    # the per-draw forms below.
+    by_run = stat.kind in ("cvar", "quantile") and RunCounts.affordable(zs, cs)
+    counts = RunCounts(zs, cs) if by_run else None
+    table = run_matrix(zs, cs, size) if grouped and not by_run else None
     values, ses = [], []
     for start in range(0, n_resamples, block):
         rows = min(block, n_resamples - start)
         idx = np.sort(rng.integers(0, m, size=(rows, m)), axis=1)
-        if grouped:
+        if by_run:
+            k = np.bincount((idx + m * np.arange(rows)[:, None]).ravel(),
+                            minlength=rows * m).reshape(rows, m)
+            form = "grouped" if grouped else "weighted"
+            est, s = in_blocks(lambda w, form=form: cvar_by_run(stat, counts, w, form=form,
+                                                                se=se), k, 4 * m)
+        elif grouped:
             est, s = in_blocks(lambda i: grouped_statistic(stat, table[i], se=se), idx,
                                zs.size)
         else:
@@ -390,6 +429,244 @@ def placement_matrix(z: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return counts @ (below + 0.5 * counts).T
 
 
+# ----------------------------------------------------------------------------- run counts
+#: The most (run, grid value) cells a :class:`RunCounts` holds (8 bytes each): beyond it
+#: (e.g. one draw per run) the per-draw forms are used instead.
+RUN_COUNT_CELLS = 2**23
+#: :meth:`RunCounts.quantile_index` brackets the answer among every this many grid points.
+COARSE_STEP = 64
+
+
+class RunCounts:
+    """Each run's draws as counts on the pooled grid, with per-run tail sums.
+
+    A split or a cluster resample is a vector of run multiplicities ``K``
+    (B, m), and every statistic of the draws it holds depends on the draws
+    only through per-run summaries, which are computed once here instead of
+    re-sorting or re-cumulating the pooled draws for every row:
+
+    * ``counts[r, p] = #{draws of run r <= grid[p]}`` (``grid``: the
+      distinct pooled values, ascending), so the row's ECDF on the grid is
+      ``K @ counts / (K @ sizes)`` (exact: sums of integers);
+    * ``low[r, j]`` is the sum of run r's ``j`` smallest draws and
+      ``high[r, j]`` the sum of its draws from the ``j``-th smallest on,
+      both accumulated from the tail inwards, so two runs with the same
+      tail draws get the same tail sums to the bit.
+
+    Parameters
+    ----------
+    z : numpy.ndarray
+        The pooled draws (N,), any order.
+    codes : numpy.ndarray
+        The run of each draw, ``0..m-1``.
+
+    Examples
+    --------
+    >>> rc = RunCounts(np.array([1.0, 3.0, 2.0, 2.0]), np.array([0, 0, 1, 1]))
+    >>> rc.grid, rc.counts.astype(int).tolist(), rc.high.tolist()
+    (array([1., 2., 3.]), [[1, 1, 2], [0, 2, 2]], [[4.0, 3.0, 0.0], [4.0, 2.0, 0.0]])
+    """
+
+    def __init__(self, z: np.ndarray, codes: np.ndarray) -> None:
+        z = np.asarray(z, dtype=float)
+        codes = np.asarray(codes, dtype=np.int64)
+        m = int(codes.max()) + 1
+        ascending = bool(np.all(z[1:] >= z[:-1]))
+        if ascending:  # pooled runs and run_order come sorted: no sort needed here
+            new = np.append(True, z[1:] != z[:-1])
+            self.grid, at = z[new], np.cumsum(new) - 1
+        else:
+            self.grid, at = np.unique(z, return_inverse=True)
+            at = at.reshape(-1)
+        g = self.grid.size
+        self._draws = codes, at  # each draw's run and grid position
+        cells = codes * g + at
+        per_value = np.bincount(cells, minlength=m * g).reshape(m, g)
+        # Kept as (G, m) only (``counts`` is its transposed view): the rows of the search
+        # gather one grid point's counts at once, and one layout halves the memory.
+        self.counts_t = np.ascontiguousarray(np.cumsum(per_value, axis=1).T, dtype=float)
+        sizes = np.bincount(codes, minlength=m)
+        self.sizes = sizes.astype(float)
+        self.m = m
+        # Each run's draws ascending in a zero-padded (m, k_max) table.
+        if ascending:
+            # A stable sort of the codes keeps sorted draws in order: (run, value) order.
+            order = np.argsort(codes.astype(np.int16) if m < 2**15 else codes, kind="stable")
+        else:
+            order = np.lexsort((z, codes))
+        k_max = int(sizes.max())
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        slot = np.arange(z.size) - np.repeat(starts, sizes)
+        table = np.zeros((m, k_max))
+        table[codes[order], slot] = z[order]
+        low = np.zeros((m, k_max + 1))
+        low[:, 1:] = np.cumsum(table, axis=1)
+        # The sum from the j-th smallest draw up, accumulated from the largest down.
+        flipped = np.zeros((m, k_max))
+        flipped[codes[order], (sizes[codes[order]] - 1) - slot] = z[order]
+        from_top = np.cumsum(flipped, axis=1)
+        high = np.zeros((m, k_max + 1))
+        j = np.arange(k_max + 1)[None, :]
+        taken = sizes[:, None] - 1 - j  # index into from_top of the sum of draws j..size-1
+        high[:, :] = np.where(taken >= 0, from_top[np.arange(m)[:, None],
+                                                   np.clip(taken, 0, max(k_max - 1, 0))], 0.0)
+        self.low, self.high = low, high
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``counts[r, p]``: run r's draws at or below ``grid[p]`` (a read-only view)."""
+        view = self.counts_t.T
+        view.flags.writeable = False
+        return view
+
+    @staticmethod
+    def affordable(z: np.ndarray, codes: np.ndarray) -> bool:
+        """Whether the (runs x distinct values) tables fit :data:`RUN_COUNT_CELLS`."""
+        m = int(np.asarray(codes).max()) + 1
+        return m * np.unique(z).size <= RUN_COUNT_CELLS
+
+    def placement(self) -> np.ndarray:
+        """:func:`placement_matrix` of the draws, from the counts (the same numbers).
+
+        With ``c[r, p]`` run r's draws equal to the p-th value and ``C`` their
+        cumulative counts, ``W = c (C - c + c / 2)^T``: exact sums of integers
+        and halves.
+        """
+        per_value = np.diff(self.counts, axis=1, prepend=0.0)
+        # c has one nonzero per draw at most: summing the rows of (C - c / 2)^T at each
+        # draw's position by run is O(N m), where the dense product is O(m^2 G) (0.2 s
+        # for 200 runs x 20,000 values). Every term is an integer or a half: exact.
+        codes, at = self._draws
+        wanted = (self.counts - 0.5 * per_value).T
+        from scipy import sparse
+
+        each = sparse.csr_matrix((np.ones(at.size), (codes, at)), shape=self.counts.shape)
+        return np.asarray(each @ wanted)
+
+    def quantile_index(self, k: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Per row, the first grid index ``p`` with ``k @ counts[:, p] >= target``.
+
+        The weighted counts are non-decreasing in ``p`` (exact sums of
+        integers), so a search over the grid finds it: ``O(B m (G / 64 +
+        log 64))`` with no pass over the draws. ``target`` must be at most
+        the row's total weight.
+        """
+        # The weighted counts at every 64th grid point (one matrix product) bracket the
+        # answer; a bisection of the bracket takes 6 rounds instead of ~15 over the grid.
+        g = self.grid.size
+        if g <= 4 * COARSE_STEP:  # a small grid: every weighted count in one product
+            return np.argmax((k @ self.counts) >= target[:, None], axis=1)
+        coarse = np.arange(COARSE_STEP - 1, g + COARSE_STEP - 1, COARSE_STEP).clip(max=g - 1)
+        reached = (k @ self.counts[:, coarse]) >= target[:, None]
+        hi = coarse[np.argmax(reached, axis=1)]  # a weighted count >= target here
+        lo = np.maximum(hi - COARSE_STEP + 1, 0)
+        while True:
+            open_ = lo < hi
+            if not open_.any():
+                return lo
+            mid = (lo + hi) // 2
+            enough = np.einsum("bm,bm->b", k, self.counts_t[mid]) >= target
+            hi = np.where(open_ & enough, mid, hi)
+            lo = np.where(open_ & ~enough, mid + 1, lo)
+
+    def cvar_parts(self, cvar_level: float, tail: str, k: np.ndarray, target: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``v`` and each run's influence sum for the CVaR at ``cvar_level`` per row.
+
+        ``v`` is the grid value where the row's weighted count first reaches
+        ``target`` (the order statistic the per-draw forms locate). Each
+        run's sum of ``psi(z) = (z - v)^+ / (1 - cvar_level)`` (upper tail)
+        or ``min(z - v, 0) / cvar_level`` (lower tail) over its draws is ``(sum of
+        its draws beyond v - (their number) v) / scale``, read from the tail
+        sums at the run's count at ``v``; a run with no draw beyond ``v``
+        contributes exactly 0.
+
+        Returns
+        -------
+        v : numpy.ndarray
+            (B,).
+        run_sums : numpy.ndarray
+            (B, m): one run's sum of ``psi`` (not multiplied by ``k``).
+        """
+        p = self.quantile_index(k, target)
+        v = self.grid[p]
+        runs = np.arange(self.m)[None, :]
+        if tail == "upper":
+            below = self.counts_t[p].astype(np.int64)  # draws <= v, per run
+            beyond = self.sizes[None, :] - below
+            total = self.high[runs, below]
+            scale = 1.0 - cvar_level
+        else:
+            below = np.where(p[:, None] > 0, self.counts_t[np.maximum(p - 1, 0)], 0.0)
+            below = below.astype(np.int64)  # draws < v
+            beyond = below.astype(float)
+            total = self.low[runs, below]
+            scale = cvar_level
+        sums = np.where(beyond > 0, (total - beyond * v[:, None]) / scale, 0.0)
+        return v, sums
+
+
+def _weighted_target(level: float, total: np.ndarray) -> np.ndarray:
+    """The least weight ``c >= 1`` with ``c / total >= level - 1e-12`` in floating point.
+
+    :func:`weighted_statistic` takes the first draw whose cumulative weight
+    share reaches ``level - 1e-12``; ``c / total`` is non-decreasing in
+    ``c``, so that draw is where the (integer) cumulative weight first
+    reaches this ``c``. The estimate is corrected by one step either way
+    so that the rounding of the division decides exactly as there.
+    """
+    threshold = level - 1e-12
+    c = np.ceil(threshold * total)
+    for _ in range(2):
+        c = np.where((c > 1) & ((c - 1) / total >= threshold), c - 1, c)
+        c = np.where(c / total < threshold, c + 1, c)
+    return np.clip(c, 1, total)
+
+
+def cvar_by_run(stat: Statistic, rc: RunCounts, k: np.ndarray, *, form: str,
+                se: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """The CVaR (or quantile) and its cluster-robust SE per row of run multiplicities.
+
+    The same estimator as :func:`weighted_statistic` (``form="weighted"``)
+    or :func:`grouped_statistic` on the runs listed with repeats
+    (``form="grouped"``, equal run sizes): ``v`` is the same order
+    statistic (located by a search of the pooled grid with the path's
+    own rule, so ties are broken alike), the estimate is ``v +
+    sum_c K_c S_c / W`` with ``S_c`` run c's sum of ``psi`` and ``W =
+    sum_c K_c n_c``, and the standard error ``sqrt(g sum_c K_c (S_c - n_c
+    mean)^2) / W`` with ``g = M / (M - 1)`` for ``M = sum_c K_c`` runs. The
+    per-run sums come from tail sums rather than from summing ``psi`` draw
+    by draw, so the values agree with those forms up to round-off (about
+    1e-15 relative), not to the bit; a row made of copies of a single run
+    gets the standard error 0 exactly (those forms give round-off there).
+    A quantile (``stat.kind == "quantile"``) is ``v`` alone, the same double
+    as there, with no standard error.
+    """
+    level = stat.params[0]
+    k = np.asarray(k, dtype=float)
+    total = k @ rc.sizes
+    if form == "grouped":
+        n = total
+        target = np.clip(np.ceil(level * n - 1e-12), 1, n)
+    else:
+        target = _weighted_target(level, total)
+    if stat.kind == "quantile":
+        return rc.grid[rc.quantile_index(k, target)], None
+    v, sums = rc.cvar_parts(level, stat.params[1], k, target)
+    mean_psi = (k * sums).sum(axis=1) / total
+    estimate = v + mean_psi
+    if not se:
+        return estimate, None
+    runs = k.sum(axis=1)
+    centred = sums - rc.sizes[None, :] * mean_psi[:, None]
+    g = np.where(runs > 1, runs / np.maximum(runs - 1, 1), 0.0)
+    var = g * (k * centred**2).sum(axis=1) / total**2
+    # A resample of copies of one run has no spread between runs: its SE is 0 exactly
+    # (summed draw by draw it comes out as round-off, about 1e-16, instead).
+    var = np.where((k > 0).sum(axis=1) == 1, 0.0, var)
+    return estimate, np.sqrt(np.maximum(var, 0.0))
+
+
 # ----------------------------------------------------------------------------- permutations
 def random_subsets(seed: int | np.random.Generator | None, count: int, size: int,
                    chosen: int) -> np.ndarray:
@@ -494,10 +771,12 @@ def runs_needed(threshold: float, symmetric: bool) -> int:
 
 
 __all__ = [
+    "RunCounts",
     "all_splits",
     "canonical_runs",
     "cluster_bootstrap",
     "cluster_codes",
+    "cvar_by_run",
     "equal_size",
     "grouped_statistic",
     "in_blocks",

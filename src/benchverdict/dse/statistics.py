@@ -255,13 +255,26 @@ def _sorted_rows(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
+def _order_statistics(rows: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The order statistics ``lo..hi-1`` of each row, ascending (``sort(rows)[:, lo:hi]``).
+
+    Rows that come sorted are sliced; otherwise a partition at ``lo`` and
+    ``hi - 1`` gathers exactly those values into ``lo..hi-1``, and only they
+    are sorted (a CVaR's tail, not the whole row).
+    """
+    if rows.shape[1] <= 1 or np.all(rows[:, 1:] >= rows[:, :-1]):
+        return rows[:, lo:hi]
+    kth = sorted({lo, hi - 1})
+    return np.sort(np.partition(rows, kth, axis=1)[:, lo:hi], axis=1)
+
+
 def _rows_cvar(level: float, tail: Tail) -> Callable[[np.ndarray], np.ndarray]:
     def f(rows: np.ndarray) -> np.ndarray:
         n = rows.shape[1]
         w = tail_weights(np.arange(1, n + 1) / n, level, tail)
         used = np.flatnonzero(w)  # a contiguous run: only the tail's order statistics
         lo, hi = int(used[0]), int(used[-1]) + 1
-        return _sorted_rows(rows)[:, lo:hi] @ w[lo:hi]
+        return _order_statistics(rows, lo, hi) @ w[lo:hi]
 
     return f
 
