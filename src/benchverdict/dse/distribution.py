@@ -552,12 +552,15 @@ class DistributionResult(ResultText):
             else:
                 cols = min(3, len(benches))
                 rows = int(np.ceil(len(benches) / cols))
+                # CDFs share their 0-1 axis: only the left column prints its ticks.
                 fig, grid = plt.subplots(rows, cols, figsize=(2.6 * cols + 0.8, 2.2 * rows),
-                                         squeeze=False, layout="constrained")
+                                         squeeze=False, layout="constrained",
+                                         sharey=kind == "cdf")
                 axes = list(grid.ravel())
                 for extra in axes[len(benches):]:
                     extra.set_visible(False)
-            for axis, bench in zip(axes, benches):
+            n_cols = 1 if fig is None else cols
+            for i, (axis, bench) in enumerate(zip(axes, benches)):
                 for alg in self.algorithms:
                     x = self.draws.get((bench, alg))
                     if x is None:
@@ -566,12 +569,16 @@ class DistributionResult(ResultText):
                 axis.set_title(shorten(bench))
                 what = ("normalised performance" if self.normalize
                         else f"score ({'higher' if self.sign > 0 else 'lower'} is better)")
-                if kind == "cdf":
-                    axis.set_xlabel(what)
-                    axis.set_ylabel("P(score <= x)")
-                else:
-                    axis.set_xlabel("quantile level")
-                    axis.set_ylabel(what)
+                x_label, y_label = ((what, "P(score <= x)") if kind == "cdf"
+                                    else ("quantile level", what))
+                # In a grid the axis titles are said once: x under the lowest panel of each
+                # column, y beside the left column (20 repeats cost a third of the drawing).
+                if i + n_cols >= len(benches):
+                    axis.set_xlabel(x_label)
+                if i % n_cols == 0:
+                    axis.set_ylabel(y_label)
+                elif kind == "cdf":
+                    axis.tick_params(labelleft=False)
             # one legend, outside the data (every panel has the same algorithms and colours)
             legend_outside(axes[0] if fig is None else fig)
         plain_text(axes[0].figure)
