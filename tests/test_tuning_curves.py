@@ -485,3 +485,38 @@ def test_at_budget_places_every_test_verdict_at_that_budget_and_no_band_verdict(
                == (30.0, 30.0, 3.0) for v in tests)
     assert all(v.scope.budget_low is None for v in placed if v.method != "tuning.median_test")
     assert [v.outcome for v in plain] == [v.outcome for v in placed]
+
+
+def test_long_tuning_curves_are_drawn_at_about_a_thousand_budgets_inside_a_wider_band():
+    # 10^4 draws per cell gave 10,000-budget curves: a 4.8 MB SVG per benchmark (issue 25).
+    # Drawn at ~1,000 budgets, joined by straight lines, the drawn band must still contain
+    # the band at every budget.
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from benchverdict.tuning.curves import (
+        MAX_DRAWN_BUDGETS,
+        draw_tuning_curves,
+        drawn_budgets,
+        widened_band,
+    )
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.integers(2, 4 * MAX_DRAWN_BUDGETS), st.booleans(), st.integers(0, 2**16))
+    def contains(n, log_axis, seed):
+        rng = np.random.default_rng(seed)
+        k = (np.arange(1.0, n + 1.0) if log_axis
+             else np.arange(1000.0, 1000.0 + n))
+        lower = np.cumsum(rng.normal(size=n))  # not monotone: the rule must not rely on it
+        upper = lower + rng.uniform(0.0, 2.0, n)
+        keep = drawn_budgets(k)
+        assert keep[0] == 0 and keep[-1] == n - 1 and keep.size <= MAX_DRAWN_BUDGETS + 2
+        lo, hi = widened_band(lower, upper, keep)
+        assert np.all(np.interp(k, k[keep], lo) <= lower + 1e-9)
+        assert np.all(np.interp(k, k[keep], hi) >= upper - 1e-9)
+
+    contains()
+    rng = np.random.default_rng(0)
+    curve = tuning_curve(rng.normal(size=4000), band="ld_highest_density")
+    ax = draw_tuning_curves({"A": curve})
+    assert curve.k.size == 4000 and len(ax.get_lines()[0].get_xdata()) <= MAX_DRAWN_BUDGETS + 2

@@ -325,6 +325,64 @@ class TuningCurve(ResultText):
         return lo, hi
 
 
+#: The most budgets a drawn tuning curve has; more (10,000 for 10^4 draws) are drawn at
+#: about this many, evenly spaced on the axis (see :func:`drawn_budgets`).
+MAX_DRAWN_BUDGETS = 1000
+
+
+def drawn_budgets(k: np.ndarray) -> np.ndarray:
+    """Which of the budgets ``k`` (increasing) a figure draws: all, or about 1,000 spread out.
+
+    Spread evenly in ``log k`` when the axis is logarithmic (budgets spanning
+    more than a factor 50, as :func:`draw_tuning_curves` draws them), else evenly;
+    the first and last budgets are always kept. A curve of 10,000 budgets made
+    a 4.8 MB SVG per benchmark, with hundreds of points per pixel.
+
+    Examples
+    --------
+    >>> drawn_budgets(np.arange(1.0, 6.0)).tolist()
+    [0, 1, 2, 3, 4]
+    >>> keep = drawn_budgets(np.arange(1.0, 10_001.0))
+    >>> int(keep[0]), int(keep[-1]), bool(keep.size <= 1000)
+    (0, 9999, True)
+    """
+    k = np.asarray(k, dtype=float)
+    n = k.size
+    if n <= MAX_DRAWN_BUDGETS:
+        return np.arange(n)
+    if k[0] > 0 and k[-1] / k[0] > 50:
+        marks = np.geomspace(k[0], k[-1], MAX_DRAWN_BUDGETS)
+    else:
+        marks = np.linspace(k[0], k[-1], MAX_DRAWN_BUDGETS)
+    keep = np.searchsorted(k, marks, side="left").clip(0, n - 1)
+    return np.unique(np.concatenate([[0], keep, [n - 1]]))
+
+
+def widened_band(lower: np.ndarray, upper: np.ndarray, keep: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """A band drawn at the budgets ``keep`` that contains the band at every budget.
+
+    Straight lines join the drawn budgets, so each drawn lower (upper) end is
+    the least (largest) over both segments it ends: the line between two drawn
+    budgets then stays at or below (above) the band at every budget between.
+
+    Examples
+    --------
+    >>> lo, hi = widened_band(np.array([0.0, 2.0, 1.0, 3.0]), np.array([1.0, 4.0, 2.0, 5.0]),
+    ...                       np.array([0, 3]))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0], [5.0, 5.0])
+    """
+    if keep.size == lower.size:
+        return lower, upper
+    # Each segment's extremes, both ends included.
+    seg_lo = np.minimum(np.minimum.reduceat(lower, keep)[:-1], lower[keep[1:]])
+    seg_hi = np.maximum(np.maximum.reduceat(upper, keep)[:-1], upper[keep[1:]])
+    lo = np.minimum(np.append(seg_lo, np.inf), np.insert(seg_lo, 0, np.inf))
+    hi = np.maximum(np.append(seg_hi, -np.inf), np.insert(seg_hi, 0, -np.inf))
+    return lo, hi
+
+
 def bounded_budgets(curve: TuningCurve) -> np.ndarray:
     """The budgets at which ``curve``'s band bounds it on both sides (finite ends).
 
@@ -410,12 +468,13 @@ def draw_tuning_curves(curves, ax=None, *, styles=None, legend: bool = True):
             style = (styles or {}).get(name) or defaults[name]
             kw = dict(style.line_kw() if hasattr(style, "line_kw") else style)
             kw.setdefault("linewidth", 1.5)
-            line = ax.plot(curve.k, curve.point, label=name, **kw)[0]
+            keep = drawn_budgets(curve.k)
+            line = ax.plot(curve.k[keep], curve.point[keep], label=name, **kw)[0]
             colours.append(line.get_color())
             handle = [line]
             if curve.band is not None:
-                lo, hi = curve._finite_band(ax)
-                ax.fill_between(curve.k, lo, hi, color=line.get_color(), alpha=0.25,
+                lo, hi = widened_band(*curve._finite_band(ax), keep)
+                ax.fill_between(curve.k[keep], lo, hi, color=line.get_color(), alpha=0.25,
                                 linewidth=0)
                 handle.insert(0, Patch(facecolor=line.get_color(), alpha=0.25, linewidth=0))
             handles.append(tuple(handle))
