@@ -313,31 +313,42 @@ def compare_curves(
                                          db.upper, maximize)
     l_win, l_strength = _evidence_arrays(a.point, a.lower, a.upper, b.point, b.lower,
                                          b.upper, maximize)
-    strong = [s == "strong" for s in d_strength]
-    decided = [w if hit else None for w, hit in zip(d_win, strong)]
-    leans = [None if hit else w for w, hit in zip(l_win, strong)]
-    strengths = [None if hit else s for s, hit in zip(l_strength, strong)]
-    label = {"a": name_a, "b": name_b}
+    d_win, d_strength, l_win, l_strength = (np.array(x, dtype=object) for x in
+                                            (d_win, d_strength, l_win, l_strength))
+    strong = d_strength == "strong"
+    decided = np.where(strong, d_win, None)
+    leans = np.where(strong, None, l_win)
+    strengths = np.where(strong, None, l_strength)
+
+    def named(side: np.ndarray) -> np.ndarray:
+        return np.where(side == "a", name_a, np.where(side == "b", name_b, None))
+
     per_budget = pd.DataFrame(
         {
             "k": a.k,
             "a_point": a.point, "a_lower": a.lower, "a_upper": a.upper,
             "b_point": b.point, "b_lower": b.lower, "b_upper": b.upper,
-            "winner": [label.get(w) for w in decided],
-            "lean": [label.get(w) for w in leans],
-            "strength": strengths,
+            "winner": named(decided), "lean": named(leans), "strength": strengths,
         }
     )
-    keys = list(zip(decided, leans, strengths))
+    # Segments: maximal runs of budgets with the same (decision, lean, strength), found
+    # from where a small integer code changes (a Python loop over 10,000 budgets per pair
+    # cost seconds on 10^6 draws).
+    code = np.zeros(a.k.size, dtype=np.int64)
+    for column, values in ((decided, ("a", "b")), (leans, ("a", "b")),
+                           (strengths, ("weak", "fair", "strong"))):
+        part = np.zeros(a.k.size, dtype=np.int64)
+        for i, value in enumerate(values, start=1):
+            part[column == value] = i
+        code = code * 4 + part
+    bounds = (np.concatenate([[0], np.flatnonzero(np.diff(code)) + 1, [a.k.size]])
+              if a.k.size else np.zeros(1, dtype=np.int64))
     verdicts = []
-    start = 0
     ties = _n_ties(a) + _n_ties(b)  # once per pair, not per segment (a sort of every score)
-    for j in range(1, a.k.size + 1):
-        if j < a.k.size and keys[j] == keys[start]:
-            continue
-        verdicts.append(_segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, j,
-                                         *keys[start], alpha, ties))
-        start = j
+    for start, stop in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        verdicts.append(_segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop,
+                                         decided[start], leans[start], strengths[start], alpha,
+                                         ties))
     return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
                             segments=verdicts, alpha=float(alpha))
 
