@@ -304,6 +304,44 @@ def test_line_search_stop_at_the_optimum_counts_as_converged(shared_data):
     assert m.loglik == pytest.approx(-53.7477376833, rel=1e-9)  # lme4: -53.74773768330019
 
 
+def _three_paths(cp, blocks, reml: bool):
+    """The deviance factored densely, through Schur complements, and with a sparse Z'X."""
+    from benchverdict.lmem import native
+
+    old = native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY
+    try:
+        native.SCHUR_MIN_SIZE = 10**9
+        dense = native.ProfiledDeviance(cp, blocks, reml)
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = 0, -1.0
+        schur = native.ProfiledDeviance(cp, blocks, reml)
+        native.SPARSE_ZTX_MAX_DENSITY = 1.0  # the diagonal part's Z'X as CSR
+        sparse = native.ProfiledDeviance(cp, blocks, reml)
+    finally:
+        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = old
+    assert all(g.ZtX_D is None for g in schur.groups)
+    assert all((g.ZtX_D is not None) == bool(g.n_diagonal) for g in sparse.groups)
+    assert all(g.n_diagonal == 0 for g in dense.groups)
+    return dense, schur, sparse
+
+
+def _assert_paths_agree(rng: np.random.Generator, zero: bool, dense, *others) -> None:
+    """Deviance and gradient of ``others`` equal ``dense``'s at a random theta."""
+    lower = dense.layout.lower
+    theta = np.where(lower == 0, np.abs(rng.normal(1, 0.7, len(lower))),
+                     rng.normal(0, 0.5, len(lower)))
+    if zero:
+        theta[0] = 0.0  # a variance on the boundary
+    try:
+        value, gradient = dense.value_and_gradient(theta)
+    except np.linalg.LinAlgError:
+        return  # a rank-deficient fixed-effects part: every path refuses it alike
+    for other in others:
+        v_other, g_other = other.value_and_gradient(theta)
+        assert v_other == pytest.approx(value, rel=1e-11)
+        np.testing.assert_allclose(g_other, gradient, rtol=1e-7,
+                                   atol=1e-9 * max(1.0, float(np.abs(gradient).max())))
+
+
 SCHUR_FORMULAS = ["score ~ algorithm + (1|benchmark) + (1|seed)",
                   "score ~ algorithm + (1|benchmark) + (0 + algorithm|seed)",
                   "score ~ 1 + (1|seed) + (1|benchmark)",
@@ -335,42 +373,15 @@ def test_schur_factorisation_matches_the_dense_block(formula, reml, n_benchmarks
                                                     kept, seed, zero):
     # A crossed block factored through the Schur complement of its diagonal part gives
     # the same deviance and exact gradient as the dense Cholesky, on and off the boundary.
-    from benchverdict.lmem import native
-
     rng = np.random.default_rng(seed)
     df = _crossed_frame(rng, n_benchmarks, n_seeds, kept)
     d = build_design(df, parse_formula(formula))
     cp = cross_products(d)
-    old = native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY
-    try:
-        native.SCHUR_MIN_SIZE = 10**9
-        dense = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = 0, -1.0
-        schur = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SPARSE_ZTX_MAX_DENSITY = 1.0  # the diagonal part's Z'X as CSR
-        sparse = native.ProfiledDeviance(cp, d.blocks, reml)
-    finally:
-        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = old
-    assert all(g.ZtX_D is None for g in schur.groups)
-    assert all((g.ZtX_D is not None) == bool(g.n_diagonal) for g in sparse.groups)
-    assert all(g.n_diagonal == 0 for g in dense.groups)
+    dense, schur, sparse = _three_paths(cp, d.blocks, reml)
     # 32+ benchmarks outnumber the other effects (at most 4 x 8), so they are the diagonal
     # part (those with rows: with cells left out, a benchmark can have none).
     assert any(g.n_diagonal == df["benchmark"].nunique() for g in schur.groups)
-    lower = dense.layout.lower
-    theta = np.where(lower == 0, np.abs(rng.normal(1, 0.7, len(lower))),
-                     rng.normal(0, 0.5, len(lower)))
-    if zero:
-        theta[0] = 0.0  # a variance on the boundary
-    try:
-        v_dense, g_dense = dense.value_and_gradient(theta)
-    except np.linalg.LinAlgError:
-        return  # a rank-deficient fixed-effects part: both paths refuse it alike
-    for other in (schur, sparse):
-        v_other, g_other = other.value_and_gradient(theta)
-        assert v_other == pytest.approx(v_dense, rel=1e-11)
-        np.testing.assert_allclose(g_other, g_dense, rtol=1e-7,
-                                   atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
+    _assert_paths_agree(rng, zero, dense, schur, sparse)
 
 
 INTERACTION = "score ~ algorithm + (1|benchmark) + (1|algorithm:benchmark)"
@@ -404,42 +415,16 @@ def test_stacked_schur_blocks_match_the_dense_blocks(formula, reml, n_algorithms
     # through their Schur complements (issue 24: the 100 x 100 leaderboard's LMEM factored
     # 100 dense blocks of 101 per evaluation); deviance and gradient equal the dense path.
     # With (1 + x|benchmark) the dense rest is 2 x 2.
-    from benchverdict.lmem import native
 
     rng = np.random.default_rng(seed)
     df = _interaction_frame(rng, n_algorithms, n_benchmarks, n_seeds, kept)
     d = build_design(df, parse_formula(formula))
     cp = cross_products(d)
-    old = native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY
-    try:
-        native.SCHUR_MIN_SIZE = 10**9
-        dense = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = 0, -1.0
-        schur = native.ProfiledDeviance(cp, d.blocks, reml)
-        native.SPARSE_ZTX_MAX_DENSITY = 1.0  # the diagonal part's Z'X as CSR
-        sparse = native.ProfiledDeviance(cp, d.blocks, reml)
-    finally:
-        native.SCHUR_MIN_SIZE, native.SPARSE_ZTX_MAX_DENSITY = old
-    assert all(g.ZtX_D is None for g in schur.groups)
-    assert all((g.ZtX_D is not None) == bool(g.n_diagonal) for g in sparse.groups)
-    assert all(g.n_diagonal == 0 for g in dense.groups)
+    dense, schur, sparse = _three_paths(cp, d.blocks, reml)
     rest = 1 if formula == INTERACTION else 2  # the benchmark's intercept (and slope)
     assert all(g.n_diagonal == g.s - rest for g in schur.groups)  # the rest: its cells
     assert sum(g.nb for g in schur.groups) == df["benchmark"].nunique()
-    lower = dense.layout.lower
-    theta = np.where(lower == 0, np.abs(rng.normal(1, 0.7, len(lower))),
-                     rng.normal(0, 0.5, len(lower)))
-    if zero:
-        theta[0] = 0.0  # a variance on the boundary
-    try:
-        v_dense, g_dense = dense.value_and_gradient(theta)
-    except np.linalg.LinAlgError:
-        return  # a rank-deficient fixed-effects part: both paths refuse it alike
-    for other in (schur, sparse):
-        v_other, g_other = other.value_and_gradient(theta)
-        assert v_other == pytest.approx(v_dense, rel=1e-11)
-        np.testing.assert_allclose(g_other, g_dense, rtol=1e-7,
-                                   atol=1e-9 * max(1.0, float(np.abs(g_dense).max())))
+    _assert_paths_agree(rng, zero, dense, schur, sparse)
 
 
 def test_interaction_fit_stacks_schur_blocks_and_equals_the_dense_fit(monkeypatch):
@@ -454,30 +439,30 @@ def test_interaction_fit_stacks_schur_blocks_and_equals_the_dense_fit(monkeypatc
     stacked_dense_zx = fit(df, INTERACTION)
     assert stacked_dense_zx._deviance.groups[0].ZtX_D is None
     assert stacked_dense_zx.loglik == pytest.approx(stacked.loglik, rel=1e-12)
-    monkeypatch.setattr(native, "SCHUR_MIN_SIZE", 10**9)
-    dense = fit(df, INTERACTION)
-    assert dense._deviance.groups[0].n_diagonal == 0
-    assert stacked.loglik == pytest.approx(dense.loglik, rel=1e-10)
-    np.testing.assert_allclose(stacked.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(stacked.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
-                               atol=1e-9)
+    _assert_equals_the_dense_fit(stacked, df, INTERACTION, monkeypatch)
 
 
 @pytest.mark.parametrize("formula", SCHUR_FORMULAS[:2])
 def test_crossed_fit_uses_the_schur_path_and_equals_the_dense_fit(formula, monkeypatch):
-    from benchverdict.lmem import native
 
     df = _crossed_frame(np.random.default_rng(5), 80, 6, 0.9)
     schur = fit(df, formula)
     group = schur._deviance.groups[0]
     assert group.n_diagonal == 80  # the benchmarks are the diagonal part
     assert schur._deviance.work_size < group.s  # BLAS threads are sized to the dense rest
+    _assert_equals_the_dense_fit(schur, df, formula, monkeypatch)
+
+
+def _assert_equals_the_dense_fit(model, df: pd.DataFrame, formula: str, monkeypatch) -> None:
+    """``model`` (a Schur-path fit) equals the fit with every block factored densely."""
+    from benchverdict.lmem import native
+
     monkeypatch.setattr(native, "SCHUR_MIN_SIZE", 10**9)
     dense = fit(df, formula)
     assert dense._deviance.groups[0].n_diagonal == 0
-    assert schur.loglik == pytest.approx(dense.loglik, rel=1e-10)
-    np.testing.assert_allclose(schur.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(schur.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
+    assert model.loglik == pytest.approx(dense.loglik, rel=1e-10)
+    np.testing.assert_allclose(model.fixef, dense.fixef, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(model.varcomp["value"], dense.varcomp["value"], rtol=1e-5,
                                atol=1e-9)
 
 
