@@ -14,19 +14,17 @@ the ranked table.
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 import tempfile
 import warnings
 from pathlib import Path
+
+from _chromium import chromium, screenshot
 
 WIDTH, HEIGHT = 1400, 1000
 
 
 def main() -> None:
     """Build the example board, screenshot its site's index and keep the first screen."""
-    from PIL import Image
-
     from benchverdict.examples import load_example
     from benchverdict.leaderboard import create_leaderboard, update_leaderboard
 
@@ -34,9 +32,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).resolve().parent / "leaderboard-site.png")
     args = parser.parse_args()
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        raise SystemExit("chromium is not installed")
+    chromium()  # before the board is built: fail early without the browser
     example = load_example()
     first, later = example.algorithms[:3], example.algorithms[3:]
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -45,14 +41,9 @@ def main() -> None:
         create_leaderboard(board, example.subset(algorithms=first))
         for algorithm in later:
             update_leaderboard(board, example.subset(algorithms=[algorithm]))
-        png = Path(tmp) / "shot.png"
-        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--hide-scrollbars", f"--user-data-dir={Path(tmp) / 'profile'}",
-                        f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={png}",
-                        (board / "site" / "index.html").as_uri()],
-                       check=True, capture_output=True, timeout=120)
         # A palette of 64 colours keeps text sharp and the file small.
-        Image.open(png).convert("RGB").quantize(colors=64).save(args.out, optimize=True)
+        screenshot(board / "site" / "index.html", args.out, width=WIDTH, height=HEIGHT,
+                   colors=64)
     print(f"wrote {args.out}")
 
 

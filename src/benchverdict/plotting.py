@@ -457,9 +457,11 @@ def shared_font_subsets() -> Iterator[None]:
 def _save_laid_out(fig: plt.Figure, target: Any, fmt: str, bbox_inches: Any) -> None:
     """Save a laid-out figure (layout frozen) cropped to ``bbox_inches``: one draw.
 
-    With a layout engine, even the placeholder that :func:`freeze_layout` leaves,
-    matplotlib draws the figure once without output before drawing it into the
-    file; it is not needed here (nothing to lay out, the box is known).
+    While a figure has any layout engine (also the ``PlaceHolderLayoutEngine``
+    that :func:`freeze_layout` sets to keep a computed layout), matplotlib draws
+    it once without output before drawing it into the file. A frozen figure has
+    nothing left to lay out and its box is known, so the engine is taken off for
+    the save and put back after it.
     """
     engine = fig.get_layout_engine()
     if engine is not None and not isinstance(engine, PlaceHolderLayoutEngine):
