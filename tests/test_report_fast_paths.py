@@ -252,3 +252,62 @@ def test_the_verdict_frame_built_by_column_is_the_one_built_by_record(comparison
     verdicts = comparison.reconciliation.verdicts
     for chosen in (verdicts, _VERDICTS, _VERDICTS[:1], verdicts[:3] + _VERDICTS[1:], []):
         pd.testing.assert_frame_equal(verdicts_to_frame(chosen), by_record(chosen))
+
+
+@pytest.mark.parametrize("status", list(summary.Status))
+def test_a_cells_kind_by_look_up_is_its_status_cells_kind(status):
+    # _cell_kind is a table look-up; _status_cell decides the kind branch by branch.
+    winner = "A" if status in (summary.Status.SETTLED, summary.Status.IMPLIED) else None
+    rel = summary.Relation("A", "B", status, winner=winner,
+                           loser="B" if winner else None, reason="r")
+    for x, y in (("A", "B"), ("B", "A")):
+        assert summary._cell_kind(rel, x) == summary._status_cell(rel, x, y).kind
+    # A status read back as its plain text finds the same kind.
+    plain = summary.Relation("A", "B", status.value, winner=winner,
+                             loser="B" if winner else None, reason="r")
+    assert summary._cell_kind(plain, "B") == summary._cell_kind(rel, "B")
+
+
+def test_a_relation_is_found_in_either_orientation(comparison):
+    for rel in comparison.reconciliation.scopes.values():
+        for r in rel.relations:
+            assert rel.status_of(r.a, r.b) is r and rel.status_of(r.b, r.a) is r
+        assert rel.status_of("no such", rel.relations[0].a) is None
+
+
+@pytest.mark.parametrize("objective", ["maximize", "minimize"])
+def test_per_benchmark_verdicts_state_their_contrast_rows(objective):
+    # Each verdict is its contrast row, read column-wise: the same numbers, the
+    # interval ends in order, the outcome by the Holm-adjusted p, one scope per benchmark.
+    from scipy import stats
+
+    from benchverdict.lmem.per_benchmark import per_benchmark_contrasts, per_benchmark_verdicts
+
+    rng = np.random.default_rng(3)
+    rows = [{"algorithm": f"a{i}", "benchmark": f"b{j}", "seed": s,
+             "score": ((3 * i) % 5 - 2.0) * (j % 3) + rng.normal()}
+            for i in range(5) for j in range(4) for s in range(4)]
+    results = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
+                                 benchmark="benchmark", seed="seed", score="score",
+                                 objective=objective, kind="runs")
+    table = per_benchmark_contrasts(results.final().table)
+    verdicts = per_benchmark_verdicts(results, alpha=0.05)
+    assert len(verdicts) == len(table) == 4 * 10
+    sign = 1.0 if objective == "maximize" else -1.0
+    scopes = {}
+    for v, r in zip(verdicts, table.itertuples(index=False)):
+        assert (v.a, v.b, v.scope.benchmark) == (r.a, r.b, r.benchmark)
+        assert scopes.setdefault(r.benchmark, v.scope) is v.scope
+        crit = stats.t.ppf(1 - 0.05 / 2 / 10, r.df)
+        ends = sorted([sign * (r.estimate - crit * r.se), sign * (r.estimate + crit * r.se)])
+        assert v.effect.estimate == pytest.approx(sign * r.estimate, abs=0, rel=0)
+        assert (v.effect.lower, v.effect.upper) == pytest.approx(tuple(ends), rel=1e-15)
+        assert v.effect.lower <= v.effect.estimate <= v.effect.upper
+        assert v.p_value == r.p_value and v.evidence.value == r.p_value_adjusted
+        assert v.outcome == (("a" if sign * r.estimate > 0 else "b")
+                             if r.p_value_adjusted < 0.05 else "inconclusive")
+        assert v.sizes == (r.n_a, r.n_b) and v.n == r.n_a + r.n_b
+        assert f"t({r.df:g}) = {r.statistic:.3g}" in v.explanation
+        assert f"{r.estimate:+.4g}" in v.explanation and v.explanation.startswith(
+            f"on {r.benchmark}, {r.a} - {r.b}")
+    assert {v.outcome for v in verdicts} == {"a", "b", "inconclusive"} and len(scopes) == 4

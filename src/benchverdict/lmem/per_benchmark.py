@@ -33,6 +33,7 @@ conservative, not liberal, when the pairing induces positive correlation.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -169,32 +170,45 @@ def per_benchmark_verdicts(results: Results, *, alpha: float = 0.05,
     k_all = table["n_algorithms"].to_numpy(dtype=int)
     crits = stats.t.ppf(1 - alpha / 2 / np.maximum(k_all * (k_all - 1) // 2, 1),
                         table["df"].to_numpy(dtype=float))
-    for r, crit in zip(table.itertuples(index=False), crits):
-        if not np.isfinite(r.p_value):
+    larger = "larger" if sign > 0 else "smaller"
+    # Shared by every verdict (frozen objects and strings): one scope per benchmark.
+    scopes: dict[str, Scope] = {}
+    unit = "run (its incumbent; runs are the replicates on one benchmark)"
+    columns = ("a", "b", "benchmark", "estimate", "se", "df", "statistic", "p_value",
+               "p_value_adjusted", "n_a", "n_b")
+    rows = zip(*(table[c].tolist() for c in columns), k_all.tolist(), crits.tolist())
+    for (a, b, benchmark, estimate, se, df, statistic, p_value, p_adj, n_a, n_b,
+         k, crit) in rows:
+        if not math.isfinite(p_value):
             continue
-        k = int(r.n_algorithms)
-        fav = sign * r.estimate
-        lo, hi = sorted((sign * (r.estimate - crit * r.se), sign * (r.estimate + crit * r.se)))
-        outcome = ("a" if fav > 0 else "b") if r.p_value_adjusted < alpha else "inconclusive"
-        better = {"a": r.a, "b": r.b}.get(outcome)
-        text = (f"on {r.benchmark}, {r.a} - {r.b} = {r.estimate:+.4g} in mean score over runs "
-                f"({r.n_a} and {r.n_b} runs; {'larger' if sign > 0 else 'smaller'} is better), "
-                f"se {r.se:.3g}, t({r.df:g}) = {r.statistic:.3g}, Holm-adjusted p = "
-                f"{r.p_value_adjusted:.3g} over the benchmark's {k * (k - 1) // 2} pair(s): "
+        fav = sign * estimate
+        lo, hi = sign * (estimate - crit * se), sign * (estimate + crit * se)
+        if lo > hi:
+            lo, hi = hi, lo
+        outcome = ("a" if fav > 0 else "b") if p_adj < alpha else "inconclusive"
+        better = a if outcome == "a" else b if outcome == "b" else None
+        benchmark = str(benchmark)
+        scope = scopes.get(benchmark)
+        if scope is None:
+            scope = scopes[benchmark] = Scope(benchmark=benchmark)
+        text = (f"on {benchmark}, {a} - {b} = {estimate:+.4g} in mean score over runs "
+                f"({n_a} and {n_b} runs; {larger} is better), "
+                f"se {se:.3g}, t({df:g}) = {statistic:.3g}, Holm-adjusted p = "
+                f"{p_adj:.3g} over the benchmark's {k * (k - 1) // 2} pair(s): "
                 + (f"{better} is better on this benchmark." if better else
                    "no significant difference on this benchmark."))
         out.append(Verdict(
-            a=str(r.a), b=str(r.b), outcome=outcome, method="lmem.holm",
-            scope=Scope(benchmark=str(r.benchmark)),
-            evidence=Evidence("p_value", float(r.p_value_adjusted), alpha),
+            a=str(a), b=str(b), outcome=outcome, method="lmem.holm",
+            scope=scope,
+            evidence=Evidence("p_value", float(p_adj), alpha),
             objective=results.objective, explanation=text,
             effect=Effect("difference in mean score", float(fav), float(lo), float(hi),
                           1 - alpha),
-            unit="run (its incumbent; runs are the replicates on one benchmark)",
-            n=int(r.n_a + r.n_b),
-            p_value=float(r.p_value), sizes=(int(r.n_a), int(r.n_b)), estimand="benchmark",
-            details={"formula": "score ~ algorithm (per benchmark)", "df": float(r.df),
-                     "statistic": float(r.statistic)},
+            unit=unit,
+            n=int(n_a + n_b),
+            p_value=float(p_value), sizes=(int(n_a), int(n_b)), estimand="benchmark",
+            details={"formula": "score ~ algorithm (per benchmark)", "df": float(df),
+                     "statistic": float(statistic)},
         ))
     return out
 

@@ -578,11 +578,14 @@ def autorank(
     k = data.shape[1]
     n_pairs = k * (k - 1) // 2
     if path in _SECONDS_PER_PAIR and max_pairs is not None and n_pairs > max_pairs:
-        minutes = n_pairs * _SECONDS_PER_PAIR[path] / 60
+        seconds = n_pairs * _SECONDS_PER_PAIR[path]
+        # Under two minutes in seconds ("about 0 minutes" said nothing for 20 s).
+        took = (f"{seconds:,.0f} seconds" if seconds < 120 else
+                f"{seconds / 60:,.0f} minutes")
         raise ValueError(
             f"autorank would take its {path} path here, which costs about "
             f"{_SECONDS_PER_PAIR[path] * 1000:.0f} ms per pair in autorank's own code "
-            f"({n_pairs:,} pairs of {k} algorithms: about {minutes:,.0f} minutes), so it was "
+            f"({n_pairs:,} pairs of {k} algorithms: about {took}), so it was "
             f"not started. Fix: use friedman() (its Nemenyi and Wilcoxon-Holm families take "
             f"seconds for thousands of algorithms), or pass max_pairs=None to run autorank "
             f"anyway."

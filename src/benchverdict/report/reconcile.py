@@ -760,8 +760,12 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
     for vote in votes:
         voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
     agreement_rows, comparison_rows, rep_rows = [], [], []
+    # Every scope's place in the scope order, found once (sorting each pair's scopes by
+    # _group_sort_key, which is one-to-one, gives the same order).
+    place = {key: i for i, key in enumerate(sorted(
+        {key for groups in nested.values() for key in groups}, key=_group_sort_key))}
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
-        for key in sorted(nested[pair], key=_group_sort_key):
+        for key in sorted(nested[pair], key=place.__getitem__):
             by_method = nested[pair][key]
             methods = sorted(by_method)
             reps_all = [representative(by_method[m], final_budget, final_trials)

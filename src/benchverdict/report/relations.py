@@ -478,9 +478,13 @@ class ScopeRelations:
         """The relation of the pair (either orientation), or ``None``."""
         if getattr(self, "_index_size", -1) != len(self.relations):
             # Built once (and again if relations change): 200 algorithms have 19,900 pairs.
-            self._index = {frozenset((r.a, r.b)): r for r in self.relations}
+            # Both orientations as tuple keys: cheaper to look up than a frozenset made
+            # per call (the reconciliation asks once per pair and scope).
+            index = {(r.a, r.b): r for r in self.relations}
+            index.update({(r.b, r.a): r for r in self.relations})
+            self._index = index
             self._index_size = len(self.relations)
-        return self._index.get(frozenset((a, b)))
+        return self._index.get((a, b))
 
     def with_status(self, *statuses: Status) -> list[Relation]:
         """The relations whose status is one of ``statuses``."""

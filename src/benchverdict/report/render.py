@@ -177,6 +177,8 @@ def _split(text: Any, sep: str) -> list[str]:
 
 
 def _meta_pairs(text: Any) -> list[list[str]]:
+    if text is None or text == "":  # most rows: no metafeature level
+        return []
     return [list(p.split("=", 1)) for p in _split(text, ";")]
 
 
@@ -747,8 +749,10 @@ def _agreement_chunks(rec):
             "methods": _split(row["methods"], ","),
             "outcomes": [
                 {"method": r.method, "outcome": r.outcome, "votes": bool(r.votes)}
-                for r in by_group.get(_group_key(row["a"], row["b"], row["benchmark"],
-                                                 row["metafeature"]), ())
+                # The row's values are plain already (_record_chunks): the key is
+                # _group_key's without its conversions.
+                for r in by_group.get((row["a"], row["b"], row["benchmark"],
+                                       row["metafeature"] or None), ())
             ],
             "agreement": row["agreement"],
             "consensus": row["consensus"],

@@ -28,6 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from benchverdict._colour import RELATION_COLOURS
@@ -202,20 +203,26 @@ def _cell(rel: Relation, x: str, y: str, decimals: int | None = None) -> Cell:
     return cell
 
 
+#: A cell's kind by its relation's status and whether the row algorithm is the winner.
+_CELL_KINDS = {
+    **{(s, w): s.value for s in Status for w in (True, False)},
+    (Status.SETTLED, True): "better", (Status.SETTLED, False): "worse",
+    (Status.IMPLIED, True): "implied better", (Status.IMPLIED, False): "implied worse",
+}
+
+
 def _cell_kind(rel: Relation, x: str) -> str:
-    """The kind of row ``x``'s cell (what :func:`_status_cell` gives, without its texts)."""
-    if rel.status is Status.EQUIVALENT:
-        return "equivalent"
-    if rel.status in (Status.SETTLED, Status.IMPLIED):
-        wins = rel.winner == x
-        if rel.status is Status.SETTLED:
-            return "better" if wins else "worse"
-        return "implied better" if wins else "implied worse"
-    if rel.status is Status.CONTRADICTED:
-        return "contradicted"
-    if rel.status is Status.POWER_GAP:
-        return "power gap"
-    return "unsettled"
+    """The kind of row ``x``'s cell (what :func:`_status_cell` gives, without its texts).
+
+    One dict look-up (a 200-algorithm report asks 437,800 times).
+
+    Examples
+    --------
+    >>> r = Relation("A", "B", Status.SETTLED, winner="A", loser="B")
+    >>> _cell_kind(r, "A"), _cell_kind(r, "B"), _cell_kind(Relation("A", "B", "unsettled"), "A")
+    ('better', 'worse', 'unsettled')
+    """
+    return _CELL_KINDS[(rel.status, rel.winner == x)]
 
 
 #: The texts of a cell that :class:`_LazyCell` makes when first read.
@@ -368,10 +375,11 @@ def _scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSu
         decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0
                                      for r in rel.relations if r.effect is not None))
         for r in rel.relations:
-            for x, y in ((r.a, r.b), (r.b, r.a)):
-                cells[(x, y)] = _LazyCell(
-                    _cell_kind(r, x),
-                    lambda r=r, x=x, y=y, d=decimals: _full_cell(r, x, y, d))
+            a, b, status, winner = r.a, r.b, r.status, r.winner
+            cells[(a, b)] = _LazyCell(_CELL_KINDS[(status, winner == a)],
+                                      partial(_full_cell, r, a, b, decimals))
+            cells[(b, a)] = _LazyCell(_CELL_KINDS[(status, winner == b)],
+                                      partial(_full_cell, r, b, a, decimals))
         out.append(ScopeSummary(
             scope=label, benchmark=rel.key[0], metafeature=metafeature_label(rel.key[1]),
             sentence=rel.sentence, single_draws=rel.single_draws,
