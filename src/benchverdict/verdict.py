@@ -417,22 +417,26 @@ class Verdict:
         if self.estimand not in (None, *VERDICT_ESTIMANDS):
             raise ValueError(f"estimand must be one of {VERDICT_ESTIMANDS} or None, got "
                              f"{self.estimand!r}.")
-        object.__setattr__(self, "a", str(self.a))
-        object.__setattr__(self, "b", str(self.b))
-        object.__setattr__(self, "details", dict(self.details))
-        object.__setattr__(self, "caveats", tuple(str(c) for c in self.caveats))
-        for name in ("p_value", "parameter"):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, float(value))
+        # The normalised fields are written into __dict__, where a frozen dataclass keeps
+        # them (what object.__setattr__ does, at a fraction of the cost: a 200-algorithm
+        # report makes 320,000 verdicts).
+        fields_ = self.__dict__
+        fields_["a"] = str(self.a)
+        fields_["b"] = str(self.b)
+        fields_["details"] = dict(self.details)
+        fields_["caveats"] = tuple(map(str, self.caveats))
+        if self.p_value is not None:
+            fields_["p_value"] = float(self.p_value)
+        if self.parameter is not None:
+            fields_["parameter"] = float(self.parameter)
         if self.p_one_sided is not None:
             pa, pb = self.p_one_sided
-            object.__setattr__(self, "p_one_sided", (float(pa), float(pb)))
+            fields_["p_one_sided"] = (float(pa), float(pb))
         if self.sizes is not None:
             na, nb = self.sizes
-            object.__setattr__(self, "sizes", (int(na), int(nb)))
+            fields_["sizes"] = (int(na), int(nb))
         if isinstance(self.single_draw, Mapping):
-            object.__setattr__(self, "single_draw", SingleDraw(**self.single_draw))
+            fields_["single_draw"] = SingleDraw(**self.single_draw)
 
     def __hash__(self) -> int:
         return hash((self.a, self.b, self.outcome, self.method, self.scope, self.evidence,
