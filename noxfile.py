@@ -79,7 +79,8 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Speed and memory benchmarks against the anchors, in one process each."""
-    extras = "test,example,bench"
+    # dask: bench_dask.py and bench_dask_trials.py time the Dask engine.
+    extras = "test,example,bench,dask"
     if shutil.which("R"):
         extras += ",lme4"
     _install(session, extras)
