@@ -200,7 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-rows", type=float, nargs="*", default=None,
                         help="sizes at which the full report is also timed (default: all)")
     parser.add_argument("--scheduler", default=None)
-    parser.add_argument("--out", type=Path, default=HERE / "dask_scaling")
+    # Not dask_scaling/ by default: a plain run (as `nox -s bench` makes) overwrote the
+    # committed 10^6-10^8 scaling table and figure with its one size.
+    parser.add_argument("--out", type=Path, default=HERE / "out" / "dask",
+                        help="where the timings (and reports) go; the README's scaling figure "
+                             "is made with --out benchmarks/dask_scaling")
     parser.add_argument("--no-persist", action="store_true",
                         help="read the Parquet parts again in every pass instead of keeping "
                              "the canonical partitions in the workers' memory (~36 bytes a "

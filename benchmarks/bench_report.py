@@ -140,7 +140,7 @@ def run_budgets() -> None:
         print(f"  {label:<22} {seconds:8.2f} s   ({seconds / first:.2f}x the unscaled run)")
 
 
-def run_algorithms() -> None:
+def run_algorithms(sizes: tuple[int, ...] = (20, 50, 100, 200)) -> None:
     """The report's own cost (reconcile + every format) against the number of pairs."""
     import itertools
 
@@ -170,7 +170,7 @@ def run_algorithms() -> None:
 
     print("\nalgorithms: stand-in analysis, 3 methods x every pair")
     rng = np.random.default_rng(0)
-    for n in (20, 50, 100, 200):
+    for n in sizes:
         frame = pd.DataFrame([(f"alg{i:03d}", f"b{j}", s, rng.normal()) for i in range(n)
                               for j in range(5) for s in range(2)],
                              columns=["alg", "task", "seed", "acc"])
