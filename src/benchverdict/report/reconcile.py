@@ -764,12 +764,31 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
     voters_of: dict[tuple, set[str]] = defaultdict(set)
     for vote in votes:
         voters_of[(vote.key, (vote.a, vote.b))].add(vote.method)
-    agreement_rows, comparison_rows, rep_rows = [], [], []
+    # The three tables are gathered column by column (a list per column, not a dict per
+    # row): 200 algorithms make 218,900 agreement rows and 278,600 representatives.
+    agreement_cols: dict[str, list] = {c: [] for c in AGREEMENT_COLUMNS}
+    comparison_names = [*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"]
+    comparison_rows: list[tuple] = []
+    rep_names = ["a", "b", "benchmark", "metafeature", "method", "outcome", "winner",
+                 "budget", "evidence", "votes"]
+    rep_rows: list[tuple] = []
+    add_agreement = [agreement_cols[c].append for c in AGREEMENT_COLUMNS]
+    where: dict[Scope, str] = {}
+
+    def budget_text(v: Verdict) -> str:
+        # One text per scope (verdicts of a benchmark share theirs).
+        text = where.get(v.scope)
+        if text is None:
+            text = where[v.scope] = _budget_text(v, final_budget)
+        return text
+
     # Every scope's place in the scope order, found once (sorting each pair's scopes by
     # _group_sort_key, which is one-to-one, gives the same order).
     place = {key: i for i, key in enumerate(sorted(
         {key for groups in nested.values() for key in groups}, key=_group_sort_key))}
+    meta_of = {key: metafeature_label(key[1]) for key in place}
     for pair in sorted(nested, key=lambda p: (order[p[0]], order[p[1]])):
+        a, b = pair
         for key in sorted(nested[pair], key=place.__getitem__):
             by_method = nested[pair][key]
             methods = sorted(by_method)
@@ -778,14 +797,12 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
             voters = voters_of.get((key, pair), set())
             elsewhere = [v.method_label for v in reps_all
                          if not covers_budget(v, final_budget, final_trials)]
-            meta = metafeature_label(key[1])
+            meta = meta_of[key]
+            bench = key[0]
             for v in reps_all:
-                rep_rows.append({
-                    "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
-                    "method": v.method_label, "outcome": v.outcome, "winner": v.winner,
-                    "budget": _budget_text(v, final_budget), "evidence": str(v.evidence),
-                    "votes": v.method_label in voters,
-                })
+                label = v.method_label
+                rep_rows.append((a, b, bench, meta, label, v.outcome, v.winner,
+                                 budget_text(v), str(v.evidence), label in voters))
             credits = [
                 pair_agreement(x.outcome, y.outcome)
                 for x, y in itertools.combinations(reps_all, 2)
@@ -795,52 +812,32 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                 for v1, v2 in _matched_pairs(by_method[m1], by_method[m2], final_budget,
                                              final_trials):
                     kind = disagreement_kind(v1.outcome, v2.outcome)
-                    row = {
-                        "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
-                        "method_1": m1, "budget_1": _budget_text(v1, final_budget),
-                        "outcome_1": v1.outcome,
-                        "method_2": m2, "budget_2": _budget_text(v2, final_budget),
-                        "outcome_2": v2.outcome,
-                        "credit": pair_agreement(v1.outcome, v2.outcome), "kind": kind,
-                        "rules": "", "explanation": "",
-                    }
+                    rules = explanation = ""
                     if kind == "contradiction":
                         n_conflicts += 1
                         found = explain_disagreement(v1, v2, final_budget=final_budget,
                                                      final_trials=final_trials)
-                        row["rules"] = ",".join(e.rule for e in found)
-                        row["explanation"] = " ".join(e.text for e in found)
-                    comparison_rows.append(row)
-            rel_row = scoped[key].status_of(*pair)
+                        rules = ",".join(e.rule for e in found)
+                        explanation = " ".join(e.text for e in found)
+                    comparison_rows.append((
+                        a, b, bench, meta, m1, budget_text(v1), v1.outcome, m2,
+                        budget_text(v2), v2.outcome, pair_agreement(v1.outcome, v2.outcome),
+                        kind, rules, explanation))
+            rel_row = scoped[key].status_of(a, b)
             status = rel_row.status.value if rel_row else "unsettled"
             winner = rel_row.winner if rel_row else None
             consensus = ("conflict" if status == "contradicted" else
-                         ("a" if winner == pair[0] else "b") if winner else "inconclusive")
-            agreement_rows.append(
-                {
-                    "a": pair[0], "b": pair[1], "benchmark": key[0], "metafeature": meta,
-                    "n_methods": len(methods),
-                    "methods": ", ".join(methods),
-                    "outcomes": ", ".join(
-                        f"{v.method_label}: {v.winner or v.outcome}" for v in reps_all
-                    ),
-                    "agreement": float(np.mean(credits)) if credits else math.nan,
-                    "consensus": consensus,
-                    "consensus_winner": winner,
-                    "reason": rel_row.reason if rel_row else "",
-                    "not_voting": ", ".join(elsewhere),
-                    "n_conflicts": n_conflicts,
-                    "status": status,
-                }
-            )
-    agreement = pd.DataFrame(agreement_rows, columns=AGREEMENT_COLUMNS)
-    comparisons = pd.DataFrame(
-        comparison_rows,
-        columns=[*CONFLICT_COLUMNS[:10], "credit", "kind", "rules", "explanation"],
-    )
-    representatives = pd.DataFrame(
-        rep_rows, columns=["a", "b", "benchmark", "metafeature", "method", "outcome", "winner",
-                           "budget", "evidence", "votes"])
+                         ("a" if winner == a else "b") if winner else "inconclusive")
+            values = (
+                a, b, bench, meta, len(methods), ", ".join(methods),
+                ", ".join(f"{v.method_label}: {v.winner or v.outcome}" for v in reps_all),
+                float(np.mean(credits)) if credits else math.nan, consensus, winner,
+                rel_row.reason if rel_row else "", ", ".join(elsewhere), n_conflicts, status)
+            for add, value in zip(add_agreement, values):
+                add(value)
+    agreement = pd.DataFrame(agreement_cols, columns=AGREEMENT_COLUMNS)
+    comparisons = pd.DataFrame(comparison_rows, columns=comparison_names)
+    representatives = pd.DataFrame(rep_rows, columns=rep_names)
     return agreement, comparisons, representatives
 
 
