@@ -739,28 +739,38 @@ def _drawings(c: ReportSource, analyses: tuple[AnalysisSection, ...]) -> Drawing
 
 
 def _agreement_chunks(rec):
-    """The agreement records (each with its methods' outcomes), a chunk at a time."""
+    """The agreement records (each with its methods' outcomes), a chunk at a time.
+
+    Read column by column (each column's values made plain once, as
+    :func:`_record_chunks` makes them), without a dict per row in between:
+    a 200-algorithm report has 218,900 of these records.
+    """
     by_group = _representatives_by_group(rec)
-    for rows in _record_chunks(rec.agreement):
+    names = ["a", "b", "benchmark", "metafeature", "n_methods", "methods", "agreement",
+             "consensus", "consensus_winner", "reason", "not_voting", "n_conflicts"]
+    frame = rec.agreement
+    for start in range(0, len(frame), _CHUNK):
+        part = frame.iloc[start:start + _CHUNK]
+        columns = [_plain_column(part[c]) for c in names]
         yield [{
-            "a": row["a"], "b": row["b"], "benchmark": row["benchmark"],
-            "metafeature": _meta_pairs(row["metafeature"]),
-            "n_methods": int(row["n_methods"]),
-            "methods": _split(row["methods"], ","),
+            "a": a, "b": b, "benchmark": benchmark,
+            "metafeature": _meta_pairs(metafeature),
+            "n_methods": int(n_methods),
+            "methods": _split(methods, ","),
             "outcomes": [
                 {"method": r.method, "outcome": r.outcome, "votes": bool(r.votes)}
-                # The row's values are plain already (_record_chunks): the key is
-                # _group_key's without its conversions.
-                for r in by_group.get((row["a"], row["b"], row["benchmark"],
-                                       row["metafeature"] or None), ())
+                # The values are plain already: the key is _group_key's without its
+                # conversions.
+                for r in by_group.get((a, b, benchmark, metafeature or None), ())
             ],
-            "agreement": row["agreement"],
-            "consensus": row["consensus"],
-            "consensus_winner": row["consensus_winner"],
-            "reason": row["reason"],
-            "not_voting": _split(row["not_voting"], ","),
-            "n_conflicts": int(row["n_conflicts"]),
-        } for row in rows]
+            "agreement": agreement,
+            "consensus": consensus,
+            "consensus_winner": consensus_winner,
+            "reason": reason,
+            "not_voting": _split(not_voting, ","),
+            "n_conflicts": int(n_conflicts),
+        } for (a, b, benchmark, metafeature, n_methods, methods, agreement, consensus,
+               consensus_winner, reason, not_voting, n_conflicts) in zip(*columns)]
 
 
 def _conflict_chunks(rec):
