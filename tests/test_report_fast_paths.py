@@ -311,3 +311,33 @@ def test_per_benchmark_verdicts_state_their_contrast_rows(objective):
         assert f"{r.estimate:+.4g}" in v.explanation and v.explanation.startswith(
             f"on {r.benchmark}, {r.a} - {r.b}")
     assert {v.outcome for v in verdicts} == {"a", "b", "inconclusive"} and len(scopes) == 4
+
+
+def test_a_benchmarks_effects_come_from_its_own_rows_split_once():
+    # The per-benchmark effects read each benchmark's rows from one split of the table;
+    # they must be what selecting that benchmark's rows gives, names that look alike
+    # as text included (1 and "1" are one benchmark name once made text).
+    from benchverdict.analysis import Options
+    from benchverdict.effects.pairwise import effects_from_frame
+    from benchverdict.report.effect_sizes import compared_scores, scope_effects
+
+    rng = np.random.default_rng(7)
+    rows = [{"algorithm": f"a{i}", "benchmark": f"b{j}", "seed": s,
+             "score": (i * 0.3) * (j % 4) + rng.normal()}
+            for i in range(4) for j in [3, 10, 1, 7, 2] for s in range(3)]
+    frame = pd.DataFrame(rows).sample(frac=1.0, random_state=1)  # benchmarks interleaved
+    results = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", score="score", objective="minimize", kind="runs")
+    options = Options(margin=0.5)
+    scores = compared_scores(results, options)
+    source = scope_effects(scores, options)
+    raw = scores.data.table
+    algs = ["a0", "a1", "a2", "a3"]
+    for bench in ["b1", "b10", "b2", "b3", "b7"]:
+        got = source((bench, ()), algs)
+        mine = raw[raw["benchmark"].astype(str) == bench]
+        want = effects_from_frame(mine, algorithms=algs, estimand="benchmark",
+                                  objective="minimize", alpha=options.alpha,
+                                  unit="score", margin=options.margin)
+        assert got.effects == want.effects and len(got.effects) == 6
+    assert source(("no such", ()), algs) is None or not source(("no such", ()), algs).effects
