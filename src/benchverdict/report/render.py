@@ -156,13 +156,26 @@ def _plain_column(column: pd.Series) -> list[Any]:
 _CHUNK = 5000
 
 
-def _record_chunks(frame: pd.DataFrame, size: int | None = None):
-    """The rows of ``frame`` as JSON-safe dicts (:func:`_plain` values), ``size`` at a time."""
+def _column_chunks(frame: pd.DataFrame, columns: Sequence[Any] | None = None,
+                   size: int | None = None):
+    """The plain values (:func:`_plain_column`) of ``columns``, ``size`` rows at a time.
+
+    Yields one list per column for each chunk (all of ``frame``'s columns, by
+    position, when ``columns`` is None).
+    """
     size = size or _CHUNK
-    keys = [str(k) for k in frame.columns]
     for start in range(0, len(frame), size):
         part = frame.iloc[start:start + size]
-        columns = [_plain_column(part.iloc[:, j]) for j in range(len(keys))]
+        if columns is None:
+            yield [_plain_column(part.iloc[:, j]) for j in range(part.shape[1])]
+        else:
+            yield [_plain_column(part[c]) for c in columns]
+
+
+def _record_chunks(frame: pd.DataFrame, size: int | None = None):
+    """The rows of ``frame`` as JSON-safe dicts (:func:`_plain` values), ``size`` at a time."""
+    keys = [str(k) for k in frame.columns]
+    for columns in _column_chunks(frame, size=size):
         yield [dict(zip(keys, row)) for row in zip(*columns)]
 
 
@@ -748,10 +761,7 @@ def _agreement_chunks(rec):
     by_group = _representatives_by_group(rec)
     names = ["a", "b", "benchmark", "metafeature", "n_methods", "methods", "agreement",
              "consensus", "consensus_winner", "reason", "not_voting", "n_conflicts"]
-    frame = rec.agreement
-    for start in range(0, len(frame), _CHUNK):
-        part = frame.iloc[start:start + _CHUNK]
-        columns = [_plain_column(part[c]) for c in names]
+    for columns in _column_chunks(rec.agreement, names):
         yield [{
             "a": a, "b": b, "benchmark": benchmark,
             "metafeature": _meta_pairs(metafeature),
