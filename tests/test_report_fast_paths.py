@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import numpy as np
 import pandas as pd
@@ -341,3 +342,48 @@ def test_a_benchmarks_effects_come_from_its_own_rows_split_once():
                                   unit="score", margin=options.margin)
         assert got.effects == want.effects and len(got.effects) == 6
     assert source(("no such", ()), algs) is None or not source(("no such", ()), algs).effects
+
+
+# --------------------------------------------- tables built column-wise, strings shared
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_CELL = st.one_of(st.none(), st.text(max_size=3), st.integers(-5, 5),
+                  st.floats(allow_nan=True, allow_infinity=False), st.booleans(),
+                  st.tuples(st.text(max_size=2), st.text(max_size=2)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.fixed_dictionaries({}, optional={c: _CELL for c in "pqrs"}), max_size=6),
+       st.sampled_from([list("pqrs"), list("sq"), list("rpqs")]))
+def test_records_frame_is_the_plain_frame_with_text_as_objects(rows, columns):
+    """The column-wise builder equals ``_text_none`` of ``pd.DataFrame(rows)``, dtypes too."""
+    reconcile_module = sys.modules["benchverdict.report.reconcile"]
+    new = reconcile_module.records_frame(rows, columns)
+    old = reconcile_module._text_none(pd.DataFrame(rows, columns=columns))
+    pd.testing.assert_frame_equal(new, old, check_exact=True)
+    for c in columns:
+        assert [type(x) for x in new[c]] == [type(x) for x in old[c]], c
+
+
+def test_records_frame_keeps_the_rows_own_strings():
+    """No copy per cell: the text cells are the rows' string objects (not Arrow round trips)."""
+    names = ["".join(["algorithm-", str(i)]) for i in range(50)]
+    rows = [{"a": n, "p": 0.5} for n in names]
+    frame = sys.modules["benchverdict.report.reconcile"].records_frame(rows, ["a", "p"])
+    assert all(cell is name for cell, name in zip(frame["a"], names, strict=True))
+    assert frame["a"].dtype == object and frame["p"].dtype == float
+
+
+@pytest.mark.parametrize("values", [["SVM", "RF", "SVM", None], [1.5, 2.0, 1.5],
+                                    ["x"] * 3, []])
+def test_shared_values_is_tolist_with_one_object_per_value(values):
+    from benchverdict.lmem.per_benchmark import _shared_values
+
+    column = pd.Series(values, dtype=None if values else object)
+    got = _shared_values(column)
+    expected = column.tolist()
+    assert len(got) == len(expected)
+    assert all((g is e) or (g == e) or (g != g and e != e) for g, e in zip(got, expected))
+    text = [g for g in got if isinstance(g, str)]
+    assert len({id(t) for t in text}) == len(set(text))
