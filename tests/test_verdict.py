@@ -188,3 +188,37 @@ def test_version_3_tuning_and_dse_budgets_read_as_trial_counts():
             scope["budget_low"], scope["budget_high"] = scope["trials_low"], scope["trials_high"]
         del scope["trials_low"], scope["trials_high"]
     assert verdicts_from_json(json.dumps(old)) == [tuning, dse, ranks]
+
+
+@st.composite
+def verdicts_with_int_or_float_budgets(draw):
+    """Budgets and trial counts that are ints, floats or missing: a part without a
+    missing value would be int64 on its own (and print "3" where the whole prints "3.0")."""
+    v = draw(verdicts())
+    number = st.none() | st.integers(0, 50) | st.floats(0, 50)
+    lo, tr = draw(number), draw(number)
+    scope = Scope(benchmark=v.scope.benchmark, budget_low=lo, budget_high=lo,
+                  trials_low=tr, trials_high=tr, metafeature=v.scope.metafeature)
+    from benchverdict.verdict import replaced
+    return replaced(v, scope=scope, n=draw(st.none() | st.integers(0, 9)))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(verdicts_with_int_or_float_budgets(), max_size=7), st.integers(1, 4))
+def test_verdict_frames_are_the_frame_in_parts_and_write_the_same_csv(tmp_path_factory, vs,
+                                                                     rows):
+    import pandas as pd
+
+    from benchverdict._safe_output import write_csv, write_csv_parts
+    from benchverdict.verdict import verdict_frames
+
+    whole = verdicts_to_frame(vs)
+    parts = list(verdict_frames(vs, rows=rows))
+    assert all(len(p) <= rows for p in parts) or not vs
+    pd.testing.assert_frame_equal(pd.concat(parts), whole, check_exact=True)
+    for part in parts:  # each part has the whole's dtypes, not its own
+        assert part.dtypes.to_dict() == whole.dtypes.to_dict()
+    d = tmp_path_factory.mktemp("csv")
+    write_csv(whole, d / "whole.csv")
+    write_csv_parts(verdict_frames(vs, rows=rows), d / "parts.csv")
+    assert (d / "parts.csv").read_bytes() == (d / "whole.csv").read_bytes()

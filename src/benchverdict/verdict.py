@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
@@ -542,6 +542,53 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     verdicts = list(verdicts)
     if not verdicts:  # object columns, as from no records
         return pd.DataFrame([], columns=VERDICT_COLUMNS)
+    return pd.DataFrame(_verdict_columns(verdicts), columns=VERDICT_COLUMNS)
+
+
+def verdict_frames(verdicts: Iterable[Verdict], rows: int = 50_000) -> Iterator[pd.DataFrame]:
+    """:func:`verdicts_to_frame` in parts of at most ``rows`` rows, each with the whole's dtypes.
+
+    Concatenated, the parts equal the whole frame (index aside), so a CSV written
+    part by part has the same bytes; but only one part's text is held at a time
+    (the whole frame of a 200-algorithm report's 280,000 verdicts takes 0.2 GB).
+
+    Examples
+    --------
+    >>> vs = [Verdict("A", "B", "a", "ranks.nemenyi", Scope(budget_low=b, budget_high=b),
+    ...               Evidence("p_value", 0.01, 0.05), "maximize", "x") for b in (None, 3, 4)]
+    >>> [f["budget_low"].tolist() for f in verdict_frames(vs, rows=2)]
+    [[nan, 3.0], [4.0]]
+    """
+    verdicts = list(verdicts)
+    if not verdicts:
+        yield verdicts_to_frame(verdicts)
+        return
+    columns = _verdict_columns(verdicts)
+    # The dtype pandas gives each whole column, so that no part infers another (a part
+    # without a missing budget would be int64 and print "3" where the whole prints "3.0").
+    dtypes = {name: _inferred_dtype(values) for name, values in columns.items()}
+    for start in range(0, len(verdicts), rows):
+        part = {name: pd.Series(values[start:start + rows], dtype=dtypes[name])
+                for name, values in columns.items()}
+        frame = pd.DataFrame(part, columns=VERDICT_COLUMNS)
+        frame.index = pd.RangeIndex(start, start + len(frame))
+        yield frame
+
+
+def _inferred_dtype(values: list[Any]) -> Any:
+    """The dtype ``pd.DataFrame({"c": values})`` gives the column, without building it.
+
+    Text is recognised by :func:`pandas.api.types.infer_dtype`, without copying
+    it into the string dtype; anything else is converted, which is cheap.
+    """
+    if pd.api.types.infer_dtype(values, skipna=True) == "string":
+        return pd.Series(["x", None]).dtype  # the string dtype this pandas infers
+    # Numbers, flags, all-missing or mixed columns: converting them copies no text.
+    return pd.Series(values).dtype
+
+
+def _verdict_columns(verdicts: list[Verdict]) -> dict[str, list[Any]]:
+    """The columns of :func:`verdicts_to_frame` as lists, by name."""
     scopes = [v.scope for v in verdicts]
     evidence = [v.evidence for v in verdicts]
     effects = [v.effect for v in verdicts]
@@ -577,7 +624,7 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
         "n": [v.n for v in verdicts],
         "explanation": [v.explanation for v in verdicts],
     }
-    return pd.DataFrame(columns, columns=VERDICT_COLUMNS)
+    return columns
 
 
 def _encode(value: Any) -> Any:

@@ -238,8 +238,9 @@ def write_report(comparison, out: Path, *, progress: bool = False,
     from tqdm.auto import tqdm
 
     from benchverdict._output_dir import staged_directory
-    from benchverdict._safe_output import write_csv
+    from benchverdict._safe_output import CSV_CHUNK_ROWS, write_csv, write_csv_parts
     from benchverdict.report.json_format import write_json
+    from benchverdict.verdict import verdict_frames
 
     def csv(frame, path: Path) -> None:
         # Formula-like names neutralised, lone surrogates escaped (see write_csv).
@@ -260,7 +261,10 @@ def write_report(comparison, out: Path, *, progress: bool = False,
             ("report.json", lambda: write_json(comparison.document(), stage / "report.json")),
             ("latex/", lambda: comparison.to_latex(stage / "latex")),
             ("results_table.tex", lambda: results_table_files(stage)),
-            ("verdicts.csv", lambda: csv(comparison.verdict_table, stage / "verdicts.csv")),
+            # comparison.verdict_table in parts: never the text of every verdict at once.
+            ("verdicts.csv", lambda: write_csv_parts(
+                verdict_frames(comparison.reconciliation.verdicts, CSV_CHUNK_ROWS),
+                stage / "verdicts.csv")),
             ("agreement.csv", lambda: csv(comparison.agreement, stage / "agreement.csv")),
             ("conflicts.csv", lambda: csv(comparison.conflicts, stage / "conflicts.csv")),
             ("exclusions.csv", lambda: csv(comparison.exclusions, stage / "exclusions.csv")),
