@@ -387,3 +387,34 @@ def test_shared_values_is_tolist_with_one_object_per_value(values):
     assert all((g is e) or (g == e) or (g != g and e != e) for g, e in zip(got, expected))
     text = [g for g in got if isinstance(g, str)]
     assert len({id(t) for t in text}) == len(set(text))
+
+
+@pytest.mark.parametrize("objective", ["maximize", "minimize"])
+def test_per_benchmark_verdicts_made_once_equal_the_replaced_ones(objective):
+    """The report's per-benchmark verdicts, made in their final form, equal the public
+    function's verdicts with the scope, claim and details replaced afterwards."""
+    import dataclasses
+
+    from benchverdict.lmem.per_benchmark import _per_benchmark_verdicts, per_benchmark_verdicts
+    from benchverdict.lmem.simulate import simulate_results
+    from benchverdict.verdict import Scope, replaced
+
+    res = simulate_results(n_benchmarks=3, n_seeds=6, algorithm_effect={"A": -1.0, "C": 0.5},
+                           seed=3)
+    if objective != res.objective:
+        res = Results.from_frame(res.table.assign(score=-res.table["score"]),
+                                 algorithm="algorithm", benchmark="benchmark", seed="seed",
+                                 budget="budget", score="score", objective=objective,
+                                 kind=res.kind)
+    scope = Scope(budget_low=5.0, budget_high=5.0)
+    extra = {"rows_left_out": 2, "unit_of_replication": "run"}
+    once = _per_benchmark_verdicts(res, alpha=0.05, budget=None, scope=scope, details=extra,
+                                   claim=True)
+    after = [replaced(v, explanation=v.explanation.rstrip(".")
+                      + f" (on benchmark {v.scope.benchmark}).",
+                      scope=dataclasses.replace(scope, benchmark=v.scope.benchmark),
+                      details={**v.details, **extra})
+             for v in per_benchmark_verdicts(res, alpha=0.05)]
+    assert len(once) == len(after) > 0
+    assert once == after
+    assert [list(v.details) for v in once] == [list(v.details) for v in after]

@@ -37,7 +37,7 @@ from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.formula import parse_formula
 from benchverdict.lmem.model import DegenerateFitError
 from benchverdict.lmem.paired import paired_contrasts, with_paired_test
-from benchverdict.lmem.per_benchmark import per_benchmark_verdicts
+from benchverdict.lmem.per_benchmark import _per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
 from benchverdict.results import NoIncumbentsError, Results
@@ -274,28 +274,18 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     # Per benchmark (also with one benchmark): the runs are the replicates.
     found = None
     if options.per_benchmark:
+        # In the scope of the overall fit, with the study's left-out rows and runs counted
+        # (as on it), each verdict made once: a 200-algorithm study has 199,000 of them.
         found = run.attempt("per-benchmark contrasts (runs as replicates)",
-                            per_benchmark_verdicts, results, alpha=options.alpha,
-                            budget=options.budget)
+                            _per_benchmark_verdicts, results, alpha=options.alpha,
+                            budget=options.budget, scope=scope, claim=True,
+                            details={**counts(exclusions_of(data)),
+                                     "unit_of_replication": "run"})
     else:
         run.notes.append("Per-benchmark contrasts were not made (per_benchmark=False): "
                          "only claims across benchmarks were asked for.")
     if found is not None:
-        # The study's left-out rows and runs are counted on these too (as on the overall fit).
-        left = counts(exclusions_of(data))
-        # One replace per verdict and one scope per benchmark: a 200-algorithm study has
-        # 199,000 of these, and each replace re-validates the whole verdict.
-        scopes: dict[object, Scope] = {}
-        for v in found:
-            bench = v.scope.benchmark
-            if bench not in scopes:
-                scopes[bench] = dataclasses.replace(scope, benchmark=bench)
-        run.verdicts += [
-            replaced(
-                v, explanation=_claimed(v.explanation, f"on benchmark {v.scope.benchmark}"),
-                scope=scopes[v.scope.benchmark],
-                details={**v.details, **left, "unit_of_replication": "run"})
-            for v in found]
+        run.verdicts += found
         run.notes.append(
             "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
             "variance; exact t with n - a df), Holm within the benchmark; a claim about "
