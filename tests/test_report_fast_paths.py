@@ -378,10 +378,10 @@ def test_records_frame_keeps_the_rows_own_strings():
 @pytest.mark.parametrize("values", [["SVM", "RF", "SVM", None], [1.5, 2.0, 1.5],
                                     ["x"] * 3, []])
 def test_shared_values_is_tolist_with_one_object_per_value(values):
-    from benchverdict.lmem.per_benchmark import _shared_values
+    from benchverdict._columns import shared_values
 
     column = pd.Series(values, dtype=None if values else object)
-    got = _shared_values(column)
+    got = shared_values(column)
     expected = column.tolist()
     assert len(got) == len(expected)
     assert all((g is e) or (g == e) or (g != g and e != e) for g, e in zip(got, expected))

@@ -129,7 +129,7 @@ def write_csv_parts(parts: Iterable[Any], path: str | Path, **options: Any) -> P
 
 
 #: :func:`write_csv` writes frames longer than this in chunks of this many rows.
-CSV_CHUNK_ROWS = 50_000
+CSV_CHUNK_ROWS = 10_000
 
 
 def _neutralised(frame: Any) -> Any:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict._columns import shared_values
 from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict
 
@@ -193,7 +194,7 @@ def _per_benchmark_verdicts(results: Results, *, alpha: float, budget: float | N
     unit = "run (its incumbent; runs are the replicates on one benchmark)"
     columns = ("a", "b", "benchmark", "estimate", "se", "df", "statistic", "p_value",
                "p_value_adjusted", "n_a", "n_b")
-    rows = zip(*(_shared_values(table[c]) for c in columns), k_all.tolist(), crits.tolist())
+    rows = zip(*(shared_values(table[c]) for c in columns), k_all.tolist(), crits.tolist())
     for (a, b, benchmark, estimate, se, df, statistic, p_value, p_adj, n_a, n_b,
          k, crit) in rows:
         if not math.isfinite(p_value):
@@ -234,21 +235,3 @@ def _per_benchmark_verdicts(results: Results, *, alpha: float, budget: float | N
 
 __all__ = ["CONTRAST_COLUMNS", "per_benchmark_contrasts", "per_benchmark_verdicts"]
 
-
-def _shared_values(column: pd.Series) -> list:
-    """``column.tolist()``, each distinct value one object shared by its cells.
-
-    ``tolist`` of a text column makes a new string per cell: 600,000 copies of
-    200 algorithm and 10 benchmark names among 200,000 per-benchmark verdicts.
-
-    Examples
-    --------
-    >>> v = _shared_values(pd.Series(["SVM", "RF", "SVM"]))
-    >>> v, v[0] is v[2]
-    (['SVM', 'RF', 'SVM'], True)
-    """
-    if not (pd.api.types.is_string_dtype(column.dtype) or column.dtype == object):
-        return column.tolist()
-    codes, uniques = pd.factorize(column, use_na_sentinel=False)
-    distinct = pd.Series(uniques, dtype=column.dtype).tolist()
-    return [distinct[i] for i in codes]

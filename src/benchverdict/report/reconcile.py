@@ -964,16 +964,19 @@ def records_frame(rows: Sequence[Mapping], columns: Sequence[str]) -> pd.DataFra
     >>> f.dtypes.astype(str).tolist(), f["a"].tolist(), f["p"].isna().tolist()
     (['object', 'float64'], ['x', None], [False, True])
     """
+    columns = list(columns)
+    # A missing key is a missing value, as in pd.DataFrame(rows).
+    table = [[r.get(col) for r in rows] for col in columns]
     data = {}
-    for col in columns:
-        values = [r.get(col) for r in rows]
+    for col, values in zip(columns, table, strict=True):
         if any(type(x) is str for x in values):
             # fromiter: a tuple cell stays one object (slice assignment would unpack it).
-            data[col] = pd.Series(np.fromiter(values, dtype=object, count=len(values)),
-                                  dtype=object, copy=False)
+            cells = np.fromiter(values, dtype=object, count=len(values))
+            cells[pd.isna(cells)] = None
+            data[col] = pd.Series(cells, dtype=object, copy=False)
         else:
-            data[col] = values
-    return _text_none(pd.DataFrame(data, columns=list(columns)))
+            data[col] = _text_none(pd.Series(values).to_frame())[0]
+    return pd.DataFrame(data, columns=columns)
 
 
 def _text_none(frame: pd.DataFrame) -> pd.DataFrame:

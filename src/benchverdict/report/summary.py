@@ -28,7 +28,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from benchverdict._colour import RELATION_COLOURS
@@ -253,15 +252,21 @@ class _LazyCell(Cell):
     writing time. It reads, compares and pickles as the :class:`Cell` it stands for.
     """
 
-    def __init__(self, kind: str, make: Any) -> None:
+    # Slots, and the relation and viewpoint kept instead of a partial: about 80 bytes a
+    # cell, not 300 (a dict per cell and a partial with its tuple), 0.1 GB less for the
+    # 437,800 cells of 200 algorithms. No __dict__ is made while only slots are set.
+    __slots__ = ("_decimals", "_done", "_rel", "_x", "_y", "kind")
+
+    def __init__(self, kind: str, rel: Relation, x: str, y: str,
+                 decimals: int | None) -> None:
         self.kind = kind
-        self._make = make
+        self._rel, self._x, self._y, self._decimals = rel, x, y, decimals
         self._done: tuple[str, str, str, str] | None = None
 
     def _texts(self) -> tuple[str, str, str, str]:
         if self._done is None:
-            cell = self._make()
-            self._make = None
+            cell = _full_cell(self._rel, self._x, self._y, self._decimals)
+            self._rel = None
             self._done = (cell.text, cell.title, cell.short, cell.effect)
         return self._done
 
@@ -376,10 +381,8 @@ def _scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSu
                                      for r in rel.relations if r.effect is not None))
         for r in rel.relations:
             a, b, status, winner = r.a, r.b, r.status, r.winner
-            cells[(a, b)] = _LazyCell(_CELL_KINDS[(status, winner == a)],
-                                      partial(_full_cell, r, a, b, decimals))
-            cells[(b, a)] = _LazyCell(_CELL_KINDS[(status, winner == b)],
-                                      partial(_full_cell, r, b, a, decimals))
+            cells[(a, b)] = _LazyCell(_CELL_KINDS[(status, winner == a)], r, a, b, decimals)
+            cells[(b, a)] = _LazyCell(_CELL_KINDS[(status, winner == b)], r, b, a, decimals)
         out.append(ScopeSummary(
             scope=label, benchmark=rel.key[0], metafeature=metafeature_label(rel.key[1]),
             sentence=rel.sentence, single_draws=rel.single_draws,
