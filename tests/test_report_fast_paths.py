@@ -357,13 +357,20 @@ _CELL = st.one_of(st.none(), st.text(max_size=3), st.integers(-5, 5),
 @given(st.lists(st.fixed_dictionaries({}, optional={c: _CELL for c in "pqrs"}), max_size=6),
        st.sampled_from([list("pqrs"), list("sq"), list("rpqs")]))
 def test_records_frame_is_the_plain_frame_with_text_as_objects(rows, columns):
-    """The column-wise builder equals ``_text_none`` of ``pd.DataFrame(rows)``, dtypes too."""
+    """The column-wise builder equals ``_text_none`` of ``pd.DataFrame(rows)``, dtypes too,
+    from a list or from an iterator read in parts of two rows."""
     reconcile_module = sys.modules["benchverdict.report.reconcile"]
-    new = reconcile_module.records_frame(rows, columns)
     old = reconcile_module._text_none(pd.DataFrame(rows, columns=columns))
-    pd.testing.assert_frame_equal(new, old, check_exact=True)
-    for c in columns:
-        assert [type(x) for x in new[c]] == [type(x) for x in old[c]], c
+    part_rows = reconcile_module.RECORDS_PART_ROWS
+    try:
+        reconcile_module.RECORDS_PART_ROWS = 2
+        from_iterator = reconcile_module.records_frame(iter(rows), columns)
+    finally:
+        reconcile_module.RECORDS_PART_ROWS = part_rows
+    for new in (reconcile_module.records_frame(rows, columns), from_iterator):
+        pd.testing.assert_frame_equal(new, old, check_exact=True)
+        for c in columns:
+            assert [type(x) for x in new[c]] == [type(x) for x in old[c]], c
 
 
 def test_records_frame_keeps_the_rows_own_strings():
