@@ -94,11 +94,13 @@ def test_streamed_json_is_the_rendered_text_and_the_generic_records(comparison, 
 
 
 def test_the_layout_is_unchanged(comparison):
-    """One compact record per line in long lists, the rest indented (as before)."""
+    """One compact record per line in long lists (orjson's: no space after separators),
+    the rest indented as json indents it."""
     text = json_format.render_json(comparison.document())
     lines = text.splitlines()
     start = lines.index('  "verdicts": [')
-    assert lines[start + 1].startswith('    {"a": ') and lines[start + 1].endswith("},")
+    assert lines[start + 1].startswith('    {"a":"') and lines[start + 1].endswith("},")
+    assert '    "analyses": ["' in text  # short lists as json writes them
     assert text.startswith('{\n  "schema": "benchverdict.report",\n')
 
 
@@ -425,3 +427,48 @@ def test_per_benchmark_verdicts_made_once_equal_the_replaced_ones(objective):
     assert len(once) == len(after) > 0
     assert once == after
     assert [list(v.details) for v in once] == [list(v.details) for v in after]
+
+
+_JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-2**70, 2**70), st.text(max_size=4),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(allow_nan=False, allow_infinity=False).map(np.float64),
+    st.integers(-5, 5).map(np.int64), st.dates(), st.just(Scope(benchmark="b")))
+_JSON_VALUE = st.recursive(
+    _JSON_LEAF, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers(-3, 3)), inner,
+                        max_size=3)), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_VALUE)
+def test_records_written_by_orjson_read_back_as_json_writes_them(value):
+    """The fast record encoder gives the JSON value json gives: numbers, text, numpy
+    scalars, dataclasses and dates (as their str), non-text keys, integers beyond 64 bits
+    (written by json)."""
+    fast = json_format._record_dumps(False)(value)
+    assert json.loads(fast) == json.loads(json_format._dumps(False)(value))
+
+
+def test_fewer_collections_restores_the_thresholds_and_nests():
+    import gc
+
+    from benchverdict._gc import FULL_THRESHOLD, YOUNG_THRESHOLD, fewer_collections
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with pytest.raises(RuntimeError), fewer_collections():
+            inside = gc.get_threshold()
+            with fewer_collections():
+                assert gc.get_threshold() == inside
+            assert gc.get_threshold() == inside
+            raise RuntimeError
+        assert inside[0] >= YOUNG_THRESHOLD and inside[2] >= FULL_THRESHOLD
+        assert gc.get_threshold() == (700, 10, 10)  # restored, also on an exception
+        gc.set_threshold(50_000, 20, 5_000)  # larger thresholds are kept
+        with fewer_collections():
+            assert gc.get_threshold() == (50_000, 50, 5_000)
+    finally:
+        gc.set_threshold(*before)
