@@ -213,12 +213,12 @@ def test_verdict_frames_are_the_frame_in_parts_and_write_the_same_csv(tmp_path_f
     from benchverdict.verdict import verdict_frames
 
     whole = verdicts_to_frame(vs)
-    parts = list(verdict_frames(vs, rows=rows))
+    parts = list(verdict_frames(vs, size=rows))
     assert all(len(p) <= rows for p in parts) or not vs
     pd.testing.assert_frame_equal(pd.concat(parts), whole, check_exact=True)
     for part in parts:  # each part has the whole's dtypes, not its own
         assert part.dtypes.to_dict() == whole.dtypes.to_dict()
     d = tmp_path_factory.mktemp("csv")
     write_csv(whole, d / "whole.csv")
-    write_csv_parts(verdict_frames(vs, rows=rows), d / "parts.csv")
+    write_csv_parts(verdict_frames(vs, size=rows), d / "parts.csv")
     assert (d / "parts.csv").read_bytes() == (d / "whole.csv").read_bytes()

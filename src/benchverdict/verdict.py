@@ -545,8 +545,8 @@ def verdicts_to_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     return pd.DataFrame(_verdict_columns(verdicts), columns=VERDICT_COLUMNS)
 
 
-def verdict_frames(verdicts: Iterable[Verdict], rows: int = 50_000) -> Iterator[pd.DataFrame]:
-    """:func:`verdicts_to_frame` in parts of at most ``rows`` rows, each with the whole's dtypes.
+def verdict_frames(verdicts: Iterable[Verdict], size: int = 50_000) -> Iterator[pd.DataFrame]:
+    """:func:`verdicts_to_frame` in parts of at most ``size`` rows, each with the whole's dtypes.
 
     Concatenated, the parts equal the whole frame (index aside), so a CSV written
     part by part has the same bytes; but only one part's text is held at a time
@@ -556,7 +556,7 @@ def verdict_frames(verdicts: Iterable[Verdict], rows: int = 50_000) -> Iterator[
     --------
     >>> vs = [Verdict("A", "B", "a", "ranks.nemenyi", Scope(budget_low=b, budget_high=b),
     ...               Evidence("p_value", 0.01, 0.05), "maximize", "x") for b in (None, 3, 4)]
-    >>> [f["budget_low"].tolist() for f in verdict_frames(vs, rows=2)]
+    >>> [f["budget_low"].tolist() for f in verdict_frames(vs, size=2)]
     [[nan, 3.0], [4.0]]
     """
     verdicts = list(verdicts)
@@ -567,8 +567,8 @@ def verdict_frames(verdicts: Iterable[Verdict], rows: int = 50_000) -> Iterator[
     # The dtype pandas gives each whole column, so that no part infers another (a part
     # without a missing budget would be int64 and print "3" where the whole prints "3.0").
     dtypes = {name: _inferred_dtype(values) for name, values in columns.items()}
-    for start in range(0, len(verdicts), rows):
-        part = {name: pd.Series(values[start:start + rows], dtype=dtypes[name])
+    for start in range(0, len(verdicts), size):
+        part = {name: pd.Series(values[start:start + size], dtype=dtypes[name])
                 for name, values in columns.items()}
         frame = pd.DataFrame(part, columns=VERDICT_COLUMNS)
         frame.index = pd.RangeIndex(start, start + len(frame))

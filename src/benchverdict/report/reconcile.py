@@ -956,12 +956,12 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
     }
 
 
-def records_frame(rows: Iterable[Mapping], columns: Sequence[str]) -> pd.DataFrame:
-    """``pd.DataFrame(rows, columns=columns)`` with its text columns as ``object`` and ``None``.
+def records_frame(records: Iterable[Mapping], columns: Sequence[str]) -> pd.DataFrame:
+    """``pd.DataFrame(records, columns=columns)`` with its text columns as ``object`` and ``None``.
 
     A column holding text keeps the rows' own string objects; the others are
-    inferred by pandas as usual. ``rows`` may be an iterator: its rows are
-    read a part at a time (:data:`RECORDS_PART_ROWS`). The result equals
+    inferred by pandas as usual. ``records`` may be an iterator: its records
+    are read a part at a time (:data:`RECORDS_PART_ROWS`). The result equals
     :func:`_text_none` of the plain frame, but without it: pandas 3 first
     copies text into Arrow strings, and turning them back into objects made
     a new Python string per cell (5.4 million, 0.23 GB held for the
@@ -975,10 +975,10 @@ def records_frame(rows: Iterable[Mapping], columns: Sequence[str]) -> pd.DataFra
     """
     columns = list(columns)
     table: list[list] = [[] for _ in columns]
-    rows = iter(rows)
-    # A few thousand rows at a time, so that an iterator's rows need not all exist at
-    # once. A missing key is a missing value, as in pd.DataFrame(rows).
-    while part := list(itertools.islice(rows, RECORDS_PART_ROWS)):
+    records = iter(records)
+    # A few thousand records at a time, so that an iterator's records need not all exist
+    # at once. A missing key is a missing value, as in pd.DataFrame(records).
+    while part := list(itertools.islice(records, RECORDS_PART_ROWS)):
         for values, col in zip(table, columns, strict=True):
             values.extend([r.get(col) for r in part])
     data = {}
