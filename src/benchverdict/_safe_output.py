@@ -105,11 +105,12 @@ def write_csv(frame: Any, path: str | Path, *, index: bool = False, **options: A
 
 
 def write_csv_parts(parts: Iterable[Any], path: str | Path, **options: Any) -> Path:
-    """Write data frames with the same columns one after another as one CSV (see :func:`write_csv`).
+    """Write data frames with the same columns, one after another, as one CSV.
 
-    The header comes from the first part (no part: no file); each part is neutralised and written
-    before the next is asked for, so a table made part by part is never whole
-    in memory. ``options`` are passed to :meth:`pandas.DataFrame.to_csv`.
+    Each part is neutralised as :func:`write_csv` does and written before the
+    next is asked for, so a table made part by part is never whole in memory.
+    The header comes from the first part (no part: no file). ``options`` are
+    passed to :meth:`pandas.DataFrame.to_csv`.
 
     Examples
     --------

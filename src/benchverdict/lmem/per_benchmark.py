@@ -234,4 +234,3 @@ def _per_benchmark_verdicts(results: Results, *, alpha: float, budget: float | N
 
 
 __all__ = ["CONTRAST_COLUMNS", "per_benchmark_contrasts", "per_benchmark_verdicts"]
-

@@ -911,11 +911,12 @@ def _scope_columns(rel) -> dict:
 
 def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
     gaps, contradictions, groups, headlines = [], [], [], []
+    # The scope columns once per scope (group_label builds a Scope).
+    located = [(rel, _scope_columns(rel)) for rel in scoped.values()]
 
     def relation_rows():
         # Made as read: held all at once, the rows of 218,900 relations took 0.27 GB.
-        for rel in scoped.values():
-            where = _scope_columns(rel)
+        for rel, where in located:
             eff = rel.effects
             sized = ({"difference_unit": eff.unit, "confidence": eff.confidence,
                       # In the difference's unit (a margin in SDs, per benchmark, in its
@@ -925,8 +926,7 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
             for r in rel.relations:
                 yield {**where, **r.row(), **sized}
 
-    for rel in scoped.values():
-        where = _scope_columns(rel)
+    for rel, where in located:
         gaps += [{**where, **g.row()} for g in rel.power_gaps]
         contradictions += [{**where, **c.row()} for c in rel.contradictions]
         groups += [{**where, "group": i + 1, "algorithms": ", ".join(g), "size": len(g)}
