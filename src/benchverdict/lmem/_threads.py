@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from benchverdict._threads import one_blas_thread
+
 
 @contextlib.contextmanager
 def small_problem_threads(size: int) -> Iterator[None]:
@@ -17,18 +19,5 @@ def small_problem_threads(size: int) -> Iterator[None]:
     if size > 400:
         yield
         return
-    try:
-        import threadpoolctl  # noqa: F401
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn/scipy stacks
+    with one_blas_thread():
         yield
-        return
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
-        yield
-
-
-_CONTROLLER = None
