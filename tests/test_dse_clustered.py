@@ -212,7 +212,9 @@ def test_permutation_dominance_with_singleton_runs_approaches_scipy():
     rng = np.random.default_rng(27)
     a, b = rng.normal(0.35, 1, 40), rng.normal(0, 1, 35)
     exact = dominance_test(a, b, method="exact")
-    perm = dominance_test(a, b, method="permutation", n_permutations=4000, seed=1)
+    # All 4000 splits (no early stop): the Monte Carlo p-values' error is binomial.
+    perm = dominance_test(a, b, method="permutation", n_permutations=4000, stop_after=None,
+                          seed=1)
     for p_exact, p_perm in ((exact.p_a_better, perm.p_a_better),
                             (exact.p_b_better, perm.p_b_better)):
         tol = 4 * np.sqrt(p_exact * (1 - p_exact) / 4000) + 1 / 4001
@@ -459,3 +461,78 @@ def test_placement_matrix_counts_every_pair_of_draws_by_hand():
         by_hand = np.zeros((k, k))
         np.add.at(by_hand, (codes[:, None], codes[None, :]), wins)
         assert np.array_equal(placement_matrix(z, codes), by_hand)
+
+
+# ------------------------------------------------- Besag-Clifford stopping of the dominance test
+def _replayed_dominance_p(a, b, n_permutations: int, h: int, seed: int):
+    """Each direction's sequential p-value, from the splits replayed one by one; the splits
+    needed (``None`` where a direction never stops)."""
+    from benchverdict.dse.clusters import splits
+    from benchverdict.dse.compare import _ks_rows, _sample_order
+
+    swap = _sample_order(a, b) > 0
+    runs = _runs(a, b, (LABELS, LABELS), None, swap=swap)
+    ks = _ks_rows(runs)
+    observed = ks.exact(runs.first[None, :])[0]
+    hits = np.concatenate([ks(m) for m in splits(seed, n_permutations, runs.strata, runs.first)])
+    hits = hits >= observed - 1e-9 * np.maximum(1.0, np.abs(observed))
+    p, stops = [], []
+    for j in range(2):
+        where = np.flatnonzero(np.cumsum(hits[:, j]) == h)
+        p.append(h / (where[0] + 1) if where.size else (1 + hits[:, j].sum())
+                 / (1 + n_permutations))
+        stops.append(int(where[0]) + 1 if where.size else None)
+    return ((p[1], p[0]) if swap else (p[0], p[1])), stops
+
+
+@pytest.mark.parametrize("shift, stopping", [(0.0, 2), (1.5, 1), (3.0, 1)])
+def test_dominance_stops_each_direction_at_its_h_th_extreme_split(shift, stopping):
+    # Each direction's p-value is h / L at its own h-th split at least as extreme (or the
+    # plain Monte Carlo p-value if that never comes), from the same random splits as the
+    # test without stopping. Drawing ends when both have stopped.
+    rng = np.random.default_rng(43)
+    a, b = _clustered(rng, shift), _clustered(rng)
+    t = dominance_test(a, b, clusters=(LABELS, LABELS), n_permutations=299, stop_after=10,
+                       seed=3)
+    want, stops = _replayed_dominance_p(a, b, 299, 10, 3)
+    assert (t.p_a_better, t.p_b_better) == pytest.approx(want, rel=1e-12)
+    assert sum(s is not None for s in stops) == stopping  # the case this shift makes
+    assert t.n_permutations == (max(stops) if None not in stops else 299)
+    full = dominance_test(a, b, clusters=(LABELS, LABELS), n_permutations=299,
+                          stop_after=None, seed=3)
+    # A direction that did not stop has exactly the p-value without stopping.
+    for got, plain in ((t.p_a_better, full.p_a_better), (t.p_b_better, full.p_b_better)):
+        if plain < 10 / 300:
+            assert got == plain
+    # A stop_after no split count can reach is no stopping at all.
+    never = dominance_test(a, b, clusters=(LABELS, LABELS), n_permutations=299,
+                           stop_after=300, seed=3)
+    assert (never.p_a_better, never.p_b_better, never.n_permutations) == (
+        full.p_a_better, full.p_b_better, full.n_permutations)
+    assert "Besag-Clifford" in t.test and "Besag-Clifford" not in full.test
+
+
+def test_sequential_dominance_p_values_are_valid_under_the_clustered_null():
+    # P(p <= u) <= u for each direction and every u (Besag & Clifford 1991), here at three
+    # levels; the winner rate is at most alpha.
+    rng = np.random.default_rng(41)
+    reps, levels = 300, np.array([0.05, 0.2, 0.5])
+    below = np.zeros((2, levels.size))
+    wins = 0
+    for r in range(reps):
+        t = dominance_test(_clustered(rng), _clustered(rng), clusters=(LABELS, LABELS),
+                           n_permutations=199, stop_after=20, seed=r)
+        below += np.array([[t.p_a_better], [t.p_b_better]]) <= levels
+        wins += t.outcome != "none"
+    rates = below / reps
+    print("P(p <= u) at u =", levels, ":", rates, "winner rate", wins / reps)
+    assert np.all(rates <= levels + 3 * np.sqrt(levels * (1 - levels) / reps)), rates
+    assert wins / reps <= _level_bound(ALPHA, reps)
+
+
+def test_dominance_refuses_a_bad_stop_after():
+    rng = np.random.default_rng(42)
+    a, b = _clustered(rng), _clustered(rng)
+    for bad in (0, 2.5, -1):
+        with pytest.raises(ValueError, match="stop_after"):
+            dominance_test(a, b, clusters=(LABELS, LABELS), stop_after=bad)

@@ -279,8 +279,10 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     ``n_resamples`` distinct splits all are enumerated and ``p = #{T* >= T}
     / #splits`` (the observed split included: exact). Otherwise ``p = (1 +
     #{T* >= T}) / (1 + n_resamples)`` over random splits, or with
-    ``stop_after = h`` (one statistic only) Besag and Clifford's sequential
-    ``h / L``. Either way ``P(p <= alpha) <= alpha`` under exchangeable
+    ``stop_after = h`` Besag and Clifford's sequential ``h / L`` for each
+    statistic whose h-th split at least as extreme comes at split ``L <=
+    n_resamples`` (drawing stops once every statistic has stopped). Either
+    way ``P(p <= alpha) <= alpha`` for each statistic under exchangeable
     runs. Returns the p-values, the splits drawn, whether they were
     enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
     ``2 / #splits`` when ``symmetric`` and every split has a mirror).
@@ -303,18 +305,26 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
         return hits / count, count, True, smallest
     rng = np.random.default_rng(seed)
     extreme = np.zeros(observed.size, dtype=np.int64)
+    # Besag-Clifford per statistic: the split at which its h-th extreme one came (0: not yet).
+    # Each p-value depends only on its own statistic's hits, so each is exactly valid.
+    stopped_at = np.zeros(observed.size, dtype=np.int64)
     done = 0
     for members in splits(rng, int(n_resamples), runs.strata, runs.first):
         t = np.asarray(stat_rows(members)).reshape(members.shape[0], -1)
         hits = t >= observed - tol
-        if stop_after is not None and observed.size == 1 and (
-                extreme[0] + int(hits.sum()) >= stop_after):
-            at = int(np.flatnonzero(np.cumsum(hits[:, 0]) == stop_after - extreme[0])[0]) + 1
-            return np.array([stop_after / (done + at)]), done + at, False, smallest
+        if stop_after is not None:
+            for j in np.flatnonzero((stopped_at == 0)
+                                    & (extreme + hits.sum(axis=0) >= stop_after)):
+                at = np.flatnonzero(np.cumsum(hits[:, j]) == stop_after - extreme[j])[0]
+                stopped_at[j] = done + int(at) + 1
+            if stopped_at.all():
+                return stop_after / stopped_at, int(stopped_at.max()), False, smallest
         extreme += hits.sum(axis=0)
         done += members.shape[0]
-    return (1 + extreme) / (1 + int(n_resamples)), int(n_resamples), False, max(
-        smallest, 1.0 / (1 + int(n_resamples)))
+    p = (1 + extreme) / (1 + int(n_resamples))
+    if stop_after is not None:
+        p = np.where(stopped_at > 0, stop_after / np.maximum(stopped_at, 1), p)
+    return p, int(n_resamples), False, max(smallest, 1.0 / (1 + int(n_resamples)))
 
 
 def _ks_rows(runs: _Runs):
@@ -742,6 +752,7 @@ def dominance_test(
     clusters: tuple[object, object] | None = None,
     strata: tuple[object, object] | None = None,
     n_permutations: int = 1999,
+    stop_after: int | None = 20,
     seed: int | np.random.Generator | None = 0,
 ) -> DominanceTest:
     """Test first-order stochastic dominance between two performance distributions.
@@ -752,8 +763,14 @@ def dominance_test(
     distribution comes from giving **whole runs** to A or B at random
     (within ``strata``): ``p = (1 + #{D* >= D}) / (1 + n_permutations)``,
     or the exact share over all splits when there are at most
-    ``n_permutations`` of them. This is exact for ``F_A = F_B`` when the
-    runs are exchangeable: independent, and of sizes that do not depend on
+    ``n_permutations`` of them. With ``stop_after = h`` a direction stops at
+    its ``h``-th split at least as extreme, after ``L`` splits, with ``p = h
+    / L`` (Besag & Clifford 1991, as in :func:`cvar_permutation_test`): a
+    direction far from significant is settled in a few dozen splits, and
+    one with fewer than ``h`` such splits among all ``n_permutations`` (a
+    p-value up to ``h / (1 + n_permutations)``) gets the p-value it has
+    without stopping. Both are exact for ``F_A = F_B`` when the runs are
+    exchangeable: independent, and of sizes that do not depend on
     the algorithm (unequal sizes are allowed but then assumed
     uninformative). With few runs the smallest attainable p-value
     (``min_p``) can exceed ``alpha / 2``; then no direction can be
@@ -778,7 +795,10 @@ def dominance_test(
     strata : (array_like, array_like), optional
         A stratum (e.g. benchmark) per draw: runs are permuted within strata.
     n_permutations : int
-        Random splits of the runs for the permutation test.
+        The most random splits of the runs for the permutation test.
+    stop_after : int or None
+        Stop a direction after this many splits at least as extreme
+        (``None``: never stop early).
     seed : int, Generator or None
 
     Examples
@@ -805,16 +825,21 @@ def dominance_test(
         runs = _runs(za, zb, clusters, strata, swap=swap)
     if runs is not None and (runs.clustered or method == "permutation"):
         _check_resamples(n_permutations, "n_permutations")
+        if stop_after is not None and (int(stop_after) != stop_after or stop_after < 1):
+            raise ValueError(f"stop_after must be a positive integer or None, got "
+                             f"{stop_after!r}.")
         ks = _ks_rows(runs)
-        p, used, exact, smallest = _split_test(ks, runs, int(n_permutations), None, seed,
-                                               symmetric=False)
+        p, used, exact, smallest = _split_test(ks, runs, int(n_permutations), stop_after,
+                                               seed, symmetric=False)
         d = getattr(ks, "exact", ks)(runs.first[None, :])[0]
         if swap:
             p, d = p[::-1], d[::-1]
         sig_a, sig_b = p[0] < alpha / 2, p[1] < alpha / 2
         outcome = {(True, False): "a", (False, True): "b", (True, True): "crossing"}.get(
             (bool(sig_a), bool(sig_b)), "none")
-        how = ("all splits of the runs" if exact else f"{used} random splits of the runs")
+        how = ("all splits of the runs" if exact else f"{used} random splits of the runs"
+               if stop_after is None else f"Besag-Clifford sequential, {used} of at most "
+               f"{int(n_permutations)} random splits of the runs")
         return DominanceTest(
             outcome=outcome, p_a_better=float(p[0]), p_b_better=float(p[1]),
             d_a_better=float(d[0]), d_b_better=float(d[1]), alpha=alpha, n_a=za.size,

@@ -113,8 +113,9 @@ class DistributionResult(ResultText):
         Bootstrap replicates of the bootstrap intervals.
     seed : int or None
     n_permutations : int
-        The most label permutations of the CVaR test
-        (:func:`~benchverdict.dse.cvar_permutation_test`).
+        The most label permutations of the CVaR, run dominance and
+        single-draw tests (each stops early, Besag-Clifford, where it is far
+        from significant).
     strata : dict
         ``(scope, algorithm) -> benchmark of each draw`` for pooled draws
         (the permutation test permutes within benchmarks).
@@ -293,8 +294,9 @@ class DistributionResult(ResultText):
         """The dominance test of ``a`` against ``b`` on scope ``bench`` (runs permuted if any).
 
         With runs of several draws the two one-sided KS p-values come from
-        permuting whole runs (within benchmarks when pooled), with
-        ``n_permutations`` random splits; else scipy's exact KS p-values.
+        permuting whole runs (within benchmarks when pooled), with at most
+        ``n_permutations`` random splits (Besag-Clifford: a direction stops at
+        its 20th split at least as extreme); else scipy's exact KS p-values.
         """
         clusters = self._clusters(bench, a, b)
         return dominance_test(
@@ -730,7 +732,9 @@ def distribution(
         Bootstrap replicates.
     seed : int, optional
     n_permutations : int
-        The most label permutations of the CVaR test in :meth:`~DistributionResult.verdicts`.
+        The most label permutations of the CVaR, run dominance and single-draw
+        tests in :meth:`~DistributionResult.verdicts` (each stops early,
+        Besag-Clifford, where it is far from significant).
     draws : {"auto", "iid", "clustered"}
         ``"auto"`` and ``"clustered"``: a seed's draws in a cell form one run,
         the unit of every test and interval where a run holds several draws.
