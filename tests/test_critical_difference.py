@@ -319,3 +319,43 @@ def test_many_algorithms_name_the_extremes_and_say_so():
     assert any("the 10 best and 10 worst are named" in t.get_text() for t in ax.texts)
     assert len([t for t in draw_cd_diagram(pos, nd, max_labels=None).texts
                 if t.get_text().startswith("alg")]) == k
+
+
+@pytest.mark.parametrize("cd", [{"critical_difference": 0.26},
+                                {"critical_difference_range": (0.255, 0.261)},
+                                {"critical_difference_range": (0.005, 0.03)}])
+def test_a_cd_longer_than_the_axis_stays_on_the_figure_and_says_so(cd):
+    # Issue 25: LMEM means 0.01 apart with a CD of 0.26 ran the bar and its text 20 axis
+    # widths off the figure, and constrained layout collapsed the axes to zero.
+    import warnings
+
+    from benchverdict.critical_difference import cd_diagram_tikz
+
+    pos = pd.Series({"A": 0.6957, "B": 0.6845, "C": 0.6854})
+    nd = matrix(list(pos.index), [("A", "B"), ("A", "C"), ("B", "C")])
+    ax = draw_cd_diagram(pos, nd, lower_is_better=False, **cd)
+    fig = ax.figure
+    fig.set_layout_engine("constrained")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "axes sizes collapsed to zero" before the fix
+        fig.canvas.draw()
+    width = fig.bbox.width
+    renderer = fig.canvas.get_renderer()
+    assert all(t.get_window_extent(renderer).x1 <= width for t in ax.texts)
+    assert ax.get_position().width > 0.3
+    bar = [t.get_text() for t in ax.texts if t.get_text().startswith("CD = ")]
+    assert len(bar) == 1 and bar[0].endswith(", longer than the axis")
+    plt.close(fig)
+    tikz = cd_diagram_tikz(pos, nd, lower_is_better=False, **cd)
+    assert "longer than the axis" in tikz
+    xs = [float(x) for x in __import__("re").findall(r"\(([-0-9.]+),-?[0-9.]+\)", tikz)]
+    assert max(xs) <= 1.5  # in axis units: the bar ends at the axis (1), not at 20
+
+
+def test_a_cd_within_the_axis_is_drawn_to_its_length_with_both_end_ticks():
+    pos = pd.Series({"A": 1.0, "B": 2.0, "C": 3.0})
+    nd = matrix(list(pos.index), [])
+    ax = draw_cd_diagram(pos, nd, critical_difference=0.5, limits=(1, 3))
+    bar = [t.get_text() for t in ax.texts if t.get_text().startswith("CD = ")]
+    assert bar == ["CD = 0.5"]
+    plt.close(ax.figure)

@@ -163,3 +163,31 @@ def test_cd_diagram_entry_points():
     assert cd_diagram(result.average_ranks, nd, critical_difference=1.0) is not None
     with pytest.raises(TypeError):
         cd_diagram(result.average_ranks)
+
+
+@pytest.mark.parametrize("names", [("A", "B", "C"),
+                                   ('=HYPERLINK("http://x")', "@SUM(A1)",
+                                    "a_rather_long_algorithm_name_with_its_settings_v2")])
+def test_win_tie_loss_plot_keeps_room_for_the_bars_with_long_names(names):
+    # Issue 25: long pair names took the whole 3.5 in figure and constrained layout
+    # collapsed the bars to nothing (a warning in the report tests).
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(5)
+    df = runs_frame(rng.normal(size=(6, 3)), 4, rng)
+    df["alg"] = df["alg"].map(dict(zip("ABC", names)))
+    ax = win_tie_loss(as_results(df)).plot()
+    fig = ax.figure
+    fig.set_layout_engine("constrained")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.canvas.draw()
+    bars_inches = ax.get_position().width * fig.get_figwidth()
+    assert bars_inches >= 1.5, bars_inches
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert all(len(label) <= 18 + 4 + 18 for label in labels)
+    if names[0] == "A":  # short names keep the single-column figure
+        assert fig.get_figwidth() == pytest.approx(3.5)
+    plt.close(fig)

@@ -1175,30 +1175,47 @@ def _axis_ticks(layout: _CDLayout, limits: tuple[float, float] | None) -> np.nda
 
 def _cd_bar_parts(layout: _CDLayout, critical_difference: float | None,
                   critical_difference_range: tuple[float, float] | None
-                  ) -> tuple[float, float, str]:
-    """(solid end, dashed end, text) of the CD bar in drawing units."""
+                  ) -> tuple[float, float, str, tuple[float, ...]]:
+    """(solid end, dashed end, text, end ticks) of the CD bar in drawing units.
+
+    The bar stops at the axis's right end (1): a CD longer than the axis (all
+    the algorithms within one CD of each other, e.g. means 0.01 apart and a
+    CD of 0.26) is drawn to there with that end open, and its text says so.
+    Drawn to its length, the bar and its text ran 20 axis widths off the figure.
+    """
     width_units = layout.width_units
     if critical_difference is not None:
-        end = critical_difference / width_units
-        return end, end, f"CD = {critical_difference:.3g}"
-    assert critical_difference_range is not None
-    if _same_value(*critical_difference_range):
-        # every pair has the same CD at the printed precision: state it once
-        cd_value = float(np.mean(critical_difference_range))
-        return cd_value / width_units, cd_value / width_units, f"CD = {cd_value:.3g} (every pair)"
-    lo_cd, hi_cd = critical_difference_range
-    return lo_cd / width_units, hi_cd / width_units, f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)"
+        solid = dashed = critical_difference / width_units
+        text = f"CD = {critical_difference:.3g}"
+    else:
+        assert critical_difference_range is not None
+        lo_cd, hi_cd = critical_difference_range
+        if _same_value(lo_cd, hi_cd):
+            # every pair has the same CD at the printed precision: state it once
+            cd_value = float(np.mean(critical_difference_range))
+            solid = dashed = cd_value / width_units
+            text = f"CD = {cd_value:.3g} (every pair)"
+        else:
+            solid, dashed = lo_cd / width_units, hi_cd / width_units
+            text = f"CD = {lo_cd:.3g}–{hi_cd:.3g} (per pair)"
+    ticks = tuple(sorted({0.0, solid, dashed}))
+    if dashed > 1.0:
+        ticks = tuple(t for t in ticks if t <= 1.0)
+        solid, dashed = min(solid, 1.0), 1.0
+        text += ", longer than the axis"
+    return solid, dashed, text, ticks
 
 
 def _draw_cd_bar(ax: Axes, layout: _CDLayout, style: _CDStyle, critical_difference: float | None,
                  critical_difference_range: tuple[float, float] | None) -> None:
     """The critical-difference bar, top left: one CD, one CD for every pair, or a range."""
-    solid, dashed, text = _cd_bar_parts(layout, critical_difference, critical_difference_range)
+    solid, dashed, text, ticks = _cd_bar_parts(layout, critical_difference,
+                                               critical_difference_range)
     ax.plot([0, solid], [_CD_Y, _CD_Y], color="0.15", lw=1.8 * style.linewidth)
     if dashed > solid:
         ax.plot([solid, dashed], [_CD_Y, _CD_Y], color="0.15", lw=0.9 * style.linewidth,
                 ls=(0, (2, 1.5)))
-    for xe in sorted({0.0, solid, dashed}):
+    for xe in ticks:
         ax.plot([xe, xe], [_CD_Y - 0.12, _CD_Y + 0.12], **_line(style))
     ax.text(dashed + 0.02, _CD_Y, text, va="center", ha="left", fontsize=style.small)
 
@@ -1354,12 +1371,13 @@ def cd_diagram_tikz(
     out.append(rf"\node[above, inner sep=1pt, text=black!70, font={small}] at "
                rf"(0.5,{_axis_label_y(has_cd)}) {{{_tex(axis_label)} (best on the left)}};")
     if has_cd:
-        solid, dashed, text = _cd_bar_parts(cd, critical_difference, critical_difference_range)
+        solid, dashed, text, ticks = _cd_bar_parts(cd, critical_difference,
+                                                   critical_difference_range)
         out.append(rf"\draw[line width={1.8 * style.linewidth:.3g}pt] (0,{_CD_Y}) -- "
                    rf"({solid:.4f},{_CD_Y});")
         if dashed > solid:
             out.append(rf"\draw[bvline, dashed] ({solid:.4f},{_CD_Y}) -- ({dashed:.4f},{_CD_Y});")
-        for xe in sorted({0.0, solid, dashed}):
+        for xe in ticks:
             out.append(rf"\draw[bvline] ({xe:.4f},{_CD_Y - 0.12:.2f}) -- "
                        rf"({xe:.4f},{_CD_Y + 0.12:.2f});")
         out.append(rf"\node[right, inner sep=1pt, font={small}] at ({dashed + 0.02:.4f},{_CD_Y}) "

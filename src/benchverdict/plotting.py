@@ -539,6 +539,9 @@ def shorten(label: str, width: int = 28) -> str:
 #: The widest figure (inches) whose 8 pt text still reads at 9 pt or more in the HTML report
 #: (shown at 110 px per inch up to 1100 px, see :mod:`benchverdict.report.html`).
 REPORT_MAX_WIDTH = 10.0
+#: About how wide one character of a tick label is (inches: 9 pt DejaVu Sans averages
+#: 0.6 em), to size a figure for its longest label before anything is drawn.
+LABEL_INCHES_PER_CHAR = 0.075
 #: The smallest text a figure may print, at its drawn size (points).
 MIN_FONT_SIZE = 8.0
 

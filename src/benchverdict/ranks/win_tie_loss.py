@@ -29,7 +29,14 @@ from benchverdict._bulk import paused_gc
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.exclusions import concat_exclusions, empty_exclusions
-from benchverdict.plotting import new_axes, theme
+from benchverdict.plotting import (
+    LABEL_INCHES_PER_CHAR,
+    REPORT_MAX_WIDTH,
+    SINGLE_COLUMN,
+    new_axes,
+    shorten,
+    theme,
+)
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import compare_samples
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
@@ -152,7 +159,11 @@ class WinTieLossResult(ResultText):
         if max_pairs is not None and len(t) > max_pairs:
             t = t.sort_values(["sign_test_p_value", "a", "b"], kind="stable").head(max_pairs)
             shown = max_pairs
-        ax = new_axes(ax, height=0.35 * len(t) + 1.0)
+        labels = [f"{shorten(a, 18)} vs {shorten(b, 18)}" for a, b in zip(t["a"], t["b"])]
+        # Room for the pair names: long names had squeezed the bars to nothing.
+        longest = max((len(label) for label in labels), default=0)
+        width = min(REPORT_MAX_WIDTH, max(SINGLE_COLUMN, 2.6 + LABEL_INCHES_PER_CHAR * longest))
+        ax = new_axes(ax, width=width, height=0.35 * len(t) + 1.0)
         with theme():
             y = np.arange(len(t))[::-1]
             colors = {"wins": "#0173b2", "ties": "#bbbbbb", "losses": "#de8f05"}
@@ -161,7 +172,7 @@ class WinTieLossResult(ResultText):
                 values = t[column].to_numpy(dtype=float)
                 ax.barh(y, values, left=left, color=color, label=column, height=0.7)
                 left += values
-            ax.set_yticks(y, [f"{a} vs {b}" for a, b in zip(t["a"], t["b"])])
+            ax.set_yticks(y, labels)
             for yi, total, p in zip(y, left, t["sign_test_p_value"]):
                 ax.text(total, yi, f"  p = {p:.2g}", va="center", fontsize=8)
             ax.set_xlabel("benchmarks")
