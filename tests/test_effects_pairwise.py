@@ -76,6 +76,20 @@ def test_within_benchmark_matches_scipy_welch_and_mann_whitney():
                                             rel=1e-10)
 
 
+def test_within_benchmark_with_a_single_run_has_no_interval_and_no_numpy_warning():
+    # Issue 25: one run of B left 0/0 in its variance and numpy warned in the report tests.
+    import warnings
+
+    f = pd.DataFrame({"algorithm": ["A", "A", "A", "B"], "benchmark": "p", "seed": range(4),
+                      "score": [1.0, 1.2, 0.9, 0.3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = effects_from_frame(f, algorithms=["A", "B"], estimand="benchmark",
+                               objective="maximize").effects[0]
+    assert e.difference == pytest.approx(3.1 / 3 - 0.3)
+    assert np.isnan(e.lower) and np.isnan(e.upper) and np.isnan(e.p_value)
+
+
 def test_tost_matches_statsmodels_paired():
     rng = np.random.default_rng(3)
     for _ in range(20):

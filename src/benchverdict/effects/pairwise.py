@@ -470,8 +470,9 @@ def effects_from_frame(
         # runs array (pairs in chunks: 200 algorithms have 19,900 pairs).
         n_a = count.sum(axis=0)
         m_a = np.nansum(total, axis=0) / np.where(n_a > 0, n_a, np.nan)
-        v_a = np.bincount(alg_of[keep], (y - m_a[alg_of[keep]]) ** 2, minlength=n_alg) / (
-            n_a - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # one run: no variance (NaN)
+            v_a = np.bincount(alg_of[keep], (y - m_a[alg_of[keep]]) ** 2,
+                              minlength=n_alg) / (n_a - 1)
         v_a = np.where(n_a > 1, v_a, np.nan)
         na, nb = n_a[first], n_a[second]
         n_rep = np.minimum(na, nb).astype(int)
