@@ -104,15 +104,27 @@ def _cube_partition(canon: pd.DataFrame, budgets: np.ndarray, kind: str, sign: f
     run, b, s = run[order], b[order], s[order]
     if kind == "trials" and len(s):
         s = pd.Series(s).groupby(run).cummax().to_numpy()  # best trial so far, per run
+    # One binary search per (run, budget) in the sorted (run, budget) keys, as the in-memory
+    # views.incumbent_cube: a pass over every row per budget took 75 of the 180 s of a
+    # Dask report on 10^8 rows (64 budgets).
+    levels, b_codes = np.unique(b, return_inverse=True)
+    n_levels = max(len(levels), 1)
+    key = run * n_levels + b_codes.reshape(-1)  # non-decreasing: sorted by run, then budget
+    runs = run[np.r_[True, run[1:] != run[:-1]]] if len(run) else run  # sorted: distinct
+    level_at = np.searchsorted(levels, np.asarray(budgets, dtype=float), side="right") - 1
     pieces = []
-    for t, budget in enumerate(budgets):
-        ok = b <= budget
-        r_ok = run[ok]
-        if not len(r_ok):
+    for t, level in enumerate(level_at):
+        if level < 0:  # no row at or below this budget
             continue
-        last = np.r_[r_ok[1:] != r_ok[:-1], True]
-        pieces.append(pd.DataFrame({"run": r_ok[last], "t": t, "b": b[ok][last],
-                                    "s": s[ok][last]}))
+        # The last row of each run at or below the budget (the last of equal budgets); a
+        # run without one finds an earlier run's row, or none.
+        pos = np.searchsorted(key, runs * n_levels + level, side="right") - 1
+        ok = pos >= 0
+        ok[ok] = run[pos[ok]] == runs[ok]
+        pos = pos[ok]
+        if not len(pos):
+            continue
+        pieces.append(pd.DataFrame({"run": run[pos], "t": t, "b": b[pos], "s": s[pos]}))
     if not pieces:
         return pd.DataFrame({"run": np.array([], dtype=np.int64), "t": np.array([], dtype=int),
                              "b": np.array([], dtype=float), "s": np.array([], dtype=float)})

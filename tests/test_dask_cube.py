@@ -1,0 +1,68 @@
+"""The Dask engine's per-partition incumbent cube: one binary search per (run, budget).
+
+Held equal, row for row, to the plain form it replaced (a pass over every row per
+budget), on random partitions with tied budgets, runs absent from the partition,
+budgets below, between and above the rows', and both kinds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("dask.dataframe")
+
+from benchverdict._dask.results import _cube_partition, _run_codes
+
+SIZES = (3, 4, 2)  # algorithms, benchmarks, seeds
+
+
+def _plain_cube_partition(canon, budgets, kind, sign, sizes):
+    """The former form: for each budget, every row at or below it, the last per run."""
+    run = _run_codes(canon, sizes)
+    b = canon["budget"].to_numpy()
+    s = canon["score"].to_numpy() * sign
+    order = np.lexsort((b, run))
+    run, b, s = run[order], b[order], s[order]
+    if kind == "trials" and len(s):
+        s = pd.Series(s).groupby(run).cummax().to_numpy()
+    pieces = []
+    for t, budget in enumerate(budgets):
+        ok = b <= budget
+        r_ok = run[ok]
+        if not len(r_ok):
+            continue
+        last = np.r_[r_ok[1:] != r_ok[:-1], True]
+        pieces.append(pd.DataFrame({"run": r_ok[last], "t": t, "b": b[ok][last],
+                                    "s": s[ok][last]}))
+    if not pieces:
+        return None
+    return pd.concat(pieces, ignore_index=True)
+
+
+def _partition(rng, n_rows: int) -> pd.DataFrame:
+    codes = [rng.integers(0, k, n_rows) for k in SIZES]
+    cats = [pd.Categorical.from_codes(c, [f"{r}{i}" for i in range(k)])
+            for c, k, r in zip(codes, SIZES, "abs")]
+    return pd.DataFrame({"algorithm": cats[0], "benchmark": cats[1], "seed": cats[2],
+                         # few distinct budgets: ties within and across runs
+                         "budget": rng.integers(1, 6, n_rows).astype(float) * 2.5,
+                         "score": rng.normal(size=n_rows).round(1)})
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_rows=st.integers(0, 60),
+       kind=st.sampled_from(["runs", "trials"]), sign=st.sampled_from([1.0, -1.0]))
+def test_cube_partition_equals_the_pass_per_budget(seed, n_rows, kind, sign):
+    rng = np.random.default_rng(seed)
+    canon = _partition(rng, n_rows)
+    budgets = np.array([0.5, 2.5, 3.0, 7.5, 12.5, 100.0, 2.5])
+    got = _cube_partition(canon, budgets, kind, sign, SIZES)
+    want = _plain_cube_partition(canon, budgets, kind, sign, SIZES)
+    if want is None:
+        assert got.empty and list(got.columns) == ["run", "t", "b", "s"]
+        return
+    pd.testing.assert_frame_equal(got, want)
