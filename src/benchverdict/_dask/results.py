@@ -424,19 +424,29 @@ class DaskResults(Results):
         sizes = self._sizes()
         parts = self._map(_cube_partition, budgets, self.kind, self.sign, sizes,
                           desc="incumbent cube")
-        cand = pd.concat(parts, ignore_index=True)
         n_runs = int(np.prod(sizes))
-        flat = np.full(len(budgets) * n_runs, np.nan)
-        if len(cand):
-            cell = cand["t"].to_numpy().astype(np.int64) * n_runs + cand["run"].to_numpy()
-            if self.kind == "runs":
-                order = np.lexsort((cand["b"].to_numpy(), cell))  # the latest row wins
-            else:
-                order = np.lexsort((cand["s"].to_numpy(), cell))  # the best trial wins
-            cell, s = cell[order], cand["s"].to_numpy()[order]
-            last = np.r_[cell[1:] != cell[:-1], True]
-            flat[cell[last]] = s[last] * self.sign
-        return flat.reshape(len(budgets), *sizes)
+        size = len(budgets) * n_runs
+        flat = np.full(size, np.nan)
+        # Each cell's winner: the latest row for runs (of equal budgets, the later
+        # partition's, as rows in order), the best trial for trials. The partitions'
+        # candidates are merged one at a time, in partition order, and dropped: concatenated
+        # and sorted they held 2.3 GB on the client at 10^8 rows (400,000 runs x 64 budgets).
+        best = np.full(size, -np.inf)
+        seen = np.zeros(size, dtype=bool)
+        by = "b" if self.kind == "runs" else "s"
+        parts.reverse()
+        while parts:
+            part = parts.pop()  # in partition order
+            if not len(part):
+                continue
+            cell = part["t"].to_numpy().astype(np.int64) * n_runs + part["run"].to_numpy()
+            key = part[by].to_numpy()
+            wins = ~seen[cell] | (key >= best[cell])  # a part has one row per cell at most
+            cell = cell[wins]
+            best[cell], seen[cell] = key[wins], True
+            flat[cell] = part["s"].to_numpy()[wins]
+            del part
+        return (flat * self.sign).reshape(len(budgets), *sizes)
 
     def runs_without_incumbent(self, budget: float) -> pd.DataFrame:
         """The runs with no observation at or below ``budget`` (see the in-memory method)."""
