@@ -21,26 +21,18 @@ SIZES = (3, 4, 2)  # algorithms, benchmarks, seeds
 
 
 def _plain_cube_partition(canon, budgets, kind, sign, sizes):
-    """The former form: for each budget, every row at or below it, the last per run."""
-    run = _run_codes(canon, sizes)
-    b = canon["budget"].to_numpy()
-    s = canon["score"].to_numpy() * sign
-    order = np.lexsort((b, run))
-    run, b, s = run[order], b[order], s[order]
-    if kind == "trials" and len(s):
-        s = pd.Series(s).groupby(run).cummax().to_numpy()
-    pieces = []
-    for t, budget in enumerate(budgets):
-        ok = b <= budget
-        r_ok = run[ok]
-        if not len(r_ok):
-            continue
-        last = np.r_[r_ok[1:] != r_ok[:-1], True]
-        pieces.append(pd.DataFrame({"run": r_ok[last], "t": t, "b": b[ok][last],
-                                    "s": s[ok][last]}))
+    """The plain form in pandas: for each budget, the rows at or below it, the last per run."""
+    f = pd.DataFrame({"run": _run_codes(canon, sizes), "b": canon["budget"].to_numpy(),
+                      "s": canon["score"].to_numpy() * sign})
+    f = f.sort_values(["run", "b"], kind="stable")
+    if kind == "trials":
+        f["s"] = f.groupby("run")["s"].cummax()  # the best trial so far
+    pieces = [f[f["b"] <= budget].groupby("run").tail(1).assign(t=t)
+              for t, budget in enumerate(budgets)]
+    pieces = [p for p in pieces if len(p)]
     if not pieces:
         return None
-    return pd.concat(pieces, ignore_index=True)
+    return pd.concat(pieces, ignore_index=True)[["run", "t", "b", "s"]]
 
 
 def _partition(rng, n_rows: int) -> pd.DataFrame:
