@@ -70,6 +70,7 @@ from benchverdict.plotting import (
     ALGORITHM_PALETTE,
     DOUBLE_COLUMN,
     SINGLE_COLUMN,
+    label_inches,
     new_axes,
     shorten,
     theme,
@@ -957,7 +958,7 @@ def _compact_extent(labels: dict[str, str], style: _CDStyle,
     least 1.4 in.
     """
     longest = max((len(t) for t in labels.values()), default=4)
-    label_in = 0.6 * longest * style.fontsize / 72.0 + 0.15
+    label_in = label_inches(longest, style.fontsize) + 0.15
     width = max(SINGLE_COLUMN, label_in + 1.6)
     total = width if axes_inches is None else axes_inches
     axis_in = max(total - label_in, 0.5)

@@ -535,13 +535,24 @@ def shorten(label: str, width: int = 28) -> str:
     return label[: keep - keep // 2] + "…" + label[-(keep // 2):]
 
 
+def label_inches(n_chars: int, fontsize: float = 9.0) -> float:
+    """About how wide a label of ``n_chars`` characters is, in inches, before it is drawn.
+
+    DejaVu Sans averages 0.6 em per character: enough to size a figure for its
+    longest label (tick labels are 9 pt).
+
+    Examples
+    --------
+    >>> label_inches(10)
+    0.75
+    """
+    return 0.6 * n_chars * fontsize / 72.0
+
+
 # ----------------------------------------------------------------------------- readability
 #: The widest figure (inches) whose 8 pt text still reads at 9 pt or more in the HTML report
 #: (shown at 110 px per inch up to 1100 px, see :mod:`benchverdict.report.html`).
 REPORT_MAX_WIDTH = 10.0
-#: About how wide one character of a tick label is (inches: 9 pt DejaVu Sans averages
-#: 0.6 em), to size a figure for its longest label before anything is drawn.
-LABEL_INCHES_PER_CHAR = 0.075
 #: The smallest text a figure may print, at its drawn size (points).
 MIN_FONT_SIZE = 8.0
 

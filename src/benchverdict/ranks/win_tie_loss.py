@@ -30,9 +30,9 @@ from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.exclusions import concat_exclusions, empty_exclusions
 from benchverdict.plotting import (
-    LABEL_INCHES_PER_CHAR,
     REPORT_MAX_WIDTH,
     SINGLE_COLUMN,
+    label_inches,
     new_axes,
     shorten,
     theme,
@@ -162,7 +162,7 @@ class WinTieLossResult(ResultText):
         labels = [f"{shorten(a, 18)} vs {shorten(b, 18)}" for a, b in zip(t["a"], t["b"])]
         # Room for the pair names: long names had squeezed the bars to nothing.
         longest = max((len(label) for label in labels), default=0)
-        width = min(REPORT_MAX_WIDTH, max(SINGLE_COLUMN, 2.6 + LABEL_INCHES_PER_CHAR * longest))
+        width = min(REPORT_MAX_WIDTH, max(SINGLE_COLUMN, 2.6 + label_inches(longest)))
         ax = new_axes(ax, width=width, height=0.35 * len(t) + 1.0)
         with theme():
             y = np.arange(len(t))[::-1]
