@@ -472,3 +472,30 @@ def test_fewer_collections_restores_the_thresholds_and_nests():
             assert gc.get_threshold() == (50_000, 50, 5_000)
     finally:
         gc.set_threshold(*before)
+
+
+_ELEMENTS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=3),
+    st.floats(allow_nan=True, allow_infinity=True), st.just(np.float64(1.5)),
+    st.just(np.int64(2)), st.just((1, math.inf)), st.just({"k": math.nan}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ELEMENTS, max_size=8), st.booleans())
+def test_a_list_of_plain_values_is_encoded_as_element_by_element(value, as_tuple):
+    # The copy taken for lists of plain values must be what the element-wise
+    # encoding gives: non-finite floats tagged, numpy scalars made plain, nested
+    # containers encoded, bool kept apart from int.
+    seq = tuple(value) if as_tuple else value
+    def by_element(v):
+        return [_encode(x) for x in v]
+    got = _encode(seq)
+    assert json.dumps(got) == json.dumps(by_element(seq))
+    assert [type(x) for x in got] == [type(x) for x in by_element(seq)]
+    assert got is not seq
+
+
+def test_a_list_of_finite_floats_with_one_nan_is_tagged():
+    assert _encode([1.0, 2.0, math.nan]) == [1.0, 2.0, {"$float": "nan"}]
+    assert _encode([1.0, -math.inf]) == [1.0, {"$float": "-inf"}]
+    assert _encode([True, 1, "x", None]) == [True, 1, "x", None]

@@ -645,12 +645,30 @@ def _encode(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _encode(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
+        return _encode_sequence(value)
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
         return _encode(value.item())
     return value
+
+
+#: Types :func:`_encode` returns unchanged (``bool`` is its own type, not ``int``).
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _encode_sequence(value: list | tuple) -> list:
+    """``[_encode(v) for v in value]``, with lists of plain values answered at C speed.
+
+    A tuning-curve verdict lists every budget it covers (hundreds of floats):
+    the element-wise recursion made 4.6 million calls writing a 10^6-trial
+    report. When every element is of a plain type (finite floats included),
+    each would come back unchanged, so a copy of the list is the answer.
+    """
+    kinds = set(map(type, value))
+    if kinds <= _PLAIN_TYPES or (kinds == {float} and all(map(math.isfinite, value))):
+        return list(value)
+    return [_encode(v) for v in value]
 
 
 def _decode(value: Any) -> Any:
