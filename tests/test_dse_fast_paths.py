@@ -399,3 +399,62 @@ def test_verdicts_leave_no_pooled_runs_behind():
     assert compare._RUNS_CACHE
     distribution(_example_small(), n_resamples=200, n_permutations=99).verdicts()
     assert not compare._RUNS_CACHE
+
+
+# ------------------------------------------------------------------ the KS screen (issue 25)
+@pytest.mark.parametrize("by_run", [True, False])
+@pytest.mark.parametrize(("seed", "equal", "ties"), CASES)
+def test_ks_screen_gives_the_statistics_of_every_split_that_can_reach_the_threshold(
+        monkeypatch, by_run, seed, equal, ties):
+    # A coarse grid of every 3rd point on these small pools: each split either gets the
+    # statistics the plain rows give, or bounds that are below the threshold and at least
+    # the true statistics (so a bound can never hide a split at least as extreme).
+    monkeypatch.setattr(compare, "KS_SCREEN_MIN_GRID", 1)
+    monkeypatch.setattr(compare, "KS_SCREEN_STEP", 3)
+    za, zb, runs_of, _ = _pair(seed, equal=equal, ties=ties)
+    runs = compare._pool_runs(za, zb, *compare._run_codes(za, zb, runs_of), None)
+    rows = compare._ks_rows_by_run(runs) if by_run else compare._ks_rows_by_draw(runs)
+    members = _splits(runs)
+    plain = rows(members)
+    np.testing.assert_allclose(plain, _ks_rows_plain(runs)(members), rtol=0, atol=1e-15)
+    for threshold in (np.array([0.0, 0.0]), np.quantile(plain, [0.3, 0.7], axis=0).T[0],
+                      np.quantile(plain, 0.5, axis=0), np.array([np.inf, 0.1])):
+        got = rows.screened(members, threshold.copy())
+        full = np.any(plain >= threshold - 1e-12, axis=1)
+        np.testing.assert_array_equal(got[full], plain[full])
+        assert np.all(got[~full] < threshold - 1e-12)
+        assert np.all(got[~full] >= plain[~full] - 1e-15)  # bounds, not guesses
+        assert (~full).any() or threshold.max() <= plain.min()
+
+
+@pytest.mark.parametrize(("m", "size", "shift", "ties"),
+                         [(10, 300, 0.0, False), (10, 300, 0.4, True), (40, 60, 0.05, False),
+                          (40, 60, 1.0, True)])
+def test_dominance_p_values_are_the_same_with_and_without_the_ks_screen(
+        monkeypatch, m, size, shift, ties):
+    # 10 + 10 runs take the per-run counts, 40 + 40 the cumulative sums; Besag-Clifford
+    # stops one direction early in most of these, which then stops being screened.
+    rng = np.random.default_rng(m + size)
+    za = (rng.normal(size=(m, size)) + rng.normal(0, 0.3, (m, 1))).ravel()
+    zb = (rng.normal(size=(m, size)) + rng.normal(0, 0.3, (m, 1)) + shift).ravel()
+    if ties:
+        za, zb = np.round(za, 1), np.round(zb, 1)
+    runs_of = (np.repeat(np.arange(m), size), np.repeat(np.arange(m), size))
+    strata = (np.repeat(np.arange(m) % 2, size),) * 2
+
+    def tests():
+        out = []
+        for seed in range(3):
+            for stop_after in (20, None):
+                compare._forget_pooled_runs()
+                t = compare.dominance_test(za, zb, clusters=runs_of, n_permutations=199,
+                                           strata=strata if seed == 2 else None,
+                                           stop_after=stop_after, seed=seed)
+                out.append((t.p_a_better, t.p_b_better, t.n_permutations))
+        return out
+
+    monkeypatch.setattr(compare, "KS_SCREEN_MIN_GRID", 1)
+    monkeypatch.setattr(compare, "KS_SCREEN_STEP", 8)
+    screened = tests()
+    monkeypatch.setattr(compare, "KS_SCREEN_MIN_GRID", 10**12)
+    assert tests() == screened

@@ -51,6 +51,7 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.dse.clusters import (
+    CACHE_VALUES,
     RUN_COUNT_CELLS,
     RunCounts,
     all_splits,
@@ -286,16 +287,33 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     runs. Returns the p-values, the splits drawn, whether they were
     enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
     ``2 / #splits`` when ``symmetric`` and every split has a mirror).
+
+    Only whether a split's statistic reaches the observed one counts, so a
+    rows function may carry ``screened(members, threshold)``: the same rows,
+    except that a row whose statistics are all below ``threshold`` may get
+    bounds below it instead (:func:`_ks_screen`). A statistic that has
+    stopped gets an infinite threshold.
     """
     # A rows function may say how many values it touches per row (``width``); by default
     # one per pooled draw.
     width = getattr(stat_rows, "width", runs.z.size)
     raw = stat_rows
-    stat_rows = (lambda f: lambda members: in_blocks(f, members, width))(stat_rows)
     # The observed statistic by the rows function's exact form where it has one.
     observed = np.atleast_1d(getattr(raw, "exact", raw)(runs.first[None, :])[0])
     finite = np.isfinite(observed)
     tol = np.where(finite, 1e-9 * np.maximum(1.0, np.where(finite, np.abs(observed), 0.0)), 0.0)
+    # Only whether a split reaches the observed statistics counts: a rows function may
+    # screen splits that cannot (``screened``: a bound below the threshold for those).
+    screened = getattr(raw, "screened", None)
+    threshold = observed - tol  # a statistic that has stopped needs no more (set to inf)
+    if screened is not None:
+        screen_width = getattr(screened, "width", width)
+
+        def stat_rows(members: np.ndarray) -> np.ndarray:
+            return in_blocks(lambda m: screened(m, threshold), members, screen_width)
+    else:
+        def stat_rows(members: np.ndarray) -> np.ndarray:
+            return in_blocks(raw, members, width)
     count = split_count(runs.strata, runs.first)
     factor = 2 if symmetric and runs.symmetric() else 1
     smallest = min(1.0, factor / count)  # int / int: exact even for astronomically many
@@ -317,6 +335,7 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
                                     & (extreme + hits.sum(axis=0) >= stop_after)):
                 at = np.flatnonzero(np.cumsum(hits[:, j]) == stop_after - extreme[j])[0]
                 stopped_at[j] = done + int(at) + 1
+                threshold[j] = np.inf  # its later splits need not be told apart
             if stopped_at.all():
                 return stop_after / stopped_at, int(stopped_at.max()), False, smallest
         extreme += hits.sum(axis=0)
@@ -418,6 +437,17 @@ def _ks_rows_by_draw(runs: _Runs):
 
     f.width = z.size
     f.exact = lambda members: rows(members, True)
+    if ends.size >= KS_SCREEN_MIN_GRID:
+        # Each run's draws at or below every KS_SCREEN_STEP-th distinct value, from one
+        # bincount (the distinct value of each draw is known from the sorted pool).
+        at = _screen_points(ends.size)
+        value = np.cumsum(np.append(True, np.diff(z) != 0)) - 1
+        segment = np.minimum(value // KS_SCREEN_STEP, at.size - 1)
+        m = runs.first.size
+        coarse = np.cumsum(np.bincount(runs.codes * at.size + segment,
+                                       minlength=m * at.size).reshape(m, at.size), axis=1)
+        f.screened = _ks_screen(sizes.astype(float), coarse.astype(float), pooled[at], n,
+                                rows, f.width)
     return f
 
 
@@ -460,7 +490,66 @@ def _ks_rows_by_run(runs: _Runs):
     # per-block overhead is shared by enough rows (30% faster than 8-row blocks).
     f.width = max(1, rc.grid.size // 4)
     f.exact = lambda members: rows(members, True)
+    if rc.grid.size >= KS_SCREEN_MIN_GRID:
+        at = _screen_points(rc.grid.size)
+        f.screened = _ks_screen(rc.sizes, rc.counts[:, at], pooled[at], n, rows, f.width)
     return f
+
+
+#: Grids from which :func:`_ks_screen` bounds each split's KS statistics on every
+#: KS_SCREEN_STEP-th grid point before computing them on all (smaller grids: one pass).
+KS_SCREEN_MIN_GRID = 1024
+KS_SCREEN_STEP = 32
+
+
+def _screen_points(g: int) -> np.ndarray:
+    """Every :data:`KS_SCREEN_STEP`-th of ``g`` grid points, and the last."""
+    return np.arange(KS_SCREEN_STEP - 1, g + KS_SCREEN_STEP - 1, KS_SCREEN_STEP).clip(max=g - 1)
+
+
+def _ks_screen(sizes: np.ndarray, coarse: np.ndarray, pooled_at: np.ndarray, n: float, rows,
+               width: int):
+    """``screened(members, threshold)``: KS rows, bounded first on a coarse grid.
+
+    A permutation test needs only whether a split's statistic reaches the
+    observed one. With ``q_j`` the points of :func:`_screen_points` (every
+    :data:`KS_SCREEN_STEP`-th grid point), ``coarse[r, j]`` run r's draws
+    at or below ``q_j``, ``pooled_at`` all draws there, and ``s = n_A P -
+    N a`` the scores of :func:`_ks_suprema`: a point ``p`` after ``q_{j-1}``
+    and up to ``q_j`` has ``s_p - s_{q_{j-1}} = n_A dB - n_B dA``, with
+    ``dA, dB`` A's and B's draws since ``q_{j-1}``, at most their counts
+    over the whole segment. So ``sup (F_B - F_A) <= max_j (s_{q_{j-1}} +
+    n_A dB_j) / (n_A n_B)`` and ``sup (F_A - F_B) <= -min_j (s_{q_{j-1}} -
+    n_B dA_j) / (n_A n_B)``: exact integers from one product over ``G /
+    KS_SCREEN_STEP`` points. A row whose two bounds are below ``threshold``
+    (minus 1e-12, far beyond the round-off of either form) cannot reach it
+    and gets its bounds; every other row gets ``rows``' own statistics
+    (``width``: the values ``rows`` touches per row). Splits of a decided
+    pair then cost about 1 / KS_SCREEN_STEP of the full grid.
+    """
+    step_pooled = np.diff(pooled_at, prepend=0.0)
+
+    def screened(members: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+        k = members.astype(float)
+        n_a = k @ sizes
+        n_b = n - n_a
+        a_at = k @ coarse  # exact integers (counts), (B, J)
+        s_at = n_a[:, None] * pooled_at - n * a_at
+        step_a = np.diff(a_at, axis=1, prepend=0.0)
+        before = np.hstack([np.zeros((k.shape[0], 1)), s_at[:, :-1]])
+        high = (before + n_a[:, None] * (step_pooled - step_a)).max(axis=1)
+        low = (before - n_b[:, None] * step_a).min(axis=1)
+        scale = n_a * n_b
+        out = np.column_stack([np.maximum(high, 0.0) / scale, np.maximum(-low, 0.0) / scale])
+        need = np.flatnonzero(np.any(out >= np.asarray(threshold) - 1e-12, axis=1))
+        for i in range(0, need.size, refine_rows):  # in blocks whose scores stay in cache
+            some = need[i:i + refine_rows]
+            out[some] = rows(members[some])
+        return out
+
+    refine_rows = max(8, CACHE_VALUES // max(1, int(width)))
+    screened.width = pooled_at.size
+    return screened
 
 
 def _cluster_se(stat, z: np.ndarray, codes: np.ndarray) -> float:
