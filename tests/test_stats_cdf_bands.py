@@ -369,3 +369,21 @@ def test_table_and_plot():
     assert len(table) == 20
     ax = band.plot()
     assert ax.get_xlabel() == "score"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=1e-6, max_value=1.0), min_size=1, max_size=30))
+def test_a_grid_of_levels_is_sorted_and_deduplicated(levels):
+    from benchverdict.stats.cdf_bands import _check_grid
+
+    got = _check_grid(levels + levels[:3])
+    assert got == tuple(sorted(set(levels)))
+    assert all(type(v) is float for v in got)
+
+
+@pytest.mark.parametrize("bad", [[], [0.0, 0.5], [0.5, 1.5], [np.nan], [-0.2]])
+def test_a_grid_level_outside_0_1_is_refused(bad):
+    from benchverdict.stats.cdf_bands import _check_grid
+
+    with pytest.raises(ValueError, match=r"grid levels must lie in \(0, 1\]"):
+        _check_grid(bad)

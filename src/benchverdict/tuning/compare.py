@@ -208,6 +208,13 @@ def _evidence_arrays(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool
     each applied where no earlier rule fired: a Python call per budget cost
     19 s on 10^6 random-search draws (10,000 budgets per pair and benchmark).
     """
+    winner, strength = _evidence_objects(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize)
+    return winner.tolist(), strength.tolist()
+
+
+def _evidence_objects(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_evidence_arrays` as object arrays (``"a"``, ``"b"``, strengths or None)."""
     a_pt, a_lo, a_hi, b_pt, b_lo, b_hi = (np.asarray(x, dtype=float)
                                           for x in (a_pt, a_lo, a_hi, b_pt, b_lo, b_hi))
     if not maximize:
@@ -225,7 +232,7 @@ def _evidence_arrays(a_pt, a_lo, a_hi, b_pt, b_lo, b_hi, maximize: bool
             hit = open_ & rule
             winner[hit], strength[hit] = name, level
             open_ &= ~hit
-    return winner.tolist(), strength.tolist()
+    return winner, strength
 
 
 def _check_pair(a: TuningCurve, b: TuningCurve) -> None:
@@ -309,12 +316,10 @@ def compare_curves(
         raise ValueError(f"the two curves need different names, got {name_a!r} twice.")
     maximize = a.objective == "maximize"
     # A decision where the joint-level bands separate; else the display bands' lean.
-    d_win, d_strength = _evidence_arrays(da.point, da.lower, da.upper, db.point, db.lower,
-                                         db.upper, maximize)
-    l_win, l_strength = _evidence_arrays(a.point, a.lower, a.upper, b.point, b.lower,
-                                         b.upper, maximize)
-    d_win, d_strength, l_win, l_strength = (np.array(x, dtype=object) for x in
-                                            (d_win, d_strength, l_win, l_strength))
+    d_win, d_strength = _evidence_objects(da.point, da.lower, da.upper, db.point, db.lower,
+                                          db.upper, maximize)
+    l_win, l_strength = _evidence_objects(a.point, a.lower, a.upper, b.point, b.lower,
+                                          b.upper, maximize)
     strong = d_strength == "strong"
     decided = np.where(strong, d_win, None)
     leans = np.where(strong, None, l_win)
@@ -428,7 +433,7 @@ def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winne
         # Tied scores void the bands' exact coverage (they stay conservative).
         caveats=(TIES_CAVEAT,) if ties > 0 else (),
         details={
-            "budgets": [float(k) for k in budgets],
+            "budgets": np.asarray(budgets, dtype=float).tolist(),
             "kind": a.kind, "band": a.band, "confidence": a.confidence,
             "decision_confidence": float(da.confidence), "alpha": float(alpha),
             "calibrate": a.calibrate,

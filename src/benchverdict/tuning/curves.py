@@ -681,7 +681,7 @@ def tuning_curve(
     elif kind != "mean" and calibrate == "budgets" and budgets.size:
         # The levels of the budgets asked for (performance is larger-is-better, so the
         # same levels serve either objective).
-        grid = tuple(float(p) for p in quantile_levels(budgets, q))
+        grid = tuple(np.asarray(quantile_levels(budgets, q), dtype=float).tolist())
     cdf_z = (cdf_band(z, confidence, band, low=z_low, high=z_high, levels=levels, grid=grid)
              if band else None)
     notes: list[str] = []
