@@ -536,3 +536,93 @@ def test_dominance_refuses_a_bad_stop_after():
     for bad in (0, 2.5, -1):
         with pytest.raises(ValueError, match="stop_after"):
             dominance_test(a, b, clusters=(LABELS, LABELS), stop_after=bad)
+
+
+# ------------------------------------------------------- several CVaR levels, pair by pair
+def _levels(results: Results, levels=(0.5, 0.8, 0.95), **kwargs):
+    return [dse.distribution(results, cvar_level=a, n_resamples=100, n_permutations=99,
+                             **kwargs) for a in levels]
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_verdicts_by_pair_are_each_levels_own_verdicts(pooled):
+    from benchverdict.dse.distribution import verdicts_by_pair
+
+    results = _trials(6, 8, shift=0.4, seed=3)
+    kwargs = {"pooled": True, "normalize": "minmax"} if pooled else {}
+    made = _levels(results, **kwargs)
+    kinds = [("dominance", "cvar"), ("cvar",), ("dominance",)]
+    together = verdicts_by_pair(made, alpha=0.05, kinds=kinds)
+    alone = [r.verdicts(alpha=0.05, kinds=k) for r, k in zip(made, kinds, strict=True)]
+    assert together == alone
+    assert [len(v) for v in together] == [2 * len(alone[1]), len(alone[1]), len(alone[1])]
+
+
+def test_verdicts_by_pair_pool_each_pair_once(monkeypatch):
+    # The point of going pair by pair: one pooled pair (and its count tables) per pair and
+    # scope, shared by every level's tests, where level after level pooled each pair again.
+    from benchverdict.dse import compare
+    from benchverdict.dse.distribution import verdicts_by_pair
+
+    made = _levels(_trials(6, 8, shift=0.4, seed=3))
+    calls = []
+    original = compare._pool_runs
+    monkeypatch.setattr(compare, "_pool_runs", lambda *a: calls.append(1) or original(*a))
+    verdicts_by_pair(made)
+    pairs = len(list(made[0]._pairs()))
+    assert len(calls) == pairs  # (A, B) pooled once for dominance, single draw and 3 CVaRs
+    calls.clear()
+    for r in made:
+        r.verdicts()
+    assert len(calls) == 3 * pairs
+
+
+def test_verdicts_by_pair_keeps_a_failing_levels_error_to_itself(monkeypatch):
+    from benchverdict.dse.distribution import verdicts_by_pair
+
+    made = _levels(_trials(6, 8, shift=0.4, seed=3), levels=(0.5, 0.9))
+    expected = made[0].verdicts()
+    original = type(made[1])._cvar_verdict
+
+    def broken(self, bench, *args):
+        if self is made[1] and bench == "q":
+            raise FloatingPointError("boom")
+        return original(self, bench, *args)
+
+    monkeypatch.setattr(type(made[1]), "_cvar_verdict", broken)
+    first, second = verdicts_by_pair(made)
+    assert first == expected
+    assert isinstance(second, FloatingPointError)
+
+
+def test_different_draws_are_taken_one_after_the_other():
+    from benchverdict.dse.distribution import verdicts_by_pair
+
+    a = dse.distribution(_trials(6, 8, shift=0.4, seed=3), n_resamples=100, n_permutations=99)
+    b = dse.distribution(_trials(6, 8, shift=0.0, seed=4), n_resamples=100, n_permutations=99)
+    assert verdicts_by_pair([a, b]) == [a.verdicts(), b.verdicts()]
+    with pytest.raises(ValueError, match="one tuple per result"):
+        verdicts_by_pair([a, b], kinds=[("cvar",)])
+
+
+def test_the_report_keeps_the_other_levels_when_one_levels_tests_fail(monkeypatch):
+    from benchverdict.dse.distribution import DistributionResult
+    from benchverdict.report.runner import compare
+
+    original = DistributionResult._cvar_verdict
+
+    def broken(self, *args):
+        if self.cvar_level == 0.95 and not self.pooled:
+            raise FloatingPointError("boom")
+        return original(self, *args)
+
+    monkeypatch.setattr(DistributionResult, "_cvar_verdict", broken)
+    comp = compare(_trials(6, 8, shift=0.4, seed=3), analyses=["dse"], progress=False,
+                   figures=False)
+    run = comp.runs[0]
+    failed = {c["name"] for c in run.failed_steps}
+    assert failed == {"distributions per benchmark, CVaR_0.95"}
+    kept = {(v.method, v.parameter) for v in run.verdicts}
+    assert ("dse.cvar", 0.5) in kept and not any(p == 0.95 for _, p in kept)
+    assert any(m == "dse.dominance" for m, _ in kept)
+    assert "distributions per benchmark, CVaR_0.95" not in run.tables

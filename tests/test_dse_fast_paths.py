@@ -458,3 +458,19 @@ def test_dominance_p_values_are_the_same_with_and_without_the_ks_screen(
     screened = tests()
     monkeypatch.setattr(compare, "KS_SCREEN_MIN_GRID", 10**12)
     assert tests() == screened
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-4, 4), min_size=1, max_size=30),
+       st.lists(st.integers(-4, 4), min_size=1, max_size=30),
+       st.sampled_from(["maximize", "minimize"]))
+def test_single_draw_advantage_is_cliffs_delta_by_pairs(a, b, objective):
+    # Every pair of draws compared once: wins minus losses over n_A n_B (ties count for
+    # neither), exactly antisymmetric.
+    x, y = np.array(a) / 2.0, np.array(b) / 2.0
+    sign = 1 if objective == "maximize" else -1
+    wins = sum(sign * u > sign * v for u in x for v in y)
+    losses = sum(sign * u < sign * v for u in x for v in y)
+    got = compare.single_draw_advantage(x, y, objective=objective)
+    assert got == (wins - losses) / (x.size * y.size)
+    assert compare.single_draw_advantage(y, x, objective=objective) == -got

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 
@@ -25,3 +26,47 @@ def shared_values(column: pd.Series) -> list:
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     distinct = pd.Series(uniques, dtype=column.dtype).tolist()
     return [distinct[i] for i in codes]
+
+
+def text_array(column: pd.Series) -> np.ndarray:
+    """``column.astype(str).to_numpy()``: an object array of ``str``, one per cell.
+
+    A categorical column is converted through its categories (each turned
+    into text once) and its codes: the same strings, without converting 10^6
+    cells to Arrow strings and back (0.16 s a column on 10^6 draws, several
+    columns per DSE scope).
+
+    Examples
+    --------
+    >>> text_array(pd.Series([3, 1, 3], dtype="category")).tolist()
+    ['3', '1', '3']
+    >>> text_array(pd.Series([2.5, None])).tolist()
+    ['2.5', 'nan']
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        if codes.size and codes.min() >= 0:  # no missing cell (those take the plain path)
+            names = np.asarray(column.cat.categories.astype(str), dtype=object)
+            return names[codes]
+    return np.asarray(column.astype(str).to_numpy(), dtype=object)
+
+
+def positions_in(column: pd.Series, names: list) -> np.ndarray:
+    """Each cell's position in ``names`` (by its text; -1 when absent), as ``int64``.
+
+    ``pd.Index(names).get_indexer(text_array(column))``, looking up each
+    category once when the column is categorical.
+
+    Examples
+    --------
+    >>> positions_in(pd.Series(["b", "a", "c"], dtype="category"), ["a", "b"]).tolist()
+    [1, 0, -1]
+    """
+    index = pd.Index(names, dtype=object)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        if codes.size and codes.min() >= 0:
+            per_category = index.get_indexer(
+                np.asarray(column.cat.categories.astype(str), dtype=object))
+            return per_category[codes].astype(np.int64)
+    return index.get_indexer(text_array(column)).astype(np.int64)

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchverdict._columns import text_array
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.results import Results
@@ -101,7 +102,7 @@ def normalize_frame(
         return out
     if method not in ("minmax", "reference"):
         raise ValueError(f"normalize must be 'minmax', 'reference' or None, got {method!r}.")
-    bench = out["benchmark"].astype(str).to_numpy()
+    bench = text_array(out["benchmark"])
     perf = np.empty_like(z)
     for b in pd.unique(bench):
         m = bench == b

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from benchverdict._columns import positions_in, text_array
 from benchverdict._plain_text import plain_text
 from benchverdict._repr import ResultText
 from benchverdict.dse.aggregate import normalize_frame
@@ -364,23 +365,27 @@ class DistributionResult(ResultText):
         ``kinds`` picks which of the two to compute: dominance does not depend
         on the CVaR level, so a caller with several levels asks for it once.
         """
-        unknown = set(kinds) - {"dominance", "cvar"}
-        if unknown:
-            raise ValueError(f"kinds must be drawn from ('dominance', 'cvar'), got "
-                             f"{sorted(unknown)}.")
+        _check_kinds(kinds)
         out: list[Verdict] = []
         try:
-            for bench, a, b, xa, xb in self._pairs():
-                # Only the pooled distribution speaks for all benchmarks; a benchmark that
-                # happens to be called "pooled" or "all" is still that one benchmark.
-                scope = Scope(benchmark=None if self.pooled else bench)
-                if "dominance" in kinds:
-                    out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
-                if "cvar" in kinds:
-                    out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
+            for pair in self._pairs():
+                out += self._pair_verdicts(pair, alpha, kinds)
         finally:
             # The tests of each pair shared its pooled runs; none is needed any more.
             _forget_pooled_runs()
+        return out
+
+    def _pair_verdicts(self, pair: tuple, alpha: float, kinds: Sequence[str]) -> list[Verdict]:
+        """The verdicts of one ``(bench, a, b, xa, xb)`` of :meth:`_pairs` (:meth:`verdicts`)."""
+        bench, a, b, xa, xb = pair
+        # Only the pooled distribution speaks for all benchmarks; a benchmark that
+        # happens to be called "pooled" or "all" is still that one benchmark.
+        scope = Scope(benchmark=None if self.pooled else bench)
+        out = []
+        if "dominance" in kinds:
+            out.append(self._dominance_verdict(bench, a, b, xa, xb, scope, alpha))
+        if "cvar" in kinds:
+            out.append(self._cvar_verdict(bench, a, b, xa, xb, scope, alpha))
         return out
 
     def _dominance_verdict(self, bench: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray,
@@ -658,6 +663,67 @@ def _drawn_band(values: np.ndarray, lower: np.ndarray, upper: np.ndarray
     return values[at], np.minimum.reduceat(lower, at), np.maximum.reduceat(upper, at)
 
 
+def _check_kinds(kinds: Sequence[str]) -> None:
+    unknown = set(kinds) - {"dominance", "cvar"}
+    if unknown:
+        raise ValueError(f"kinds must be drawn from ('dominance', 'cvar'), got "
+                         f"{sorted(unknown)}.")
+
+
+def verdicts_by_pair(results: Sequence[DistributionResult], *, alpha: float = 0.05,
+                     kinds: Sequence[Sequence[str]] | None = None
+                     ) -> list[list[Verdict] | Exception]:
+    """Each result's :meth:`~DistributionResult.verdicts`, computed pair by pair across them.
+
+    Results of the same draws at several CVaR levels test the same pairs:
+    taking each pair's tests of every result in turn lets them share the
+    pair's pooled runs and count tables (built once per pair, not once per
+    level). Each result gets the verdicts, in the order, that its own
+    ``verdicts(alpha=alpha, kinds=kinds[i])`` gives, or the exception it
+    raised (the others go on). Results with different draws are taken one
+    after the other.
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> r = _example_small()
+    >>> levels = [distribution(r, cvar_level=a, n_resamples=99, n_permutations=99)
+    ...           for a in (0.5, 0.9)]
+    >>> both = verdicts_by_pair(levels, kinds=[("dominance", "cvar"), ("cvar",)])
+    >>> both[1] == levels[1].verdicts(kinds=("cvar",))
+    True
+    """
+    kinds = [("dominance", "cvar")] * len(results) if kinds is None else list(kinds)
+    if len(kinds) != len(results):
+        raise ValueError(f"kinds must give one tuple per result: {len(results)} results, "
+                         f"{len(kinds)} kinds.")
+    for k in kinds:
+        _check_kinds(k)
+    out: list[list[Verdict] | Exception] = [[] for _ in results]
+    together = [i for i, r in enumerate(results)
+                if r.draws.keys() == results[0].draws.keys()
+                and all(np.array_equal(r.draws[key], results[0].draws[key])
+                        for key in r.draws)]
+    try:
+        for pair in (results[0]._pairs() if results else ()):
+            for i in together:
+                if isinstance(out[i], Exception):
+                    continue
+                try:
+                    out[i] += results[i]._pair_verdicts(pair, alpha, kinds[i])
+                except Exception as err:  # that result's failure, reported by its caller
+                    out[i] = err
+    finally:
+        _forget_pooled_runs()
+    for i, r in enumerate(results):
+        if i not in together:
+            try:
+                out[i] = r.verdicts(alpha=alpha, kinds=kinds[i])
+            except Exception as err:
+                out[i] = err
+    return out
+
+
 def _auto_interval(interval: str, low: float, high: float) -> str:
     if interval == "auto":
         return "band" if np.isfinite(low) and np.isfinite(high) else "bootstrap"
@@ -775,36 +841,31 @@ def distribution(
                 "leave). Use interval='bootstrap' or normalize=None."
             )
         lo, hi = -np.inf, np.inf
-    if pooled:
-        frame["scope"] = POOLED
-    else:
-        frame["scope"] = frame["benchmark"].astype(str)
+    # Text columns made once, as object arrays of str (not once per cell: 100 cells of 20k
+    # rows took seconds; nor through a frame column, which turns them into Arrow strings).
+    scope_col = (np.full(len(frame), POOLED, dtype=object) if pooled
+                 else text_array(frame["benchmark"]))
     # The run of each draw: its seed within the (algorithm, benchmark) cell.
     if draws not in ("auto", "iid", "clustered"):
         raise ValueError(f"draws must be 'auto', 'iid' or 'clustered', got {draws!r}: 'iid' "
                          f"states that every draw is independent of its run's other draws.")
-    seeds = results.table["seed"].astype(str).to_numpy()
-    frame["run"] = (frame["benchmark"].astype(str).to_numpy() + "\x1f" + seeds) if pooled \
-        else seeds
+    seeds = text_array(results.table["seed"])
+    bench_col = text_array(frame["benchmark"]) if pooled else None
+    run_col = (bench_col + "\x1f" + seeds) if pooled else seeds
     if draws == "iid":  # the user's statement: every draw is its own replicate
-        frame["run"] = np.arange(len(frame)).astype(str)
+        run_col = np.arange(len(frame)).astype(str).astype(object)
     sign = 1.0 if objective == "maximize" else -1.0
     draws: dict = {}
     strata: dict = {}
     clusters: dict = {}
     algs = results.algorithms
     cells = []
-    # Text columns encoded once (not once per cell: 100 cells of 20k rows took seconds).
-    scope_col = frame["scope"].to_numpy()
-    alg_col = frame["algorithm"].astype(str).to_numpy()
     values = frame["value"].to_numpy(dtype=float)
-    run_col = frame["run"].to_numpy()
-    bench_col = frame["benchmark"].astype(str).to_numpy() if pooled else None
     # Rows grouped by (scope, algorithm) with one stable sort of integer cell numbers (rows
     # keep their order within a cell): comparing 10^6 labels with each scope and algorithm
     # took seconds.
     scope_codes, scopes = pd.factorize(scope_col)
-    alg_codes = pd.Index(algs, dtype=object).get_indexer(alg_col)
+    alg_codes = positions_in(frame["algorithm"], list(algs))
     cell = np.where(alg_codes >= 0, scope_codes * len(algs) + alg_codes, -1)
     by_cell = np.argsort(cell, kind="stable")
     bounds = np.searchsorted(cell[by_cell], np.arange(len(scopes) * len(algs) + 1))

@@ -22,9 +22,8 @@ from benchverdict.analysis import (
     add_figure,
     draws_reading,
     draws_reason,
-    with_verdicts,
 )
-from benchverdict.dse.distribution import distribution
+from benchverdict.dse.distribution import distribution, verdicts_by_pair
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -66,18 +65,28 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
     for label, kwargs in configs:
         # Pooled over benchmarks, Jordan et al.'s level only (the pooled bootstrap is costly).
         levels = options.cvar_levels if not kwargs else options.cvar_levels[:1]
+        steps = [f"distributions {label}, CVaR_{level:g}" for level in levels]
+        made = {}
         for i, level in enumerate(levels):
-            got = run.attempt(
-                f"distributions {label}, CVaR_{level:g}", with_verdicts,
-                lambda level=level, kwargs=kwargs, i=i: _DSEVerdicts(distribution(
-                    results, cvar_level=level, confidence=options.confidence,
-                    n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
-                    draws=reading, **kwargs),
-                    options.alpha, ("dominance", "cvar") if i == 0 else ("cvar",)))
-            if got is None:
+            res = run.attempt(steps[i], lambda level=level, kwargs=kwargs: distribution(
+                results, cvar_level=level, confidence=options.confidence,
+                n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
+                draws=reading, **kwargs))
+            if res is not None:
+                made[i] = res
+        # Each pair's tests at every level in turn: they share the pair's pooled runs.
+        run.step(f"distributions {label}: the tests of each pair")
+        found_by_level = dict(zip(made, verdicts_by_pair(
+            list(made.values()), alpha=options.alpha,
+            kinds=[("dominance", "cvar") if i == 0 else ("cvar",) for i in made]),
+            strict=True))
+        for i, level in enumerate(levels):
+            if i not in made:
                 continue
-            res, found = got
-            res = res.result
+            res, found = made[i], found_by_level[i]
+            if isinstance(found, Exception):
+                run.fail(steps[i], found)  # as a failed sub-step: the rest is kept
+                continue
             if res.sample_rate < 1 and i == 0:
                 sub = res.subsampled
                 run.notes.append(
@@ -122,15 +131,3 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
           "draws win equally often' survives Holm's adjustment over the row."
         + (" DSE verdicts describe single draws, so they sit at k = 1 trial." if one_draw else ""))
     return run
-
-
-@dataclasses.dataclass
-class _DSEVerdicts:
-    """A DSE result whose ``verdicts()`` uses the report's significance level."""
-
-    result: Any
-    alpha: float
-    kinds: tuple[str, ...] = ("dominance", "cvar")
-
-    def verdicts(self) -> list[Verdict]:
-        return list(self.result.verdicts(alpha=self.alpha, kinds=self.kinds))
