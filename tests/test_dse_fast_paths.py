@@ -474,3 +474,18 @@ def test_single_draw_advantage_is_cliffs_delta_by_pairs(a, b, objective):
     got = compare.single_draw_advantage(x, y, objective=objective)
     assert got == (wins - losses) / (x.size * y.size)
     assert compare.single_draw_advantage(y, x, objective=objective) == -got
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-3, 12), min_size=1, max_size=40),
+       st.sampled_from([np.int64, np.int32, np.uint8, str]))
+def test_cluster_codes_of_integer_labels_are_uniques_inverse(labels, kind):
+    # Labels that are codes already (0..m-1, each used) come back as they are; any other
+    # integers (gaps, negatives) and text go through np.unique, as before.
+    if kind is np.uint8:
+        labels = [abs(x) for x in labels]
+    lab = np.array(labels).astype(kind)
+    got = clusters.cluster_codes(lab, lab.size, "runs")
+    _, want = np.unique(lab, return_inverse=True)
+    assert got.dtype == np.int64
+    assert got.tolist() == want.reshape(-1).tolist()

@@ -89,6 +89,8 @@ def cluster_codes(labels: object, n: int, name: str) -> np.ndarray:
         raise ValueError(f"{name} has missing labels; every draw needs the run it came from.")
     # Integer labels need no text encoding (their numbering differs from the text
     # order's, but every caller renumbers runs by their values: canonical_runs).
+    if lab.dtype.kind in "iu" and lab.size and lab.min() >= 0 and np.bincount(lab).all():
+        return lab.astype(np.int64)  # codes already (0..m-1, each used): unique's inverse
     _, codes = np.unique(lab if lab.dtype.kind in "iub" else lab.astype(str),
                          return_inverse=True)
     return codes.reshape(-1).astype(np.int64)
@@ -483,11 +485,11 @@ class RunCounts:
             at = at.reshape(-1)
         g = self.grid.size
         self._draws = codes, at  # each draw's run and grid position
-        cells = codes * g + at
-        per_value = np.bincount(cells, minlength=m * g).reshape(m, g)
         # Kept as (G, m) only (``counts`` is its transposed view): the rows of the search
-        # gather one grid point's counts at once, and one layout halves the memory.
-        self.counts_t = np.ascontiguousarray(np.cumsum(per_value, axis=1).T, dtype=float)
+        # gather one grid point's counts at once, and one layout halves the memory. Counted
+        # and accumulated in that layout (a transposing copy cost as much as the rest).
+        per_value = np.bincount(at * m + codes, minlength=g * m).reshape(g, m)
+        self.counts_t = np.cumsum(per_value, axis=0, dtype=float)
         sizes = np.bincount(codes, minlength=m)
         self.sizes = sizes.astype(float)
         self.m = m
