@@ -488,8 +488,8 @@ class RunCounts:
         # Kept as (G, m) only (``counts`` is its transposed view): the rows of the search
         # gather one grid point's counts at once, and one layout halves the memory. Counted
         # and accumulated in that layout (a transposing copy cost as much as the rest).
-        per_value = np.bincount(at * m + codes, minlength=g * m).reshape(g, m)
-        self.counts_t = np.cumsum(per_value, axis=0, dtype=float)
+        counts = np.bincount(at * m + codes, minlength=g * m).reshape(g, m).astype(float)
+        self.counts_t = np.cumsum(counts, axis=0, out=counts)  # exact: integers
         sizes = np.bincount(codes, minlength=m)
         self.sizes = sizes.astype(float)
         self.m = m
