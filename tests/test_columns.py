@@ -42,3 +42,14 @@ def test_positions_in_is_get_indexer_of_the_text(values, names, categorical):
     want = pd.Index(names, dtype=object).get_indexer(column.astype(str).to_numpy())
     assert got.dtype == np.int64
     assert got.tolist() == want.tolist()
+
+
+def test_dates_and_floats_as_categories_read_as_their_cells_do():
+    # An index formats dates as a whole ('2020-01-01'); a cell alone keeps its time.
+    for values in (pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-01"]),
+                   [1.5, 2.0, 1e-05], pd.to_timedelta([1, 2, 1], unit="s")):
+        column = pd.Series(values).astype("category")
+        assert text_array(column).tolist() == column.astype(str).tolist()
+        names = column.astype(str).unique().tolist()[:1]
+        want = pd.Index(names, dtype=object).get_indexer(column.astype(str).to_numpy())
+        assert positions_in(column, names).tolist() == want.tolist()

@@ -626,3 +626,48 @@ def test_the_report_keeps_the_other_levels_when_one_levels_tests_fail(monkeypatc
     assert ("dse.cvar", 0.5) in kept and not any(p == 0.95 for _, p in kept)
     assert any(m == "dse.dominance" for m, _ in kept)
     assert "distributions per benchmark, CVaR_0.95" not in run.tables
+
+
+def test_verdicts_by_pair_keep_each_results_own_order():
+    # The same draws read from rows in another order list the benchmarks (and so the
+    # pairs) in another order: such results are taken on their own, in their own order.
+    from benchverdict.dse.distribution import verdicts_by_pair
+
+    results = _trials(4, 6, shift=0.4, seed=3)
+    frame = results.table
+    shuffled = Results.from_frame(
+        frame.iloc[np.r_[np.flatnonzero(frame["benchmark"] == "q"),
+                         np.flatnonzero(frame["benchmark"] == "p")]],
+        algorithm="algorithm", benchmark="benchmark", seed="seed", budget="budget",
+        score="score", objective="maximize", kind="trials")
+    one = dse.distribution(results, cvar_level=0.5, n_resamples=99, n_permutations=99)
+    other = dse.distribution(shuffled, cvar_level=0.9, n_resamples=99, n_permutations=99)
+    assert list(one.draws) != list(other.draws)
+    assert verdicts_by_pair([one, other]) == [one.verdicts(), other.verdicts()]
+
+
+def test_failures_are_reported_in_the_order_of_the_steps(monkeypatch):
+    # Level 0.95's distributions fail and so does the per-benchmark figure (made after
+    # level 0.5): the report lists them in the order the steps come, as before the
+    # levels' tests were taken pair by pair.
+    from benchverdict.dse import runner as dse_runner
+    from benchverdict.dse.distribution import DistributionResult
+    from benchverdict.report.runner import compare
+
+    original = dse_runner.distribution
+
+    def failing(results, cvar_level, **kwargs):
+        if cvar_level == 0.95:
+            raise FloatingPointError("no distributions")
+        return original(results, cvar_level=cvar_level, **kwargs)
+
+    def no_figure(self, *args, **kwargs):
+        raise FloatingPointError("no figure")
+
+    monkeypatch.setattr(dse_runner, "distribution", failing)
+    monkeypatch.setattr(DistributionResult, "plot", no_figure)
+    comp = compare(_trials(6, 8, shift=0.4, seed=3), analyses=["dse"], progress=False)
+    names = [c["name"] for c in comp.runs[0].failed_steps]
+    assert names[:2] == ["figure 'Performance distributions, per benchmark'",
+                         "distributions per benchmark, CVaR_0.95"], names
+    assert any("pooled" in n for n in names[2:])

@@ -489,3 +489,28 @@ def test_cluster_codes_of_integer_labels_are_uniques_inverse(labels, kind):
     _, want = np.unique(lab, return_inverse=True)
     assert got.dtype == np.int64
     assert got.tolist() == want.reshape(-1).tolist()
+
+
+def test_large_integer_run_labels_are_numbered_not_counted():
+    # Time-based seeds (10^12): codes from np.unique, not a count table of 10^12 cells.
+    rng = np.random.default_rng(0)
+    xa, xb = rng.normal(size=40), rng.normal(size=40)
+    seeds = np.repeat(np.arange(10) + 1_000_003_000_000, 4)
+    small = np.repeat(np.arange(10), 4)
+    big = compare.dominance_test(xa, xb, clusters=(seeds, seeds), n_permutations=99)
+    same = compare.dominance_test(xa, xb, clusters=(small, small), n_permutations=99)
+    assert (big.p_a_better, big.p_b_better) == (same.p_a_better, same.p_b_better)
+    assert clusters.cluster_codes(np.array([2**62, 2**62, 7, 7]), 4, "x").tolist() == [1, 1, 0, 0]
+
+
+def test_no_ks_screen_for_many_tiny_runs():
+    # 3,000 runs of 2 draws: the screen's product (runs x G / 32 per split) would cost
+    # more than a pass over the draws, and its table as much as the counts it avoids.
+    rng = np.random.default_rng(3)
+    runs_of = (np.repeat(np.arange(1500), 2),) * 2
+    z = rng.normal(size=3000), rng.normal(size=3000)
+    tiny = compare._pool_runs(*z, *compare._run_codes(*z, runs_of), None)
+    assert not hasattr(compare._ks_rows_by_draw(tiny), "screened")
+    runs_of = (np.repeat(np.arange(30), 100),) * 2
+    few = compare._pool_runs(*z, *compare._run_codes(*z, runs_of), None)
+    assert hasattr(compare._ks_rows_by_draw(few), "screened")

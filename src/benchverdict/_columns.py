@@ -43,12 +43,24 @@ def text_array(column: pd.Series) -> np.ndarray:
     >>> text_array(pd.Series([2.5, None])).tolist()
     ['2.5', 'nan']
     """
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    if _text_categories(column):
         codes = column.cat.codes.to_numpy()
         if codes.size and codes.min() >= 0:  # no missing cell (those take the plain path)
             names = np.asarray(column.cat.categories.astype(str), dtype=object)
             return names[codes]
     return np.asarray(column.astype(str).to_numpy(), dtype=object)
+
+
+def _text_categories(column: pd.Series) -> bool:
+    """A categorical whose categories turn into text as its cells do (text, ints, bools).
+
+    Dates and floats are left to the plain path: an index formats them as a
+    whole (``'2020-01-01'``), a cell on its own (``'2020-01-01 00:00:00'``).
+    """
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return False
+    kind = column.cat.categories.dtype
+    return isinstance(kind, pd.StringDtype) or getattr(kind, "kind", None) in tuple("iubOSU")
 
 
 def positions_in(column: pd.Series, names: list) -> np.ndarray:
@@ -63,7 +75,7 @@ def positions_in(column: pd.Series, names: list) -> np.ndarray:
     [1, 0, -1]
     """
     index = pd.Index(names, dtype=object)
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    if _text_categories(column):
         codes = column.cat.codes.to_numpy()
         if codes.size and codes.min() >= 0:
             per_category = index.get_indexer(

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time they load on first
         dominance_test,
         single_draw_test,
     )
-    from benchverdict.dse.distribution import DistributionResult, distribution
+    from benchverdict.dse.distribution import DistributionResult, distribution, verdicts_by_pair
     from benchverdict.dse.intervals import Interval, band_interval, bootstrap_interval, interval
     from benchverdict.dse.profiles import (
         ImprovementProbabilities,
@@ -100,6 +100,7 @@ _HOMES = {
     'single_draw_test': 'benchverdict.dse.compare',
     'statistic': 'benchverdict.dse.statistics',
     'threshold_area': 'benchverdict.dse.statistics',
+    'verdicts_by_pair': 'benchverdict.dse.distribution',
 }
 
 __all__ = [
@@ -132,6 +133,7 @@ __all__ = [
     "single_draw_test",
     "statistic",
     "threshold_area",
+    "verdicts_by_pair",
 ]
 
 load_on_first_use(__name__)

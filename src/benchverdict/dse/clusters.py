@@ -89,7 +89,8 @@ def cluster_codes(labels: object, n: int, name: str) -> np.ndarray:
         raise ValueError(f"{name} has missing labels; every draw needs the run it came from.")
     # Integer labels need no text encoding (their numbering differs from the text
     # order's, but every caller renumbers runs by their values: canonical_runs).
-    if lab.dtype.kind in "iu" and lab.size and lab.min() >= 0 and np.bincount(lab).all():
+    if (lab.dtype.kind in "iu" and lab.size and lab.min() >= 0 and lab.max() < lab.size
+            and np.bincount(lab).all()):
         return lab.astype(np.int64)  # codes already (0..m-1, each used): unique's inverse
     _, codes = np.unique(lab if lab.dtype.kind in "iub" else lab.astype(str),
                          return_inverse=True)

@@ -700,8 +700,9 @@ def verdicts_by_pair(results: Sequence[DistributionResult], *, alpha: float = 0.
     for k in kinds:
         _check_kinds(k)
     out: list[list[Verdict] | Exception] = [[] for _ in results]
+    # The same draws under the same keys in the same order: the same pairs, in order.
     together = [i for i, r in enumerate(results)
-                if r.draws.keys() == results[0].draws.keys()
+                if list(r.draws) == list(results[0].draws)
                 and all(np.array_equal(r.draws[key], results[0].draws[key])
                         for key in r.draws)]
     try:

@@ -66,14 +66,18 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
         # Pooled over benchmarks, Jordan et al.'s level only (the pooled bootstrap is costly).
         levels = options.cvar_levels if not kwargs else options.cvar_levels[:1]
         steps = [f"distributions {label}, CVaR_{level:g}" for level in levels]
-        made = {}
+        # A level's failure is recorded where its step used to be (after the figure of the
+        # level before), whether its distributions or its tests failed.
+        made, failed = {}, {}
         for i, level in enumerate(levels):
-            res = run.attempt(steps[i], lambda level=level, kwargs=kwargs: distribution(
-                results, cvar_level=level, confidence=options.confidence,
-                n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
-                draws=reading, **kwargs))
-            if res is not None:
-                made[i] = res
+            run.step(steps[i])
+            try:
+                made[i] = distribution(
+                    results, cvar_level=level, confidence=options.confidence,
+                    n_resamples=DSE_BOOTSTRAP_REPS, n_permutations=DSE_PERMUTATIONS,
+                    draws=reading, **kwargs)
+            except Exception as err:  # recorded below, in the level's place
+                failed[i] = err
         # Each pair's tests at every level in turn: they share the pair's pooled runs.
         run.step(f"distributions {label}: the tests of each pair")
         found_by_level = dict(zip(made, verdicts_by_pair(
@@ -81,12 +85,11 @@ def run_dse(results: Results, options: Options) -> AnalysisRun:
             kinds=[("dominance", "cvar") if i == 0 else ("cvar",) for i in made]),
             strict=True))
         for i, level in enumerate(levels):
-            if i not in made:
-                continue
-            res, found = made[i], found_by_level[i]
+            found = failed[i] if i in failed else found_by_level[i]
             if isinstance(found, Exception):
                 run.fail(steps[i], found)  # as a failed sub-step: the rest is kept
                 continue
+            res = made[i]
             if res.sample_rate < 1 and i == 0:
                 sub = res.subsampled
                 run.notes.append(
