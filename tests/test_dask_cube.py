@@ -81,3 +81,72 @@ def test_cube_over_partitions_equals_the_in_memory_cube(kind):
     dk = from_dask_frame(dd.from_pandas(df, npartitions=4, sort=False), **roles)
     budgets = [0.5, 1.0, 2.5, 4.0, 7.0, 8.0, 100.0]
     np.testing.assert_array_equal(dk.incumbent_cube(budgets), mem.incumbent_cube(budgets))
+
+
+def _frames(kind: str, seed: int = 7):
+    dd = pytest.importorskip("dask.dataframe")
+    from benchverdict.io import from_dask_frame
+    from benchverdict.results import Results
+
+    rng = np.random.default_rng(seed)
+    rows = [(alg, bench, s, float(budget), float(rng.integers(0, 4)))
+            for alg in "ABC" for bench in "pq" for s in range(3) for budget in range(1, 9)]
+    df = pd.DataFrame(rows, columns=["alg", "bench", "seed", "budget", "score"])
+    df = df.iloc[rng.permutation(len(df))].reset_index(drop=True)
+    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="budget",
+                 score="score", objective="minimize", kind=kind)
+    return (Results.from_frame(df, **roles),
+            from_dask_frame(dd.from_pandas(df, npartitions=3, sort=False), **roles))
+
+
+def _count_passes(monkeypatch, dk):
+    passes = []
+    original = type(dk)._cube_pass
+    monkeypatch.setattr(type(dk), "_cube_pass",
+                        lambda self, b: passes.append(list(b)) or original(self, b))
+    return passes
+
+
+def test_expected_cubes_take_one_pass_and_the_same_values(monkeypatch):
+    # Two steps said in advance (12 and 64 budgets in a report; here 3 and 4, sharing
+    # one): the first request computes both in one pass, the second is served from it,
+    # and once each has asked, nothing is kept. The values are the in-memory cube's.
+    mem, dk = _frames("runs")
+    passes = _count_passes(monkeypatch, dk)
+    first, second = [1.0, 4.0, 8.0], [2.0, 4.0, 6.0, 7.5]
+    dk.expect_cube_budgets(first)
+    dk.expect_cube_budgets(second)
+    np.testing.assert_array_equal(dk.incumbent_cube(first), mem.incumbent_cube(first))
+    np.testing.assert_array_equal(dk.incumbent_cube(second), mem.incumbent_cube(second))
+    assert len(passes) == 1 and sorted(passes[0]) == [1.0, 2.0, 4.0, 6.0, 7.5, 8.0]
+    assert not dk._cache["cube_ready"] and not dk._cache["cube_expected"]
+    # Unannounced (and repeated, and unsorted) budgets: a pass of their own, same values.
+    asked = [8.0, 0.5, 8.0, 3.0]
+    np.testing.assert_array_equal(dk.incumbent_cube(asked), mem.incumbent_cube(asked))
+    assert len(passes) == 2 and sorted(passes[1]) == [0.5, 3.0, 8.0]
+
+
+def test_a_request_that_meets_another_steps_expectation_changes_no_value(monkeypatch):
+    # An expectation only decides what a pass computes: a budget asked for by someone
+    # else first is served, and the step that said it comes back to a fresh pass.
+    mem, dk = _frames("trials", seed=3)
+    passes = _count_passes(monkeypatch, dk)
+    dk.expect_cube_budgets([2.0, 5.0])
+    np.testing.assert_array_equal(dk.incumbent_cube([5.0]), mem.incumbent_cube([5.0]))
+    np.testing.assert_array_equal(dk.incumbent_cube([2.0, 5.0]),
+                                  mem.incumbent_cube([2.0, 5.0]))
+    assert [sorted(p) for p in passes] == [[2.0, 5.0], [5.0]]
+    assert dk.incumbent_cube([]).shape == mem.incumbent_cube([]).shape
+
+
+def test_a_report_on_dask_runs_makes_one_cube_pass(monkeypatch):
+    # The anytime ranks (12 budgets) and the LMEM's budget check (64) used to make a
+    # pass over every row each.
+    from benchverdict.report.runner import compare
+
+    mem, dk = _frames("runs")
+    passes = _count_passes(monkeypatch, dk)
+    got = compare(dk, analyses=["ranks", "lmem"], progress=False, figures=False)
+    assert len(passes) == 1
+    want = compare(mem, analyses=["ranks", "lmem"], progress=False, figures=False)
+    assert got.verdicts() == want.verdicts()

@@ -605,10 +605,7 @@ def run_slopes(results: Results | pd.DataFrame) -> tuple[pd.DataFrame, str, np.n
     {'A': -1.0, 'B': 0.0, 'C': 0.0}
     """
     if isinstance(results, Results):
-        levels = np.asarray(results.budgets, dtype=float)
-        if len(levels) > MAX_BUDGET_GRID:
-            levels = np.unique(np.quantile(levels, np.linspace(0, 1, MAX_BUDGET_GRID),
-                                           method="inverted_cdf"))
+        levels = results.budget_grid(MAX_BUDGET_GRID)
         cube = results.incumbent_cube(levels)  # (budgets, algorithms, benchmarks, seeds)
         t = len(levels)
         y = cube.reshape(t, -1).T  # one row per run

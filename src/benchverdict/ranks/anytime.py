@@ -269,11 +269,7 @@ def anytime_ranks(
     if rank_by not in ("seed_mean", "seed"):
         raise ValueError(f"rank_by must be 'seed_mean' or 'seed', got {rank_by!r}.")
     if budgets is None:
-        observed = results.budgets
-        if len(observed) > max_budgets:
-            observed = np.unique(np.quantile(observed, np.linspace(0, 1, max_budgets),
-                                             method="inverted_cdf"))
-        budgets = observed
+        budgets = results.budget_grid(max_budgets)
     budgets = [float(b) for b in budgets]
     algorithms = results.algorithms
     benchmarks = results.benchmarks

@@ -682,6 +682,28 @@ def relation_matrix(relations: pd.DataFrame, algorithms: Sequence[str], *,
     return plain_text(ax)
 
 
+def _expect_cubes(results: Results, names: Sequence[str], reasons: Mapping, options: Options
+                  ) -> None:
+    """Tell an engine that makes a pass over every row per cube which cubes will be asked for.
+
+    The anytime ranks read every run's incumbent on ``budget_grid(12)``, the
+    LMEM's budget check (on runs) on ``budget_grid(64)``; a Dask engine then
+    computes both in one pass (:meth:`DaskResults.expect_cube_budgets`). Only
+    the number of passes depends on this, never a value.
+    """
+    expect = getattr(results, "expect_cube_budgets", None)
+    if expect is None or not results.has_budget:
+        return
+    from benchverdict.lmem.sanity import MAX_BUDGET_GRID
+    from benchverdict.ranks.runner import ANYTIME_BUDGETS
+
+    if "ranks" in names and reasons["ranks"][0]:
+        expect(results.budget_grid(ANYTIME_BUDGETS))
+    if ("lmem" in names and reasons["lmem"][0] and options.sanity_checks
+            and results.kind == "runs" and len(results.budgets) > 1):
+        expect(results.budget_grid(MAX_BUDGET_GRID))
+
+
 def _default_runners() -> dict[str, Runner]:
     """Every registered family's runner (see :mod:`benchverdict.families`)."""
     return {f.name: f.run_function() for f in families()}
@@ -827,6 +849,7 @@ def compare(
             if short and len(results.algorithms) - len(short) >= 2:
                 complete = results.subset(algorithms=[a for a in results.algorithms
                                                       if a not in short])
+            _expect_cubes(complete, names, reasons, options)
             # Before any analysis runs: a margin in the wrong unit fails here, at once.
             scores = compared_scores(complete, options)
             effects = scope_effects(scores, options)

@@ -357,6 +357,26 @@ class Results:
             return np.array([], dtype=float)
         return np.unique(self._frame["budget"].to_numpy())
 
+    def budget_grid(self, max_budgets: int) -> np.ndarray:
+        """At most ``max_budgets`` of the observed budgets, spread over their range.
+
+        Every distinct budget when there are no more, else their
+        ``max_budgets`` quantiles at evenly spaced levels (inverted CDF:
+        observed budgets only, duplicates dropped). The anytime ranks and
+        the LMEM's budget check read the incumbents on such grids.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().budget_grid(1).tolist(), _example_small().budget_grid(5).tolist()
+        ([1.0], [1.0, 2.0])
+        """
+        observed = np.asarray(self.budgets, dtype=float)
+        if len(observed) > max_budgets:
+            observed = np.unique(np.quantile(observed, np.linspace(0, 1, max_budgets),
+                                             method="inverted_cdf"))
+        return observed
+
     @property
     def sign(self) -> float:
         """``+1.0`` when maximising, ``-1.0`` when minimising.
