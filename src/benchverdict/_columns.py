@@ -40,8 +40,8 @@ def text_array(column: pd.Series) -> np.ndarray:
     --------
     >>> text_array(pd.Series([3, 1, 3], dtype="category")).tolist()
     ['3', '1', '3']
-    >>> text_array(pd.Series([2.5, None])).tolist()
-    ['2.5', 'nan']
+    >>> text_array(pd.Series([2.5, 1.0])).tolist()
+    ['2.5', '1.0']
     """
     if _text_categories(column):
         codes = column.cat.codes.to_numpy()
