@@ -488,7 +488,9 @@ class DaskResults(Results):
             best[cell] = key[wins]
             flat[cell] = part["s"].to_numpy()[wins]
             del part
-        return (flat * self.sign).reshape(len(budgets), *sizes)
+        del best
+        flat *= self.sign  # in place: a copy of the cube was another 240 MB at 10^8 rows
+        return flat.reshape(len(budgets), *sizes)
 
     def runs_without_incumbent(self, budget: float) -> pd.DataFrame:
         """The runs with no observation at or below ``budget`` (see the in-memory method)."""
