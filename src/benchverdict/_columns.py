@@ -43,24 +43,30 @@ def text_array(column: pd.Series) -> np.ndarray:
     >>> text_array(pd.Series([2.5, 1.0])).tolist()
     ['2.5', '1.0']
     """
-    if _text_categories(column):
-        codes = column.cat.codes.to_numpy()
-        if codes.size and codes.min() >= 0:  # no missing cell (those take the plain path)
-            names = np.asarray(column.cat.categories.astype(str), dtype=object)
-            return names[codes]
+    by_category = _category_text(column)
+    if by_category is not None:
+        names, codes = by_category
+        return names[codes]
     return np.asarray(column.astype(str).to_numpy(), dtype=object)
 
 
-def _text_categories(column: pd.Series) -> bool:
-    """A categorical whose categories turn into text as its cells do (text, ints, bools).
+def _category_text(column: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The categories as text and each cell's code, or None for the plain path.
 
-    Dates and floats are left to the plain path: an index formats them as a
-    whole (``'2020-01-01'``), a cell on its own (``'2020-01-01 00:00:00'``).
+    Only for a categorical without missing cells whose categories turn into
+    text as its cells do (text, ints, bools). Dates and floats take the plain
+    path: an index formats them as a whole (``'2020-01-01'``), a cell on its
+    own (``'2020-01-01 00:00:00'``).
     """
     if not isinstance(column.dtype, pd.CategoricalDtype):
-        return False
+        return None
     kind = column.cat.categories.dtype
-    return isinstance(kind, pd.StringDtype) or getattr(kind, "kind", None) in tuple("iubOSU")
+    if not (isinstance(kind, pd.StringDtype) or getattr(kind, "kind", None) in tuple("iubOSU")):
+        return None
+    codes = column.cat.codes.to_numpy()
+    if not codes.size or codes.min() < 0:
+        return None
+    return np.asarray(column.cat.categories.astype(str), dtype=object), codes
 
 
 def positions_in(column: pd.Series, names: list) -> np.ndarray:
@@ -75,10 +81,8 @@ def positions_in(column: pd.Series, names: list) -> np.ndarray:
     [1, 0, -1]
     """
     index = pd.Index(names, dtype=object)
-    if _text_categories(column):
-        codes = column.cat.codes.to_numpy()
-        if codes.size and codes.min() >= 0:
-            per_category = index.get_indexer(
-                np.asarray(column.cat.categories.astype(str), dtype=object))
-            return per_category[codes].astype(np.int64)
+    by_category = _category_text(column)
+    if by_category is not None:
+        text, codes = by_category
+        return index.get_indexer(text)[codes].astype(np.int64)
     return index.get_indexer(text_array(column)).astype(np.int64)

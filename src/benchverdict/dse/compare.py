@@ -438,13 +438,13 @@ def _ks_rows_by_draw(runs: _Runs):
     f.width = z.size
     f.exact = lambda members: rows(members, True)
     m = runs.first.size
+    at = _screen_points(ends.size)
     # The screen's product costs runs x (G / KS_SCREEN_STEP) per split, a pass over the
     # draws about N: with many small runs (10,000 runs of 2 draws) it would cost more
     # than it saves, and its table would be as large.
-    if ends.size >= KS_SCREEN_MIN_GRID and m * _screen_points(ends.size).size <= 16 * z.size:
+    if ends.size >= KS_SCREEN_MIN_GRID and m * at.size <= 16 * z.size:
         # Each run's draws at or below every KS_SCREEN_STEP-th distinct value, from one
         # bincount (the distinct value of each draw is known from the sorted pool).
-        at = _screen_points(ends.size)
         value = np.cumsum(np.append(True, np.diff(z) != 0)) - 1
         segment = np.minimum(value // KS_SCREEN_STEP, at.size - 1)
         coarse = np.cumsum(np.bincount(runs.codes * at.size + segment,
