@@ -387,3 +387,64 @@ def test_a_grid_level_outside_0_1_is_refused(bad):
 
     with pytest.raises(ValueError, match=r"grid levels must lie in \(0, 1\]"):
         _check_grid(bad)
+
+
+def _plain_probability(monkeypatch):
+    """Make every restricted probability computed afresh (the reference for the memo)."""
+    from benchverdict.stats import cdf_bands
+
+    monkeypatch.setattr(cdf_bands._RestrictedProbability, "__call__",
+                        lambda self, lo, hi: cdf_bands.order_statistics_band_probability(lo, hi))
+
+
+@pytest.mark.parametrize("n", [12, 48, 300])
+@pytest.mark.parametrize("kind", ["highest_density", "equal_tailed"])
+@pytest.mark.parametrize("confidence", [0.8, 0.95])
+def test_restricted_solves_equal_their_unmemoized_form(n, kind, confidence, monkeypatch):
+    # The memo only skips recomputing a constraint set already seen: the solved level and
+    # bounds must be the same to the bit (integer budgets as in the report, and a range).
+    from benchverdict.stats import cdf_bands
+
+    grid = tuple(np.unique((np.arange(1, 30) / 30.0) ** (1 / 3)).tolist())
+    cases = [("ld", (0.0, 1.0), grid), ("ld", (0.2, 0.9), None), ("ks", (0.0, 1.0), grid),
+             ("ks", (0.3, 0.7), None)]
+
+    def solve(method, levels, g):
+        if method == "ld":
+            c, lo, hi = cdf_bands._ld_solve_levels.__wrapped__(n, confidence, kind, levels, g)
+            return [c, lo.tolist(), hi.tolist()]
+        return cdf_bands._ks_solve_levels.__wrapped__(n, confidence, levels, g)
+
+    memoized = [solve(*case) for case in cases]
+    _plain_probability(monkeypatch)
+    assert memoized == [solve(*case) for case in cases]
+
+
+def test_restricted_probability_is_computed_once_per_constraint_set(monkeypatch):
+    from benchverdict.stats import cdf_bands
+
+    calls = []
+    real = cdf_bands.order_statistics_band_probability
+    monkeypatch.setattr(cdf_bands, "order_statistics_band_probability",
+                        lambda lo, hi: calls.append(1) or real(lo, hi))
+    memo = cdf_bands._RestrictedProbability()
+    lo, hi = np.array([0.0, 0.25, 0.5]), np.array([0.5, 0.75, 1.0])
+    first = memo(lo, hi)
+    assert memo(lo.copy(), hi.copy()) == first and len(calls) == 1
+    # Other sets are computed.
+    memo(hi * 0.0, hi)
+    memo(np.array([0.0, 0.25]), np.array([0.5, 0.5, 0.75, 1.0])[1:3])
+    assert len(calls) == 3 and memo.computed == 3
+    # On a step-function solve (integer budgets) most evaluations repeat a set.
+    counted = []
+    original = cdf_bands._RestrictedProbability.__call__
+
+    def counting(self, lo, hi):
+        counted.append(1)
+        return original(self, lo, hi)
+
+    monkeypatch.setattr(cdf_bands._RestrictedProbability, "__call__", counting)
+    calls.clear()
+    grid = tuple((np.arange(1, 41) / 40.0).tolist())
+    cdf_bands._ld_solve_levels.__wrapped__(400, 0.8, "highest_density", (0.0, 1.0), grid)
+    assert len(calls) < len(counted)

@@ -66,6 +66,7 @@ confidence bands for tuning curves. NAACL.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -482,6 +483,34 @@ def _restricted(lower: np.ndarray, upper: np.ndarray, levels: tuple[float, float
     return restrict_to_levels(lower, upper, levels)
 
 
+class _RestrictedProbability:
+    """P(band) of restricted constraints, computed once per distinct constraint set.
+
+    A restricted band's bounds are levels (or 0 and 1), so the band probability
+    is a step function of the solvers' parameter: while they bisect to a step,
+    most evaluations meet a constraint set already computed (89 of 116 on
+    10^6 draws at integer budgets, each an O(n^2) recursion). Keyed by a
+    digest of the bounds' bytes; the value is that of
+    :func:`order_statistics_band_probability` on them, so nothing changes but
+    the number of times it is computed.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, float] = {}
+        self.computed = 0
+
+    def __call__(self, lower: np.ndarray, upper: np.ndarray) -> float:
+        lower = np.ascontiguousarray(lower, dtype=float)
+        upper = np.ascontiguousarray(upper, dtype=float)
+        digest = hashlib.blake2b(lower.tobytes(), digest_size=32)
+        digest.update(upper.tobytes())
+        key = digest.digest() + lower.size.to_bytes(8, "little")
+        if key not in self._known:
+            self._known[key] = order_statistics_band_probability(lower, upper)
+            self.computed += 1
+        return self._known[key]
+
+
 @functools.lru_cache(maxsize=64)
 def _ld_solve_levels(
     n: int, confidence: float, kind: str, levels: tuple[float, float],
@@ -496,6 +525,7 @@ def _ld_solve_levels(
     target = math.log1p(-confidence)
     state: dict[str, tuple[np.ndarray, np.ndarray] | None] = {"start": None}
     cache: dict[float, tuple[float, np.ndarray, np.ndarray]] = {}
+    probability = _RestrictedProbability()
 
     def g(s: float) -> float:
         if s in cache:
@@ -504,7 +534,7 @@ def _ld_solve_levels(
             n, math.exp(s), kind, start=state["start"] if kind == "highest_density" else None
         )
         state["start"] = (lower, upper)
-        p = order_statistics_band_probability(*_restricted(lower, upper, levels, grid))
+        p = probability(*_restricted(lower, upper, levels, grid))
         value = (math.log1p(-p) if p < 1.0 else -math.inf) - target
         cache[s] = (value, lower, upper)
         return value
@@ -580,11 +610,12 @@ def _ks_solve_levels(n: int, confidence: float, levels: tuple[float, float],
     if levels == (0.0, 1.0) and grid is None:
         return d_full
     i = np.arange(1, n + 1)
+    probability = _RestrictedProbability()
 
     def g(d: float) -> float:
         lower = np.clip(i / n - d, 0.0, 1.0)
         upper = np.clip((i - 1) / n + d, 0.0, 1.0)
-        p = order_statistics_band_probability(*_restricted(lower, upper, levels, grid))
+        p = probability(*_restricted(lower, upper, levels, grid))
         # Increasing in d: a wider corridor has more probability.
         return math.log1p(-confidence) - (math.log1p(-p) if p < 1.0 else -math.inf)
 
