@@ -309,6 +309,41 @@ def test_vectorised_strength_rules_equal_the_scalar_rules():
     check()
 
 
+def test_per_budget_table_follows_the_rules_and_the_verdicts():
+    # The per-budget frame is built on first access (issue 25): each row must still hold
+    # the display bands, the decision at alpha and otherwise the display bands' lean, by
+    # the scalar rules, and agree with the segment verdicts covering its budget.
+    from benchverdict.tuning.compare import _evidence
+
+    rng = np.random.default_rng(3)
+    ks = np.arange(1, 16)
+    for objective in ("maximize", "minimize"):
+        a = tuning_curve(rng.normal(0.6, 0.4, 70), ks, name="a1", objective=objective)
+        b = tuning_curve(rng.normal(0.0, 0.4, 70), ks, name="b1", objective=objective)
+        result = compare_curves(a, b)
+        da, db = (c.at_confidence(float(np.sqrt(1 - result.alpha))) for c in (a, b))
+        table = result.per_budget
+        assert result.per_budget is table  # built once
+        assert table["k"].tolist() == ks.tolist()
+        np.testing.assert_array_equal(table["b_upper"], b.upper)
+        maximize = objective == "maximize"
+        by_k = {k: v for v in result for k in v.details["budgets"]}
+        for i, row in enumerate(table.astype(object).where(table.notna(), None)
+                                .itertuples(index=False)):
+            decided, strength = _evidence(da.point[i], da.lower[i], da.upper[i], db.point[i],
+                                          db.lower[i], db.upper[i], maximize)
+            name = {"a": "a1", "b": "b1"}
+            if strength == "strong":
+                assert (row.winner, row.lean, row.strength) == (name[decided], None, None)
+                assert by_k[ks[i]].winner == name[decided]
+            else:
+                side, level = _evidence(a.point[i], a.lower[i], a.upper[i], b.point[i],
+                                        b.lower[i], b.upper[i], maximize)
+                assert (row.winner, row.lean, row.strength) == (None, name.get(side), level)
+                assert by_k[ks[i]].outcome == "inconclusive"
+        assert table["winner"].notna().any() or table["lean"].notna().any()
+
+
 def test_compare_refuses_mismatched_curves():
     y = np.linspace(0, 1, 20)
     with pytest.raises(ValueError, match="bands"):

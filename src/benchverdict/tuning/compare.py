@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -94,6 +95,10 @@ class TuningComparison(ResultText):
     segments : list of Verdict
         One verdict per run of budgets with the same decision (or lean and
         strength); :meth:`verdicts` returns them.
+    sides : (ndarray, ndarray, ndarray)
+        Per budget, object arrays: the side decided at ``alpha`` (``"a"``,
+        ``"b"`` or None), the side the display bands lean to where nothing is
+        decided, and that lean's strength; ``per_budget`` names them.
     alpha : float
         The error rate of a decision, for the pair over all budgets.
     """
@@ -101,9 +106,33 @@ class TuningComparison(ResultText):
     a: TuningCurve
     b: TuningCurve
     names: tuple[str, str]
-    per_budget: pd.DataFrame
     segments: list[Verdict]
+    sides: tuple[np.ndarray, np.ndarray, np.ndarray]
     alpha: float = 0.05
+
+    @cached_property
+    def per_budget(self) -> pd.DataFrame:
+        """One row per budget: both curves with their display bands, winner, lean, strength.
+
+        Built when first asked for (a frame of 10,000 budgets per pair and
+        benchmark cost more than the comparison on 10^6 draws, and the report
+        reads only the verdicts).
+        """
+        a, b = self.a, self.b
+        decided, leans, strengths = self.sides
+
+        def named(side: np.ndarray) -> np.ndarray:
+            return np.where(side == "a", self.names[0],
+                            np.where(side == "b", self.names[1], None))
+
+        return pd.DataFrame(
+            {
+                "k": a.k,
+                "a_point": a.point, "a_lower": a.lower, "a_upper": a.upper,
+                "b_point": b.point, "b_lower": b.lower, "b_upper": b.upper,
+                "winner": named(decided), "lean": named(leans), "strength": strengths,
+            }
+        )
 
     def _summary_lines(self) -> list[str]:
         from benchverdict._repr import names
@@ -324,18 +353,6 @@ def compare_curves(
     decided = np.where(strong, d_win, None)
     leans = np.where(strong, None, l_win)
     strengths = np.where(strong, None, l_strength)
-
-    def named(side: np.ndarray) -> np.ndarray:
-        return np.where(side == "a", name_a, np.where(side == "b", name_b, None))
-
-    per_budget = pd.DataFrame(
-        {
-            "k": a.k,
-            "a_point": a.point, "a_lower": a.lower, "a_upper": a.upper,
-            "b_point": b.point, "b_lower": b.lower, "b_upper": b.upper,
-            "winner": named(decided), "lean": named(leans), "strength": strengths,
-        }
-    )
     # Segments: maximal runs of budgets with the same (decision, lean, strength), found
     # from where a small integer code changes (a Python loop over 10,000 budgets per pair
     # cost seconds on 10^6 draws).
@@ -354,8 +371,8 @@ def compare_curves(
         verdicts.append(_segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop,
                                          decided[start], leans[start], strengths[start], alpha,
                                          ties))
-    return TuningComparison(a=a, b=b, names=(name_a, name_b), per_budget=per_budget,
-                            segments=verdicts, alpha=float(alpha))
+    return TuningComparison(a=a, b=b, names=(name_a, name_b), segments=verdicts,
+                            alpha=float(alpha), sides=(decided, leans, strengths))
 
 
 def _segment_verdict(a, b, da, db, name_a, name_b, benchmark, start, stop, winner, lean,
