@@ -555,3 +555,26 @@ def test_long_tuning_curves_are_drawn_at_about_a_thousand_budgets_inside_a_wider
     curve = tuning_curve(rng.normal(size=4000), band="ld_highest_density")
     ax = draw_tuning_curves({"A": curve})
     assert curve.k.size == 4000 and len(ax.get_lines()[0].get_xdata()) <= MAX_DRAWN_BUDGETS + 2
+
+
+def test_tie_count_of_sorted_and_unsorted_scores_equals_the_distinct_count():
+    # _n_ties counts repeats along the sorted scores a curve keeps (issue 25: a sort per pair
+    # on 10^6 draws); it must equal n - #distinct, also for -0.0 and for unsorted scores.
+    import dataclasses
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from benchverdict.tuning.compare import _n_ties
+
+    base = tuning_curve(np.arange(5.0), [1, 2])
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 1.0, 2.0, 1e300]), min_size=1,
+                    max_size=30), st.booleans())
+    def check(values, keep_order):
+        y = np.array(values) if keep_order else np.sort(values)
+        curve = dataclasses.replace(base, scores=y, n=y.size)
+        assert _n_ties(curve) == y.size - np.unique(y).size
+
+    check()

@@ -31,4 +31,26 @@ def sorted_finite_scores(scores) -> np.ndarray:
             f"scores must be finite; positions {bad[:10].tolist()} are not "
             f"(values {y[bad[:10]].tolist()}). Remove or impute them first."
         )
+    return sorted_copy(y)
+
+
+def sorted_copy(y: np.ndarray) -> np.ndarray:
+    """``np.sort(y)`` for a 1-D float array, without sorting one that is already in order.
+
+    A curve's scores arrive sorted at every later step (a tuning report sorted
+    10,000 sorted scores 1,300 times on 10^6 draws); a pass that checks the order
+    costs a fraction of a sort. An array holding both ``0.0`` and ``-0.0`` is
+    sorted by numpy as before (their order is the sort's, not the input's), so
+    the result is always the bytes ``np.sort`` gives.
+
+    Examples
+    --------
+    >>> sorted_copy(np.array([0.1, 0.2, 0.2])), sorted_copy(np.array([0.3, 0.1]))
+    (array([0.1, 0.2, 0.2]), array([0.1, 0.3]))
+    """
+    if y.size > 1 and bool(np.all(y[1:] >= y[:-1])):
+        zeros = y[y == 0.0]
+        signs = np.signbit(zeros)
+        if not (signs.any() and not signs.all()):
+            return y.copy()
     return np.sort(y)

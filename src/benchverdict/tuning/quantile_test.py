@@ -53,7 +53,7 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
-from benchverdict.stats.samples import sorted_finite_scores
+from benchverdict.stats.samples import sorted_copy, sorted_finite_scores
 
 __all__ = ["QuantileTest", "informative_budget", "quantile_test", "tail_to_separate"]
 
@@ -193,8 +193,8 @@ def quantile_test(a, b, k: float, *, q: float = 0.5,
         raise ValueError(f"q must lie strictly between 0 and 1, got {q}.")
     ya, yb = sorted_finite_scores(a), sorted_finite_scores(b)
     sign = 1.0 if objective == "maximize" else -1.0
-    za = np.sort(sign * ya)
-    zb = np.sort(sign * yb)
+    za = sorted_copy(sign * ya)
+    zb = sorted_copy(sign * yb)
     quantile_level = q ** (1.0 / k)
     p_a = min(1.0, 2.0 * tail_to_separate(za, zb, quantile_level))
     p_b = min(1.0, 2.0 * tail_to_separate(zb, za, quantile_level))
