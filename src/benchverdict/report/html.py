@@ -19,7 +19,11 @@ MAX_FIGURE_PX = 1100
 MIN_FIGURE_PX = 700
 #: At most this many verdict rows are shown in the HTML page (verdicts.csv has all).
 MAX_HTML_VERDICTS = 200
-_SVG_NUMBER = re.compile(rb"(-?\d+\.\d)\d+")
+#: The digits after a number's first decimal (``1.23456`` -> ``1.2``): removed by a
+#: literal replacement, which re runs in C (a function per number took 0.85 s for the
+#: 1.3 million numbers of a 10^6-draw report's figures). It equals removing them number by
+#: number for numbers as matplotlib writes them (never two points in one number).
+_SVG_EXTRA_DIGITS = re.compile(rb"(?<=\d\.\d)\d+")
 _SVG_GEOMETRY = re.compile(
     rb'(\s(?:d|x|y|x1|x2|y1|y2|width|height|transform|points|cx|cy|r)=")([^"]*)(")')
 _SVG_PROLOG = re.compile(rb"^.*?(?=<svg\b)", re.S)
@@ -37,14 +41,10 @@ def compact_svg(svg: bytes) -> bytes:
     b'<svg><path d="M 1.2 2.5"/><text>0.12345</text></svg>'
     """
     svg = _SVG_PROLOG.sub(b"", svg, count=1)
-    # Functions, not "\1" templates: re expands a template in Python for every match
-    # (the example's figures: 0.095 s with templates, 0.046 s with functions).
+    # A function per attribute, not a "\1" template: re expands a template in Python for
+    # every match (the example's figures: 0.095 s with templates, 0.046 s with functions).
     return _SVG_GEOMETRY.sub(
-        lambda m: m.group(1) + _SVG_NUMBER.sub(_first_group, m.group(2)) + m.group(3), svg)
-
-
-def _first_group(match: re.Match) -> bytes:
-    return match.group(1)
+        lambda m: m.group(1) + _SVG_EXTRA_DIGITS.sub(b"", m.group(2)) + m.group(3), svg)
 
 
 def _html_figure(f: Figure, min_px: int = MIN_FIGURE_PX) -> dict[str, Any]:
