@@ -578,3 +578,33 @@ def test_a_lone_surrogate_beside_a_formula_name_is_written_escaped(tmp_path):
     frame["algorithm"] = pd.Series(["=x", "bad\ud800name"], dtype=object)
     path = _safe_output.write_csv(frame, tmp_path / "t.csv")
     assert path.read_bytes() == b"k,algorithm\n1,'=x\n2,bad\\ud800name\n"
+
+
+def test_fast_csv_rows_only_where_pandas_writes_a_plain_local_file(tmp_path, monkeypatch):
+    # Review findings: pandas compresses by suffix, expands "~" and ends lines with
+    # os.linesep; rows appended by open() corrupted a .gz file, missed "~" and mixed line
+    # ends. Each must give pandas' own bytes (compressed files: their decompressed text).
+    import gzip
+    import os
+
+    from benchverdict import _safe_output
+
+    monkeypatch.setattr(_safe_output, "CSV_CHUNK_ROWS", 3)
+    frame = pd.DataFrame({"algorithm": ["a", "=b", "c", "d", "e"],
+                          "score": [0.5, float("nan"), -1.25, 1e-7, 3.0]})
+    expected = _safe_output._neutralised(frame).to_csv(index=False)
+
+    gz = _safe_output.write_csv(frame, tmp_path / "t.csv.gz")
+    assert gzip.decompress(gz.read_bytes()).decode() == expected
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _safe_output.write_csv(frame, "~/home.csv")
+    assert (tmp_path / "home.csv").read_text(encoding="utf-8") == expected
+    monkeypatch.setattr(os, "linesep", "\r\n")
+    crlf = _safe_output.write_csv(frame, tmp_path / "crlf.csv")
+    assert crlf.read_bytes() == _safe_output._neutralised(frame).to_csv(
+        index=False).encode() and b"\r\n" in crlf.read_bytes()
+    assert _safe_output._plain_local_file(tmp_path / "x.csv")
+    assert not any(_safe_output._plain_local_file(p) for p in (
+        "~/x.csv", "s3://bucket/x.csv", tmp_path / "x.csv.zip", tmp_path / "x.csv.bz2"))
+    # A NUL in a cell goes to the csv module, whatever the Python version makes of it.
+    assert _safe_output._csv_body(frame.assign(algorithm=["a\x00b", "c", "d", "e", "f"])) is None

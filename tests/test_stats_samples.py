@@ -40,3 +40,8 @@ def test_sorted_copy_of_long_sorted_arrays_with_both_zeros(n, seed):
     zero = y == 0.0
     y[zero] = rng.choice([-0.0, 0.0], int(zero.sum()))
     assert sorted_copy(y).tobytes() == np.sort(y).tobytes()
+
+
+def test_sorted_copy_of_a_2d_array_is_np_sort():
+    y = np.array([[3.0, 1.0], [4.0, 2.0]])  # rows in order, but not sorted along the last axis
+    assert sorted_copy(y).tolist() == np.sort(y).tolist()

@@ -129,7 +129,7 @@ def write_csv_parts(parts: Iterable[Any], path: str | Path, **options: Any) -> P
     SVM
     """
     options.setdefault("errors", "backslashreplace")
-    plain = set(options) == {"errors"}
+    plain = set(options) == {"errors"} and _plain_local_file(path)
     for i, part in enumerate(parts):
         shown = _neutralised(part)
         body = _csv_body(shown) if plain else None
@@ -144,8 +144,27 @@ def write_csv_parts(parts: Iterable[Any], path: str | Path, **options: Any) -> P
     return Path(path)
 
 
-#: Text a CSV cell holds as it is under the csv module's minimal quoting.
-_UNQUOTED = re.compile(r'[^,"\r\n]+')
+def _plain_local_file(path: Any) -> bool:
+    """Whether pandas would write ``path`` as a plain local file (what :func:`_csv_body` does).
+
+    pandas also expands ``~``, opens URLs and compresses by the file's suffix
+    (``.gz``, ``.zip``, ...); rows appended by ``open`` would corrupt such a
+    file, so those take pandas' own writer.
+    """
+    import os
+
+    from pandas.io.common import infer_compression
+
+    if not isinstance(path, (str, os.PathLike)):
+        return False
+    text = os.fspath(path)
+    return (isinstance(text, str) and not text.startswith("~") and "://" not in text
+            and infer_compression(text, "infer") is None)
+
+
+#: Text a CSV cell holds as it is under the csv module's minimal quoting (NUL too: the
+#: csv module of Python 3.10 refuses it unquoted, later ones write it).
+_UNQUOTED = re.compile(r'[^,"\r\n\x00]+')
 
 
 def _csv_body(frame: Any) -> str | None:
@@ -158,8 +177,10 @@ def _csv_body(frame: Any) -> str | None:
     largest table (a million rows of tuning curves). Any other column (dates,
     nullable integers, float32, mixed objects, cells that would be quoted),
     a single column (whose empty cell the csv module quotes) or no rows: None,
-    and pandas writes the part.
+    and pandas writes the part. Lines end with ``os.linesep``, as pandas' do.
     """
+    import os
+
     import numpy as np
     import pandas as pd
 
@@ -188,7 +209,8 @@ def _csv_body(frame: Any) -> str | None:
         if not all(type(u) is str and _UNQUOTED.fullmatch(u) for u in uniques):
             return None
         columns.append(np.array([*uniques, ""], dtype=object)[codes].tolist())
-    return "".join(line + "\n" for line in map(",".join, zip(*columns)))
+    end = os.linesep  # pandas' default line terminator
+    return "".join(line + end for line in map(",".join, zip(*columns)))
 
 
 #: :func:`write_csv` writes frames longer than this in chunks of this many rows.

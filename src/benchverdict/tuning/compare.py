@@ -468,6 +468,7 @@ def _n_ties(curve: TuningCurve) -> int:
         return int(np.maximum(curve.sketch.at_edge - 1, 0).sum())
     y = curve.scores
     if y.size > 1 and bool(np.all(y[1:] >= y[:-1])):
-        # Sorted (as a curve keeps them): a repeat equals its predecessor; no sort per pair.
-        return int(np.count_nonzero(y[1:] == y[:-1]))
+        # Sorted (as a curve keeps them): the distinct values are where a score differs from
+        # its predecessor; no sort per pair.
+        return int(curve.n - (y.size - np.count_nonzero(y[1:] == y[:-1])))
     return int(curve.n - np.unique(y).size)
