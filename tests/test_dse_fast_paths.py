@@ -264,10 +264,15 @@ def _crossings_loop(a, b, objective="maximize"):
     return out
 
 
+def _small_integer_samples(a: tuple[int, int], b: tuple[int, int], max_size: int):
+    """Two samples of small integers (many ties) and an objective, for the pair functions."""
+    return given(st.lists(st.integers(*a), min_size=1, max_size=max_size),
+                 st.lists(st.integers(*b), min_size=1, max_size=max_size),
+                 st.sampled_from(["maximize", "minimize"]))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(-6, 6), min_size=1, max_size=50),
-       st.lists(st.integers(-4, 4), min_size=1, max_size=50),
-       st.sampled_from(["maximize", "minimize"]))
+@_small_integer_samples((-6, 6), (-4, 4), 50)
 def test_crossings_match_the_loop(a, b, objective):
     a, b = np.array(a) / 3.0, np.array(b) / 2.0
     assert compare.crossings(a, b, objective=objective) == _crossings_loop(a, b, objective)
@@ -461,9 +466,7 @@ def test_dominance_p_values_are_the_same_with_and_without_the_ks_screen(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(-4, 4), min_size=1, max_size=30),
-       st.lists(st.integers(-4, 4), min_size=1, max_size=30),
-       st.sampled_from(["maximize", "minimize"]))
+@_small_integer_samples((-4, 4), (-4, 4), 30)
 def test_single_draw_advantage_is_cliffs_delta_by_pairs(a, b, objective):
     # Every pair of draws compared once: wins minus losses over n_A n_B (ties count for
     # neither), exactly antisymmetric.
