@@ -508,8 +508,10 @@ def test_fast_csv_rows_are_the_bytes_pandas_writes(tmp_path):
     text = st.one_of(
         st.sampled_from(["SVM", "a b", " lead", "x,y", 'q"r', "=f", "-1", "+x", "@s", "é",
                          "\U0001f600", "", "line\nbreak", "cr\rx", "tab\t", "back\\slash",
-                         "'", "nan", "None", "\ud800"]),
-        st.text(alphabet=st.sampled_from(list("ab, \"\n\r=+-@\t'é\u2212\\")), max_size=6))
+                         "'", "nan", "None", "\ud800", '"', '""', ",", '"a,b"', "\x0c",
+                         "\x85", "\u2028", "\x0b", "\x00"]),
+        st.text(alphabet=st.sampled_from(list("ab, \"\n\r=+-@\t'é\u2212\\\x1e")),
+                max_size=6))
     fast = ["float", "int", "uint", "bool", "object", "str", "category"]
     kinds = st.one_of(st.lists(st.sampled_from(fast), min_size=2, max_size=5),
                       st.lists(st.sampled_from([*fast, "float32", "Int64", "datetime"]),
@@ -559,13 +561,15 @@ def test_fast_csv_rows_are_the_bytes_pandas_writes(tmp_path):
         assert got.read_bytes() == expected.read_bytes()
 
     check()
-    # The fast path is taken where it applies, and not where a cell needs quoting.
+    # The fast path is taken where it applies (quoting cells as the csv module does), and
+    # not where a cell holds a line break or a NUL.
     plain = pd.DataFrame({"a": ["x", None, "=y"], "k": [1.5, np.nan, -0.0], "n": [1, 2, 3]})
     assert _safe_output._csv_body(_safe_output._neutralised(plain)) == (
         "x,1.5,1\n,,2\n'=y,-0.0,3\n")
-    assert _safe_output._csv_body(plain.assign(a=["x,y", "z", "w"])) is None
-    assert _safe_output._csv_body(plain.assign(a=['q"r', "z", "w"])) is None
-    assert _safe_output._csv_body(plain.assign(a=["", "z", "w"])) is None
+    assert _safe_output._csv_body(plain.assign(a=["x,y", 'q"r', ""])) == (
+        '"x,y",1.5,1\n"q""r",,2\n,-0.0,3\n')
+    assert _safe_output._csv_body(plain.assign(a=["a\nb", "z", "w"])) is None
+    assert _safe_output._csv_body(plain.assign(a=["a\rb", "z", "w"])) is None
     assert _safe_output._csv_body(plain.assign(k=plain["k"].astype("float32"))) is None
 
 

@@ -162,22 +162,33 @@ def _plain_local_file(path: Any) -> bool:
             and infer_compression(text, "infer") is None)
 
 
-#: Text a CSV cell holds as it is under the csv module's minimal quoting (NUL too: the
-#: csv module of Python 3.10 refuses it unquoted, later ones write it).
-_UNQUOTED = re.compile(r'[^,"\r\n\x00]+')
+#: Text whose CSV cell :func:`_csv_body` can write: no line break (the csv module's rules
+#: for a lone ``\r`` have changed between Python versions) and no NUL (the csv module of
+#: Python 3.10 refuses it unquoted, later ones write it).
+_WRITABLE = re.compile(r'[^\r\n\x00]*')
+#: Text that the csv module's minimal quoting puts in quotes (with pandas' ``,`` and ``"``).
+_QUOTED = re.compile(r'[,"]')
+
+
+def _csv_cell(text: str) -> str:
+    """``text`` as the csv module's minimal quoting writes it (``"`` doubled inside quotes)."""
+    return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
 
 
 def _csv_body(frame: Any) -> str | None:
     """The rows pandas' ``to_csv(index=False, header=False)`` would write, or None.
 
-    For frames of float64, integer, boolean and text columns whose cells
-    need no quoting: the same text, made column by column (a float through
-    ``repr``, as numpy's ``astype(str)``, which pandas uses, writes it), then
-    joined row by row; about twice as fast as pandas' writer on the report's
-    largest table (a million rows of tuning curves). Any other column (dates,
-    nullable integers, float32, mixed objects, cells that would be quoted),
-    a single column (whose empty cell the csv module quotes) or no rows: None,
-    and pandas writes the part. Lines end with ``os.linesep``, as pandas' do.
+    For frames of float64, integer, boolean and text columns: the same text,
+    made column by column (a float through ``repr``, as numpy's
+    ``astype(str)``, which pandas uses, writes it; a text with ``,`` or ``"``
+    in quotes, with ``"`` doubled, as the csv module's minimal quoting writes
+    it), then joined row by row; about twice as fast as pandas' writer on the
+    report's largest table (a million rows of tuning curves), and three times
+    on the verdict table, whose explanations hold commas. Any other column
+    (dates, nullable integers, float32, mixed objects, text with a line break
+    or a NUL), a single column (whose empty cell the csv module quotes) or no
+    rows: None, and pandas writes the part. Lines end with ``os.linesep``, as
+    pandas' do.
     """
     import os
 
@@ -206,9 +217,10 @@ def _csv_body(frame: Any) -> str | None:
         except TypeError:  # unhashable cells
             return None
         uniques = list(uniques)
-        if not all(type(u) is str and _UNQUOTED.fullmatch(u) for u in uniques):
+        if not all(type(u) is str and _WRITABLE.fullmatch(u) for u in uniques):
             return None
-        columns.append(np.array([*uniques, ""], dtype=object)[codes].tolist())
+        cells = [_csv_cell(u) for u in uniques]
+        columns.append(np.array([*cells, ""], dtype=object)[codes].tolist())
     end = os.linesep  # pandas' default line terminator
     return "".join(line + end for line in map(",".join, zip(*columns)))
 
