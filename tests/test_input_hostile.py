@@ -380,6 +380,58 @@ def test_wide_table_benchmark_option_and_message(tmp_path, capsys):
     assert [int(b) for b in res.benchmarks] == list(range(100, 112))
 
 
+def test_wide_table_first_column_of_ids_is_refused_not_compared(tmp_path, capsys):
+    # Review: a first column of OpenML task ids beside fractional scores was compared as one
+    # more algorithm ("task_id is best, settled by LMEM"); a headerless saved index became
+    # algorithm "Unnamed: 0".
+    ids = _wide().assign(task_id=[3, 12, 31, 53, 3917, 9952, 7, 8, 9, 10, 11, 14])
+    ids = ids[["task_id", "A", "B", "C"]]
+    path = tmp_path / "ids.csv"
+    ids.to_csv(path, index=False)
+    with pytest.raises(ValueError, match="--benchmark task_id"):
+        adapters.from_autorank_wide(path, objective="maximize")
+    with pytest.raises(ValueError, match="whole numbers"):
+        adapters.from_autorank_wide(ids, objective="maximize")
+    assert main(["validate", str(path), "--adapter", "autorank-wide",
+                 "--objective", "maximize"]) != 0
+    assert "--benchmark task_id" in capsys.readouterr().err
+    res = adapters.from_autorank_wide(path, objective="maximize", benchmark_column="task_id")
+    assert res.algorithms == ["A", "B", "C"] and len(res.benchmarks) == 12
+    # Whole numbers everywhere (integer scores): the first column is an algorithm.
+    counts = pd.DataFrame({"A": [3, 4, 5], "B": [2, 6, 1]})
+    assert adapters.from_autorank_wide(counts, objective="maximize").algorithms == ["A", "B"]
+    # A saved index (empty header): the benchmarks.
+    saved = tmp_path / "saved.csv"
+    _wide().set_axis([f"ds{i}" for i in range(12)]).to_csv(saved)
+    res = adapters.from_autorank_wide(saved, objective="maximize")
+    assert res.algorithms == ["A", "B", "C"]
+    assert sorted(res.benchmarks) == sorted(f"ds{i}" for i in range(12))
+
+
+@pytest.mark.parametrize("names", [["NA", "wine", "digits", "moons"],
+                                   ["NA", "null", "N/A", "nan"], ["None", "x", "y", "z"]])
+def test_wide_table_names_like_missing_values_are_names(tmp_path, names):
+    # Review: the adapter read data-set names NA / null / N/A / nan as missing (its first
+    # column was not read as text), and --on-invalid drop then removed those benchmarks.
+    table = pd.DataFrame({"dataset": names, "NA": [0.95, 0.97, 0.97, 0.9],
+                          "None": [0.96, 0.98, 0.98, 0.91], "kNN": [0.94, 0.93, 0.97, 0.92]})
+    path = tmp_path / "w.csv"
+    table.to_csv(path, index=False)
+    res = adapters.from_autorank_wide(path, objective="maximize")
+    assert sorted(res.benchmarks) == sorted(names)
+    assert res.algorithms == sorted(["NA", "None", "kNN"]) and len(res) == 12
+    assert not res.exclusions.shape[0]
+
+
+def test_wide_table_missing_scores_in_the_first_column_stay_missing(tmp_path):
+    # The first column read as text must not turn an algorithm with missing cells ("NA")
+    # into a column of benchmark names.
+    path = tmp_path / "m.csv"
+    path.write_text("RF,SVM\n0.9,NA\nNA,0.8\n0.7,0.6\n", encoding="utf-8")
+    res = adapters.from_autorank_wide(path, objective="maximize", on_invalid="drop")
+    assert res.algorithms == ["RF", "SVM"] and len(res) == 4
+
+
 def test_wide_table_row_numbers_sort_naturally(tmp_path):
     path = tmp_path / "plain.csv"
     _wide().to_csv(path, index=False)

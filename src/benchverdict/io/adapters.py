@@ -431,9 +431,16 @@ def from_autorank_wide(
     Every cell is one algorithm's (final) score on one block, so
     ``kind="runs"`` with a single constant seed ``0``. Block labels come from
     ``benchmark_column`` if given (the CLI's ``--benchmark``); else from a
-    first column of text (a paper table's data-set names), which is then the
-    only column that may be non-numeric; else from the index (a file's row
-    numbers, kept as integers so that they sort 0, 1, 2, ..., 10).
+    first column of text (a paper table's data-set names, read as written:
+    ``NA`` or ``null`` is a name there, not a missing value), which is then
+    the only column that may be non-numeric; else from a first column
+    without a header (a saved index: pandas reads it as ``Unnamed: 0``); else
+    from the index (a file's row numbers, kept as integers so that they sort
+    0, 1, 2, ..., 10).
+
+    A first column of whole numbers beside columns of fractional scores is
+    refused: it is most likely ids (OpenML task ids) that would otherwise be
+    compared as one more algorithm; ``benchmark_column`` names it.
 
     Examples
     --------
@@ -448,14 +455,28 @@ def from_autorank_wide(
     ['iris', 'wine']
     """
     if isinstance(data, (str, Path)):
-        frame = read_frame(data, text_columns=[benchmark_column] if benchmark_column else ())
+        if benchmark_column:
+            frame = read_frame(data, text_columns=[benchmark_column])
+        else:
+            frame = _wide_first_column_read(data)
     else:
         frame = data.copy()
     if benchmark_column is None and len(frame.columns) > 1:
         first = frame.columns[0]
-        if not pd.api.types.is_numeric_dtype(frame[first]) and all(
-                pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns[1:]):
+        rest_numeric = all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns[1:])
+        if rest_numeric and (not pd.api.types.is_numeric_dtype(frame[first])
+                             or _is_saved_index(first)):
             benchmark_column = first  # a paper table: data-set names, then one column each
+        elif rest_numeric and _whole_numbers(frame[first]) and not all(
+                _whole_numbers(frame[c]) for c in frame.columns[1:]):
+            shown = ", ".join(map(str, frame[first].head(4).tolist()))
+            raise ValueError(
+                f"autorank's wide table has one numeric column per algorithm, but its first "
+                f"column {first!r} holds whole numbers ({shown}, ...) beside fractional "
+                f"scores: ids, most likely, which would be compared as one more algorithm. "
+                f"Fix: if it names the benchmarks (data sets, task ids), pass "
+                f"benchmark_column={first!r} (command line: --benchmark {first}); if it is "
+                f"an algorithm's scores, add a first column of benchmark names.")
     if benchmark_column is not None:
         if benchmark_column not in frame.columns:
             raise ValueError(f"benchmark_column {benchmark_column!r} not in {list(frame.columns)}.")
@@ -483,6 +504,47 @@ def from_autorank_wide(
         kind="runs",
         min_algorithms=min_algorithms,
     )
+
+
+def _wide_first_column_read(path: str | Path) -> pd.DataFrame:
+    """A wide table read with its first column as written when that column names benchmarks.
+
+    The first column is read as text (``NA``, ``None`` or ``null`` stay
+    names); when every cell of it is a number or a missing-value word
+    (an algorithm's scores, some missing) it is read again with those words
+    missing, as every other column is.
+    """
+    from benchverdict.io import _NA_WORDS
+
+    plain = read_frame(path)
+    if not len(plain.columns):
+        return plain
+    first = plain.columns[0]
+    texts = read_frame(path, text_columns=[first])
+    cells = texts[first]
+    if pd.api.types.is_numeric_dtype(cells):
+        return plain  # a Parquet file's own types
+    missing = cells.isna() | cells.isin(_NA_WORDS)
+    numbers = pd.to_numeric(cells.where(~missing), errors="coerce")
+    if (numbers.notna() | missing).all() and numbers.notna().any():
+        return plain  # scores with missing cells: the words mean missing there
+    return texts
+
+
+def _is_saved_index(column: object) -> bool:
+    """Whether ``column`` is a headerless first column (pandas names it ``Unnamed: 0``)."""
+    return isinstance(column, str) and (column == "" or column == "Unnamed: 0")
+
+
+def _whole_numbers(values: pd.Series) -> bool:
+    """Whether every present value of ``values`` is a whole number (integers, or 3.0)."""
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return False
+    if pd.api.types.is_integer_dtype(values):
+        return True
+    present = values.dropna().to_numpy(dtype=float)
+    whole = np.isfinite(present) & (present == np.round(present))
+    return bool(present.size) and bool(np.all(whole))
 
 
 ADAPTERS = {
