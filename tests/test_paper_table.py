@@ -419,6 +419,50 @@ def test_cli_usage_errors(capsys):
     assert main(["table", "--example", "--table-format", "html", "--standalone"]) == 2
 
 
+def test_cli_output_never_replaces_an_input_a_link_target_or_a_foreign_file(tmp_path, capsys):
+    # Review (issue 25, "never write into an input"): -o through a hard link to the input
+    # replaced the data; a symbolic link at -o overwrote the file it points to; a user's
+    # thesis.tex was overwritten. A re-run over the table it wrote still replaces it.
+    from benchverdict.cli import main
+
+    rng = np.random.default_rng(1)
+    data = tmp_path / "runs.csv"
+    pd.DataFrame([(a, f"b{j}", s, rng.normal(i)) for i, a in enumerate("ABC")
+                  for j in range(4) for s in range(3)],
+                 columns=["algorithm", "benchmark", "seed", "score"]).to_csv(data, index=False)
+    original = data.read_bytes()
+    roles = ["--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "seed",
+             "--score", "score", "--objective", "maximize", "--kind", "runs",
+             "--analyses", "ranks", "--no-progress"]
+
+    def table(out, *extra):
+        return main(["table", str(data), *roles, *extra, "-o", str(out)])
+
+    linked = tmp_path / "linked.csv"
+    os.link(data, linked)
+    assert table(linked) == 2 and "is the input file" in capsys.readouterr().err
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("keep", encoding="utf-8")
+    pointer = tmp_path / "pointer.tex"
+    pointer.symlink_to(foreign)
+    assert table(pointer) == 2 and "symbolic link" in capsys.readouterr().err
+    thesis = tmp_path / "thesis.tex"
+    thesis.write_text("\\documentclass{book}\n", encoding="utf-8")
+    assert table(thesis) == 2 and "not a results table" in capsys.readouterr().err
+    assert data.read_bytes() == original and foreign.read_text(encoding="utf-8") == "keep"
+    assert thesis.read_text(encoding="utf-8") == "\\documentclass{book}\n"
+    # Our own tables (and an empty file) are replaced; a hard link to an old table keeps it.
+    for out in (tmp_path / "t.tex", tmp_path / "t.csv", tmp_path / "t.md", tmp_path / "t.html"):
+        assert table(out) == 0
+        first = out.read_bytes()
+        os.link(out, tmp_path / f"old-{out.name}")
+        assert table(out, "--letters") == 0
+        assert (tmp_path / f"old-{out.name}").read_bytes() == first
+    empty = tmp_path / "empty.tex"
+    empty.touch()
+    assert table(empty) == 0 and empty.read_text(encoding="utf-8").startswith("% benchverdict")
+
+
 # ----------------------------------------------------------------------------- (b) simulation
 #: ``nox -s simulations`` multiplies the replications (BENCHVERDICT_SIM_SCALE).
 SCALE = float(os.environ.get("BENCHVERDICT_SIM_SCALE", "1"))

@@ -83,8 +83,76 @@ def _format_of(args: argparse.Namespace) -> str:
     return "markdown"
 
 
+#: How the first line of each format's table, as ``table`` writes it, begins.
+_TABLE_STARTS = {
+    "latex": ("% benchverdict results table",),
+    "html": ('<table class="bv-results-table"',),
+    "markdown": ("| Benchmark |", "| Algorithm |"),
+}
+#: Columns every CSV results table has (its header names them all).
+_TABLE_CSV_COLUMNS = frozenset({"statistic", "centre", "lower", "upper", "text", "bold"})
+
+
+def table_output_problem(out: Path, fmt: str, inputs: list[Path]) -> str | None:
+    """Why ``table -o out`` must not write ``out``, or ``None`` when it may.
+
+    The command never writes into its input, through a symbolic link, or
+    over a file it did not write: an existing ``out`` may be replaced only
+    when it is empty or holds a results table of the same format (a re-run).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> table_output_problem(folder / "t.tex", "latex", []) is None
+    True
+    >>> _ = (folder / "thesis.tex").write_text("\\documentclass{book}")
+    >>> print(table_output_problem(folder / "thesis.tex", "latex", []))  # doctest: +ELLIPSIS
+    -o .../thesis.tex exists and is not a results table benchverdict wrote; ...
+    """
+    import os
+
+    shown = str(out)
+    if out.is_symlink():
+        return (f"-o {shown} is a symbolic link; the table would replace what it points to. "
+                f"Fix: give the file itself, or a new file name.")
+    if out.is_dir():
+        return f"-o {shown!r} is a folder; give a file name."
+    for given in inputs:
+        source = Path(given)
+        if not source.exists():
+            continue
+        if out.exists() and os.path.samefile(out, source):
+            return (f"-o {shown} is the input file {given} (or a link to it); the table "
+                    f"would replace the data. Fix: give another -o.")
+        if source.is_dir() and source.resolve() in out.resolve().parents:
+            return (f"-o {shown} lies inside the input folder {given}; the table is never "
+                    f"written into its input. Fix: give a file outside it.")
+    if not out.exists():
+        return None
+    if not out.is_file():
+        return f"-o {shown} exists and is not a regular file; give a new file name."
+    try:
+        with out.open("rb") as f:
+            head = f.read(4096)
+    except OSError as err:
+        return f"-o {shown} cannot be read ({err.strerror}); give a new file name."
+    if not head:
+        return None  # an empty file (made by touch or mktemp): nothing to lose
+    first = head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()[0]
+    if fmt == "csv":
+        ours = _TABLE_CSV_COLUMNS <= set(first.split(","))
+    else:
+        ours = first.startswith(_TABLE_STARTS[fmt])
+    if ours:
+        return None
+    return (f"-o {shown} exists and is not a results table benchverdict wrote; the table "
+            f"would replace it. Fix: give a new file name, or move that file away first.")
+
+
 def _cmd_table(args: argparse.Namespace) -> int:
-    from benchverdict._cli_common import UsageError, load_results
+    from benchverdict._cli_common import UsageError, input_paths, load_results
+    from benchverdict._safe_output import replace_atomic
     from benchverdict._validation import ValidationError
     from benchverdict.paper.table import results_table
     from benchverdict.report.runner import compare
@@ -92,12 +160,10 @@ def _cmd_table(args: argparse.Namespace) -> int:
     fmt = _format_of(args)
     if args.standalone and fmt != "latex":
         raise UsageError(f"--standalone is for LaTeX output, not {fmt}.")
-    if args.output is not None and args.output.is_dir():
-        raise UsageError(f"-o {str(args.output)!r} is a folder; give a file name.")
-    given = getattr(args, "file", None)
-    if (args.output is not None and given is not None
-            and Path(given).resolve() == args.output.resolve()):
-        raise UsageError("-o names the input file; the table would replace the data.")
+    if args.output is not None:
+        problem = table_output_problem(args.output, fmt, input_paths(args))
+        if problem:
+            raise UsageError(problem)
     try:
         results = load_results(args)
     except ValidationError as err:
@@ -116,23 +182,24 @@ def _cmd_table(args: argparse.Namespace) -> int:
                           orientation="algorithms" if args.transpose else "benchmarks",
                           baseline=args.baseline, letters=args.letters,
                           confidence=args.confidence)
-    if fmt == "csv":
-        if args.output is not None:
-            table.to_csv(args.output)
-        else:  # through write_csv (formula-like names neutralised), then to stdout
-            import tempfile
+    if fmt == "csv":  # through write_csv (formula-like names neutralised)
+        import tempfile
 
-            with tempfile.TemporaryDirectory() as folder:
-                written = table.to_csv(Path(folder) / "table.csv")
-                sys.stdout.write(written.read_text(encoding="utf-8"))
+        with tempfile.TemporaryDirectory() as folder:
+            data = table.to_csv(Path(folder) / "table.csv").read_bytes()
     else:
-        text = {"latex": lambda: table.to_latex(standalone=args.standalone,
+        data = {"latex": lambda: table.to_latex(standalone=args.standalone,
                                                 caption=args.caption),
-                "markdown": table.to_markdown, "html": table.to_html}[fmt]()
-        if args.output is not None:
-            args.output.write_text(text, encoding="utf-8")
-        else:
-            sys.stdout.write(text)
+                "markdown": table.to_markdown, "html": table.to_html}[fmt]().encode("utf-8")
+    if args.output is not None:
+        # Checked again (the file may have appeared meanwhile), then replaced by a rename:
+        # a hard link to the old file keeps its content, a link planted there is not followed.
+        problem = table_output_problem(args.output, fmt, input_paths(args))
+        if problem:
+            raise UsageError(problem)
+        replace_atomic(args.output, data)
+    else:
+        sys.stdout.write(data.decode("utf-8"))
     if args.output is not None:
         print(f"Wrote {args.output} ({fmt}).", file=sys.stderr)
     for run in comparison.errors:
