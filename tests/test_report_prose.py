@@ -91,6 +91,26 @@ def test_the_methods_paragraph_follows_alpha_estimand_and_margin(base, strict):
                         "(HPO-run incumbents; higher scores are better)")
 
 
+@pytest.mark.parametrize(("drop", "labels", "says"), [
+    (0, "shared", "with 5 seeds each "),
+    (2, "shared", "with 3 to 5 runs (seeds) per algorithm and benchmark "),
+    (0, "own", "with 5 runs (seeds) each "),
+])
+def test_the_methods_paragraph_counts_runs_per_cell_not_seed_labels(drop, labels, says):
+    # Review: unbalanced data (145 and 152 draws labelled by 297 distinct seeds) were
+    # described as "with 297 seeds each", the count of distinct seed labels.
+    frame = runs_data().table.copy()
+    if drop:
+        frame = frame[~((frame["algorithm"] == "A0")
+                         & (frame["seed"].astype(int) >= 5 - drop))]
+    if labels == "own":  # each algorithm's seeds labelled apart: 20 labels, 5 runs per cell
+        frame["seed"] = frame["algorithm"].astype(str) + "-" + frame["seed"].astype(str)
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                             score="score", objective="maximize", kind="runs")
+    comp = compare(res, analyses=["ranks"], progress=False, figures=False)
+    assert says in summary.methods_paragraph(comp)
+
+
 def test_the_methods_paragraph_names_only_the_analyses_that_ran(base, ranks_only, trials):
     full, ranks = summary.methods_paragraph(base), summary.methods_paragraph(ranks_only)
     assert "mixed-effects model" in full and "mixed-effects model" not in ranks

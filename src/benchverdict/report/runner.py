@@ -201,6 +201,7 @@ class Comparison:
         n_seeds: int,
         metafeatures: Sequence[str],
         requested: Sequence[str],
+        runs_per_cell: tuple[int, int] | None = None,
         figures: list[ReportFigure] | None = None,
         validation_exclusions: pd.DataFrame | None = None,
         report_warnings: Sequence[str] = (),
@@ -217,6 +218,9 @@ class Comparison:
         self.algorithms = list(algorithms)
         self.benchmarks = list(benchmarks)
         self.n_seeds = int(n_seeds)
+        #: The fewest and most runs (seeds) an algorithm has on a benchmark, among the
+        #: runs compared (``None``: not known); ``n_seeds`` counts distinct seed labels.
+        self.runs_per_cell = runs_per_cell
         self.metafeatures = list(metafeatures)
         self.requested = list(requested)
         self._figures = figures
@@ -911,12 +915,21 @@ def compare(
         algorithms=results.algorithms,
         benchmarks=results.benchmarks,
         n_seeds=len(results.seeds),
+        runs_per_cell=_runs_per_cell(scores),
         metafeatures=results.metafeatures,
         requested=requested,
         validation_exclusions=results.exclusions,
         report_warnings=report_warnings,
         results=results,
     )
+
+
+def _runs_per_cell(scores) -> tuple[int, int] | None:
+    """The fewest and most runs an (algorithm, benchmark) cell has among those compared."""
+    if scores is None or not len(scores.data):
+        return None
+    sizes = scores.data.table.groupby(["algorithm", "benchmark"], observed=True).size()
+    return int(sizes.min()), int(sizes.max())
 
 
 def _stopped_early_caveat(results: Results, short: dict[str, float]) -> str:

@@ -570,6 +570,21 @@ def _count_tests(n: int) -> str:
     return f"{n:,} test" + ("" if n == 1 else "s")
 
 
+def _runs_each(c) -> str:
+    """How many runs each algorithm has on each benchmark, as the Methods paragraph says it.
+
+    ``"10 seeds each"`` when every (algorithm, benchmark) cell has a run per
+    seed; otherwise the range, which a count of distinct seed labels would
+    overstate (145 and 152 draws labelled by 297 distinct seeds).
+    """
+    low, high = getattr(c, "runs_per_cell", None) or (c.n_seeds, c.n_seeds)
+    if low == high == c.n_seeds:
+        return f"{c.n_seeds:,} seed{'s' if c.n_seeds != 1 else ''} each"
+    if low == high:
+        return f"{low:,} run{'s' if low != 1 else ''} (seeds) each"
+    return f"{low:,} to {high:,} runs (seeds) per algorithm and benchmark"
+
+
 def methods_paragraph(comparison: Any, style: str = "text") -> str:
     """The methods paragraph of ``comparison``: what was run, how it was decided, and on what.
 
@@ -611,8 +626,7 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     kind = getattr(c.description, "kind", "")
     rows = {"runs": "HPO-run incumbents", "trials": "random-search draws"}.get(kind, "results")
     out = [f"We compared {n_alg} algorithms on {n_bench} benchmark{'s' if n_bench != 1 else ''}"
-           f" with {c.n_seeds:,} seed{'s' if c.n_seeds != 1 else ''} each ({rows}; {better} "
-           f"scores are better), {budget}."]
+           f" with {_runs_each(c)} ({rows}; {better} scores are better), {budget}."]
     ran = [r for r in c.runs if r.status == "ok"]
     for r in ran:
         v = votes.get(r.name, [])
