@@ -345,6 +345,30 @@ def test_amlb_seeds_are_integers_in_exclusions(tmp_path):
     assert "seed 6 " in text and "6.0" not in text and "nan" not in text
 
 
+def test_amlb_failures_are_named_and_each_reason_is_summarised(tmp_path):
+    # Review: failed AMLB runs were recorded by row number only (no framework, task or
+    # fold), and the report's summary showed the first failure's reason for all of them
+    # (a Timeout and a Killed run shown as MemoryError).
+    from benchverdict.exclusions import summarise_steps
+
+    infos = {("B", 1, "t1"): "MemoryError: out of memory", ("B", 2, "t2"): "Timeout",
+             ("C", 3, "t1"): "Killed"}
+    rows = [dict(task=task, framework=framework, constraint="1h", fold=fold, metric="auc",
+                 result=None if (framework, fold, task) in infos else 0.5 + fold / 100,
+                 info=infos.get((framework, fold, task)))
+            for framework in ("A", "B", "C") for fold in range(5) for task in ("t1", "t2")]
+    path = tmp_path / "results.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = adapters.read_amlb(path)
+    failed = res.exclusions.sort_values("row")
+    named = set(zip(failed["algorithm"], failed["benchmark"], failed["seed"].astype(int)))
+    assert named == {(f, t, s) for f, s, t in infos}
+    summary = summarise_steps(res.exclusions)
+    (reason,) = summary["reason"]
+    assert all(f"AMLB run failed: {m}" in reason for m in infos.values())
+    assert "B / t1 / seed 1" in summary["examples"].iloc[0]
+
+
 # ------------------------------------------------------------------ 9. autorank's wide table
 def _wide(n: int = 12) -> pd.DataFrame:
     import numpy as np

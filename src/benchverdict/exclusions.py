@@ -288,11 +288,12 @@ def _reason_text(record: Mapping[str, Any]) -> str:
 
 
 def summarise_steps(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:
-    """Count the records per analysis, step and unit, with examples and the main reason.
+    """Count the records per analysis, step and unit, with examples and their reasons.
 
     A summary view (columns :data:`STEP_SUMMARY`; ``what`` is the records'
-    ``unit``): the count of records, up to ``max_examples`` of them and the
-    most common reason (prefixed by the columns at fault, for rows).
+    ``unit``): the count of records, up to ``max_examples`` of them and
+    their reasons (prefixed by the columns at fault, for rows): one reason as
+    it is, several with their counts, the commonest first.
 
     Examples
     --------
@@ -311,11 +312,42 @@ def summarise_steps(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataF
         examples = "; ".join(_label(r) for r in records[:max_examples])
         if len(records) > max_examples:
             examples += f"; ... ({len(records) - max_examples} more)"
-        reasons = pd.Series([_reason_text(r) for r in records]).value_counts()
+        reasons = pd.Series([_reason_text(r) for r in records]).value_counts(sort=False)
         analysis, step, unit = (None if is_missing(k) else k for k in key)
         rows.append({"analysis": analysis, "step": step, "what": unit, "count": len(records),
-                     "examples": examples, "reason": reasons.index[0] if len(reasons) else ""})
+                     "examples": examples, "reason": _reasons_text(reasons)})
     return pd.DataFrame(rows, columns=list(STEP_SUMMARY))
+
+
+#: How many distinct reasons a summary row names (the others are counted).
+MAX_SUMMARY_REASONS = 3
+
+
+def _reasons_text(reasons: pd.Series) -> str:
+    """One reason as it is; several, the commonest first, each with its count.
+
+    Examples
+    --------
+    >>> _reasons_text(pd.Series({"late": 2}))
+    'late'
+    >>> _reasons_text(pd.Series({"a": 1, "b": 3, "c": 1, "d": 1}))
+    'b (3 records); a (1); c (1); and 1 other reason (1 record)'
+    """
+    if not len(reasons):
+        return ""
+    if len(reasons) == 1:
+        return str(reasons.index[0])
+    # The commonest first; equal counts in the order met (a stable sort).
+    ordered = reasons.iloc[np.argsort(-reasons.to_numpy(), kind="stable")]
+    shown = [f"{ordered.index[0]} ({int(ordered.iloc[0])} record"
+             f"{'s' if ordered.iloc[0] != 1 else ''})"]
+    shown += [f"{r} ({int(n)})" for r, n in ordered.iloc[1:MAX_SUMMARY_REASONS].items()]
+    rest = ordered.iloc[MAX_SUMMARY_REASONS:]
+    if len(rest):
+        n = int(rest.sum())
+        shown.append(f"and {len(rest)} other reason{'s' if len(rest) != 1 else ''} "
+                      f"({n} record{'s' if n != 1 else ''})")
+    return "; ".join(shown)
 
 
 __all__ = ["EXCLUSION_COLUMNS", "ROWS_BY_REASON", "STEP_SUMMARY", "Exclusion",

@@ -209,6 +209,10 @@ def read_amlb(
         raise ValueError(f"the AMLB table lacks the column(s) {absent}; found "
                          f"{list(frame.columns)}. Fix: give AMLB's results.csv.")
     frame = frame.reset_index(drop=True)
+    # Which framework, task and fold each input row is: an excluded row is named by them.
+    where = pd.DataFrame({"algorithm": frame["framework"].astype(str),
+                          "benchmark": frame["task"].astype(str),
+                          "seed": _fold_labels(frame["fold"])}, index=frame.index)
     filtered = pd.Index([])
     if "constraint" in frame.columns:
         constraints = sorted(frame["constraint"].dropna().astype(str).unique())
@@ -247,11 +251,13 @@ def read_amlb(
     )
     records = pd.DataFrame({
         "row": list(frame.index[failed]), "columns": "info",
+        **{k: where.loc[frame.index[failed], k].tolist() for k in where.columns},
         "reason": [f"AMLB run failed: {m}" for m in info[failed].astype(str)],
     })
     if len(filtered):
         records = pd.concat([records, pd.DataFrame({
             "row": list(filtered), "columns": "constraint",
+            **{k: where.loc[filtered, k].tolist() for k in where.columns},
             "reason": f"filtered: constraint != {constraint!r}"})], ignore_index=True)
     return with_exclusions(results, records)
 
