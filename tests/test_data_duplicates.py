@@ -56,3 +56,22 @@ def test_priorband_mapped_without_prior(shared_data):
     assert same == [0, 900]
     assert "is at rows 0 and 900." in message
     assert "'prior' tells the rows apart" in message
+
+
+def test_a_numeric_column_apart_within_runs_is_suggested_as_the_budget():
+    # Review: draws with a trial column left unmapped were told to combine 'trial' into the
+    # benchmark (20 benchmarks would become 400 fake ones); the fix is --budget trial.
+    df = pd.DataFrame([(a, "LC", s, t, 0.1 * t) for a in ("PB", "RS") for s in range(3)
+                       for t in range(1, 6)],
+                      columns=["algorithm", "benchmark", "seed", "trial", "value"])
+    with pytest.raises(ValidationError) as err:
+        Results.from_frame(df, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                           score="value", objective="minimize", kind="trials")
+    problem = err.value.problems[0]
+    assert "map it as the budget (--budget trial)" in problem.cli_message()
+    assert "map it as the budget (budget='trial')" in problem.message
+    # A text column apart (a prior's name) is no budget: the benchmark fix stays first.
+    with pytest.raises(ValidationError) as err:
+        Results.from_frame(two_priors(5), algorithm="algorithm", benchmark="benchmark",
+                           seed="seed", score="value", objective="minimize", kind="trials")
+    assert "as the budget" not in err.value.problems[0].message

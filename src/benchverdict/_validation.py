@@ -603,16 +603,27 @@ def duplicated_keys(
         hint = (
             f" Unmapped column(s) that differ within duplicated keys: {told}."
         )
+        apart = separating[0][0]
         fix_py = (
             f"map the column that tells them apart to a role (e.g. benchmark=<a column "
-            f"combining the benchmark and {separating[0][0]!r}>, or restrict the table to one "
-            f"value of {separating[0][0]!r})"
+            f"combining the benchmark and {apart!r}>, or restrict the table to one "
+            f"value of {apart!r})"
         )
         fix_cli = (
             f"map the column that tells them apart to a role (e.g. --benchmark <a column "
-            f"combining the benchmark and {separating[0][0]!r}>, or keep one value of "
-            f"{separating[0][0]!r})"
+            f"combining the benchmark and {apart!r}>, or keep one value of "
+            f"{apart!r})"
         )
+        values = frame[apart] if apart in frame.columns else None
+        if ("budget" not in key_columns and values is not None
+                and pd.api.types.is_numeric_dtype(values)
+                and not pd.api.types.is_bool_dtype(values)):
+            # A number that differs within a run's rows is most likely its trial or budget:
+            # combining it into the benchmark would make one fake benchmark per trial.
+            fix_py = (f"if {apart!r} is each run's trial number or budget, map it as the "
+                      f"budget (budget={apart!r}); otherwise {fix_py}")
+            fix_cli = (f"if {apart!r} is each run's trial number or budget, map it as the "
+                       f"budget (--budget {apart}); otherwise {fix_cli}")
     else:
         hint = " No unmapped column differs within them: they look like repeated rows."
         fix_py = fix_cli = "remove the repeated rows"
