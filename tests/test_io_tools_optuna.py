@@ -342,6 +342,14 @@ def test_cli_reads_an_optuna_storage(storage, tmp_path, capsys):
     assert main(["report", str(path), "--adapter", "optuna", "--analyses", "ranks",
                  "--no-progress", "-o", str(tmp_path / "rep")]) == 0
     assert (tmp_path / "rep").is_dir() and any((tmp_path / "rep").iterdir())
+    # The storage URL the error messages recommend works on the command line too (review:
+    # argparse's Path folded sqlite:/// into sqlite:/ and the file was "not found").
+    assert main(["validate", f"sqlite:///{path}", "--adapter", "optuna"]) == 1
+    assert "QMCSampler" in capsys.readouterr().out
+    # A URL for any other reader is refused with the fix, not read as a missing file.
+    assert main(["validate", f"sqlite:///{path}", "--algorithm", "a", "--seed", "s",
+                 "--score", "v", "--objective", "minimize"]) == 2
+    assert "only --adapter optuna reads a storage URL" in capsys.readouterr().err
 
 
 def test_fail_value_nan_is_never_an_incumbent():

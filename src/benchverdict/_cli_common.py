@@ -41,10 +41,10 @@ def role_options(*, many_files: bool = False) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(add_help=False)
     if many_files:
-        parser.add_argument("files", nargs="*", type=Path, metavar="FILE",
+        parser.add_argument("files", nargs="*", type=input_path, metavar="FILE",
                             help="CSV, TSV, Parquet or JSON Lines files (or adapter inputs)")
     else:
-        parser.add_argument("file", nargs="?", type=Path,
+        parser.add_argument("file", nargs="?", type=input_path,
                             help="CSV, TSV, Parquet or JSON Lines")
     # Also accepted after the sub-command; SUPPRESS keeps a top-level --debug from being
     # reset to False by the sub-command's default.
@@ -197,7 +197,7 @@ def _load_results(args: argparse.Namespace):
         from benchverdict.io import adapters
 
         _check_adapter_options(args, adapters.ADAPTER_OPTIONS.get(args.adapter))
-        _check_exists(args.file)
+        _check_exists(args.file, args.adapter)
         if args.adapter in adapters.NEEDS_OBJECTIVE and args.objective is None:
             raise UsageError(f"the {args.adapter} adapter needs --objective maximize|minimize "
                              f"(the format does not record it).")
@@ -289,9 +289,35 @@ _INPUT_OPTIONS = ("algorithm", "seed", "score", "objective", "benchmark", "budge
                   "trust_pickle", "seconds")
 
 
-def _check_exists(path: Path) -> None:
+def input_path(text: str) -> Path | str:
+    """A FILE argument: a path, or a storage URL kept as written.
+
+    ``Path`` would fold ``sqlite:///runs.db`` into ``sqlite:/runs.db``; a URL
+    (``scheme://...``) stays text, for the adapters that read storages
+    (:data:`URL_ADAPTERS`).
+
+    Examples
+    --------
+    >>> input_path("runs.csv"), input_path("sqlite:///tmp/o.db")
+    (PosixPath('runs.csv'), 'sqlite:///tmp/o.db')
+    """
+    return text if "://" in text else Path(text)
+
+
+#: Adapters whose input may be a storage URL instead of a file (Optuna's RDB storages).
+URL_ADAPTERS = frozenset({"optuna"})
+
+
+def _check_exists(path: Path | str, adapter: str | None = None) -> None:
     import stat
 
+    if isinstance(path, str):  # a URL (input_path)
+        if adapter in URL_ADAPTERS:
+            return  # the adapter checks the storage itself, read-only
+        raise UsageError(
+            f"{path!r} is a URL; only --adapter {', '.join(sorted(URL_ADAPTERS))} reads a "
+            f"storage URL (sqlite:///FILE, postgresql://...). Fix: give a local file, or "
+            f"add --adapter optuna for an Optuna storage.")
     if not path.exists():
         raise UsageError(f"no such file or directory: {str(path)!r}. Fix: check the path.")
     mode = path.stat().st_mode
