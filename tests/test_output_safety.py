@@ -252,7 +252,7 @@ def test_write_csv_keeps_numbers_and_neutralises_names_index_and_header(tmp_path
 # ----------------------------------------------------------------------------- LaTeX
 LONG = "L" * 9_990 + "0123456789"
 LATEX_NAMES = ["[x]", "*y", LONG, "é", "東京", "\\input{/etc/passwd}", "%", "$", "&", "#",
-               "_", "^", "~", "{", "}"]
+               "_", "^", "~", "{", "}", "''q''", "``b``", ",,c", "!`d"]
 
 
 def latex_comparison(names: list[str]):
@@ -311,6 +311,8 @@ def test_latex_escape_keeps_optional_arguments_ligatures_and_unicode_out():
 
     assert latex_escape("[x]") == "{[}x{]}" and latex_escape("*y") == "{*}y"
     assert latex_escape("a--b") == "a-{}-b" and latex_escape("t-test") == "t-test"
+    assert latex_escape("''q''") == r"\textquotesingle{}" * 2 + "q" + r"\textquotesingle{}" * 2
+    assert latex_escape(",,c") == ",{},c" and latex_escape("a, b") == "a, b"
     assert latex_escape("東") == r"\bvu{東}{6771}"
     assert latex_escape("a\tb") == r"a\textbackslash{}x09b"
     assert latex_escape("\\input{/etc/passwd}").replace(r"\allowbreak{}", "") == (

@@ -29,6 +29,10 @@ LATEX_SPECIAL = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     '"': r"\textquotedbl{}",
+    # T1 fonts typeset ' and ` as curly quotes, and '' `` ,, !` ?` as ligatures (a name
+    # ''x'' printed as "x"): the straight characters themselves.
+    "'": r"\textquotesingle{}",
+    "`": r"\textasciigrave{}",
     "|": r"\textbar{}",
     # After \\, \midrule or \item a "[" opens an optional argument and "*" makes \\*:
     # braced, they are text wherever a name lands.
@@ -37,9 +41,10 @@ LATEX_SPECIAL = {
     "*": "{*}",
 }
 #: Also escaped: a "-" before another (``--`` and ``---`` would print as dashes: a name's
-#: hyphens stay hyphens) and every non-ASCII character.
+#: hyphens stay hyphens), a "," before another (``,,`` is a low double quote in T1 fonts)
+#: and every non-ASCII character.
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in LATEX_SPECIAL)
-                       + r"|-(?=-)|[^\x00-\x7f]")
+                       + r"|-(?=-)|,(?=,)|[^\x00-\x7f]")
 
 #: A word (run of non-space characters) longer than this is shortened in LaTeX.
 MAX_WORD = 60
@@ -83,8 +88,8 @@ def _escape_chars(text: str) -> str:
         c = m.group(0)
         if c in LATEX_SPECIAL:
             return LATEX_SPECIAL[c]
-        if c == "-":
-            return "-{}"
+        if c in "-,":
+            return c + "{}"
         # pdfLaTeX typesets the characters its fonts have and shows the code point of the
         # others, e.g. [U+6771] (\bvu, defined in report.tex and in each table file);
         # LuaLaTeX/XeLaTeX typeset all of them.

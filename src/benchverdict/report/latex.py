@@ -62,11 +62,22 @@ def _latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], *, captio
             r"\bottomrule", r"\endlastfoot",
             body,
             r"\end{longtable}", ""])
+    # Set in a box first: a table wider than the text (a matrix of many algorithms) is
+    # scaled down to the text width (graphicx's \resizebox, where loaded), never overfull.
     return "\n".join([
         r"\begin{table}[htbp]", r"\centering", r"\small",
         rf"\caption{{{latex_escape(caption)}}}\label{{{label}}}",
-        rf"\begin{{tabular}}{{{spec}}}", r"\toprule", head, r"\midrule", body,
-        r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
+        FIT_BOX_DEFINITION, rf"\sbox\bvtablebox{{\begin{{tabular}}{{{spec}}}", r"\toprule",
+        head, r"\midrule", body,
+        r"\bottomrule", r"\end{tabular}}", FIT_BOX_USE, r"\end{table}", ""])
+
+
+#: The box a table is set in (defined once, also when a table file is \input elsewhere).
+FIT_BOX_DEFINITION = r"\ifdefined\bvtablebox\else\newsavebox\bvtablebox\fi"
+#: The box, scaled to the text width when wider (and graphicx is loaded), else as it is.
+FIT_BOX_USE = (r"\ifdim\wd\bvtablebox>\linewidth\ifdefined\resizebox"
+               r"\resizebox{\linewidth}{!}{\usebox\bvtablebox}\else\usebox\bvtablebox\fi"
+               r"\else\usebox\bvtablebox\fi")
 
 
 _LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)", "✕": "x",
