@@ -358,6 +358,40 @@ def test_latex_escapes_every_special(comparison, tmp_path):
         assert not re.search(r"(?<!\\)[%$#]", stripped)
 
 
+def test_a_tall_figure_is_printed_in_parts_cut_between_its_rows(tmp_path):
+    # Review: the per-scope ranking figure of 86 benchmarks (530 x 4778 pt) was scaled to
+    # one page's height in report.tex, 44 pt wide: unreadable. It is printed in parts now,
+    # each a few whole rows of panels.
+    from benchverdict.report.latex import MAX_PART_RATIO
+
+    rng = np.random.default_rng(3)
+    rows = [(a, f"bench{j:02d}", s, i * 0.1 + rng.normal(0, 0.3)) for i, a in enumerate("ABCD")
+            for j in range(24) for s in range(3)]
+    res = Results.from_frame(pd.DataFrame(rows, columns=["a", "b", "s", "y"]), algorithm="a",
+                             benchmark="b", seed="s", score="y", objective="maximize",
+                             kind="runs")
+    comp = compare(res, analyses=["lmem"], progress=False)  # a scope per benchmark
+    tex = comp.to_latex(tmp_path / "tex").read_text(encoding="utf-8")
+    (fig,) = [f for f in comp.figures if f.name == "report-ranking-scopes"]
+    width, height, cuts = fig.page_layout()
+    assert height > MAX_PART_RATIO * width and len(cuts) >= 3
+    trims = re.findall(r"trim=0 ([\d.]+)bp 0 ([\d.]+)bp,clip\]\{figures/"
+                       r"report-ranking-scopes\.pdf\}", tex)
+    parts = [(float(low), height - float(top)) for low, top in trims]
+    assert len(parts) >= 2 and f"(part 1 of {len(parts)})" in tex
+    # The parts tile the figure from its top down, each within the shape a page holds.
+    assert parts[0][1] == pytest.approx(height, abs=0.01) and parts[-1][0] == 0
+    assert all(hi == pytest.approx(lo_above, abs=0.01)
+               for (_, hi), (lo_above, _) in zip(parts[1:], parts))
+    assert all(hi - lo <= MAX_PART_RATIO * width + 0.01 for lo, hi in parts)
+    # No panel is cut: every axes lies inside one part.
+    box, inches = fig._bbox, fig.figure.get_figheight()
+    for ax in fig.figure.axes:
+        pos = ax.get_position()
+        low, high = ((y * inches - box.y0) * 72 for y in (pos.y0, pos.y1))
+        assert any(lo - 0.01 <= low and high <= hi + 0.01 for lo, hi in parts), (low, high)
+
+
 @pytest.mark.parametrize("text", [*NAMES, "50% & more", "a\\b", "~^_"])
 def test_latex_escape_leaves_no_command_or_group(text):
     out = latex.latex_escape(text)

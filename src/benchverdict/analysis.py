@@ -214,6 +214,26 @@ class ReportFigure:
         """
         return self._file_name or file_stem(self.name)
 
+    def page_layout(self) -> tuple[float, float, tuple[float, ...]] | None:
+        """The saved file's width and height and where its rows of panels part, in points.
+
+        ``(width, height, cuts)``: ``cuts`` are heights above the bottom of the
+        file (cropped to the figure's tight box) at the bottom edge of each
+        row of panels but the lowest, top row first: a cut there passes
+        between two rows (the row below, titles included, lies under it), so a
+        tall figure can be printed a few rows at a time. ``None`` before the
+        figure has been saved (its box is not known yet).
+        """
+        if self._bbox is None:
+            return None
+        height = self.figure.get_figheight()
+        bottoms = sorted({round(float(ax.get_position().y0), 9) for ax in self.figure.axes
+                          if ax.get_visible()}, reverse=True)
+        low = float(self._bbox.y0)
+        cuts = tuple(72.0 * (y * height - low) for y in bottoms[:-1])
+        return 72.0 * float(self._bbox.width), 72.0 * float(self._bbox.height), tuple(
+            c for c in cuts if 0.0 < c < 72.0 * float(self._bbox.height))
+
     def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
         """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""
         return self.save_as(Path(directory) / self.file_name, formats)

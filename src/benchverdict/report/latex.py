@@ -80,6 +80,45 @@ FIT_BOX_USE = (r"\ifdim\wd\bvtablebox>\linewidth\ifdefined\resizebox"
                r"\else\usebox\bvtablebox\fi")
 
 
+#: The tallest part of a figure printed on one page, as a multiple of its width: on
+#: report.tex's landscape page (0.8 of the text height is about 400 pt) a part of a
+#: figure as wide as the HTML report's (about 530 pt) then prints near its own size.
+MAX_PART_RATIO = 0.8
+
+
+def page_slices(layout: tuple[float, float, tuple[float, ...]] | None
+                ) -> list[tuple[float, float, float]]:
+    """The parts a figure is printed in: ``(bottom, top, height)`` in points, top part first.
+
+    One part (the whole figure) unless it is taller than :data:`MAX_PART_RATIO`
+    times its width and has rows of panels to cut between (``layout`` from
+    :meth:`~benchverdict.analysis.ReportFigure.page_layout`); then each part
+    holds as many whole rows as fit that height (a taller row is a part alone).
+
+    Examples
+    --------
+    >>> page_slices(None)
+    [(0.0, 0.0, 0.0)]
+    >>> [(lo, hi) for lo, hi, _ in page_slices((140.0, 300.0, (250.0, 200.0, 150.0, 100.0, 50.0)))]
+    [(200.0, 300.0), (100.0, 200.0), (0.0, 100.0)]
+    """
+    if layout is None:
+        return [(0.0, 0.0, 0.0)]
+    width, height, cuts = layout
+    limit = MAX_PART_RATIO * width
+    if height <= limit or not cuts:
+        return [(0.0, height, height)]
+    parts, top = [], height
+    ordered = sorted(cuts, reverse=True)
+    for cut, below in zip(ordered, [*ordered[1:], 0.0]):
+        # Cut here when the part would grow beyond the limit by taking the next row.
+        if top - below > limit:
+            parts.append((cut, top, height))
+            top = cut
+    parts.append((0.0, top, height))
+    return parts
+
+
 _LATEX_CELL = str.maketrans({"▲": ">", "▼": "<", "△": "(>)", "▽": "(<)", "✕": "x",
                              "·": ""})
 def render_latex(document: ReportDocument, directory: Path) -> Path:
@@ -185,13 +224,26 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
             label="tab:sanity", spec="p{1.4cm}p{4.0cm}p{1.4cm}p{11cm}", long=True))
 
     def figure_block(f: Figure) -> str:
+        # The SVG first (kept; the HTML report has drawn it already): it lays the figure
+        # out and finds its tight box, which the PDF and the cuts between panels reuse.
+        f.svg()
         f.save(directory / "figures", formats=("pdf",))
-        return "\n".join([
-            r"\begin{figure}[htbp]", r"\centering",
-            rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]"
-            rf"{{figures/{f.file_name}.pdf}}",
-            rf"\caption{{{latex_escape(f.title)}. {latex_escape(f.caption)}}}",
-            rf"\label{{fig:{f.file_name}}}", r"\end{figure}", ""])
+        parts = page_slices(f.page_layout())
+        blocks = []
+        for i, (low, high, height) in enumerate(parts):
+            # A tall figure (a panel per scope) is printed a few rows per page, each part
+            # cut between two rows of panels: at one page's height it would be unreadable.
+            trim = ("" if len(parts) == 1 else
+                    f",trim=0 {low:.2f}bp 0 {height - high:.2f}bp,clip")
+            part = "" if len(parts) == 1 else f" (part {i + 1} of {len(parts)})"
+            blocks += [
+                r"\begin{figure}[htbp]", r"\centering",
+                rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio"
+                rf"{trim}]{{figures/{f.file_name}.pdf}}",
+                rf"\caption{{{latex_escape(f.title + part)}. {latex_escape(f.caption)}}}"
+                if i == 0 else rf"\caption{{{latex_escape(f.title + part)}.}}",
+                *([rf"\label{{fig:{f.file_name}}}"] if i == 0 else []), r"\end{figure}", ""]
+        return "\n".join(blocks)
 
     drawings = doc.drawings.get()
     summary_figures = [figure_block(f) for f in (drawings.ranking, drawings.ranking_scopes)

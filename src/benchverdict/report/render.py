@@ -736,7 +736,8 @@ def _run_figure_names(runs) -> list[list[str]]:
 def _figure(f, file_name: str) -> Figure:
     return Figure(name=f.name, file_name=file_name, title=f.title, caption=f.caption,
                   width_inches=float(f.figure.get_figwidth()), render_svg=f.svg,
-                  write=functools.partial(_save_figure, f, file_name))
+                  write=functools.partial(_save_figure, f, file_name),
+                  page_layout=f.page_layout)
 
 
 def _save_figure(figure, file_name: str, directory: Path, formats: tuple[str, ...]) -> list[Path]:
