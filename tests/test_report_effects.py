@@ -157,6 +157,26 @@ def test_example_headline_gives_difference_and_interval():
     assert "95% simultaneous intervals over 10 pair(s)" in head
 
 
+def test_effects_of_draws_without_a_trial_order_say_they_are_of_single_draws(shared_data):
+    # Review: on meanmax (draws without a trial order) the headline said "cannot be
+    # separated" (the tuning curves at the final budget) beside "+0.447", a difference of
+    # single draws, without saying so: it read as a contradiction.
+    from benchverdict.io.adapters import read_adapter
+
+    draws = read_adapter("meanmax", shared_data / "meanmax" / "hedwig.tsv")
+    comp = compare(draws, analyses=["tuning"], progress=False, figures=False)
+    assert "(mean difference in f1 of single draws, positive = better" in (
+        comp.reconciliation.headline.message)
+    # Draws with a trial order: the effects compare each search's incumbents, no such words.
+    rows = [(a, "t", s, k, m + 0.1 * np.sin(k + s)) for a, m in (("X", 0.6), ("Y", 0.5))
+            for s in range(6) for k in range(1, 6)]
+    searches = Results.from_frame(pd.DataFrame(rows, columns=["a", "b", "s", "k", "y"]),
+                                  algorithm="a", benchmark="b", seed="s", budget="k", score="y",
+                                  objective="maximize", kind="trials")
+    comp = compare(searches, analyses=["tuning"], progress=False, figures=False)
+    assert "single draws, positive" not in comp.reconciliation.headline.message
+
+
 def test_priorband_headline_gives_difference_and_interval(shared_data):
     from benchverdict.io.adapters import read_priorband
 

@@ -42,6 +42,9 @@ class ComparedScores:
     data: Results
     pooled: Results
     standardized: bool
+    #: Each compared "run" is one random-search draw (draws without a trial order): the
+    #: effects are differences of single draws (k = 1), and their unit says so.
+    single_draws: bool = False
 
 
 def compared_scores(results: Results, options: Options) -> ComparedScores | None:
@@ -76,7 +79,8 @@ def compared_scores(results: Results, options: Options) -> ComparedScores | None
             f"across benchmarks are in standard deviations of a benchmark; give the margin "
             f"in SDs, e.g. margin='0.2sd' (--margin 0.2sd).")
     pooled = standardise_per_benchmark(data) if standardize else data
-    return ComparedScores(data, pooled, bool(standardize))
+    single = results.kind == "trials" and not results.has_budget
+    return ComparedScores(data, pooled, bool(standardize), single)
 
 
 def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSource | None:
@@ -99,6 +103,10 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
     data, standardize = scores.data, scores.standardized
     margin = options.margin
     unit = str(data.roles.get("score", "score"))
+    if scores.single_draws:
+        # The voting families judge the searches (tuning curves at the final budget); these
+        # differences are of one draw each, and say so wherever their unit is printed.
+        unit = f"{unit} of single draws"
     raw = data.table
     pooled = scores.pooled.table
     pooled_unit = f"SD of a benchmark's {unit}" if standardize else unit
