@@ -29,10 +29,6 @@ LATEX_SPECIAL = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     '"': r"\textquotedbl{}",
-    # T1 fonts typeset ' and ` as curly quotes, and '' `` ,, !` ?` as ligatures (a name
-    # ''x'' printed as "x"): the straight characters themselves.
-    "'": r"\textquotesingle{}",
-    "`": r"\textasciigrave{}",
     "|": r"\textbar{}",
     # After \\, \midrule or \item a "[" opens an optional argument and "*" makes \\*:
     # braced, they are text wherever a name lands.
@@ -40,11 +36,12 @@ LATEX_SPECIAL = {
     "]": "{]}",
     "*": "{*}",
 }
-#: Also escaped: a "-" before another (``--`` and ``---`` would print as dashes: a name's
-#: hyphens stay hyphens), a "," before another (``,,`` is a low double quote in T1 fonts)
-#: and every non-ASCII character.
+#: Also escaped: the first character of every ligature T1 fonts make of ASCII (``--`` and
+#: ``---`` print as dashes, ``''`` and ``\`\``` as double quotes, ``,,`` as a low double
+#: quote, ``!\``` and ``?\``` as inverted marks: a name's characters stay apart, each shown
+#: as its own glyph) and every non-ASCII character.
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in LATEX_SPECIAL)
-                       + r"|-(?=-)|,(?=,)|[^\x00-\x7f]")
+                       + r"|-(?=-)|,(?=,)|'(?=')|`(?=`)|[!?](?=`)|[^\x00-\x7f]")
 
 #: A word (run of non-space characters) longer than this is shortened in LaTeX.
 MAX_WORD = 60
@@ -88,7 +85,7 @@ def _escape_chars(text: str) -> str:
         c = m.group(0)
         if c in LATEX_SPECIAL:
             return LATEX_SPECIAL[c]
-        if c in "-,":
+        if c in "-,'`!?":  # a ligature's first character (the pattern takes no others)
             return c + "{}"
         # pdfLaTeX typesets the characters its fonts have and shows the code point of the
         # others, e.g. [U+6771] (\bvu, defined in report.tex and in each table file);
