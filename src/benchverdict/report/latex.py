@@ -84,29 +84,42 @@ FIT_BOX_USE = (r"\ifdim\wd\bvtablebox>\linewidth\ifdefined\resizebox"
 #: report.tex's landscape page (0.8 of the text height is about 400 pt) a part of a
 #: figure as wide as the HTML report's (about 530 pt) then prints near its own size.
 MAX_PART_RATIO = 0.8
+#: report.tex's text width and the height a figure may take (0.8 of the text height), in
+#: points: US letter, landscape, 2 cm margins (A4 is a little wider and lower).
+PAGE_TEXT_WIDTH, PAGE_FIGURE_HEIGHT = 678.0, 399.0
+#: A figure that would print below this fraction of its size for its height alone is
+#: printed in parts instead.
+MIN_PRINTED_SCALE = 0.5
 
 
 def page_slices(layout: tuple[float, float, tuple[float, ...]] | None
                 ) -> list[tuple[float, float, float]]:
     """The parts a figure is printed in: ``(bottom, top, height)`` in points, top part first.
 
-    One part (the whole figure) unless it is taller than :data:`MAX_PART_RATIO`
-    times its width and has rows of panels to cut between (``layout`` from
+    One part (the whole figure) unless its height alone would print it below
+    :data:`MIN_PRINTED_SCALE` of its size on a page and it has rows of panels
+    to cut between (``layout`` from
     :meth:`~benchverdict.analysis.ReportFigure.page_layout`); then each part
-    holds as many whole rows as fit that height (a taller row is a part alone).
+    holds as many whole rows as fit :data:`MAX_PART_RATIO` times its width
+    (a taller row is a part alone).
 
     Examples
     --------
     >>> page_slices(None)
     [(0.0, 0.0, 0.0)]
-    >>> [(lo, hi) for lo, hi, _ in page_slices((140.0, 300.0, (250.0, 200.0, 150.0, 100.0, 50.0)))]
-    [(200.0, 300.0), (100.0, 200.0), (0.0, 100.0)]
+    >>> cuts = tuple(float(c) for c in range(1000, 0, -200))
+    >>> [(lo, hi) for lo, hi, _ in page_slices((500.0, 1200.0, cuts))]
+    [(800.0, 1200.0), (400.0, 800.0), (0.0, 400.0)]
+    >>> len(page_slices((500.0, 700.0, (350.0,))))  # at 57% of its size: whole
+    1
     """
     if layout is None:
         return [(0.0, 0.0, 0.0)]
     width, height, cuts = layout
     limit = MAX_PART_RATIO * width
-    if height <= limit or not cuts:
+    by_height = PAGE_FIGURE_HEIGHT / max(height, 1e-9)
+    if (height <= limit or not cuts or by_height >= MIN_PRINTED_SCALE
+            or by_height >= PAGE_TEXT_WIDTH / max(width, 1e-9)):
         return [(0.0, height, height)]
     parts, top = [], height
     ordered = sorted(cuts, reverse=True)
