@@ -361,7 +361,8 @@ def test_latex_escapes_every_special(comparison, tmp_path):
 def test_a_tall_figure_is_printed_in_parts_cut_between_its_rows(tmp_path):
     # Review: the per-scope ranking figure of 86 benchmarks (530 x 4778 pt) was scaled to
     # one page's height in report.tex, 44 pt wide: unreadable. It is printed in parts now,
-    # each a few whole rows of panels.
+    # each a few whole rows of panels, tick labels and titles included (a first version cut
+    # at the panels' edges and moved a row's tick labels to the next part).
     from benchverdict.report.latex import MAX_PART_RATIO
 
     rng = np.random.default_rng(3)
@@ -372,24 +373,67 @@ def test_a_tall_figure_is_printed_in_parts_cut_between_its_rows(tmp_path):
                              kind="runs")
     comp = compare(res, analyses=["lmem"], progress=False)  # a scope per benchmark
     tex = comp.to_latex(tmp_path / "tex").read_text(encoding="utf-8")
-    (fig,) = [f for f in comp.figures if f.name == "report-ranking-scopes"]
-    width, height, cuts = fig.page_layout()
-    assert height > MAX_PART_RATIO * width and len(cuts) >= 3
-    trims = re.findall(r"trim=0 ([\d.]+)bp 0 ([\d.]+)bp,clip\]\{figures/"
-                       r"report-ranking-scopes\.pdf\}", tex)
-    parts = [(float(low), height - float(top)) for low, top in trims]
+    figures = {f.name: f for f in comp.figures}
+
+    def parts_of(name):
+        width, height = figures[name].page_size()
+        trims = re.findall(r"trim=0 ([\d.]+)bp 0 ([\d.]+)bp,clip\]\{figures/"
+                           + re.escape(name) + r"\.pdf\}", tex)
+        return width, height, [(float(low), height - float(top)) for low, top in trims]
+
+    width, height, parts = parts_of("report-ranking-scopes")
     assert len(parts) >= 2 and f"(part 1 of {len(parts)})" in tex
     # The parts tile the figure from its top down, each within the shape a page holds.
     assert parts[0][1] == pytest.approx(height, abs=0.01) and parts[-1][0] == 0
     assert all(hi == pytest.approx(lo_above, abs=0.01)
                for (_, hi), (lo_above, _) in zip(parts[1:], parts))
     assert all(hi - lo <= MAX_PART_RATIO * width + 0.01 for lo, hi in parts)
-    # No panel is cut: every axes lies inside one part.
-    box, inches = fig._bbox, fig.figure.get_figheight()
-    for ax in fig.figure.axes:
-        pos = ax.get_position()
-        low, high = ((y * inches - box.y0) * 72 for y in (pos.y0, pos.y1))
-        assert any(lo - 0.01 <= low and high <= hi + 0.01 for lo, hi in parts), (low, high)
+    # No panel is cut: every axes, with its tick labels, labels and title, lies in one part.
+    for name in figures:
+        fig = figures[name]
+        if fig._bbox is None:
+            continue
+        width, height, parts = parts_of(name)
+        renderer = fig.figure._get_renderer()
+        for ax in fig.figure.axes:
+            box = ax.get_tightbbox(renderer)
+            low, high = ((y / fig.figure.dpi - fig._bbox.y0) * 72 for y in (box.y0, box.y1))
+            assert not parts or any(lo - 0.01 <= low and high <= hi + 0.01
+                                    for lo, hi in parts), (name, low, high, parts)
+    # A colour bar beside its heat map is never a row of its own.
+    agreement = figures.get("report-agreement")
+    if agreement is not None and agreement._bbox is not None:
+        heat = agreement.figure.axes[0].get_tightbbox(agreement.figure._get_renderer())
+        low, high = ((y / agreement.figure.dpi - agreement._bbox.y0) * 72
+                     for y in (heat.y0, heat.y1))
+        assert not any(low < c < high for c in agreement.row_cuts())
+
+
+def test_row_cuts_pass_between_labelled_rows_and_keep_a_colour_bar_with_its_map():
+    from benchverdict.analysis import ReportFigure
+
+    fig, axes = plt.subplots(3, 2, figsize=(5, 7), layout="constrained")
+    for i, ax in enumerate(axes.flat):
+        ax.plot([0, 1], [i, i + 1])
+        ax.set_title(f"panel {i}")
+        ax.set_xlabel("score (higher is better)")
+    grid = ReportFigure("grid", "Grid", fig)
+    grid.svg()
+    cuts = grid.row_cuts()
+    assert len(cuts) == 2
+    renderer = fig._get_renderer()
+    for ax in fig.axes:  # every panel, labels and title included, lies between two cuts
+        box = ax.get_tightbbox(renderer)
+        low, high = ((y / fig.dpi - grid._bbox.y0) * 72 for y in (box.y0, box.y1))
+        assert not any(low < c < high for c in cuts), (low, high, cuts)
+    heat_fig, ax = plt.subplots(figsize=(5, 4), layout="constrained")
+    image = ax.imshow(np.arange(12.0).reshape(3, 4))
+    heat_fig.colorbar(image, ax=ax, shrink=0.4)
+    heat = ReportFigure("heat", "Heat map", heat_fig)
+    heat.svg()
+    assert heat.row_cuts() == ()
+    plt.close(fig)
+    plt.close(heat_fig)
 
 
 @pytest.mark.parametrize("text", [*NAMES, "50% & more", "a\\b", "~^_"])

@@ -20,6 +20,7 @@ import base64
 import contextlib
 import contextvars
 import io
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -214,25 +215,42 @@ class ReportFigure:
         """
         return self._file_name or file_stem(self.name)
 
-    def page_layout(self) -> tuple[float, float, tuple[float, ...]] | None:
-        """The saved file's width and height and where its rows of panels part, in points.
-
-        ``(width, height, cuts)``: ``cuts`` are heights above the bottom of the
-        file (cropped to the figure's tight box) at the bottom edge of each
-        row of panels but the lowest, top row first: a cut there passes
-        between two rows (the row below, titles included, lies under it), so a
-        tall figure can be printed a few rows at a time. ``None`` before the
-        figure has been saved (its box is not known yet).
-        """
+    def page_size(self) -> tuple[float, float] | None:
+        """The saved file's width and height in points (``None`` before it is saved)."""
         if self._bbox is None:
             return None
-        height = self.figure.get_figheight()
-        bottoms = sorted({round(float(ax.get_position().y0), 9) for ax in self.figure.axes
-                          if ax.get_visible()}, reverse=True)
-        low = float(self._bbox.y0)
-        cuts = tuple(72.0 * (y * height - low) for y in bottoms[:-1])
-        return 72.0 * float(self._bbox.width), 72.0 * float(self._bbox.height), tuple(
-            c for c in cuts if 0.0 < c < 72.0 * float(self._bbox.height))
+        return 72.0 * float(self._bbox.width), 72.0 * float(self._bbox.height)
+
+    def row_cuts(self) -> tuple[float, ...]:
+        """Heights that pass between rows of panels, in points above the saved file's bottom.
+
+        Each cut lies midway in a gap that no panel crosses, tick labels, axis
+        labels and titles included (their tight boxes), nor a figure legend or
+        text; panels whose boxes overlap vertically (a colour bar beside its
+        heat map, a row of panels) stay on one side. Top cut first; empty
+        before the figure is saved, or when nothing can be cut.
+        """
+        if self._bbox is None:
+            return ()
+        fig = self.figure
+        renderer = fig._get_renderer()  # the canvas's own, or one a dry print makes
+        spans = []
+        for artist in [*fig.axes, *fig.legends, *fig.texts]:
+            if not artist.get_visible():
+                continue
+            box = artist.get_tightbbox(renderer)
+            if box is not None and np.isfinite([box.y0, box.y1]).all():
+                spans.append((box.y0 / fig.dpi, box.y1 / fig.dpi))  # inches
+        groups: list[list[float]] = []
+        for low, high in sorted(spans):
+            if groups and low <= groups[-1][1]:
+                groups[-1][1] = max(groups[-1][1], high)
+            else:
+                groups.append([low, high])
+        bottom, height = float(self._bbox.y0), float(self._bbox.height)
+        cuts = (72.0 * ((lower[1] + upper[0]) / 2 - bottom)
+                for lower, upper in itertools.pairwise(groups))
+        return tuple(sorted((c for c in cuts if 0.0 < c < 72.0 * height), reverse=True))
 
     def save(self, directory: Path, formats: Sequence[str] = ("pdf",)) -> list[Path]:
         """Write the figure into ``directory`` as ``<file_name>.<format>`` files."""

@@ -228,10 +228,11 @@ class Figure:
     width_inches: float
     render_svg: Callable[[], bytes] = field(repr=False, compare=False)
     write: Callable[[Path, tuple[str, ...]], list[Path]] = field(repr=False, compare=False)
-    #: After a save: the file's width, height and the cuts between its rows of panels, in
-    #: points (see ReportFigure.page_layout); ``None`` where not known.
-    page_layout: Callable[[], tuple[float, float, tuple[float, ...]] | None] = field(
+    #: After a save: the file's width and height in points (``None`` where not known), and
+    #: the heights that pass between its rows of panels (see ReportFigure.row_cuts).
+    page_size: Callable[[], tuple[float, float] | None] = field(
         default=lambda: None, repr=False, compare=False)
+    row_cuts: Callable[[], tuple[float, ...]] = field(default=tuple, repr=False, compare=False)
 
     def svg(self) -> bytes:
         """The figure as SVG bytes."""

@@ -6,7 +6,7 @@ Rendered from the report document (:mod:`benchverdict.report.document`) only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,34 +92,37 @@ PAGE_TEXT_WIDTH, PAGE_FIGURE_HEIGHT = 678.0, 399.0
 MIN_PRINTED_SCALE = 0.5
 
 
-def page_slices(layout: tuple[float, float, tuple[float, ...]] | None
+def page_slices(size: tuple[float, float] | None, row_cuts: Callable[[], Sequence[float]]
                 ) -> list[tuple[float, float, float]]:
     """The parts a figure is printed in: ``(bottom, top, height)`` in points, top part first.
 
     One part (the whole figure) unless its height alone would print it below
     :data:`MIN_PRINTED_SCALE` of its size on a page and it has rows of panels
-    to cut between (``layout`` from
-    :meth:`~benchverdict.analysis.ReportFigure.page_layout`); then each part
-    holds as many whole rows as fit :data:`MAX_PART_RATIO` times its width
-    (a taller row is a part alone).
+    to cut between (``size`` and ``row_cuts`` from
+    :class:`~benchverdict.analysis.ReportFigure`; the cuts are found only then);
+    then each part holds as many whole rows as fit :data:`MAX_PART_RATIO`
+    times its width (a taller row is a part alone).
 
     Examples
     --------
-    >>> page_slices(None)
+    >>> page_slices(None, tuple)
     [(0.0, 0.0, 0.0)]
     >>> cuts = tuple(float(c) for c in range(1000, 0, -200))
-    >>> [(lo, hi) for lo, hi, _ in page_slices((500.0, 1200.0, cuts))]
+    >>> [(lo, hi) for lo, hi, _ in page_slices((500.0, 1200.0), lambda: cuts)]
     [(800.0, 1200.0), (400.0, 800.0), (0.0, 400.0)]
-    >>> len(page_slices((500.0, 700.0, (350.0,))))  # at 57% of its size: whole
+    >>> len(page_slices((500.0, 700.0), lambda: (350.0,)))  # at 57% of its size: whole
     1
     """
-    if layout is None:
+    if size is None:
         return [(0.0, 0.0, 0.0)]
-    width, height, cuts = layout
+    width, height = size
     limit = MAX_PART_RATIO * width
     by_height = PAGE_FIGURE_HEIGHT / max(height, 1e-9)
-    if (height <= limit or not cuts or by_height >= MIN_PRINTED_SCALE
+    if (height <= limit or by_height >= MIN_PRINTED_SCALE
             or by_height >= PAGE_TEXT_WIDTH / max(width, 1e-9)):
+        return [(0.0, height, height)]
+    cuts = row_cuts()
+    if not cuts:
         return [(0.0, height, height)]
     parts, top = [], height
     ordered = sorted(cuts, reverse=True)
@@ -241,7 +244,7 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
         # out and finds its tight box, which the PDF and the cuts between panels reuse.
         f.svg()
         f.save(directory / "figures", formats=("pdf",))
-        parts = page_slices(f.page_layout())
+        parts = page_slices(f.page_size(), f.row_cuts)
         blocks = []
         for i, (low, high, height) in enumerate(parts):
             # A tall figure (a panel per scope) is printed a few rows per page, each part

@@ -737,7 +737,7 @@ def _figure(f, file_name: str) -> Figure:
     return Figure(name=f.name, file_name=file_name, title=f.title, caption=f.caption,
                   width_inches=float(f.figure.get_figwidth()), render_svg=f.svg,
                   write=functools.partial(_save_figure, f, file_name),
-                  page_layout=f.page_layout)
+                  page_size=f.page_size, row_cuts=f.row_cuts)
 
 
 def _save_figure(figure, file_name: str, directory: Path, formats: tuple[str, ...]) -> list[Path]:
