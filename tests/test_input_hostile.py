@@ -421,9 +421,27 @@ def test_wide_table_first_column_of_ids_is_refused_not_compared(tmp_path, capsys
     assert "--benchmark task_id" in capsys.readouterr().err
     res = adapters.from_autorank_wide(path, objective="maximize", benchmark_column="task_id")
     assert res.algorithms == ["A", "B", "C"] and len(res.benchmarks) == 12
+    # Ids beside accuracies, the column not named like ids: mostly outside their range.
+    unnamed = ids.rename(columns={"task_id": "X"})
+    with pytest.raises(ValueError, match="whole numbers"):
+        adapters.from_autorank_wide(unnamed, objective="maximize")
     # Whole numbers everywhere (integer scores): the first column is an algorithm.
     counts = pd.DataFrame({"A": [3, 4, 5], "B": [2, 6, 1]})
     assert adapters.from_autorank_wide(counts, objective="maximize").algorithms == ["A", "B"]
+    # Review: whole percentages beside fractional ones are scores, and an index that names
+    # the benchmarks leaves every column an algorithm's.
+    percent = pd.DataFrame({"A": [85, 90, 70], "B": [85.5, 91.25, 69.0]})
+    assert adapters.from_autorank_wide(percent, objective="maximize").algorithms == ["A", "B"]
+    named = pd.DataFrame({"A": [90, 80, 85], "B": [70.5, 85.25, 80.0]}, index=["d1", "d2", "d3"])
+    res = adapters.from_autorank_wide(named, objective="maximize")
+    assert res.algorithms == ["A", "B"] and res.benchmarks == ["d1", "d2", "d3"]
+    # A boolean first column is refused in every format, never read as names "True"/"False".
+    flags = pd.DataFrame({"flag": [True, False, True], "A": [0.9, 0.8, 0.7],
+                          "B": [0.5, 0.6, 0.4]})
+    flags.to_csv(tmp_path / "flags.csv", index=False)
+    for given in (flags, tmp_path / "flags.csv"):
+        with pytest.raises(ValueError, match="booleans are not numbers"):
+            adapters.from_autorank_wide(given, objective="maximize")
     # A saved index (empty header): the benchmarks.
     saved = tmp_path / "saved.csv"
     _wide().set_axis([f"ds{i}" for i in range(12)]).to_csv(saved)

@@ -41,6 +41,7 @@ tool's state; see :mod:`benchverdict.io._hpo_runs`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -438,9 +439,11 @@ def from_autorank_wide(
     from the index (a file's row numbers, kept as integers so that they sort
     0, 1, 2, ..., 10).
 
-    A first column of whole numbers beside columns of fractional scores is
-    refused: it is most likely ids (OpenML task ids) that would otherwise be
-    compared as one more algorithm; ``benchmark_column`` names it.
+    Without labels in the index, a first column that looks like ids is
+    refused: distinct whole numbers beside fractional scores, named like ids
+    (``task_id``, ``dataset``, ...) or mostly outside the other columns'
+    range (OpenML task ids beside accuracies). It would otherwise be compared
+    as one more algorithm; ``benchmark_column`` names it.
 
     Examples
     --------
@@ -467,8 +470,8 @@ def from_autorank_wide(
         if rest_numeric and (not pd.api.types.is_numeric_dtype(frame[first])
                              or _is_saved_index(first)):
             benchmark_column = first  # a paper table: data-set names, then one column each
-        elif rest_numeric and _whole_numbers(frame[first]) and not all(
-                _whole_numbers(frame[c]) for c in frame.columns[1:]):
+        elif (rest_numeric and isinstance(frame.index, pd.RangeIndex)
+              and _looks_like_ids(frame[first], first, frame[frame.columns[1:]])):
             shown = ", ".join(map(str, frame[first].head(4).tolist()))
             raise ValueError(
                 f"autorank's wide table has one numeric column per algorithm, but its first "
@@ -517,8 +520,8 @@ def _wide_first_column_read(path: str | Path) -> pd.DataFrame:
     from benchverdict.io import _NA_WORDS
 
     plain = read_frame(path)
-    if not len(plain.columns):
-        return plain
+    if not len(plain.columns) or pd.api.types.is_bool_dtype(plain[plain.columns[0]]):
+        return plain  # booleans are refused as they are, not read as names "True"/"False"
     first = plain.columns[0]
     texts = read_frame(path, text_columns=[first])
     cells = texts[first]
@@ -534,6 +537,33 @@ def _wide_first_column_read(path: str | Path) -> pd.DataFrame:
 def _is_saved_index(column: object) -> bool:
     """Whether ``column`` is a headerless first column (pandas names it ``Unnamed: 0``)."""
     return isinstance(column, str) and (column == "" or column == "Unnamed: 0")
+
+
+#: Column names that say "these are ids or names of benchmarks".
+_ID_NAME = re.compile(r"(?i)(?:^|[^a-z])(?:id|ids|task|tasks|dataset|datasets|data|did|tid|"
+                      r"openml|benchmark|benchmarks|problem|problems|instance|instances|"
+                      r"name|names)(?:$|[^a-z])")
+
+
+def _looks_like_ids(values: pd.Series, name: object, others: pd.DataFrame) -> bool:
+    """Whether a wide table's first column is more likely ids than an algorithm's scores.
+
+    Distinct whole numbers, beside some fractional scores, and either named
+    like ids or mostly (half or more) outside the range of the other columns.
+    Whole-number scores among fractional ones (percentages 85, 90, 70 beside
+    85.5) are not ids.
+    """
+    if not _whole_numbers(values) or all(_whole_numbers(others[c]) for c in others.columns):
+        return False
+    present = values.dropna()
+    if present.duplicated().any():
+        return False
+    if _ID_NAME.search(str(name)):
+        return True
+    rest = others.to_numpy(dtype=float)
+    low, high = np.nanmin(rest), np.nanmax(rest)
+    outside = (present.to_numpy(dtype=float) < low) | (present.to_numpy(dtype=float) > high)
+    return bool(outside.mean() >= 0.5)
 
 
 def _whole_numbers(values: pd.Series) -> bool:
