@@ -460,7 +460,14 @@ def test_cli_output_never_replaces_an_input_a_link_target_or_a_foreign_file(tmp_
         assert (tmp_path / f"old-{out.name}").read_bytes() == first
     empty = tmp_path / "empty.tex"
     empty.touch()
+    empty.chmod(0o640)
     assert table(empty) == 0 and empty.read_text(encoding="utf-8").startswith("% benchverdict")
+    assert empty.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its permissions
+    # Review: a missing folder is named before the analysis runs (the error named a hidden
+    # temporary file, after it), and a stream (/dev/null, /dev/stdout) is written as one.
+    assert table(tmp_path / "nowhere" / "t.tex") == 2
+    assert "'" + str(tmp_path / "nowhere") + "' does not exist" in capsys.readouterr().err
+    assert table(os.devnull) == 0
 
 
 # ----------------------------------------------------------------------------- (b) simulation

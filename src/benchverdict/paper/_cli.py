@@ -111,8 +111,14 @@ def table_output_problem(out: Path, fmt: str, inputs: list[Path]) -> str | None:
     -o .../thesis.tex exists and is not a results table benchverdict wrote; ...
     """
     import os
+    import stat
 
     shown = str(out)
+    if _is_stream(out):
+        return None  # /dev/stdout, /dev/null, a pipe: written as a stream, nothing replaced
+    if not out.parent.is_dir():
+        return (f"-o {shown}: the folder {str(out.parent)!r} does not exist. Fix: create it "
+                f"first, or give a file in an existing folder.")
     if out.is_symlink():
         return (f"-o {shown} is a symbolic link; the table would replace what it points to. "
                 f"Fix: give the file itself, or a new file name.")
@@ -130,7 +136,7 @@ def table_output_problem(out: Path, fmt: str, inputs: list[Path]) -> str | None:
                     f"written into its input. Fix: give a file outside it.")
     if not out.exists():
         return None
-    if not out.is_file():
+    if not stat.S_ISREG(out.stat().st_mode):
         return f"-o {shown} exists and is not a regular file; give a new file name."
     try:
         with out.open("rb") as f:
@@ -150,9 +156,44 @@ def table_output_problem(out: Path, fmt: str, inputs: list[Path]) -> str | None:
             f"would replace it. Fix: give a new file name, or move that file away first.")
 
 
+def _is_stream(out: Path) -> bool:
+    """Whether ``out`` (its links followed) is a character device or a pipe, not a file."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(out).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_table_file(out: Path, data: bytes) -> None:
+    """Write ``data`` to ``out``: a stream as it is, a file replaced whole by a rename.
+
+    A replaced file keeps its permission bits; a hard link to the old file
+    keeps the old content (see :func:`table_output_problem` for what is
+    refused before).
+    """
+    import os
+    import stat
+
+    from benchverdict._safe_output import replace_atomic
+
+    if _is_stream(out):
+        with open(out, "wb") as f:
+            f.write(data)
+        return
+    # The old file's permission bits (os.fchmod, which sets them, is POSIX-only before 3.13).
+    mode = (stat.S_IMODE(out.stat().st_mode) if out.exists() and hasattr(os, "fchmod")
+            else None)
+    # Not fsynced: a paper table is re-made by re-running the command (and fsyncing a
+    # folder fails on Windows).
+    replace_atomic(out, data, mode=mode, durable=False)
+
+
 def _cmd_table(args: argparse.Namespace) -> int:
     from benchverdict._cli_common import UsageError, input_paths, load_results
-    from benchverdict._safe_output import replace_atomic
     from benchverdict._validation import ValidationError
     from benchverdict.paper.table import results_table
     from benchverdict.report.runner import compare
@@ -197,7 +238,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
         problem = table_output_problem(args.output, fmt, input_paths(args))
         if problem:
             raise UsageError(problem)
-        replace_atomic(args.output, data)
+        write_table_file(args.output, data)
     else:
         sys.stdout.write(data.decode("utf-8"))
     if args.output is not None:

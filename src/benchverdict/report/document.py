@@ -300,7 +300,7 @@ class SanityCheck:
 
 @dataclass(frozen=True)
 class ExclusionStep:
-    """How many things one analysis step left out, examples, and the main reason."""
+    """How many things one analysis step left out, examples, and its reasons."""
 
     analysis: str
     step: str

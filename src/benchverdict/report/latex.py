@@ -228,7 +228,8 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
         t = doc.exclusion_table
         write_table("exclusions", _latex_table(
             t.header, t.body, caption="What each analysis left out (count per step), with "
-            "examples and the most common reason; exclusions.csv has every record."
+            "examples and their reasons (each with its count when several); exclusions.csv "
+            "has every record."
             + (f" ({t.n_left_out} more rows not shown.)" if t.n_left_out else ""),
             label="tab:exclusions", spec="p{1.4cm}p{3.0cm}p{1.6cm}rp{6.0cm}p{5.0cm}",
             long=True))

@@ -953,7 +953,7 @@ def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, flo
 
 
 def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:
-    """Count exclusion records per analysis, step and kind, with examples and the main reason.
+    """Count exclusion records per analysis, step and kind, with examples and their reasons.
 
     The summary view :func:`benchverdict.exclusions.summarise_steps` of
     :attr:`Comparison.exclusions` (``what`` is the records' ``unit``).
