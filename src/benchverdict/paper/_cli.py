@@ -157,10 +157,16 @@ def table_output_problem(out: Path, fmt: str, inputs: list[Path]) -> str | None:
 
 
 def _is_stream(out: Path) -> bool:
-    """Whether ``out`` (its links followed) is a character device or a pipe, not a file."""
+    """Whether ``out`` is a character device or a pipe, not a file.
+
+    Links are followed only under ``/dev`` (``/dev/stdout``, ``/dev/fd/1``): a link
+    elsewhere is refused as a link, whatever it points to.
+    """
     import os
     import stat
 
+    if out.is_symlink() and not str(out).startswith("/dev/"):
+        return False
     try:
         mode = os.stat(out).st_mode
     except OSError:
