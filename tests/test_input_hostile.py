@@ -440,7 +440,7 @@ def test_wide_table_first_column_of_ids_is_refused_not_compared(tmp_path, capsys
                           "B": [0.5, 0.6, 0.4]})
     flags.to_csv(tmp_path / "flags.csv", index=False)
     for given in (flags, tmp_path / "flags.csv"):
-        with pytest.raises(ValueError, match="booleans are not numbers"):
+        with pytest.raises(ValueError, match="holds booleans"):
             adapters.from_autorank_wide(given, objective="maximize")
     # A saved index (empty header): the benchmarks.
     saved = tmp_path / "saved.csv"
@@ -472,6 +472,35 @@ def test_wide_table_missing_scores_in_the_first_column_stay_missing(tmp_path):
     path.write_text("RF,SVM\n0.9,NA\nNA,0.8\n0.7,0.6\n", encoding="utf-8")
     res = adapters.from_autorank_wide(path, objective="maximize", on_invalid="drop")
     assert res.algorithms == ["RF", "SVM"] and len(res) == 4
+
+
+def test_wide_table_bad_cells_are_named_by_the_tables_own_column_and_row(tmp_path, capsys):
+    # Review: a missing cell was reported as "column 'score' ... at rows 1 and 3", a column
+    # the file does not have and rows of the long table the adapter made.
+    from benchverdict._validation import ValidationError
+
+    path = tmp_path / "w.csv"
+    path.write_text("data,RF,SVM,kNN\nd0,0.9,NA,0.5\nd1,0.8,0.7,inf\nd2,0.7,0.6,0.4\n",
+                    encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        adapters.from_autorank_wide(path, objective="maximize")
+    messages = [p.message for p in err.value.problems]
+    assert any("column 'SVM'" in m and "at row 0 of the table" in m for m in messages)
+    assert any("column 'kNN'" in m and "infinite" in m and "row 1 of" in m for m in messages)
+    assert not any("'score'" in m for m in messages)
+    assert main(["validate", str(path), "--adapter", "autorank-wide", "--objective",
+                 "maximize"]) == 1
+    assert "--on-invalid drop" in capsys.readouterr().out
+    res = adapters.from_autorank_wide(path, objective="maximize", on_invalid="drop")
+    assert len(res) == 7
+    dropped = res.exclusions.sort_values("row")
+    assert list(zip(dropped["algorithm"], dropped["benchmark"], dropped["row"])) == [
+        ("SVM", "d0", 0), ("kNN", "d1", 1)]
+    # Booleans are refused by their column, with or without drop.
+    flags = pd.DataFrame({"A": [0.9, 0.8], "B": [True, False]})
+    for on_invalid in ("raise", "drop"):
+        with pytest.raises(ValidationError, match="column 'B' holds booleans"):
+            adapters.from_autorank_wide(flags, objective="maximize", on_invalid=on_invalid)
 
 
 def test_wide_table_row_numbers_sort_naturally(tmp_path):

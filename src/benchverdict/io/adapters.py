@@ -49,8 +49,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from benchverdict._validation import Problem, ValidationError, format_rows
 from benchverdict.exclusions import concat_exclusions
 from benchverdict.io import check_regular, read_frame
+from benchverdict.io._hpo_runs import with_exclusions
 from benchverdict.io.neps_runs import read_neps
 from benchverdict.io.optuna_studies import read_optuna
 from benchverdict.io.ray_tune_runs import read_ray_tune
@@ -494,10 +496,14 @@ def from_autorank_wide(
             f"are not numeric. Fix: name the column of benchmark (data set) names with "
             f"benchmark_column=<column> (command line: --benchmark COLUMN), or drop the others."
         )
+    bad, problems = _wide_cell_problems(frame)
+    if problems and (on_invalid != "drop" or not all(p.droppable for p in problems)):
+        raise ValidationError(problems)
     long = frame.reset_index().melt(id_vars="benchmark", var_name="algorithm", value_name="score")
     long["seed"] = 0
-    return Results.from_frame(
-        long,
+    dropped = bad.to_numpy().ravel(order="F")  # melt stacks the columns one after another
+    results = Results.from_frame(
+        long[~dropped],
         algorithm="algorithm",
         benchmark="benchmark",
         seed="seed",
@@ -507,6 +513,50 @@ def from_autorank_wide(
         kind="runs",
         min_algorithms=min_algorithms,
     )
+    if not dropped.any():
+        return results
+    rows, cols = np.nonzero(bad.to_numpy())
+    return with_exclusions(results, pd.DataFrame({
+        "row": rows.tolist(), "columns": [str(frame.columns[c]) for c in cols],
+        "algorithm": [str(frame.columns[c]) for c in cols],
+        "benchmark": [str(frame.index[r]) for r in rows],
+        "reason": ["missing score" if np.isnan(frame.iat[r, c]) else "infinite score"
+                   for r, c in zip(rows, cols)]}))
+
+
+def _wide_cell_problems(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[Problem]]:
+    """The wide table's missing or infinite cells, and a problem per algorithm column.
+
+    Each problem names the algorithm's column and the table's own rows
+    (counted from 0, as the file's data rows are), not the rows of the long
+    table the cells become.
+    """
+    problems = []
+    flags = [c for c in frame.columns if pd.api.types.is_bool_dtype(frame[c])]
+    for column in flags:
+        problems.append(Problem(
+            column=str(column), reason="non_numeric_score",
+            message=(f"column {str(column)!r} holds booleans (True/False), not scores "
+                     f"(booleans are never read as 1/0). Fix: give the algorithm's scores, "
+                     f"or drop the column."), droppable=False))
+    values = frame.to_numpy(dtype=float)
+    bad = pd.DataFrame(~np.isfinite(values), index=frame.index, columns=frame.columns)
+    for j, column in enumerate(frame.columns):
+        if column in flags:
+            continue
+        for what, mask in (("missing value(s) (NaN)", np.isnan(values[:, j])),
+                           ("infinite value(s)", np.isinf(values[:, j]))):
+            rows = tuple(np.flatnonzero(mask).tolist())
+            if rows:
+                problems.append(Problem(
+                    column=str(column), reason="missing_score" if "NaN" in what
+                    else "non_finite_score",
+                    message=(f"column {str(column)!r} (algorithm {str(column)!r}) has "
+                             f"{len(rows)} {what} at {format_rows(rows)} of the table. Fix: "
+                             f"fill in the algorithm's score on those benchmarks, or pass "
+                             f"on_invalid='drop' to drop and record those cells."),
+                    rows=rows, droppable=True))
+    return bad, problems
 
 
 def _wide_first_column_read(path: str | Path) -> pd.DataFrame:
