@@ -293,7 +293,7 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     if options.formula is None:
         for name, levels in attempt_levels(run, data):
             run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
-                        scope, name, levels)
+                        scope, name, levels, estimand=estimand, one_per_cell=one_per_cell)
     table = run.attempt("estimated marginal means", model.emmeans, df=df)
     if table is not None:
         run.tables["estimated marginal means"] = table
@@ -313,21 +313,42 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
 
 
 def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
-                   scope: Scope, name: str, levels: list[str]) -> None:
+                   scope: Scope, name: str, levels: list[str], *, estimand: str = "benchmarks",
+                   one_per_cell: bool = False) -> None:
+    """Tukey pairs within each level of a benchmark metafeature, under the report's estimand.
+
+    ``"benchmarks"`` (claims about benchmarks like these of each level):
+    ``score ~ algorithm * level + (1|benchmark) + (1|benchmark:algorithm)``
+    by REML with Satterthwaite df, so a contrast is judged against the
+    algorithm x benchmark variation and the level's benchmarks are its
+    replicates (without the interaction term the seeds were the replicates:
+    algorithms that differ per benchmark but not on average were declared
+    different). With one row per cell, or for ``"these"``, ``score ~
+    algorithm * level + (1|benchmark)`` (its residual is then the
+    interaction, or the claim is about these benchmarks only).
+    """
     if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
         run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
                          f"are not modelled.")
         return
-    by_formula = f"score ~ algorithm * {name} + (1|benchmark)"
-    by_model = fit(data, by_formula)
+    generalising = estimand == "benchmarks" and not one_per_cell
+    by_formula = f"score ~ algorithm * {name} + (1|benchmark)" + (
+        " + (1|benchmark:algorithm)" if generalising else "")
+    by_model = fit(data, by_formula, reml=generalising)
+    unit = "benchmark" if estimand == "benchmarks" else "run"
     verdicts = []
-    for v in by_model.verdicts(alpha=options.alpha, by=name):
+    for v in by_model.verdicts(alpha=options.alpha, by=name,
+                               df="satterthwaite" if generalising else "auto"):
         level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
-        verdicts.append(replaced(v, scope=level_scope))
+        verdicts.append(replaced(v, scope=level_scope, estimand=estimand, details={
+            **v.details, "unit_of_replication": unit, "formula": by_formula}))
     run.verdicts += verdicts
     run.notes.append(
-        f"Per level of {name} ({', '.join(levels)}): {by_formula}, Tukey pairs within "
-        f"each level.")
+        f"Per level of {name} ({', '.join(levels)}): {by_formula}"
+        + (" by REML, Satterthwaite df" if generalising else "")
+        + ", Tukey pairs within each level; a claim is about "
+        + ("benchmarks like these of the level (the benchmark is the unit of replication)."
+           if estimand == "benchmarks" else "these benchmarks of the level only."))
 
 
 def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: str) -> None:
