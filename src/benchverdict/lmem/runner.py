@@ -26,6 +26,7 @@ from benchverdict.analysis import (
     Options,
     add_figure,
     attempt_levels,
+    benchmarks_at,
     budget_scope,
     note_exclusions,
     runs_without_incumbent,
@@ -292,8 +293,11 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             "one benchmark takes its runs as the replicates.")
     if options.formula is None:
         for name, levels in attempt_levels(run, data):
-            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, data, options,
-                        scope, name, levels, estimand=estimand, one_per_cell=one_per_cell)
+            # On the scores the model across benchmarks fits (standardised per benchmark
+            # when their scales differ): the widest benchmarks must not dominate a level.
+            run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, modelled, options,
+                        scope, name, levels, estimand=estimand, one_per_cell=one_per_cell,
+                        standardised=standardised)
     table = run.attempt("estimated marginal means", model.emmeans, df=df)
     if table is not None:
         run.tables["estimated marginal means"] = table
@@ -314,7 +318,7 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
 
 def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
                    scope: Scope, name: str, levels: list[str], *, estimand: str = "benchmarks",
-                   one_per_cell: bool = False) -> None:
+                   one_per_cell: bool = False, standardised: bool = False) -> None:
     """Tukey pairs within each level of a benchmark metafeature, under the report's estimand.
 
     ``"benchmarks"`` (claims about benchmarks like these of each level):
@@ -325,23 +329,40 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     algorithms that differ per benchmark but not on average were declared
     different). With one row per cell, or for ``"these"``, ``score ~
     algorithm * level + (1|benchmark)`` (its residual is then the
-    interaction, or the claim is about these benchmarks only).
+    interaction, or the claim is about these benchmarks only). ``data`` are
+    the scores the model across benchmarks fits (``standardised``: per
+    benchmark, as its effects say).
     """
     if not _IDENTIFIER.match(name) or name in ("algorithm", "benchmark", "score"):
         run.notes.append(f"metafeature {name!r} is not a plain identifier; its levels "
                          f"are not modelled.")
         return
+    # Cell means (every run of a cell alike) have one row per cell too: no interaction term.
+    one_per_cell = one_per_cell or bool(
+        data.table.groupby(["algorithm", "benchmark"], observed=True).size().max() <= 1)
     generalising = estimand == "benchmarks" and not one_per_cell
     by_formula = f"score ~ algorithm * {name} + (1|benchmark)" + (
         " + (1|benchmark:algorithm)" if generalising else "")
     by_model = fit(data, by_formula, reml=generalising)
     unit = "benchmark" if estimand == "benchmarks" else "run"
+    found = by_model.verdicts(alpha=options.alpha, by=name,
+                              df="satterthwaite" if generalising else "auto")
+    if estimand == "benchmarks":
+        # As across all benchmarks: the model gives every algorithm one interaction
+        # variance, so a pair is settled within a level only if its own paired test on the
+        # level's benchmarks agrees (lmem.paired).
+        found = _with_level_paired_tests(found, data, name, alpha=options.alpha)
     verdicts = []
-    for v in by_model.verdicts(alpha=options.alpha, by=name,
-                               df="satterthwaite" if generalising else "auto"):
+    for v in found:
         level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
-        verdicts.append(replaced(v, scope=level_scope, estimand=estimand, details={
-            **v.details, "unit_of_replication": unit, "formula": by_formula}))
+        changes: dict[str, object] = {"scope": level_scope, "estimand": estimand, "details": {
+            **v.details, "unit_of_replication": unit, "formula": by_formula,
+            "standardised": standardised}}
+        if standardised and v.effect is not None:
+            changes["effect"] = dataclasses.replace(
+                v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
+                                               "deviations of a benchmark's scores)")
+        verdicts.append(replaced(v, **changes))
     run.verdicts += verdicts
     run.notes.append(
         f"Per level of {name} ({', '.join(levels)}): {by_formula}"
@@ -349,6 +370,22 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         + ", Tukey pairs within each level; a claim is about "
         + ("benchmarks like these of the level (the benchmark is the unit of replication)."
            if estimand == "benchmarks" else "these benchmarks of the level only."))
+
+
+def _with_level_paired_tests(verdicts: list, data: Results, name: str, *,
+                             alpha: float) -> list:
+    """Each level's verdicts settled only where the pair's paired test on that level agrees."""
+    out = []
+    levels: dict[str, list] = {}
+    for v in verdicts:
+        levels.setdefault(dict(v.scope.metafeature)[name], []).append(v)
+    for value, found in levels.items():
+        benches = benchmarks_at(data, name, str(value))
+        paired = paired_contrasts(data.subset(benchmarks=benches), alpha=alpha,
+                                  pairs=[(v.a, v.b) for v in found])
+        out += [with_paired_test(v, row, alpha=alpha)
+                for v, row in zip(found, paired.itertuples(index=False))]
+    return out
 
 
 def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: str) -> None:
