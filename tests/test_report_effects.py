@@ -220,3 +220,16 @@ def test_a_bad_margin_is_a_usage_error_naming_the_option(command, capsys, tmp_pa
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert "--margin" in err and "0.2sd" in err
+
+
+def test_round_off_widths_do_not_set_the_digits():
+    # HPO-B: runs with identical scores gave intervals 5e-16 wide, and every difference of
+    # the scope was printed with 8 decimals ("+0.01019833 [+0.01019833, +0.01019833]").
+    from benchverdict.effects.pairwise import PairEffect
+    from benchverdict.report.relations import effect_decimals, effect_text
+
+    flat = PairEffect("A", "B", 0.0101983, 0.0101983 - 5.4e-16, 0.0101983 + 5.4e-16, 0.0,
+                      9, 1e-20, 1.0, 1.0, 1.0, 10)
+    assert effect_text(flat, "A") == "+0.0102 [+0.0102, +0.0102]"
+    assert effect_decimals(5.4e-16, 0.00024, values=[0.0102, 0.0101]) == 5
+    assert effect_decimals(5.4e-16) == 8  # no values to judge by: a width as before

@@ -47,6 +47,7 @@ from enum import Enum
 from benchverdict.effects.pairwise import PairEffect, PairwiseEffects
 from benchverdict.families import family_label, family_rank
 from benchverdict.methods import MethodInfo, method_info
+from benchverdict.report.numbers import RELATIVE_NOISE
 from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Verdict
 
@@ -927,17 +928,29 @@ def headline_sentence(rel: ScopeRelations, *, lead: bool | None = None) -> str:
     return text + "."
 
 
-def effect_decimals(*widths: float) -> int:
+def effect_decimals(*widths: float, values: Iterable[float] = ()) -> int:
     """Decimals that show two significant digits of the narrowest interval half-width.
+
+    A half-width at or below :data:`~benchverdict.report.numbers.RELATIVE_NOISE`
+    times the largest magnitude among ``values`` (the differences shown) is
+    round-off, not a width: runs with identical scores gave HPO-B intervals
+    5e-16 wide, printed with 8 decimals. Without a width, three significant
+    digits of the largest value (3 decimals without values).
 
     Examples
     --------
     >>> effect_decimals(0.11, 0.02), effect_decimals(float("nan"))
     (3, 3)
+    >>> effect_decimals(5.4e-16, values=[0.0102]), effect_decimals(0.0002, values=[0.0102])
+    (4, 5)
     """
-    finite = [w for w in widths if math.isfinite(w) and w > 0]
+    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != 0]
+    floor = RELATIVE_NOISE * max(magnitudes, default=0.0)
+    finite = [w for w in widths if math.isfinite(w) and w > floor and w > 0]
     if not finite:
-        return 3
+        if not magnitudes:
+            return 3
+        return int(min(max(2 - math.floor(math.log10(max(magnitudes))), 0), 8))
     return int(min(max(1 - math.floor(math.log10(min(finite))), 0), 8))
 
 
@@ -962,7 +975,8 @@ def effect_text(effect: PairEffect | None, winner: str, decimals: int | None = N
         return "size unknown"
     gain, lo, hi = effect.advantage(winner)
     if decimals is None:
-        decimals = effect_decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0)
+        decimals = effect_decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0,
+                                   values=[gain])
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{_signed(gain, decimals)} (no interval: too few replicates)"
     return f"{_signed(gain, decimals)} [{_signed(lo, decimals)}, {_signed(hi, decimals)}]"
@@ -990,7 +1004,9 @@ def effects_clause(rel: ScopeRelations, *, lead: bool | None = None) -> str:
         return _largest_differences(rel) if lead else ""
     shown_rel = settled[:MAX_NAMED]
     decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in shown_rel
-                           if r.effect is not None))
+                                 if r.effect is not None),
+                               values=[r.effect.difference for r in shown_rel
+                                       if r.effect is not None])
     shown, wide = [], []
     for r in shown_rel:
         text = f"{r.winner} over {r.loser} {effect_text(r.effect, r.winner, decimals)}"
@@ -1038,7 +1054,7 @@ def _largest_differences(rel: ScopeRelations) -> str:
     top = sorted(found, key=lambda e: (-abs(e.difference), e.a, e.b))[:N_LARGEST]
     leaders = [e.a if e.advantage(e.a)[0] >= 0 else e.b for e in top]
     widths = [(e.upper - e.lower) / 2.0 for e in top if math.isfinite(e.upper - e.lower)]
-    decimals = effect_decimals(*widths) if widths else None
+    decimals = effect_decimals(*widths, values=[e.difference for e in top]) if widths else None
     named = [f"{w} over {e.b if w == e.a else e.a} {effect_text(e, w, decimals)}"
              for e, w in zip(top, leaders)]
     return (f"; largest differences (mean difference in {eff.unit}, "

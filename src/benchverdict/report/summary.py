@@ -378,7 +378,9 @@ def _scope_summaries(rec: Reconciliation, algorithms: list[str]) -> list[ScopeSu
         cells = {}
         # One number format for the whole matrix: from its narrowest interval.
         decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0
-                                     for r in rel.relations if r.effect is not None))
+                                     for r in rel.relations if r.effect is not None),
+                                   values=[r.effect.difference for r in rel.relations
+                                           if r.effect is not None])
         for r in rel.relations:
             a, b, status, winner = r.a, r.b, r.status, r.winner
             cells[(a, b)] = _LazyCell(_CELL_KINDS[(status, winner == a)], r, a, b, decimals)
@@ -728,7 +730,9 @@ def _scope_paragraph(rel: Any, alpha: float) -> str:
     eff = rel.effects
     k = len(relations)
     decimals = effect_decimals(*((r.effect.upper - r.effect.lower) / 2.0 for r in relations
-                                 if r.effect is not None))
+                                 if r.effect is not None),
+                               values=[r.effect.difference for r in relations
+                                       if r.effect is not None])
     settled = rel.with_status(Status.SETTLED)
     implied = rel.with_status(Status.IMPLIED)
     out = []
