@@ -69,7 +69,8 @@ def scale_exponent(values: Iterable[float]) -> int:
     return p if p <= SMALL_EXPONENT or p >= LARGE_EXPONENT else 0
 
 
-def decimals_for(spreads: Iterable[float], values: Iterable[float] = ()) -> int:
+def decimals_for(spreads: Iterable[float], values: Iterable[float] = (), *,
+                 max_decimals: int = MAX_DECIMALS) -> int:
     """Decimals that show two significant digits of the narrowest positive spread.
 
     ``spreads`` are SDs, IQRs or interval half-widths (already divided by
@@ -77,7 +78,7 @@ def decimals_for(spreads: Iterable[float], values: Iterable[float] = ()) -> int:
     times the largest of ``values`` is rounding noise. Without a positive finite
     spread, three significant digits of the largest magnitude among
     ``values``; without either, 2. Never negative, at most
-    :data:`MAX_DECIMALS`.
+    ``max_decimals`` (:data:`MAX_DECIMALS`).
 
     Examples
     --------
@@ -102,7 +103,7 @@ def decimals_for(spreads: Iterable[float], values: Iterable[float] = ()) -> int:
         if not magnitudes:
             return 2
         d = 2 - math.floor(math.log10(max(magnitudes)))
-    return int(min(max(d, 0), MAX_DECIMALS))
+    return int(min(max(d, 0), max_decimals))
 
 
 def fixed(x: float, decimals: int) -> str:

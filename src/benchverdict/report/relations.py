@@ -47,7 +47,7 @@ from enum import Enum
 from benchverdict.effects.pairwise import PairEffect, PairwiseEffects
 from benchverdict.families import family_label, family_rank
 from benchverdict.methods import MethodInfo, method_info
-from benchverdict.report.numbers import RELATIVE_NOISE
+from benchverdict.report.numbers import decimals_for
 from benchverdict.stats.multiple_testing import holm
 from benchverdict.verdict import Verdict
 
@@ -944,14 +944,13 @@ def effect_decimals(*widths: float, values: Iterable[float] = ()) -> int:
     >>> effect_decimals(5.4e-16, values=[0.0102]), effect_decimals(0.0002, values=[0.0102])
     (4, 5)
     """
-    magnitudes = [abs(v) for v in values if math.isfinite(v) and v != 0]
-    floor = RELATIVE_NOISE * max(magnitudes, default=0.0)
-    finite = [w for w in widths if math.isfinite(w) and w > floor and w > 0]
-    if not finite:
-        if not magnitudes:
-            return 3
-        return int(min(max(2 - math.floor(math.log10(max(magnitudes))), 0), 8))
-    return int(min(max(1 - math.floor(math.log10(min(finite))), 0), 8))
+    values = list(values)
+    if not any(math.isfinite(w) and w > 0 for w in widths) and not any(
+            math.isfinite(v) and v != 0 for v in values):
+        return 3
+    # The tables' rule (report.numbers), with two more decimals allowed: effects are read
+    # against their intervals, which can be narrow.
+    return decimals_for(widths, values, max_decimals=8)
 
 
 def _signed(x: float, decimals: int) -> str:
