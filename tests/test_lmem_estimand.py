@@ -468,11 +468,13 @@ def test_budget_check_on_priorband_counts_runs_and_benchmarks(shared_data):
     assert general.details["slopes"] == pytest.approx(these.details["slopes"], rel=1e-9)
 
 
-def _levels_data(seed: int, shift: float = 0.0) -> Results:
+def _levels_data(seed: int, shift: float = 0.0, scaled: bool = False) -> Results:
     """3 algorithms x 12 benchmarks (6 per level of "group") x 4 seeds; each algorithm
-    shifted on each benchmark by N(0, 0.5^2), seed noise N(0, 0.2^2); A better by ``shift``."""
+    shifted on each benchmark by N(0, 0.5^2), seed noise N(0, 0.2^2); A better by ``shift``.
+    ``scaled``: benchmark j's scores times 100^(j % 4) (scales 1 to 10^6)."""
     rng = np.random.default_rng(seed)
-    rows = [(a, f"b{j}", s, u + rng.normal(0, 0.2), "easy" if j < 6 else "hard")
+    rows = [(a, f"b{j}", s, (u + rng.normal(0, 0.2)) * (100.0 ** (j % 4) if scaled else 1.0),
+             "easy" if j < 6 else "hard")
             for j in range(12) for a in "ABC"
             for u in [rng.normal(0, 0.5) + (shift if a == "A" else 0.0)] for s in range(4)]
     return Results.from_frame(pd.DataFrame(rows, columns=["a", "b", "s", "y", "group"]),
@@ -499,7 +501,8 @@ def test_per_level_claims_take_the_benchmarks_as_replicates():
 
     n = _reps(40)
     rate = 1 - (1 - ALPHA) ** 2
-    errors = sum(any(v.outcome in ("a", "b") for v in decided(_levels_data(k)))
+    # Half the null data sets with scales 1 to 10^6 across benchmarks (standardised).
+    errors = sum(any(v.outcome in ("a", "b") for v in decided(_levels_data(k, scaled=k % 2)))
                  for k in range(n))
     assert errors <= _upper(rate, n) * n, errors
     n_power = _reps(10)
