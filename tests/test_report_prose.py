@@ -418,3 +418,70 @@ def test_a_one_benchmark_study_names_its_largest_differences(shared_data):
     assert lead is not None and lead.benchmark == "Reuters"
     assert "cannot be separated; largest differences" in lead.sentence
     assert re.search(r"mlp over reg_lstm \+0\.\d+ \[\+0\.\d+, \+0\.\d+\]", lead.sentence)
+
+
+def draws_without_order(seed: int = 0) -> Results:
+    """IID draws of 2 algorithms with no budget column: 60 per cell on t0, 200 on t1."""
+    rng = np.random.default_rng(seed)
+    rows = [{"alg": a, "task": task, "draw": f"{a}{task}{i}", "acc": m + rng.normal(0, 0.1)}
+            for a, m in (("X", 0.6), ("Y", 0.5)) for task, n in (("t0", 60), ("t1", 200))
+            for i in range(n)]
+    return Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="draw", score="acc", objective="maximize", kind="trials")
+
+
+@pytest.mark.parametrize("estimand", ["benchmarks", "these"])
+def test_draws_without_a_trial_order_name_the_k_their_relations_hold_at(estimand):
+    """Draws without a budget column have no final budget: the tuning curves vote at the
+    most trials each benchmark's draws can bound. The headlines said "cannot be separated"
+    (meanmax) or "X > Y (settled by tuning curves)" (deberta) without saying at which k,
+    next to an effect of single draws (k = 1); the settings said "budget none" and the
+    Methods paragraph "at the final budget"."""
+    from benchverdict.tuning.quantile_test import informative_budget
+
+    comp = compare(draws_without_order(), progress=False, figures=False, estimand=estimand)
+    k0, k1 = informative_budget(60, 0.05, 0.5), informative_budget(200, 0.05, 0.5)
+    assert k0 < k1
+    sentences = {s.key[0]: s.sentence for s in comp.reconciliation.scopes.values()}
+    assert sentences["t0"].startswith(f"On t0 at k = {k0} trials: ")
+    assert sentences["t1"].startswith(f"On t1 at k = {k1} trials: ")
+    if estimand == "these":  # the tuning curves' intersection-union test votes across them
+        assert sentences[None].startswith(f"On these 2 benchmarks (no claim beyond them) at "
+                                          f"k = {k0} to {k1} trials: ")
+    else:  # no tuning vote generalises beyond these benchmarks: no k to name
+        assert None not in sentences or " at k = " not in sentences[None]
+    assert comp.reconciliation.vote_trials == (k0, k1)
+    methods = summary.methods_paragraph(comp)
+    assert f"At k = {k0} to {k1} trials, the most trials the draws can bound" in methods
+    assert "at the final budget" not in methods.lower()
+    assert "random-search draws without a trial order" in methods
+    settings = comp.document().settings.text
+    assert f"budget none (no budget column): tuning curves are compared at k = {k0} to {k1}" \
+           in settings
+    note = next(n for r in comp.runs if r.name == "tuning" for n in r.notes
+                if n.startswith("Without a trial order"))
+    assert f"k = {k0} on t0, {k1} on t1" in note
+
+
+def test_draws_with_a_trial_order_keep_the_final_budget_wording(trials):
+    """With a budget column the votes sit at the final budget, which the settings name."""
+    assert trials.reconciliation.vote_trials is None
+    assert all(" at k = " not in s.sentence for s in trials.reconciliation.scopes.values())
+    assert "At the final budget every pair's curves" in summary.methods_paragraph(trials)
+
+
+def test_meanmax_headline_names_the_k_of_its_tuning_vote(shared_data):
+    """meanmax's headline said "cannot be separated" beside +0.447 for single draws; the
+    vote is at k = 22 trials, the most its 145 MLP draws can bound."""
+    from benchverdict.io import adapters
+    from benchverdict.tuning.quantile_test import informative_budget
+
+    data = adapters.read_meanmax(shared_data / "meanmax" / "hedwig.tsv")
+    comp = compare(data, progress=False, figures=False)
+    k = informative_budget(145, 0.05, 0.5)
+    assert k == 22
+    assert comp.reconciliation.headline is not None
+    sentence = next(s.sentence for s in comp.reconciliation.scopes.values())
+    assert sentence.startswith(f"On Reuters at k = {k} trials: mlp and reg_lstm cannot be "
+                               f"separated; largest differences (mean difference in f1 of "
+                               f"single draws")

@@ -219,6 +219,11 @@ class Reconciliation:
         column): rows, groups as lists of names (an algorithm named ``"SVM,
         rbf"`` stays one name), sentence. The DataFrames above are built from
         these.
+    vote_trials : (float, float) or None
+        Without a final budget (draws with no trial order): the smallest and
+        largest number of trials ``k`` the votes were cast at (:func:`voting_trials`),
+        which the headlines name. ``None`` when there is a final budget or no vote
+        names a ``k``.
     """
 
     verdicts: list[Verdict]
@@ -247,6 +252,7 @@ class Reconciliation:
     estimand: str = "benchmarks"
     notes: list[str] = field(default_factory=list)
     scopes: dict[str, ScopeRelations] = field(default_factory=dict)
+    vote_trials: tuple[float, float] | None = None
 
     @property
     def headline(self) -> Ranking | None:
@@ -591,8 +597,41 @@ def reconcile(
         estimand=estimand,
         notes=scope_type_notes(votes, scoped, alpha),
         scopes={group_label(rel.key): rel for rel in scoped.values()},
+        vote_trials=(voting_trials([v.verdict for v in votes])
+                     if final_budget is None and final_trials is None else None),
         **_relation_tables(scoped, votes),
     )
+
+
+def voting_trials(verdicts: Iterable[Verdict]) -> tuple[float, float] | None:
+    """The smallest and largest trial count ``k`` of verdicts that name no budget, else None.
+
+    Random-search draws without a trial order have no final budget: the
+    tuning curves' tests vote at the most trials the draws can bound, a
+    ``k`` per benchmark. A relation they settle (or leave open) holds at that
+    ``k``, and the sentence that states it must say so.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence
+    >>> def test(k):
+    ...     return Verdict("A", "B", "a", "tuning.median_test", Scope(trials_low=k, trials_high=k),
+    ...                    Evidence("p_value", 0.01, 0.05), "maximize", "x")
+    >>> voting_trials([test(22), test(40)]), voting_trials([])
+    ((22.0, 40.0), None)
+    >>> trials_text((22.0, 22.0)), trials_text((22.0, 40.0))
+    ('k = 22 trials', 'k = 22 to 40 trials')
+    """
+    ks = [float(k) for v in verdicts if v.scope.budget_low is None
+          and v.scope.trials_low is not None and v.scope.trials_high is not None
+          for k in (v.scope.trials_low, v.scope.trials_high)]
+    return (min(ks), max(ks)) if ks else None
+
+
+def trials_text(trials: tuple[float, float]) -> str:
+    """``"k = 22 trials"`` or ``"k = 22 to 40 trials"`` for a range of :func:`voting_trials`."""
+    low, high = trials
+    return f"k = {low:g} trials" if low == high else f"k = {low:g} to {high:g} trials"
 
 
 def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
@@ -730,6 +769,10 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
     for key in sorted(group_algorithms, key=_group_sort_key):
         algs = [a for a in universe if a in group_algorithms[key]]
         label = scope_sentence_label(key, n_benchmarks, estimand)
+        if final_budget is None and final_trials is None:
+            # Draws without a trial order: the votes are at a k of their own; say which.
+            trials = voting_trials([v.verdict for v in votes_by_key.get(key, [])])
+            label += f" at {trials_text(trials)}" if trials is not None else ""
         if scope_caveat and key[0] is None:
             label += f" ({scope_caveat})"
         rel = relate_scope(key, label, algs,

@@ -68,6 +68,7 @@ from benchverdict.report.document import (
 )
 from benchverdict.report.glossary import GLOSSARY
 from benchverdict.report.json_format import REPORT_SCHEMA, REPORT_SCHEMA_VERSION
+from benchverdict.report.reconcile import trials_text
 from benchverdict.report.relations import STATUSES
 from benchverdict.report.results_table import build_results_table, report_view
 from benchverdict.report.summary import (
@@ -451,6 +452,9 @@ def _settings(c: ReportSource) -> Settings:
         budget_text = f"{o.budget:g}"
     elif rec.final_budget is not None:
         budget_text = f"final ({rec.final_budget:g})"
+    elif rec.vote_trials is not None:
+        budget_text = (f"none (no budget column): tuning curves are compared at "
+                       f"{trials_text(rec.vote_trials)}, the most trials the draws can bound")
     else:
         budget_text = "none (no budget column)"
     population = ("benchmarks like these (the observed benchmarks are a sample)"

@@ -523,7 +523,12 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
 
 
 def _tuning_sentence(run: Any, votes: list[str], confidence: float,
-                     across_benchmarks: bool = False) -> str:
+                     across_benchmarks: bool = False, at_k: str | None = None) -> str:
+    """The tuning curves' sentences of the Methods paragraph.
+
+    ``at_k`` (e.g. ``"k = 22 trials"``) is where draws without a trial order
+    were tested: they have no final budget.
+    """
     from benchverdict.methods import method_info
 
     used = _base_methods(run)
@@ -538,8 +543,9 @@ def _tuning_sentence(run: Any, votes: list[str], confidence: float,
         text += " and DKW bands {cite:dvoretzky1956,massart1990}"
     text += "."
     if any(m.endswith("_test") for m in used):
-        text += (" At the final budget every pair's curves were compared by an exact "
-                 "order-statistic test.")
+        where = ("At the final budget" if at_k is None else
+                 f"At {at_k}, the most trials the draws can bound (they have no trial order),")
+        text += f" {where} every pair's curves were compared by an exact order-statistic test."
     if votes:
         text += f" The family voted through {_labels(votes)}."
         if across_benchmarks:
@@ -612,6 +618,7 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     """
     from benchverdict.families import family_label
     from benchverdict.report.citations import render_citations
+    from benchverdict.report.reconcile import trials_text
 
     c = comparison
     o = c.options
@@ -627,6 +634,11 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         budget = "on each run's final score"
     kind = getattr(c.description, "kind", "")
     rows = {"runs": "HPO-run incumbents", "trials": "random-search draws"}.get(kind, "results")
+    # Draws without a trial order: no final budget; the tuning curves vote at a k of their own.
+    at_k = None if rec.vote_trials is None else trials_text(rec.vote_trials)
+    if at_k is not None and o.budget is None and rec.final_budget is None:
+        rows += " without a trial order"
+        budget = "on each draw's score"
     out = [f"We compared {n_alg} algorithms on {n_bench} benchmark{'s' if n_bench != 1 else ''}"
            f" with {_runs_each(c)} ({rows}; {better} scores are better), {budget}."]
     ran = [r for r in c.runs if r.status == "ok"]
@@ -642,7 +654,7 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
             tv = rec.votes
             across = bool(len(tv) and ((tv["family"] == "tuning")
                                        & (tv["scope_type"] == "all benchmarks")).any())
-            out.append(_tuning_sentence(r, v, o.confidence, across))
+            out.append(_tuning_sentence(r, v, o.confidence, across, at_k))
         elif r.name == "dse":
             out.append(_dse_sentence(r, o.cvar_levels))
         else:
@@ -665,7 +677,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
             for t, n in types.items())
         out.append(
             "Each family of evidence cast one vote per pair and scope, its method's unadjusted "
-            "p-value at the final budget; the votes of each scope type (" + families + ") were "
+            "p-value " + ("at the final budget" if at_k is None else f"at {at_k}")
+            + "; the votes of each scope type (" + families + ") were "
             "adjusted together by Holm's step-down procedure {cite:holm1979}, so that within "
             f"a scope type the probability that any relation called settled is wrong is at "
             f"most alpha = {o.alpha:g} (family-wise). A relation is settled when some family "

@@ -78,6 +78,19 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"there); its p-value is the tuning curves' vote. Decisions over budget ranges "
             f"need the {np.sqrt(1 - options.alpha):.2%} bands to separate (error at most "
             f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
+    tested = [b for b in curves.benchmarks if b not in curves.sketched]
+    if k_final is None and tested:
+        ks = {b: curves.test_budget(b) for b in tested}
+        where = (f"k = {ks[tested[0]]} trials" if len(set(ks.values())) == 1 else
+                 "k = " + ", ".join(f"{k} on {b}" for b, k in ks.items()))
+        run.notes.append(
+            f"Without a trial order (no budget column) the draws have no final budget: each "
+            f"pair's curves are compared by the exact order-statistic test at the most "
+            f"trials the benchmark's smallest sample can bound ({where}; chosen from "
+            f"the sample sizes and alpha alone, never from the scores); its p-value is the "
+            f"tuning curves' vote. Decisions over budget ranges need the "
+            f"{np.sqrt(1 - options.alpha):.2%} bands to separate (error at most alpha = "
+            f"{options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
     if curves.sketched:
         bound = max(c.sketch.error_bound for _, c in curves if c.sketch is not None)
         largest = max(c.n for _, c in curves if c.sketch is not None)
