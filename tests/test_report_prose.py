@@ -461,6 +461,12 @@ def test_draws_without_a_trial_order_name_the_k_their_relations_hold_at(estimand
     note = next(n for r in comp.runs if r.name == "tuning" for n in r.notes
                 if n.startswith("Without a trial order"))
     assert f"k = {k0} on t0, {k1} on t1" in note
+    # The results table summarises single draws but bolds by the curves at those k.
+    table = comp.document().results_table.get()
+    assert table.caption == (f"Results (mean and SD of single random-search draws; bold by "
+                             f"the tuning curves at k = {k0} to {k1} trials).")
+    assert (f"the relations compare the median tuning curves at k = {k0} to {k1} trials"
+            in table.markdown)
 
 
 def test_draws_with_a_trial_order_keep_the_final_budget_wording(trials):
@@ -468,6 +474,9 @@ def test_draws_with_a_trial_order_keep_the_final_budget_wording(trials):
     assert trials.reconciliation.vote_trials is None
     assert all(" at k = " not in s.sentence for s in trials.reconciliation.scopes.values())
     assert "At the final budget every pair's curves" in summary.methods_paragraph(trials)
+    table = trials.document().results_table.get()
+    assert "over seeds, final budget" in table.caption
+    assert "median tuning curves at k" not in table.markdown
 
 
 def test_meanmax_headline_names_the_k_of_its_tuning_vote(shared_data):

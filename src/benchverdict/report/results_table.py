@@ -289,6 +289,10 @@ class ResultsTable:
     not_compared : tuple of (str, str)
         (benchmark, algorithm) cells whose algorithm the benchmark's
         relations leave out (e.g. runs that stop before the final budget).
+    trials : str
+        For random-search draws without a trial order (no final budget): the
+        trial counts the relations compare the tuning curves at (``"k = 22
+        trials"``), which the caption and legend name; ``""`` otherwise.
     stopped_early : tuple of (str, float)
         Algorithms whose runs all stop before the final budget, with their
         last budget: the report compares the others at the final budget
@@ -311,6 +315,7 @@ class ResultsTable:
     undecided: tuple[str, ...] = ()
     not_compared: tuple[tuple[str, str], ...] = field(default=())
     stopped_early: tuple[tuple[str, float], ...] = field(default=())
+    trials: str = ""
 
     # ------------------------------------------------------------------- tidy
     def to_frame(self) -> pd.DataFrame:
@@ -389,12 +394,21 @@ class ResultsTable:
         when = ("final incumbent of each run" if self.budget is None
                 else f"incumbent of each run at budget {self.budget:g}")
         direction = "higher" if self.objective == "maximize" else "lower"
-        parts = [f"Cells: {words} over the runs (seeds) of each algorithm on each benchmark, "
-                 f"{when} ({direction} is better)",
-                 "Bold: no other algorithm is better on that benchmark by the comparison's "
-                 "relations (settled by a family of evidence, or implied by a chain of settled "
-                 f"relations; Holm family-wise error at most {alpha_text} over every pair of "
-                 "every benchmark); algorithms not separated are bold together"]
+        bold = ("Bold: no other algorithm is better on that benchmark by the comparison's "
+                "relations (settled by a family of evidence, or implied by a chain of settled "
+                f"relations; Holm family-wise error at most {alpha_text} over every pair of "
+                "every benchmark); algorithms not separated are bold together")
+        if self.trials:
+            # The cells summarise single draws; the relations compare best-of-k curves.
+            cells = (f"Cells: {words} over the random-search draws of each algorithm on each "
+                     f"benchmark, without a trial order ({direction} is better)")
+            bold += (f"; the relations compare the median tuning curves at {self.trials} "
+                     f"(the median best score of that many draws), not the single draws the cells "
+                     f"summarise")
+        else:
+            cells = (f"Cells: {words} over the runs (seeds) of each algorithm on each "
+                     f"benchmark, {when} ({direction} is better)")
+        parts = [cells, bold]
         if self.baseline is None:
             parts.append(f"{marks['worse']}: worse than every bold algorithm on that "
                          f"benchmark, by the same relations")
@@ -616,6 +630,9 @@ class ResultsTable:
         """
         words = {"mean_sd": "mean and SD", "median_iqr": "median and quartiles",
                  "mean_ci": f"mean and {self.confidence:.0%} confidence interval"}
+        if self.trials:
+            return (f"Results ({words[self.statistic]} of single random-search draws; bold by "
+                    f"the tuning curves at {self.trials}).")
         when = "final budget" if self.budget is None else f"budget {self.budget:g}"
         return f"Results ({words[self.statistic]} over seeds, {when})."
 
@@ -1056,6 +1073,7 @@ def build_results_table(
     >>> build_results_table(small, comp).cells[["benchmark", "algorithm", "bold"]].values.tolist()
     [['p', 'a', True], ['p', 'b', True], ['q', 'a', True], ['q', 'b', True]]
     """
+    from benchverdict.report.reconcile import trials_text
     from benchverdict.report.stopping import stopped_early
 
     check_options(results, statistic=statistic, orientation=orientation,
@@ -1063,6 +1081,7 @@ def build_results_table(
     _check_matches(results, comparison)
     budget = _check_budget(comparison, budget)
     alpha_used = float(comparison.reconciliation.alpha)
+    vote_trials = comparison.reconciliation.vote_trials
     view = results.incumbents(budget)
     stats_frame = _cell_statistics(view.table, statistic, float(confidence))
     lower_is_better = results.objective == "minimize"
@@ -1152,4 +1171,5 @@ def build_results_table(
         confidence=float(confidence), baseline=None if baseline is None else str(baseline),
         letters=bool(letters), orientation=orientation, across=across, undecided=tuple(undecided),
         not_compared=tuple(not_compared),
-        stopped_early=tuple(stopped_early(results, comparison.options).items()))
+        stopped_early=tuple(stopped_early(results, comparison.options).items()),
+        trials=("" if budget is not None or vote_trials is None else trials_text(vote_trials)))
