@@ -231,6 +231,23 @@ def test_spread_rule():
     assert check.heterogeneous and check.ratio > 100 and "'t0'" in check.reason
 
 
+def test_a_spread_of_round_off_is_no_spread():
+    """HPO-B's 5891/9980: ten algorithms at 0.909 that differ in the 16th digit, three at
+    1.0. Its IQR of 1e-16 made "a 4.64e15-fold" difference of scales and named it the
+    narrowest benchmark; its spread is the 0.091 between the two groups."""
+    rows = [{"alg": f"A{i}", "task": "flat", "seed": s, "acc": 0.909 + (i % 3) * 1.1e-16}
+            for i in range(10) for s in range(5)]
+    rows += [{"alg": f"B{i}", "task": "flat", "seed": s, "acc": 1.0}
+             for i in range(3) for s in range(5)]
+    rng = np.random.default_rng(0)
+    rows += [{"alg": a["alg"], "task": "wide", "seed": a["seed"], "acc": rng.uniform(0, 1)}
+             for a in rows]
+    check = scale_check(Results.from_frame(pd.DataFrame(rows), **ROLES, kind="runs"))
+    spread = check.table.set_index("benchmark")["spread"]
+    assert spread["flat"] == pytest.approx(0.091, rel=1e-9)
+    assert not check.heterogeneous and check.ratio < 100
+
+
 @pytest.mark.parametrize("factor", [1e-6, 0.3, 7.0, 1e6])
 @pytest.mark.parametrize("data", ["amlb", "accuracy", "spread"])
 def test_verdict_is_invariant_to_a_positive_rescaling(factor, data):

@@ -39,6 +39,7 @@ import pandas as pd
 
 from benchverdict._repr import ResultText
 from benchverdict.results import Results
+from benchverdict.stats.round_off import ROUND_OFF
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -112,13 +113,17 @@ class ScaleCheck(ResultText):
 def _spread(values: np.ndarray) -> float:
     if not len(values):
         return 0.0
+    # A spread within round-off of the scores' magnitude is none: ten algorithms that agree
+    # to the 16th digit gave an IQR of 1e-16 and a "4.6e15-fold" difference of scales.
+    floor = ROUND_OFF * float(np.max(np.abs(values)))
     q1, q3 = np.quantile(values, [0.25, 0.75])
-    if q3 > q1:
+    if q3 - q1 > floor:
         return float(q3 - q1)
     mad = float(np.median(np.abs(values - np.median(values))))
-    if mad > 0:
+    if mad > floor:
         return mad
-    return float(np.max(values) - np.min(values))
+    spread = float(np.max(values) - np.min(values))
+    return spread if spread > floor else 0.0
 
 
 def _compared_scores(results: Results) -> pd.DataFrame:

@@ -51,6 +51,7 @@ import pandas as pd
 
 from benchverdict._plain_text import printable
 from benchverdict.report.numbers import decimals_for, fixed, scale_exponent
+from benchverdict.stats.round_off import snap_round_off
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -430,8 +431,8 @@ class ResultsTable:
                 parts.append(self.across)
         if self.undecided:
             parts.append(f"No relation is decided per benchmark on {_and(self.undecided)} "
-                         f"(the analyses run compare only across benchmarks there), so no "
-                         f"cell of it is bold or marked")
+                         f"(no analysis run tests pairs on it alone, or none could: the "
+                         f"report's exclusions say why), so no cell of it is bold or marked")
         if self.not_compared:
             shown = [f"{a} on {b}" for b, a in self.not_compared[:6]]
             more = (f" and {len(self.not_compared) - 6} more"
@@ -1101,8 +1102,10 @@ def build_results_table(
             continue
         scale = scale_exponent([*here["centre"], *here["lower"], *here["upper"]])
         decimals = decimals_for(here["spread"] / 10.0 ** scale, here["centre"] / 10.0 ** scale)
-        ranks = here.set_index("algorithm")["centre"].rank(ascending=lower_is_better,
-                                                           method="average")
+        # Centres equal but for round-off tie (as the rank tests' blocks do).
+        centres = pd.Series(snap_round_off(here["centre"].to_numpy(dtype=float)),
+                            index=here["algorithm"])
+        ranks = centres.rank(ascending=lower_is_better, method="average")
         scope = per.get(bench)
         compared = [a for a in here["algorithm"] if scope is not None
                     and a in scope.algorithms]

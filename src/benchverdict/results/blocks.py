@@ -18,6 +18,7 @@ import pandas as pd
 
 from benchverdict.exclusions import exclusions_frame
 from benchverdict.results.schema import NO_INCUMBENT, Objective
+from benchverdict.stats.round_off import snap_round_off
 
 #: Reasons recorded in ``BlockMatrix.exclusions`` (each starts with one of these).
 BLOCK_DROPPED = "block dropped"
@@ -339,6 +340,10 @@ def block_matrix(
             })
     exclusions = exclusions_frame(records, step="rank blocks",
                                   budget=None if budget is None else float(budget))
+    # Means equal but for their summation order (or inputs differing in the 16th digit)
+    # would decide ranks by round-off, and rescaling the scores would change the test.
+    matrix = pd.DataFrame(snap_round_off(matrix.to_numpy(dtype=float)), index=matrix.index,
+                          columns=matrix.columns)
     return BlockMatrix(
         matrix=matrix,
         unit=unit,
