@@ -301,12 +301,15 @@ def test_per_benchmark_verdicts_state_their_contrast_rows(objective):
     for v, r in zip(verdicts, table.itertuples(index=False)):
         assert (v.a, v.b, v.scope.benchmark) == (r.a, r.b, r.benchmark)
         assert scopes.setdefault(r.benchmark, v.scope) is v.scope
-        crit = stats.t.ppf(1 - 0.05 / 2 / 10, r.df)
-        ends = sorted([sign * (r.estimate - crit * r.se), sign * (r.estimate + crit * r.se)])
+        # The wider of the model's and the pair's own Welch interval (intersection-union).
+        half = max(stats.t.ppf(1 - 0.05 / 2 / 10, r.df) * r.se,
+                   stats.t.ppf(1 - 0.05 / 2 / 10, r.df_welch) * r.se_welch)
+        ends = sorted([sign * (r.estimate - half), sign * (r.estimate + half)])
         assert v.effect.estimate == pytest.approx(sign * r.estimate, abs=0, rel=0)
         assert (v.effect.lower, v.effect.upper) == pytest.approx(tuple(ends), rel=1e-15)
         assert v.effect.lower <= v.effect.estimate <= v.effect.upper
-        assert v.p_value == r.p_value and v.evidence.value == r.p_value_adjusted
+        assert v.p_value == r.p_value_iu == max(r.p_value, r.p_value_welch)
+        assert v.evidence.value == r.p_value_adjusted
         assert v.outcome == (("a" if sign * r.estimate > 0 else "b")
                              if r.p_value_adjusted < 0.05 else "inconclusive")
         assert v.sizes == (r.n_a, r.n_b) and v.n == r.n_a + r.n_b

@@ -277,11 +277,21 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     if options.per_benchmark:
         # In the scope of the overall fit, with the study's left-out rows and runs counted
         # (as on it), each verdict made once: a 200-algorithm study has 199,000 of them.
+        untested: list[dict] = []
         found = run.attempt("per-benchmark contrasts (runs as replicates)",
                             _per_benchmark_verdicts, results, alpha=options.alpha,
                             budget=options.budget, scope=scope, claim=True,
                             details={**counts(exclusions_of(data)),
-                                     "unit_of_replication": "run"})
+                                     "unit_of_replication": "run"}, untested=untested)
+        if untested:
+            # No verdict on these benchmarks: counted and shown, never silently absent.
+            n = run.exclude("per-benchmark contrasts (runs as replicates)", "benchmark",
+                            untested)
+            run.notes.append(
+                f"No per-benchmark test on {n} benchmark(s): "
+                + "; ".join(f"{r['benchmark']} ({r['reason'].split(',')[0]})"
+                            for r in untested[:5])
+                + (f" and {n - 5} more" if n > 5 else "") + " (listed in the exclusions).")
     else:
         run.notes.append("Per-benchmark contrasts were not made (per_benchmark=False): "
                          "only claims across benchmarks were asked for.")
@@ -289,8 +299,10 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
         run.verdicts += found
         run.notes.append(
             "Per benchmark: score ~ algorithm on that benchmark's runs (its own residual "
-            "variance; exact t with n - a df), Holm within the benchmark; a claim about "
-            "one benchmark takes its runs as the replicates.")
+            "variance; exact t with n - a df), and a pair counts only when its own Welch "
+            "test (the two algorithms' own spreads) agrees, since algorithms rarely vary "
+            "equally (an intersection-union rule); Holm within the benchmark; a claim "
+            "about one benchmark takes its runs as the replicates.")
     if options.formula is None:
         for name, levels in attempt_levels(run, data):
             # On the scores the model across benchmarks fits (standardised per benchmark

@@ -132,6 +132,13 @@ _ALL = [
          "1, 80-83.",
          author="Wilcoxon, Frank", title="Individual Comparisons by Ranking Methods",
          journal="Biometrics Bulletin", volume="1", pages="80--83", year="1945"),
+    _ref("welch1947", "article", "Welch 1947",
+         "Welch, B. L. (1947). The generalization of 'Student's' problem when several "
+         "different population variances are involved. Biometrika, 34, 28-35.",
+         author="Welch, Bernard Lewis",
+         title="The Generalization of `{Student's}' Problem when Several Different "
+               "Population Variances are Involved",
+         journal="Biometrika", volume="34", pages="28--35", year="1947"),
     _ref("benavoli2016", "article", "Benavoli et al. 2016",
          "Benavoli, A., Corani, G. and Mangili, F. (2016). Should we really use post-hoc tests "
          "based on mean-ranks? Journal of Machine Learning Research, 17(5), 1-10.",

@@ -676,8 +676,14 @@ def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:
             continue  # nothing is significant even alone: the data, not the adjustment
         if floors:
             text += "; " + "; ".join(floors)
-        notes.append(text + f". A decision needs p <= {first:.2g}: more runs per cell (or "
-                            f"fewer algorithms or benchmarks compared at once).")
+        if st == "all benchmarks" and any(v.estimand == "benchmarks" for v in group):
+            # About benchmarks like these the benchmark is the replicate: runs add little.
+            need = ("more benchmarks (across benchmarks the benchmark is the replicate, so "
+                    "more runs per cell alone cannot do it)")
+        else:
+            need = "more runs per cell"
+        notes.append(text + f". A decision needs p <= {first:.2g}: {need} (or fewer "
+                            f"algorithms or benchmarks compared at once).")
     return notes
 
 
