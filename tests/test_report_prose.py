@@ -46,7 +46,7 @@ def trials_data(seed: int = 0) -> Results:
     """Random-search draws of 3 algorithms on 3 benchmarks (tuning curves and DSE apply)."""
     rng = np.random.default_rng(seed)
     rows = [{"alg": a, "task": f"t{b}", "seed": s, "trial": t, "acc": m + rng.normal(0, 0.1)}
-            for a, m in (("X", 0.6), ("Y", 0.5), ("Z", 0.5)) for b in range(3)
+            for a, m in (("X", 0.7), ("Y", 0.5), ("Z", 0.5)) for b in range(3)
             for s in range(4) for t in range(1, 11)]
     return Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
                               seed="seed", budget="trial", score="acc", objective="maximize",
@@ -494,3 +494,25 @@ def test_meanmax_headline_names_the_k_of_its_tuning_vote(shared_data):
     assert sentence.startswith(f"On Reuters at k = {k} trials: mlp and reg_lstm cannot be "
                                f"separated; largest differences (mean difference in f1 of "
                                f"single draws")
+
+
+def test_methods_paragraph_says_which_algorithms_the_final_budget_comparisons_leave_out():
+    """HPO-B's Methods said "We compared 14 algorithms" while RF, whose runs stop at budget 5,
+    was left out of every comparison at the final budget (the headline said so)."""
+    rng = np.random.default_rng(4)
+    rows = [{"alg": a, "task": f"t{b}", "seed": s, "trial": t,
+             "acc": m + 0.01 * t + rng.normal(0, 0.05)}
+            for a, m, last in (("X", 0.6, 10), ("Y", 0.5, 10), ("Z", 0.55, 10), ("Short", 0.5, 3))
+            for b in range(5) for s in range(4) for t in range(1, last + 1)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", budget="trial", score="acc", objective="maximize",
+                              kind="runs")
+    comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    text = summary.methods_paragraph(comp)
+    assert text.startswith("We compared 4 algorithms on 5 benchmarks")
+    assert ("Short (its runs stop at budget 3) was left out of the comparisons at the final "
+            "budget, so those compare 3 algorithms.") in text
+    plain = summary.methods_paragraph(compare(runs_data(), analyses=["ranks"], progress=False,
+                                              figures=False))
+    assert "left out of the comparisons at the final budget" not in plain

@@ -1071,10 +1071,20 @@ def equivalence_clause(rel: ScopeRelations) -> str:
     if not groups:
         return (f"; no pair is shown to be practically equivalent (|difference| < {margin})")
     named = [_and(g) for g in groups[:MAX_NAMED]]
-    return (f"; practically equivalent (|difference| < {margin}, two one-sided tests, "
+    text = (f"; practically equivalent (|difference| < {margin}, two one-sided tests, "
             f"family-wise): " + "; ".join(named)
             + (f" and {len(groups) - MAX_NAMED} more group(s)" if len(groups) > MAX_NAMED
                else ""))
+    # Settled and equivalent at once is no contradiction, but read "A > B" beside "A and B
+    # practically equivalent" without a word and it looks like one.
+    both = [f"{r.winner} > {r.loser}" for r in rel.relations if r.equivalent
+            and r.status in (Status.SETTLED, Status.IMPLIED)]
+    if both:
+        shown = _and(both[:MAX_NAMED]) + (f" and {len(both) - MAX_NAMED} more"
+                                          if len(both) > MAX_NAMED else "")
+        text += (f" (of these, {shown} {'is' if len(both) == 1 else 'are'} also settled: "
+                 f"a real difference, but smaller than the margin)")
+    return text
 
 
 def _evidence_note(rel: ScopeRelations, settled: list[Relation]) -> str:

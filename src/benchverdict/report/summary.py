@@ -509,7 +509,8 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
         text += f" The LMEM family voted through {_labels(votes)}"
         if any(v != "lmem.tukey" for v in votes):
             text += ("; per benchmark, a model of that benchmark's runs was fitted (the runs are "
-                     "the replicates)")
+                     "the replicates), and a pair counted only when Welch's test of its two "
+                     "algorithms' runs agreed {cite:welch1947}")
         text += "."
     if "lmem.tukey" in votes:
         text += (" Across benchmarks its claims are about "
@@ -593,6 +594,14 @@ def _runs_each(c) -> str:
     return f"{low:,} to {high:,} runs (seeds) per algorithm and benchmark"
 
 
+def _stopped_early(c: Any) -> dict[str, float]:
+    """The algorithms a comparison left out of its final-budget analyses (none if unknown)."""
+    from benchverdict.report.stopping import stopped_early
+
+    results = getattr(c, "results", None)
+    return {} if results is None else stopped_early(results, c.options)
+
+
 def methods_paragraph(comparison: Any, style: str = "text") -> str:
     """The methods paragraph of ``comparison``: what was run, how it was decided, and on what.
 
@@ -641,6 +650,13 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         budget = "on each draw's score"
     out = [f"We compared {n_alg} algorithms on {n_bench} benchmark{'s' if n_bench != 1 else ''}"
            f" with {_runs_each(c)} ({rows}; {better} scores are better), {budget}."]
+    short = _stopped_early(c)
+    if short:
+        # The rank tests and LMEMs compared the others only (the headline says so too).
+        names = _and([f"{a} (its runs stop at budget {b:g})" for a, b in short.items()])
+        out.append(f"{names} {'was' if len(short) == 1 else 'were'} left out of the "
+                   f"comparisons at the final budget, so those compare "
+                   f"{n_alg - len(short)} algorithms.")
     ran = [r for r in c.runs if r.status == "ok"]
     for r in ran:
         v = votes.get(r.name, [])
