@@ -49,6 +49,25 @@ def test_benchmark_informativeness_finds_the_uninformative_benchmarks_fig16():
     assert set(bottom) == {"bench01", "bench04"}
 
 
+def test_informativeness_summary_prints_the_exact_f_test_that_decides():
+    """The summary printed each benchmark's GLRT chi2 and p while the decision used the exact
+    F test (PD1-ImageNet_bad: GLRT p = 0.0066 printed, F p = 0.0073 decided)."""
+    import re
+
+    res = simulate_results(n_benchmarks=3, n_seeds=5, algorithm_effect={"B": 0.5}, seed=3)
+    check = benchmark_informativeness(res)
+    final = res.final().table
+    for bench in ("bench00", "bench01", "bench02"):
+        sub = final[final["benchmark"].astype(str) == bench]
+        ref = stats.f_oneway(*[g["score"].to_numpy() for _, g in
+                               sub.groupby("algorithm", observed=True)])
+        line = next(x for x in check.summary().splitlines() if x.startswith(f"  {bench}:"))
+        f_value, p_value = re.search(r"F = (\S+), df = 2, 12, p = (\S+) \(exact F",
+                                     line).groups()
+        assert float(f_value) == pytest.approx(ref.statistic, rel=1e-3)
+        assert float(p_value) == pytest.approx(ref.pvalue, rel=1e-3)
+
+
 def test_budget_relevance_finds_the_interaction_fig18():
     res = simulate_results(n_benchmarks=4, n_seeds=8, budgets=(1, 2, 3, 4, 5),
                            budget_slope={"A": -0.5, "B": -0.5, "C": -0.1}, seed=18)

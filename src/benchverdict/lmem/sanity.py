@@ -135,7 +135,18 @@ class SanityCheck(ResultText):
     def summary(self) -> str:
         """The check's verdict and every test it ran, as text."""
         lines = [f"{self.name}: {self.verdict} (alpha = {self.alpha:g}; {self.data})"]
+        by_f = (self.name == "benchmark_informativeness" and {"F", "p_value_f"} <= set(
+            self.table.columns))
+        rows = self.table.set_index("benchmark") if by_f else None
         for key, t in self.tests.items():
+            if by_f and key in rows.index and rows.at[key, "p_value"] == rows.at[key, "p_value_f"]:
+                # The exact F test decides (test="F"): print its p, the GLRT's beside it.
+                r = rows.loc[key]
+                lines.append(f"  {key}: F = {r['F']:.4g}, df = {t.df}, {int(r['df_f'])}, "
+                             f"p = {r['p_value']:.4g} "
+                             f"(exact F; GLRT chi2 = {t.chi2:.4g}, p = {t.p_value:.4g})  "
+                             f"[{t.formula0}  vs  {t.formula1}]")
+                continue
             if isinstance(t, WaldTest):
                 lines.append(f"  {key}: F = {t.F:.4g}, df = {t.df}, {t.df_denominator:.4g}, "
                              f"p = {t.p_value:.4g}  [{t.formula0}]")
@@ -482,7 +493,8 @@ def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float =
         # The exact F test of the same nested linear models.
         f_stat, p_f = nested_f_test(m0, m1)
         rows.append({"benchmark": bench, "chi2": t.chi2, "df": t.df, "p_value_glrt": t.p_value,
-                     "F": f_stat, "p_value_f": p_f,
+                     "F": f_stat, "df_f": len(sub) - sub["algorithm"].nunique(),
+                     "p_value_f": p_f,
                      "p_value": p_f if test == "F" else t.p_value})
     table = pd.DataFrame(rows)
     table["p_value_adjusted"] = holm(table["p_value"].to_numpy())
