@@ -189,7 +189,7 @@ def test_estimates_by_hand_and_the_objective_orientation():
     assert flipped["sd_benchmark"] == pytest.approx(comp["sd_benchmark"])
 
 
-def test_unbalanced_seeds_enter_as_their_harmonic_mean():
+def test_unbalanced_seeds_enter_through_each_algorithms_own_noise():
     res = simulate_pair(delta=0.3, tau=0.2, sigma=0.4, n=4, r=4, seed=3)
     frame = res.table
     drop = ((frame["algorithm"] == "A") & (frame["benchmark"] == "bench00")
@@ -198,8 +198,35 @@ def test_unbalanced_seeds_enter_as_their_harmonic_mean():
                              benchmark="benchmark", seed="seed", score="score",
                              objective="maximize", kind="runs")
     comp = estimate_components(sub).iloc[0]
-    inverse = np.mean([1 / 1 + 1 / 4] + [1 / 4 + 1 / 4] * 3)
-    assert comp["seeds"] == pytest.approx(2 / inverse)
+    # Each algorithm's own seed variance, pooled over its cells (A's bench00 has one run).
+    table = sub.table
+    within = table.groupby(["algorithm", "benchmark"], observed=True)["score"].agg(["var",
+                                                                                    "count"])
+    var = {a: float(((g["count"] - 1) * g["var"].fillna(0)).sum() / (g["count"] - 1).sum())
+           for a, g in within.groupby(level="algorithm")}
+    noise = var["A"] * np.mean([1 / 1, 1 / 4, 1 / 4, 1 / 4]) + var["B"] * (1 / 4)
+    assert comp["sd_seed"] ** 2 == pytest.approx((var["A"] + var["B"]) / 2)
+    assert comp["seeds"] == pytest.approx((var["A"] + var["B"]) / noise)
+
+
+def test_one_noisy_algorithm_with_few_seeds_is_a_seeds_problem_not_a_benchmarks_one():
+    """No algorithm x benchmark interaction; A is noisy (SD 1) with 2 seeds, B quiet (SD 0.2)
+    with 10. A noise pooled over both had said "more seeds alone cannot reach 80% ...
+    the pair's difference varies across benchmarks (sd 0.496)"; more seeds reach it."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for b in range(20):
+        u = rng.normal(0, 1)
+        rows += [("A", f"b{b}", s, 10 + u + 0.3 + rng.normal(0, 1.0)) for s in range(2)]
+        rows += [("B", f"b{b}", s, 10 + u + rng.normal(0, 0.2)) for s in range(10)]
+    pilot = Results.from_frame(pd.DataFrame(rows, columns=["alg", "bench", "seed", "score"]),
+                               algorithm="alg", benchmark="bench", seed="seed", score="score",
+                               objective="maximize", kind="runs")
+    row = plan(pilot, difference=0.3).table.iloc[0]
+    assert row["sd_benchmark"] < 0.3  # the truth is 0
+    assert row["seeds"] == pytest.approx(2 * (1 + 0.04) / 2 / (1 / 2 + 0.04 / 10), rel=0.35)
+    assert row["power_ceiling_more_seeds"] > 0.95
+    assert row["seeds_needed"] is not pd.NA and 4 <= int(row["seeds_needed"]) <= 9
 
 
 def test_pilots_that_cannot_be_planned_say_what_is_missing():
@@ -347,13 +374,21 @@ def test_plan_on_priorband(shared_data):
     loss = final.groupby("algorithm", observed=True)["score"].mean()
     for _, row in t.iterrows():
         assert np.sign(row["difference"]) == np.sign(loss[row["b"]] - loss[row["a"]])
-    # a larger difference to detect never needs more benchmarks
+    # a larger difference to detect never needs more benchmarks (in SDs: PriorBand's
+    # benchmarks are on different scales, so the plan is z-scored)
+    assert p.unit == planning.SD_UNITS
     scale = float(t["sd_benchmark"].max())
-    needed = [plan(res, difference=f * scale).table["benchmarks_needed"].astype(float)
+    needed = [plan(res, difference=f"{f * scale}sd").table["benchmarks_needed"].astype(float)
               for f in (0.2, 0.4, 0.8, 1.6)]
     frame = pd.concat(needed, axis=1).to_numpy()
     assert (np.diff(frame, axis=1) <= 0).all() and (frame >= 2).all()
     assert len(p.sentences()) == 3
+    # The SD unit is a benchmark's over every algorithm, as in the report, whichever pairs
+    # are planned (planning PB and HB alone gave -0.600 SD where the report said -0.524).
+    alone = plan(res, algorithms=["PB", "HB"]).table.iloc[0]
+    same = t[(t["a"] == alone["a"]) & (t["b"] == alone["b"])].iloc[0]
+    for column in ("difference", "sd_benchmark", "sd_seed", "seeds"):
+        assert alone[column] == pytest.approx(same[column], rel=1e-12)
 
 
 # --------------------------------------------------------------------------- CLI
@@ -415,3 +450,60 @@ def test_scope_sentence_with_a_pair_no_number_of_benchmarks_settles():
     text = p.scope_sentence()
     assert "not within" in text and "A vs B" in text
     assert p.scope_sentence(settled=[("B", "A")]) == ""
+
+
+# --------------------------------------------------------------------------- units
+def scaled_pilot(seed: int = 0) -> Results:
+    """A pair on 12 benchmarks whose scales run from 1 to 1000 (the scale check fires)."""
+    pilot = simulate_pair(delta=0.3, tau=0.2, sigma=0.5, n=12, r=5, seed=seed)
+    frame = pilot.table.copy()
+    factor = 10.0 ** (frame["benchmark"].cat.codes.to_numpy() % 4)
+    frame["score"] = frame["score"] * factor
+    return Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", score="score", objective="maximize", kind="runs")
+
+
+def test_a_pilot_on_different_scales_plans_in_sds_and_refuses_score_units():
+    """PriorBand's `plan --difference 0.1` read 0.1 as 0.1 SD of a benchmark (the pilot is
+    z-scored where scales differ) while --help said score units, and printed no unit."""
+    pilot = scaled_pilot()
+    auto = plan(pilot)
+    assert auto.unit == planning.SD_UNITS
+    assert "SD of a benchmark's score" in auto.sentences()[0]
+    with pytest.raises(ValueError, match=r"different scales across benchmarks.*"
+                                         r"difference is in score units.*'0.2sd'"):
+        plan(pilot, difference=0.1)
+    stated = plan(pilot, difference="0.1sd")
+    assert stated.table.loc[0, "difference"] == 0.1 and stated.unit == planning.SD_UNITS
+    raw = plan(pilot, difference=0.1, standardize=False)
+    assert raw.unit == planning.SCORE_UNITS and "SD of" not in raw.sentences()[0]
+    with pytest.raises(ValueError, match="in one unit"):
+        plan(pilot, difference="0.1sd", sd_seed=0.5)
+
+
+def test_a_pilot_on_one_scale_plans_in_score_units_unless_stated_in_sds():
+    pilot = simulate_pair(delta=0.3, tau=0.2, sigma=0.5, n=12, r=5, seed=1)
+    assert plan(pilot).unit == planning.SCORE_UNITS
+    assert plan(pilot, difference=0.1).table.loc[0, "difference"] == 0.1
+    in_sd = plan(pilot, difference="0.5sd")
+    assert in_sd.unit == planning.SD_UNITS
+    # The stated 0.5 SD plans like the z-scored pilot with the same difference.
+    z = plan(pilot, difference=0.5, standardize=True)
+    pd.testing.assert_frame_equal(in_sd.table, z.table)
+
+
+def test_plan_command_names_the_unit_and_refuses_a_misread_difference(tmp_path):
+    pilot = scaled_pilot()
+    path = tmp_path / "pilot.csv"
+    pilot.table.to_csv(path, index=False)
+    roles = ["--algorithm", "algorithm", "--benchmark", "benchmark", "--seed", "seed",
+             "--score", "score", "--objective", "maximize", "--kind", "runs"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["plan", str(path), *roles, "--difference", "0.1"])
+    assert code == 1 and "--difference 0.2sd" in err.getvalue()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["plan", str(path), *roles, "--difference", "0.1sd"]) == 0
+    assert "differences and SDs in SD of a benchmark's score" in out.getvalue()
+    assert "a difference of 0.1 SD of a benchmark's score" in out.getvalue()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from benchverdict._cli_common import UsageError, input_paths, load_results, progress_options
@@ -32,14 +31,18 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="family-wise significance level (0.05), Bonferroni over the pairs")
-    p.add_argument("--difference", type=float, metavar="D",
-                   help="difference to detect, in score units (default: each pair's observed "
-                        "difference; required without FILE)")
-    p.add_argument("--sd-benchmark", type=float, metavar="T",
-                   help="SD over benchmarks of a pair's per-benchmark difference (required "
-                        "without FILE; with FILE it replaces the pilot's estimate)")
-    p.add_argument("--sd-seed", type=float, metavar="S",
-                   help="SD of one run's score within a benchmark (required without FILE)")
+    p.add_argument("--difference", metavar="D",
+                   help="difference to detect, in score units (0.02) or in SDs of a "
+                        "benchmark's score (0.2sd; a FILE whose scales differ across "
+                        "benchmarks is planned in SDs and needs this form) (default: each "
+                        "pair's observed difference; required without FILE)")
+    p.add_argument("--sd-benchmark", metavar="T",
+                   help="SD over benchmarks of a pair's per-benchmark difference, in the "
+                        "unit of --difference (required without FILE; with FILE it replaces "
+                        "the pilot's estimate)")
+    p.add_argument("--sd-seed", metavar="S",
+                   help="SD of one run's score within a benchmark, in the unit of "
+                        "--difference (required without FILE)")
     p.add_argument("--benchmarks", type=int, metavar="N",
                    help="current number of benchmarks (without FILE: for the seeds lever)")
     p.add_argument("--seeds", type=float, metavar="R",
@@ -65,12 +68,17 @@ def _check(args: argparse.Namespace) -> None:
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha:g} must lie strictly between 0 and 1. "
                          f"Fix: e.g. --alpha 0.05.")
-    for option, value in (("--sd-benchmark", args.sd_benchmark), ("--sd-seed", args.sd_seed)):
-        if value is not None and not (math.isfinite(value) and value >= 0):
-            raise UsageError(f"{option} {value:g}: a standard deviation must be finite and "
+    from benchverdict.effects.planning import stated_amount
+
+    for option, text in (("--difference", args.difference),
+                         ("--sd-benchmark", args.sd_benchmark), ("--sd-seed", args.sd_seed)):
+        try:
+            value, _ = stated_amount(text, option)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        if option != "--difference" and value is not None and not value >= 0:
+            raise UsageError(f"{option} {text}: a standard deviation must be finite and "
                              f">= 0. Fix: give {option} a non-negative number.")
-    if args.difference is not None and not math.isfinite(args.difference):
-        raise UsageError("--difference must be a finite number (score units).")
     if args.benchmarks is not None and args.benchmarks < 2:
         raise UsageError(f"--benchmarks {args.benchmarks} must be at least 2 (the paired t "
                          f"needs 2 benchmarks).")
@@ -115,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
         result = plan(results, budget=args.at_budget, **stated, **common)
     pd.set_option("display.width", 160)
     pd.set_option("display.max_columns", 30)
+    print(f"differences and SDs in {result.unit}"
+          + (" (the scores were z-scored per benchmark: their scales differ across "
+             "benchmarks, or the values were stated in SDs)" if result.unit != "score units"
+             else ""))
     print()
     for sentence in result.sentences():
         print(sentence)

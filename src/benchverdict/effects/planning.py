@@ -109,6 +109,35 @@ __all__ = ["COMPONENT_COLUMNS", "LEVERS", "PLAN_COLUMNS", "Plan", "benchmarks_ne
 #: Columns of :func:`estimate_components`.
 COMPONENT_COLUMNS = ("a", "b", "difference", "sd_benchmark", "sd_seed", "n_benchmarks",
                      "seeds")
+#: :attr:`Plan.unit` of differences and SDs in the scores' own units ...
+SCORE_UNITS = "score units"
+#: ... and of differences and SDs of scores z-scored per benchmark.
+SD_UNITS = "SD of a benchmark's score"
+
+
+def stated_amount(value: float | str | None, name: str) -> tuple[float | None, bool]:
+    """A stated difference or SD and whether it is in SDs: ``0.02`` or ``"0.2sd"``.
+
+    Examples
+    --------
+    >>> stated_amount(0.02, "difference"), stated_amount("0.2sd", "difference")
+    ((0.02, False), (0.2, True))
+    """
+    if value is None:
+        return None, False
+    text = str(value).strip().lower()
+    in_sd = text.endswith("sd")
+    try:
+        number = float(text[:-2] if in_sd else text)
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not a number in score units (e.g. 0.02) or in "
+                         f"SDs of a benchmark's score (e.g. '0.2sd').") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{name}={value!r} must be finite. Fix: pass the smallest "
+                         f"difference that matters, in score units (0.02) or SDs ('0.2sd').")
+    return number, in_sd
+
+
 #: Columns of :attr:`Plan.table`.
 PLAN_COLUMNS = (*COMPONENT_COLUMNS, "power_now", "benchmarks_needed", "seeds_needed",
                 "power_ceiling_more_seeds", "lever", "target_power", "alpha", "pairs", "test")
@@ -503,6 +532,28 @@ def _wilcoxon_min_benchmarks(alpha_k: float) -> int:
 
 
 # --------------------------------------------------------------------------- estimation
+def _pilot_view(results: Results, budget: float | None) -> Results:
+    """The pilot's incumbents, every algorithm.
+
+    A benchmark's SD (the unit of a z-scored plan) is that of all of them, as
+    in the report, whichever pairs are planned.
+    """
+    return results.incumbents(budget)
+
+
+def _standardizes(view: Results, standardize: bool | None) -> bool:
+    """Whether a pilot is planned in SDs of a benchmark: as stated, else where scales differ.
+
+    Where the scales differ across benchmarks the plan is in SDs of a benchmark, the
+    unit of the report's effect sizes (effects.pairwise) and of its LMEM.
+    """
+    if len(view.benchmarks) < 2 or standardize is False:
+        return False
+    from benchverdict.scales import scale_check
+
+    return bool(standardize) or scale_check(view).heterogeneous
+
+
 def estimate_components(results: Results, *, algorithms: Sequence[str] | None = None,
                         budget: float | None = None,
                         standardize: bool | None = None) -> pd.DataFrame:
@@ -513,13 +564,19 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     better, whatever the objective), ``sd_benchmark`` = ``τ̂``, ``sd_seed``
     = ``σ̂`` (NaN when every cell of the pair has a single run: then the
     seeds' noise cannot be told apart from the benchmarks' variation),
-    ``n_benchmarks`` (benchmarks where both ran) and ``seeds`` (the harmonic
-    seeds per cell, see the module docstring). Where the scores' scales
-    differ across benchmarks (:func:`benchverdict.scales.scale_check`) the
-    scores are z-scored per benchmark first, as the effect sizes are: the
-    differences and SDs are then in SDs of a benchmark. ``standardize``
-    ``True``/``False`` states that decision instead (the report made it
-    already).
+    ``n_benchmarks`` (benchmarks where both ran) and ``seeds``. Each
+    algorithm's seed variance ``σ̂_a², σ̂_b²`` is its own (pooled over its
+    cells): the pilot's noise in a benchmark's difference is ``σ̂_a² / r_a +
+    σ̂_b² / r_b``, ``τ̂²`` is the variance of the differences less its mean,
+    ``σ̂² = (σ̂_a² + σ̂_b²) / 2`` is the model's (equal seeds ``r`` per cell
+    give ``2 σ̂² / r``), and ``seeds`` is the equal number of seeds per cell
+    with the pilot's noise (the harmonic mean when the variances are equal;
+    ``r`` when every cell has ``r``). Where the scores' scales differ across
+    benchmarks (:func:`benchverdict.scales.scale_check`) the scores are
+    z-scored per benchmark first, over every algorithm, as the effect sizes
+    are: the differences and SDs are then in SDs of a benchmark.
+    ``standardize`` ``True``/``False`` states that decision instead (the
+    report made it already).
 
     Parameters
     ----------
@@ -542,16 +599,13 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     a b  difference  sd_benchmark  sd_seed  n_benchmarks  seeds
     a b        0.15           0.0   0.0707             2    2.0
     """
-    view = results.incumbents(budget)
+    view = _pilot_view(results, budget)
+    if _standardizes(view, standardize):
+        from benchverdict.scales import standardise_per_benchmark
+
+        view = standardise_per_benchmark(view)
     if algorithms is not None:
         view = view.subset(algorithms=list(algorithms))
-    if len(view.benchmarks) > 1 and standardize is not False:
-        from benchverdict.scales import scale_check, standardise_per_benchmark
-
-        # Where the scales differ across benchmarks, plan in SDs of a benchmark, the unit
-        # of the report's effect sizes (effects.pairwise) and of its LMEM.
-        if standardize or scale_check(view).heterogeneous:
-            view = standardise_per_benchmark(view)
     table = view.table
     names = [a for a in view.algorithms if (table["algorithm"] == a).any()]
     n_benchmarks = table["benchmark"].nunique()
@@ -579,15 +633,26 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
                              f"one out (algorithms=).")
         d = (mean[a] - mean[b])[both].to_numpy()
         r_a, r_b = count[a][both].to_numpy(), count[b][both].to_numpy()
-        dof = np.concatenate([r_a - 1, r_b - 1])
-        ss = np.concatenate([(r_a - 1) * var[a][both].fillna(0).to_numpy(),
-                             (r_b - 1) * var[b][both].fillna(0).to_numpy()])
-        sigma2 = ss.sum() / dof.sum() if dof.sum() > 0 else math.nan
-        inverse = np.mean(1 / r_a + 1 / r_b)
-        tau2 = max(0.0, float(np.var(d, ddof=1)) - sigma2 * inverse) if dof.sum() else math.nan
+        ss_a = float(((r_a - 1) * var[a][both].fillna(0).to_numpy()).sum())
+        ss_b = float(((r_b - 1) * var[b][both].fillna(0).to_numpy()).sum())
+        dof_a, dof_b = float((r_a - 1).sum()), float((r_b - 1).sum())
+        if dof_a > 0 and dof_b > 0:
+            # Each algorithm's own seed variance: a noisy algorithm with few seeds next to a
+            # quiet one with many would otherwise put its excess noise into sd_benchmark,
+            # and "more seeds cannot do it" would be false.
+            var_a, var_b = ss_a / dof_a, ss_b / dof_b
+        else:  # one of them has single runs: the other's variance stands for both
+            var_a = var_b = (ss_a + ss_b) / (dof_a + dof_b) if dof_a + dof_b > 0 else math.nan
+        m_a, m_b = float(np.mean(1 / r_a)), float(np.mean(1 / r_b))
+        noise = var_a * m_a + var_b * m_b
+        sigma2 = (var_a + var_b) / 2  # the model's sigma^2: equal seeds r give 2 sigma^2 / r
+        tau2 = max(0.0, float(np.var(d, ddof=1)) - noise) if not math.isnan(noise) else math.nan
+        # The equal seeds per cell with the pair's current noise: 1 / m when both algorithms
+        # have the same seeds (r when every cell has r), else weighted by their variances.
+        seeds = 1 / m_a if m_a == m_b or not noise > 0 else 2 * sigma2 / noise
         rows.append({"a": a, "b": b, "difference": float(d.mean()),
                      "sd_benchmark": math.sqrt(tau2), "sd_seed": math.sqrt(sigma2),
-                     "n_benchmarks": int(both.sum()), "seeds": float(2 / inverse)})
+                     "n_benchmarks": int(both.sum()), "seeds": float(seeds)})
     return pd.DataFrame(rows, columns=list(COMPONENT_COLUMNS))
 
 
@@ -600,11 +665,13 @@ def _fmt_seeds(r: float) -> str:
     return f"{r:.3g}"
 
 
-def plan_sentence(row: Mapping[str, Any] | pd.Series) -> str:
+def plan_sentence(row: Mapping[str, Any] | pd.Series, *, unit: str = "") -> str:
     """One sentence saying whether a pair's comparison has the power, and what would give it.
 
     ``row`` is a row of :attr:`Plan.table` (a Series or a mapping with its
     columns); the report uses this to explain a pair it leaves unsettled.
+    ``unit`` follows each difference and SD (e.g. ``" SD of a benchmark's
+    score"``; empty: the score's own units).
 
     Examples
     --------
@@ -628,9 +695,9 @@ def plan_sentence(row: Mapping[str, Any] | pd.Series) -> str:
     lever = row["lever"]
     head = f"{a} vs {b}: "
     if n_known and r_known:
-        head += f"{row['power_now']:.0%} power now to detect a difference of {delta:.3g} "
+        head += f"{row['power_now']:.0%} power now to detect a difference of {delta:.3g}{unit} "
     else:
-        head += f"to detect a difference of {delta:.3g} "
+        head += f"to detect a difference of {delta:.3g}{unit} "
     head += f"(target {target:.0%}; {test})."
     if lever == "enough":
         return (f"{head} Enough: {int(n)} benchmarks at {_fmt_seeds(r)} seeds already reach "
@@ -685,6 +752,10 @@ class Plan(ResultText):
         The test planned for.
     source : {"pilot", "stated"}
         Whether the parameters came from a pilot or were stated.
+    unit : str
+        What the differences and SDs are in: :data:`SCORE_UNITS`, or
+        :data:`SD_UNITS` where the pilot was z-scored per benchmark (its
+        scales differ) or the values were stated as ``"0.2sd"``.
     """
 
     table: pd.DataFrame
@@ -693,10 +764,12 @@ class Plan(ResultText):
     pairs: int
     test: str
     source: str
+    unit: str = "score units"
 
     def sentences(self) -> list[str]:
-        """One sentence per pair (:func:`plan_sentence`)."""
-        return [plan_sentence(row) for _, row in self.table.iterrows()]
+        """One sentence per pair (:func:`plan_sentence`), in the plan's unit."""
+        unit = "" if self.unit == SCORE_UNITS else f" {self.unit}"
+        return [plan_sentence(row, unit=unit) for _, row in self.table.iterrows()]
 
     def scope_sentence(self, *, settled: Sequence[tuple[str, str]] = ()) -> str:
         """What would settle every open pair of the scope at once ("" when nothing is open).
@@ -816,8 +889,8 @@ class Plan(ResultText):
         return (open_ if len(open_) else t).iloc[0]
 
 
-def plan(pilot: Results | None = None, *, difference: float | None = None,
-         sd_benchmark: float | None = None, sd_seed: float | None = None,
+def plan(pilot: Results | None = None, *, difference: float | str | None = None,
+         sd_benchmark: float | str | None = None, sd_seed: float | str | None = None,
          n_benchmarks: int | None = None, seeds: float | None = None, power: float = 0.8,
          alpha: float = 0.05, pairs: int | None = None,
          algorithms: Sequence[str] | None = None, budget: float | None = None,
@@ -839,10 +912,13 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
     ----------
     pilot : Results, optional
         Pilot results.
-    difference : float, optional
-        Difference to detect (default: each pair's observed difference).
-    sd_benchmark, sd_seed : float, optional
-        ``τ`` and ``σ`` (module docstring).
+    difference : float or str, optional
+        Difference to detect (default: each pair's observed difference), in
+        score units (``0.02``) or in SDs of a benchmark's score (``"0.2sd"``).
+        A pilot whose scales differ across benchmarks is planned in SDs, and
+        then a number in score units is refused (it would be misread).
+    sd_benchmark, sd_seed : float or str, optional
+        ``τ`` and ``σ`` (module docstring), in the same unit as ``difference``.
     n_benchmarks : int, optional
         Current number of benchmarks.
     seeds : float, optional
@@ -866,7 +942,8 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
         With ``test="wilcoxon"``: seed of the simulation.
     standardize : bool, optional
         Whether to z-score the pilot per benchmark (default: where the scales
-        differ across benchmarks, :func:`estimate_components`).
+        differ across benchmarks, :func:`estimate_components`, or where the
+        stated values are in SDs). :attr:`Plan.unit` says which.
 
     Returns
     -------
@@ -887,7 +964,16 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
     if test not in _TEST_NAMES:
         raise ValueError(f"test={test!r} is not one of {sorted(_TEST_NAMES)}. Fix: test='t' "
                          f"(the paired t of the pairwise intervals) or test='wilcoxon'.")
-    stated = {"difference": difference, "sd_benchmark": sd_benchmark, "sd_seed": sd_seed,
+    amounts = {name: stated_amount(value, name) for name, value in
+               (("difference", difference), ("sd_benchmark", sd_benchmark),
+                ("sd_seed", sd_seed))}
+    in_sd = sorted(name for name, (v, sd) in amounts.items() if v is not None and sd)
+    in_score = sorted(name for name, (v, sd) in amounts.items() if v is not None and not sd)
+    if in_sd and in_score:
+        raise ValueError(f"{', '.join(in_sd)} in SDs of a benchmark but {', '.join(in_score)} "
+                         f"in score units: state them in one unit (all as '0.2sd', or all as "
+                         f"numbers).")
+    stated = {**{name: v for name, (v, _) in amounts.items()},
               "n_benchmarks": n_benchmarks, "seeds": seeds}
     for name in ("sd_benchmark", "sd_seed"):
         if stated[name] is not None:
@@ -896,9 +982,24 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
         stated["n_benchmarks"] = int(_check_count(n_benchmarks, "n_benchmarks", 2))
     if seeds is not None:
         stated["seeds"] = _check_count(seeds, "seeds", 1)
-    if difference is not None and not math.isfinite(float(difference)):
-        raise ValueError(f"difference={difference!r} must be a finite number. Fix: pass the "
-                         f"smallest difference that matters, in score units.")
+    unit = SD_UNITS if in_sd else SCORE_UNITS
+    if pilot is not None:
+        if in_sd and standardize is False:
+            raise ValueError(f"{', '.join(in_sd)} in SDs of a benchmark, but standardize=False "
+                             f"plans on the raw scores. Fix: state them in score units, or drop "
+                             f"standardize=False.")
+        standardized = True if in_sd else _standardizes(_pilot_view(pilot, budget),
+                                                        standardize)
+        if standardized and in_score and standardize is None:
+            # Read silently as SDs, 0.1 would have meant 0.1 SD of a benchmark's score.
+            raise ValueError(
+                f"the pilot's scores are on different scales across benchmarks, so the plan "
+                f"is in SDs of a benchmark's score, but {', '.join(in_score)} "
+                f"{'is' if len(in_score) == 1 else 'are'} in score units. Fix: state "
+                f"{'it' if len(in_score) == 1 else 'them'} in SDs, e.g. difference='0.2sd' "
+                f"(in Python, standardize=False plans on the raw scores instead).")
+        unit = SD_UNITS if standardized else SCORE_UNITS
+        standardize = standardized
     if pilot is None:
         if algorithms is not None or budget is not None:
             raise ValueError("algorithms= and budget= choose from a pilot, but no pilot was "
@@ -936,7 +1037,7 @@ def plan(pilot: Results | None = None, *, difference: float | None = None,
     for name in ("n_benchmarks", "benchmarks_needed", "seeds_needed"):
         table[name] = table[name].astype("Int64")
     return Plan(table=table, target_power=target, alpha=alpha, pairs=k, test=test,
-                source=source)
+                source=source, unit=unit)
 
 
 def _plan_row(c: pd.Series, target: float, alpha: float, alpha_k: float, k: int, test: str,
