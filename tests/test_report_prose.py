@@ -516,3 +516,19 @@ def test_methods_paragraph_says_which_algorithms_the_final_budget_comparisons_le
     plain = summary.methods_paragraph(compare(runs_data(), analyses=["ranks"], progress=False,
                                               figures=False))
     assert "left out of the comparisons at the final budget" not in plain
+
+
+def test_a_pair_settled_and_within_the_margin_is_explained_in_the_sentence():
+    """'SVM > LR (settled) ... practically equivalent: LR, MLP, SVM and kNN' read as a
+    contradiction; the clause says which equivalent pairs are settled too, and why that
+    is none."""
+    from benchverdict.examples import load_example
+
+    comp = compare(load_example(), analyses=["lmem"], progress=False, figures=False,
+                   sanity_checks=False, margin=0.02)
+    both = [(scope, r) for scope in comp.reconciliation.scopes.values()
+            for r in scope.relations if r.equivalent and r.status.value == "settled"]
+    assert both, "the example at margin 0.02 has settled pairs within the margin"
+    for scope, r in both:
+        assert f"{r.winner} > {r.loser}" in scope.sentence.split("practically equivalent")[1]
+        assert "also settled: a real difference, but smaller than the margin" in scope.sentence
