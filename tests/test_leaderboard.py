@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -327,3 +328,29 @@ def test_leaderboard_on_real_data(shared_data: Path):
     assert board.entries["best_position"].min() == 1
     assert (board.entries["better_than"] > 0).any()  # the data separate some optimizers
     assert board.headline.startswith("Across benchmarks like these")
+
+
+def test_an_update_that_changes_the_differences_unit_says_so_first(tmp_path: Path):
+    """PriorBand split into HB + RS, then PB: v1 printed 'HB over RS +0.049 (mean difference
+    in score)', v2 'HB over RS +0.48 (SD of a benchmark's score)' and changes.md said
+    nothing: the newcomer moved the scale check past its threshold."""
+    folder = tmp_path / "board"
+    base = scores(PLANTED, n_benchmarks=8, sd=0.3)
+    base.loc[base["task"] == "task0", "acc"] *= 40  # spreads 29-fold apart: one scale
+    create_leaderboard(folder, as_results(base), sources=["base.csv"])
+    first = load_leaderboard(folder)
+    assert set(first.relations["difference_unit"]) == {"score"}
+    newcomer = scores({"wild": 1.0}, n_benchmarks=8, sd=0.3)
+    wild = newcomer["task"] == "task0"
+    newcomer.loc[wild, "acc"] = newcomer.loc[wild, "acc"] * 40 - 3000  # now 1,000-fold
+    board, changes = update_leaderboard(folder, as_results(newcomer), sources=["wild.csv"])
+    assert changes[0].kind == "unit"
+    assert changes[0].text.startswith("Differences are now in SD of a benchmark's score (they "
+                                      "were in score)")
+    text = (folder / "changes.md").read_text()
+    assert text.index("## Unit (1)") < text.index("## Entered (1)")
+    # A board written before the column existed reads as having no unit: no change claimed.
+    from benchverdict.leaderboard.store import changes_between
+
+    older = dataclasses.replace(first, relations=first.relations.assign(difference_unit=""))
+    assert not [c for c in changes_between(older, board) if c.kind == "unit"]

@@ -137,10 +137,12 @@ RUNS_SHOWN = 10
 #: over all versions, :mod:`benchverdict.leaderboard.looks`; empty otherwise).
 #: ``difference``, ``difference_lower``, ``difference_upper``: the report's effect, mean score
 #: of ``a`` minus ``b`` with its interval simultaneous over all pairs at
-#: ``difference_confidence`` (NaN where the report has none, and in boards written before).
+#: ``difference_confidence`` (NaN where the report has none, and in boards written before),
+#: in ``difference_unit`` (the score's unit, or SDs of a benchmark where the scales differ;
+#: empty in boards written before).
 RELATION_COLUMNS = ["a", "b", "status", "winner", "loser", "families", "p_value_adjusted", "reason",
                     "shown_in", "difference", "difference_lower", "difference_upper",
-                    "difference_confidence"]
+                    "difference_confidence", "difference_unit"]
 
 
 #: Below this many benchmarks the mean-rank intervals are not computed (NaN with a note).
@@ -685,7 +687,8 @@ class Leaderboard:
             incomplete=incomplete,
             relations=pd.DataFrame(
                 [{("p_value_adjusted" if k == "p_adjusted" else k): v for k, v in r.items()}
-                 for r in data["relations"]], columns=RELATION_COLUMNS),
+                 for r in data["relations"]], columns=RELATION_COLUMNS).fillna(
+                     {"difference_unit": ""}),
             groups=[list(g) for g in data["groups"]], headline=str(data["headline"]),
             alpha=float(data["alpha"]), confidence=float(data["confidence"]),
             analyses=list(data["analyses"]), notes=list(data.get("notes", [])),
@@ -1263,6 +1266,8 @@ def build_leaderboard(
                                       ("difference_lower", "difference_lower"),
                                       ("difference_upper", "difference_upper"),
                                       ("difference_confidence", "confidence"))},
+            "difference_unit": (overall["difference_unit"].fillna("").astype(str)
+                                if "difference_unit" in overall else ""),
         }, columns=RELATION_COLUMNS).reset_index(drop=True)
         kept = 0
         if looks == "all-versions":

@@ -117,9 +117,10 @@ class Change:
     Attributes
     ----------
     kind : str
-        ``"entered"``, ``"incomplete"``, ``"completed"``, ``"subset"`` (the
-        common subset changed), ``"moved"``, ``"newly settled"``,
-        ``"no longer settled"``, ``"removed"``.
+        ``"unit"`` (the differences' unit changed), ``"entered"``,
+        ``"incomplete"``, ``"completed"``, ``"subset"`` (the common subset
+        changed), ``"moved"``, ``"newly settled"``, ``"no longer settled"``,
+        ``"removed"``.
     algorithms : tuple of str
         The entries concerned.
     text : str
@@ -160,6 +161,15 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
     new_entries = {r.algorithm: r for r in new.entries.itertuples()}
     new_settled = _settled_pairs(new)
     old_settled = {} if old is None else _settled_pairs(old)
+
+    if old is not None:
+        was, now = _difference_unit(old), _difference_unit(new)
+        if was and now and was != now:
+            # The same numbers would mean something else: say so before any of them.
+            changes.append(Change("unit", (), (
+                f"Differences are now in {now} (they were in {was}): the scale check over "
+                f"the board's data changed its call, so this version's effects and its LMEM "
+                f"are on another scale than the last one's.")))
 
     def families_of(pairs: Iterable[tuple[str, str]]) -> str:
         fams = sorted({f for p in pairs for f in family_names(new_settled[p].families)})
@@ -229,6 +239,15 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
     return changes
 
 
+def _difference_unit(board: Leaderboard) -> str:
+    """The unit of the board's differences ("" when it has none, or was written before)."""
+    units = board.relations.get("difference_unit")
+    if units is None:
+        return ""
+    units = [str(u) for u in units if isinstance(u, str) and u]
+    return units[0] if units else ""
+
+
 def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
                       sources: Sequence[str]) -> str:
     # Names and file names are escaped: the page is rendered (MkDocs) and must stay inert.
@@ -239,7 +258,7 @@ def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
         lines += [f"Submission: {md_escape(', '.join(sources))}", ""]
     if not changes:
         lines.append("Nothing moved.")
-    order = ["entered", "completed", "incomplete", "subset", "newly settled",
+    order = ["unit", "entered", "completed", "incomplete", "subset", "newly settled",
              "no longer settled", "moved", "removed"]
     for kind in order:
         these = [c for c in changes if c.kind == kind]
