@@ -532,3 +532,16 @@ def test_a_pair_settled_and_within_the_margin_is_explained_in_the_sentence():
     for scope, r in both:
         assert f"{r.winner} > {r.loser}" in scope.sentence.split("practically equivalent")[1]
         assert "also settled: a real difference, but smaller than the margin" in scope.sentence
+
+
+def test_an_unsettled_pair_whose_interval_excludes_zero_says_why(base):
+    """PriorBand per benchmark: 'HB - PB +0.21 [+0.015, +0.40]' beside 'adjusted p = 1'
+    with no word on why the interval and the status disagree."""
+    rel = base.reconciliation.relations
+    open_ = rel[rel["status"].isin(["unsettled", "power gap"])]
+    off = open_[(open_["difference_lower"] > 0) | (open_["difference_upper"] < 0)]
+    assert len(off), "the fixture has such a pair"
+    for reason in off["reason"]:
+        assert "interval of the difference excludes 0, but it decides nothing" in reason
+    inside = open_[(open_["difference_lower"] <= 0) & (open_["difference_upper"] >= 0)]
+    assert not inside["reason"].str.contains("excludes 0").any()

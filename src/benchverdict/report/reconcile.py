@@ -1078,8 +1078,9 @@ def _plans_line(rows, plans: Guidance | None, key) -> str | None:
     more = (f"; and {len(texts) - MAX_PLANNED_SHOWN} more pair(s) (benchverdict plan)"
             if len(texts) > MAX_PLANNED_SHOWN else "")
     return ("What would settle them across benchmarks (80% power for each pair's observed "
-            f"difference, paired t on benchmark means, Bonferroni over the pairs): {shown}"
-            f"{more}.")
+            f"difference, paired t on benchmark means, Bonferroni over the pairs; the report "
+            f"settles a pair only when a family rejects after Holm over every vote, so "
+            f"somewhat more may be needed): {shown}{more}.")
 
 
 def _ranking(rel, guidance: Guidance | None, plans: Guidance | None = None) -> Ranking:

@@ -714,6 +714,19 @@ def relate_scope(
                              f"one-sided tests, family-wise adjusted p = {p_eq:.3g})")
         else:
             row["reason"] += f"; the difference is also {within}, adjusted p = {p_eq:.3g})"
+    if effects is not None:
+        for row in direct.values():
+            e = row.get("effect")
+            if (row["status"] in (Status.UNSETTLED, Status.POWER_GAP) and e is not None
+                    and (e.lower > 0 or e.upper < 0)):
+                # Not a contradiction: the interval is simultaneous over this scope's pairs,
+                # a settled relation must pass Holm over every test of the scope type.
+                row["reason"] = (row.get("reason", "") + ("; " if row.get("reason") else "")
+                                 + f"the {effects.confidence:.0%} interval of the difference "
+                                 f"excludes 0, but it decides nothing: it is simultaneous over "
+                                 f"this scope's {len(effects.effects)} pair(s) only, while a "
+                                 f"settled relation must pass a family's test after Holm over "
+                                 f"all {n_tests} test(s) of this scope type")
     out.relations = [Relation(**row) for row in direct.values()]
     # Groups: maximal cliques of pairs that are neither settled nor implied.
     open_pairs = {(r.a, r.b) for r in out.relations
