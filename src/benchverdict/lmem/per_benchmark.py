@@ -198,8 +198,9 @@ def per_benchmark_verdicts(results: Results, *, alpha: float = 0.05,
     model's and the pair's own Welch interval). Each verdict keeps the raw
     intersection-union p-value (the larger of the model's and Welch's, see the
     module docstring) in ``p_value`` (the report's Holm adjustment over all
-    benchmarks' votes uses it), both tests' p in ``details``, and states its
-    estimand ("on this benchmark, runs as replicates").
+    benchmarks' votes uses it), both tests' p in its explanation, and states
+    its estimand ("on this benchmark, runs as replicates"). (Not in
+    ``details``: a 200-algorithm study has 199,000 of these verdicts.)
 
     Parameters
     ----------
@@ -303,8 +304,7 @@ def _per_benchmark_verdicts(results: Results, *, alpha: float, budget: float | N
             n=int(n_a + n_b),
             p_value=float(p_value), sizes=(int(n_a), int(n_b)), estimand="benchmark",
             details={"formula": "score ~ algorithm (per benchmark)", "df": float(df),
-                     "statistic": float(statistic), "p_value_model": float(p_model),
-                     "p_value_welch": float(p_welch), **extra},
+                     "statistic": float(statistic), **extra},
         ))
     return out
 
