@@ -369,6 +369,8 @@ def test_priorband_equals_in_memory(cluster_client, shared_data, layout):
         df = df.sample(frac=1, random_state=0).reset_index(drop=True)
     mem, dk = _both(df, 12, **PRIORBAND_ROLES)
     _assert_same_views(mem, dk, [1.0, 5.0, 24.0])
+    # HB and RS ignore the prior: their runs are copied across its variants, on both engines.
+    assert dk.copied_runs() == mem.copied_runs() != ""
     for formula in ("score ~ algorithm + (1|benchmark)",
                     "score ~ algorithm * prior + (1|benchmark)"):
         _assert_same_fit(mem, dk, formula)

@@ -52,6 +52,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     description = results.describe()
     # The kind's reason may suggest kind='runs': say --kind runs on the command line.
     print(to_cli(str(description), {"kind": "--kind"}, fix_only=False))
+    copied = results.copied_runs()
+    if copied:
+        print(f"\nWarning: {copied}")
     problems = []
     if len(results.exclusions):
         problems.append(f"{len(results.exclusions)} row(s) were dropped (listed above)")

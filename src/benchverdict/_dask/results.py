@@ -529,6 +529,20 @@ class DaskResults(Results):
                 meta_levels=self._meta_levels() if self.metafeatures else {})
         return self._cache["describe"]
 
+    def copied_runs(self) -> str:
+        """Algorithms whose runs are identical on several benchmarks (see Results): one pass."""
+        from benchverdict.describe import (
+            cell_fingerprints,
+            combine_fingerprints,
+            duplicated_cells_warning,
+        )
+
+        if "copied_runs" not in self._cache:
+            parts = self._map(cell_fingerprints, desc="copied runs")
+            self._cache["copied_runs"] = duplicated_cells_warning(
+                combine_fingerprints(parts), self.algorithms, self.benchmarks)
+        return self._cache["copied_runs"]
+
     def _meta_levels(self) -> dict:
         if "meta_levels" not in self._cache:
             parts = self._map(_meta_levels, self.metafeatures, desc="metafeatures")

@@ -847,6 +847,9 @@ def compare(
         try:
             bar.set_postfix_str("describing the data")
             description = results.describe()
+            copied = results.copied_runs()
+            if copied:
+                report_warnings.append(copied)
             bar.update()
             short = stopped_early(results, options)
             complete = results

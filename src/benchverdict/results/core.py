@@ -1012,6 +1012,27 @@ class Results:
         """
         return self._frame.groupby("benchmark", observed=True)[name].first()
 
+    def copied_runs(self) -> str:
+        """A warning naming algorithms whose runs are identical on several benchmarks ("" if none).
+
+        Claims across benchmarks take each benchmark as an independent
+        replicate; a copy counts one observation twice
+        (:func:`benchverdict.describe.duplicated_cells_warning`). The report
+        and ``validate`` print it.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> _example_small().copied_runs()
+        ''
+        """
+        from benchverdict.describe import cell_fingerprints, duplicated_cells_warning
+
+        if "copied_runs" not in self._cache:
+            self._cache["copied_runs"] = duplicated_cells_warning(
+                cell_fingerprints(self._frame), self.algorithms, self.benchmarks)
+        return self._cache["copied_runs"]
+
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
 
