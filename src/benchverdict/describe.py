@@ -443,11 +443,13 @@ def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
     parts = [f"algorithm {name} has identical runs on {len(sets)} group(s) of benchmarks "
              f"(e.g. {' and '.join(sets[0][:3])})" for name, sets in list(found.items())[:5]]
     more = f"; and {len(found) - 5} more algorithm(s)" if len(found) > 5 else ""
-    return ("; ".join(parts) + more + ": on those benchmarks its runs are one observation "
-            "counted more than once, so claims across benchmarks, which take benchmarks as "
-            "independent replicates, overstate their evidence about it (if the benchmarks are "
-            "variants the algorithm ignores, e.g. a prior it does not use, compare on one "
-            "variant, or treat the variants as one benchmark).")
+    one = len(found) == 1
+    return ("; ".join(parts) + more + ": on those benchmarks "
+            + ("its runs are" if one else "each one's runs are") + " one observation counted "
+            "more than once, so claims across benchmarks, which take benchmarks as independent "
+            "replicates, overstate their evidence about " + ("it" if one else "them")
+            + " (if the benchmarks are variants an algorithm ignores, e.g. a prior it does "
+            "not use, compare on one variant, or treat the variants as one benchmark).")
 
 
 def _missing_cells_warning(
