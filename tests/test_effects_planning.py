@@ -507,3 +507,18 @@ def test_plan_command_names_the_unit_and_refuses_a_misread_difference(tmp_path):
         assert main(["plan", str(path), *roles, "--difference", "0.1sd"]) == 0
     assert "differences and SDs in SD of a benchmark's score" in out.getvalue()
     assert "a difference of 0.1 SD of a benchmark's score" in out.getvalue()
+
+
+def test_seeds_without_noise_do_not_depend_on_the_names():
+    rows = [(alg, f"b{b}", s, float(b) + (0.5 if alg == "A" else 0.0))
+            for alg, r in (("A", 2), ("Z", 10)) for b in range(6) for s in range(r)]
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "y"])
+
+    def seeds(names):
+        renamed = frame.assign(alg=frame["alg"].map(names))
+        res = Results.from_frame(renamed, algorithm="alg", benchmark="bench", seed="seed",
+                                 score="y", objective="maximize", kind="runs")
+        return float(estimate_components(res, standardize=False).iloc[0]["seeds"])
+
+    assert seeds({"A": "A", "Z": "Z"}) == seeds({"A": "Z", "Z": "A"}) == pytest.approx(
+        2 / (1 / 2 + 1 / 10))

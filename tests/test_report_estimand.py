@@ -405,3 +405,12 @@ def test_a_benchmark_without_variance_is_listed_not_silently_absent():
     assert flat["step"].iloc[0] == "per-benchmark contrasts (runs as replicates)"
     lmem_notes = next(r.notes for r in comp.runs if r.name == "lmem")
     assert any(n.startswith("No per-benchmark test on 1 benchmark(s): flat") for n in lmem_notes)
+
+
+def test_a_benchmark_without_a_model_test_has_no_adjusted_p():
+    """fmax ignored the model's NaN: A = [1, 1], B = C = [2, 2] gave p_value_iu 0 and an
+    adjusted p of 0 on a benchmark that has no test."""
+    t = pd.DataFrame({"algorithm": list("AABBCC"), "benchmark": "p",
+                      "score": [1.0, 1, 2, 2, 2, 2]})
+    got = per_benchmark_contrasts(t)
+    assert got[["p_value", "p_value_iu", "p_value_adjusted"]].isna().all().all()

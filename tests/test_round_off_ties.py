@@ -105,3 +105,37 @@ def test_snapping_leaves_differences_above_the_round_off_alone():
     out = snap_round_off(x)
     assert out[0, 0] == 1.0 and out[0, 1] == 1.0 + 2 * ROUND_OFF
     assert out[0, 2] == 1.0 + 1e-9 and np.isnan(out[0, 3])
+
+
+def test_small_values_beside_a_large_one_keep_their_order():
+    """A tolerance relative to the block's largest value tied 1e-8 and 3e-8 beside 1e6
+    (a diverged run), and Wilcoxon dropped every difference of the small benchmarks
+    beside one benchmark of scale 1e4 (p = 1 where scipy gives 0.0005)."""
+    out = snap_round_off([[1e6, 1e-8, 3e-8]])
+    assert out.tolist() == [[1e6, 1e-8, 3e-8]]
+    rng = np.random.default_rng(1)
+    rows = []
+    for b in range(12):
+        base = 1e4 if b == 0 else 1e-9
+        u = rng.uniform(0.9, 1.1)
+        rows += [("A", f"f{b}", 0, base * u), ("B", f"f{b}", 0, base * u * 1.5),
+                 ("C", f"f{b}", 0, base * u * 3)]
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "regret"])
+    res = Results.from_frame(frame, algorithm="alg", benchmark="bench", seed="seed",
+                             score="regret", objective="minimize", kind="runs")
+    got = friedman(res, posthoc="wilcoxon", n_resamples=0)
+    matrix = got.blocks.matrix
+    for a, b in (("A", "B"), ("A", "C"), ("B", "C")):
+        ref = stats.wilcoxon(matrix[a], matrix[b])
+        assert got.pairwise.set_index(["a", "b"]).loc[(a, b), "p_value"] == pytest.approx(
+            ref.pvalue, rel=1e-12)
+    assert got.average_ranks.to_dict() == {"A": 1.0, "B": 2.0, "C": 3.0}
+
+
+def test_an_outlier_does_not_make_a_spread_of_round_off():
+    from benchverdict.scales import _spread
+
+    rng = np.random.default_rng(3)
+    values = np.r_[rng.uniform(1e-9, 5e-9, 59), 1e6]
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    assert _spread(values) == pytest.approx(q3 - q1)

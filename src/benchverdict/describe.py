@@ -10,7 +10,7 @@ takes the canonical frame and the facts ``Results.describe`` passes, never a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -401,8 +401,31 @@ def combine_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return out[FINGERPRINT_COLUMNS]
 
 
+#: A group of identical cells is reported only when chance would give fewer than this many
+#: such coincidences among the algorithm's cells (scores 0/1 on 3 seeds coincide often).
+CHANCE_COPIES = 0.01
+
+
+def score_counts(frame: pd.DataFrame, algorithms: Sequence[int]) -> pd.DataFrame:
+    """How often each score occurs, per algorithm code in ``algorithms`` (partitions add)."""
+    codes = frame["algorithm"].cat.codes.to_numpy()
+    keep = np.isin(codes, np.asarray(list(algorithms), dtype=codes.dtype))
+    part = pd.DataFrame({"algorithm": codes[keep].astype(np.int64),
+                         "score": frame["score"].to_numpy(dtype=float)[keep] + 0.0})
+    return part.groupby(["algorithm", "score"]).size().rename("n").reset_index()
+
+
+def collision_probabilities(counts: pd.DataFrame) -> dict[int, float]:
+    """Per algorithm, the chance that two of its scores drawn at random are equal."""
+    total = counts.groupby(["algorithm", "score"])["n"].sum()
+    share = total / total.groupby(level="algorithm").transform("sum")
+    return {int(a): float(v) for a, v in (share**2).groupby(level="algorithm").sum().items()}
+
+
 def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
-                             benchmarks: Sequence[str]) -> str:
+                             benchmarks: Sequence[str],
+                             collision: Callable[[list[int]], Mapping[int, float]] | None = None
+                             ) -> str:
     """A warning when an algorithm's runs are identical on two or more benchmarks, else "".
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
@@ -412,7 +435,12 @@ def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
     their runs on a benchmark's ``at25`` and ``bad`` variants are identical:
     24 benchmarks hold 12 independent HB-RS differences. ``prints`` are the
     cells' :func:`cell_fingerprints`; a cell whose scores are all equal (a
-    ceiling reached from the start) is no copy.
+    ceiling reached from the start) is no copy. Few distinct scores (0/1,
+    accuracies on small test sets) make equal cells likely by chance:
+    ``collision(codes)`` gives each candidate algorithm's chance ``c`` that
+    two of its scores are equal, and a group of cells with ``n`` rows is
+    reported only when ``C(m, 2) c^n`` (the coincidences to expect among its
+    ``m`` cells) is below :data:`CHANCE_COPIES`.
 
     Examples
     --------
@@ -422,8 +450,8 @@ def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
     ...                       "seed": pd.Categorical([0, 1] * 4),
     ...                       "score": [0.1, 0.2, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
     >>> text = duplicated_cells_warning(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
-    >>> text[:60]
-    'algorithm a has identical runs on 1 group(s) of benchmarks ('
+    >>> text[:66]
+    'algorithm a has identical runs on one group of benchmarks (e.g. p '
     """
     nb = len(benchmarks)
     if nb < 2 or not len(prints):
@@ -437,11 +465,24 @@ def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
     groups = groups[groups.map(len) > 1]
     if not len(groups):
         return ""
+    chance = dict(collision(sorted({int(a) for a, *_ in groups.index}))) if collision else {}
+    cells = table.groupby("algorithm").size()
     found: dict[str, list[list[str]]] = {}
-    for (a, *_), benches in groups.items():
+    for (a, _, _, n), benches in groups.items():
+        m = int(cells.loc[a])
+        if m * (m - 1) / 2 * chance.get(int(a), 0.0) ** int(n) >= CHANCE_COPIES:
+            continue  # as likely by chance as by a copy
         found.setdefault(str(algorithms[a]), []).append([str(benchmarks[b]) for b in benches])
-    parts = [f"algorithm {name} has identical runs on {len(sets)} group(s) of benchmarks "
-             f"(e.g. {' and '.join(sets[0][:3])})" for name, sets in list(found.items())[:5]]
+    if not found:
+        return ""
+
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    parts = [f"algorithm {name} has identical runs on "
+             + (f"{len(sets)} groups of benchmarks" if len(sets) > 1 else "one group of "
+                "benchmarks") + f" (e.g. {listed(sets[0][:3])})"
+             for name, sets in list(found.items())[:5]]
     more = f"; and {len(found) - 5} more algorithm(s)" if len(found) > 5 else ""
     one = len(found) == 1
     return ("; ".join(parts) + more + ": on those benchmarks "

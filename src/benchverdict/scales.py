@@ -113,17 +113,18 @@ class ScaleCheck(ResultText):
 def _spread(values: np.ndarray) -> float:
     if not len(values):
         return 0.0
-    # A spread within round-off of the scores' magnitude is none: ten algorithms that agree
-    # to the 16th digit gave an IQR of 1e-16 and a "4.6e15-fold" difference of scales.
-    floor = ROUND_OFF * float(np.max(np.abs(values)))
+    # A spread within round-off of the values it is taken from is none: ten algorithms that
+    # agree to the 16th digit gave an IQR of 1e-16 and a "4.6e15-fold" difference of scales.
+    # Each floor is relative to its own two values (an outlier must not raise it).
     q1, q3 = np.quantile(values, [0.25, 0.75])
-    if q3 - q1 > floor:
+    if q3 - q1 > ROUND_OFF * max(abs(q1), abs(q3)):
         return float(q3 - q1)
-    mad = float(np.median(np.abs(values - np.median(values))))
-    if mad > floor:
+    median = float(np.median(values))
+    mad = float(np.median(np.abs(values - median)))
+    if mad > ROUND_OFF * abs(median):
         return mad
-    spread = float(np.max(values) - np.min(values))
-    return spread if spread > floor else 0.0
+    low, high = float(np.min(values)), float(np.max(values))
+    return high - low if high - low > ROUND_OFF * max(abs(low), abs(high)) else 0.0
 
 
 def _compared_scores(results: Results) -> pd.DataFrame:

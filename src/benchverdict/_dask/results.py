@@ -533,14 +533,20 @@ class DaskResults(Results):
         """Algorithms whose runs are identical on several benchmarks (see Results): one pass."""
         from benchverdict.describe import (
             cell_fingerprints,
+            collision_probabilities,
             combine_fingerprints,
             duplicated_cells_warning,
+            score_counts,
         )
+
+        def collision(codes: list[int]) -> dict[int, float]:
+            counts = self._map(score_counts, codes, desc="copied runs: score counts")
+            return collision_probabilities(pd.concat(counts, ignore_index=True))
 
         if "copied_runs" not in self._cache:
             parts = self._map(cell_fingerprints, desc="copied runs")
             self._cache["copied_runs"] = duplicated_cells_warning(
-                combine_fingerprints(parts), self.algorithms, self.benchmarks)
+                combine_fingerprints(parts), self.algorithms, self.benchmarks, collision)
         return self._cache["copied_runs"]
 
     def _meta_levels(self) -> dict:

@@ -123,10 +123,11 @@ def run(args: argparse.Namespace) -> int:
         result = plan(results, budget=args.at_budget, **stated, **common)
     pd.set_option("display.width", 160)
     pd.set_option("display.max_columns", 30)
+    z_scored = (" (stated in SDs)" if result.source == "stated" else
+                " (the scores were z-scored per benchmark: their scales differ across "
+                "benchmarks, or the values were stated in SDs)")
     print(f"differences and SDs in {result.unit}"
-          + (" (the scores were z-scored per benchmark: their scales differ across "
-             "benchmarks, or the values were stated in SDs)" if result.unit != "score units"
-             else ""))
+          + (z_scored if result.unit != "score units" else ""))
     print()
     for sentence in result.sentences():
         print(sentence)

@@ -649,7 +649,8 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
         tau2 = max(0.0, float(np.var(d, ddof=1)) - noise) if not math.isnan(noise) else math.nan
         # The equal seeds per cell with the pair's current noise: 1 / m when both algorithms
         # have the same seeds (r when every cell has r), else weighted by their variances.
-        seeds = 1 / m_a if m_a == m_b or not noise > 0 else 2 * sigma2 / noise
+        seeds = (1 / m_a if m_a == m_b else 2 * sigma2 / noise if noise > 0
+                 else 2 / (m_a + m_b))  # no noise: the harmonic mean, symmetric in a, b
         rows.append({"a": a, "b": b, "difference": float(d.mean()),
                      "sd_benchmark": math.sqrt(tau2), "sd_seed": math.sqrt(sigma2),
                      "n_benchmarks": int(both.sum()), "seeds": float(seeds)})

@@ -153,7 +153,8 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
                              out["var_b"].to_numpy(dtype=float),
                              out["n_a"].to_numpy(dtype=float), out["n_b"].to_numpy(dtype=float))
     # Intersection-union: both tests must reject; without a Welch test the model's p alone.
-    p_iu = np.where(np.isnan(p_w), raw, np.fmax(raw, p_w))
+    # NaN where the model has no test (no residual variance or df): nothing to adjust.
+    p_iu = np.where(np.isnan(raw), np.nan, np.where(np.isnan(p_w), raw, np.fmax(raw, p_w)))
     adjusted = np.full(len(out), np.nan)
     for idx in out.groupby("benchmark", sort=False).indices.values():
         finite = idx[np.isfinite(p_iu[idx])]
@@ -279,6 +280,9 @@ def _per_benchmark_verdicts(results: Results, *, alpha: float, budget: float | N
                                          dataclasses.replace(scope, benchmark=benchmark))
         if math.isnan(p_welch):
             own = "; no Welch test of the pair alone (a cell of one run)"
+        elif not math.isfinite(df_welch):
+            own = ("; no Welch test of the pair alone (both algorithms score the same on "
+                   "every run)")
         elif p_welch > p_model:
             own = ("; the pair's own Welch test (its two algorithms' spreads, "
                    + (f"{df_welch:.3g} df" if math.isfinite(df_welch) else "no spread")

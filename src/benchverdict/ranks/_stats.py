@@ -271,13 +271,13 @@ def wilcoxon_p_values(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     chunk = max(1, 4_000_000 // max(n, 1))
     exact_cache: dict[int, np.ndarray] = {}
     flip_cache: dict[tuple[int, ...], np.ndarray] = {}
-    # The magnitude of each algorithm's scores: the round-off of a difference is relative
-    # to the scores it is taken from, not to the (smaller) difference.
-    magnitude = np.max(np.abs(oriented), axis=0, initial=0.0) if n else np.zeros(k)
+    magnitude = np.abs(oriented)
     for start in range(0, first.size, chunk):
         i, j = first[start:start + chunk], second[start:start + chunk]
         d = (oriented[:, i] - oriented[:, j]).T
-        d = _without_round_off(d, np.maximum(magnitude[i], magnitude[j]))
+        # The round-off of a difference is relative to the two scores it is taken from
+        # (in that block), not to the (smaller) difference.
+        d = _without_round_off(d, np.maximum(magnitude[:, i], magnitude[:, j]).T)
         pv, st, bal = _wilcoxon_rows(d, exact_cache, flip_cache)
         p[i, j] = p[j, i] = pv
         statistic[i, j] = statistic[j, i] = st
@@ -288,13 +288,13 @@ def wilcoxon_p_values(oriented: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 def _without_round_off(d: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Differences (pairs x blocks) with round-off zeros made 0 and broken ties restored.
 
-    A difference within :data:`~benchverdict.stats.round_off.ROUND_OFF` of its pair's
-    score magnitude ``scale`` is a zero (dropped, as Wilcoxon drops zeros); magnitudes
-    equal but for round-off are made equal (one tie), so that the signed ranks do not
-    depend on summation order or on a rescaling of the scores.
+    ``scale`` (the shape of ``d``) is the larger magnitude of the two scores each
+    difference is taken from. A difference within
+    :data:`~benchverdict.stats.round_off.ROUND_OFF` of it is a zero (dropped, as
+    Wilcoxon drops zeros); magnitudes equal but for round-off are made equal (one tie),
+    so that the signed ranks do not depend on summation order or on a rescaling.
     """
-    tol = ROUND_OFF * scale[:, None]
-    d = np.where(np.abs(d) <= tol, 0.0, d)
+    d = np.where(np.abs(d) <= ROUND_OFF * scale, 0.0, d)
     return np.sign(d) * snap_round_off(np.abs(d), scale=scale)
 
 

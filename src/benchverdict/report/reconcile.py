@@ -631,7 +631,9 @@ def voting_trials(verdicts: Iterable[Verdict]) -> tuple[float, float] | None:
 def trials_text(trials: tuple[float, float]) -> str:
     """``"k = 22 trials"`` or ``"k = 22 to 40 trials"`` for a range of :func:`voting_trials`."""
     low, high = trials
-    return f"k = {low:g} trials" if low == high else f"k = {low:g} to {high:g} trials"
+    if low == high:
+        return f"k = {low:g} trial{'' if low == 1 else 's'}"
+    return f"k = {low:g} to {high:g} trials"
 
 
 def scope_type_notes(votes: Sequence, scoped: dict, alpha: float) -> list[str]:

@@ -1026,11 +1026,17 @@ class Results:
         >>> _example_small().copied_runs()
         ''
         """
-        from benchverdict.describe import cell_fingerprints, duplicated_cells_warning
+        from benchverdict.describe import (
+            cell_fingerprints,
+            collision_probabilities,
+            duplicated_cells_warning,
+            score_counts,
+        )
 
         if "copied_runs" not in self._cache:
             self._cache["copied_runs"] = duplicated_cells_warning(
-                cell_fingerprints(self._frame), self.algorithms, self.benchmarks)
+                cell_fingerprints(self._frame), self.algorithms, self.benchmarks,
+                lambda codes: collision_probabilities(score_counts(self._frame, codes)))
         return self._cache["copied_runs"]
 
     def describe(self) -> Description:

@@ -9,18 +9,20 @@ change when every score is multiplied by 1000, which must change nothing.
 Inputs carry such differences too (normalised accuracies that differ in the
 16th digit).
 
-Here, within each row (a block of a rank test), values whose sorted neighbours
-lie within ``rel`` times the row's largest magnitude are one group, and every
-member gets the group's mean. ``rel`` = :data:`ROUND_OFF` (1e-13) is about
-500 units in the last place: above the error of a mean of thousands of
-values, far below any difference a benchmark score can mean. It is relative
-to the row's scale, so rescaling the scores rescales it; negating them
-negates every group's mean exactly.
+Here, within each row (a block of a rank test), sorted neighbours whose gap is
+at most ``rel`` times the larger of their magnitudes are one group, and every
+member gets the group's midpoint (the mean of its smallest and largest
+member). ``rel`` = :data:`ROUND_OFF` (1e-13) is about 500 units in the last
+place: above the error of a mean of thousands of values, far below any
+difference a benchmark score can mean. It is relative to each pair of
+values, so a benchmark on a scale of 1e4 beside others of 1e-9 (regrets)
+ties nothing it should not; rescaling the scores rescales it, and negating
+them negates every midpoint exactly. Round-off of a difference of two values
+is relative to those values, not to the (small) difference: pass their
+magnitude as ``scale``.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -38,17 +40,18 @@ def snap_round_off(values: object, rel: float = ROUND_OFF, *,
         A 1-d array (one block) or 2-d array (one block per row). NaN stays NaN
         and joins no group.
     rel : float
-        Sorted neighbours at most ``rel * scale`` apart are one group.
+        Sorted neighbours whose gap is at most ``rel`` times the larger of
+        their ``scale`` are one group (groups chain).
     scale : array_like, optional
-        The magnitude round-off is relative to, one per row (or one for all):
-        e.g. the scores' magnitude when ``values`` are differences of scores.
-        Default: each row's largest magnitude.
+        The magnitude each value's round-off is relative to, the shape of
+        ``values``: e.g. the scores a difference was taken from. Default: each
+        value's own magnitude.
 
     Returns
     -------
     numpy.ndarray
-        The same shape, float; every member of a group holds the group's mean,
-        every other value is unchanged.
+        The same shape, float; every member of a group holds the group's
+        midpoint, every other value is unchanged.
 
     Examples
     --------
@@ -61,28 +64,36 @@ def snap_round_off(values: object, rel: float = ROUND_OFF, *,
     (True, 0.5)
     >>> snap_round_off([1.0, 1.0 + 1e-9]).tolist()  # a real difference stays
     [1.0, 1.000000001]
+    >>> snap_round_off([1e6, 1e-8, 3e-8]).tolist()  # small values beside a large one
+    [1000000.0, 1e-08, 3e-08]
     """
     x = np.array(values, dtype=float)
     flat = x.ndim == 1
     rows = np.atleast_2d(x)
     if rows.size == 0 or rows.shape[1] < 2:
         return x.copy()
+    size = (np.abs(rows) if scale is None
+            else np.broadcast_to(np.abs(np.asarray(scale, dtype=float)), rows.shape))
     order = np.argsort(rows, axis=1, kind="stable")  # NaN sorts last
     ordered = np.take_along_axis(rows, order, axis=1)
-    if scale is None:
-        scale = np.max(np.where(np.isnan(rows), 0.0, np.abs(rows)), axis=1)
-    tol = rel * np.broadcast_to(np.asarray(scale, dtype=float), rows.shape[:1])[:, None]
+    sizes = np.take_along_axis(size, order, axis=1)
     gaps = np.diff(ordered, axis=1)
-    near = (gaps > 0) & (gaps <= tol)  # exact ties need nothing
-    out = rows.copy()
-    for r in np.flatnonzero(near.any(axis=1)):  # rare: only rows with a broken tie
-        starts = np.flatnonzero(np.concatenate([[True], ~(gaps[r] <= tol[r, 0])]))
-        ends = np.append(starts[1:], rows.shape[1])
-        for lo, hi in zip(starts, ends):
-            members = ordered[r, lo:hi]
-            if hi - lo > 1 and not np.isnan(members).any():
-                # fsum: the correctly rounded sum, in no order, so -x snaps to exactly -mean.
-                out[r, order[r, lo:hi]] = math.fsum(members.tolist()) / (hi - lo)
+    with np.errstate(invalid="ignore"):
+        joined = gaps <= rel * np.maximum(sizes[:, 1:], sizes[:, :-1])  # NaN: False
+    if not (joined & (gaps > 0)).any():
+        return x.copy()  # no broken tie (exact ties need nothing)
+    k = rows.shape[1]
+    position = np.broadcast_to(np.arange(k), rows.shape)
+    ones = np.ones((rows.shape[0], 1), dtype=bool)
+    starts = np.concatenate([ones, ~joined], axis=1)
+    ends = np.concatenate([~joined, ones], axis=1)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, k - 1)[:, ::-1], axis=1)[:, ::-1]
+    # The midpoint of a group: exactly negated when the values are (a sum is not).
+    middle = (np.take_along_axis(ordered, first, axis=1)
+              + np.take_along_axis(ordered, last, axis=1)) / 2
+    out = np.empty_like(rows)
+    np.put_along_axis(out, order, np.where(np.isnan(ordered), np.nan, middle), axis=1)
     return out[0] if flat else out
 
 

@@ -81,8 +81,10 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     tested = [b for b in curves.benchmarks if b not in curves.sketched]
     if k_final is None and tested:
         ks = {b: curves.test_budget(b) for b in tested}
+        shown = list(ks.items())[:8]
         where = (f"k = {ks[tested[0]]} trials" if len(set(ks.values())) == 1 else
-                 "k = " + ", ".join(f"{k} on {b}" for b, k in ks.items()))
+                 "k = " + ", ".join(f"{k} on {b}" for b, k in shown)
+                 + (f" and {len(ks) - 8} more benchmarks" if len(ks) > 8 else ""))
         run.notes.append(
             f"Without a trial order (no budget column) the draws have no final budget: each "
             f"pair's curves are compared by the exact order-statistic test at the most "
