@@ -723,10 +723,12 @@ def relate_scope(
                 # a settled relation must pass Holm over every test of the scope type.
                 row["reason"] = (row.get("reason", "") + ("; " if row.get("reason") else "")
                                  + f"the {effects.confidence:.0%} interval of the difference "
-                                 f"excludes 0, but it decides nothing: it is simultaneous over "
-                                 f"this scope's {len(effects.effects)} pair(s) only, while a "
-                                 f"settled relation must pass a family's test after Holm over "
-                                 f"all {n_tests} test(s) of this scope type")
+                                 f"excludes 0, but it decides nothing: a settled relation must "
+                                 f"pass a family's own test (which may ask about ranks, or "
+                                 f"have too few benchmarks to reach its threshold) after Holm "
+                                 f"over all {n_tests} test(s) of this scope type, while the "
+                                 f"interval is a paired or Welch t interval, simultaneous over "
+                                 f"this scope's {len(effects.effects)} pair(s) only")
     out.relations = [Relation(**row) for row in direct.values()]
     # Groups: maximal cliques of pairs that are neither settled nor implied.
     open_pairs = {(r.a, r.b) for r in out.relations
