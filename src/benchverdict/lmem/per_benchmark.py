@@ -176,13 +176,11 @@ def _welch(estimate: np.ndarray, var_a: np.ndarray, var_b: np.ndarray, n_a: np.n
     A cell of one run has no variance (NaN: no test). Two constant cells have SE 0:
     p = 0 when their means differ (the model's p then decides the pair), 1 when not.
     """
-    qa, qb = var_a / n_a, var_b / n_b
-    se = np.sqrt(qa + qb)
+    # The effect sizes' Welch SE and df (one implementation; scale-free, no overflow).
+    from benchverdict.effects.pairwise import _welch_arrays
+
+    se, df = _welch_arrays(var_a, n_a, var_b, n_b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        # Welch-Satterthwaite in the shares of each cell, never squaring a variance: scores
-        # of 1e141 have variances of 1e282, whose squares overflow.
-        wa, wb = qa / (qa + qb), qb / (qa + qb)
-        df = 1.0 / (wa**2 / (n_a - 1) + wb**2 / (n_b - 1))
         p = 2 * stats.t.sf(np.abs(estimate / se), df)
     constant = se == 0
     p = np.where(constant, np.where(estimate != 0, 0.0, 1.0), p)
