@@ -43,6 +43,7 @@ TEST_RECORDS = {
     "benchverdict.dse.compare.DominanceTest": lambda: _record("dominance"),
     "benchverdict.dse.compare.PermutationTest": lambda: _record("permutation"),
     "benchverdict.dse.compare.SingleDrawTest": lambda: _record("single draw"),
+    "benchverdict.dse.across_benchmarks.SignFlipTest": lambda: _record("sign flip"),
 }
 
 #: Result types that compare no algorithms: their verdicts() is an empty list (documented so).
@@ -255,6 +256,10 @@ def _record(kind: str):
         from benchverdict.dse import single_draw_test
 
         return single_draw_test(a, b, n_resamples=99)
+    if kind == "sign flip":
+        from benchverdict.dse.across_benchmarks import sign_flip_test
+
+        return sign_flip_test(a[:8] - b[:8])
     return cvar_permutation_test(a, b, 0.5, n_resamples=99)
 
 
