@@ -139,6 +139,13 @@ _ALL = [
          title="The Generalization of `{Student's}' Problem when Several Different "
                "Population Variances are Involved",
          journal="Biometrika", volume="34", pages="28--35", year="1947"),
+    _ref("hsu1938", "article", "Hsu 1938",
+         "Hsu, P. L. (1938). Contribution to the theory of 'Student's' t-test as applied to "
+         "the problem of two samples. Statistical Research Memoirs, 2, 1-24.",
+         author="Hsu, Pao-Lu",
+         title="Contribution to the Theory of `{Student's}' t-Test as Applied to the Problem "
+               "of Two Samples",
+         journal="Statistical Research Memoirs", volume="2", pages="1--24", year="1938"),
     _ref("benavoli2016", "article", "Benavoli et al. 2016",
          "Benavoli, A., Corani, G. and Mangili, F. (2016). Should we really use post-hoc tests "
          "based on mean-ranks? Journal of Machine Learning Research, 17(5), 1-10.",

@@ -510,7 +510,8 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
         if any(v != "lmem.tukey" for v in votes):
             text += ("; per benchmark, a model of that benchmark's runs was fitted (the runs are "
                      "the replicates), and a pair counted only when Welch's test of its two "
-                     "algorithms' runs agreed {cite:welch1947}")
+                     "algorithms' runs agreed {cite:welch1947}, on Hsu's conservative "
+                     "min(n_a, n_b) - 1 degrees of freedom {cite:hsu1938}")
         text += "."
     if "lmem.tukey" in votes:
         text += (" Across benchmarks its claims are about "
