@@ -449,3 +449,39 @@ def test_a_benchmark_without_a_model_test_has_no_adjusted_p():
                       "score": [1.0, 1, 2, 2, 2, 2]})
     got = per_benchmark_contrasts(t)
     assert got[["p_value", "p_value_iu", "p_value_adjusted"]].isna().all().all()
+
+
+def _two_identical_with_run_effects(seed: int) -> Results:
+    """Two identical algorithms on one benchmark: 5 runs of 20 draws each, run effect sd 1,
+    draw noise sd 0.5 (the draws of a run share its effect)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for alg in "AB":
+        for s in range(5):
+            u = rng.normal()
+            rows += [(alg, "p", s, t, u + 0.5 * rng.normal()) for t in range(1, 21)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "trial", "score"])
+    return Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", budget="trial", score="score",
+                              objective="maximize", kind="trials")
+
+
+def test_tuning_verdicts_on_draws_that_share_a_run_decide_nothing():
+    # The bands assume independent draws. On these null data half the data sets got a
+    # tuning.median_band verdict naming a winner, whose explanation said "the decision
+    # errs with probability at most 0.05"; and the notes said both that the tuning curves
+    # "do not vote" and that the test's "p-value is the tuning curves' vote".
+    leaned = 0
+    for seed in range(12):
+        comp = compare(_two_identical_with_run_effects(seed), analyses=["tuning"],
+                       progress=False, figures=False)
+        tuning = [v for v in comp.verdicts() if v.method.startswith("tuning.")]
+        assert tuning and all(v.no_vote and v.winner is None for v in tuning)
+        for v in tuning:
+            assert "so the decision errs" not in v.explanation
+            # A band decision turned into a lean says why (other leans are the bands' own).
+            leaned += v.explanation.startswith("not decided, a lean: the draws of a run")
+        notes = " ".join(r for run in comp.runs for r in run.notes)
+        assert "do not vote" in notes
+        assert "its p-value is the tuning curves' vote where the draws are independent" in notes
+    assert leaned  # the failure mode occurs in these data: a band that would have decided
