@@ -302,6 +302,10 @@ class DaskResults(Results):
         """Restrict to some algorithms and/or benchmarks (in memory; see ``MAX_CLIENT_ROWS``)."""
         return self.in_memory().subset(algorithms=algorithms, benchmarks=benchmarks)
 
+    def without_cells(self, cells) -> Results:
+        """These results without some (algorithm, benchmark) cells (in memory, as ``subset``)."""
+        return self.in_memory().without_cells(cells)
+
     def draws(self, algorithm: str, benchmark: str | None = None) -> np.ndarray:
         """The IID scores of one (algorithm, benchmark) cell, in row order (exact)."""
         self.require_kind("trials", "draws()")

@@ -60,7 +60,7 @@ from benchverdict.report import html, json_format, latex, markdown, render, summ
 from benchverdict.report.effect_sizes import compared_scores, scope_effects
 from benchverdict.report.guidance import plan_guide, sample_size_guidance
 from benchverdict.report.reconcile import Reconciliation, reconcile
-from benchverdict.report.stopping import stopped_early
+from benchverdict.report.stopping import stopped_early, stopped_early_cells
 from benchverdict.verdict import Verdict, verdicts_to_frame
 
 if TYPE_CHECKING:
@@ -856,6 +856,13 @@ def compare(
             if short and len(results.algorithms) - len(short) >= 2:
                 complete = results.subset(algorithms=[a for a in results.algorithms
                                                       if a not in short])
+            # An algorithm that reaches the end on some benchmarks and stops early on others:
+            # those cells would be compared, as if at the final budget, on less tuning.
+            short_cells = stopped_early_cells(complete, options, skip=short)
+            if len(short_cells):
+                complete = complete.without_cells(
+                    zip(short_cells["algorithm"], short_cells["benchmark"]))
+                report_warnings.append(_short_cells_text(short_cells, warning=True))
             _expect_cubes(complete, names, reasons, options)
             # Before any analysis runs: a margin in the wrong unit fails here, at once.
             scores = compared_scores(complete, options)
@@ -878,7 +885,7 @@ def compare(
                     if run.status == "ok" and not run.reason:
                         run.reason = why
                     if at_final:
-                        _note_stopped_early(run, results, short)
+                        _note_stopped_early(run, results, short, short_cells)
                     runs.append(run)
                 bar.update()
             bar.set_postfix_str("reconciling")
@@ -891,8 +898,8 @@ def compare(
                 final_trials=final_trials(results, options),
                 guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
                 estimand=options.estimand,
-                scope_caveat=(_stopped_early_caveat(results, short) if complete is not results
-                              else None),
+                scope_caveat=(_stopped_early_caveat(results, short, short_cells)
+                              if complete is not results else None),
                 effects=effects,
                 plans=planned,
             )
@@ -935,24 +942,64 @@ def _runs_per_cell(scores) -> tuple[int, int] | None:
     return int(sizes.min()), int(sizes.max())
 
 
-def _stopped_early_caveat(results: Results, short: dict[str, float]) -> str:
-    final = float(results.completeness()["last_budget_max"].max())
-    parts = [f"{a} (stops at budget {b:g})" for a, b in short.items()]
-    names = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
-    return f"{names} left out: not run to the final budget {final:g}"
+def _stopped_early_caveat(results: Results, short: dict[str, float],
+                          short_cells: pd.DataFrame | None = None) -> str:
+    parts = []
+    if short:
+        final = float(results.completeness()["last_budget_max"].max())
+        names = [f"{a} (stops at budget {b:g})" for a, b in short.items()]
+        parts.append(", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4
+                                             else "")
+                     + f" left out: not run to the final budget {final:g}")
+    if short_cells is not None and len(short_cells):
+        parts.append(_short_cells_text(short_cells, warning=False))
+    return "; ".join(parts)
 
 
-def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, float]) -> None:
-    """Record the algorithms left out of a final-budget comparison, one record per run."""
+def _short_cells_text(cells: pd.DataFrame, *, warning: bool) -> str:
+    """Which cells stop before their benchmark's final budget, per algorithm (a clause)."""
+    per_alg = []
+    for alg, group in cells.groupby("algorithm", sort=False):
+        benches = group["benchmark"].tolist()
+        shown = ", ".join(benches[:3]) + (f" and {len(benches) - 3} more" if len(benches) > 3
+                                           else "")
+        last = float(group["last_budget"].max())
+        per_alg.append(f"{alg} on {shown}, where its runs stop at budget {last:g} or earlier")
+    text = "; ".join(per_alg[:4]) + (f"; and {len(per_alg) - 4} more algorithms"
+                                      if len(per_alg) > 4 else "")
+    if not warning:
+        return f"{text} left out there: not run to the benchmark's final budget"
+    return (f"{len(cells)} algorithm x benchmark cell(s) have no run that reaches the "
+            f"benchmark's final budget: {text}. They are left out of the comparisons at the "
+            f"final budget (rank tests, LMEM), which would otherwise compare them on less "
+            f"tuning; compare at a budget every run reaches with --at-budget (budget=), or "
+            f"complete the runs.")
+
+
+def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, float],
+                        short_cells: pd.DataFrame | None = None) -> None:
+    """Record the algorithms and cells left out of a final-budget comparison, one per run."""
     runs = results.incomplete_runs()
-    runs = runs[runs["algorithm"].astype(str).isin(list(short))]
-    run.exclude("runs that stop before the final budget", "run", runs,
-                "the algorithm's runs all stop before the final budget")
-    run.notes.append(
-        "Left out of the comparison at the final budget: "
-        + "; ".join(f"{a}, whose runs all stop at budget {b:g} or earlier" for a, b in
-                    short.items())
-        + ". Compare at a budget they reach with --at-budget (budget=) to include them.")
+    if short:
+        whole = runs[runs["algorithm"].astype(str).isin(list(short))]
+        run.exclude("runs that stop before the final budget", "run", whole,
+                    "the algorithm's runs all stop before the final budget")
+        run.notes.append(
+            "Left out of the comparison at the final budget: "
+            + "; ".join(f"{a}, whose runs all stop at budget {b:g} or earlier" for a, b in
+                        short.items())
+            + ". Compare at a budget they reach with --at-budget (budget=) to include them.")
+    if short_cells is not None and len(short_cells):
+        keys = pd.MultiIndex.from_arrays([runs["algorithm"].astype(str),
+                                          runs["benchmark"].astype(str)])
+        cells = pd.MultiIndex.from_arrays([short_cells["algorithm"], short_cells["benchmark"]])
+        run.exclude("cells whose runs stop before the benchmark's final budget", "run",
+                    runs[np.asarray(keys.isin(cells))],
+                    "no run of the algorithm on this benchmark reaches its final budget")
+        run.notes.append(
+            "Left out of the comparison at the final budget: "
+            + _short_cells_text(short_cells, warning=False)
+            + ". Compare at a budget every run reaches with --at-budget (budget=).")
 
 
 def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:

@@ -603,6 +603,18 @@ def _stopped_early(c: Any) -> dict[str, float]:
     return {} if results is None else stopped_early(results, c.options)
 
 
+def _stopped_early_cells(c: Any, short: dict[str, float]):
+    """The cells a comparison left out of its final-budget analyses (empty if unknown)."""
+    import pandas as pd
+
+    from benchverdict.report.stopping import SHORT_CELL_COLUMNS, stopped_early_cells
+
+    results = getattr(c, "results", None)
+    if results is None:
+        return pd.DataFrame(columns=SHORT_CELL_COLUMNS)
+    return stopped_early_cells(results, c.options, skip=short)
+
+
 def methods_paragraph(comparison: Any, style: str = "text") -> str:
     """The methods paragraph of ``comparison``: what was run, how it was decided, and on what.
 
@@ -658,6 +670,13 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         out.append(f"{names} {'was' if len(short) == 1 else 'were'} left out of the "
                    f"comparisons at the final budget, so those compare "
                    f"{n_alg - len(short)} algorithms.")
+    cells = _stopped_early_cells(c, short)
+    if len(cells):
+        per_alg = cells.groupby("algorithm", sort=False)["benchmark"].size()
+        names = _and([f"{a} on {n} benchmark{'s' if n != 1 else ''}"
+                      for a, n in per_alg.items()])
+        out.append(f"Cells none of whose runs reaches the benchmark's final budget ({names}) "
+                   f"were left out of the comparisons at the final budget.")
     ran = [r for r in c.runs if r.status == "ok"]
     for r in ran:
         v = votes.get(r.name, [])

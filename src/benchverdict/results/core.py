@@ -12,7 +12,7 @@ tests' blocks in :mod:`~benchverdict.results.blocks`, the summary in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
 import numpy as np
@@ -473,6 +473,39 @@ class Results:
             metafeatures=self.metafeatures,
             exclusions=self.exclusions,
         )
+
+    def without_cells(self, cells: Iterable[tuple[str, str]]) -> Results:
+        """These results without the rows of some (algorithm, benchmark) cells.
+
+        Unknown names raise. The exclusions are kept unchanged: a caller that
+        leaves cells out records why (as the report does for cells whose runs
+        stop before the final budget).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> r = _example_small().without_cells([("a", "p")])
+        >>> sorted(map(tuple, r.table[["algorithm", "benchmark"]].astype(str)
+        ...                    .drop_duplicates().to_numpy().tolist()))
+        [('a', 'q'), ('b', 'p'), ('b', 'q')]
+        """
+        pairs = {(str(a), str(b)) for a, b in cells}
+        for role, names in (("algorithm", {a for a, _ in pairs}),
+                            ("benchmark", {b for _, b in pairs})):
+            known = set(map(str, self._frame[role].cat.categories))
+            unknown = sorted(names - known)
+            if unknown:
+                raise KeyError(f"unknown {role}(s) {unknown}; known: {sorted(known)}.")
+        frame = self._frame
+        keys = pd.MultiIndex.from_arrays([frame["algorithm"].astype(str),
+                                          frame["benchmark"].astype(str)])
+        drop = keys.isin(list(pairs)) if pairs else np.zeros(len(frame), dtype=bool)
+        sub = frame[~np.asarray(drop)].copy()
+        for role in ("algorithm", "benchmark"):
+            sub[role] = sub[role].cat.remove_unused_categories()
+        return Results(sub, objective=self.objective, kind=self.kind,
+                       kind_reason=self.kind_reason, roles=self.roles,
+                       metafeatures=self.metafeatures, exclusions=self.exclusions)
 
     # ------------------------------------------------------------------ views
     def draws(self, algorithm: str, benchmark: str | None = None) -> np.ndarray:
