@@ -420,8 +420,11 @@ def test_budget_check_false_interaction_rate_and_power():
     # Identical algorithms whose runs each have their own slope: the row-wise GLRT of
     # score ~ algorithm * budget + (1|benchmark) (the check before issue 20) flags an
     # interaction in 36 of 100 such data sets; on the runs' slopes the rate is at most
-    # alpha (measured 0.027 in 300). Power: 0.54 against a slope shift of 0.15 for one
-    # algorithm (150 data sets), 30 of 30 against 0.25.
+    # alpha (measured 0.027 in 300). Power against a slope shift of 0.25 for one algorithm
+    # was 30 of 30 on the model's Wald test alone; the interaction now also needs a pair's
+    # paired t test on its cell mean slopes (one interaction variance per algorithm made a
+    # brittle algorithm 'interact' in 15% of nulls), which on 4 benchmarks has 3 df and a
+    # Bonferroni threshold of alpha / 3: 26 of 40.
     from benchverdict.lmem.glrt import glrt
 
     rng = np.random.default_rng(2023)
@@ -440,7 +443,7 @@ def test_budget_check_false_interaction_rate_and_power():
     n_power = _reps(40)
     found = sum(budget_relevance(_runs_with_slopes(rng, slope_shift=0.25)).verdict
                 == "interaction" for _ in range(n_power))
-    assert found / n_power >= 0.8, found / n_power
+    assert found / n_power >= 0.45, found / n_power
 
 
 def test_budget_check_on_priorband_counts_runs_and_benchmarks(shared_data):
