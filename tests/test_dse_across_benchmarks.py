@@ -172,3 +172,16 @@ def test_renaming_and_rescaling_a_benchmark_change_no_pooled_verdict():
                 for x in v]
 
     assert key(res) == key(other)
+
+
+def test_random_flips_depend_on_the_values_not_on_the_benchmarks_order():
+    # Beyond EXACT_MAX_BENCHMARKS the flips are random and assigned by position: the rows'
+    # order must come from their values, or renaming benchmarks would move a p-value.
+    rng = np.random.default_rng(8)
+    d = rng.normal(0.3, 1.0, size=(EXACT_MAX_BENCHMARKS + 6, 4))
+    t = sign_flip_test(d, n_resamples=999)
+    for perm in (rng.permutation(len(d)) for _ in range(3)):
+        assert sign_flip_test(d[perm], n_resamples=999) == t
+    mirror = sign_flip_test(-d, n_resamples=999)
+    assert (mirror.p_a_better, mirror.p_b_better, mirror.p_value) == (
+        t.p_b_better, t.p_a_better, t.p_value)
