@@ -68,9 +68,10 @@ def test_random_flips_beyond_the_exact_limit_are_valid_and_close_to_exact():
     m = EXACT_MAX_BENCHMARKS + 2
     d = rng.normal(0.4, 1.0, size=m)
     t = sign_flip_test(d, n_resamples=4000, seed=3)
-    assert not t.exact and t.n_flips == 4000 and t.min_p == 1 / 4001
+    # 2000 random flips with their negations, and the observed signs with theirs
+    assert not t.exact and t.n_flips == 4002 and t.min_p == 1 / 4002
     exact = _brute_force(d)[2]
-    assert abs(t.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / 4000) + 1 / 4001
+    assert abs(t.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / 2000) + 1 / 4002
 
 
 def test_refuses_what_it_cannot_test():
@@ -185,3 +186,52 @@ def test_random_flips_depend_on_the_values_not_on_the_benchmarks_order():
     mirror = sign_flip_test(-d, n_resamples=999)
     assert (mirror.p_a_better, mirror.p_b_better, mirror.p_value) == (
         t.p_b_better, t.p_a_better, t.p_value)
+
+
+
+def test_random_flips_mirror_exactly_when_rows_tie_in_size():
+    # Rows equal in size and opposite in sign were ordered differently for d and -d, so the
+    # random flips landed on other rows: 200 of 200 such vectors gave mismatched p-values,
+    # and one pooled dominance verdict was a win one way round and a lean the other.
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        d = rng.choice([-0.2, -0.1, 0.1, 0.2, 0.3], size=(EXACT_MAX_BENCHMARKS + 6, 1))
+        t, u = sign_flip_test(d), sign_flip_test(-d)
+        assert (t.p_a_better, t.p_b_better, t.p_value) == (u.p_b_better, u.p_a_better,
+                                                            u.p_value)
+        assert sign_flip_test(d[rng.permutation(len(d))]) == t
+
+
+def test_random_flips_hold_alpha():
+    # The Monte Carlo branch (cosets of +-1 with the observed signs' own pair) is valid.
+    rng = np.random.default_rng(12)
+    reps = 300
+    hits = sum(sign_flip_test(rng.standard_t(3, size=20), n_resamples=199,
+                              seed=int(rng.integers(1 << 30))).p_value <= 0.05
+               for _ in range(reps))
+    assert hits / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), hits
+
+
+def test_a_pooled_pair_without_a_benchmark_in_common_names_no_direction():
+    # A only on b0-b3, B only on b4-b7, whose scores are shaped differently (normal there,
+    # exponential here): the pooled draws differ by their benchmarks alone, and the
+    # within-benchmark test is then an unstratified KS, which tells them apart.
+    rng = np.random.default_rng(3)
+    rows = [("A", f"b{j}", s, float(rng.normal())) for j in range(4) for s in range(60)]
+    rows += [("B", f"b{j}", s, float(rng.exponential())) for j in range(4, 8)
+             for s in range(60)]
+    split = Results.from_frame(pd.DataFrame(rows, columns=["a", "b", "s", "y"]), algorithm="a",
+                               benchmark="b", seed="s", score="y", objective="maximize",
+                               kind="trials")
+    leaned = 0
+    for seed in range(3):
+        for x in distribution(split, pooled=True, normalize="minmax", n_permutations=199,
+                              seed=seed).verdicts():
+            assert x.winner is None
+            assert x.details["across_benchmarks"]["n_benchmarks"] == 0
+            if x.method == "dse.dominance":
+                assert x.single_draw.p_value == 1.0
+                if x.lean is not None:  # the within-benchmark test alone would have decided
+                    leaned += 1
+                    assert "the two have no benchmark in common" in x.explanation
+    assert leaned  # the reviewer's seeds 0 and 1 named a winner

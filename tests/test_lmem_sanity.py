@@ -239,3 +239,13 @@ def test_informativeness_is_not_fooled_by_one_noisy_algorithm_with_two_runs():
         assert (check.table["p_value"] >= check.table["p_value_welch_pairs"]).all()
     lo, _ = _ci(informative, total)
     assert lo <= ALPHA, (informative, total)
+
+
+def test_budget_interaction_on_one_benchmark_is_decided_by_the_runs():
+    """With one benchmark no pair has a paired test across benchmarks (p = 1), which overruled
+    an interaction at p = 6e-16; there the runs are the replicates and the model decides."""
+    res = simulate_results(n_benchmarks=1, n_seeds=10, budgets=(1, 2, 3, 4, 5),
+                           budget_slope={"A": -3.0}, seed=4)
+    check = budget_relevance(res)
+    assert check.verdict == "interaction"
+    assert not any("paired t" in t for t in check.table["test"])

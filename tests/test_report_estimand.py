@@ -480,7 +480,8 @@ def test_tuning_verdicts_on_draws_that_share_a_run_decide_nothing():
         for v in tuning:
             assert "so the decision errs" not in v.explanation
             # A band decision turned into a lean says why (other leans are the bands' own).
-            leaned += v.explanation.startswith("not decided, a lean: the draws of a run")
+            leaned += v.explanation.startswith("not decided, a lean: the draws of a run may "
+                                               "share a run effect")
         notes = " ".join(r for run in comp.runs for r in run.notes)
         assert "do not vote" in notes
         assert "its p-value is the tuning curves' vote where the draws are independent" in notes

@@ -584,11 +584,23 @@ def test_cells_that_stop_early_are_left_out_of_the_final_budget_comparisons():
                     "4 or earlier") in warning
             assert "where its runs stop at budget 4" in comp.reconciliation.headline.message
             assert ("Cells none of whose runs reaches the benchmark's final budget (A on 7 "
-                    "benchmarks) were left out") in summary.methods_paragraph(comp)
+                    "benchmarks) were left out of the comparisons at the final budget; the "
+                    "rank tests, which need every algorithm on every benchmark, left out A "
+                    "instead.") in summary.methods_paragraph(comp)
             ex = comp.exclusions
-            left = ex[ex["step"] == "cells whose runs stop before the benchmark's final budget"]
-            # 7 cells x 5 runs, in each of the two final-budget analyses
-            assert len(left) == 2 * 35 and set(left["algorithm"].astype(str)) == {"A"}
+            # The LMEM leaves out the 7 cells (5 runs each). The rank tests need complete
+            # blocks: without the cells they would keep 1 of 8 benchmarks, so they leave out
+            # A (8 x 5 runs) and keep B, C and D on all 8.
+            cells = ex[ex["step"] == "cells whose runs stop before the benchmark's final budget"]
+            assert len(cells) == 35 and set(cells["analysis"]) == {"lmem"}
+            whole = ex[ex["step"] == "algorithms with cells that stop before the final budget"]
+            assert len(whole) == 40 and set(whole["analysis"]) == {"ranks"}
+            assert set(cells["algorithm"].astype(str)) | set(whole["algorithm"].astype(str)) \
+                == {"A"}
+            ranks = next(r for r in comp.runs if r.name == "ranks")
+            assert ranks.status == "ok"
+            named = {x for v in ranks.verdicts for x in (v.a, v.b)}
+            assert named == {"B", "C", "D"}
     # Nominal 0.05 family-wise; 12 data sets: at most 2 (before the fix: 78%).
     assert false <= 2
 
@@ -598,3 +610,45 @@ def test_at_a_budget_every_run_reaches_no_cell_is_left_out():
                    figures=False, budget=4)
     assert not any("final budget" in w for w in comp.report_warnings)
     assert "Cells none of whose runs" not in summary.methods_paragraph(comp)
+
+
+
+def _final_budgets(last: dict, benches: str, algs: str, default) -> Results:
+    rng = np.random.default_rng(0)
+    rows = []
+    for b in benches:
+        for a in algs:
+            for s in range(5):
+                best = -np.inf
+                for t in range(1, last.get((b, a), default(a)) + 1):
+                    best = max(best, rng.normal())
+                    rows.append({"alg": a, "task": b, "seed": s, "t": t, "y": best})
+    return Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", budget="t", score="y", objective="maximize",
+                              kind="runs")
+
+
+def test_the_methods_paragraph_names_the_cells_the_comparison_left_out():
+    """Methods recomputed the cells on every algorithm, while the comparison left out c (it
+    stops at 10 everywhere) first: on q, c's 10 was the final budget for Methods (a, b and
+    d "left out") but not for the comparison (their 5 is q's final budget without c)."""
+    last = {("p", "c"): 10, ("q", "a"): 5, ("q", "b"): 5, ("q", "d"): 5, ("q", "c"): 10}
+    res = _final_budgets(last, "pqrstu", "abcd", lambda a: 10 if a == "c" else 20)
+    comp = compare(res, analyses=["ranks"], progress=False, figures=False)
+    text = summary.methods_paragraph(comp)
+    assert "c (its runs stop at budget 10) was left out" in text
+    assert "Cells none of whose runs" not in text
+    assert not any("cell(s) have no run" in w for w in comp.report_warnings)
+
+
+def test_algorithms_kept_for_want_of_others_are_not_said_to_be_left_out():
+    """a and b stop at 10 everywhere, c reaches 20 on p only: leaving a and b out would
+    leave one algorithm, so they are compared; the caveat said they were left out."""
+    last = {("p", "c"): 20, ("q", "c"): 5}
+    res = _final_budgets(last, "pqrstu", "abc", lambda a: 20 if a == "c" else 10)
+    comp = compare(res, analyses=["ranks"], progress=False, figures=False)
+    ranks = next(r for r in comp.runs if r.name == "ranks")
+    assert {x for v in ranks.verdicts for x in (v.a, v.b)} == {"a", "b", "c"}
+    assert "a (stops at budget 10)" not in comp.reconciliation.headline.message
+    assert not (comp.exclusions["reason"] == "the algorithm's runs all stop before the final "
+                "budget").any()

@@ -95,6 +95,11 @@ class Family:
         Lower first in sentences that list several families.
     leaderboard : bool
         Whether a leaderboard runs it by default (it must read incumbents).
+    complete_blocks : bool
+        Whether it needs every algorithm on every benchmark it uses (rank
+        tests: a benchmark is a block). Where the report leaves cells out
+        (runs that stop before the final budget), such a family loses the
+        algorithm or those benchmarks, whichever keeps more cells.
     """
 
     name: str
@@ -106,6 +111,7 @@ class Family:
     runner: str | Runner
     precedence: int
     leaderboard: bool = False
+    complete_blocks: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name != self.name.lower():
@@ -305,7 +311,7 @@ _builtin("dse", "Performance distributions (Jordan et al. 2018)", "score distrib
          "DSE", "D", "draws", "benchverdict.dse.runner:run_dse", precedence=3)
 _builtin("ranks", "Rank tests (Demšar 2006; Autorank)", "rank tests", "ranks", "R",
          "incumbents", "benchverdict.ranks.runner:run_ranks", precedence=1,
-         leaderboard=True)
+         leaderboard=True, complete_blocks=True)
 _builtin("lmem", "Linear mixed-effects models (Geburek et al. 2024)", "LMEM", "LMEM", "L",
          "incumbents", "benchverdict.lmem.runner:run_lmem", precedence=0,
          leaderboard=True)

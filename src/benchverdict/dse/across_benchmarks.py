@@ -27,7 +27,8 @@ population; in particular, each benchmark's law unchanged by swapping the
 labels) flipping the sign of any subset of the ``d_b`` leaves their joint
 law unchanged, so the sign-flip p-value ``#{T* >= T} / #flips`` over all
 ``2^m`` flips is exact, and ``(1 + #{T* >= T}) / (1 + n)`` over ``n``
-random flips is valid too (Fisher 1935; Good 2005, ch. 3). The grid is a
+random flips (with the observed signs' own pair) is valid too (Fisher 1935;
+Hemerik and Goeman 2018). The grid is a
 function of the union of both algorithms' draws on every benchmark, which
 no flip changes.
 
@@ -114,24 +115,43 @@ class SignFlipTest(ResultText):
                 "exact": bool(self.exact), "min_p": float(self.min_p)}
 
 
-def _flips(m: int, n_resamples: int, seed: int | None):
-    """Blocks of sign vectors: all ``2^m`` (the observed one among them), or random ones."""
-    if m <= EXACT_MAX_BENCHMARKS:
-        total = 1 << m
-        for start in range(0, total, _BLOCK):
-            codes = np.arange(start, min(total, start + _BLOCK), dtype=np.int64)
-            bits = (codes[:, None] >> np.arange(m)) & 1
-            yield 1.0 - 2.0 * bits
-        return
+def _all_flips(m: int):
+    """Every sign vector of length ``m`` (the identity among them), in blocks."""
+    total = 1 << m
+    for start in range(0, total, _BLOCK):
+        codes = np.arange(start, min(total, start + _BLOCK), dtype=np.int64)
+        bits = (codes[:, None] >> np.arange(m)) & 1
+        yield 1.0 - 2.0 * bits
+
+
+def _random_flips(observed: np.ndarray, n_resamples: int, seed: int | None):
+    """The observed signs and their negation, then random sign vectors each with its negation.
+
+    A union of random cosets of ``{+1, -1}`` with the observed signs' own coset:
+    a valid reference set (Hemerik and Goeman 2018), closed under negation, so
+    that the one-sided p-values of ``d`` and ``-d`` mirror each other exactly.
+    """
+    yield np.stack([observed, -observed])
     rng = np.random.default_rng(seed)
-    for start in range(0, n_resamples, _BLOCK):
-        rows = min(_BLOCK, n_resamples - start)
-        yield rng.choice(np.array([-1.0, 1.0]), size=(rows, m))
+    pairs = max(1, n_resamples // 2)
+    for start in range(0, pairs, _BLOCK // 2):
+        rows = min(_BLOCK // 2, pairs - start)
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, observed.size))
+        yield np.concatenate([signs, -signs])
 
 
 def sign_flip_test(d: object, *, n_resamples: int = 9999, seed: int | None = 0
                    ) -> SignFlipTest:
     """Sign-flip test over benchmarks of per-benchmark statistics (see the module docstring).
+
+    Up to :data:`EXACT_MAX_BENCHMARKS` benchmarks every flip is enumerated.
+    Beyond, each row is written ``d_b = s_b c_b`` with ``c_b`` its canonical
+    form (its first nonzero value positive); under the null the signs ``s_b``
+    are independent and fair given the ``c_b``, so the observed statistic is
+    one draw among the flips of the ``c_b``, which are put in an order fixed
+    by their values: the p-value depends on the multiset of rows only
+    (renaming or reordering benchmarks changes nothing), and the flips come in
+    pairs ``(S, -S)`` (swapping A and B swaps the one-sided p-values exactly).
 
     Parameters
     ----------
@@ -141,7 +161,8 @@ def sign_flip_test(d: object, *, n_resamples: int = 9999, seed: int | None = 0
         refused.
     n_resamples : int
         Random flips when there are more than :data:`EXACT_MAX_BENCHMARKS`
-        benchmarks (else all ``2^m`` are enumerated).
+        benchmarks (``n_resamples // 2`` pairs, besides the observed signs and
+        their negation); else all ``2^m`` are enumerated.
     seed : int, optional
 
     Returns
@@ -168,40 +189,42 @@ def sign_flip_test(d: object, *, n_resamples: int = 9999, seed: int | None = 0
         rows = np.flatnonzero(~np.all(np.isfinite(values), axis=1)).tolist()
         raise ValueError(f"the statistics of benchmark row(s) {rows[:10]} are not finite.")
     m = values.shape[0]
-    if m > EXACT_MAX_BENCHMARKS:
-        # Random flips are assigned to rows by position: rows in an order fixed by their
-        # absolute values (then by the values) make the p-value a function of the data,
-        # not of the benchmarks' names, and the same for d and -d (swapping A and B
-        # mirrors the two one-sided p-values exactly).
-        # (np.lexsort's last key is its primary one: |first column| first.)
-        values = values[np.lexsort([*values.T[::-1], *np.abs(values).T[::-1]])]
+    exact = m <= EXACT_MAX_BENCHMARKS
+    # Each row's canonical sign: that of its first nonzero value (an all-zero row: +1). Rows
+    # in the order of their canonical forms: every sum below, and the random flips' rows,
+    # are then the same whatever the benchmarks' order, and for d and -d.
+    nonzero = values != 0
+    first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), 0)
+    observed = np.where(values[np.arange(m), first] < 0, -1.0, 1.0)
+    canonical = values * observed[:, None]
+    # (np.lexsort's last key is its primary one: the first column first; then the sign.)
+    order = np.lexsort([observed, *canonical.T[::-1]])
+    values, canonical, observed = values[order], canonical[order], observed[order]
     mean = values.mean(axis=0)
     t_a, t_b = float(mean.max()), float((-mean).max())
     t_two = max(t_a, t_b)
-    # A flip's statistic reaches the observed one within round-off of the means (each a sum of
-    # m values): the observed flip always counts, and its mirror too when it ties.
+    if exact:
+        rows, flips = values, _all_flips(m)
+    else:
+        rows, flips = canonical, _random_flips(observed, n_resamples, seed)
+    # A flip's statistic reaches the observed one within round-off of the means (each a sum
+    # of m values): the observed flip always counts, and its mirror too when it ties.
     tol = 1e-12 * max(1.0, float(np.abs(values).max()))
     hits_a = hits_b = hits_two = total = 0
-    for signs in _flips(m, int(n_resamples), seed):
-        means = signs @ values / m
+    for signs in flips:
+        means = signs @ rows / m
         top, bottom = means.max(axis=1), (-means).max(axis=1)
         hits_a += int(np.count_nonzero(top >= t_a - tol))
         hits_b += int(np.count_nonzero(bottom >= t_b - tol))
         hits_two += int(np.count_nonzero(np.maximum(top, bottom) >= t_two - tol))
         total += signs.shape[0]
-    exact = m <= EXACT_MAX_BENCHMARKS
-    if exact:
-        p_a, p_b, p_two = hits_a / total, hits_b / total, hits_two / total
-        min_p = 1.0 / total
-    else:
-        p_a, p_b, p_two = ((1 + h) / (1 + total) for h in (hits_a, hits_b, hits_two))
-        min_p = 1.0 / (1 + total)
+    p_a, p_b, p_two = hits_a / total, hits_b / total, hits_two / total
     if values.shape[1] == 1:
         estimate = float(mean[0])
     else:
         estimate = t_a if t_a >= t_b else -t_b
     return SignFlipTest(estimate, float(p_a), float(p_b), float(p_two), m, total, exact,
-                        float(min_p))
+                        1.0 / total)
 
 
 def benchmarks_needed(alpha: float, *, two_sided: bool) -> int:

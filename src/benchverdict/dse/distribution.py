@@ -63,16 +63,23 @@ register_method("dse.cvar", "dse", "CVaR difference (permutation test)", paired=
                 error_control="per comparison", parametrised=True, iid_draws=True)
 
 def _across_text(p: float, across: SignFlipTest, level: float, *, two_sided: bool) -> str:
-    """Why the sign-flip test over benchmarks does not establish a pooled direction."""
-    text = f"the sign-flip test (the benchmark as replicate) gives p = {p:.3g}"
+    """Why the sign-flip test over benchmarks does not establish a pooled direction (a clause)."""
+    if across.n_benchmarks == 0:
+        return "the two have no benchmark in common"
+    text = (f"over the {_benchmarks(across.n_benchmarks)} the sign-flip test (the benchmark "
+            f"as replicate) gives p = {p:.3g}")
     smallest = across.min_p * (2.0 if two_sided and across.exact else 1.0)
     if smallest > level:
-        text += (f", and {across.n_benchmarks} benchmarks allow no p below {smallest:.3g}: "
-                 f"at least {benchmarks_needed(level, two_sided=two_sided)} are needed to "
-                 f"reach {level:g}")
+        text += (f", and {_benchmarks(across.n_benchmarks)} allow no p below "
+                 f"{smallest:.3g}: at least {benchmarks_needed(level, two_sided=two_sided)} "
+                 f"are needed to reach {level:g}")
     else:
         text += f", above {level:g}"
     return text
+
+
+def _benchmarks(n: int) -> str:
+    return f"{n} benchmark{'' if n == 1 else 's'}"
 
 
 #: What a run permutation assumes when runs differ in size.
@@ -335,7 +342,9 @@ class DistributionResult(ResultText):
         pairs = common_benchmarks(self.draws[scope, a], self.strata[scope, a],
                                   self.draws[scope, b], self.strata[scope, b])
         if not pairs:
-            return None
+            # No benchmark in common: nothing speaks for a pooled direction (the pooled draws
+            # would differ by their benchmarks alone).
+            return SignFlipTest(float("nan"), 1.0, 1.0, 1.0, 0, 0, True, 1.0)
         if kind == "dominance":
             d = dominance_curves(pairs, self.sign)
         elif kind == "single_draw":
@@ -467,8 +476,8 @@ class DistributionResult(ResultText):
             win = a if t.outcome == "a" else b
             text = (f"within benchmarks the CDFs differ ({win}'s is significantly below "
                     f"somewhere and nowhere significantly above, p = "
-                    f"{t.p_value_adjusted:.3g}), but over the {across.n_benchmarks} "
-                    f"benchmarks {_across_text(side, across, alpha / 2, two_sided=False)}: no "
+                    f"{t.p_value_adjusted:.3g}), but "
+                    f"{_across_text(side, across, alpha / 2, two_sided=False)}: no "
                     f"pooled direction, a lean towards {win}")
             outcome, lean = "inconclusive", t.outcome
         elif t.outcome in ("a", "b"):
@@ -481,7 +490,7 @@ class DistributionResult(ResultText):
                 text += (f"; the empirical CDFs still cross at {cross}{more} (too few "
                          f"draws there to tell)")
             if across is not None:
-                text += (f"; over the {across.n_benchmarks} benchmarks too (sign flips, the "
+                text += (f"; over the {_benchmarks(across.n_benchmarks)} too (sign flips, the "
                          f"benchmark as replicate: one-sided p = {side:.3g})")
             outcome = t.outcome
         elif t.outcome == "crossing":
@@ -509,7 +518,7 @@ class DistributionResult(ResultText):
             single_how = (f"unadjusted; the larger of the within-benchmark test's "
                           f"{single.p_value:.3g} and the sign-flip test's "
                           f"{single_across.p_value:.3g} over the "
-                          f"{single_across.n_benchmarks} benchmarks")
+                          f"{_benchmarks(single_across.n_benchmarks)}")
         across_details = {} if across is None else {"across_benchmarks": across.details()}
         if single_across is not None:
             across_details["single_draw_across_benchmarks"] = single_across.details()
@@ -572,19 +581,21 @@ class DistributionResult(ResultText):
             outcome = "inconclusive"
             lean = test.direction
             why = (f"the studentized permutation test within benchmarks rejects equal CVaRs "
-                   f"(p = {test.p_value:.3g}), but over the {across.n_benchmarks} benchmarks "
+                   f"(p = {test.p_value:.3g}), but "
                    + (_across_text(across.p_value, across, alpha, two_sided=True)
                       if across.p_value > alpha else
-                      "the mean per-benchmark CVaR difference points the other way (sign "
-                      f"flips, p = {across.p_value:.3g})")
+                      f"over the {_benchmarks(across.n_benchmarks)} the mean per-benchmark "
+                      f"CVaR difference points the other way (sign flips, p = "
+                      f"{across.p_value:.3g})")
                    + f": no pooled direction, a lean towards {a if lean == 'a' else b}")
         elif test.p_value <= alpha and test.direction is not None:
             outcome = test.direction
             why = (f"the studentized permutation test rejects equal CVaRs "
                    f"(p = {test.p_value:.3g})")
             if across is not None:
-                why += (f", and so does the sign-flip test over the {across.n_benchmarks} "
-                        f"benchmarks (the benchmark as replicate; p = {across.p_value:.3g})")
+                why += (f", and so does the sign-flip test over the "
+                        f"{_benchmarks(across.n_benchmarks)} (the benchmark as replicate; "
+                        f"p = {across.p_value:.3g})")
         else:
             outcome = "inconclusive"
             lean = "a" if iv.lower > 0 else "b" if iv.upper < 0 else None

@@ -829,7 +829,9 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05,
     # slopes has its own variance (Bonferroni over the pairs, as lmem.paired for the
     # contrasts): the interaction needs both (intersection-union).
     pair_p = np.nan
-    if estimand == "benchmarks" and len(algs) >= 2:
+    # Only where the model has the algorithm x benchmark term (one benchmark: the runs are
+    # the replicates, and the model's residual is the runs' own variance).
+    if "benchmark:algorithm" in formula and len(algs) >= 2:
         from types import SimpleNamespace
 
         from benchverdict.lmem.paired import paired_contrasts

@@ -23,6 +23,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -206,8 +207,11 @@ class Comparison:
         validation_exclusions: pd.DataFrame | None = None,
         report_warnings: Sequence[str] = (),
         results: Results | None = None,
+        left_out: FinalBudgetViews | None = None,
     ):
         self.runs = runs
+        #: What the final-budget comparisons left out (None: built by hand, or not known).
+        self.left_out = left_out
         #: The data compared (``benchverdict.paper.results_table(comparison)`` summarises
         #: them); None when built by hand.
         self.results = results
@@ -851,19 +855,14 @@ def compare(
             if copied:
                 report_warnings.append(copied)
             bar.update()
-            short = stopped_early(results, options)
-            complete = results
-            if short and len(results.algorithms) - len(short) >= 2:
-                complete = results.subset(algorithms=[a for a in results.algorithms
-                                                      if a not in short])
-            # An algorithm that reaches the end on some benchmarks and stops early on others:
-            # those cells would be compared, as if at the final budget, on less tuning.
-            short_cells = stopped_early_cells(complete, options, skip=short)
+            left_out = final_budget_views(results, options)
+            complete = left_out.complete
+            short, short_cells = left_out.algorithms, left_out.cells
             if len(short_cells):
-                complete = complete.without_cells(
-                    zip(short_cells["algorithm"], short_cells["benchmark"]))
                 report_warnings.append(_short_cells_text(short_cells, warning=True))
             _expect_cubes(complete, names, reasons, options)
+            if left_out.blocks is not complete:
+                _expect_cubes(left_out.blocks, names, reasons, options)
             # Before any analysis runs: a margin in the wrong unit fails here, at once.
             scores = compared_scores(complete, options)
             effects = scope_effects(scores, options)
@@ -877,15 +876,18 @@ def compare(
                 else:
                     # Rank tests and LMEMs compare runs at the final budget: an algorithm whose
                     # runs all stop before it would be compared on less tuning effort.
-                    at_final = get_family(name).reads == "incumbents" and complete is not results
+                    family = get_family(name)
+                    view = left_out.blocks if family.complete_blocks else complete
+                    at_final = family.reads == "incumbents" and view is not results
                     run = run_analysis(
-                        name, runners[name], complete if at_final else results, options,
+                        name, runners[name], view if at_final else results, options,
                         on_step=lambda step, name=name: bar.set_postfix_str(
                             f"{name}: {step}"[:60], refresh=True))
                     if run.status == "ok" and not run.reason:
                         run.reason = why
                     if at_final:
-                        _note_stopped_early(run, results, short, short_cells)
+                        _note_stopped_early(run, results, left_out,
+                                            blocks=family.complete_blocks)
                     runs.append(run)
                 bar.update()
             bar.set_postfix_str("reconciling")
@@ -899,7 +901,7 @@ def compare(
                 guidance=guidance, alpha=options.alpha, benchmarks=results.benchmarks,
                 estimand=options.estimand,
                 scope_caveat=(_stopped_early_caveat(results, short, short_cells)
-                              if complete is not results else None),
+                              if short or len(short_cells) else None),
                 effects=effects,
                 plans=planned,
             )
@@ -931,7 +933,72 @@ def compare(
         validation_exclusions=results.exclusions,
         report_warnings=report_warnings,
         results=results,
+        left_out=left_out,
     )
+
+
+@dataclass(frozen=True)
+class FinalBudgetViews:
+    """What the comparisons at the final budget leave out, and the data they then read.
+
+    Attributes
+    ----------
+    algorithms : dict
+        Algorithms none of whose runs reaches the final budget, left out
+        (name -> their longest budget; :func:`~benchverdict.report.stopping
+        .stopped_early`); empty when fewer than two would remain.
+    cells : pandas.DataFrame
+        (algorithm, benchmark) cells none of whose runs reaches the
+        benchmark's final budget (:func:`~benchverdict.report.stopping
+        .stopped_early_cells`), left out.
+    complete : Results
+        The data without those algorithms and cells (LMEMs read it).
+    blocks : Results
+        What a family that needs every algorithm on every benchmark reads
+        (rank tests): ``complete``, whose incomplete benchmarks it drops
+        itself, or, when that keeps more cells, the data without the
+        algorithms that own the cells (:attr:`block_algorithms`).
+    block_algorithms : tuple of str
+        The algorithms left out of such families for their cells.
+    """
+
+    algorithms: dict
+    cells: pd.DataFrame
+    complete: Results
+    blocks: Results
+    block_algorithms: tuple[str, ...] = ()
+
+
+def final_budget_views(results: Results, options: Options) -> FinalBudgetViews:
+    """The data each final-budget comparison reads (see :class:`FinalBudgetViews`).
+
+    Examples
+    --------
+    >>> from benchverdict.results import _example_small
+    >>> views = final_budget_views(_example_small(), Options())
+    >>> views.algorithms, len(views.cells), views.complete is views.blocks
+    ({}, 0, True)
+    """
+    short = stopped_early(results, options)
+    dropped = short if short and len(results.algorithms) - len(short) >= 2 else {}
+    base = (results.subset(algorithms=[a for a in results.algorithms if a not in dropped])
+            if dropped else results)
+    # An algorithm that reaches the end on some benchmarks and stops early on others: those
+    # cells would be compared, as if at the final budget, on less tuning.
+    cells = stopped_early_cells(base, options, skip=short)
+    if not len(cells):
+        return FinalBudgetViews(dropped, cells, base, base)
+    complete = base.without_cells(zip(cells["algorithm"], cells["benchmark"]))
+    # Rank tests need complete blocks: without the cells they lose those benchmarks; without
+    # the cells' algorithms they keep every benchmark. Whichever keeps more cells.
+    owners = sorted(set(cells["algorithm"]))
+    n_alg, n_bench = len(base.algorithms), len(base.benchmarks)
+    keep_algorithms = n_alg * (n_bench - cells["benchmark"].nunique())
+    keep_benchmarks = (n_alg - len(owners)) * n_bench if n_alg - len(owners) >= 2 else -1
+    if keep_benchmarks > keep_algorithms:
+        blocks = base.subset(algorithms=[a for a in base.algorithms if a not in owners])
+        return FinalBudgetViews(dropped, cells, complete, blocks, tuple(owners))
+    return FinalBudgetViews(dropped, cells, complete, complete)
 
 
 def _runs_per_cell(scores) -> tuple[int, int] | None:
@@ -956,7 +1023,7 @@ def _stopped_early_caveat(results: Results, short: dict[str, float],
     return "; ".join(parts)
 
 
-def _short_cells_text(cells: pd.DataFrame, *, warning: bool) -> str:
+def _short_cells_text(cells: pd.DataFrame, *, warning: bool, bare: bool = False) -> str:
     """Which cells stop before their benchmark's final budget, per algorithm (a clause)."""
     per_alg = []
     for alg, group in cells.groupby("algorithm", sort=False):
@@ -967,8 +1034,10 @@ def _short_cells_text(cells: pd.DataFrame, *, warning: bool) -> str:
         per_alg.append(f"{alg} on {shown}, where its runs stop at budget {last:g} or earlier")
     text = "; ".join(per_alg[:4]) + (f"; and {len(per_alg) - 4} more algorithms"
                                       if len(per_alg) > 4 else "")
+    if bare:
+        return text
     if not warning:
-        return f"{text} left out there: not run to the benchmark's final budget"
+        return f"{text}, left out there: not run to the benchmark's final budget"
     return (f"{len(cells)} algorithm x benchmark cell(s) have no run that reaches the "
             f"benchmark's final budget: {text}. They are left out of the comparisons at the "
             f"final budget (rank tests, LMEM), which would otherwise compare them on less "
@@ -976,10 +1045,11 @@ def _short_cells_text(cells: pd.DataFrame, *, warning: bool) -> str:
             f"complete the runs.")
 
 
-def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, float],
-                        short_cells: pd.DataFrame | None = None) -> None:
+def _note_stopped_early(run: AnalysisRun, results: Results, left_out: FinalBudgetViews, *,
+                        blocks: bool = False) -> None:
     """Record the algorithms and cells left out of a final-budget comparison, one per run."""
     runs = results.incomplete_runs()
+    short = left_out.algorithms
     if short:
         whole = runs[runs["algorithm"].astype(str).isin(list(short))]
         run.exclude("runs that stop before the final budget", "run", whole,
@@ -989,17 +1059,40 @@ def _note_stopped_early(run: AnalysisRun, results: Results, short: dict[str, flo
             + "; ".join(f"{a}, whose runs all stop at budget {b:g} or earlier" for a, b in
                         short.items())
             + ". Compare at a budget they reach with --at-budget (budget=) to include them.")
-    if short_cells is not None and len(short_cells):
-        keys = pd.MultiIndex.from_arrays([runs["algorithm"].astype(str),
-                                          runs["benchmark"].astype(str)])
-        cells = pd.MultiIndex.from_arrays([short_cells["algorithm"], short_cells["benchmark"]])
-        run.exclude("cells whose runs stop before the benchmark's final budget", "run",
-                    runs[np.asarray(keys.isin(cells))],
-                    "no run of the algorithm on this benchmark reaches its final budget")
+    cells = left_out.cells
+    if not len(cells):
+        return
+    if blocks and left_out.block_algorithms:
+        owners = list(left_out.block_algorithms)
+        table = results.table
+        # Every run of those algorithms, once (a run: algorithm, benchmark, seed).
+        theirs = (table.loc[table["algorithm"].astype(str).isin(owners),
+                            ["algorithm", "benchmark", "seed"]].drop_duplicates()
+                  .reset_index(drop=True))
+        run.exclude("algorithms with cells that stop before the final budget", "run", theirs,
+                    "the algorithm's runs stop before the final budget on some benchmarks, "
+                    "and every benchmark here is a block that needs every algorithm")
         run.notes.append(
-            "Left out of the comparison at the final budget: "
-            + _short_cells_text(short_cells, warning=False)
-            + ". Compare at a budget every run reaches with --at-budget (budget=).")
+            "Left out of these comparisons at the final budget: "
+            + _and_names(owners) + ", whose runs stop before the benchmark's final budget on "
+            + f"{len(cells)} cell(s) ({_short_cells_text(cells, warning=False, bare=True)}): "
+            "each benchmark is a block that needs every algorithm, and leaving those "
+            "benchmarks out instead would keep fewer cells.")
+        return
+    keys = pd.MultiIndex.from_arrays([runs["algorithm"].astype(str),
+                                      runs["benchmark"].astype(str)])
+    where = pd.MultiIndex.from_arrays([cells["algorithm"], cells["benchmark"]])
+    run.exclude("cells whose runs stop before the benchmark's final budget", "run",
+                runs[np.asarray(keys.isin(where))],
+                "no run of the algorithm on this benchmark reaches its final budget")
+    run.notes.append(
+        "Left out of the comparison at the final budget: "
+        + _short_cells_text(cells, warning=False)
+        + ". Compare at a budget every run reaches with --at-budget (budget=).")
+
+
+def _and_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def summarise_exclusions(exclusions: pd.DataFrame, max_examples: int = 5) -> pd.DataFrame:

@@ -597,22 +597,14 @@ def _runs_each(c) -> str:
 
 def _stopped_early(c: Any) -> dict[str, float]:
     """The algorithms a comparison left out of its final-budget analyses (none if unknown)."""
-    from benchverdict.report.stopping import stopped_early
-
-    results = getattr(c, "results", None)
-    return {} if results is None else stopped_early(results, c.options)
+    left_out = getattr(c, "left_out", None)
+    return {} if left_out is None else dict(left_out.algorithms)
 
 
-def _stopped_early_cells(c: Any, short: dict[str, float]):
-    """The cells a comparison left out of its final-budget analyses (empty if unknown)."""
-    import pandas as pd
-
-    from benchverdict.report.stopping import SHORT_CELL_COLUMNS, stopped_early_cells
-
-    results = getattr(c, "results", None)
-    if results is None:
-        return pd.DataFrame(columns=SHORT_CELL_COLUMNS)
-    return stopped_early_cells(results, c.options, skip=short)
+def _stopped_early_cells(c: Any):
+    """The cells a comparison left out of its final-budget analyses (None if none or unknown)."""
+    left_out = getattr(c, "left_out", None)
+    return None if left_out is None or not len(left_out.cells) else left_out
 
 
 def methods_paragraph(comparison: Any, style: str = "text") -> str:
@@ -670,13 +662,16 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         out.append(f"{names} {'was' if len(short) == 1 else 'were'} left out of the "
                    f"comparisons at the final budget, so those compare "
                    f"{n_alg - len(short)} algorithms.")
-    cells = _stopped_early_cells(c, short)
-    if len(cells):
-        per_alg = cells.groupby("algorithm", sort=False)["benchmark"].size()
+    left_out = _stopped_early_cells(c)
+    if left_out is not None:
+        per_alg = left_out.cells.groupby("algorithm", sort=False)["benchmark"].size()
         names = _and([f"{a} on {n} benchmark{'s' if n != 1 else ''}"
                       for a, n in per_alg.items()])
         out.append(f"Cells none of whose runs reaches the benchmark's final budget ({names}) "
-                   f"were left out of the comparisons at the final budget.")
+                   f"were left out of the comparisons at the final budget"
+                   + (f"; the rank tests, which need every algorithm on every benchmark, "
+                      f"left out {_and(list(left_out.block_algorithms))} instead"
+                      if left_out.block_algorithms else "") + ".")
     ran = [r for r in c.runs if r.status == "ok"]
     for r in ran:
         v = votes.get(r.name, [])

@@ -68,8 +68,9 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             if v.outcome in ("a", "b"):
                 changes.update(
                     outcome="inconclusive", lean=v.outcome,
-                    explanation=("not decided, a lean: the draws of a run may share it, and "
-                                 "this comparison assumes independent draws; were they "
+                    explanation=("not decided, a lean: the draws of a run may share a run "
+                                 "effect, and this comparison assumes independent draws; "
+                                 "were they "
                                  "independent: " + v.explanation.replace(
                                      "so the decision errs with", "so a decision would err "
                                      "with")))
