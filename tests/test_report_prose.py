@@ -652,3 +652,41 @@ def test_algorithms_kept_for_want_of_others_are_not_said_to_be_left_out():
     assert "a (stops at budget 10)" not in comp.reconciliation.headline.message
     assert not (comp.exclusions["reason"] == "the algorithm's runs all stop before the final "
                 "budget").any()
+
+
+def test_runs_whose_last_trials_failed_or_budgets_in_time_are_not_cut():
+    """Optuna runs whose last trials failed or were pruned end, in their rows, before the
+    final trial: they reached it (their incumbent there is the one before), and the cell
+    rule had cut them, leaving the LMEM a degenerate fit. Budgets in seconds (Syne Tune):
+    a run that finished its trials sooner ends sooner, and is not stopped early."""
+    from benchverdict.io._hpo_runs import trials_to_results
+    from benchverdict.report.runner import Options
+    from benchverdict.report.stopping import stopped_early_cells
+
+    rows = []
+    for alg in ("a", "b"):
+        for bench in ("p", "q"):
+            for seed in range(3):
+                for t in range(1, 7):
+                    failed = alg == "a" and bench == "q" and t >= 5  # a's last two on q fail
+                    rows.append({"algorithm": alg, "benchmark": bench, "seed": seed,
+                                 "budget": t, "value": float(t + seed), "finished": not failed,
+                                 "state": "FAIL" if failed else "COMPLETE",
+                                 "label": f"{alg}-{bench}-{seed}-{t}"})
+    res = trials_to_results(pd.DataFrame(rows), objective="minimize", tool="demo",
+                            score="loss", budget="trial", kind_reason="incumbents")
+    assert res.incomplete_runs()["algorithm"].astype(str).eq("a").sum() == 3  # rows end at 4
+    assert set(res.exclusions["budget"].dropna()) == {5.0, 6.0}
+    assert stopped_early_cells(res, Options()).empty
+    # Without the failed trials' records the same runs look stopped at 4.
+    bare = Results.from_frame(res.table, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", budget="budget", score="score",
+                              objective="minimize", kind="runs")
+    assert stopped_early_cells(bare, Options())[["algorithm", "benchmark"]].values.tolist() \
+        == [["a", "q"]]
+    # The same rows with budgets in seconds: nothing is judged.
+    timed = bare.table.assign(budget=bare.table["budget"] * 1.37)
+    timed = Results.from_frame(timed, algorithm="algorithm", benchmark="benchmark",
+                               seed="seed", budget="budget", score="score",
+                               objective="minimize", kind="runs")
+    assert stopped_early_cells(timed, Options()).empty

@@ -36,3 +36,26 @@ def test_secant_search_finds_scipys_quantile(probability, k, df):
     got = studentized_range_quantile(probability, k, df)
     want = stats.studentized_range.ppf(probability, k, df)
     assert got == pytest.approx(want, rel=1e-10)  # both stop within the integral's error
+
+
+def test_degenerate_degrees_of_freedom_give_no_test_and_never_hang():
+    """A Satterthwaite df of 3.5e-10 (a variance component at its boundary, after runs that
+    stop early left two benchmarks unbalanced) made the quantile's bracket search run for
+    ever, and the tail was 5e-9 where it is 1 - 1e-8: a degenerate fit looked significant.
+    Below MIN_DF there is no test."""
+    from scipy import stats as st
+
+    from benchverdict.stats.studentized_range import (
+        MIN_DF,
+        studentized_range_quantile,
+        studentized_range_sf,
+    )
+
+    for df in (3.5e-10, 1e-3, 0.1, MIN_DF / 2):
+        assert float(studentized_range_sf(5.0, 3, df)) == 1.0
+        assert studentized_range_quantile(0.95, 3, df) == np.inf
+    # From MIN_DF on, the integral holds scipy's values (scipy is slow but accurate here).
+    for df in (MIN_DF, 1.0, 1.5):
+        for q in (1.0, 5.0, 50.0):
+            assert float(studentized_range_sf(q, 3, df)) == pytest.approx(
+                st.studentized_range.sf(q, 3, df), rel=1e-9)

@@ -324,7 +324,15 @@ def trials_to_results(
         metafeatures=["seconds"] if timed else [],
     )
     excluded = trials[~finished]
+    # Each excluded trial's run and budget: a run whose last trials failed or were pruned did
+    # reach their budget (report.stopping.stopped_early_cells reads it).
+    seeds = _seed_labels(pd.concat([kept["seed"], excluded["seed"]])).iloc[len(kept):]
     records = pd.DataFrame({
+        "algorithm": excluded["algorithm"].astype(str).to_numpy(dtype=object),
+        "benchmark": (excluded["benchmark"].astype(str).to_numpy(dtype=object) if has_bench
+                      else None),
+        "seed": seeds.to_numpy(dtype=object),
+        "budget": pd.to_numeric(excluded["budget"], errors="coerce").to_numpy(dtype=float),
         "row": excluded["label"].to_numpy(dtype=object),
         "columns": "state",
         "reason": excluded["state"].map(lambda s: f"{tool} trial state {s}").to_numpy(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
@@ -74,8 +75,12 @@ def stopped_early_cells(results: Results, options: _Budgeted, *,
     budget is the largest budget any run reaches on it; a cell counts when
     every one of its runs ends before that, so a run that merely records no
     improvement near the end (some run of the cell still reaches it) does
-    not. Algorithms in ``skip`` (those :func:`stopped_early` leaves out
-    whole) are not listed.
+    not; nor does a run whose later trials the input excluded (failed or
+    pruned, with their budgets in ``results.exclusions``). Only budgets that
+    are counts (every budget an integer: trials, epochs) are judged: with a
+    budget in time, a run that finished its work sooner ends sooner, and its
+    incumbent at a later time is its final one. Algorithms in ``skip``
+    (those :func:`stopped_early` leaves out whole) are not listed.
 
     Returns
     -------
@@ -99,8 +104,25 @@ def stopped_early_cells(results: Results, options: _Budgeted, *,
     """
     if options.budget is not None or not results.has_budget:
         return pd.DataFrame(columns=SHORT_CELL_COLUMNS)
+    budgets = np.asarray(results.budgets, dtype=float)
+    if not np.all(np.isfinite(budgets) & (budgets == np.round(budgets))):
+        # A budget in time (Syne Tune's seconds): a run that finished its trials sooner ends
+        # sooner, and its incumbent at a later time is its final one. Only counts (trials,
+        # epochs) say that a run which ends before the others' last count stopped early.
+        return pd.DataFrame(columns=SHORT_CELL_COLUMNS)
     runs = results._run_completeness(None)
     runs = runs[~runs["algorithm"].astype(str).isin([str(a) for a in skip])]
+    reached = _excluded_reach(results)
+    if reached is not None and len(runs):
+        # A run whose last trials failed or were pruned (rows the input excluded) reached
+        # their budget: its incumbent there is the one before them.
+        key = (runs["algorithm"].astype(str) + "\x1f" + runs["seed"].astype(str) + "\x1f"
+               + (runs["benchmark"].astype(str) if reached[1] else ""))
+        further = key.map(reached[0]).to_numpy(dtype=float)
+        last = np.fmax(runs["last_budget"].to_numpy(dtype=float), further)
+        compared = runs["compared_budget"].to_numpy(dtype=float)
+        tolerance = 1e-9 * np.maximum(1.0, np.abs(compared))
+        runs = runs.assign(last_budget=last, incomplete=last < compared - tolerance)
     cells = runs.groupby(["algorithm", "benchmark"], observed=True, sort=True).agg(
         runs=("seed", "size"), short=("incomplete", "sum"), last_budget=("last_budget", "max"),
         final_budget=("compared_budget", "first"))
@@ -109,3 +131,25 @@ def stopped_early_cells(results: Results, options: _Budgeted, *,
         cells[role] = cells[role].astype(str)
     cells["runs"] = cells["runs"].astype(int)
     return cells[SHORT_CELL_COLUMNS].reset_index(drop=True)
+
+
+def _excluded_reach(results: Results) -> tuple[pd.Series, bool] | None:
+    """The largest budget of each run's excluded rows (failed or pruned trials), if known.
+
+    Returns the budgets keyed by ``algorithm \x1f seed \x1f benchmark`` (the
+    benchmark left out when the records name none: the data have one) and
+    whether the key has the benchmark; None when no record names a run and a
+    budget.
+    """
+    ex = results.exclusions
+    if not len(ex) or "budget" not in ex.columns:
+        return None
+    ex = ex[(ex["unit"] == "row") & ex["algorithm"].notna() & ex["seed"].notna()]
+    budget = pd.to_numeric(ex["budget"], errors="coerce")
+    ex = ex[budget.notna().to_numpy()].assign(budget=budget[budget.notna()])
+    if not len(ex):
+        return None
+    with_bench = bool(ex["benchmark"].notna().all())
+    key = (ex["algorithm"].astype(str) + "\x1f" + ex["seed"].astype(str) + "\x1f"
+           + (ex["benchmark"].astype(str) if with_bench else ""))
+    return ex.groupby(key.to_numpy())["budget"].max(), with_bench
