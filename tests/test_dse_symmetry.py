@@ -109,7 +109,8 @@ def _canonical(verdicts, names=None) -> set:
 
 @pytest.mark.parametrize("interval", ["bootstrap", "band"])
 def test_distribution_verdicts_do_not_depend_on_names(interval):
-    frame = _trials(3)
+    # 80 draws a cell: a CVaR_0.5 direction needs 30 draws in each tail.
+    frame = _trials(3, n=80)
     bounds = {"low": -10.0, "high": 10.0} if interval == "band" else {}
     kw = {"interval": interval, "n_resamples": 500, "cvar_level": 0.5, **bounds}
     base = distribution(_results(frame), **kw).verdicts()

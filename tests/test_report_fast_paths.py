@@ -289,7 +289,7 @@ def test_per_benchmark_verdicts_state_their_contrast_rows(objective):
     rng = np.random.default_rng(3)
     rows = [{"algorithm": f"a{i}", "benchmark": f"b{j}", "seed": s,
              "score": ((3 * i) % 5 - 2.0) * (j % 3) + rng.normal()}
-            for i in range(5) for j in range(4) for s in range(4)]
+            for i in range(5) for j in range(4) for s in range(6)]
     results = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
                                  benchmark="benchmark", seed="seed", score="score",
                                  objective=objective, kind="runs")

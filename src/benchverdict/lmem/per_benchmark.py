@@ -101,7 +101,13 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
     ...                   "score": [1.0, 2.0, 3.0, 2.0, 3.0, 4.0]})
     >>> row = per_benchmark_contrasts(t).iloc[0]
     >>> [round(float(row[c]), 4) for c in ("estimate", "se", "df", "p_value", "p_value_iu")]
-    [-1.0, 0.8165, 4.0, 0.2879, 0.2879]
+    [-1.0, 0.8165, 4.0, 0.2879, 0.3453]
+
+    The model's test has 4 df; the pair's Welch test the same statistic on
+    Hsu's 2 df (``min(n_a, n_b) - 1``), which decides:
+
+    >>> float(row["df_welch"]), round(float(row["p_value_welch"]), 4)
+    (2.0, 0.3453)
     """
     need = {"algorithm", "benchmark", "score"}
     missing = sorted(need - set(frame.columns))
