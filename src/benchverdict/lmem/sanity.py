@@ -467,25 +467,15 @@ def _welch_pairs(sub: pd.DataFrame) -> float:
     means equal" that assumes no common variance. Undefined (NaN: the model's
     test decides alone) when some algorithm has fewer than two runs.
     """
-    from scipy import stats
+    # The per-benchmark contrasts' own Welch tests (one implementation: round-off snapped,
+    # constant cells handled), on this benchmark's rows.
+    from benchverdict.lmem.per_benchmark import per_benchmark_contrasts
 
-    groups = [g.to_numpy(dtype=float) for _, g in sub.groupby(
-        sub["algorithm"].astype(str), observed=True)["score"]]
-    if len(groups) < 2 or any(g.size < 2 for g in groups):
+    sizes = sub.groupby(sub["algorithm"].astype(str), observed=True).size()
+    if len(sizes) < 2 or (sizes < 2).any():
         return float("nan")
-    n = np.array([g.size for g in groups], dtype=float)
-    mean = np.array([g.mean() for g in groups])
-    var = np.array([g.var(ddof=1) for g in groups])
-    i, j = np.triu_indices(len(groups), 1)
-    diff = mean[i] - mean[j]
-    se = np.sqrt(var[i] / n[i] + var[j] / n[j])
-    scale = np.maximum(np.abs(mean[i]), np.abs(mean[j]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = 2 * stats.t.sf(np.abs(diff) / se, np.minimum(n[i], n[j]) - 1)
-    # Two constant cells: no spread to test against; equal means (within round-off) agree.
-    constant = se <= 1e-13 * np.maximum(scale, 1e-300)
-    p = np.where(constant, np.where(np.abs(diff) <= 1e-13 * scale, 1.0, 0.0), p)
-    return float(min(1.0, p.min() * p.size))
+    p = per_benchmark_contrasts(sub[["algorithm", "benchmark", "score"]])["p_value_welch"]
+    return float(min(1.0, p.min() * len(p)))
 
 
 def benchmark_informativeness(results: Results | pd.DataFrame, *, alpha: float = 0.05,
