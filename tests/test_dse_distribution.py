@@ -172,6 +172,36 @@ def test_large_samples_are_drawn_thinned_within_one_step_and_bands_never_narrowe
     assert any(thinned)  # the property was checked where thinning happens
 
 
+def test_thinned_cdf_stays_inside_its_drawn_line():
+    # MAX_DRAWN_STEPS is chosen against the figure's geometry: a curve within 1 / MAX of the
+    # ECDF is off by at most (axes height) / MAX points, which must stay within half the
+    # line's width, in a single panel and in a grid of benchmarks. A taller figure or a
+    # thinner line would make the thinning visible: this test then fails.
+    from benchverdict.dse.distribution import MAX_DRAWN_STEPS
+
+    rng = np.random.default_rng(5)
+    n = 3 * MAX_DRAWN_STEPS
+    for n_benchmarks in (1, 2, 4, 10):
+        frame = pd.DataFrame({
+            "algorithm": np.tile(np.repeat(["A", "B"], n), n_benchmarks),
+            "benchmark": np.repeat([f"t{i}" for i in range(n_benchmarks)], 2 * n),
+            "seed": 0, "trial": np.tile(np.arange(n), 2 * n_benchmarks),
+            "score": rng.normal(size=2 * n * n_benchmarks)})
+        res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", budget="trial", score="score",
+                                 objective="maximize", kind="trials")
+        ax = distribution(res, n_permutations=9, n_resamples=9).plot()
+        fig = ax.figure
+        fig.canvas.draw()  # the constrained layout sets the panels' final sizes
+        for panel in fig.axes:
+            if not panel.get_visible() or not panel.get_lines():
+                continue
+            height_pt = panel.get_window_extent().height * 72.0 / fig.dpi
+            half_line = min(line.get_linewidth() for line in panel.get_lines()) / 2
+            assert height_pt / MAX_DRAWN_STEPS <= half_line, (n_benchmarks, height_pt)
+        plt.close(fig)
+
+
 def test_cvar_direction_needs_thirty_tail_draws():
     # Equal CVaR_0.9, spreads 1 and 3: with 6 tail draws (n = 60) the studentized test named
     # a winner in 0.097 +- 0.012 of 600 data sets (nominal 0.05), nearly always the narrower.
