@@ -215,6 +215,31 @@ def test_the_results_paragraph_counts_and_names_every_status(base, trials):
                                       "benchmark t2"]
 
 
+def test_the_power_gaps_section_counts_the_pairs_with_that_status(base, strict, trials,
+                                                                  tmp_path):
+    """Review of 2026-11-28: the "Power gaps" section said "No family misses a relation
+    another family settles" while relations.csv held 34 pairs of status "power gap" (the
+    glossary's sense: one family decides them alone, not after the adjustment)."""
+    from benchverdict.report import prose
+
+    gapped = 0
+    for i, comp in enumerate((base, strict, trials)):
+        rel = comp.reconciliation.relations
+        n = int((rel["status"].astype(str) == "power gap").sum())
+        gapped += n > 0
+        text = comp.to_markdown()
+        section = text.split("## Power gaps", 1)[1].split("\n## ", 1)[0]
+        if n:
+            assert f"{n} pair(s) in " in section and "are power gaps" in section
+            assert prose.NO_POWER_GAPS not in section
+            if gapped == 1:  # LaTeX says it too (checked once: it draws PDFs)
+                latex = comp.to_latex(tmp_path / f"tex{i}").read_text(encoding="utf-8")
+                assert f"{n} pair(s) in " in latex
+        else:
+            assert "are power gaps" not in section
+    assert gapped  # the check ran where there are power gaps
+
+
 def test_equivalent_pairs_are_named_with_their_difference():
     # Two identical algorithms and a wide margin: the TOST shows them equivalent.
     rng = np.random.default_rng(3)
@@ -418,6 +443,35 @@ def test_a_one_benchmark_study_names_its_largest_differences(shared_data):
     assert lead is not None and lead.benchmark == "Reuters"
     assert "cannot be separated; largest differences" in lead.sentence
     assert re.search(r"mlp over reg_lstm \+0\.\d+ \[\+0\.\d+, \+0\.\d+\]", lead.sentence)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_one_benchmark_study_of_runs_leads_with_what_its_benchmark_settles(seed):
+    """Review of 2026-11-28: with one benchmark of runs, the headline and the results
+    paragraph came from the scope "across benchmarks like these 1", where nothing can
+    vote: "A, B, C and D cannot be separated" and "the data do not separate 6 pair(s)",
+    while the benchmark's own scope settled 5 of the 6 pairs."""
+    from benchverdict.report.summary import headline_summary, scope_summaries
+
+    rng = np.random.default_rng(seed)
+    rows = [{"algorithm": a, "seed": s, "score": mean + rng.normal(0, 0.5)}
+            for a, mean in zip("ABCD", (1.5, 1.0, 0.9, 0.0)) for s in range(20)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm", seed="seed",
+                              score="score", objective="maximize", kind="runs")
+    comp = compare(data, progress=False, figures=False)
+    summaries = scope_summaries(comp.reconciliation, data.algorithms)
+    lead = headline_summary(summaries)
+    assert lead is not None and lead.benchmark is not None
+    assert len(lead.settled) >= 3
+    assert "Across benchmarks" not in lead.sentence
+    (paragraph,) = summary.results_paragraphs(comp)
+    assert paragraph.benchmark is not None
+    assert "pairs are settled" in paragraph.text
+    assert "the data do not separate 6" not in paragraph.text.lower()
+    # The agreement rows of the pooled scope say why they have no relation.
+    pooled = comp.reconciliation.agreement
+    pooled = pooled[pooled["benchmark"].isna()]
+    assert pooled.empty or pooled["reason"].str.startswith("one benchmark").all()
 
 
 def draws_without_order(seed: int = 0) -> Results:

@@ -595,6 +595,9 @@ class ReportDocument:
     results_table : Lazy of ResultsTableSection or None
         The results table a paper prints, built on first use (``None`` for a
         comparison that does not keep its data).
+    power_gap_sentence : str
+        How many pairs are power gaps (status "power gap": one family decides
+        them alone, not after the adjustment), or "" when none is.
     """
 
     title: str
@@ -630,6 +633,7 @@ class ReportDocument:
     glossary: tuple[GlossaryEntry, ...] = field(default=(), repr=False, compare=False)
     results_table: Lazy[ResultsTableSection | None] = field(
         default_factory=lambda: Lazy(lambda: None), repr=False, compare=False)
+    power_gap_sentence: str = ""
 
     @property
     def n_verdicts(self) -> int:

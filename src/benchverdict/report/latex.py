@@ -326,8 +326,9 @@ def render_latex(document: ReportDocument, directory: Path) -> Path:
           [prose.NO_CONTRADICTIONS]),
         *(["", latex_escape(disagreements), *itemize(explanations)] if explanations else []),
         r"\section{Power gaps}\label{sec:power}",
+        *([latex_escape(doc.power_gap_sentence), ""] if doc.power_gap_sentence else []),
         *([r"\input{tables/power_gaps.tex}"] if "power_gaps" in tables else
-          [prose.NO_POWER_GAPS]),
+          [prose.NO_UNCONFIRMED if doc.power_gap_sentence else prose.NO_POWER_GAPS]),
         *(["Sample-size guidance:", *itemize(guidance)] if guidance else []),
         r"\section{Analyses}\label{sec:analyses}",
         *analysis_parts,

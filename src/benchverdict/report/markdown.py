@@ -269,6 +269,8 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
         if len(groups) > MAX_SCOPE_LINES:
             out.append(f"- ... and {len(groups) - MAX_SCOPE_LINES} more.")
     out += ["", "## Power gaps", ""]
+    if doc.power_gap_sentence:
+        out += [md_escape(doc.power_gap_sentence), ""]
     power = doc.power_gaps
     if power:
         out += _md_table(power.header, power.body[:MAX_TABLE_ROWS])
@@ -276,7 +278,7 @@ def render_markdown(document: ReportDocument, figure_dir: Path | None = None,
             out.append(f"\n({len(power.body) - MAX_TABLE_ROWS} more in "
                        f"{table_ref('power_gaps')}.)")
     else:
-        out.append(prose.NO_POWER_GAPS)
+        out.append(prose.NO_UNCONFIRMED if doc.power_gap_sentence else prose.NO_POWER_GAPS)
     guided = doc.guidance
     if guided:
         out += ["", "Sample-size guidance (each advice once, with the scopes it applies to; the "

@@ -775,6 +775,12 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
 
     scoped = {}
     for key in sorted(group_algorithms, key=_group_sort_key):
+        if (n_benchmarks == 1 and key == (None, ()) and not votes_by_key.get(key)
+                and any(k[0] is not None and not k[1] for k in group_algorithms)):
+            # One benchmark: nothing can vote "across benchmarks like these 1", and a scope
+            # of such pairs led the headline with "cannot be separated" while the
+            # benchmark's own scope settled them. That scope says what the data support.
+            continue
         algs = [a for a in universe if a in group_algorithms[key]]
         label = scope_sentence_label(key, n_benchmarks, estimand)
         if final_budget is None and final_trials is None:
@@ -795,6 +801,12 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
         scoped[key] = rel
 
     return votes, scoped
+
+
+#: Why the agreement rows of the scope across benchmarks have no relation in a study of
+#: one benchmark (that scope is left out of the relations; see :func:`_relate_scopes`).
+_ONE_BENCHMARK = ("one benchmark: no family votes across benchmarks; the benchmark's own "
+                  "scope holds the relation")
 
 
 def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
@@ -874,7 +886,7 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                         a, b, bench, meta, m1, budget_text(v1), v1.outcome, m2,
                         budget_text(v2), v2.outcome, pair_agreement(v1.outcome, v2.outcome),
                         kind, rules, explanation))
-            rel_row = scoped[key].status_of(a, b)
+            rel_row = scoped[key].status_of(a, b) if key in scoped else None
             status = rel_row.status.value if rel_row else "unsettled"
             winner = rel_row.winner if rel_row else None
             consensus = ("conflict" if status == "contradicted" else
@@ -883,7 +895,8 @@ def _compare_methods(verdicts: list[Verdict], votes: list, scoped: dict,
                 a, b, bench, meta, len(methods), ", ".join(methods),
                 ", ".join(f"{v.method_label}: {v.winner or v.outcome}" for v in reps_all),
                 float(np.mean(credits)) if credits else math.nan, consensus, winner,
-                rel_row.reason if rel_row else "", ", ".join(elsewhere), n_conflicts, status)
+                rel_row.reason if rel_row else "" if key in scoped else _ONE_BENCHMARK,
+                ", ".join(elsewhere), n_conflicts, status)
             for add, value in zip(add_agreement, values):
                 add(value)
     agreement = pd.DataFrame(agreement_cols, columns=AGREEMENT_COLUMNS)

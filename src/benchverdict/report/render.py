@@ -350,7 +350,26 @@ def build_document(comparison: ReportSource) -> ReportDocument:
         paper=paper_text(c),
         glossary=GLOSSARY,
         results_table=Lazy(lambda: results_table_section(c)),
+        power_gap_sentence=_power_gap_sentence(rec),
     )
+
+
+def _power_gap_sentence(rec) -> str:
+    """How many pairs are power gaps, as :func:`prose.power_gap_pairs` says it ("" if none).
+
+    The "Power gaps" section listed only families that did not confirm a settled
+    relation, and said "no family misses a relation" while dozens of pairs had the
+    glossary's status "power gap".
+    """
+    from benchverdict.report import prose
+
+    relations = rec.relations
+    if relations is None or not len(relations):
+        return ""
+    gaps = relations[relations["status"].astype(str) == "power gap"]
+    if not len(gaps):
+        return ""
+    return prose.power_gap_pairs(len(gaps), gaps["scope"].nunique(), "relations.csv")
 
 
 def paper_text(comparison: ReportSource) -> Paper:
