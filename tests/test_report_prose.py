@@ -91,6 +91,23 @@ def test_the_methods_paragraph_follows_alpha_estimand_and_margin(base, strict):
                         "(HPO-run incumbents; higher scores are better)")
 
 
+def test_the_methods_paragraph_names_the_budget_asked_for_everywhere():
+    """Review of 2026-11-28: with --at-budget 4 the paragraph opened "at budget 4" and
+    later said the votes were p-values "at the final budget"."""
+    rng = np.random.default_rng(2)
+    rows = [{"alg": a, "task": f"t{b}", "seed": s, "budget": k,
+             "acc": m + 0.02 * k + rng.normal(0, 0.05)}
+            for a, m in (("X", 0.6), ("Y", 0.5), ("Z", 0.4)) for b in range(6)
+            for s in range(4) for k in range(1, 11)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", budget="budget", score="acc",
+                              objective="maximize", kind="runs")
+    comp = compare(data, progress=False, figures=False, sanity_checks=False, budget=4)
+    text = summary.methods_paragraph(comp)
+    assert "at budget 4." in text and "p-value at budget 4;" in text
+    assert "final budget" not in text
+
+
 @pytest.mark.parametrize(("drop", "labels", "says"), [
     (0, "shared", "with 5 seeds each "),
     (2, "shared", "with 3 to 5 runs (seeds) per algorithm and benchmark "),

@@ -708,7 +708,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
             for t, n in types.items())
         out.append(
             "Each family of evidence cast one vote per pair and scope, its method's unadjusted "
-            "p-value " + ("at the final budget" if at_k is None else f"at {at_k}")
+            "p-value " + (f"at budget {o.budget:g}" if o.budget is not None else
+                          "at the final budget" if at_k is None else f"at {at_k}")
             + "; the votes of each scope type (" + families + ") were "
             "adjusted together by Holm's step-down procedure {cite:holm1979}, so that within "
             f"a scope type the probability that any relation called settled is wrong is at "
