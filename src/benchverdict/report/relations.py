@@ -1124,7 +1124,24 @@ def _evidence_note(rel: ScopeRelations, settled: list[Relation]) -> str:
         else:
             note += (f"; {label} cannot decide {g.n_pairs} of the {len(settled)} settled "
                      f"pair(s) with {g.n_text}")
+    # A family that settles some pairs may not have judged the others at all (the rank
+    # tests leave out an algorithm whose runs stop early): "settled by LMEM and rank
+    # tests" alone credited it with pairs it never tested.
+    for family in families:
+        unjudged = [r for r in settled
+                    if family not in r.families and not any(v.family == family
+                                                            for v in r.votes)]
+        if unjudged:
+            pairs = _names_short([f"{r.winner} > {r.loser}" for r in unjudged])
+            note += f"; {family_label(family)} did not judge {pairs}"
     return note + ")"
+
+
+def _names_short(items: list[str], limit: int = 3) -> str:
+    """At most ``limit`` items joined with commas, then "and N more"."""
+    if len(items) <= limit:
+        return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
 
 
 def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> str:
