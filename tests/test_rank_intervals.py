@@ -17,7 +17,7 @@ from scipy import special, stats
 from benchverdict import Results
 from benchverdict.exclusions import empty_exclusions
 from benchverdict.leaderboard import build_leaderboard, mean_rank_interval
-from benchverdict.leaderboard.board import MIN_BENCHMARKS, _adjusted_t
+from benchverdict.leaderboard.board import MIN_BENCHMARKS, _adjusted_t, _anderson, _with_anderson
 from benchverdict.ranks import _stats
 
 NOMINAL = 0.95
@@ -115,6 +115,62 @@ def test_plain_t_and_percentile_bootstrap_do_not_cover_with_few_benchmarks():
     assert together / reps_boot < floor(reps_boot)
 
 
+def two_clump_ranks(rng: np.random.Generator, reps: int, n: int, k: int,
+                    fail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks (reps, n, k) where entry 0 is best except on a share ``fail`` of benchmarks,
+    where it is last; the others are exchangeable. Returns the ranks and the true means
+    (closed form: entry 0's is 1 + (k - 1) fail)."""
+    others = rng.normal(size=(reps, n, k - 1)).argsort(axis=-1).argsort(axis=-1) + 1.0
+    failed = rng.random((reps, n)) < fail
+    first = np.where(failed, float(k), 1.0)
+    rest = np.where(failed[..., None], others, others + 1.0)
+    truth = np.r_[1 + (k - 1) * fail, np.full(k - 1, (k * (k + 1) / 2 - 1 - (k - 1) * fail)
+                                               / (k - 1))]
+    return np.concatenate([first[..., None], rest], axis=-1), truth
+
+
+@pytest.mark.parametrize(("k", "n", "fail"), [(4, 30, 0.08), (10, 30, 0.10), (4, 10, 0.2)])
+def test_mean_rank_intervals_hold_when_ranks_come_in_two_clumps(k, n, fail):
+    """Review of 2026-11-28: an entry best on most benchmarks and last on a few. The
+    adjusted t interval (with 0.5 pseudo-benchmarks) alone misses whenever no failure is
+    drawn: 0.89 simultaneous coverage at 4 entries, 30 benchmarks, 8% failures. The board's
+    interval adds Anderson's distribution-free bound and holds."""
+    reps = 1500
+    rng = np.random.default_rng(k * 100 + n)
+    ranks, truth = two_clump_ranks(rng, reps, n, k, fail)
+    low, high = _with_anderson(ranks, 0.05 / k)
+    together = np.all((low <= truth + 1e-12) & (truth <= high + 1e-12), axis=-1).mean()
+    assert together >= floor(reps)
+    t_low, t_high = _adjusted_t(ranks, 0.05 / k)
+    t_together = np.all((t_low <= truth) & (truth <= t_high), axis=-1).mean()
+    if (k, n) != (4, 10):  # the failure mode the simulation must be able to show
+        assert t_together < floor(reps)
+    assert np.all(low <= t_low + 1e-12) and np.all(high >= t_high - 1e-12)  # never narrower
+
+
+def test_anderson_bound_in_closed_form_and_under_any_distribution():
+    # Every rank equal to 1 (n benchmarks): the band's lower bounds l_i on F at the order
+    # statistics give the upper bound k - sum_i l_i (Y_(i+1) - Y_(i)) = k - l_n (k - 1).
+    from benchverdict.stats.cdf_bands import order_statistic_bounds
+
+    n, k, alpha = 20, 5, 0.05
+    low_f, _, _ = order_statistic_bounds(n, 1 - alpha, "ld_equal_tailed")
+    low, high = _anderson(np.ones((n, k)), alpha)
+    np.testing.assert_allclose(high, k - low_f[-1] * (k - 1), rtol=1e-12)
+    np.testing.assert_allclose(low, 1.0)
+    # Valid for skewed, discrete and uniform rank laws alike (each column its own law).
+    rng = np.random.default_rng(3)
+    reps, n = 3000, 12
+    laws = [np.array([0.9, 0.0, 0.0, 0.1]), np.array([0.25, 0.25, 0.25, 0.25]),
+            np.array([0.05, 0.05, 0.1, 0.8])]
+    for p in laws:
+        # 4 columns of the one law: the support is [1, k] with k = 4 columns.
+        draws = rng.choice(np.arange(1.0, 5.0), p=p, size=(reps, n, 4))
+        lo, hi = _anderson(draws, alpha)
+        mean = float(p @ np.arange(1.0, 5.0))
+        assert ((lo <= mean) & (mean <= hi)).mean(axis=0).min() >= floor(reps)
+
+
 def test_adjusted_t_matches_scipy():
     """pseudo=0 is scipy's one-sample t-interval; pseudo=1 is the t-interval (n - 1 df) of
     the table with one benchmark added at rank 1 and one at rank k."""
@@ -140,12 +196,16 @@ def test_public_function_is_the_tested_interval_and_refuses_too_few_benchmarks()
     frame = pd.DataFrame({"algorithm": np.tile(list("abcd"), 8),
                           "benchmark": np.repeat(np.arange(8), 4), "score": ranks.ravel()})
     got = mean_rank_interval(frame, "minimize", confidence=0.9)
-    low, high = _adjusted_t(ranks, 0.1)
-    sim_low, sim_high = _adjusted_t(ranks, 0.1 / 4)
+    low, high = _with_anderson(ranks, 0.1)
+    sim_low, sim_high = _with_anderson(ranks, 0.1 / 4)
     np.testing.assert_allclose(got[["lower", "upper"]].to_numpy(), np.c_[low, high], atol=1e-12)
     np.testing.assert_allclose(got[["simultaneous_lower", "simultaneous_upper"]].to_numpy(),
                                np.c_[sim_low, sim_high], atol=1e-12)
-    assert (got["method"] == "adjusted_t").all() and (got["note"] == "").all()
+    assert (got["method"] == "distribution_free").all() and (got["note"] == "").all()
+    t_only = mean_rank_interval(frame, "minimize", confidence=0.9, method="adjusted_t")
+    np.testing.assert_allclose(t_only[["lower", "upper"]].to_numpy(),
+                               np.c_[_adjusted_t(ranks, 0.1)], atol=1e-12)
+    assert t_only["note"].str.contains("two clumps").all()
     few = frame[frame["benchmark"] < MIN_BENCHMARKS - 1]
     refused = mean_rank_interval(few, "minimize")
     bounds = ["lower", "upper", "simultaneous_lower", "simultaneous_upper"]

@@ -150,14 +150,14 @@ MIN_BENCHMARKS = 5
 #: Pseudo-benchmarks added at each extreme rank (1 and k) by the ``"adjusted_t"`` interval.
 PSEUDO_BENCHMARKS = 0.5
 #: The methods of :func:`mean_rank_interval`.
-MEAN_RANK_METHODS = ("adjusted_t", "percentile")
+MEAN_RANK_METHODS = ("distribution_free", "adjusted_t", "percentile")
 MEAN_RANK_COLUMNS = ["mean_rank", "lower", "upper", "simultaneous_lower", "simultaneous_upper",
                      "n_benchmarks", "method", "note"]
 
 
 def mean_rank_interval(
     table: pd.DataFrame, objective: str, *, confidence: float = 0.95,
-    method: str = "adjusted_t", n_resamples: int = 2000, seed: int = 0,
+    method: str = "distribution_free", n_resamples: int = 2000, seed: int = 0,
 ) -> pd.DataFrame:
     r"""Mean rank over benchmarks, with a marginal and a simultaneous interval per algorithm.
 
@@ -193,6 +193,20 @@ def mean_rank_interval(
     (:math:`\alpha = 1 -` ``confidence``). It tends to the plain
     :math:`t`-interval as :math:`n` grows.
 
+    **Distribution-free interval** (``method="distribution_free"``, the
+    default and the board's): the union of that interval and Anderson's
+    (1969) bounds on the mean from a simultaneous CDF band of the ranks
+    (:func:`_anderson`), which hold for any distribution of ranks in
+    :math:`[1, k]`. The t interval alone failed for an entry whose ranks
+    come in two clumps: best on most benchmarks and last on a few. With 30
+    benchmarks, 4 entries and failures on 8% of benchmarks, all four
+    simultaneous intervals held together in 0.89 of tables (0.95 claimed),
+    and in 0.92 with 10 entries and 10% failures: when no failure is among
+    the benchmarks drawn, the width comes from the pseudo-benchmarks alone.
+    The union held in 0.999 and 1.000 of the same tables. The price is width
+    on ordinary data (normal scores): the same at 6 benchmarks, 14% wider at
+    10, 50% at 30.
+
     **Simultaneous interval** (``simultaneous_lower``, ``simultaneous_upper``):
     the same interval at level :math:`1 - \alpha / k` per algorithm
     (Bonferroni), so all :math:`k` intervals hold together with probability
@@ -220,9 +234,9 @@ def mean_rank_interval(
     objective : {"maximize", "minimize"}
     confidence : float
         Level of the marginal intervals, and joint level of the simultaneous ones.
-    method : {"adjusted_t", "percentile"}
-        The interval (see above). ``"percentile"`` does not hold its level
-        with few benchmarks.
+    method : {"distribution_free", "adjusted_t", "percentile"}
+        The interval (see above). ``"adjusted_t"`` misses with ranks in two
+        clumps; ``"percentile"`` does not hold its level with few benchmarks.
     n_resamples, seed : int
         Bootstrap resamples and their seed (``method="percentile"`` only).
 
@@ -248,7 +262,7 @@ def mean_rank_interval(
     >>> got["mean_rank"].round(3).tolist()
     [1.167, 1.833]
     >>> got[["lower", "upper"]].round(3).values.tolist()
-    [[1.0, 1.645], [1.355, 2.0]]
+    [[1.0, 1.743], [1.257, 2.0]]
     """
     missing = [c for c in ("algorithm", "benchmark", "score") if c not in table.columns]
     if missing:
@@ -281,8 +295,12 @@ def mean_rank_interval(
         note = ""
         ones = np.ones(k)
         bounds = (ones, ones, ones, ones)
-    elif method == "adjusted_t":
+    elif method == "distribution_free":
         note = ""
+        bounds = (*_with_anderson(ranks, alpha), *_with_anderson(ranks, alpha / k))
+    elif method == "adjusted_t":
+        note = ("adjusted t interval: below nominal coverage for an entry whose ranks come "
+                "in two clumps (best on most benchmarks, last on a few)")
         bounds = (*_adjusted_t(ranks, alpha), *_adjusted_t(ranks, alpha / k))
     else:
         note = ("percentile bootstrap over benchmarks: below nominal coverage with few "
@@ -296,6 +314,52 @@ def mean_rank_interval(
                          "simultaneous_lower": bounds[2], "simultaneous_upper": bounds[3],
                          "n_benchmarks": n_bench, "method": method, "note": note},
                         index=index)
+
+
+def _anderson(ranks: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Anderson's (1969) distribution-free interval of each column's mean, ranks in [1, k].
+
+    A simultaneous band ``l_i <= F(Y_(i))``, ``F(Y_(i)-) <= u_i`` on the CDF of a
+    column's ``n`` ranks (Learned-Miller and DeStefano's equal-tailed band at ``1 -
+    alpha``, :func:`~benchverdict.stats.cdf_bands.order_statistic_bounds`; ties make it
+    conservative) holds with probability at least ``1 - alpha``; then the mean lies
+    between those of the stochastically smallest and largest laws in the band:
+
+    .. math::
+
+        1 + \sum_{i=1}^{n} (1 - u_i)(Y_{(i)} - Y_{(i-1)}) \le \mu \le
+        k - \sum_{i=1}^{n} l_i (Y_{(i+1)} - Y_{(i)}),
+
+    with ``Y_(0) = 1`` and ``Y_(n+1) = k``. No assumption on the ranks' distribution:
+    an entry that is best on most benchmarks and last on a few (ranks in two clumps)
+    keeps the level, where a t interval does not.
+    """
+    from benchverdict.stats.cdf_bands import order_statistic_bounds
+
+    n, k = ranks.shape[-2:]
+    low_f, high_f, _ = order_statistic_bounds(n, 1.0 - alpha, "ld_equal_tailed")
+    y = np.sort(ranks, axis=-2)
+    shape = (*y.shape[:-2], 1, k)
+    before = np.concatenate([np.ones(shape), y[..., :-1, :]], axis=-2)
+    after = np.concatenate([y[..., 1:, :], np.full(shape, float(k))], axis=-2)
+    lower = 1.0 + ((1.0 - high_f)[:, None] * (y - before)).sum(axis=-2)
+    upper = float(k) - (low_f[:, None] * (after - y)).sum(axis=-2)
+    return np.clip(lower, 1.0, k), np.clip(upper, 1.0, k)
+
+
+def _with_anderson(ranks: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the ``adjusted_t`` interval and :func:`_anderson`'s at level ``1 - alpha``.
+
+    The t interval alone missed whenever an entry's rank has two clumps (best on most
+    benchmarks, last on a few: with 30 benchmarks, 4 entries and a failure share of
+    0.08, all four intervals held together in 0.89 of tables, 0.95 claimed): with no
+    failure among the benchmarks drawn, its width came from the pseudo-benchmarks alone.
+    Anderson's interval holds for any distribution of ranks, so the union does; it is
+    never narrower than the t interval, whose tested coverage it keeps.
+    """
+    t_low, t_high = _adjusted_t(ranks, alpha)
+    a_low, a_high = _anderson(ranks, alpha)
+    return np.minimum(t_low, a_low), np.maximum(t_high, a_high)
 
 
 def _adjusted_t(ranks: np.ndarray, alpha: float, pseudo: float = PSEUDO_BENCHMARKS
@@ -708,8 +772,9 @@ class Leaderboard:
 
     def _interval_text(self) -> str:
         return (f"intervals: {self.confidence:.0%} simultaneous over all {len(self.entries)} "
-                f"entries (Bonferroni over adjusted t-intervals on the benchmarks' ranks) for "
-                f"the expected rank on a random benchmark")
+                f"entries (Bonferroni over intervals on the benchmarks' ranks: adjusted t, "
+                f"widened to Anderson's distribution-free bound) for the expected rank on a "
+                f"random benchmark")
 
     def _guarantee_text(self) -> str:
         return (f"Positions are a {1 - self.alpha:.0%} simultaneous confidence set for the "
@@ -1081,7 +1146,7 @@ def build_leaderboard(
         over all entries), and level of the marginal ones it keeps.
     n_resamples, seed : int
         Resamples and seed of :func:`mean_rank_interval`'s bootstrap (used only
-        with its ``method="percentile"``; the board uses ``"adjusted_t"``).
+        with its ``method="percentile"``; the board uses ``"distribution_free"``).
     sanity_checks : bool
         Run the LMEM sanity checks (slow with many algorithms; run
         ``benchverdict report`` for them).
