@@ -32,7 +32,8 @@ seed). What is a replicate depends on the claim's population, the
     The companion is the observed share (no interval: it describes these
     benchmarks).
 ``"benchmark"`` (within one benchmark)
-    The runs are the replicates: Welch's two-sample ``t`` interval, and
+    The runs are the replicates: Welch's two-sample ``t`` interval (on Hsu's
+    ``min(n_a, n_b) - 1`` degrees of freedom, valid for any variance ratio), and
     ``P(a run of a beats a run of b)`` (Mann-Whitney, ties half) with
     DeLong's standard error (hull with a Wilson interval on the smaller
     sample, so that complete separation does not collapse it).
@@ -283,6 +284,42 @@ def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _clopper_pearson(wins: np.ndarray, ties: np.ndarray, n: np.ndarray, level: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact intervals for ``P(win) + P(tie) / 2`` from ``wins`` and ``ties`` of ``n`` trials.
+
+    Without ties, Clopper and Pearson's (1934) interval at ``level``. With ties the
+    share is ``(p1 + p2) / 2`` with ``p1 = P(win)`` and ``p2 = P(win or tie)``, each a
+    binomial proportion: their Clopper-Pearson intervals at ``1 - (1 - level) / 2``
+    (Bonferroni) bound it. Wilson's score interval, used before, covered as little as
+    0.83 at a nominal 0.95 when one algorithm wins on nearly every benchmark (exact
+    binomial computation, 5 to 50 benchmarks); Clopper-Pearson never covers less than
+    the level.
+
+    Examples
+    --------
+    >>> lo, hi = _clopper_pearson(np.array([20]), np.array([0]), np.array([20]), 0.95)
+    >>> round(float(lo[0]), 4), float(hi[0])  # (0.025)^(1/20)
+    (0.8316, 1.0)
+    """
+    def bounds(x: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lo = np.where(x > 0, stats.beta.ppf(a / 2.0, x, n - x + 1), 0.0)
+            hi = np.where(x < n, stats.beta.ppf(1.0 - a / 2.0, x + 1, n - x), 1.0)
+        return lo, hi
+
+    a = 1.0 - level
+    lo, hi = bounds(wins, a)
+    tied = ties > 0
+    if tied.any():
+        lo1, hi1 = bounds(wins, a / 2.0)
+        lo2, hi2 = bounds(wins + ties, a / 2.0)
+        lo = np.where(tied, (lo1 + lo2) / 2.0, lo)
+        hi = np.where(tied, (hi1 + hi2) / 2.0, hi)
+    bad = n <= 0
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
 def _t_intervals(est: np.ndarray, se: np.ndarray, df: np.ndarray,
                  level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(low, high, two-sided p) of t contrasts; degenerate where ``se`` is 0, NaN if unknown."""
@@ -301,21 +338,19 @@ def _t_intervals(est: np.ndarray, se: np.ndarray, df: np.ndarray,
 
 def _welch_arrays(va: np.ndarray, na: np.ndarray, vb: np.ndarray, nb: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Welch's standard errors and Satterthwaite degrees of freedom of many pairs.
+    """Welch's standard errors and Hsu's degrees of freedom, ``min(na, nb) - 1``, of many pairs.
 
-    NaN where a group has fewer than 2 runs. The degrees of freedom use the
-    scale-free form of ``se2^2 / (qa^2/(na-1) + qb^2/(nb-1))`` (no overflow
-    for huge scores).
+    NaN where a group has fewer than 2 runs. Hsu's (1938) degrees of freedom hold the
+    level for any ratio of the two variances, as the report's per-benchmark votes do
+    (:mod:`benchverdict.lmem.per_benchmark`). Welch-Satterthwaite's estimated ones
+    trusted a small group's sample variance: 2 runs beside 10 quieter ones gave 95%
+    intervals that covered 0.89, and a TOST at the margin declared equivalence in 0.064
+    (nominal 0.05).
     """
     se, df = np.full(va.shape, np.nan), np.full(va.shape, np.nan)
     ok = (na >= 2) & (nb >= 2) & np.isfinite(va) & np.isfinite(vb)
-    qa, qb = va[ok] / na[ok], vb[ok] / nb[ok]
-    se2 = qa + qb
-    zero = se2 == 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d = 1.0 / ((qa / se2) ** 2 / (na[ok] - 1) + (qb / se2) ** 2 / (nb[ok] - 1))
-    se[ok] = np.sqrt(se2)
-    df[ok] = np.where(zero, na[ok] + nb[ok] - 2, d)
+    se[ok] = np.sqrt(va[ok] / na[ok] + vb[ok] / nb[ok])
+    df[ok] = np.minimum(na[ok], nb[ok]) - 1.0
     return se, df
 
 
@@ -481,7 +516,7 @@ def effects_from_frame(
         share, s_lo, s_hi = _superiority_pairs(sign * y, alg_of[keep], n_alg, first, second,
                                                level)
     else:
-        z_crit = float(stats.norm.ppf(1.0 - (1.0 - level) / 2.0))
+        n_won, n_tied = np.zeros(k), np.zeros(k)
         # Pairs in chunks of (benchmarks x pairs) arrays: 200 algorithms have 19,900 pairs,
         # and a loop over them cost 1.6 s per scope.
         step = max(1, (1 << 21) // max(n_benchmarks, 1))
@@ -514,12 +549,12 @@ def effects_from_frame(
                     df[s0:s0 + step] = np.where(welch, np.where(den > 0, 1.0 / den, fallback),
                                                 np.nan)
                 wins = sign * d
-                share[s0:s0 + step] = np.where(
-                    n > 0, (both & (wins > 0)).sum(axis=0) / n
-                    + 0.5 * (both & (wins == 0)).sum(axis=0) / n, np.nan)
+                won = (both & (wins > 0)).sum(axis=0)
+                tied = (both & (wins == 0)).sum(axis=0)
+                n_won[s0:s0 + step], n_tied[s0:s0 + step] = won, tied
+                share[s0:s0 + step] = np.where(n > 0, won / n + 0.5 * tied / n, np.nan)
         if estimand == "benchmarks":
-            for p in np.flatnonzero(n_rep > 0):
-                s_lo[p], s_hi[p] = _wilson(share[p], n_rep[p], z_crit)
+            s_lo, s_hi = _clopper_pearson(n_won, n_tied, n_rep.astype(float), level)
     pooled_sd = math.nan
     if estimand != "benchmark":
         full = np.all(count > 0, axis=1)
