@@ -619,6 +619,30 @@ def test_the_headline_does_not_credit_a_family_with_pairs_it_never_judged():
     assert "rank tests did not judge A > D, B > D and C > D" in note
 
 
+def test_a_difference_that_changes_sign_across_benchmarks_is_said_in_the_headline():
+    """Review of 2026-11-28: A ahead by 2 on 6 benchmarks and behind by 1 on 6, each settled
+    per benchmark; across benchmarks the headline said only "A and B cannot be separated"
+    (and a power note assuming one consistent effect)."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for b in range(12):
+        offset = rng.normal(0, 2)
+        for a, effect in (("A", 2.0 if b < 6 else -1.0), ("B", 0.0)):
+            rows += [{"alg": a, "task": f"bm{b}", "seed": s,
+                      "score": offset + effect + rng.normal(0, 0.3)} for s in range(10)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", score="score", objective="maximize", kind="runs")
+    comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    sentence = comp.reconciliation.scopes["all benchmarks"].sentence
+    assert ("the settled relations per benchmark go both ways for A vs B (A better on 6, B "
+            "on 6): the difference changes sign across benchmarks") in sentence
+    assert "go both ways" not in summary.methods_paragraph(comp)
+    plain = compare(runs_data(), analyses=["ranks", "lmem"], progress=False, figures=False,
+                    sanity_checks=False)
+    assert "go both ways" not in plain.reconciliation.scopes["all benchmarks"].sentence
+
+
 def test_a_pair_settled_and_within_the_margin_is_explained_in_the_sentence():
     """'SVM > LR (settled) ... practically equivalent: LR, MLP, SVM and kNN' read as a
     contradiction; the clause says which equivalent pairs are settled too, and why that

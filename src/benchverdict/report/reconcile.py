@@ -799,8 +799,46 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
             rel, lead=key[0] is None or (n_benchmarks == 1 and not key[1]))
         rel.single_draws = single_draw_sentence(dse_by_key.get(key, []), alpha)
         scoped[key] = rel
+    pooled = scoped.get((None, ()))
+    if pooled is not None:
+        reversal = _reversal_clause(pooled, scoped)
+        if reversal:
+            pooled.sentence = pooled.sentence[:-1] + reversal + "."
 
     return votes, scoped
+
+
+#: The reversal clause names at most this many pairs.
+MAX_REVERSALS_NAMED = 3
+
+
+def _reversal_clause(pooled, scoped: dict) -> str:
+    """"; per benchmark, A vs B goes both ways (A better on 6, B on 6)" for such pairs.
+
+    A pair settled in opposite directions on different benchmarks has a difference
+    that changes sign across benchmarks: across benchmarks it may be unsettled, or
+    settled by its average, and a reader of that alone would take the algorithms for
+    interchangeable, or one for better everywhere.
+    """
+    wins: dict[frozenset, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for key, rel in scoped.items():
+        if key[0] is None or key[1]:
+            continue
+        for r in rel.with_status(Status.SETTLED):
+            wins[frozenset((r.a, r.b))][r.winner] += 1
+    both = []
+    for r in pooled.relations:
+        count = wins.get(frozenset((r.a, r.b)), {})
+        if count.get(r.a, 0) and count.get(r.b, 0):
+            both.append(f"{r.a} vs {r.b} ({r.a} better on {count[r.a]}, {r.b} on "
+                        f"{count[r.b]})")
+    if not both:
+        return ""
+    named = "; ".join(both[:MAX_REVERSALS_NAMED]) + (
+        f"; and {len(both) - MAX_REVERSALS_NAMED} more" if len(both) > MAX_REVERSALS_NAMED
+        else "")
+    return (f"; the settled relations per benchmark go both ways for {named}: the "
+            f"difference changes sign across benchmarks")
 
 
 #: Why the agreement rows of the scope across benchmarks have no relation in a study of
