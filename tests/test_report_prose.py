@@ -108,6 +108,24 @@ def test_the_methods_paragraph_names_the_budget_asked_for_everywhere():
     assert "final budget" not in text
 
 
+def test_the_methods_paragraph_names_empty_cells():
+    """Review of 2026-11-28: D had no runs on 3 of 10 benchmarks, and Methods said "We
+    compared 4 algorithms on 10 benchmarks with 5 seeds each"."""
+    rng = np.random.default_rng(8)
+    rows = [{"alg": a, "task": f"bm{b}", "seed": s, "acc": m + rng.normal(0, 0.1)}
+            for a, m in (("A", 0.6), ("B", 0.5), ("C", 0.4), ("kNN", 0.3))
+            for b in range(10) for s in range(5) if not (a == "kNN" and b < 3)]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="alg", benchmark="task",
+                              seed="seed", score="acc", objective="maximize", kind="runs")
+    comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    text = summary.methods_paragraph(comp)
+    assert ("3 of 40 algorithm x benchmark cells have no runs: kNN has no runs on bm0, bm1 "
+            "and bm2.") in text
+    assert "cells have no runs" not in summary.methods_paragraph(
+        compare(runs_data(), analyses=["ranks"], progress=False, figures=False))
+
+
 @pytest.mark.parametrize(("drop", "labels", "says"), [
     (0, "shared", "with 5 seeds each "),
     (2, "shared", "with 3 to 5 runs (seeds) per algorithm and benchmark "),

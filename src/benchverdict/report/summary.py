@@ -589,10 +589,41 @@ def _runs_each(c) -> str:
     """
     low, high = getattr(c, "runs_per_cell", None) or (c.n_seeds, c.n_seeds)
     if low == high == c.n_seeds:
-        return f"{c.n_seeds:,} seed{'s' if c.n_seeds != 1 else ''} each"
-    if low == high:
-        return f"{low:,} run{'s' if low != 1 else ''} (seeds) each"
-    return f"{low:,} to {high:,} runs (seeds) per algorithm and benchmark"
+        text = f"{c.n_seeds:,} seed{'s' if c.n_seeds != 1 else ''} each"
+    elif low == high:
+        text = f"{low:,} run{'s' if low != 1 else ''} (seeds) each"
+    else:
+        text = f"{low:,} to {high:,} runs (seeds) per algorithm and benchmark"
+    return text
+
+
+#: The empty cells the Methods paragraph names before it counts the rest.
+MAX_EMPTY_CELLS_NAMED = 4
+
+
+def _empty_cells(c) -> str:
+    """The Methods sentence on cells without runs ("" when every cell has some).
+
+    "3 of 40 algorithm x benchmark cells have no runs: D has no runs on bm0, bm1 and
+    bm2." ("" too when the balance is unknown).
+
+    Without it the paragraph described a complete design ("4 algorithms on 10 benchmarks
+    with 5 seeds each") where one algorithm missed 3 benchmarks.
+    """
+    balance = getattr(getattr(c, "description", None), "balance", None)
+    if balance is None or not hasattr(balance, "stack") or not len(balance):
+        return ""
+    counts = balance.stack()
+    empty = counts[counts == 0]
+    if not len(empty):
+        return ""
+    by_algorithm: dict[str, list[str]] = {}
+    for (algorithm, benchmark), _ in empty.items():
+        by_algorithm.setdefault(str(algorithm), []).append(str(benchmark))
+    parts = [f"{a} has no runs on {_names(b, limit=MAX_EMPTY_CELLS_NAMED)}"
+             for a, b in by_algorithm.items()]
+    return (f"{len(empty):,} of {counts.size:,} algorithm x benchmark cells have no runs: "
+            f"{_names(parts, limit=MAX_EMPTY_CELLS_NAMED)}.")
 
 
 def _stopped_early(c: Any) -> dict[str, float]:
@@ -655,6 +686,9 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         budget = "on each draw's score"
     out = [f"We compared {n_alg} algorithms on {n_bench} benchmark{'s' if n_bench != 1 else ''}"
            f" with {_runs_each(c)} ({rows}; {better} scores are better), {budget}."]
+    empty = _empty_cells(c)
+    if empty:
+        out.append(empty)
     short = _stopped_early(c)
     if short:
         # The rank tests and LMEMs compared the others only (the headline says so too).
