@@ -505,6 +505,11 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
     if "lmem.tukey" in _base_methods(run):
         text += " (Tukey's adjustment for its own verdicts)"
     text += "."
+    if _note_matching(run, "Scores are on different scales across benchmarks"):
+        text += (" Since the benchmarks' scores are on different scales, the model across "
+                 "benchmarks was fitted to scores standardised per benchmark (minus the "
+                 "benchmark's mean, divided by its standard deviation); the models per "
+                 "benchmark to the raw scores.")
     if votes:
         text += f" The LMEM family voted through {_labels(votes)}"
         if any(v != "lmem.tukey" for v in votes):
@@ -762,9 +767,11 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     across = ("a paired t interval over benchmarks" if o.estimand == "benchmarks" else
               "the mean of the per-benchmark differences with only the seeds' noise "
               "(Welch-Satterthwaite degrees of freedom)")
+    within = ("Welch's interval over its runs" if eff is None or not eff.standardized else
+              "Welch's interval over its runs, in the score's own units")
     out.append(f"Effects are mean score differences{unit} with {1 - o.alpha:.0%} intervals "
                f"simultaneous over each scope's pairs (Bonferroni): across benchmarks "
-               f"{across}, on one benchmark Welch's interval over its runs.")
+               f"{across}, on one benchmark {within}.")
     if o.margin is None:
         out.append("No margin of practical equivalence was set, so no pair was declared "
                    "equivalent.")
