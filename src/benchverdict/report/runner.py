@@ -893,7 +893,7 @@ def compare(
             bar.set_postfix_str("reconciling")
             verdicts = [v for r in runs for v in r.verdicts]
             final_budget = _final_budget(results, options)
-            planned = plan_guide(scores, options)
+            planned = plan_guide(scores, options, verdicts)
             guidance = sample_size_guidance(runs)
             reconciliation = reconcile(
                 verdicts, algorithms=results.algorithms, final_budget=final_budget,
