@@ -245,6 +245,37 @@ def test_update_refuses_name_clash_unless_replace(tmp_path: Path):
     assert any(c.kind == "moved" and c.algorithms == ("best",) for c in changes)
 
 
+def test_a_replacement_is_a_change_even_when_nothing_moves_and_a_reversal_says_so(tmp_path):
+    """Review of 2026-11-28: replacing an entry's rows (same order) gave "Nothing moved.",
+    and when the new rows reversed a relation, changes.md said "A > B is no longer settled
+    (now settled: ...)", which reads as if A > B held."""
+    rng = np.random.default_rng(0)
+
+    def rows(name: str, offset: float) -> list[tuple]:
+        return [(name, f"b{b}", s, offset + b * 0.1 + 0.05 * rng.normal())
+                for b in range(12) for s in range(2)]
+
+    def results(data: list[tuple]) -> Results:
+        return Results.from_frame(pd.DataFrame(data, columns=["a", "b", "s", "y"]),
+                                  algorithm="a", benchmark="b", seed="s", score="y",
+                                  objective="maximize", kind="runs", min_algorithms=1)
+
+    folder = tmp_path / "board"
+    create_leaderboard(folder, results(rows("A", 2) + rows("B", 1) + rows("C", 0)),
+                       analyses=["ranks"])
+    _, same = update_leaderboard(folder, results(rows("B", 0.5)), replace=True)
+    assert [c.kind for c in same] == ["replaced"]
+    text = (folder / "changes.md").read_text(encoding="utf-8")
+    assert "Nothing moved" not in text and "B's runs were replaced" in text
+    _, reversed_ = update_leaderboard(folder, results(rows("B", 3)), replace=True)
+    gone = [c.text for c in reversed_ if c.kind == "no longer settled"]
+    assert gone == [next(t for t in gone if t.startswith("A > B is reversed: now B > A is "
+                                                          "settled"))]
+    moved = {c.algorithms[0]: c.text for c in reversed_ if c.kind == "moved"}
+    assert moved["B"].endswith("its runs were replaced.")
+    assert moved["A"].endswith("the runs of B were replaced.")
+
+
 def test_create_refuses_an_existing_leaderboard_and_versions_are_never_overwritten(tmp_path):
     folder = tmp_path / "board"
     create_leaderboard(folder, as_results(scores(PLANTED)))

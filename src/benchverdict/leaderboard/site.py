@@ -736,7 +736,7 @@ def _families(text: Any) -> list[str]:
 
 
 def _changes_page(board: Any, changes: Sequence[Any], history: dict[str, Any]) -> str:
-    order = ["entered", "completed", "incomplete", "subset", "newly settled",
+    order = ["replaced", "entered", "completed", "incomplete", "subset", "newly settled",
              "no longer settled", "moved", "removed"]
 
     def diff(moved: Sequence[tuple[str, str]], level: str) -> str:

@@ -120,7 +120,7 @@ class Change:
         ``"unit"`` (the differences' unit changed), ``"entered"``,
         ``"incomplete"``, ``"completed"``, ``"subset"`` (the common subset
         changed), ``"moved"``, ``"newly settled"``, ``"no longer settled"``,
-        ``"removed"``.
+        ``"removed"``, ``"replaced"`` (an entry's runs were replaced).
     algorithms : tuple of str
         The entries concerned.
     text : str
@@ -144,7 +144,8 @@ def _settled_pairs(board: Leaderboard) -> dict[tuple[str, str], Any]:
     return {(r.winner, r.loser): r for r in decided.itertuples()}
 
 
-def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
+def changes_between(old: Leaderboard | None, new: Leaderboard,
+                    replaced: Sequence[str] = ()) -> list[Change]:
     """What moved from ``old`` to ``new``, and why.
 
     Examples
@@ -212,6 +213,15 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
     for a in old_entries:
         if a not in new_entries:
             changes.append(Change("removed", (a,), f"{a} is no longer ranked."))
+    for a in replaced:
+        if a in old_entries:
+            # Its old rows are gone: a reader of "nothing moved" would take its numbers
+            # for the ones accepted before.
+            where = (f"at position {new_entries[a].position}" if a in new_entries
+                     else "and is no longer ranked")
+            changes.append(Change("replaced", (a,), (
+                f"{a}'s runs were replaced by a new submission; it is now {where}, and its "
+                f"mean rank, relations and effects rest on the new runs only.")))
     for (w, lo), r in new_settled.items():
         if w in old_entries and lo in old_entries and (w, lo) not in old_settled:
             changes.append(Change(
@@ -223,15 +233,23 @@ def changes_between(old: Leaderboard | None, new: Leaderboard) -> list[Change]:
             now = new_by_pair.get(frozenset((w, lo)))
             status = "unsettled" if now is None else now.status
             reason = "" if now is None or not now.reason else f": {now.reason}"
-            changes.append(Change(
-                "no longer settled", (w, lo),
-                f"{w} > {lo} is no longer settled (now {status}{reason})."))
+            if now is not None and getattr(now, "winner", None) == lo:
+                # Settled the other way: "(now settled: ...)" alone read as if w > lo held.
+                text = (f"{w} > {lo} is reversed: now {lo} > {w} is {status}{reason}.")
+            else:
+                text = f"{w} > {lo} is no longer settled (now {status}{reason})."
+            changes.append(Change("no longer settled", (w, lo), text))
     arrived = [a for a in new_entries if a not in old_entries]
     for a, r in new_entries.items():
         if a in old_entries and old_entries[a].position != r.position:
             open_with = [b for b in arrived if (a, b) not in new_settled
                          and (b, a) not in new_settled]
             why = (f"; not separated from the new {_listed(open_with)}" if open_with else "")
+            swapped = [b for b in replaced if b != a and b in new_entries]
+            if a in replaced:
+                why += "; its runs were replaced"
+            elif swapped:
+                why += f"; the runs of {_listed(swapped)} were replaced"
             changes.append(Change(
                 "moved", (a,), f"{a} moves from position {old_entries[a].position} to "
                 f"{r.position}: now settled above {r.better_than} and below {r.worse_than} "
@@ -258,8 +276,8 @@ def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
         lines += [f"Submission: {md_escape(', '.join(sources))}", ""]
     if not changes:
         lines.append("Nothing moved.")
-    order = ["unit", "entered", "completed", "incomplete", "subset", "newly settled",
-             "no longer settled", "moved", "removed"]
+    order = ["unit", "replaced", "entered", "completed", "incomplete", "subset",
+             "newly settled", "no longer settled", "moved", "removed"]
     for kind in order:
         these = [c for c in changes if c.kind == kind]
         if these:
@@ -1223,7 +1241,7 @@ def update_leaderboard(
         if clash:
             board.notes.append(f"Rows of {_listed(clash)} were replaced by submission "
                                f"{submission}.")
-        changes = changes_between(old, board)
+        changes = changes_between(old, board, replaced=clash)
         manifest["submissions"].append({
             "submission": submission, "version": version, "created": created,
             "sources": list(sources), "algorithms": list(results.algorithms),
