@@ -102,6 +102,10 @@ def test_planted_order_is_settled_and_positions_are_exact():
     assert board.entries["algorithm"].tolist() == ["best", "middle", "worst"]
     assert board.entries["position"].tolist() == ["1", "2", "3"]
     assert (board.entries["settled_by"] != "").all()
+    # Review of 2026-11-28: "their effect" without an estimand; a pair settled by the rank
+    # tests alone is about the pseudo-median, which skewed effects can order otherwise.
+    assert ("the pseudo-median of the per-benchmark differences for the rank tests, their "
+            "mean for the LMEM") in " ".join(board.summary().split())
 
 
 def test_positions_are_ranges_consistent_with_the_relations():
