@@ -382,6 +382,32 @@ def test_per_benchmark_welch_p_values_are_scipys():
         assert r.p_value_iu == max(r.p_value, r.p_value_welch)
 
 
+def test_two_constant_cells_get_the_exact_permutation_p_value_not_zero():
+    """Review of 2026-11-28: HPO-B's 4796/23 had BOHAMIANN at 1.0 and Random at 0.9898 on
+    every one of 5 seeds; the Welch check's SE was 0 and its p forced to 0, so the model's
+    pooled variance settled the pair at adjusted p = 6.6e-27. Complete separation of 5 runs
+    from 5 is worth the exact Mann-Whitney p = 2 / C(10, 5) = 0.0079, no less."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for b in ("p", "q"):
+        for s in range(5):
+            rows += [("A", b, s, 1.0), ("B", b, s, 0.9898),
+                     ("C", b, s, 0.5 + rng.normal(0, 0.01)),
+                     ("D", b, s, 0.5 + rng.normal(0, 0.01))]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    got = per_benchmark_contrasts(frame)
+    pair = got[(got["a"] == "A") & (got["b"] == "B")]
+    assert len(pair) == 2
+    assert np.allclose(pair["p_value_welch"], 2 / 252)
+    assert (pair["p_value_iu"] >= 2 / 252).all()
+    same = pd.DataFrame([("A", "p", s, 1.0) for s in range(3)]
+                        + [("B", "p", s, 1.0) for s in range(3)]
+                        + [("C", "p", s, float(s)) for s in range(3)],
+                        columns=["algorithm", "benchmark", "seed", "score"])
+    equal = per_benchmark_contrasts(same)
+    assert equal.loc[(equal["a"] == "A") & (equal["b"] == "B"), "p_value_welch"].item() == 1.0
+
+
 @pytest.mark.parametrize("factor", [1e-150, 1e141, 1e150])
 def test_per_benchmark_welch_tests_do_not_overflow_at_extreme_scales(factor):
     final = study(3, "unbalanced").table
