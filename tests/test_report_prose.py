@@ -665,6 +665,38 @@ def test_a_difference_that_changes_sign_across_benchmarks_is_said_in_the_headlin
     assert "go both ways" not in plain.reconciliation.scopes["all benchmarks"].sentence
 
 
+def test_runs_copied_across_benchmarks_are_a_caveat_of_the_quotable_text():
+    """Review of 2026-11-28: on PriorBand the warning said HB's and RS's runs repeat across
+    the prior variants, so claims across benchmarks overstate their evidence; the
+    headline, the results paragraph and Methods said "24 benchmarks" without it."""
+    rng = np.random.default_rng(9)
+    rows = []
+    for b in range(8):
+        for a, m in (("A", 0.6), ("B", 0.5), ("C", 0.4)):
+            for s in range(4):
+                score = m + rng.normal(0, 0.05)
+                rows.append({"alg": a, "task": f"bm{b}", "seed": s, "acc": score})
+    frame = pd.DataFrame(rows)
+    copy = frame[(frame["alg"] == "C") & frame["task"].isin(["bm0", "bm1", "bm2", "bm3"])]
+    for src, dst in (("bm0", "bm4"), ("bm1", "bm5"), ("bm2", "bm6"), ("bm3", "bm7")):
+        target = (frame["alg"] == "C") & (frame["task"] == dst)
+        frame.loc[target, "acc"] = copy.loc[copy["task"] == src, "acc"].to_numpy()
+    data = Results.from_frame(frame, algorithm="alg", benchmark="task", seed="seed",
+                              score="acc", objective="maximize", kind="runs")
+    assert data.copied_runs()
+    comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    caveat = ("(C has identical runs on several benchmarks, so claims about it overstate "
+              "their evidence)")
+    assert caveat in comp.reconciliation.scopes["all benchmarks"].sentence
+    (pooled,) = summary.results_paragraphs(comp)
+    assert caveat in pooled.text
+    assert "Caveat: C has identical runs" in summary.methods_paragraph(comp)
+    plain = compare(runs_data(), analyses=["ranks"], progress=False, figures=False)
+    assert "identical runs" not in plain.reconciliation.scopes["all benchmarks"].sentence
+    assert "identical runs" not in summary.methods_paragraph(plain)
+
+
 def test_a_pair_settled_and_within_the_margin_is_explained_in_the_sentence():
     """'SVM > LR (settled) ... practically equivalent: LR, MLP, SVM and kNN' read as a
     contradiction; the clause says which equivalent pairs are settled too, and why that

@@ -492,6 +492,7 @@ def reconcile(
     benchmarks: Sequence[str] | None = None,
     estimand: str = "benchmarks",
     scope_caveat: str | None = None,
+    pooled_caveat: str | None = None,
     final_trials: float | None = None,
     effects: EffectsSource | None = None,
     plans: Guidance | None = None,
@@ -527,6 +528,10 @@ def reconcile(
     scope_caveat : str, optional
         Appended to the label of scopes across benchmarks (e.g. which
         algorithms the final-budget comparison leaves out and why).
+    pooled_caveat : str, optional
+        Appended to the label of the scope across all benchmarks only (e.g.
+        runs copied between benchmarks: within a metafeature level, such as
+        PriorBand's prior, the copies are not both present).
     final_trials : float, optional
         The trials ``k`` a search has at the final budget. Tuning curves and
         score distributions state their scope as trial counts
@@ -576,7 +581,8 @@ def reconcile(
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
     votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
-                                   estimand, scope_caveat, final_trials, effects)
+                                   estimand, scope_caveat, final_trials, effects,
+                                   pooled_caveat)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
@@ -719,7 +725,7 @@ def _prepared(verdicts: Iterable[Verdict], algorithms: Sequence[str] | None,
 def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget: float | None,
                    alpha: float, n_benchmarks: int | None, estimand: str = "benchmarks",
                    scope_caveat: str | None = None, final_trials: float | None = None,
-                   effects: EffectsSource | None = None):
+                   effects: EffectsSource | None = None, pooled_caveat: str | None = None):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
     Returns the votes and the relations of each scope (with the leans and
@@ -787,8 +793,10 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
             # Draws without a trial order: the votes are at a k of their own; say which.
             trials = voting_trials([v.verdict for v in votes_by_key.get(key, [])])
             label += f" at {trials_text(trials)}" if trials is not None else ""
-        if scope_caveat and key[0] is None:
-            label += f" ({scope_caveat})"
+        caveats = [c for c in (scope_caveat if key[0] is None else None,
+                               pooled_caveat if key == (None, ()) else None) if c]
+        if caveats:
+            label += f" ({'; '.join(caveats)})"
         rel = relate_scope(key, label, algs,
                            votes_by_key.get(key, []), leans[key], alpha,
                            max(n_tests[scope_type(key)], 1), explain,

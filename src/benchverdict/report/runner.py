@@ -902,6 +902,7 @@ def compare(
                 estimand=options.estimand,
                 scope_caveat=(_stopped_early_caveat(results, short, short_cells)
                               if short or len(short_cells) else None),
+                pooled_caveat=_copied_runs_caveat(results),
                 effects=effects,
                 plans=planned,
             )
@@ -1007,6 +1008,30 @@ def _runs_per_cell(scores) -> tuple[int, int] | None:
         return None
     sizes = scores.data.table.groupby(["algorithm", "benchmark"], observed=True).size()
     return int(sizes.min()), int(sizes.max())
+
+
+def _copied_runs_caveat(results: Any) -> str | None:
+    """"HB and RS have identical runs on several benchmarks, ..." for the headline's scope.
+
+    The warning (:meth:`Results.copied_runs`) said that claims across benchmarks
+    overstate their evidence when an algorithm's runs are copied across benchmarks
+    (PriorBand's HB and RS ignore the prior: 24 benchmarks hold 12 independent
+    differences); the headline, the results paragraph and Methods said "24 benchmarks"
+    without it.
+    """
+    import re
+
+    copied = getattr(results, "copied_runs", None)
+    text = copied() if callable(copied) else ""
+    if not text:
+        return None
+    names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", text)
+    if not names:
+        return None
+    who = (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+    verb = "has" if len(names) == 1 else "have"
+    return (f"{who} {verb} identical runs on several benchmarks, so claims about "
+            f"{'it' if len(names) == 1 else 'them'} overstate their evidence")
 
 
 def _stopped_early_caveat(results: Results, short: dict[str, float],

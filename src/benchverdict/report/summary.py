@@ -694,6 +694,12 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     empty = _empty_cells(c)
     if empty:
         out.append(empty)
+    from benchverdict.report.runner import _copied_runs_caveat
+
+    copied = _copied_runs_caveat(getattr(c, "results", None))
+    if copied:
+        out.append(f"Caveat: {copied} across benchmarks, since a benchmark where their "
+                   f"runs repeat another's is not an independent replicate.")
     short = _stopped_early(c)
     if short:
         # The rank tests and LMEMs compared the others only (the headline says so too).
