@@ -106,6 +106,12 @@ def test_planted_order_is_settled_and_positions_are_exact():
     # tests alone is about the pseudo-median, which skewed effects can order otherwise.
     assert ("the pseudo-median of the per-benchmark differences for the rank tests, their "
             "mean for the LMEM") in " ".join(board.summary().split())
+    # "best" never loses a game: there is no Bradley-Terry MLE, and the terminal text said
+    # "maximum likelihood" beside a zero-width interval set by the fallback ridge.
+    assert board.arena is not None and board.arena.ridge > 0
+    text = " ".join(board.summary().split())
+    assert "penalised by a ridge of 0.01, since no maximum likelihood estimate exists" in text
+    assert "(maximum likelihood;" not in text
 
 
 def test_positions_are_ranges_consistent_with_the_relations():

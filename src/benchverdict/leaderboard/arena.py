@@ -454,7 +454,15 @@ class Arena:
         elo = ("Elo: sequential, K = "
                f"{self.k_factor:g}, starting at {INITIAL_RATING:g}, games in {self.elo_order}"
                if self.ratings["elo"].notna().any() else "Elo: not computed (see notes)")
-        return (f"Bradley-Terry ratings (maximum likelihood on the Elo scale: 400 points = "
+        # Without a maximum-likelihood estimate (an entry never lost, or never won) the
+        # ratings are the ridge's: a finite number the data do not determine. The
+        # terminal printed "maximum likelihood" beside "BT 2041 [2041, 2041]".
+        fit = ("maximum likelihood" if self.ridge == 0 else
+               f"penalised by a ridge of {self.ridge:g}, since no maximum likelihood "
+               f"estimate exists (an entry never lost or never won): the ratings of such "
+               f"entries are set by the ridge, not the data, and their intervals are not "
+               f"precision")
+        return (f"Bradley-Terry ratings ({fit}; on the Elo scale: 400 points = "
                 f"odds of 10 to 1) and {elo}; {self.confidence:.0%} percentile intervals "
                 f"from {self.n_resamples} bootstrap resamples of the {self.n_clusters} "
                 f"{self.cluster}s (marginal, one entry at a time). Both assume one strength "
