@@ -287,30 +287,44 @@ def test_planned_seeds_reach_the_target_by_simulation():
     assert abs(rate - pair_power(delta, tau, sigma, n, r, pairs=pairs)) <= 3 * se(0.8)
 
 
-@pytest.mark.parametrize("margin", [None, "0.1sd"])
-def test_the_reports_plan_counts_every_test_of_its_holm_family(margin):
+@pytest.mark.parametrize(("analyses", "margin", "tests"), [
+    (["ranks", "lmem"], None, 2), (["ranks", "lmem"], "0.1sd", 3),
+    (["ranks", "lmem", "tuning"], None, 2)])
+def test_the_reports_plan_counts_every_test_of_its_holm_family(analyses, margin, tests):
     """Review of 2026-11-28: the report planned for the pairs alone (Bonferroni over K), but
     settles a pair through Holm over every vote across benchmarks: one per voting family
-    and pair, plus a TOST per pair with a margin."""
+    and pair, plus a TOST per pair with a margin. A family that does not vote there (tuning
+    curves on draws that share a run) is not counted."""
     from benchverdict.report.effect_sizes import compared_scores
     from benchverdict.report.guidance import plan_guide
     from benchverdict.report.runner import compare
 
     pilot = simulate_pair(delta=0.3, tau=0.5, sigma=1.0, n=10, r=5, seed=4)
-    comp = compare(pilot, analyses=["ranks", "lmem"], progress=False, figures=False,
+    if "tuning" in analyses:  # 4 trials per run: draws that share a run, no tuning vote
+        frame = pilot.table.loc[pilot.table.index.repeat(4)].reset_index(drop=True)
+        frame["trial"] = np.tile(np.arange(1, 5), len(pilot.table))
+        frame["score"] += np.random.default_rng(1).normal(0, 0.1, len(frame))
+        pilot = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                                   seed="seed", budget="trial", score="score",
+                                   objective="maximize", kind="trials")
+    comp = compare(pilot, analyses=analyses, progress=False, figures=False,
                    sanity_checks=False, margin=margin)
     votes = comp.reconciliation.votes
     assert set(votes.loc[votes["scope_type"] == "all benchmarks", "family"]) == {"ranks",
                                                                                  "lmem"}
     scores = compared_scores(pilot, comp.options)  # on the scale the effects use
-    guide = plan_guide(scores, comp.options, [v for r in comp.runs for v in r.verdicts])
-    tests = 2 + (1 if margin else 0)
+    guide = plan_guide(scores, comp.options)
+    guide.for_tests(tests)
     expected = plan(scores.pooled, pairs=tests, standardize=False).table.iloc[0]
     got = guide.plan.table.iloc[0]
     assert got["benchmarks_needed"] == expected["benchmarks_needed"]
     assert got["power_now"] == pytest.approx(expected["power_now"])
     alone = plan(scores.pooled, pairs=1, standardize=False).table.iloc[0]
     assert got["power_now"] < alone["power_now"]
+    # The report's own guidance is that plan.
+    notes = " ".join(n for r in comp.reconciliation.rankings if r.benchmark is None
+                     and not r.metafeature for n in r.guidance)
+    assert f"{int(expected['benchmarks_needed']):,} benchmarks at " in notes
 
 
 @pytest.mark.slow

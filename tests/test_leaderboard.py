@@ -112,6 +112,26 @@ def test_planted_order_is_settled_and_positions_are_exact():
     text = " ".join(board.summary().split())
     assert "penalised by a ridge of 0.01, since no maximum likelihood estimate exists" in text
     assert "(maximum likelihood;" not in text
+    # A ridge the user chose, on games where the MLE exists, is not called forced.
+    from benchverdict.leaderboard import arena_from_outcomes
+
+    games = pd.DataFrame({"x": ["a", "a", "b", "b", "c", "c"], "y": ["b", "c", "c", "a", "a",
+                                                                    "b"],
+                          "winner": ["x", "x", "x", "x", "x", "x"]})
+    chosen = arena_from_outcomes(games, n_resamples=50, ridge=0.01).describe()
+    assert "penalised by a ridge of 0.01;" in chosen and "no maximum likelihood" not in chosen
+
+
+def test_a_one_benchmark_board_states_its_guarantee_about_that_benchmark():
+    """Review of 2026-11-28: with one benchmark the positions rest on that benchmark's
+    relations (runs as replicates), while the text spoke of "a benchmark drawn from the
+    population these 1 benchmarks are a random sample of"."""
+    board = build_leaderboard(as_results(scores(PLANTED, n_benchmarks=1, n_seeds=10,
+                                                sd=0.3)))
+    text = " ".join(board.summary().split())
+    assert "expected score on this one benchmark" in text
+    assert "random sample of" not in text
+    assert board.entries["position"].tolist() == ["1", "2", "3"]
 
 
 def test_positions_are_ranges_consistent_with_the_relations():

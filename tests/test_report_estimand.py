@@ -406,6 +406,13 @@ def test_two_constant_cells_get_the_exact_permutation_p_value_not_zero():
                         columns=["algorithm", "benchmark", "seed", "score"])
     equal = per_benchmark_contrasts(same)
     assert equal.loc[(equal["a"] == "A") & (equal["b"] == "B"), "p_value_welch"].item() == 1.0
+    # Equal values, unequal runs: the means differ by round-off (0.1 x 3 / 3 is not 0.1).
+    noisy = pd.DataFrame([("A", "p", s, 0.1) for s in range(3)]
+                         + [("B", "p", s, 0.1) for s in range(2)]
+                         + [("C", "p", s, float(s)) for s in range(3)],
+                         columns=["algorithm", "benchmark", "seed", "score"])
+    got = per_benchmark_contrasts(noisy)
+    assert got.loc[(got["a"] == "A") & (got["b"] == "B"), "p_value_welch"].item() == 1.0
 
 
 @pytest.mark.parametrize("factor", [1e-150, 1e141, 1e150])

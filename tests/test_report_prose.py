@@ -503,6 +503,8 @@ def test_a_one_benchmark_study_of_runs_leads_with_what_its_benchmark_settles(see
     assert lead is not None and lead.benchmark is not None
     assert len(lead.settled) >= 3
     assert "Across benchmarks" not in lead.sentence
+    # Methods takes the effects' unit from the benchmark's scope (there is no other).
+    assert "Effects are mean score differences in score with" in summary.methods_paragraph(comp)
     (paragraph,) = summary.results_paragraphs(comp)
     assert paragraph.benchmark is not None
     assert "pairs are settled" in paragraph.text

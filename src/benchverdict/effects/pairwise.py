@@ -513,6 +513,10 @@ def effects_from_frame(
         n_rep = np.minimum(na, nb).astype(int)
         diff = np.where((na > 0) & (nb > 0), m_a[first] - m_a[second], np.nan)
         se, df = _welch_arrays(v_a[first], na, v_a[second], nb)
+        # Two cells whose runs all score the same (a ceiling, a deterministic algorithm):
+        # Welch's SE is 0, and a zero-width interval (or TOST p = 0 for equivalence) would
+        # claim certainty from as few as 2 runs each. No interval, and no equivalence test.
+        se = np.where(se == 0, np.nan, se)
         share, s_lo, s_hi = _superiority_pairs(sign * y, alg_of[keep], n_alg, first, second,
                                                level)
     else:

@@ -457,11 +457,13 @@ class Arena:
         # Without a maximum-likelihood estimate (an entry never lost, or never won) the
         # ratings are the ridge's: a finite number the data do not determine. The
         # terminal printed "maximum likelihood" beside "BT 2041 [2041, 2041]".
+        forced = any(str(n).startswith("no Bradley-Terry maximum likelihood")
+                     for n in self.notes)
         fit = ("maximum likelihood" if self.ridge == 0 else
                f"penalised by a ridge of {self.ridge:g}, since no maximum likelihood "
                f"estimate exists (an entry never lost or never won): the ratings of such "
                f"entries are set by the ridge, not the data, and their intervals are not "
-               f"precision")
+               f"precision" if forced else f"penalised by a ridge of {self.ridge:g}")
         return (f"Bradley-Terry ratings ({fit}; on the Elo scale: 400 points = "
                 f"odds of 10 to 1) and {elo}; {self.confidence:.0%} percentile intervals "
                 f"from {self.n_resamples} bootstrap resamples of the {self.n_clusters} "

@@ -784,6 +784,17 @@ class Leaderboard:
                 f"random benchmark")
 
     def _guarantee_text(self) -> str:
+        if len(self.compared_design.benchmarks) == 1:
+            # One benchmark: the positions rest on its own relations, runs as replicates.
+            return (f"Positions are a {1 - self.alpha:.0%} simultaneous confidence set for "
+                    f"the ranks (Mogstad et al. 2023): with probability at least "
+                    f"{1 - self.alpha:.0%}, every entry's true rank lies in its range, all "
+                    f"entries at once. The true rank orders the entries by their expected "
+                    f"score on this one benchmark (each run's incumbent at "
+                    f"{budget_text(self.design.final_budget)}; the runs are the replicates); "
+                    f"it says nothing about other benchmarks. Entries equal in truth may take "
+                    f"any rank of their tie, and the range holds all of them. "
+                    + self._looks_text())
         return (f"Positions are a {1 - self.alpha:.0%} simultaneous confidence set for the "
                 f"ranks (Mogstad et al. 2023): with probability at least {1 - self.alpha:.0%}, "
                 f"every entry's true rank lies in its range, all entries at once. The true "

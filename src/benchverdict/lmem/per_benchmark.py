@@ -88,7 +88,8 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
         unadjusted), ``p_value_adjusted`` (Holm over the benchmark's pairs, of
         ``p_value_iu``), ``n_a``, ``n_b``, ``n_algorithms``; the pair's own
         Welch test: ``se_welch``, ``df_welch``, ``p_value_welch`` (NaN with a
-        cell of one run; 0 when both cells are constant and differ); and
+        cell of one run; the exact p of complete separation, ``2 / C(n_a + n_b,
+        n_a)``, when both cells are constant and differ); and
         ``p_value_iu``, the larger of ``p_value`` and ``p_value_welch`` (the
         intersection-union test, see the module docstring). Benchmarks without
         residual degrees of freedom or variance give NaN statistics (no test
@@ -147,12 +148,13 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
             "estimate": means[ia] - means[ib], "se": se, "df": df,
             "n_a": counts[ia].astype(int), "n_b": counts[ib].astype(int),
             "n_algorithms": len(algs),
-            "var_a": variances[ia], "var_b": variances[ib]}))
+            "var_a": variances[ia], "var_b": variances[ib],
+            "magnitude": np.maximum(np.abs(means[ia]), np.abs(means[ib]))}))
     columns = [c for c in CONTRAST_COLUMNS
                if c not in ("statistic", "p_value", "p_value_adjusted", "se_welch",
                             "df_welch", "p_value_welch", "p_value_iu")]
     out = (pd.concat(rows, ignore_index=True) if rows
-           else pd.DataFrame(columns=[*columns, "var_a", "var_b"]))
+           else pd.DataFrame(columns=[*columns, "var_a", "var_b", "magnitude"]))
     estimate = out["estimate"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = estimate / out["se"].to_numpy(dtype=float)
@@ -160,7 +162,8 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
     raw = 2 * stats.t.sf(np.abs(t), dfs)
     se_w, df_w, p_w = _welch(estimate, out["var_a"].to_numpy(dtype=float),
                              out["var_b"].to_numpy(dtype=float),
-                             out["n_a"].to_numpy(dtype=float), out["n_b"].to_numpy(dtype=float))
+                             out["n_a"].to_numpy(dtype=float), out["n_b"].to_numpy(dtype=float),
+                             out["magnitude"].to_numpy(dtype=float))
     # Intersection-union: both tests must reject; without a Welch test the model's p alone.
     # NaN where the model has no test (no residual variance or df): nothing to adjust.
     p_iu = np.where(np.isnan(raw), np.nan, np.where(np.isnan(p_w), raw, np.fmax(raw, p_w)))
@@ -179,7 +182,8 @@ def per_benchmark_contrasts(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _welch(estimate: np.ndarray, var_a: np.ndarray, var_b: np.ndarray, n_a: np.ndarray,
-           n_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           n_b: np.ndarray, magnitude: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Welch's t test of each pair from its two cells alone: SE, Hsu's df, p.
 
     The SE is Welch's (each cell's own variance); the df are ``min(n_a, n_b)
@@ -192,7 +196,9 @@ def _welch(estimate: np.ndarray, var_a: np.ndarray, var_b: np.ndarray, n_a: np.n
     every run of the other, and the exact permutation (Mann-Whitney) p-value of that
     complete separation, ``2 / C(n_a + n_b, n_a)``, is the evidence (0.0079 for 5 runs
     each); 1 when the values are equal. It was 0, and HPO-B's 4796/23 settled BOHAMIANN
-    over Random at adjusted p = 6.6e-27 from 5 identical seeds each.
+    over Random at adjusted p = 6.6e-27 from 5 identical seeds each. ``magnitude`` (the
+    larger of the two cell means' magnitudes) tells equal values apart from a difference
+    that is only round-off of the means (1e-17 for equal cells of 2 and 3 runs).
     """
     # The effect sizes' Welch SE and df (one implementation; scale-free, no overflow).
     from benchverdict.effects.pairwise import _welch_arrays
@@ -210,7 +216,8 @@ def _welch(estimate: np.ndarray, var_a: np.ndarray, var_b: np.ndarray, n_a: np.n
     constant = se == 0
     with np.errstate(over="ignore", invalid="ignore"):
         separated = np.minimum(1.0, 2.0 / special.comb(n_a + n_b, n_a))
-    p = np.where(constant, np.where(estimate != 0, separated, 1.0), p)
+    noise = 0.0 if magnitude is None else 8 * np.finfo(float).eps * magnitude
+    p = np.where(constant, np.where(np.abs(estimate) > noise, separated, 1.0), p)
     df = np.where(constant, np.nan, df)
     return se, df, p
 

@@ -18,7 +18,6 @@ from benchverdict.analysis import AnalysisRun, Options, SampleSizeGuide
 
 if TYPE_CHECKING:
     from benchverdict.report.effect_sizes import ComparedScores
-    from benchverdict.verdict import Verdict
 
 #: At most this many guidance failures are kept as report warnings (one per pair could
 #: flood the report with the same message).
@@ -86,18 +85,37 @@ class PlanGuide:
     """Across benchmarks: what would settle each open pair, from the pilot's variances.
 
     From :func:`benchverdict.effects.planning.plan` on the compared data
-    (each pair's observed difference, Bonferroni over the scope's pairs,
-    target power 0.8). ``guide(a, b, key)`` is a short text ("53 benchmarks
-    at 10 seeds, more seeds alone cannot; 24% power now") and
-    ``priority(a, b)`` the power now (the report names the pairs closest to
-    settled first).
+    (each pair's observed difference, target power 0.8), Bonferroni over the
+    tests of the Holm family that settles pairs across benchmarks
+    (:meth:`for_tests`: the reconciliation counts them; until then, the
+    pairs). ``guide(a, b, key)`` is a short text ("53 benchmarks at 10
+    seeds, more seeds alone cannot; 24% power now") and ``priority(a, b)``
+    the power now (the report names the pairs closest to settled first).
     """
 
     scope = "across benchmarks"
 
-    def __init__(self, plan) -> None:
+    def __init__(self, plan, pilot=None, alpha: float | None = None) -> None:
+        self._pilot, self._alpha = pilot, alpha
+        self._use(plan)
+
+    def _use(self, plan) -> None:
         self.plan = plan
         self.rows = {frozenset((r["a"], r["b"])): r for r in plan.table.to_dict("records")}
+
+    def for_tests(self, tests: int) -> None:
+        """Plan again at ``alpha / tests``: the Holm family's size across benchmarks.
+
+        The report settles a pair through Holm over every vote across benchmarks
+        (one per voting family and pair, and a TOST per pair with a margin);
+        planned for the pairs alone, 23 benchmarks promised 0.81 power and the
+        report settled the pair in 0.675 of simulated studies.
+        """
+        from benchverdict.effects.planning import plan
+
+        if self._pilot is None or tests < 1 or tests == self.plan.pairs:
+            return
+        self._use(plan(self._pilot, alpha=self._alpha, pairs=int(tests), standardize=False))
 
     def priority(self, a: str, b: str) -> float:
         """The pair's power now (0 when unknown)."""
@@ -126,21 +144,14 @@ class PlanGuide:
         return f"{by_benchmarks}, {by_seeds}{now}"
 
 
-def plan_guide(scores: ComparedScores | None, options: Options,
-               verdicts: Sequence[Verdict] = ()) -> PlanGuide | None:
+def plan_guide(scores: ComparedScores | None, options: Options) -> PlanGuide | None:
     """The planning guide of a comparison across benchmarks, or ``None`` where it has none.
 
     Only under the generalising estimand (the plan's model takes the
     benchmarks as a sample), with 2 or more benchmarks and algorithms and
-    at most :data:`MAX_PLAN_PAIRS` pairs.
-
-    The report settles a pair through Holm over every vote across benchmarks: one
-    per voting family and pair, and a TOST per pair with a margin. The plan
-    takes that many tests for its Bonferroni level (the first step of Holm), not
-    the pairs alone: planned for the pairs alone, 23 benchmarks promised 0.81
-    power, and the report settled the pair in 0.675 of simulated studies.
-    ``verdicts`` are the analyses' verdicts, whose families across benchmarks
-    are counted (none given: one family).
+    at most :data:`MAX_PLAN_PAIRS` pairs. Planned over the pairs; the
+    reconciliation re-plans it over its Holm family's tests
+    (:meth:`PlanGuide.for_tests`).
 
     Examples
     --------
@@ -160,18 +171,11 @@ def plan_guide(scores: ComparedScores | None, options: Options,
     if (options.estimand != "benchmarks" or len(pilot.benchmarks) < 2
             or n * (n - 1) // 2 > MAX_PLAN_PAIRS):
         return None
-    from benchverdict.methods import method_info
-
-    families = {method_info(v.method).family for v in verdicts
-                if v.scope.benchmark is None and not v.scope.metafeature
-                and method_info(v.method).votes}
-    pairs = n * (n - 1) // 2
-    tests = pairs * max(len(families), 1) + (pairs if options.margin is not None else 0)
     try:
-        planned = plan(pilot, alpha=options.alpha, pairs=tests, standardize=False)
+        planned = plan(pilot, alpha=options.alpha, standardize=False)
     except ValueError:  # too few shared benchmarks or seeds to estimate: no plan
         return None
-    return PlanGuide(planned)
+    return PlanGuide(planned, pilot, options.alpha)
 
 
 def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None:

@@ -586,6 +586,14 @@ def reconcile(
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
+    if plans is not None and hasattr(plans, "for_tests"):
+        # What would settle a pair: planned at the level of the Holm family across
+        # benchmarks (its votes and equivalence tests), not for the pairs alone.
+        pooled = scoped.get((None, ()))
+        tests = sum(scope_type(v.key) == "all benchmarks" for v in votes) + (
+            0 if pooled is None else sum(math.isfinite(r.p_equivalence)
+                                         for r in pooled.relations))
+        plans.for_tests(tests)
     return Reconciliation(
         verdicts=verdicts,
         verdict_table=verdict_table(verdicts),

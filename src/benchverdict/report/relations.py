@@ -992,7 +992,8 @@ def effect_text(effect: PairEffect | None, winner: str, decimals: int | None = N
         decimals = effect_decimals((hi - lo) / 2.0, abs(gain) if not math.isfinite(hi - lo) else 0,
                                    values=[gain])
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{_signed(gain, decimals)} (no interval: too few replicates)"
+        return (f"{_signed(gain, decimals)} (no interval: too few replicates, or runs "
+                f"without spread)")
     return f"{_signed(gain, decimals)} [{_signed(lo, decimals)}, {_signed(hi, decimals)}]"
 
 

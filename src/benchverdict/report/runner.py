@@ -893,7 +893,7 @@ def compare(
             bar.set_postfix_str("reconciling")
             verdicts = [v for r in runs for v in r.verdicts]
             final_budget = _final_budget(results, options)
-            planned = plan_guide(scores, options, verdicts)
+            planned = plan_guide(scores, options)
             guidance = sample_size_guidance(runs)
             reconciliation = reconcile(
                 verdicts, algorithms=results.algorithms, final_budget=final_budget,
@@ -1028,6 +1028,9 @@ def _copied_runs_caveat(results: Any) -> str | None:
     names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", text)
     if not names:
         return None
+    more = re.search(r"; and (\d+) more algorithm\(s\)", text)
+    if more:  # the warning names five and counts the rest
+        names.append(f"{int(more.group(1))} more")
     who = (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
     verb = "has" if len(names) == 1 else "have"
     return (f"{who} {verb} identical runs on several benchmarks, so claims about "

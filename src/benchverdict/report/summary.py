@@ -768,7 +768,10 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     out.append(f"Claims across benchmarks are about {claims}; on a single benchmark its runs "
                f"(seeds) are the replicates.")
     pooled = next((s for s in rec.scopes.values() if s.key == (None, ())), None)
-    eff = pooled.effects if pooled is not None else None
+    # A study of one benchmark has no scope across benchmarks: its benchmark's effects
+    # carry the unit.
+    eff = (pooled.effects if pooled is not None else
+           next((s.effects for s in rec.scopes.values() if s.effects is not None), None))
     unit = f" in {eff.unit}" if eff is not None else ""
     across = ("a paired t interval over benchmarks" if o.estimand == "benchmarks" else
               "the mean of the per-benchmark differences with only the seeds' noise "
