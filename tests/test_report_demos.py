@@ -94,8 +94,11 @@ def test_priorband_final_budget_methods_agree(priorband):
     assert head.status == "ranked"
     assert head.tiers == [["PB"], ["HB"], ["RS"]]
     assert comp.conflicts.empty
+    # HB and RS ignore the prior: their runs on the at25 and bad variants are the same.
     assert head.message.startswith(
-        "Across benchmarks like these 24: PB > HB > RS (settled by LMEM and rank tests")
+        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks, "
+        "so claims about them overstate their evidence): PB > HB > RS (settled by LMEM and "
+        "rank tests")
     assert comp.reconciliation.contradictions.empty
     # Each prior quality is its own scope, for both families.
     scopes = {r.scope_label for r in comp.rankings}
@@ -119,13 +122,16 @@ def test_priorband_early_budget_estimands_and_scales(priorband):
     rec = comp.reconciliation
     assert rec.contradictions.empty
     head = rec.headline
-    assert head.message.startswith("Across benchmarks like these 24: RS is worst (settled by "
-                                   "LMEM and rank tests")
+    assert head.message.startswith(
+        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks, "
+        "so claims about them overstate their evidence): RS is worst (settled by LMEM and "
+        "rank tests")
     assert head.groups == [["HB", "PB"]]
     these = compare(priorband, analyses=["ranks", "lmem"], budget=3.0, progress=False,
                     sanity_checks=False, figures=False, estimand="these").reconciliation
     assert these.headline.message.startswith(
-        "On these 24 benchmarks (no claim beyond them): HB > PB > RS")
+        "On these 24 benchmarks (no claim beyond them) (HB and RS have identical runs on "
+        "several benchmarks, so claims about them overstate their evidence): HB > PB > RS")
     gaps = these.power_gaps[these.power_gaps["metafeature"].isna()]
     assert gaps["family"].tolist() == ["ranks"]
     assert "a different estimand, not a lack of power" in gaps.iloc[0]["reason"]

@@ -30,6 +30,35 @@ NO_POWER_GAPS = ("No pair is a power gap, and no family misses a relation anothe
 NO_UNCONFIRMED = "No family misses a relation another family settles."
 
 
+def copied_runs_caveat(warning: str) -> str | None:
+    """The caveat for claims across benchmarks when runs are copied between benchmarks.
+
+    ``warning`` is :meth:`benchverdict.results.Results.copied_runs`'s text: it said that
+    claims across benchmarks overstate their evidence when an algorithm's runs repeat
+    on several benchmarks (PriorBand's HB and RS ignore the prior: 24 benchmarks hold
+    12 independent differences), while the headline, the results paragraph and Methods
+    said "24 benchmarks" without it. None when there are no copies.
+
+    Examples
+    --------
+    >>> copied_runs_caveat("algorithm HB has identical runs on one group of benchmarks "
+    ...                    "(e.g. a and b); algorithm RS has identical runs on one group")[:55]
+    'HB and RS have identical runs on several benchmarks, so'
+    """
+    if not warning:
+        return None
+    names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", warning)
+    if not names:
+        return None
+    more = re.search(r"; and (\d+) more algorithm\(s\)", warning)
+    if more:  # the warning names five and counts the rest
+        names.append(f"{int(more.group(1))} more")
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = "has" if len(names) == 1 else "have"
+    return (f"{who} {verb} identical runs on several benchmarks, so claims about "
+            f"{'it' if len(names) == 1 else 'them'} overstate their evidence")
+
+
 def power_gap_pairs(n_pairs: int, n_scopes: int, where: str) -> str:
     """The power gaps (pairs one family decides alone, not after the adjustment), counted.
 
@@ -255,6 +284,7 @@ __all__ = [
     "NO_CONTRADICTIONS",
     "NO_POWER_GAPS",
     "NO_UNCONFIRMED",
+    "copied_runs_caveat",
     "disagreements",
     "glossary_for",
     "link_terms",

@@ -53,6 +53,7 @@ from benchverdict.report.explain import (
     pair_agreement,
     undecided_reason,
 )
+from benchverdict.report.plan_guidance import PlanGuide
 from benchverdict.report.relations import (
     CONTRADICTION_COLUMNS,
     GROUP_COLUMNS,
@@ -548,7 +549,7 @@ def reconcile(
         be *equivalent*.
     plans : callable, optional
         ``plans(a, b, group) -> str | None``: what would settle an open pair
-        (the report's :class:`~benchverdict.report.guidance.PlanGuide`); a
+        (the report's :class:`~benchverdict.report.plan_guidance.PlanGuide`); a
         scope's guidance names at most
         :data:`~benchverdict.report.guidance.MAX_PLANNED_SHOWN` of them, the
         pairs closest to settled (its ``priority``) first.
@@ -586,7 +587,7 @@ def reconcile(
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
-    if plans is not None and hasattr(plans, "for_tests"):
+    if isinstance(plans, PlanGuide):
         # What would settle a pair: planned at the level of the Holm family across
         # benchmarks (its votes and equivalence tests), not for the pairs alone.
         pooled = scoped.get((None, ()))

@@ -60,6 +60,7 @@ from benchverdict.report import figures as report_figures
 from benchverdict.report import html, json_format, latex, markdown, render, summary, terminal
 from benchverdict.report.effect_sizes import compared_scores, scope_effects
 from benchverdict.report.guidance import plan_guide, sample_size_guidance
+from benchverdict.report.prose import copied_runs_caveat
 from benchverdict.report.reconcile import Reconciliation, reconcile
 from benchverdict.report.stopping import stopped_early, stopped_early_cells
 from benchverdict.verdict import Verdict, verdicts_to_frame
@@ -902,7 +903,7 @@ def compare(
                 estimand=options.estimand,
                 scope_caveat=(_stopped_early_caveat(results, short, short_cells)
                               if short or len(short_cells) else None),
-                pooled_caveat=_copied_runs_caveat(results),
+                pooled_caveat=copied_runs_caveat(results.copied_runs()),
                 effects=effects,
                 plans=planned,
             )
@@ -1008,33 +1009,6 @@ def _runs_per_cell(scores) -> tuple[int, int] | None:
         return None
     sizes = scores.data.table.groupby(["algorithm", "benchmark"], observed=True).size()
     return int(sizes.min()), int(sizes.max())
-
-
-def _copied_runs_caveat(results: Any) -> str | None:
-    """"HB and RS have identical runs on several benchmarks, ..." for the headline's scope.
-
-    The warning (:meth:`Results.copied_runs`) said that claims across benchmarks
-    overstate their evidence when an algorithm's runs are copied across benchmarks
-    (PriorBand's HB and RS ignore the prior: 24 benchmarks hold 12 independent
-    differences); the headline, the results paragraph and Methods said "24 benchmarks"
-    without it.
-    """
-    import re
-
-    copied = getattr(results, "copied_runs", None)
-    text = copied() if callable(copied) else ""
-    if not text:
-        return None
-    names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", text)
-    if not names:
-        return None
-    more = re.search(r"; and (\d+) more algorithm\(s\)", text)
-    if more:  # the warning names five and counts the rest
-        names.append(f"{int(more.group(1))} more")
-    who = (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
-    verb = "has" if len(names) == 1 else "have"
-    return (f"{who} {verb} identical runs on several benchmarks, so claims about "
-            f"{'it' if len(names) == 1 else 'them'} overstate their evidence")
 
 
 def _stopped_early_caveat(results: Results, short: dict[str, float],

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from benchverdict._colour import RELATION_COLOURS
 from benchverdict.families import families as all_families
 from benchverdict.families import family_rank
+from benchverdict.report.prose import copied_runs_caveat
 from benchverdict.report.relations import Relation, Status, effect_decimals, effect_text
 from benchverdict.verdict import metafeature_label
 
@@ -615,8 +616,10 @@ def _empty_cells(c) -> str:
     Without it the paragraph described a complete design ("4 algorithms on 10 benchmarks
     with 5 seeds each") where one algorithm missed 3 benchmarks.
     """
+    import pandas as pd
+
     balance = getattr(getattr(c, "description", None), "balance", None)
-    if balance is None or not hasattr(balance, "stack") or not len(balance):
+    if not isinstance(balance, pd.DataFrame) or not len(balance):
         return ""
     counts = balance.stack()
     empty = counts[counts == 0]
@@ -694,9 +697,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     empty = _empty_cells(c)
     if empty:
         out.append(empty)
-    from benchverdict.report.runner import _copied_runs_caveat
-
-    copied = _copied_runs_caveat(getattr(c, "results", None))
+    results = getattr(c, "results", None)
+    copied = None if results is None else copied_runs_caveat(results.copied_runs())
     if copied:
         out.append(f"Caveat: {copied} across benchmarks, since a benchmark where their "
                    f"runs repeat another's is not an independent replicate.")
