@@ -309,3 +309,39 @@ def test_cli_bad_policy_and_existing_listing_are_usage_errors(tmp_path: Path, ca
     assert main(["leaderboard", str(base), "-o", str(tmp_path / "b"), "--missing-runs",
                  str(base)]) == 2
     assert "is never overwritten" in capsys.readouterr().err
+
+
+def test_a_submission_that_changes_anothers_imputed_runs_says_so(tmp_path: Path):
+    """Review of 2026-11-28: with incomplete="impute", a new entry that scores -500 on the
+    benchmarks N misses changed N's imputed runs (the worst score there), and changes.md
+    said only that the entries moved because of the new D."""
+    import numpy as np
+
+    from benchverdict.leaderboard import create_leaderboard, update_leaderboard
+
+    rng = np.random.default_rng(3)
+
+    def rows(name: str, offset: float, skip: tuple = ()) -> list[tuple]:
+        return [(name, f"b{b}", s, offset + rng.normal() + b) for b in range(10)
+                for s in range(2) if b not in skip]
+
+    def results(data: list[tuple]) -> Results:
+        return Results.from_frame(pd.DataFrame(data, columns=["a", "b", "s", "y"]),
+                                  algorithm="a", benchmark="b", seed="s", score="y",
+                                  objective="maximize", kind="runs", min_algorithms=1)
+
+    folder = tmp_path / "board"
+    first = create_leaderboard(folder, results(rows("A", 0.6) + rows("B", 0.3) + rows("C", 0.0)
+                                               + rows("N", 0.45, skip=(3, 7))),
+                               incomplete="impute")
+    assert set(first.imputed["algorithm"]) == {"N"}
+    crash = [(a, b, s, -500.0 if b in ("b3", "b7") else y) for a, b, s, y in rows("D", 0.0)]
+    _, changes = update_leaderboard(folder, results(crash))
+    imputed = [c for c in changes if c.kind == "imputed"]
+    assert [c.algorithms for c in imputed] == [("N",)]
+    assert "N's 4 imputed run(s) now hold other scores" in imputed[0].text
+    assert "from the new D" in imputed[0].text
+    assert "## Imputed (1)" in (folder / "changes.md").read_text(encoding="utf-8")
+    # An update that leaves the filled values alone says nothing about them.
+    _, quiet = update_leaderboard(folder, results(rows("E", 0.2)))
+    assert not [c for c in quiet if c.kind == "imputed"]

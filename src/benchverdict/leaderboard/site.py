@@ -736,8 +736,8 @@ def _families(text: Any) -> list[str]:
 
 
 def _changes_page(board: Any, changes: Sequence[Any], history: dict[str, Any]) -> str:
-    order = ["replaced", "entered", "completed", "incomplete", "subset", "newly settled",
-             "no longer settled", "moved", "removed"]
+    order = ["replaced", "imputed", "entered", "completed", "incomplete", "subset",
+             "newly settled", "no longer settled", "moved", "removed"]
 
     def diff(moved: Sequence[tuple[str, str]], level: str) -> str:
         parts = []

@@ -120,7 +120,8 @@ class Change:
         ``"unit"`` (the differences' unit changed), ``"entered"``,
         ``"incomplete"``, ``"completed"``, ``"subset"`` (the common subset
         changed), ``"moved"``, ``"newly settled"``, ``"no longer settled"``,
-        ``"removed"``, ``"replaced"`` (an entry's runs were replaced).
+        ``"removed"``, ``"replaced"`` (an entry's runs were replaced), ``"imputed"``
+        (an entry's imputed runs hold other scores).
     algorithms : tuple of str
         The entries concerned.
     text : str
@@ -213,6 +214,7 @@ def changes_between(old: Leaderboard | None, new: Leaderboard,
     for a in old_entries:
         if a not in new_entries:
             changes.append(Change("removed", (a,), f"{a} is no longer ranked."))
+    changes += _imputation_changes(old, new, [a for a in new_entries if a not in old_entries])
     for a in replaced:
         if a in old_entries:
             # Its old rows are gone: a reader of "nothing moved" would take its numbers
@@ -257,6 +259,32 @@ def changes_between(old: Leaderboard | None, new: Leaderboard,
     return changes
 
 
+def _imputation_changes(old: Leaderboard | None, new: Leaderboard,
+                        arrived: Sequence[str]) -> list[Change]:
+    """Entries whose imputed runs changed value between the versions ("imputed").
+
+    ``"impute"`` fills a missing run with the worst score any compared entry reached on
+    that benchmark, so a new entry that scores worse there changes the other entries'
+    filled runs (a mean of 3.90 became -500 in a review), and with them their positions,
+    without a run of theirs changing: the change says so.
+    """
+    if old is None or not len(old.imputed) or not len(new.imputed):
+        return []
+    key = ["algorithm", "benchmark", "seed"]
+    before = old.imputed.assign(**{c: old.imputed[c].astype(str) for c in key})
+    after = new.imputed.assign(**{c: new.imputed[c].astype(str) for c in key})
+    both = before.merge(after, on=key, suffixes=("_old", "_new"))
+    moved = both[both["score_old"].astype(float) != both["score_new"].astype(float)]
+    out = []
+    cause = (f" (the worst score on those benchmarks now comes from the new "
+             f"{_listed(list(arrived))})" if arrived else "")
+    for a, runs in moved.groupby("algorithm", sort=True):
+        out.append(Change("imputed", (str(a),), (
+            f"{a}'s {len(runs)} imputed run(s) now hold other scores{cause}; its position "
+            f"rests on the new values.")))
+    return out
+
+
 def _difference_unit(board: Leaderboard) -> str:
     """The unit of the board's differences ("" when it has none, or was written before)."""
     units = board.relations.get("difference_unit")
@@ -276,7 +304,7 @@ def _changes_markdown(board: Leaderboard, changes: Sequence[Change],
         lines += [f"Submission: {md_escape(', '.join(sources))}", ""]
     if not changes:
         lines.append("Nothing moved.")
-    order = ["unit", "replaced", "entered", "completed", "incomplete", "subset",
+    order = ["unit", "replaced", "imputed", "entered", "completed", "incomplete", "subset",
              "newly settled", "no longer settled", "moved", "removed"]
     for kind in order:
         these = [c for c in changes if c.kind == kind]
