@@ -400,19 +400,19 @@ def test_two_constant_cells_get_the_exact_permutation_p_value_not_zero():
     assert len(pair) == 2
     assert np.allclose(pair["p_value_welch"], 2 / 252)
     assert (pair["p_value_iu"] >= 2 / 252).all()
-    same = pd.DataFrame([("A", "p", s, 1.0) for s in range(3)]
-                        + [("B", "p", s, 1.0) for s in range(3)]
-                        + [("C", "p", s, float(s)) for s in range(3)],
-                        columns=["algorithm", "benchmark", "seed", "score"])
-    equal = per_benchmark_contrasts(same)
-    assert equal.loc[(equal["a"] == "A") & (equal["b"] == "B"), "p_value_welch"].item() == 1.0
+
+    def welch_p_of_equal_constant_cells(value: float, runs_b: int) -> float:
+        """A and B score ``value`` on every run (3 and ``runs_b`` runs), C varies."""
+        rows = ([("A", "p", s, value) for s in range(3)]
+                + [("B", "p", s, value) for s in range(runs_b)]
+                + [("C", "p", s, float(s)) for s in range(3)])
+        got = per_benchmark_contrasts(pd.DataFrame(
+            rows, columns=["algorithm", "benchmark", "seed", "score"]))
+        return got.loc[(got["a"] == "A") & (got["b"] == "B"), "p_value_welch"].item()
+
+    assert welch_p_of_equal_constant_cells(1.0, 3) == 1.0
     # Equal values, unequal runs: the means differ by round-off (0.1 x 3 / 3 is not 0.1).
-    noisy = pd.DataFrame([("A", "p", s, 0.1) for s in range(3)]
-                         + [("B", "p", s, 0.1) for s in range(2)]
-                         + [("C", "p", s, float(s)) for s in range(3)],
-                         columns=["algorithm", "benchmark", "seed", "score"])
-    got = per_benchmark_contrasts(noisy)
-    assert got.loc[(got["a"] == "A") & (got["b"] == "B"), "p_value_welch"].item() == 1.0
+    assert welch_p_of_equal_constant_cells(0.1, 2) == 1.0
 
 
 @pytest.mark.parametrize("factor", [1e-150, 1e141, 1e150])
