@@ -581,20 +581,16 @@ def reconcile(
     """
     verdicts, algorithms, order, alpha, n_benchmarks = _prepared(verdicts, algorithms, alpha,
                                                                   benchmarks)
-    votes, scoped = _relate_scopes(verdicts, algorithms, final_budget, alpha, n_benchmarks,
-                                   estimand, scope_caveat, final_trials, effects,
-                                   pooled_caveat)
+    votes, scoped, n_tests = _relate_scopes(
+        verdicts, algorithms, final_budget, alpha, n_benchmarks, estimand, scope_caveat,
+        final_trials, effects, pooled_caveat)
     agreement, comparisons, representatives = _compare_methods(verdicts, votes, scoped, order,
                                                                final_budget, final_trials)
     conflicts = _ordered_conflicts(comparisons)
     if isinstance(plans, PlanGuide):
         # What would settle a pair: planned at the level of the Holm family across
         # benchmarks (its votes and equivalence tests), not for the pairs alone.
-        pooled = scoped.get((None, ()))
-        tests = sum(scope_type(v.key) == "all benchmarks" for v in votes) + (
-            0 if pooled is None else sum(math.isfinite(r.p_equivalence)
-                                         for r in pooled.relations))
-        plans.for_tests(tests)
+        plans.for_tests(n_tests["all benchmarks"])
     return Reconciliation(
         verdicts=verdicts,
         verdict_table=verdict_table(verdicts),
@@ -737,8 +733,9 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
                    effects: EffectsSource | None = None, pooled_caveat: str | None = None):
     """The error-controlled part: one vote per family and pair, Holm per scope type.
 
-    Returns the votes and the relations of each scope (with the leans and
-    single-draw statements beside them). With ``effects`` each scope's
+    Returns the votes, the relations of each scope (with the leans and
+    single-draw statements beside them) and the tests of each scope type's Holm
+    family (votes and equivalence tests). With ``effects`` each scope's
     pairs are sized, and their equivalence tests (with a margin) are
     adjusted together with the votes.
     """
@@ -822,7 +819,7 @@ def _relate_scopes(verdicts: list[Verdict], algorithms: list[str], final_budget:
         if reversal:
             pooled.sentence = pooled.sentence[:-1] + reversal + "."
 
-    return votes, scoped
+    return votes, scoped, n_tests
 
 
 #: The reversal clause names at most this many pairs.
