@@ -78,3 +78,29 @@ def test_cli_counts_excluded_rows(tmp_path, capsys):
                  "acc", "--objective", "maximize", "--on-invalid", "drop", "--kind", "trials"])
     assert code == 0
     assert "excluded rows: 1" in capsys.readouterr().out
+
+
+def test_cli_states_the_coverage_the_band_has_at_the_budgets_it_is_calibrated_on(tmp_path,
+                                                                                   capsys):
+    # It said "exact, simultaneous over all budgets k >= 1": the default band is calibrated
+    # at the integer budgets (between them it covers less), and with 7 draws the KS band's
+    # attainable coverage at 0.9 is a step above it.
+    import re
+
+    from benchverdict.tuning import tuning_curve
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"model": np.repeat(["A", "B"], 7), "trial": np.tile(range(7), 2),
+                          "acc": rng.uniform(size=14)})
+    path = tmp_path / "tiny.csv"
+    frame.to_csv(path, index=False)
+    code = main(["tuning", str(path), "--algorithm", "model", "--seed", "trial", "--score",
+                 "acc", "--objective", "maximize", "--low", "0", "--high", "1", "--kind",
+                 "trials", "--band", "ks", "--confidence", "0.9", "-o", str(tmp_path / "o")])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("band:"))
+    assert code == 0
+    assert "all budgets k >= 1" not in line and "integer budgets" in line
+    stated = float(re.search(r"probability (\d\.\d+)", line).group(1))
+    exact = tuning_curve(frame.acc[:7].to_numpy(), band="ks", confidence=0.9, low=0,
+                         high=1).cdf.grid_coverage
+    assert stated == round(exact, 3) and exact >= 0.9

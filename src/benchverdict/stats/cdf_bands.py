@@ -612,14 +612,37 @@ def _ks_solve_levels(n: int, confidence: float, levels: tuple[float, float],
     i = np.arange(1, n + 1)
     probability = _RestrictedProbability()
 
-    def g(d: float) -> float:
-        lower = np.clip(i / n - d, 0.0, 1.0)
-        upper = np.clip((i - 1) / n + d, 0.0, 1.0)
-        p = probability(*_restricted(lower, upper, levels, grid))
-        # Increasing in d: a wider corridor has more probability.
-        return math.log1p(-confidence) - (math.log1p(-p) if p < 1.0 else -math.inf)
+    seen: dict[float, float] = {}
 
-    return _bracketed_secant(g, 0.0, d_full, 0.8 * d_full)
+    def g(d: float) -> float:
+        if d not in seen:
+            lower = np.clip(i / n - d, 0.0, 1.0)
+            upper = np.clip((i - 1) / n + d, 0.0, 1.0)
+            p = probability(*_restricted(lower, upper, levels, grid))
+            # Increasing in d: a wider corridor has more probability.
+            seen[d] = math.log1p(-confidence) - (math.log1p(-p) if p < 1.0 else -math.inf)
+        return seen[d]
+
+    best = _bracketed_secant(g, 0.0, d_full, 0.8 * d_full)
+    if g(best) < 0:
+        # Restricted, P(d) is a step function (a constraint drops out where a bound crosses
+        # a level): the point nearest the root can cover less than ``confidence`` (0.664
+        # for 0.8 at n = 2, integer budgets). As for the LD bands: bisect to the step and
+        # keep its right end, the narrowest corridor that covers with at least
+        # ``confidence``.
+        below = max(d for d, v in seen.items() if v < 0)
+        known = [d for d, v in seen.items() if v >= 0 and d > below]
+        above = min(known) if known else 1.0  # d = 1: no constraint is left, P = 1
+        for _ in range(80):
+            if above - below <= 1e-12:
+                break
+            mid = 0.5 * (below + above)
+            if g(mid) < 0:
+                below = mid
+            else:
+                above = mid
+        best = above
+    return best
 
 
 def order_statistic_bounds(
