@@ -481,7 +481,7 @@ def test_a_one_benchmark_study_names_its_largest_differences(shared_data):
     lead = headline_summary(scope_summaries(comp.reconciliation, data.algorithms))
     assert lead is not None and lead.benchmark == "Reuters"
     assert "cannot be separated; largest differences" in lead.sentence
-    assert re.search(r"mlp over reg_lstm \+0\.\d+ \[\+0\.\d+, \+0\.\d+\]", lead.sentence)
+    assert re.search(r"mlp over reg_lstm \+0\.\d+ \[[+-]0\.\d+, \+0\.\d+\]", lead.sentence)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -532,10 +532,12 @@ def test_draws_without_a_trial_order_name_the_k_their_relations_hold_at(estimand
     (meanmax) or "X > Y (settled by tuning curves)" (deberta) without saying at which k,
     next to an effect of single draws (k = 1); the settings said "budget none" and the
     Methods paragraph "at the final budget"."""
-    from benchverdict.tuning.quantile_test import informative_budget
+    from benchverdict.tuning.quantile_test import vote_budget
 
     comp = compare(draws_without_order(), progress=False, figures=False, estimand=estimand)
-    k0, k1 = informative_budget(60, 0.05, 0.5), informative_budget(200, 0.05, 0.5)
+    n_tests = sum(len(a) * (len(a) - 1) // 2 for a in comp.results.table.groupby(
+        "benchmark", observed=True)["algorithm"].unique())
+    k0, k1 = vote_budget(60, 0.05, n_tests), vote_budget(200, 0.05, n_tests)
     assert k0 < k1
     sentences = {s.key[0]: s.sentence for s in comp.reconciliation.scopes.values()}
     assert sentences["t0"].startswith(f"On t0 at k = {k0} trials: ")
@@ -547,7 +549,8 @@ def test_draws_without_a_trial_order_name_the_k_their_relations_hold_at(estimand
         assert None not in sentences or " at k = " not in sentences[None]
     assert comp.reconciliation.vote_trials == (k0, k1)
     methods = summary.methods_paragraph(comp)
-    assert f"At k = {k0} to {k1} trials, the most trials the draws can bound" in methods
+    assert (f"At k = {k0} to {k1} trials, half the most trials the draws can bound for the "
+            f"tests together" in methods)
     assert "at the final budget" not in methods.lower()
     assert "random-search draws without a trial order" in methods
     settings = comp.document().settings.text
@@ -576,19 +579,20 @@ def test_draws_with_a_trial_order_keep_the_final_budget_wording(trials):
 
 def test_meanmax_headline_names_the_k_of_its_tuning_vote(shared_data):
     """meanmax's headline said "cannot be separated" beside +0.447 for single draws; the
-    vote is at k = 22 trials, the most its 145 MLP draws can bound."""
+    vote is at k = 11 trials, half the most its 145 MLP draws can bound, and the effect is
+    the curves' difference there."""
     from benchverdict.io import adapters
-    from benchverdict.tuning.quantile_test import informative_budget
+    from benchverdict.tuning.quantile_test import vote_budget
 
     data = adapters.read_meanmax(shared_data / "meanmax" / "hedwig.tsv")
     comp = compare(data, progress=False, figures=False)
-    k = informative_budget(145, 0.05, 0.5)
-    assert k == 22
+    k = vote_budget(145, 0.05)
+    assert k == 11
     assert comp.reconciliation.headline is not None
     sentence = next(s.sentence for s in comp.reconciliation.scopes.values())
     assert sentence.startswith(f"On Reuters at k = {k} trials: mlp and reg_lstm cannot be "
-                               f"separated; largest differences (mean difference in f1 of "
-                               f"single draws")
+                               f"separated; largest differences (median best-of-{k} "
+                               f"difference in f1, ")
 
 
 def test_methods_paragraph_says_which_algorithms_the_final_budget_comparisons_leave_out():

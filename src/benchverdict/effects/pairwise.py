@@ -179,6 +179,11 @@ class PairwiseEffects(ResultText):
         The margin in the effect's unit (NaN without one; per benchmark a
         standardised margin times the benchmark's SD).
     n_benchmarks : int
+    measure : str
+        What ``difference`` is, in words: "mean difference" (default), or
+        another estimand a caller put in its place (the report's effects on
+        random-search draws without a trial order: the tuning curves'
+        difference at their vote's budget).
     pooled_sd : float
         Across benchmarks: the SD of a pair's per-benchmark difference if
         every pair varied alike, ``sqrt(2 MS_interaction)`` of the two-way
@@ -198,6 +203,7 @@ class PairwiseEffects(ResultText):
     margin_value: float = math.nan
     n_benchmarks: int = 0
     pooled_sd: float = math.nan
+    measure: str = "mean difference"
     _index: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

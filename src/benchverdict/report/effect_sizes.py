@@ -17,7 +17,8 @@ final budget, or at ``Options.budget``; the scale decision) and returns the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -27,6 +28,8 @@ from benchverdict.report.reconcile import EffectsSource
 from benchverdict.report.relations import GroupKey
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
+from benchverdict.tuning.collection import vote_budgets
+from benchverdict.tuning.quantile_test import curve_difference
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,21 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
     margin = options.margin
     unit = str(data.roles.get("score", "score"))
     if scores.single_draws:
-        # The voting families judge the searches (tuning curves at the final budget); these
-        # differences are of one draw each, and say so wherever their unit is printed.
+        # Across benchmarks these differences are of one draw each, and say so wherever
+        # their unit is printed; per benchmark the tuning curves' vote decides, and the
+        # effect is its curves' difference (_curve_effects).
         unit = f"{unit} of single draws"
+    known_budgets: dict[str, int] = {}
+
+    def budgets() -> dict[str, int]:
+        """Each benchmark's budget of the tuning curves' vote (the same rule, counted once)."""
+        if not known_budgets and len(data.table):
+            sizes = data.table.groupby([data.table["algorithm"].astype(str),
+                                        data.table["benchmark"].astype(str)],
+                                       observed=True).size()
+            known_budgets.update(vote_budgets({k: int(v) for k, v in sizes.items()},
+                                              options.alpha))
+        return known_budgets
     raw = data.table
     pooled = scores.pooled.table
     pooled_unit = f"SD of a benchmark's {unit}" if standardize else unit
@@ -137,6 +152,9 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
             out = effects_from_frame(frame, algorithms=algorithms, estimand="benchmark",
                                      objective=data.objective, alpha=options.alpha,
                                      unit=unit, margin=margin, margin_value=margin_value)
+            if scores.single_draws:
+                out = _curve_effects(out, frame, budgets().get(str(bench)), options.alpha,
+                                     data.objective)
         else:
             frame = pooled
             for name, value in meta:
@@ -150,6 +168,35 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
         return out
 
     return source
+
+
+def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None, alpha: float,
+                   objective: str) -> PairwiseEffects:
+    """One benchmark's effects on random-search draws, as the tuning curves' vote measures them.
+
+    Without a trial order the tuning curves' order-statistic test at budget
+    ``k`` (:func:`~benchverdict.tuning.collection.vote_budgets`) is the only
+    vote, so "by how much" is the difference of the median tuning curves
+    there (:func:`~benchverdict.tuning.quantile_test.curve_difference`), with
+    its distribution-free interval at the effects' simultaneous level. The
+    mean difference of single draws answered another question and could
+    have the opposite sign: A's draws spread wide (mean 0) beat B's narrow
+    ones (mean 0.3) at k = 63, and the headline printed "A over B -0.203".
+    No t-based standard error, p-value or TOST belongs to this difference
+    (NaN); the probability that a draw of ``a`` beats one of ``b`` stays.
+    """
+    if k is None or not effects.effects:
+        return effects
+    draws = {str(name): part["score"].to_numpy(dtype=float)
+             for name, part in frame.groupby(frame["algorithm"].astype(str), observed=True)}
+    out = []
+    for e in effects.effects:
+        point, low, high = curve_difference(draws[e.a], draws[e.b], k,
+                                            confidence=effects.confidence, objective=objective)
+        out.append(replace(e, difference=point, lower=low, upper=high, se=math.nan,
+                           df=math.nan, p_value=math.nan, p_equivalence=math.nan))
+    return replace(effects, effects=tuple(out), measure=f"median best-of-{k} difference",
+                   unit=effects.unit.removesuffix(" of single draws"))
 
 
 __all__ = ["ComparedScores", "compared_scores", "scope_effects"]

@@ -618,7 +618,7 @@ def voting_trials(verdicts: Iterable[Verdict]) -> tuple[float, float] | None:
     """The smallest and largest trial count ``k`` of verdicts that name no budget, else None.
 
     Random-search draws without a trial order have no final budget: the
-    tuning curves' tests vote at the most trials the draws can bound, a
+    tuning curves' tests vote at half the most trials the draws can bound, a
     ``k`` per benchmark. A relation they settle (or leave open) holds at that
     ``k``, and the sentence that states it must say so.
 

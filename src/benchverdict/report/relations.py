@@ -1032,7 +1032,7 @@ def effects_clause(rel: ScopeRelations, *, lead: bool | None = None) -> str:
             text += f", adjusted p = {r.p_value_adjusted:.2g}"
         shown.append(text)
     more = f" and {len(settled) - MAX_NAMED} more" if len(settled) > MAX_NAMED else ""
-    out = (f"; by how much (mean difference in {eff.unit}, positive = better; "
+    out = (f"; by how much ({eff.measure} in {eff.unit}, positive = better; "
            f"{eff.confidence:.0%} intervals simultaneous over {len(eff.effects)} pair(s)): "
            + "; ".join(shown) + more)
     if wide:
@@ -1046,7 +1046,7 @@ def effects_clause(rel: ScopeRelations, *, lead: bool | None = None) -> str:
                     f"shared by all pairs implies ({eff.pooled_sd:.2g}), as the LMEM "
                     f"assumes; the paired interval does not assume it]")
         else:
-            out += (" [where an interval includes 0, the mean difference alone does not "
+            out += (f" [where an interval includes 0, the {eff.measure} alone does not "
                     "separate the pair; the settling family's test does]")
     return out
 
@@ -1072,7 +1072,7 @@ def _largest_differences(rel: ScopeRelations) -> str:
     decimals = effect_decimals(*widths, values=[e.difference for e in top]) if widths else None
     named = [f"{w} over {e.b if w == e.a else e.a} {effect_text(e, w, decimals)}"
              for e, w in zip(top, leaders)]
-    return (f"; largest differences (mean difference in {eff.unit}, "
+    return (f"; largest differences ({eff.measure} in {eff.unit}, "
             f"positive = better; {eff.confidence:.0%} simultaneous intervals over "
             f"{len(eff.effects)} pair(s)): " + "; ".join(named))
 

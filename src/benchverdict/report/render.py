@@ -473,7 +473,8 @@ def _settings(c: ReportSource) -> Settings:
         budget_text = f"final ({rec.final_budget:g})"
     elif rec.vote_trials is not None:
         budget_text = (f"none (no budget column): tuning curves are compared at "
-                       f"{trials_text(rec.vote_trials)}, the most trials the draws can bound")
+                       f"{trials_text(rec.vote_trials)}, half the most trials the draws can bound "
+                       f"for the tests together")
     else:
         budget_text = "none (no budget column)"
     population = ("benchmarks like these (the observed benchmarks are a sample)"

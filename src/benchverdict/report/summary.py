@@ -552,7 +552,8 @@ def _tuning_sentence(run: Any, votes: list[str], confidence: float,
     text += "."
     if any(m.endswith("_test") for m in used):
         where = ("At the final budget" if at_k is None else
-                 f"At {at_k}, the most trials the draws can bound (they have no trial order),")
+                 f"At {at_k}, half the most trials the draws can bound for the tests together "
+                 f"(they have no trial order),")
         text += f" {where} every pair's curves were compared by an exact order-statistic test."
     if votes:
         text += f" The family voted through {_labels(votes)}."
@@ -844,7 +845,7 @@ def _scope_paragraph(rel: Any, alpha: float) -> str:
             items.append(text)
         more = (f"; and {len(settled) - MAX_PAIRS_NAMED} more"
                 if len(settled) > MAX_PAIRS_NAMED else "")
-        what = (f" (mean difference in {eff.unit}, positive = better, with {eff.confidence:.0%} "
+        what = (f" ({eff.measure} in {eff.unit}, positive = better, with {eff.confidence:.0%} "
                 f"intervals simultaneous over the {len(eff.effects)} pairs)"
                 if eff is not None and eff.effects else "")
         out.append(f"{rel.label}, {len(settled)} of {k} pairs are settled with a family-wise "

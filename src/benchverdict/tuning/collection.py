@@ -26,7 +26,7 @@ from benchverdict.stats.ecdf_sketch import ECDFSketch
 from benchverdict.tuning.compare import TuningComparison, compare_curves, decision_confidence
 from benchverdict.tuning.curves import TuningCurve, default_budgets, kind_label, tuning_curve
 from benchverdict.tuning.guidance import largest_budget
-from benchverdict.tuning.quantile_test import QuantileTest, informative_budget, quantile_test
+from benchverdict.tuning.quantile_test import QuantileTest, quantile_test, vote_budget
 from benchverdict.verdict import (
     Effect,
     Evidence,
@@ -74,6 +74,32 @@ def sketch_budgets(n: int) -> np.ndarray:
     tail = np.unique(np.round(np.geomspace(SKETCH_INTEGER_BUDGETS, n, 200)))
     return np.union1d(head, tail)
 
+
+
+def vote_budgets(sizes: dict[tuple[str, str], int], alpha: float, q: float = 0.5,
+                 pairs=None) -> dict[str, int]:
+    """Each benchmark's budget for the tuning curves' test (its vote), from sample sizes.
+
+    ``sizes`` maps ``(algorithm, benchmark)`` to the number of draws.
+    Every pair of algorithms on a benchmark (or the given ``pairs`` present
+    there) is one test; :func:`~benchverdict.tuning.quantile_test.vote_budget`
+    of the benchmark's smallest sample, for that many tests in all, gives
+    its budget. The report's effect sizes use the same budgets as the vote.
+
+    Examples
+    --------
+    >>> vote_budgets({("A", "p"): 400, ("B", "p"): 400, ("C", "p"): 100}, 0.05)
+    {'p': 6}
+    """
+    by_bench: dict[str, list[str]] = {}
+    for alg, bench in sizes:
+        by_bench.setdefault(bench, []).append(alg)
+    n_tests = 0
+    for algs in by_bench.values():
+        wanted = pairs or list(itertools.combinations(algs, 2))
+        n_tests += sum(1 for a, b in wanted if a in algs and b in algs)
+    return {bench: vote_budget(min(sizes[(a, bench)] for a in algs), alpha, max(n_tests, 1), q)
+            for bench, algs in by_bench.items()}
 
 @dataclass(repr=False, frozen=True, eq=False)
 class TuningCurves(ResultText):
@@ -206,15 +232,27 @@ class TuningCurves(ResultText):
                 for bench, a, b in self._pairs(pairs)
             ]
 
-    def test_budget(self, benchmark: str) -> int:
-        """The default budget of :meth:`tests` on ``benchmark``: the largest the draws can bound.
+    def n_tests(self, pairs=None) -> int:
+        """How many order-statistic tests :meth:`tests` makes.
 
-        :func:`~benchverdict.tuning.informative_budget` of the smallest
-        sample on the benchmark (a function of the sample sizes and
-        ``alpha`` only, never of the scores).
+        Every pair on every benchmark whose draws it holds (sketched
+        benchmarks get none), or the given ``pairs``.
         """
-        n = min(c.n for (_, b), c in self.curves.items() if b == benchmark)
-        return informative_budget(n, self.alpha, self._q)
+        sketched = set(self.sketched)
+        return sum(1 for bench, _, _ in self._pairs(pairs) if bench not in sketched)
+
+    def test_budget(self, benchmark: str, pairs=None) -> int:
+        """The default budget of :meth:`tests` on ``benchmark``.
+
+        :func:`~benchverdict.tuning.quantile_test.vote_budget` of the
+        smallest sample on the benchmark, for as many tests as :meth:`tests`
+        makes (every pair on every benchmark the test reaches, or ``pairs``):
+        a function of the sample sizes, ``alpha`` and the number of tests
+        only, never of the scores.
+        """
+        sketched = set(self.sketched)
+        sizes = {key: c.n for key, c in self.curves.items() if key[1] not in sketched}
+        return vote_budgets(sizes, self.alpha, self._q, pairs)[benchmark]
 
     @property
     def _q(self) -> float:
@@ -258,7 +296,7 @@ class TuningCurves(ResultText):
         for bench, a, b in self._pairs(pairs):
             if bench in sketched:
                 continue
-            k = float(budget) if budget is not None else float(self.test_budget(bench))
+            k = float(budget) if budget is not None else float(self.test_budget(bench, pairs))
             out.append((bench, a, b, quantile_test(
                 self.curves[(a, bench)].scores, self.curves[(b, bench)].scores, k, q=self._q,
                 objective=self.objective)))

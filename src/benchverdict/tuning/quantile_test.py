@@ -55,7 +55,8 @@ from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
 from benchverdict.stats.samples import sorted_copy, sorted_finite_scores
 
-__all__ = ["QuantileTest", "informative_budget", "quantile_test", "tail_to_separate"]
+__all__ = ["QuantileTest", "curve_difference", "informative_budget", "quantile_bounds",
+           "quantile_test", "tail_to_separate", "vote_budget"]
 
 
 @dataclass(repr=False, frozen=True)
@@ -157,6 +158,96 @@ def tail_to_separate(za: np.ndarray, zb: np.ndarray, quantile_level: float) -> f
                                                  r.size))
     return float(min(1.0, np.min(np.maximum(rising, falling)),
                      np.min(np.maximum(*tails(near)))))
+
+
+def vote_budget(n: int, alpha: float, n_tests: int = 1, q: float = 0.5) -> int:
+    r"""The budget at which a report tests tuning curves: half of what ``n`` draws can bound.
+
+    :func:`informative_budget` at ``alpha / n_tests`` is the largest budget
+    where the test's smallest attainable p-value, :math:`4 p_k^n`, still
+    reaches the first Holm threshold of ``n_tests`` votes. There only
+    samples that do not overlap at all in the tail reach it (every
+    separated pair got p = 0.039-0.049 whatever ``n``, so after Holm over
+    3 votes nothing could be settled). Half that budget squares
+    :math:`p_k^n`: the bound then needs about twice as many draws above the
+    curve's quantile, :math:`n (1 - p_k) \approx 2 \ln(4 m / \alpha)`,
+    and the smallest p-value is
+    :math:`4 (\alpha / (4 m))^2`, far below the threshold. Like
+    :func:`informative_budget` it depends on ``n``, ``alpha`` and the number
+    of tests only, never on the scores.
+
+    Examples
+    --------
+    >>> informative_budget(400, 0.05), vote_budget(400, 0.05), vote_budget(400, 0.05, 3)
+    (63, 31, 25)
+    """
+    if n_tests < 1:
+        raise ValueError(f"n_tests must be >= 1, got {n_tests}.")
+    return max(1, informative_budget(n, alpha / n_tests, q) // 2)
+
+
+def quantile_bounds(z: np.ndarray, quantile_level: float, tail: float) -> tuple[float, float]:
+    r"""Distribution-free bounds of a quantile from sorted draws ``z``, each erring <= ``tail``.
+
+    The largest :math:`Y_{(r)}` with :math:`P(B \le r - 1) \le` ``tail`` and the
+    smallest :math:`Y_{(s)}` with :math:`P(B \ge s) \le` ``tail``, :math:`B \sim
+    \mathrm{Bin}(n, p)` (Thompson 1936): :math:`P(Y_{(r)} > \xi_p) \le` ``tail``
+    and :math:`P(Y_{(s)} < \xi_p) \le` ``tail``. ``-inf`` / ``inf`` where no order
+    statistic is far enough out.
+
+    Examples
+    --------
+    >>> quantile_bounds(np.arange(1.0, 101.0), 0.5, 0.025)
+    (40.0, 61.0)
+    """
+    n = z.size
+    j = np.arange(n + 1)
+    below = stats.binom.cdf(j - 1, n, quantile_level)  # P(B <= j - 1), j = r
+    r = int(np.flatnonzero(below <= tail).max(initial=0))
+    above = stats.binom.sf(j - 1, n, quantile_level)  # P(B >= j), j = s
+    ok = np.flatnonzero((above <= tail) & (j >= 1))
+    s = int(ok.min()) if ok.size else n + 1
+    return (float(z[r - 1]) if r >= 1 else -math.inf,
+            float(z[s - 1]) if s <= n else math.inf)
+
+
+def curve_difference(a, b, k: float, *, confidence: float, q: float = 0.5,
+                     objective: str = "maximize") -> tuple[float, float, float]:
+    r"""``a``'s tuning curve minus ``b``'s at budget ``k``, with a distribution-free interval.
+
+    The point is the difference of the empirical ``q^(1/k)`` quantiles (the
+    curves' point estimates, in the user's units: with ``objective =
+    "minimize"`` a negative difference favours ``a``). Each curve's
+    quantile gets :func:`quantile_bounds` erring at most ``(1 -
+    confidence) / 4`` on each side, and the interval is their difference:
+    it covers with probability at least ``confidence`` (union bound over the
+    four bounds; no assumption links the samples). Infinite where a sample
+    is too small to bound its quantile at ``k``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> d, lo, hi = curve_difference(rng.normal(1, 1, 400), rng.normal(0, 1, 400), 4,
+    ...                              confidence=0.95)
+    >>> bool(lo < d < hi), bool(lo > 0)
+    (True, True)
+    """
+    check_objective(objective)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
+    sign = 1.0 if objective == "maximize" else -1.0
+    za = sorted_copy(sign * sorted_finite_scores(a))
+    zb = sorted_copy(sign * sorted_finite_scores(b))
+    level = q ** (1.0 / k)
+    tail = (1.0 - confidence) / 4.0
+    low_a, high_a = quantile_bounds(za, level, tail)
+    low_b, high_b = quantile_bounds(zb, level, tail)
+    point = (float(np.quantile(za, level, method="inverted_cdf"))
+             - float(np.quantile(zb, level, method="inverted_cdf")))
+    low, high = low_a - high_b, high_a - low_b
+    if sign < 0:
+        return -point, -high, -low
+    return point, low, high
 
 
 def quantile_test(a, b, k: float, *, q: float = 0.5,

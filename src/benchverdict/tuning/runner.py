@@ -95,15 +95,19 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
     tested = [b for b in curves.benchmarks if b not in curves.sketched]
     if k_final is None and tested:
         ks = {b: curves.test_budget(b) for b in tested}
+        n_tests = curves.n_tests()
         shown = list(ks.items())[:8]
         where = (f"k = {ks[tested[0]]} trials" if len(set(ks.values())) == 1 else
                  "k = " + ", ".join(f"{k} on {b}" for b, k in shown)
                  + (f" and {len(ks) - 8} more benchmarks" if len(ks) > 8 else ""))
         run.notes.append(
             f"Without a trial order (no budget column) the draws have no final budget: each "
-            f"pair's curves are compared by the exact order-statistic test at the most "
-            f"trials the benchmark's smallest sample can bound ({where}; chosen from "
-            f"the sample sizes and alpha alone, never from the scores); its p-value is the "
+            f"pair's curves are compared by the exact order-statistic test at half the "
+            f"most trials the benchmark's smallest sample can bound for the "
+            f"{n_tests:,} test(s) together ({where}; chosen from the sample sizes, alpha "
+            f"and the number of tests alone, never from the scores: at the most trials "
+            f"the draws can bound only samples that do not overlap in the tail could be "
+            f"settled); its p-value is the "
             f"tuning curves' vote"
             + (" where the draws are independent (here they are not: see above)"
                if reading == "clustered" else "")
