@@ -41,6 +41,7 @@ null comparisons; the run tests hold alpha (``tests/test_dse_clustered.py``).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -270,6 +271,38 @@ def _pool_runs(za: np.ndarray, zb: np.ndarray, ca: np.ndarray, cb: np.ndarray,
     return _Runs(*arrays, clustered, unit)
 
 
+def comparison_rng(seed: int | np.random.Generator | None, *pattern: np.ndarray
+                   ) -> np.random.Generator:
+    """The random splits' generator of one comparison: ``seed`` and the data's rank pattern.
+
+    The splits are drawn on draws and runs in an order fixed by their values
+    (so that renaming changes nothing). With one integer seed for every
+    comparison each data set was then compared with the same splits of its
+    rank positions: a test with a fixed critical value, not a Monte Carlo
+    permutation test, which rejected 0.059-0.063 of equal distributions at
+    alpha = 0.05 (0.102 for clustered CVaR with 19 splits). Mixing a digest
+    of ``pattern`` (whose run or sample holds each rank, and the strata: a
+    function of the ranks only, so renaming, reordering, rescaling and
+    negating with the objective flipped leave it unchanged) into the seed
+    gives each data set splits of its own, reproducibly. A Generator (or
+    ``None``: fresh entropy) is used as it is.
+
+    Examples
+    --------
+    >>> a = comparison_rng(0, np.array([0, 1, 1, 0])).integers(1 << 30)
+    >>> b = comparison_rng(0, np.array([0, 1, 0, 1])).integers(1 << 30)
+    >>> bool(a != b), bool(a == comparison_rng(0, np.array([0, 1, 1, 0])).integers(1 << 30))
+    (True, True)
+    """
+    if seed is None or isinstance(seed, np.random.Generator):
+        return np.random.default_rng(seed)
+    digest = hashlib.blake2b(digest_size=16)
+    for x in pattern:
+        x = np.ascontiguousarray(x)
+        digest.update(x.dtype.str.encode() + str(x.shape).encode() + x.tobytes())
+    return np.random.default_rng([int(seed), int.from_bytes(digest.digest(), "little")])
+
+
 def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
                 seed: int | np.random.Generator | None, *, symmetric: bool
                 ) -> tuple[np.ndarray, int, bool, float]:
@@ -321,7 +354,7 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
         t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
         hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
         return hits / count, count, True, smallest
-    rng = np.random.default_rng(seed)
+    rng = comparison_rng(seed, runs.codes, runs.strata, runs.first)
     extreme = np.zeros(observed.size, dtype=np.int64)
     # Besag-Clifford per statistic: the split at which its h-th extreme one came (0: not yet).
     # Each p-value depends only on its own statistic's hits, so each is exactly valid.
@@ -1348,7 +1381,7 @@ def cvar_permutation_test(
     first[order < n1] = True
     observed = abs(_studentized(stat, np.sort(za)[None, :], np.sort(zb)[None, :])[0])
     positions = [np.flatnonzero(labels == s) for s in np.unique(labels)]
-    rng = np.random.default_rng(seed)
+    rng = comparison_rng(seed, first, labels)
     # Round-off must not turn a tie with the observed value into a miss.
     # T is scale-free (a studentized difference), so its round-off is relative to T itself.
     tol = 1e-9 * max(1.0, observed) if np.isfinite(observed) else 0.0
