@@ -149,12 +149,23 @@ def show_progress(args: argparse.Namespace) -> bool:
     >>> show_progress(argparse.Namespace(progress=True, no_progress=False))
     True
     """
-    import sys
-
     if getattr(args, "no_progress", False):
         return False
     if getattr(args, "progress", False):
         return True
+    return stderr_is_terminal()
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal: where progress bars go by default (never a log file).
+
+    Examples
+    --------
+    >>> isinstance(stderr_is_terminal(), bool)
+    True
+    """
+    import sys
+
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty is not None and isatty())
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict._caveats import caveat
+from benchverdict._cli_common import stderr_is_terminal
 from benchverdict.results import Objective, Results, check_objective
 
 #: The tuning variants.
@@ -160,7 +161,7 @@ def run_protocol(
     objective: Objective = "maximize",
     seed: int = 0,
     n_jobs: int | None = 1,
-    progress: bool = True,
+    progress: bool | None = None,
     return_failures: bool = False,
 ) -> Results | tuple[Results, pd.DataFrame]:
     """Run the DSE protocol (Jordan et al. 2018, Algorithm 1) and return the draws.
@@ -200,8 +201,9 @@ def run_protocol(
         of execution.
     n_jobs : int, optional
         joblib workers (``-1``: all cores).
-    progress : bool
-        Show a tqdm progress bar.
+    progress : bool, optional
+        Show a tqdm progress bar (default: only when stderr is a terminal,
+        never in a log file).
     return_failures : bool
         Also return a frame of failed trials (algorithm, benchmark, trial,
         error).
@@ -260,7 +262,8 @@ def run_protocol(
                                     tuning, sign, int(n_tuning), int(folds))
                 for job in jobs
             ),
-            total=len(jobs), disable=not progress,
+            total=len(jobs),
+            disable=not (stderr_is_terminal() if progress is None else progress),
             desc="DSE-Tuning trials" if tuning else "DSE trials",
         )
     )

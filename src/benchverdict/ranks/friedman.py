@@ -39,7 +39,6 @@ with a note beyond ``bootstrap_budget``.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -49,6 +48,7 @@ from matplotlib.axes import Axes
 
 from benchverdict import critical_difference as cdd
 from benchverdict._bulk import paused_gc
+from benchverdict._cli_common import stderr_is_terminal
 from benchverdict._repr import ResultText
 from benchverdict.ranks import _stats
 from benchverdict.results import BlockMatrix, Results
@@ -662,7 +662,7 @@ def _effect_intervals(
         canonical, pairs, n_resamples=n_resamples, confidence=confidence,
         rng=np.random.default_rng(seed),
         # Long bootstraps show a bar, but only where someone watches (stderr a terminal).
-        progress=work > 2e7 and _stderr_is_terminal(),
+        progress=work > 2e7 and stderr_is_terminal(),
     )
     out = {}
     for name in ("cliffs_delta", "akinshin_gamma"):
@@ -672,9 +672,6 @@ def _effect_intervals(
     return out, None
 
 
-def _stderr_is_terminal() -> bool:
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty is not None and isatty())
 
 
 def _scale_notes(blocks: BlockMatrix, posthoc: str) -> list[str]:
