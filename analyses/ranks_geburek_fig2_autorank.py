@@ -63,7 +63,7 @@ def main() -> None:
             blocks = res.blocks.matrix.reset_index(drop=True)
             with contextlib.redirect_stdout(io.StringIO()):
                 direct = autorank_direct(blocks, alpha=0.05, order="ascending")
-            assert direct.pvalue == res.p_value and direct.rankdf.equals(res.raw.rankdf)
+            assert direct.pvalue == res.p_value and direct.rankdf.equals(res.rankdf)
             print(f"\n=== budget {label}, unit {unit} ===")
             print(res.summary())
             ax = res.plot()
