@@ -456,7 +456,8 @@ def test_priorband_paragraphs_read_right(shared_data):
     # Review of 2026-11-28: Methods gave per-benchmark effects the pooled (SD) unit and
     # never said that the LMEM across benchmarks fits standardised scores.
     assert "fitted to scores standardised per benchmark" in methods
-    assert "on one benchmark Welch's interval over its runs, in the score's own units" in methods
+    assert ("on one benchmark Welch's interval over its runs (Hsu's degrees of freedom), in "
+            "the score's own units" in methods)
     (pooled,) = summary.results_paragraphs(comparison)
     rel = comparison.relations[comparison.relations["scope"] == "all benchmarks"]
     settled = rel[rel["status"] == "settled"]

@@ -65,7 +65,9 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
        "uses them to choose its test.", "Shapiro-Wilk", "Levene's test", "Levene",
        "Bartlett"),
     _t("Welch's t", "A t-test or interval for the difference of two means that does not assume "
-       "equal variances (degrees of freedom by Welch-Satterthwaite).", "Welch's interval",
+       "equal variances. Within one benchmark its degrees of freedom are Hsu's min(n_a, n_b) - 1, "
+       "which hold for any ratio of the variances; across these benchmarks, Welch-"
+       "Satterthwaite's.", "Welch's interval",
        "Welch's difference", "Welch"),
     _t("block", "One unit of a rank test: a benchmark (its scores averaged over seeds) in which "
        "the algorithms are ranked against each other.", "blocks"),

@@ -779,8 +779,9 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     across = ("a paired t interval over benchmarks" if o.estimand == "benchmarks" else
               "the mean of the per-benchmark differences with only the seeds' noise "
               "(Welch-Satterthwaite degrees of freedom)")
-    within = ("Welch's interval over its runs" if eff is None or not eff.standardized else
-              "Welch's interval over its runs, in the score's own units")
+    within = ("Welch's interval over its runs (Hsu's degrees of freedom)" if eff is None
+              or not eff.standardized else "Welch's interval over its runs (Hsu's degrees of "
+              "freedom), in the score's own units")
     out.append(f"Effects are mean score differences{unit} with {1 - o.alpha:.0%} intervals "
                f"simultaneous over each scope's pairs (Bonferroni): across benchmarks "
                f"{across}, on one benchmark {within}.")
