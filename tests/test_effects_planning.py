@@ -358,6 +358,11 @@ def test_the_reports_plan_counts_every_test_of_its_holm_family(analyses, margin,
     notes = " ".join(n for r in comp.reconciliation.rankings if r.benchmark is None
                      and not r.metafeature for n in r.guidance)
     assert f"{int(expected['benchmarks_needed']):,} benchmarks at " in notes
+    # and says at which level it planned (it said "Bonferroni over the pairs" beside
+    # numbers planned over every test of the Holm family)
+    if tests > 1:
+        assert f"Bonferroni over the {tests} tests of the Holm family" in notes
+        assert "Bonferroni over the pairs" not in notes
 
 
 @pytest.mark.slow

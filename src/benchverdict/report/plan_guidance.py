@@ -43,6 +43,16 @@ class PlanGuide:
             return
         self._use(plan(self._pilot, alpha=self._alpha, pairs=int(tests), standardize=False))
 
+    @property
+    def correction(self) -> str:
+        """The level the plan is made at, in words (the guidance line says it)."""
+        tests = int(self.plan.pairs)
+        pairs = len(self.rows)
+        if tests == pairs:
+            return f"Bonferroni over the {pairs} pair(s)"
+        return (f"Bonferroni over the {tests} tests of the Holm family that settles pairs "
+                f"across benchmarks (every family's vote and equivalence test per pair)")
+
     def priority(self, a: str, b: str) -> float:
         """The pair's power now (0 when unknown)."""
         row = self.rows.get(frozenset((a, b)))

@@ -1144,10 +1144,10 @@ def _plans_line(rows, plans: Guidance | None, key) -> str | None:
     shown = "; ".join(f"{r.a} vs {r.b}: {t}" for r, t in texts[:MAX_PLANNED_SHOWN])
     more = (f"; and {len(texts) - MAX_PLANNED_SHOWN} more pair(s) (benchverdict plan)"
             if len(texts) > MAX_PLANNED_SHOWN else "")
+    correction = getattr(plans, "correction", "Bonferroni over the pairs")
     return ("What would settle them across benchmarks (80% power for each pair's observed "
-            f"difference, paired t on benchmark means, Bonferroni over the pairs; the report "
-            f"settles a pair only when a family rejects after Holm over every vote, so "
-            f"somewhat more may be needed): {shown}{more}.")
+            f"difference, paired t on benchmark means, {correction}; the report settles a "
+            f"pair when a family rejects after Holm over every vote): {shown}{more}.")
 
 
 def _ranking(rel, guidance: Guidance | None, plans: Guidance | None = None) -> Ranking:
