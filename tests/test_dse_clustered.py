@@ -468,13 +468,14 @@ def _replayed_dominance_p(a, b, n_permutations: int, h: int, seed: int):
     """Each direction's sequential p-value, from the splits replayed one by one; the splits
     needed (``None`` where a direction never stops)."""
     from benchverdict.dse.clusters import splits
-    from benchverdict.dse.compare import _ks_rows, _sample_order
+    from benchverdict.dse.compare import _ks_rows, _sample_order, comparison_rng
 
     swap = _sample_order(a, b) > 0
     runs = _runs(a, b, (LABELS, LABELS), None, swap=swap)
     ks = _ks_rows(runs)
     observed = ks.exact(runs.first[None, :])[0]
-    hits = np.concatenate([ks(m) for m in splits(seed, n_permutations, runs.strata, runs.first)])
+    rng = comparison_rng(seed, runs.codes, runs.strata, runs.first)  # as the test draws them
+    hits = np.concatenate([ks(m) for m in splits(rng, n_permutations, runs.strata, runs.first)])
     hits = hits >= observed - 1e-9 * np.maximum(1.0, np.abs(observed))
     p, stops = [], []
     for j in range(2):
