@@ -231,3 +231,32 @@ def test_cvar_direction_needs_thirty_tail_draws():
     reps = 150
     named = sum(verdict(10 * MIN_TAIL_DRAWS, s).winner is not None for s in range(reps))
     assert named / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), named
+
+
+def test_clustered_cvar_direction_needs_thirty_runs():
+    # Review of 2026-11-28: with draws in runs the guard counted draws (6 runs of 100 draws
+    # have 300 in the tail), but the studentized run-permutation statistic's limit is in
+    # runs: equal CVaR_0.5, spreads 1 and 3, run effect SD 0.5, and dse.cvar named a
+    # winner in 0.096 of 2,000 data sets. Below 30 runs a rejection is now a lean.
+    from benchverdict.dse.distribution import MIN_CVAR_RUNS
+
+    def verdict(runs, seed):
+        rng = np.random.default_rng(seed)
+        shift = -0.79788 * 2 * np.sqrt(1.25)  # B's CVaR_0.5 equals A's
+        rows = []
+        for s in range(runs):
+            rows += [("A", s, t, v) for t, v in
+                     enumerate(0.5 * rng.normal() + rng.normal(size=100), start=1)]
+            rows += [("B", s, t, v) for t, v in
+                     enumerate(shift + 3 * (0.5 * rng.normal() + rng.normal(size=100)),
+                               start=1)]
+        df = pd.DataFrame(rows, columns=["alg", "seed", "trial", "y"])
+        res = Results.from_frame(df, algorithm="alg", seed="seed", budget="trial", score="y",
+                                 objective="maximize", kind="trials")
+        d = distribution(res, cvar_level=0.5, n_resamples=100, n_permutations=199, seed=seed)
+        return next(v for v in d.verdicts() if v.method == "dse.cvar")
+
+    found = [verdict(6, s) for s in range(40)]
+    assert all(v.winner is None for v in found)
+    leaning = [v for v in found if "runs in the smaller sample" in v.explanation]
+    assert leaning and all(f"(fewer than {MIN_CVAR_RUNS})" in v.explanation for v in leaning)

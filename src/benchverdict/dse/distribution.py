@@ -92,6 +92,12 @@ _UNEQUAL = (" (runs of unequal sizes: assumed exchangeable, i.e. their sizes do 
 #: 30-50 (nominal 0.05; 500 data sets each). Rejecting F_A = F_B stays exact: below it a
 #: rejection is a lean.
 MIN_TAIL_DRAWS = 30
+#: With draws in runs (clustered) a CVaR difference is decided only with at least this
+#: many runs per algorithm: the studentized run-permutation statistic's limit is in the
+#: number of runs, not draws. With equal CVaRs, spreads differing 3-fold and 100 draws per
+#: run it named a winner in 0.083 of data sets at 4 runs, 0.081 at 6, 0.077 at 10 and
+#: 0.067 at 20 (nominal 0.05; 2,000 each). Below it a rejection is a lean.
+MIN_CVAR_RUNS = 30
 #: A bootstrap interval of a tail statistic needs about this many draws in each
 #: algorithm's tail to hold its coverage (Tang et al. 2020); fewer is a caveat.
 MIN_BOOTSTRAP_TAIL_DRAWS = 10
@@ -577,6 +583,15 @@ class DistributionResult(ResultText):
                    f"{test.p_value:.3g}), but with {tail_draws:.1f} draws in the smaller "
                    f"sample's tail (fewer than {MIN_TAIL_DRAWS}) which CVaR is higher is "
                    f"not established: a lean towards {a if lean == 'a' else b}")
+        elif (test.p_value <= alpha and test.direction is not None and clustered
+              and min(test.runs_a, test.runs_b) < MIN_CVAR_RUNS):
+            outcome = "inconclusive"
+            lean = test.direction
+            why = (f"the run permutation test rejects equal distributions (p = "
+                   f"{test.p_value:.3g}), but with {min(test.runs_a, test.runs_b)} runs in the "
+                   f"smaller sample (fewer than {MIN_CVAR_RUNS}) which CVaR is higher is not "
+                   f"established (the studentized statistic rejects equal CVaRs too often "
+                   f"when the spreads differ): a lean towards {a if lean == 'a' else b}")
         elif test.p_value <= alpha and test.direction is not None and not across_agrees:
             outcome = "inconclusive"
             lean = test.direction
@@ -627,6 +642,7 @@ class DistributionResult(ResultText):
             caveats=_tail_caveats(iv.method, tail_draws),
             details={"interval": iv.method, "normalize": self.normalize,
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
+                     **({"min_runs": MIN_CVAR_RUNS} if clustered else {}),
                      "test": ("studentized run permutation, cluster-robust SE" if clustered
                               else "studentized label permutation")
                              + (" (all splits)" if test.exact else
