@@ -243,7 +243,7 @@ def undecided_reason(verdict: Verdict) -> str | None:
     ev = verdict.evidence
     if verdict.outcome != "inconclusive" or ev.kind != "p_value" or ev.value is None:
         return None
-    if ev.level is None or not ev.value < ev.level:
+    if ev.level is None or ev.value > ev.level:  # the modules decide at p <= alpha
         return None
     d = verdict.details
     if verdict.p_one_sided is not None and verdict.module == "dse":
@@ -255,6 +255,11 @@ def undecided_reason(verdict: Verdict) -> str | None:
     if isinstance(tail, (int, float)) and isinstance(needed, (int, float)) and tail < needed:
         return (f"only {tail:.1f} draws in the tail (fewer than {needed:g}): which CVaR is "
                 f"higher is not established")
+    runs, needed_runs = verdict.n, d.get("min_runs")
+    if (isinstance(needed_runs, int) and isinstance(runs, int)
+            and "runs in the smaller sample" in verdict.explanation):
+        return (f"fewer than {needed_runs} runs per algorithm: which CVaR is higher is not "
+                f"established")
     omnibus = d.get("omnibus_p_value")
     if isinstance(omnibus, (int, float)) and omnibus >= ev.level:
         return (f"the omnibus {d.get('omnibus', 'test')} p = {omnibus:.3g} >= alpha = "
