@@ -329,3 +329,55 @@ def test_vectorised_superiority_equals_the_pairwise_definition():
         t, lo1, hi1 = _superiority_within(scores[group == i], scores[group == j], 0.99)
         assert theta[p] == pytest.approx(t)
         assert np.allclose([lo[p], hi[p]], [lo1, hi1], equal_nan=True)
+
+
+def test_a_margin_in_sds_does_not_depend_on_a_third_algorithm():
+    # Review of 2026-11-28: the SD of a benchmark's scores grows with the distance between
+    # the algorithms. A and B 0.5 run-to-run SD apart, C 20 SD worse: with C the pair's
+    # difference read -0.054 SD and TOST at 0.2sd declared them equivalent (adjusted
+    # p = 1.6e-4); without C, -0.52 SD and p = 0.95. The unit is now the runs' SD
+    # within cells (Cohen's d), whatever else was run.
+    rng = np.random.default_rng(0)
+    rows = []
+    for b in range(10):
+        shift = rng.normal(0, 3)
+        for s in range(5):
+            rows += [("A", f"b{b}", s, shift + rng.normal()),
+                     ("B", f"b{b}", s, shift + 0.5 + rng.normal()),
+                     ("C", f"b{b}", s, shift - 20 + rng.normal())]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+    def effect(part: pd.DataFrame):
+        res = Results.from_frame(part, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", score="score", objective="maximize",
+                                 kind="runs")
+        eff = pairwise_effects(res, algorithms=["A", "B"], margin="0.2sd")
+        return eff, eff.effect("A", "B")
+
+    (with_c, e_with), (_, e_without) = effect(frame), effect(frame[frame.algorithm != "C"])
+    assert with_c.unit.startswith("run-to-run SD of a benchmark")
+    assert e_with.difference == pytest.approx(e_without.difference, rel=0.05)
+    assert e_with.upper < 0 and e_with.p_equivalence > 0.5
+    # Within one benchmark the margin's SD is that benchmark's runs' SD as well.
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", score="score", objective="maximize", kind="runs")
+    one = pairwise_effects(res, algorithms=["A", "B"], benchmark="b0", margin="0.2sd")
+    from benchverdict.scales import run_sd_per_benchmark
+
+    assert one.margin_value == pytest.approx(0.2 * run_sd_per_benchmark(res)["b0"])
+
+
+def test_run_sd_per_benchmark_is_the_pooled_within_cell_sd():
+    rng = np.random.default_rng(1)
+    rows = [(a, b, s, 10 * "ABC".index(a) + rng.normal(0, 1 + (a == "C")))
+            for a in "ABC" for b in ("p", "q") for s in range(4 + (a == "B"))]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", score="score", objective="maximize", kind="runs")
+    from benchverdict.scales import run_sd_per_benchmark
+
+    got = run_sd_per_benchmark(res)
+    for bench, part in frame.groupby("benchmark"):
+        cells = part.groupby("algorithm")["score"]
+        pooled = (cells.var(ddof=1) * (cells.size() - 1)).sum() / (cells.size() - 1).sum()
+        assert got[bench] == pytest.approx(np.sqrt(pooled), rel=1e-12)

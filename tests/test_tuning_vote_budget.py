@@ -137,3 +137,26 @@ def test_the_vote_holds_its_level_at_its_budget():
                     for x, y in (("A", "B"), ("A", "C"), ("B", "C"))]
         settled += min(curves_p) <= 0.05 / 3
     assert settled / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+
+
+def test_across_these_benchmarks_the_effect_is_the_mean_of_the_curves_differences():
+    # About these benchmarks the tuning curves' intersection-union test votes; the effect
+    # beside it was the mean difference of single draws, which can have the other sign.
+    rng = np.random.default_rng(9)
+    rows = []
+    for bench, n in (("p", 300), ("q", 500)):
+        rows += [{"algorithm": "A", "benchmark": bench, "seed": i, "score": x}
+                 for i, x in enumerate(rng.normal(0.0, 1.0, n))]
+        rows += [{"algorithm": "B", "benchmark": bench, "seed": i, "score": x}
+                 for i, x in enumerate(rng.normal(0.3, 0.1, n))]
+    data = Results.from_frame(pd.DataFrame(rows), algorithm="algorithm",
+                              benchmark="benchmark", seed="seed", score="score",
+                              objective="maximize", kind="trials")
+    comp = compare(data, progress=False, figures=False, estimand="these")
+    scopes = {r.key[0]: r for r in comp.reconciliation.scopes.values()}
+    across = scopes[None].relations[0]
+    assert across.winner == "A" and "tuning" in across.families
+    per_benchmark = [scopes[b].relations[0].effect.advantage("A")[0] for b in ("p", "q")]
+    gain, low, _ = across.effect.advantage("A")
+    assert gain == pytest.approx(np.mean(per_benchmark)) and low > 0
+    assert "mean over benchmarks of the median best-of-k difference" in scopes[None].sentence

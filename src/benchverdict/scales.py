@@ -228,12 +228,55 @@ def _names(names: list[str], shown: int = 3) -> str:
     return ", ".join(map(repr, names[:shown])) + (f" and {more} more" if more > 0 else "")
 
 
-def standardise_per_benchmark(results: Results) -> Results:
+def run_sd_per_benchmark(results: Results) -> pd.Series:
+    r"""Each benchmark's run-to-run SD: the pooled SD of the runs within each cell.
+
+    Cells are algorithm x benchmark (x budget, where the rows have one); the
+    pooled variance is :math:`\sum_c (n_c - 1) s_c^2 / \sum_c (n_c - 1)`, the
+    seeds' spread that Cohen's d divides by. Unlike the SD of all of a
+    benchmark's scores it does not grow with the distance between the
+    algorithms, so a difference in these units does not depend on which other
+    algorithms were run. NaN where no cell has two runs, 0 where every cell's
+    runs score alike.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from benchverdict import Results
+    >>> df = pd.DataFrame({"alg": ["a", "a", "b", "b", "c", "c"], "seed": [0, 1] * 3,
+    ...                    "y": [1.0, 2.0, 3.0, 4.0, 100.0, 101.0]})
+    >>> res = Results.from_frame(df, algorithm="alg", seed="seed", score="y",
+    ...                          objective="maximize", kind="runs")
+    >>> float(run_sd_per_benchmark(res).iloc[0])  # the third algorithm's distance is not in it
+    0.7071067811865476
+    """
+    in_memory = getattr(results, "in_memory", None)
+    if callable(in_memory):
+        results = in_memory()
+    table = results.table
+    keys = [table["benchmark"].astype(str), table["algorithm"].astype(str)]
+    if "budget" in table.columns:
+        keys.append(table["budget"])
+    cells = table.groupby(keys, observed=True, sort=False)["score"]
+    size, var = cells.size(), cells.var(ddof=1).fillna(0.0)
+    frame = pd.DataFrame({"df": (size - 1).clip(lower=0), "ss": (size - 1).clip(lower=0) * var})
+    per = frame.groupby(level=0, sort=False).sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(per["ss"] / per["df"].where(per["df"] > 0))
+    sd.index.name = "benchmark"
+    return sd.rename("run_sd")
+
+
+def standardise_per_benchmark(results: Results, *, sd: str = "scores") -> Results:
     """Z-score each benchmark's scores with the benchmark's pooled mean and SD.
 
     Every score ``y`` on benchmark ``b`` becomes ``(y - mean_b) / sd_b``,
     where ``mean_b`` and ``sd_b`` (ddof 1) are those of all the scores on
-    ``b`` (every algorithm, seed and budget pooled). Within a benchmark this
+    ``b`` (every algorithm, seed and budget pooled). With ``sd="runs"``,
+    ``sd_b`` is the benchmark's run-to-run SD instead
+    (:func:`run_sd_per_benchmark`: what a margin in SDs is measured in), and
+    the scores' SD where no cell has two runs with different scores (where
+    :func:`run_sd_per_benchmark` is NaN or 0). Within a benchmark this
     is one increasing affine map, so every within-benchmark comparison
     (which algorithm is ahead, ranks, incumbents along the budget, tests
     within one benchmark) is unchanged; across benchmarks, contrasts become
@@ -273,12 +316,20 @@ def standardise_per_benchmark(results: Results) -> Results:
     in_memory = getattr(results, "in_memory", None)
     if callable(in_memory):
         results = in_memory()
+    if sd not in ("scores", "runs"):
+        raise ValueError(f"sd must be 'scores' or 'runs', got {sd!r}.")
     frame = results._frame.copy()
     grouped = frame.groupby("benchmark", observed=True)["score"]
     mean = grouped.transform("mean").to_numpy(dtype=float)
-    sd = grouped.transform(lambda s: s.std(ddof=1) if len(s) > 1 else 0.0).to_numpy(dtype=float)
-    sd = np.where(np.isfinite(sd) & (sd > 0), sd, np.inf)
-    frame["score"] = (frame["score"].to_numpy(dtype=float) - mean) / sd
+    spread = grouped.transform(lambda s: s.std(ddof=1) if len(s) > 1 else 0.0).to_numpy(
+        dtype=float)
+    if sd == "runs":
+        run_sd = run_sd_per_benchmark(results)
+        usable = run_sd[np.isfinite(run_sd) & (run_sd > 0)]
+        per_row = frame["benchmark"].astype(str).map(usable).to_numpy(dtype=float)
+        spread = np.where(np.isfinite(per_row), per_row, spread)
+    spread = np.where(np.isfinite(spread) & (spread > 0), spread, np.inf)
+    frame["score"] = (frame["score"].to_numpy(dtype=float) - mean) / spread
     roles = dict(results.roles)
     roles["score"] = f"{roles.get('score', 'score')} (z per benchmark)"
     return Results(frame, objective=results.objective, kind=results.kind,
@@ -286,4 +337,5 @@ def standardise_per_benchmark(results: Results) -> Results:
                    metafeatures=results.metafeatures, exclusions=results.exclusions)
 
 
-__all__ = ["METRIC_COLUMN", "ScaleCheck", "scale_check", "standardise_per_benchmark"]
+__all__ = ["METRIC_COLUMN", "ScaleCheck", "run_sd_per_benchmark", "scale_check",
+           "standardise_per_benchmark"]

@@ -47,14 +47,15 @@ class Margin:
     value : float
         Positive and finite.
     standardized : bool
-        ``True``: in standard deviations of a benchmark's scores (the
-        per-benchmark z-scores of :func:`benchverdict.scales.standardise_per_benchmark`);
-        ``False``: in the score's own units.
+        ``True``: in run-to-run standard deviations of a benchmark (the pooled
+        SD of the runs within each cell, :func:`benchverdict.scales.run_sd_per_benchmark`:
+        Cohen's d's unit, which the distance to another algorithm does not
+        inflate); ``False``: in the score's own units.
 
     Examples
     --------
     >>> Margin.parse("0.01"), Margin.parse("0.2sd").text("accuracy")
-    (Margin(value=0.01, standardized=False), '0.2 SD of a benchmark')
+    (Margin(value=0.01, standardized=False), '0.2 run-to-run SD of a benchmark')
     """
 
     value: float
@@ -101,7 +102,7 @@ class Margin:
     def text(self, unit: str = "") -> str:
         """The margin in words, with the score's unit where it is in score units."""
         if self.standardized:
-            return f"{self.value:g} SD of a benchmark"
+            return f"{self.value:g} run-to-run SD of a benchmark"
         return f"{self.value:g}" + (f" {unit}" if unit else "")
 
 

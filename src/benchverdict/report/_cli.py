@@ -111,7 +111,8 @@ def register(subparsers, parents) -> None:
                         help="margin of practical equivalence: a pair no family separates "
                              "whose difference is shown to lie within +-M is 'equivalent' "
                              "(two one-sided tests, family-wise with the other claims). M in "
-                             "score units (0.01) or in SDs of a benchmark (0.2sd). No default: "
+                             "score units (0.01) or in run-to-run SDs of a benchmark (0.2sd: a "
+                             "fifth of the seeds' spread, Cohen's d). No default: "
                              "what difference is negligible is your call")
     parser.add_argument("--draws", choices=("auto", "iid", "clustered"), default="auto",
                         help="whether random-search draws of one run (seed) are independent: "

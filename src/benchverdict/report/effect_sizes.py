@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from benchverdict.analysis import Options, benchmarks_at
@@ -27,7 +28,7 @@ from benchverdict.effects.pairwise import PairwiseEffects, effects_from_frame
 from benchverdict.report.reconcile import EffectsSource
 from benchverdict.report.relations import GroupKey
 from benchverdict.results import NoIncumbentsError, Results
-from benchverdict.scales import scale_check, standardise_per_benchmark
+from benchverdict.scales import run_sd_per_benchmark, scale_check, standardise_per_benchmark
 from benchverdict.tuning.collection import vote_budgets
 from benchverdict.tuning.quantile_test import curve_difference
 
@@ -48,6 +49,8 @@ class ComparedScores:
     #: Each compared "run" is one random-search draw (draws without a trial order): the
     #: effects are differences of single draws (k = 1), and their unit says so.
     single_draws: bool = False
+    #: Standardised by each benchmark's run-to-run SD (a margin in SDs), not its scores' SD.
+    runs_sd: bool = False
 
 
 def compared_scores(results: Results, options: Options) -> ComparedScores | None:
@@ -81,9 +84,13 @@ def compared_scores(results: Results, options: Options) -> ComparedScores | None
             f"across benchmarks ({check.reason if check is not None else ''}), so differences "
             f"across benchmarks are in standard deviations of a benchmark; give the margin "
             f"in SDs, e.g. margin='0.2sd' (--margin 0.2sd).")
-    pooled = standardise_per_benchmark(data) if standardize else data
+    # A margin in SDs is in run-to-run SDs (Cohen's d): in the SD of all of a benchmark's
+    # scores a far-worse third algorithm made a pair 0.5 SD apart "equivalent" (0.054 SD).
+    runs_sd = margin is not None and margin.standardized
+    pooled = (standardise_per_benchmark(data, sd="runs" if runs_sd else "scores")
+              if standardize else data)
     single = results.kind == "trials" and not results.has_budget
-    return ComparedScores(data, pooled, bool(standardize), single)
+    return ComparedScores(data, pooled, bool(standardize), single, runs_sd)
 
 
 def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSource | None:
@@ -124,7 +131,9 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
         return known_budgets
     raw = data.table
     pooled = scores.pooled.table
-    pooled_unit = f"SD of a benchmark's {unit}" if standardize else unit
+    pooled_unit = ((f"run-to-run SD of a benchmark's {unit}" if scores.runs_sd
+                    else f"SD of a benchmark's {unit}") if standardize else unit)
+    run_sd = run_sd_per_benchmark(data) if scores.runs_sd else None
     estimand = options.estimand
     cache: dict[tuple, PairwiseEffects | None] = {}
     # Each benchmark's rows, split once when a benchmark's scope is first asked: selecting
@@ -148,7 +157,7 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
             frame = rows_of(bench)
             margin_value = None
             if margin is not None and margin.standardized:
-                margin_value = margin.value * float(frame["score"].std(ddof=1))
+                margin_value = margin.value * _benchmark_sd(run_sd, bench, frame)
             out = effects_from_frame(frame, algorithms=algorithms, estimand="benchmark",
                                      objective=data.objective, alpha=options.alpha,
                                      unit=unit, margin=margin, margin_value=margin_value)
@@ -164,10 +173,22 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
                                      objective=data.objective, alpha=options.alpha,
                                      unit=pooled_unit, standardized=standardize,
                                      margin=margin)
+            if scores.single_draws and estimand == "these":
+                # About these benchmarks the tuning curves vote ("better on every
+                # benchmark" at each one's k): "by how much" is their curves' difference.
+                out = _curve_effects_across(out, frame, budgets(), data.objective)
         cache[memo] = out
         return out
 
     return source
+
+
+def _benchmark_sd(run_sd: pd.Series | None, bench: object, frame: pd.DataFrame) -> float:
+    """The SD a margin in SDs means on one benchmark: its run-to-run SD, else its scores'."""
+    value = math.nan if run_sd is None else float(run_sd.get(str(bench), math.nan))
+    if math.isfinite(value) and value > 0:
+        return value
+    return float(frame["score"].std(ddof=1))
 
 
 def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None, alpha: float,
@@ -197,6 +218,46 @@ def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
                            df=math.nan, p_value=math.nan, p_equivalence=math.nan))
     return replace(effects, effects=tuple(out), measure=f"median best-of-{k} difference",
                    unit=effects.unit.removesuffix(" of single draws"))
+
+
+def _curve_effects_across(effects: PairwiseEffects, frame: pd.DataFrame,
+                          budgets: dict[str, int], objective: str) -> PairwiseEffects:
+    """Across these benchmarks of draws: the mean of the curves' differences at each k.
+
+    Each benchmark's difference at its vote's budget gets the interval of
+    :func:`~benchverdict.tuning.quantile_test.curve_difference` at ``1 -
+    (1 - confidence) / B`` (Bonferroni over the pair's ``B`` benchmarks); all
+    hold together with probability at least ``confidence``, so the mean of
+    their ends bounds the mean difference. It speaks of these benchmarks only,
+    as the tuning curves' intersection-union vote does.
+    """
+    if not effects.effects or not budgets:
+        return effects
+    draws: dict[tuple[str, str], np.ndarray] = {
+        (str(a), str(b)): part["score"].to_numpy(dtype=float)
+        for (a, b), part in frame.groupby([frame["algorithm"].astype(str),
+                                           frame["benchmark"].astype(str)], observed=True)}
+    out = []
+    ks = set()
+    for e in effects.effects:
+        benches = [b for b in budgets if (e.a, b) in draws and (e.b, b) in draws]
+        if not benches:
+            out.append(e)
+            continue
+        level = 1.0 - (1.0 - effects.confidence) / len(benches)
+        parts = np.array([curve_difference(draws[(e.a, b)], draws[(e.b, b)], budgets[b],
+                                           confidence=level, objective=objective)
+                          for b in benches])
+        ks.update(budgets[b] for b in benches)
+        point, low, high = parts.mean(axis=0)
+        out.append(replace(e, difference=float(point), lower=float(low), upper=float(high),
+                           se=math.nan, df=math.nan, p_value=math.nan,
+                           p_equivalence=math.nan))
+    where = (f"{min(ks)}" if len(ks) == 1 else f"{min(ks)} to {max(ks)}") if ks else "k"
+    return replace(effects, effects=tuple(out),
+                   measure=f"mean over benchmarks of the median best-of-k difference at "
+                           f"k = {where}",
+                   unit=effects.unit.replace(" of single draws", ""))
 
 
 __all__ = ["ComparedScores", "compared_scores", "scope_effects"]
