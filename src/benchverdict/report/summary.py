@@ -199,7 +199,8 @@ def _cell(rel: Relation, x: str, y: str, decimals: int | None = None) -> Cell:
         cell.title += f" | {x} minus {y}: {size} (simultaneous interval)"
         if math.isfinite(rel.effect.superiority):
             share = rel.effect.superiority if x == rel.effect.a else 1 - rel.effect.superiority
-            cell.title += f"; {x} better {share:.0%} of the time"
+            cell.title += (f"; {x} better in {share:.0%} of comparisons (of benchmark means "
+                           f"over these runs, or of single runs within a benchmark)")
     return cell
 
 
