@@ -267,7 +267,8 @@ def run_sd_per_benchmark(results: Results) -> pd.Series:
     return sd.rename("run_sd")
 
 
-def standardise_per_benchmark(results: Results, *, sd: str = "scores") -> Results:
+def standardise_per_benchmark(results: Results, *, sd: str = "scores",
+                              center: bool = True) -> Results:
     """Z-score each benchmark's scores with the benchmark's pooled mean and SD.
 
     Every score ``y`` on benchmark ``b`` becomes ``(y - mean_b) / sd_b``,
@@ -276,7 +277,9 @@ def standardise_per_benchmark(results: Results, *, sd: str = "scores") -> Result
     ``sd_b`` is the benchmark's run-to-run SD instead
     (:func:`run_sd_per_benchmark`: what a margin in SDs is measured in), and
     the scores' SD where no cell has two runs with different scores (where
-    :func:`run_sd_per_benchmark` is NaN or 0). Within a benchmark this
+    :func:`run_sd_per_benchmark` is NaN or 0). With ``center=False`` the
+    scores are only divided by ``sd_b`` (a mixed model with a benchmark
+    intercept keeps it estimable; centred, its variance is forced to 0). Within a benchmark this
     is one increasing affine map, so every within-benchmark comparison
     (which algorithm is ahead, ranks, incumbents along the budget, tests
     within one benchmark) is unchanged; across benchmarks, contrasts become
@@ -329,7 +332,7 @@ def standardise_per_benchmark(results: Results, *, sd: str = "scores") -> Result
         per_row = frame["benchmark"].astype(str).map(usable).to_numpy(dtype=float)
         spread = np.where(np.isfinite(per_row), per_row, spread)
     spread = np.where(np.isfinite(spread) & (spread > 0), spread, np.inf)
-    frame["score"] = (frame["score"].to_numpy(dtype=float) - mean) / spread
+    frame["score"] = (frame["score"].to_numpy(dtype=float) - (mean if center else 0.0)) / spread
     roles = dict(results.roles)
     roles["score"] = f"{roles.get('score', 'score')} (z per benchmark)"
     return Results(frame, objective=results.objective, kind=results.kind,
