@@ -153,10 +153,9 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
        "arises.", "label-permutation test", "permutes"),
     _t("power gap", "A pair one family decides at its own level but not after the family-wise "
        "adjustment over all tests: more data would likely settle it.", "power gaps"),
-    _t("probability of superiority", "How often one algorithm beats the other. Across "
-       "benchmarks: the share of benchmarks like these on which its mean over the runs beats "
-       "the other's (a share of observed means: with few runs per benchmark the seeds' noise "
-       "pulls it toward 50%). Within a benchmark: how often one run beats another.",
+    _t("probability of superiority", "How often one algorithm beats the other: across "
+       "benchmarks, on what share of benchmarks its mean over the runs is ahead (few runs "
+       "pull it toward 50%); within a benchmark, how often one run beats another.",
        "superiority"),
     _t("REML", "Restricted maximum likelihood: the usual way to fit a mixed model's variance "
        "components without the bias plain maximum likelihood has.", "maximum likelihood"),
