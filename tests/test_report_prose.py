@@ -554,6 +554,9 @@ def test_draws_without_a_trial_order_name_the_k_their_relations_hold_at(estimand
             f"tests together" in methods)
     assert "at the final budget" not in methods.lower()
     assert "random-search draws without a trial order" in methods
+    # The effects beside those votes are the curves' difference, and Methods says so.
+    assert "on one benchmark the difference of the median tuning curves at the vote's k" \
+        in methods
     settings = comp.document().settings.text
     assert f"budget none (no budget column): tuning curves are compared at k = {k0} to {k1}" \
            in settings

@@ -783,9 +783,21 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     within = ("Welch's interval over its runs (Hsu's degrees of freedom)" if eff is None
               or not eff.standardized else "Welch's interval over its runs (Hsu's degrees of "
               "freedom), in the score's own units")
-    out.append(f"Effects are mean score differences{unit} with {1 - o.alpha:.0%} intervals "
-               f"simultaneous over each scope's pairs (Bonferroni): across benchmarks "
-               f"{across}, on one benchmark {within}.")
+    curves = any(x.effects is not None and x.effects.measure.startswith("median best-of")
+                 for x in rec.scopes.values())
+    if curves:
+        # Draws without a trial order: the tuning curves vote, so per benchmark the effect
+        # is their difference at the vote's k (report.effect_sizes).
+        within = ("the difference of the median tuning curves at the vote's k, with a "
+                  "distribution-free order-statistic interval (a union bound over the two "
+                  "curves' quantile bounds)")
+        if o.estimand == "these":
+            across = "the mean of those per-benchmark differences (Bonferroni over benchmarks)"
+        else:
+            across += " on single draws' means"
+    out.append(f"Effects are {'score differences' if curves else 'mean score differences'}"
+               f"{unit} with {1 - o.alpha:.0%} intervals simultaneous over each scope's pairs "
+               f"(Bonferroni): across benchmarks {across}, on one benchmark {within}.")
     if o.margin is None:
         out.append("No margin of practical equivalence was set, so no pair was declared "
                    "equivalent.")
