@@ -160,3 +160,23 @@ def test_across_these_benchmarks_the_effect_is_the_mean_of_the_curves_difference
     gain, low, _ = across.effect.advantage("A")
     assert gain == pytest.approx(np.mean(per_benchmark)) and low > 0
     assert "mean over benchmarks of the median best-of-k difference" in scopes[None].sentence
+
+
+def test_curve_effects_are_simultaneous_over_the_pairs_and_carry_no_single_draw_odds():
+    # Review of this change: the intervals were at 0.95 per pair while the text said
+    # "simultaneous over 3 pairs"; beside "A > B" the cell said "A better in 0% of
+    # comparisons" (single draws); and "no pair is shown to be practically equivalent"
+    # read as tested where no TOST exists.
+    rng = np.random.default_rng(4)
+    groups = {"A": rng.normal(0, 1, 300), "B": rng.normal(0.3, 0.1, 300),
+              "C": rng.normal(0, 0.5, 300)}
+    comp = compare(_draws(groups), progress=False, figures=False, margin=0.5)
+    rel = next(r for r in comp.reconciliation.scopes.values() if r.key[0] == "p")
+    k = vote_budget(300, 0.05, 3)
+    level = 1 - 0.05 / 3
+    for e in rel.effects.effects:
+        point, low, high = curve_difference(groups[e.a], groups[e.b], k, confidence=level)
+        assert (e.difference, e.lower, e.upper) == pytest.approx((point, low, high))
+        assert math.isnan(e.superiority) and math.isnan(e.p_equivalence)
+    assert "is not tested on the tuning curves' differences" in rel.sentence
+    assert "no pair is shown to be practically equivalent" not in rel.sentence

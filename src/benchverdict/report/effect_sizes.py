@@ -162,8 +162,7 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
                                      objective=data.objective, alpha=options.alpha,
                                      unit=unit, margin=margin, margin_value=margin_value)
             if scores.single_draws:
-                out = _curve_effects(out, frame, budgets().get(str(bench)), options.alpha,
-                                     data.objective)
+                out = _curve_effects(out, frame, budgets().get(str(bench)), data.objective)
         else:
             frame = pooled
             for name, value in meta:
@@ -191,7 +190,15 @@ def _benchmark_sd(run_sd: pd.Series | None, bench: object, frame: pd.DataFrame) 
     return float(frame["score"].std(ddof=1))
 
 
-def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None, alpha: float,
+#: What a curves' difference does not have: a t standard error, its p-value, a TOST, and
+#: the probability that a single draw wins (a k = 1 quantity, which could read against it:
+#: "A > B ... A better in 0% of comparisons").
+_NOT_FOR_CURVES = {"se": math.nan, "df": math.nan, "p_value": math.nan,
+                   "p_equivalence": math.nan, "superiority": math.nan,
+                   "superiority_lower": math.nan, "superiority_upper": math.nan}
+
+
+def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
                    objective: str) -> PairwiseEffects:
     """One benchmark's effects on random-search draws, as the tuning curves' vote measures them.
 
@@ -203,19 +210,20 @@ def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
     mean difference of single draws answered another question and could
     have the opposite sign: A's draws spread wide (mean 0) beat B's narrow
     ones (mean 0.3) at k = 63, and the headline printed "A over B -0.203".
-    No t-based standard error, p-value or TOST belongs to this difference
-    (NaN); the probability that a draw of ``a`` beats one of ``b`` stays.
+    No t-based standard error, p-value, TOST or single-draw probability of
+    superiority belongs to this difference (NaN).
     """
     if k is None or not effects.effects:
         return effects
     draws = {str(name): part["score"].to_numpy(dtype=float)
              for name, part in frame.groupby(frame["algorithm"].astype(str), observed=True)}
     out = []
+    # Simultaneous over the scope's pairs (Bonferroni), as every effect interval is.
+    level = 1.0 - (1.0 - effects.confidence) / len(effects.effects)
     for e in effects.effects:
-        point, low, high = curve_difference(draws[e.a], draws[e.b], k,
-                                            confidence=effects.confidence, objective=objective)
-        out.append(replace(e, difference=point, lower=low, upper=high, se=math.nan,
-                           df=math.nan, p_value=math.nan, p_equivalence=math.nan))
+        point, low, high = curve_difference(draws[e.a], draws[e.b], k, confidence=level,
+                                            objective=objective)
+        out.append(replace(e, difference=point, lower=low, upper=high, **_NOT_FOR_CURVES))
     return replace(effects, effects=tuple(out), measure=f"median best-of-{k} difference",
                    unit=effects.unit.removesuffix(" of single draws"))
 
@@ -226,9 +234,10 @@ def _curve_effects_across(effects: PairwiseEffects, frame: pd.DataFrame,
 
     Each benchmark's difference at its vote's budget gets the interval of
     :func:`~benchverdict.tuning.quantile_test.curve_difference` at ``1 -
-    (1 - confidence) / B`` (Bonferroni over the pair's ``B`` benchmarks); all
-    hold together with probability at least ``confidence``, so the mean of
-    their ends bounds the mean difference. It speaks of these benchmarks only,
+    (1 - confidence) / (m B)`` (Bonferroni over the scope's ``m`` pairs and
+    the pair's ``B`` benchmarks); all hold together with probability at
+    least ``confidence``, so the mean of their ends bounds the mean
+    difference, simultaneously over the pairs. It speaks of these benchmarks only,
     as the tuning curves' intersection-union vote does.
     """
     if not effects.effects or not budgets:
@@ -244,15 +253,15 @@ def _curve_effects_across(effects: PairwiseEffects, frame: pd.DataFrame,
         if not benches:
             out.append(e)
             continue
-        level = 1.0 - (1.0 - effects.confidence) / len(benches)
+        # Bonferroni over the scope's pairs and the pair's benchmarks.
+        level = 1.0 - (1.0 - effects.confidence) / (len(effects.effects) * len(benches))
         parts = np.array([curve_difference(draws[(e.a, b)], draws[(e.b, b)], budgets[b],
                                            confidence=level, objective=objective)
                           for b in benches])
         ks.update(budgets[b] for b in benches)
         point, low, high = parts.mean(axis=0)
         out.append(replace(e, difference=float(point), lower=float(low), upper=float(high),
-                           se=math.nan, df=math.nan, p_value=math.nan,
-                           p_equivalence=math.nan))
+                           **_NOT_FOR_CURVES))
     where = (f"{min(ks)}" if len(ks) == 1 else f"{min(ks)} to {max(ks)}") if ks else "k"
     return replace(effects, effects=tuple(out),
                    measure=f"mean over benchmarks of the median best-of-k difference at "

@@ -746,7 +746,7 @@ def relate_scope(
 
 
 def _margin_text(effects: PairwiseEffects | None) -> str:
-    """The margin in the effects' unit ("0.01 accuracy", "0.2 SD of a benchmark")."""
+    """The margin in the effects' unit ("0.01 accuracy", "0.2 run-to-run SD of a benchmark")."""
     if effects is None or effects.margin is None:
         return "the margin"
     if effects.margin.standardized:
@@ -1084,6 +1084,11 @@ def equivalence_clause(rel: ScopeRelations) -> str:
         return ""
     groups = rel.equivalent_groups
     margin = _margin_text(eff)
+    if not groups and eff.effects and all(math.isnan(e.p_equivalence) for e in eff.effects) \
+            and eff.measure.startswith("median best-of"):
+        # The tuning curves' differences have no TOST: "not shown" would read as tested.
+        return (f"; practical equivalence (|difference| < {margin}) is not tested on the "
+                f"tuning curves' differences")
     if not groups:
         return (f"; no pair is shown to be practically equivalent (|difference| < {margin})")
     named = [_and(g) for g in groups[:MAX_NAMED]]

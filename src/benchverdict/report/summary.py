@@ -806,7 +806,9 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
                                else "")
         out.append(f"Practical equivalence (|difference| < {margin}) was tested by two "
                    f"one-sided tests (TOST) {{cite:schuirmann1987}}, adjusted in the same Holm "
-                   f"family as the votes.")
+                   f"family as the votes"
+                   + ("; not on the tuning curves' differences, which have no such test."
+                      if curves else "."))
     text = " ".join(out)
     return text if style == "marks" else render_citations(text, style)
 
