@@ -381,3 +381,22 @@ def test_run_sd_per_benchmark_is_the_pooled_within_cell_sd():
         cells = part.groupby("algorithm")["score"]
         pooled = (cells.var(ddof=1) * (cells.size() - 1)).sum() / (cells.size() - 1).sum()
         assert got[bench] == pytest.approx(np.sqrt(pooled), rel=1e-12)
+
+
+def test_run_sd_of_final_incumbents_ignores_where_each_run_ended():
+    # Each run's final incumbent keeps its own budget; grouped by budget, every cell held
+    # one run and the run SD was NaN, so the margin's unit silently became the scores' SD.
+    from benchverdict.scales import run_sd_per_benchmark
+
+    rng = np.random.default_rng(2)
+    rows = [(a, "p", s, t, rng.normal("AB".index(a), 1.0))
+            for a in "AB" for s in range(6) for t in range(1, 3 + s)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "budget", "score"])
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", budget="budget", score="score",
+                             objective="maximize", kind="runs")
+    final = res.final()
+    got = float(run_sd_per_benchmark(final)["p"])
+    cells = final.table.groupby("algorithm", observed=True)["score"]
+    pooled = np.sqrt((cells.var(ddof=1) * (cells.size() - 1)).sum() / (cells.size() - 1).sum())
+    assert got == pytest.approx(pooled)

@@ -231,13 +231,13 @@ def _names(names: list[str], shown: int = 3) -> str:
 def run_sd_per_benchmark(results: Results) -> pd.Series:
     r"""Each benchmark's run-to-run SD: the pooled SD of the runs within each cell.
 
-    Cells are algorithm x benchmark (x budget, where the rows have one); the
-    pooled variance is :math:`\sum_c (n_c - 1) s_c^2 / \sum_c (n_c - 1)`, the
-    seeds' spread that Cohen's d divides by. Unlike the SD of all of a
+    Cells are algorithm x benchmark (x budget, where a run has several rows);
+    the pooled variance is :math:`\sum_c (n_c - 1) s_c^2 / \sum_c (n_c - 1)`,
+    the seeds' spread that Cohen's d divides by. Unlike the SD of all of a
     benchmark's scores it does not grow with the distance between the
-    algorithms, so a difference in these units does not depend on which other
-    algorithms were run. NaN where no cell has two runs, 0 where every cell's
-    runs score alike.
+    algorithms; it is pooled over every algorithm's cells, so an algorithm far
+    noisier than the others still widens it. NaN where no cell has two runs,
+    0 where every cell's runs score alike.
 
     Examples
     --------
@@ -255,7 +255,11 @@ def run_sd_per_benchmark(results: Results) -> pd.Series:
         results = in_memory()
     table = results.table
     keys = [table["benchmark"].astype(str), table["algorithm"].astype(str)]
-    if "budget" in table.columns:
+    # Several rows per run (an anytime table): runs are compared at one budget at a time.
+    # One row per run (each run's final incumbent, whose budgets may differ): the cell is
+    # the algorithm on the benchmark, whatever budget each run ended at.
+    if "budget" in table.columns and "seed" in table.columns and table.duplicated(
+            ["benchmark", "algorithm", "seed"]).any():
         keys.append(table["budget"])
     cells = table.groupby(keys, observed=True, sort=False)["score"]
     size, var = cells.size(), cells.var(ddof=1).fillna(0.0)
