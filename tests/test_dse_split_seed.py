@@ -73,3 +73,17 @@ def test_the_splits_are_the_same_for_renamed_rescaled_and_negated_data():
 def test_a_generator_is_used_as_given():
     first = comparison_rng(np.random.default_rng(5), np.arange(3)).integers(1 << 30)
     assert first == np.random.default_rng(5).integers(1 << 30)
+
+
+def test_renaming_the_strata_leaves_the_splits_unchanged():
+    # Strata were numbered by their names' order, which set the splits of each stratum.
+    rng = np.random.default_rng(3)
+    a = np.concatenate([rng.normal(0, 1, 40), rng.normal(5, 1, 40)])
+    b = np.concatenate([rng.normal(0.3, 2, 40), rng.normal(5.2, 1, 40)])
+    sa = sb = np.repeat(["p", "q"], 40)
+    renamed = np.repeat(["z", "a"], 40)
+    base = cvar_permutation_test(a, b, 0.5, strata=(sa, sb), n_resamples=199,
+                                 stop_after=None).p_value
+    other = cvar_permutation_test(a, b, 0.5, strata=(renamed, renamed), n_resamples=199,
+                                  stop_after=None).p_value
+    assert other == base

@@ -1377,6 +1377,10 @@ def cvar_permutation_test(
     labels = np.concatenate([sa, sb])
     order = np.lexsort((labels, values))
     pool, labels = values[order], labels[order]
+    # Strata numbered by where they first appear among the sorted draws, not by their
+    # names, so that renaming benchmarks leaves the splits (and the p-value) unchanged.
+    _, seen_at, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    labels = np.argsort(np.argsort(seen_at))[inverse.reshape(-1)]
     first = np.zeros(pool.size, dtype=bool)
     first[order < n1] = True
     observed = abs(_studentized(stat, np.sort(za)[None, :], np.sort(zb)[None, :])[0])
