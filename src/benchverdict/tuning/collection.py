@@ -250,9 +250,20 @@ class TuningCurves(ResultText):
         a function of the sample sizes, ``alpha`` and the number of tests
         only, never of the scores.
         """
+        return self.test_budgets(pairs)[benchmark]
+
+    def test_budgets(self, pairs=None) -> dict[str, int]:
+        """Every tested benchmark's :meth:`test_budget`, computed once for all of them.
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> from_results(_example_small(), kind="median").test_budgets()
+        {'p': 1, 'q': 1}
+        """
         sketched = set(self.sketched)
         sizes = {key: c.n for key, c in self.curves.items() if key[1] not in sketched}
-        return vote_budgets(sizes, self.alpha, self._q, pairs)[benchmark]
+        return vote_budgets(sizes, self.alpha, self._q, pairs)
 
     @property
     def _q(self) -> float:
@@ -293,10 +304,12 @@ class TuningCurves(ResultText):
             return []
         out = []
         sketched = set(self.sketched)
+        # One count of the tests for every pair (per pair it grew with pairs x benchmarks).
+        budgets = self.test_budgets(pairs) if budget is None else {}
         for bench, a, b in self._pairs(pairs):
             if bench in sketched:
                 continue
-            k = float(budget) if budget is not None else float(self.test_budget(bench, pairs))
+            k = float(budget) if budget is not None else float(budgets[bench])
             out.append((bench, a, b, quantile_test(
                 self.curves[(a, bench)].scores, self.curves[(b, bench)].scores, k, q=self._q,
                 objective=self.objective)))

@@ -94,7 +94,8 @@ def run_tuning(results: Results, options: Options) -> AnalysisRun:
             f"alpha = {options.alpha:g} per pair); the {options.confidence:g} bands only lean.")
     tested = [b for b in curves.benchmarks if b not in curves.sketched]
     if k_final is None and tested:
-        ks = {b: curves.test_budget(b) for b in tested}
+        budgets = curves.test_budgets()
+        ks = {b: budgets[b] for b in tested}
         n_tests = curves.n_tests()
         shown = list(ks.items())[:8]
         where = (f"k = {ks[tested[0]]} trials" if len(set(ks.values())) == 1 else
