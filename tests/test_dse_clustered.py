@@ -474,7 +474,7 @@ def _replayed_dominance_p(a, b, n_permutations: int, h: int, seed: int):
     runs = _runs(a, b, (LABELS, LABELS), None, swap=swap)
     ks = _ks_rows(runs)
     observed = ks.exact(runs.first[None, :])[0]
-    rng = comparison_rng(seed, runs.codes, runs.strata, runs.first)  # as the test draws them
+    rng = comparison_rng(seed, runs.z, runs.first[runs.codes])  # as the test draws them
     hits = np.concatenate([ks(m) for m in splits(rng, n_permutations, runs.strata, runs.first)])
     hits = hits >= observed - 1e-9 * np.maximum(1.0, np.abs(observed))
     p, stops = [], []

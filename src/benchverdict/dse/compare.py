@@ -271,8 +271,8 @@ def _pool_runs(za: np.ndarray, zb: np.ndarray, ca: np.ndarray, cb: np.ndarray,
     return _Runs(*arrays, clustered, unit)
 
 
-def comparison_rng(seed: int | np.random.Generator | None, *pattern: np.ndarray
-                   ) -> np.random.Generator:
+def comparison_rng(seed: int | np.random.Generator | None, sorted_draws: np.ndarray,
+                   in_a: np.ndarray) -> np.random.Generator:
     """The random splits' generator of one comparison: ``seed`` and the data's rank pattern.
 
     The splits are drawn on draws and runs in an order fixed by their values
@@ -280,26 +280,34 @@ def comparison_rng(seed: int | np.random.Generator | None, *pattern: np.ndarray
     comparison each data set was then compared with the same splits of its
     rank positions: a test with a fixed critical value, not a Monte Carlo
     permutation test, which rejected 0.059-0.063 of equal distributions at
-    alpha = 0.05 (0.102 for clustered CVaR with 19 splits). Mixing a digest
-    of ``pattern`` (whose run or sample holds each rank, and the strata: a
-    function of the ranks only, so renaming, reordering, rescaling and
-    negating with the objective flipped leave it unchanged) into the seed
-    gives each data set splits of its own, reproducibly. A Generator (or
-    ``None``: fresh entropy) is used as it is.
+    alpha = 0.05 (0.102 for clustered CVaR with 19 splits). Mixing into the
+    seed a digest of the rank pattern gives each data set splits of its own,
+    reproducibly: which sample each of the pooled ``sorted_draws`` belongs to
+    (``in_a``, A's before B's among ties) and where their values tie. Only
+    ranks enter it, never labels: renaming runs or benchmarks (also ones
+    whose draws are alike, whose order their names break), reordering,
+    rescaling and negating with the objective flipped leave it unchanged. A
+    Generator (or ``None``: fresh entropy) is used as it is.
 
     Examples
     --------
-    >>> a = comparison_rng(0, np.array([0, 1, 1, 0])).integers(1 << 30)
-    >>> b = comparison_rng(0, np.array([0, 1, 0, 1])).integers(1 << 30)
-    >>> bool(a != b), bool(a == comparison_rng(0, np.array([0, 1, 1, 0])).integers(1 << 30))
+    >>> z = np.array([0.1, 0.2, 0.2, 0.5])
+    >>> a = comparison_rng(0, z, np.array([1, 0, 0, 1], bool)).integers(1 << 30)
+    >>> b = comparison_rng(0, z, np.array([0, 1, 1, 0], bool)).integers(1 << 30)
+    >>> c = comparison_rng(0, 3 * z + 1, np.array([1, 0, 0, 1], bool)).integers(1 << 30)
+    >>> bool(a != b), bool(a == c)
     (True, True)
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return np.random.default_rng(seed)
+    ties = np.diff(np.asarray(sorted_draws, dtype=float)) == 0
+    in_a = np.asarray(in_a, dtype=bool)
+    # Within a run of equal values, A's draws first: how ties are ordered is no pattern.
+    group = np.concatenate([[0], np.cumsum(~ties)])
+    in_a = in_a[np.lexsort((~in_a, group))]
     digest = hashlib.blake2b(digest_size=16)
-    for x in pattern:
-        x = np.ascontiguousarray(x)
-        digest.update(x.dtype.str.encode() + str(x.shape).encode() + x.tobytes())
+    digest.update(np.packbits(in_a).tobytes())
+    digest.update(b"|" + np.packbits(ties).tobytes())
     return np.random.default_rng([int(seed), int.from_bytes(digest.digest(), "little")])
 
 
@@ -354,7 +362,7 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
         t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
         hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
         return hits / count, count, True, smallest
-    rng = comparison_rng(seed, runs.codes, runs.strata, runs.first)
+    rng = comparison_rng(seed, runs.z, runs.first[runs.codes])
     extreme = np.zeros(observed.size, dtype=np.int64)
     # Besag-Clifford per statistic: the split at which its h-th extreme one came (0: not yet).
     # Each p-value depends only on its own statistic's hits, so each is exactly valid.
@@ -1385,7 +1393,7 @@ def cvar_permutation_test(
     first[order < n1] = True
     observed = abs(_studentized(stat, np.sort(za)[None, :], np.sort(zb)[None, :])[0])
     positions = [np.flatnonzero(labels == s) for s in np.unique(labels)]
-    rng = comparison_rng(seed, first, labels)
+    rng = comparison_rng(seed, pool, first)
     # Round-off must not turn a tie with the observed value into a miss.
     # T is scale-free (a studentized difference), so its round-off is relative to T itself.
     tol = 1e-9 * max(1.0, observed) if np.isfinite(observed) else 0.0
