@@ -21,6 +21,7 @@ from benchverdict.results import Results
 from benchverdict.tuning.collection import vote_budgets
 from benchverdict.tuning.quantile_test import (
     curve_difference,
+    curve_equivalence_p,
     informative_budget,
     quantile_bounds,
     quantile_test,
@@ -177,6 +178,19 @@ def test_curve_effects_are_simultaneous_over_the_pairs_and_carry_no_single_draw_
     for e in rel.effects.effects:
         point, low, high = curve_difference(groups[e.a], groups[e.b], k, confidence=level)
         assert (e.difference, e.lower, e.upper) == pytest.approx((point, low, high))
-        assert math.isnan(e.superiority) and math.isnan(e.p_equivalence)
-    assert "is not tested on the tuning curves' differences" in rel.sentence
-    assert "no pair is shown to be practically equivalent" not in rel.sentence
+        assert math.isnan(e.superiority)
+        # Equivalence by inclusion of the curves' interval (no TOST on a mean here).
+        assert e.p_equivalence == pytest.approx(curve_equivalence_p(
+            groups[e.a], groups[e.b], k, 0.5))
+
+
+def test_curve_equivalence_holds_its_level_at_the_margin_and_finds_equal_curves():
+    # B is A shifted by the margin, so the curves differ by exactly the margin at every k:
+    # equivalence may be declared in at most alpha of data sets (+3 SE). Equal curves with
+    # many draws are declared equivalent.
+    rng = np.random.default_rng(12)
+    reps, k, margin = 400, 6, 0.3
+    found = sum(curve_equivalence_p(rng.normal(size=300), margin + rng.normal(size=300), k,
+                                    margin) <= 0.05 for _ in range(reps))
+    assert found / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
+    assert curve_equivalence_p(rng.normal(size=3000), rng.normal(size=3000), k, margin) < 0.05

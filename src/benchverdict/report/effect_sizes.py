@@ -30,7 +30,7 @@ from benchverdict.report.relations import GroupKey
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import run_sd_per_benchmark, scale_check, standardise_per_benchmark
 from benchverdict.tuning.collection import vote_budgets
-from benchverdict.tuning.quantile_test import curve_difference
+from benchverdict.tuning.quantile_test import curve_difference, curve_equivalence_p
 
 
 @dataclass(frozen=True)
@@ -190,9 +190,10 @@ def _benchmark_sd(run_sd: pd.Series | None, bench: object, frame: pd.DataFrame) 
     return float(frame["score"].std(ddof=1))
 
 
-#: What a curves' difference does not have: a t standard error, its p-value, a TOST, and
-#: the probability that a single draw wins (a k = 1 quantity, which could read against it:
-#: "A > B ... A better in 0% of comparisons").
+#: What a curves' difference does not have: a t standard error, its p-value, a TOST (per
+#: benchmark an interval-inclusion test takes its place), and the probability that a
+#: single draw wins (a k = 1 quantity, which could read against it: "A > B ... A better
+#: in 0% of comparisons").
 _NOT_FOR_CURVES = {"se": math.nan, "df": math.nan, "p_value": math.nan,
                    "p_equivalence": math.nan, "superiority": math.nan,
                    "superiority_lower": math.nan, "superiority_upper": math.nan}
@@ -210,8 +211,10 @@ def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
     mean difference of single draws answered another question and could
     have the opposite sign: A's draws spread wide (mean 0) beat B's narrow
     ones (mean 0.3) at k = 63, and the headline printed "A over B -0.203".
-    No t-based standard error, p-value, TOST or single-draw probability of
-    superiority belongs to this difference (NaN).
+    No t-based standard error, p-value or single-draw probability of
+    superiority belongs to this difference (NaN); with a margin, equivalence is
+    tested by inclusion of the curves' interval
+    (:func:`~benchverdict.tuning.quantile_test.curve_equivalence_p`).
     """
     if k is None or not effects.effects:
         return effects
@@ -220,10 +223,16 @@ def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
     out = []
     # Simultaneous over the scope's pairs (Bonferroni), as every effect interval is.
     level = 1.0 - (1.0 - effects.confidence) / len(effects.effects)
+    margin = effects.margin_value
     for e in effects.effects:
         point, low, high = curve_difference(draws[e.a], draws[e.b], k, confidence=level,
                                             objective=objective)
-        out.append(replace(e, difference=point, lower=low, upper=high, **_NOT_FOR_CURVES))
+        # Equivalence by inclusion of the curves' interval (curve_equivalence_p): the
+        # p-value joins the Holm family as a TOST's would.
+        p_eq = (curve_equivalence_p(draws[e.a], draws[e.b], k, margin, objective=objective)
+                if math.isfinite(margin) and margin > 0 else math.nan)
+        out.append(replace(e, difference=point, lower=low, upper=high,
+                           **{**_NOT_FOR_CURVES, "p_equivalence": p_eq}))
     return replace(effects, effects=tuple(out), measure=f"median best-of-{k} difference",
                    unit=effects.unit.removesuffix(" of single draws"))
 

@@ -807,7 +807,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         out.append(f"Practical equivalence (|difference| < {margin}) was tested by two "
                    f"one-sided tests (TOST) {{cite:schuirmann1987}}, adjusted in the same Holm "
                    f"family as the votes"
-                   + ("; not on the tuning curves' differences, which have no such test."
+                   + ("; on one benchmark's tuning curves, by whether their distribution-free "
+                      "interval at 1 - 2 alpha lies within the margin (not across benchmarks)."
                       if curves else "."))
     text = " ".join(out)
     return text if style == "marks" else render_citations(text, style)

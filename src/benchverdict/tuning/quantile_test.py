@@ -55,8 +55,8 @@ from benchverdict._repr import ResultText
 from benchverdict.results import check_objective
 from benchverdict.stats.samples import sorted_copy, sorted_finite_scores
 
-__all__ = ["QuantileTest", "curve_difference", "informative_budget", "quantile_bounds",
-           "quantile_test", "tail_to_separate", "vote_budget"]
+__all__ = ["QuantileTest", "curve_difference", "curve_equivalence_p", "informative_budget",
+           "quantile_bounds", "quantile_test", "tail_to_separate", "vote_budget"]
 
 
 @dataclass(repr=False, frozen=True)
@@ -248,6 +248,51 @@ def curve_difference(a, b, k: float, *, confidence: float, q: float = 0.5,
     if sign < 0:
         return -point, -high, -low
     return point, low, high
+
+
+def curve_equivalence_p(a, b, k: float, margin: float, *, q: float = 0.5,
+                        objective: str = "maximize") -> float:
+    r"""P-value of "the curves differ by at least ``margin`` at ``k``", by interval inclusion.
+
+    The curves are equivalent at level ``alpha`` when the
+    :func:`curve_difference` interval at confidence ``1 - 2 alpha`` lies
+    inside ``(-margin, margin)``. If in truth the difference is at least
+    ``margin``, that needs the interval's upper end below it, which happens
+    with probability at most ``alpha`` (two of the interval's four bounds,
+    each erring at most ``alpha / 2``); likewise below ``-margin``. The
+    p-value is the smallest such ``alpha``: ``(1 - c) / 2`` for the largest
+    confidence ``c`` whose interval lies inside (found by bisection), and 1
+    when none does.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> same = rng.normal(0, 1, 2000), rng.normal(0, 1, 2000)
+    >>> bool(curve_equivalence_p(*same, 4, margin=0.5) < 0.01)
+    True
+    >>> curve_equivalence_p(*same, 4, margin=0.001)
+    1.0
+    """
+    if not (math.isfinite(margin) and margin > 0):
+        raise ValueError(f"margin must be a positive finite number, got {margin!r}.")
+
+    def inside(confidence: float) -> bool:
+        _, low, high = curve_difference(a, b, k, confidence=confidence, q=q,
+                                        objective=objective)
+        return bool(low > -margin and high < margin)
+
+    low_c, high_c = 1e-9, 1.0 - 1e-15
+    if not inside(low_c):
+        return 1.0
+    if inside(high_c):
+        return (1.0 - high_c) / 2.0
+    for _ in range(60):  # the interval widens with the confidence: inside is monotone
+        mid = 0.5 * (low_c + high_c)
+        if inside(mid):
+            low_c = mid
+        else:
+            high_c = mid
+    return (1.0 - low_c) / 2.0
 
 
 def quantile_test(a, b, k: float, *, q: float = 0.5,
