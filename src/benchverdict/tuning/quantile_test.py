@@ -45,6 +45,7 @@ David, H. A. and Nagaraja, H. N. (2003). Order Statistics, 3rd ed. Wiley.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -201,14 +202,24 @@ def quantile_bounds(z: np.ndarray, quantile_level: float, tail: float) -> tuple[
     (40.0, 61.0)
     """
     n = z.size
-    j = np.arange(n + 1)
-    below = stats.binom.cdf(j - 1, n, quantile_level)  # P(B <= j - 1), j = r
-    r = int(np.flatnonzero(below <= tail).max(initial=0))
-    above = stats.binom.sf(j - 1, n, quantile_level)  # P(B >= j), j = s
-    ok = np.flatnonzero((above <= tail) & (j >= 1))
-    s = int(ok.min()) if ok.size else n + 1
+    below, above = _bound_tables(n, float(quantile_level))
+    # below = P(B <= j - 1) rises with j, above = P(B >= j) falls: the last r and the
+    # first s (j >= 1; above[0] = 1) within the tail, by binary search.
+    r = int(np.searchsorted(below, tail, side="right")) - 1
+    s = int(np.searchsorted(-above, -tail, side="left"))
     return (float(z[r - 1]) if r >= 1 else -math.inf,
             float(z[s - 1]) if s <= n else math.inf)
+
+
+@functools.lru_cache(maxsize=256)
+def _bound_tables(n: int, quantile_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """``P(B <= j - 1)`` and ``P(B >= j)`` for ``j = 0..n``, ``B ~ Bin(n, level)`` (kept)."""
+    j = np.arange(n + 1)
+    below = stats.binom.cdf(j - 1, n, quantile_level)
+    above = stats.binom.sf(j - 1, n, quantile_level)
+    below.setflags(write=False)
+    above.setflags(write=False)
+    return below, above
 
 
 def curve_difference(a, b, k: float, *, confidence: float, q: float = 0.5,
@@ -281,18 +292,20 @@ def curve_equivalence_p(a, b, k: float, margin: float, *, q: float = 0.5,
                                         objective=objective)
         return bool(low > -margin and high < margin)
 
-    low_c, high_c = 1e-9, 1.0 - 1e-15
-    if not inside(low_c):
+    # Bisection on log(1 - c): the interval widens with the confidence c, so "inside" is
+    # monotone, and small p-values get relative precision.
+    wide, narrow = math.log(1e-15), math.log(1.0 - 1e-9)  # log(1 - c) at c near 1 and 0
+    if not inside(-math.expm1(narrow)):
         return 1.0
-    if inside(high_c):
-        return (1.0 - high_c) / 2.0
-    for _ in range(60):  # the interval widens with the confidence: inside is monotone
-        mid = 0.5 * (low_c + high_c)
-        if inside(mid):
-            low_c = mid
+    if inside(-math.expm1(wide)):
+        return math.exp(wide) / 2.0
+    for _ in range(40):
+        mid = 0.5 * (wide + narrow)
+        if inside(-math.expm1(mid)):
+            narrow = mid
         else:
-            high_c = mid
-    return (1.0 - low_c) / 2.0
+            wide = mid
+    return math.exp(narrow) / 2.0
 
 
 def quantile_test(a, b, k: float, *, q: float = 0.5,
