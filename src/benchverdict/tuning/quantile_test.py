@@ -243,22 +243,33 @@ def curve_difference(a, b, k: float, *, confidence: float, q: float = 0.5,
     >>> bool(lo < d < hi), bool(lo > 0)
     (True, True)
     """
-    check_objective(objective)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
-    sign = 1.0 if objective == "maximize" else -1.0
-    za = sorted_copy(sign * sorted_finite_scores(a))
-    zb = sorted_copy(sign * sorted_finite_scores(b))
+    sign, za, zb = _oriented(a, b, objective)
     level = q ** (1.0 / k)
-    tail = (1.0 - confidence) / 4.0
-    low_a, high_a = quantile_bounds(za, level, tail)
-    low_b, high_b = quantile_bounds(zb, level, tail)
+    low, high = _difference_bounds(za, zb, level, confidence)
     point = (float(np.quantile(za, level, method="inverted_cdf"))
              - float(np.quantile(zb, level, method="inverted_cdf")))
-    low, high = low_a - high_b, high_a - low_b
     if sign < 0:
         return -point, -high, -low
     return point, low, high
+
+
+def _oriented(a, b, objective: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """The sign of the objective and both samples' finite draws, oriented and sorted."""
+    check_objective(objective)
+    sign = 1.0 if objective == "maximize" else -1.0
+    return (sign, sorted_copy(sign * sorted_finite_scores(a)),
+            sorted_copy(sign * sorted_finite_scores(b)))
+
+
+def _difference_bounds(za: np.ndarray, zb: np.ndarray, level: float,
+                       confidence: float) -> tuple[float, float]:
+    """The interval of :func:`curve_difference` on sorted oriented draws (four tails)."""
+    tail = (1.0 - confidence) / 4.0
+    low_a, high_a = quantile_bounds(za, level, tail)
+    low_b, high_b = quantile_bounds(zb, level, tail)
+    return low_a - high_b, high_a - low_b
 
 
 def curve_equivalence_p(a, b, k: float, margin: float, *, q: float = 0.5,
@@ -287,9 +298,12 @@ def curve_equivalence_p(a, b, k: float, margin: float, *, q: float = 0.5,
     if not (math.isfinite(margin) and margin > 0):
         raise ValueError(f"margin must be a positive finite number, got {margin!r}.")
 
+    # Sorted once; inclusion in (-margin, margin) does not depend on the orientation.
+    _, za, zb = _oriented(a, b, objective)
+    level = q ** (1.0 / k)
+
     def inside(confidence: float) -> bool:
-        _, low, high = curve_difference(a, b, k, confidence=confidence, q=q,
-                                        objective=objective)
+        low, high = _difference_bounds(za, zb, level, confidence)
         return bool(low > -margin and high < margin)
 
     # Bisection on log(1 - c): the interval widens with the confidence c, so "inside" is
