@@ -260,3 +260,8 @@ def test_clustered_cvar_direction_needs_thirty_runs():
     assert all(v.winner is None for v in found)
     leaning = [v for v in found if "runs in the smaller sample" in v.explanation]
     assert leaning and all(f"(fewer than {MIN_CVAR_RUNS})" in v.explanation for v in leaning)
+    # and the report's verdict table says why no decision was made
+    from benchverdict.report.explain import undecided_reason
+
+    assert all(undecided_reason(v) == f"fewer than {MIN_CVAR_RUNS} runs per algorithm: which "
+               f"CVaR is higher is not established" for v in leaning)

@@ -566,6 +566,7 @@ class DistributionResult(ResultText):
         clustered = unit != _DRAW
         what = f"CVaR_{self.cvar_level:g} (mean of the best {1 - self.cvar_level:.0%})"
         lean = None
+        too_few_runs = False
         tail_draws = min(xa.size, xb.size) * (1.0 - self.cvar_level)
         # Pooled: the within-benchmark permutation test says the two differ on some
         # benchmark; which pooled CVaR is higher needs the benchmarks as replicates too.
@@ -587,6 +588,7 @@ class DistributionResult(ResultText):
               and min(test.runs_a, test.runs_b) < MIN_CVAR_RUNS):
             outcome = "inconclusive"
             lean = test.direction
+            too_few_runs = True
             why = (f"the run permutation test rejects equal distributions (p = "
                    f"{test.p_value:.3g}), but with {min(test.runs_a, test.runs_b)} runs in the "
                    f"smaller sample (fewer than {MIN_CVAR_RUNS}) which CVaR is higher is not "
@@ -642,7 +644,8 @@ class DistributionResult(ResultText):
             caveats=_tail_caveats(iv.method, tail_draws),
             details={"interval": iv.method, "normalize": self.normalize,
                      "tail_draws": tail_draws, "min_tail_draws": MIN_TAIL_DRAWS,
-                     **({"min_runs": MIN_CVAR_RUNS} if clustered else {}),
+                     **({"min_runs": MIN_CVAR_RUNS, "too_few_runs": too_few_runs}
+                        if clustered else {}),
                      "test": ("studentized run permutation, cluster-robust SE" if clustered
                               else "studentized label permutation")
                              + (" (all splits)" if test.exact else

@@ -255,11 +255,9 @@ def undecided_reason(verdict: Verdict) -> str | None:
     if isinstance(tail, (int, float)) and isinstance(needed, (int, float)) and tail < needed:
         return (f"only {tail:.1f} draws in the tail (fewer than {needed:g}): which CVaR is "
                 f"higher is not established")
-    runs, needed_runs = verdict.n, d.get("min_runs")
-    if (isinstance(needed_runs, int) and isinstance(runs, int)
-            and "runs in the smaller sample" in verdict.explanation):
-        return (f"fewer than {needed_runs} runs per algorithm: which CVaR is higher is not "
-                f"established")
+    if d.get("too_few_runs"):
+        return (f"fewer than {d.get('min_runs')} runs per algorithm: which CVaR is higher is "
+                f"not established")
     omnibus = d.get("omnibus_p_value")
     if isinstance(omnibus, (int, float)) and omnibus >= ev.level:
         return (f"the omnibus {d.get('omnibus', 'test')} p = {omnibus:.3g} >= alpha = "
