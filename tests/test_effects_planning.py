@@ -470,7 +470,9 @@ def test_plan_on_priorband(shared_data):
     numbers = t[["difference", "sd_benchmark", "sd_seed", "seeds", "power_now",
                  "power_ceiling_more_seeds"]].to_numpy(dtype=float)
     assert np.isfinite(numbers).all()
-    assert (t["n_benchmarks"] == 24).all() and (t["seeds"] == 50).all()
+    # HB and RS ignore the prior: each task's two variants are one replicate of every pair.
+    assert (t["n_benchmarks"] == 12).all() and (t["seeds"] == 50).all()
+    assert (t["benchmarks_per_replicate"] == 2).all()
     assert (t["power_ceiling_more_seeds"] >= t["power_now"] - 1e-12).all()
     assert (t["benchmarks_needed"].dropna() >= 2).all()
     # the loss is minimised: a positive difference says a's loss is lower

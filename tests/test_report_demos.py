@@ -94,11 +94,15 @@ def test_priorband_final_budget_methods_agree(priorband):
     assert head.status == "ranked"
     assert head.tiers == [["PB"], ["HB"], ["RS"]]
     assert comp.conflicts.empty
-    # HB and RS ignore the prior: their runs on the at25 and bad variants are the same.
+    # HB and RS ignore the prior: their runs on the at25 and bad variants are the same,
+    # and the tests that settle their pairs count each task's two variants once.
     assert head.message.startswith(
-        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks, "
-        "so claims about them overstate their evidence): PB > HB > RS (settled by LMEM and "
-        "rank tests")
+        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks; "
+        "the tests that settle their pairs count each group of copies once): PB > HB > RS "
+        "(settled by LMEM and rank tests")
+    wilcoxon = comp.verdict_table[(comp.verdict_table["method"] == "ranks.wilcoxon_holm")
+                                  & comp.verdict_table["metafeature"].isna()]
+    assert wilcoxon["explanation"].str.contains("12 independent replicates").all()
     assert comp.reconciliation.contradictions.empty
     # Each prior quality is its own scope, for both families.
     scopes = {r.scope_label for r in comp.rankings}
@@ -122,16 +126,19 @@ def test_priorband_early_budget_estimands_and_scales(priorband):
     rec = comp.reconciliation
     assert rec.contradictions.empty
     head = rec.headline
+    # Counted once per task, PB's two prior variants average out: Wilcoxon on the 12
+    # tasks settles HB > PB, which on 24 benchmarks (with copies counted twice) it did not.
     assert head.message.startswith(
-        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks, "
-        "so claims about them overstate their evidence): RS is worst (settled by LMEM and "
-        "rank tests")
-    assert head.groups == [["HB", "PB"]]
+        "Across benchmarks like these 24 (HB and RS have identical runs on several benchmarks; "
+        "the tests that settle their pairs count each group of copies once): HB > PB > RS "
+        "(settled by LMEM and rank tests")
+    assert head.tiers == [["HB"], ["PB"], ["RS"]]
     these = compare(priorband, analyses=["ranks", "lmem"], budget=3.0, progress=False,
                     sanity_checks=False, figures=False, estimand="these").reconciliation
     assert these.headline.message.startswith(
         "On these 24 benchmarks (no claim beyond them) (HB and RS have identical runs on "
-        "several benchmarks, so claims about them overstate their evidence): HB > PB > RS")
+        "several benchmarks, which the LMEM on these benchmarks counts as independent runs, "
+        "so its claims about them overstate their evidence): HB > PB > RS")
     gaps = these.power_gaps[these.power_gaps["metafeature"].isna()]
     assert gaps["family"].tolist() == ["ranks"]
     assert "a different estimand, not a lack of power" in gaps.iloc[0]["reason"]

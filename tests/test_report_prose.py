@@ -696,8 +696,8 @@ def test_runs_copied_across_benchmarks_are_a_caveat_of_the_quotable_text():
     assert data.copied_runs()
     comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
                    sanity_checks=False)
-    caveat = ("(C has identical runs on several benchmarks, so claims about it overstate "
-              "their evidence)")
+    caveat = ("(C has identical runs on several benchmarks; the tests that settle its pairs "
+              "count each group of copies once)")
     assert caveat in comp.reconciliation.scopes["all benchmarks"].sentence
     (pooled,) = summary.results_paragraphs(comp)
     assert caveat in pooled.text

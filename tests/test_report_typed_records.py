@@ -39,7 +39,10 @@ def test_an_algorithm_named_with_a_comma_stays_one_algorithm_in_the_groups():
 #: report decides by -- p-values, directions, estimands, units, votes, caveats, CVaR
 #: levels, single draws -- is in the verdict's typed fields.
 DETAILS_FOR_DISPLAY = {("explain.py", "method_traits"), ("explain.py", "undecided_reason"),
-                       ("explain.py", "_adjustment")}
+                       ("explain.py", "_adjustment"),
+                       # "12 independent replicates of 24 benchmarks": the count is the
+                       # verdict's typed n; the details give the 24 for the words.
+                       ("relations.py", "_replicate_words")}
 
 
 def _details_readers(path):

@@ -32,6 +32,8 @@ NOT_RESULTS = {
         "the Comparison's internals (Comparison is the report's result object)",
     "benchverdict.report.document.AnalysisTable":
         "a part of the report document (its table is one analysis's rows, for renderers)",
+    "benchverdict.replicates.BenchmarkReplicates":
+        "a description of the input (which benchmarks are one replicate of a pair)",
 }
 
 #: Records of one hypothesis test (as scipy.stats returns): named fields, a one-row

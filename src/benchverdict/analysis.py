@@ -109,6 +109,15 @@ class Options:
         they are 495,000 verdicts about scopes it never shows. Relations
         across benchmarks do not change (each scope type is its own Holm
         family).
+    replicate_by : str, optional
+        A benchmark metafeature whose levels are the independent units
+        across benchmarks, e.g. ``"task"`` when each task is run under
+        several variants (PriorBand's prior qualities, several splits of one
+        data set). The tests that settle pairs across benchmarks (the LMEM's
+        paired test, Wilcoxon-Holm) and the effect sizes count each level
+        once (the mean of the pair's differences on its benchmarks;
+        :mod:`benchverdict.replicates`). Runs copied between benchmarks are
+        joined that way whether or not it is given.
     """
 
     confidence: float = 0.8
@@ -122,6 +131,7 @@ class Options:
     figures: bool = True
     margin: Margin | None = None
     per_benchmark: bool = True
+    replicate_by: str | None = None
 
     def __post_init__(self) -> None:
         if self.margin is not None:

@@ -406,56 +406,71 @@ def combine_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 CHANCE_COPIES = 0.01
 
 
-def score_counts(frame: pd.DataFrame, algorithms: Sequence[int]) -> pd.DataFrame:
-    """How often each score occurs, per algorithm code in ``algorithms`` (partitions add)."""
+def score_counts(frame: pd.DataFrame, algorithms: Sequence[int],
+                 skip_cells: Sequence[int] = ()) -> pd.DataFrame:
+    """How often each score occurs, per algorithm code in ``algorithms`` (partitions add).
+
+    Rows of the cells in ``skip_cells`` (:func:`cell_fingerprints`' numbering)
+    are not counted.
+    """
     codes = frame["algorithm"].cat.codes.to_numpy()
     keep = np.isin(codes, np.asarray(list(algorithms), dtype=codes.dtype))
+    if len(skip_cells):
+        nb = len(frame["benchmark"].cat.categories)
+        cell = (codes.astype(np.int64) * nb
+                + frame["benchmark"].cat.codes.to_numpy().astype(np.int64))
+        keep &= ~np.isin(cell, np.asarray(list(skip_cells), dtype=np.int64))
     part = pd.DataFrame({"algorithm": codes[keep].astype(np.int64),
                          "score": frame["score"].to_numpy(dtype=float)[keep] + 0.0})
     return part.groupby(["algorithm", "score"]).size().rename("n").reset_index()
 
 
 def collision_probabilities(counts: pd.DataFrame) -> dict[int, float]:
-    """Per algorithm, the chance that two of its scores drawn at random are equal."""
-    total = counts.groupby(["algorithm", "score"])["n"].sum()
-    share = total / total.groupby(level="algorithm").transform("sum")
-    return {int(a): float(v) for a, v in (share**2).groupby(level="algorithm").sum().items()}
+    """Per algorithm, the chance that two of its scores, two different rows, are equal.
+
+    ``sum n_v (n_v - 1) / (N (N - 1))`` over its distinct scores ``v``: the
+    unbiased estimate (the sum of squared shares counts a row paired with
+    itself, and put a floor of ``1 / N`` under scores that never tie).
+    """
+    total = counts.groupby(["algorithm", "score"])["n"].sum().astype(float)
+    n = total.groupby(level="algorithm").sum()
+    pairs = (total * (total - 1.0)).groupby(level="algorithm").sum()
+    return {int(a): float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))) if n.loc[a] > 1
+            else 1.0 for a in n.index}
 
 
-def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
-                             benchmarks: Sequence[str],
-                             collision: Callable[[list[int]], Mapping[int, float]] | None = None
-                             ) -> str:
-    """A warning when an algorithm's runs are identical on two or more benchmarks, else "".
+def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
+                       benchmarks: Sequence[str],
+                       collision: Callable[[list[int], list[int]], Mapping[int, float]]
+                       | None = None) -> dict[str, list[list[str]]]:
+    """Per algorithm, the groups of benchmarks on which its runs are identical.
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
-    score, in any order) are one observation of it counted twice: claims
-    across benchmarks take benchmarks as independent replicates and would
-    overstate their evidence. PriorBand's HB and RS ignore the prior, so
-    their runs on a benchmark's ``at25`` and ``bad`` variants are identical:
-    24 benchmarks hold 12 independent HB-RS differences. ``prints`` are the
-    cells' :func:`cell_fingerprints`; a cell whose scores are all equal (a
-    ceiling reached from the start) is no copy. Few distinct scores (0/1,
-    accuracies on small test sets) make equal cells likely by chance:
-    ``collision(codes)`` gives each candidate algorithm's chance ``c`` that
-    two of its scores are equal, and a group of cells with ``n`` rows is
-    reported only when ``C(m, 2) c^n`` (the coincidences to expect among its
-    ``m`` cells) is below :data:`CHANCE_COPIES`.
+    score, in any order) are one observation of it counted twice. ``prints``
+    are the cells' :func:`cell_fingerprints`; a cell whose scores are all
+    equal (a ceiling reached from the start) is no copy. Few distinct scores
+    (0/1, accuracies on small test sets) make equal cells likely by chance:
+    ``collision(codes, skip_cells)`` gives each candidate algorithm's chance
+    ``c`` that two of its scores are equal, counted without the cells in
+    ``skip_cells`` (each group's copies but its first: a copy would make its
+    own scores look like ties, and at 10 cells of 3 runs hide itself), and a
+    group of cells with ``n`` rows counts only when ``C(m, 2) c^n`` (the
+    coincidences to expect among its ``m`` cells) is below
+    :data:`CHANCE_COPIES`. Algorithms and groups are in the order of their
+    codes; benchmarks within a group too.
 
     Examples
     --------
-    >>> import pandas as pd
     >>> frame = pd.DataFrame({"algorithm": pd.Categorical(["a"] * 4 + ["b"] * 4),
     ...                       "benchmark": pd.Categorical(["p", "p", "q", "q"] * 2),
     ...                       "seed": pd.Categorical([0, 1] * 4),
     ...                       "score": [0.1, 0.2, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
-    >>> text = duplicated_cells_warning(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
-    >>> text[:66]
-    'algorithm a has identical runs on one group of benchmarks (e.g. p '
+    >>> copied_cell_groups(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
+    {'a': [['p', 'q']]}
     """
     nb = len(benchmarks)
     if nb < 2 or not len(prints):
-        return ""
+        return {}
     table = prints[prints["max"] > prints["min"]].copy()
     # Sums of 32-bit halves: equal multisets of rows give equal sums modulo 2^32.
     table["low"] %= 2**32
@@ -464,33 +479,79 @@ def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
     groups = table.groupby(["algorithm", "low", "high", "n"])["benchmark"].agg(list)
     groups = groups[groups.map(len) > 1]
     if not len(groups):
-        return ""
-    chance = dict(collision(sorted({int(a) for a, *_ in groups.index}))) if collision else {}
+        return {}
+    copies = sorted(int(a) * nb + int(b) for (a, *_), benches in groups.items()
+                    for b in benches[1:])
+    chance = (dict(collision(sorted({int(a) for a, *_ in groups.index}), copies))
+              if collision else {})
     cells = table.groupby("algorithm").size()
-    found: dict[str, list[list[str]]] = {}
+    found: dict[int, list[list[int]]] = {}
     for (a, _, _, n), benches in groups.items():
         m = int(cells.loc[a])
         if m * (m - 1) / 2 * chance.get(int(a), 0.0) ** int(n) >= CHANCE_COPIES:
             continue  # as likely by chance as by a copy
-        found.setdefault(str(algorithms[a]), []).append([str(benchmarks[b]) for b in benches])
+        found.setdefault(int(a), []).append(sorted(int(b) for b in benches))
+    return {str(algorithms[a]): [[str(benchmarks[b]) for b in group]
+                                 for group in sorted(found[a])] for a in sorted(found)}
+
+
+def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
+                             benchmarks: Sequence[str],
+                             collision: Callable[[list[int], list[int]], Mapping[int, float]]
+                             | None = None) -> str:
+    """A warning when an algorithm's runs are identical on two or more benchmarks, else "".
+
+    The groups are :func:`copied_cell_groups`'s; :func:`copied_runs_text` words them.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"algorithm": pd.Categorical(["a"] * 4 + ["b"] * 4),
+    ...                       "benchmark": pd.Categorical(["p", "p", "q", "q"] * 2),
+    ...                       "seed": pd.Categorical([0, 1] * 4),
+    ...                       "score": [0.1, 0.2, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
+    >>> text = duplicated_cells_warning(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
+    >>> text[:66]
+    'algorithm a has identical runs on one group of benchmarks (e.g. p '
+    """
+    return copied_runs_text(copied_cell_groups(prints, algorithms, benchmarks, collision))
+
+
+def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:
+    """The warning for :func:`copied_cell_groups`' groups ("" when there are none).
+
+    Claims across benchmarks take benchmarks as independent replicates; the
+    pair tests across benchmarks count each group of copies as one replicate
+    (:mod:`benchverdict.replicates`), the other methods do not. PriorBand's HB
+    and RS ignore the prior, so their runs on a benchmark's ``at25`` and
+    ``bad`` variants are identical: 24 benchmarks hold 12 independent HB-RS
+    differences.
+
+    Examples
+    --------
+    >>> copied_runs_text({"HB": [["t1-at25", "t1-bad"]]})[:62]
+    'algorithm HB has identical runs on one group of benchmarks (e.'
+    """
     if not found:
         return ""
 
-    def listed(names: list[str]) -> str:
+    def listed(names: Sequence[str]) -> str:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
     parts = [f"algorithm {name} has identical runs on "
              + (f"{len(sets)} groups of benchmarks" if len(sets) > 1 else "one group of "
-                "benchmarks") + f" (e.g. {listed(sets[0][:3])})"
+                "benchmarks") + f" (e.g. {listed(list(sets[0][:3]))})"
              for name, sets in list(found.items())[:5]]
     more = f"; and {len(found) - 5} more algorithm(s)" if len(found) > 5 else ""
     one = len(found) == 1
     return ("; ".join(parts) + more + ": on those benchmarks "
             + ("its runs are" if one else "each one's runs are") + " one observation counted "
-            "more than once, so claims across benchmarks, which take benchmarks as independent "
-            "replicates, overstate their evidence about " + ("it" if one else "them")
-            + " (if the benchmarks are variants an algorithm ignores, e.g. a prior it does "
-            "not use, compare on one variant, or treat the variants as one benchmark).")
+            "more than once. The pair tests across benchmarks (the LMEM's paired test, "
+            "Wilcoxon-Holm) and the effect sizes count each such group as one replicate of "
+            + ("its" if one else "each one's") + " pairs; Friedman, Nemenyi and the LMEM's "
+            "model count every benchmark, so their evidence about "
+            + ("it" if one else "them") + " is overstated (if the benchmarks are variants "
+            "an algorithm ignores, e.g. a prior it does not use, compare on one variant, or "
+            "treat the variants as one benchmark).")
 
 
 def _missing_cells_warning(

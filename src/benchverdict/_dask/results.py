@@ -535,23 +535,32 @@ class DaskResults(Results):
 
     def copied_runs(self) -> str:
         """Algorithms whose runs are identical on several benchmarks (see Results): one pass."""
+        from benchverdict.describe import copied_runs_text
+
+        return copied_runs_text(self.copied_benchmarks().copies)
+
+    def copied_benchmarks(self):
+        """Per algorithm, the groups of benchmarks with identical runs (see Results)."""
         from benchverdict.describe import (
             cell_fingerprints,
             collision_probabilities,
             combine_fingerprints,
-            duplicated_cells_warning,
+            copied_cell_groups,
             score_counts,
         )
+        from benchverdict.replicates import BenchmarkReplicates
 
-        def collision(codes: list[int]) -> dict[int, float]:
-            counts = self._map(score_counts, codes, desc="copied runs: score counts")
+        def collision(codes: list[int], skip: list[int]) -> dict[int, float]:
+            counts = self._map(score_counts, codes, skip, desc="copied runs: score counts")
             return collision_probabilities(pd.concat(counts, ignore_index=True))
 
-        if "copied_runs" not in self._cache:
+        if "copied_benchmarks" not in self._cache:
             parts = self._map(cell_fingerprints, desc="copied runs")
-            self._cache["copied_runs"] = duplicated_cells_warning(
-                combine_fingerprints(parts), self.algorithms, self.benchmarks, collision)
-        return self._cache["copied_runs"]
+            groups = copied_cell_groups(combine_fingerprints(parts), self.algorithms,
+                                        self.benchmarks, collision)
+            self._cache["copied_benchmarks"] = BenchmarkReplicates(
+                {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
+        return self._cache["copied_benchmarks"]
 
     def _meta_levels(self) -> dict:
         if "meta_levels" not in self._cache:

@@ -65,6 +65,7 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.effects.equivalence import Margin, tost_p_value
+from benchverdict.replicates import BenchmarkReplicates, replicate_means
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -445,13 +446,18 @@ def effects_from_frame(
     standardized: bool = False,
     margin: Margin | None = None,
     margin_value: float | None = None,
+    copies: BenchmarkReplicates | None = None,
 ) -> PairwiseEffects:
     """The effects of every pair from incumbents (columns algorithm, benchmark, seed, score).
 
     The engine of :func:`pairwise_effects`, for callers that prepared the
     scores (subset, standardised) themselves, as the report does per scope.
     ``margin_value`` is the margin in the scores' unit (default
-    ``margin.value``); the TOST p-values use it.
+    ``margin.value``); the TOST p-values use it. With ``estimand="benchmarks"``,
+    ``copies`` (:meth:`Results.copied_benchmarks`) joins the benchmarks on
+    which either algorithm of a pair has identical runs into one replicate:
+    the pair's difference, interval, superiority and ``n`` are over its
+    replicates' mean differences (:mod:`benchverdict.replicates`).
 
     Examples
     --------
@@ -567,6 +573,9 @@ def effects_from_frame(
                 tied = (both & (wins == 0)).sum(axis=0)
                 n_won[s0:s0 + step], n_tied[s0:s0 + step] = won, tied
                 share[s0:s0 + step] = np.where(n > 0, won / n + 0.5 * tied / n, np.nan)
+        if estimand == "benchmarks" and copies:
+            _over_replicates(copies, pairs, [str(b) for b in benches], mean, count, first,
+                             second, sign, diff, se, df, share, n_won, n_tied, n_rep)
         if estimand == "benchmarks":
             s_lo, s_hi = _clopper_pearson(n_won, n_tied, n_rep.astype(float), level)
     pooled_sd = math.nan
@@ -589,6 +598,29 @@ def effects_from_frame(
            for p, (a, b) in enumerate(pairs)]
     return PairwiseEffects(tuple(out), estimand, 1.0 - alpha, unit, standardized, objective,
                            margin, m, n_benchmarks, pooled_sd)
+
+
+def _over_replicates(copies: BenchmarkReplicates, pairs: Sequence[tuple[str, str]],
+                     benches: list[str], mean: np.ndarray, count: np.ndarray,
+                     first: np.ndarray, second: np.ndarray, sign: float, diff: np.ndarray,
+                     se: np.ndarray, df: np.ndarray, share: np.ndarray, n_won: np.ndarray,
+                     n_tied: np.ndarray, n_rep: np.ndarray) -> None:
+    """Redo the pairs with copied runs on their replicates' mean differences (in place)."""
+    for p, (a, b) in enumerate(pairs):
+        if not copies.affects(a, b):
+            continue
+        i, j = first[p], second[p]
+        both = (count[:, i] > 0) & (count[:, j] > 0)
+        d = np.where(both, mean[:, i] - mean[:, j], np.nan)
+        r = replicate_means(d, copies.replicates(a, b, benches))
+        n = r.size
+        n_rep[p] = n
+        diff[p] = float(r.mean()) if n else np.nan
+        se[p] = float(r.std(ddof=1) / np.sqrt(n)) if n >= 2 else np.nan
+        df[p] = n - 1.0 if n >= 2 else np.nan
+        wins = sign * r
+        n_won[p], n_tied[p] = float((wins > 0).sum()), float((wins == 0).sum())
+        share[p] = (n_won[p] + 0.5 * n_tied[p]) / n if n else np.nan
 
 
 def pairwise_effects(
@@ -695,7 +727,8 @@ def pairwise_effects(
     frame = data.table[data.table["algorithm"].astype(str).isin(names)]
     return effects_from_frame(frame, algorithms=names, estimand=estimand,
                               objective=data.objective, alpha=alpha, unit=unit,
-                              standardized=standardize, margin=margin)
+                              standardized=standardize, margin=margin,
+                              copies=results.copied_benchmarks())
 
 
 __all__ = [

@@ -95,6 +95,7 @@ import pandas as pd
 from scipy import special, stats
 
 from benchverdict._repr import ResultText
+from benchverdict.replicates import BenchmarkReplicates, replicate_means
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -108,7 +109,7 @@ __all__ = ["COMPONENT_COLUMNS", "LEVERS", "PLAN_COLUMNS", "Plan", "benchmarks_ne
 
 #: Columns of :func:`estimate_components`.
 COMPONENT_COLUMNS = ("a", "b", "difference", "sd_benchmark", "sd_seed", "n_benchmarks",
-                     "seeds")
+                     "seeds", "benchmarks_per_replicate")
 #: :attr:`Plan.unit` of differences and SDs in the scores' own units ...
 SCORE_UNITS = "score units"
 #: ... and of differences and SDs of scores z-scored per benchmark.
@@ -560,7 +561,8 @@ def _standardizes(view: Results, standardize: bool | None) -> bool:
 
 def estimate_components(results: Results, *, algorithms: Sequence[str] | None = None,
                         budget: float | None = None,
-                        standardize: bool | None = None) -> pd.DataFrame:
+                        standardize: bool | None = None,
+                        replicates: BenchmarkReplicates | None = None) -> pd.DataFrame:
     """The planning model's parameters for every pair, from a pilot's incumbents.
 
     Per pair (module docstring): the mean over common benchmarks of the
@@ -582,6 +584,16 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     ``standardize`` ``True``/``False`` states that decision instead (the
     report made it already).
 
+    Where runs are copied between benchmarks (or benchmarks are declared one
+    replicate, ``replicates``; default ``results.copied_benchmarks()``), a
+    pair's units are its independent replicates, as in its tests
+    (:mod:`benchverdict.replicates`): ``difference`` and ``sd_benchmark``
+    come from the replicates' mean differences, ``n_benchmarks`` counts the
+    replicates, and ``sd_seed`` is the seeds' SD as it reaches a replicate
+    mean (a copied cell is one cell, whose noise no average over its copies
+    reduces; distinct cells average theirs), so that the plan's benchmarks
+    are replicates like these.
+
     Parameters
     ----------
     results : Results
@@ -600,9 +612,12 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
     --------
     >>> from benchverdict.results import _example_small
     >>> print(estimate_components(_example_small()).round(4).to_string(index=False))
-    a b  difference  sd_benchmark  sd_seed  n_benchmarks  seeds
-    a b        0.15           0.0   0.0707             2    2.0
+    a b  difference  sd_benchmark  sd_seed  n_benchmarks  seeds  benchmarks_per_replicate
+    a b        0.15           0.0   0.0707             2    2.0                       1.0
     """
+    if replicates is None:
+        found = getattr(results, "copied_benchmarks", None)
+        replicates = found() if callable(found) else BenchmarkReplicates()
     view = _pilot_view(results, budget)
     if _standardizes(view, standardize):
         from benchverdict.scales import standardise_per_benchmark
@@ -636,6 +651,13 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
                              f"needs 2 or more. Fix: run both on the same benchmarks, or leave "
                              f"one out (algorithms=).")
         d = (mean[a] - mean[b])[both].to_numpy()
+        shrink_a = shrink_b = 1.0
+        if replicates.affects(a, b):
+            names_both = [str(x) for x in mean.index[both]]
+            labels = replicates.replicates(a, b, names_both)
+            d = replicate_means(d, labels)
+            shrink_a = _noise_share(replicates, a, names_both, labels)
+            shrink_b = _noise_share(replicates, b, names_both, labels)
         r_a, r_b = count[a][both].to_numpy(), count[b][both].to_numpy()
         ss_a = float(((r_a - 1) * var[a][both].fillna(0).to_numpy()).sum())
         ss_b = float(((r_b - 1) * var[b][both].fillna(0).to_numpy()).sum())
@@ -648,8 +670,12 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
         else:  # one of them has single runs: the other's variance stands for both
             var_a = var_b = (ss_a + ss_b) / (dof_a + dof_b) if dof_a + dof_b > 0 else math.nan
         m_a, m_b = float(np.mean(1 / r_a)), float(np.mean(1 / r_b))
-        noise = var_a * m_a + var_b * m_b
+        per_cell = var_a * m_a + var_b * m_b
+        # The noise of a replicate's mean difference (per_cell where no copies join cells).
+        noise = var_a * m_a * shrink_a + var_b * m_b * shrink_b
         sigma2 = (var_a + var_b) / 2  # the model's sigma^2: equal seeds r give 2 sigma^2 / r
+        if per_cell > 0 and not math.isnan(per_cell):
+            sigma2 *= noise / per_cell
         tau2 = max(0.0, float(np.var(d, ddof=1)) - noise) if not math.isnan(noise) else math.nan
         # The equal seeds per cell with the pair's current noise: 1 / m when both algorithms
         # have the same seeds (r when every cell has r), else weighted by their variances.
@@ -657,8 +683,28 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
                  else 2 / (m_a + m_b))  # no noise: the harmonic mean, symmetric in a, b
         rows.append({"a": a, "b": b, "difference": float(d.mean()),
                      "sd_benchmark": math.sqrt(tau2), "sd_seed": math.sqrt(sigma2),
-                     "n_benchmarks": int(both.sum()), "seeds": float(seeds)})
+                     "n_benchmarks": len(d), "seeds": float(seeds),
+                     "benchmarks_per_replicate": float(both.sum()) / len(d)})
     return pd.DataFrame(rows, columns=list(COMPONENT_COLUMNS))
+
+
+def _noise_share(replicates: BenchmarkReplicates, alg: str, names: list[str],
+                 labels: np.ndarray) -> float:
+    """How much of one cell's seed noise reaches a replicate mean of ``alg``, on average.
+
+    A replicate ``S`` averages ``alg``'s cells on its benchmarks; cells joined by
+    ``alg``'s own copies are one cell. With classes of ``n_c`` benchmarks, the
+    mean's variance is ``sum_c (n_c / |S|)^2`` times one cell's: 1 for copies
+    alone, ``1 / |S|`` for distinct cells.
+    """
+    own = BenchmarkReplicates({alg: replicates.copies.get(alg, ())}).replicates(
+        alg, alg, names)
+    shares = []
+    for rep_id in np.unique(labels):
+        classes = own[labels == rep_id]
+        _, n_c = np.unique(classes, return_counts=True)
+        shares.append(float(np.sum((n_c / classes.size) ** 2)))
+    return float(np.mean(shares))
 
 
 # --------------------------------------------------------------------------- the plan
@@ -698,37 +744,44 @@ def plan_sentence(row: Mapping[str, Any] | pd.Series, *, unit: str = "") -> str:
                 f"Plan for the smallest difference that matters: difference= "
                 f"(--difference).")
     lever = row["lever"]
+    size = float(row.get("benchmarks_per_replicate", 1.0) or 1.0)
+    # Where copied runs or a declared task join benchmarks, the units are replicates.
+    units = "benchmarks" if size <= 1.0 else "independent replicates"
     head = f"{a} vs {b}: "
     if n_known and r_known:
         head += f"{row['power_now']:.0%} power now to detect a difference of {delta:.3g}{unit} "
     else:
         head += f"to detect a difference of {delta:.3g}{unit} "
     head += f"(target {target:.0%}; {test})."
+    if size > 1.0:
+        head += (f" Its units are independent replicates of about {size:.2g} benchmarks each "
+                 f"(benchmarks joined by copied runs or a declared task count once).")
     if lever == "enough":
-        return (f"{head} Enough: {int(n)} benchmarks at {_fmt_seeds(r)} seeds already reach "
+        return (f"{head} Enough: {int(n)} {units} at {_fmt_seeds(r)} seeds already reach "
                 f"the target.")
     parts = [head]
     n_need, r_need = row["benchmarks_needed"], row["seeds_needed"]
     if r_known:
         now = f" (now {int(n)})" if n_known else ""
-        parts.append(f"More benchmarks: {int(n_need)} at {_fmt_seeds(r)} seeds{now}."
+        parts.append(f"More {units}: {int(n_need)} at {_fmt_seeds(r)} seeds{now}."
                      if pd.notna(n_need) else
-                     f"More benchmarks: not within {MAX_BENCHMARKS:,}.")
+                     f"More {units}: not within {MAX_BENCHMARKS:,}.")
     if n_known:
         ceiling = float(row["power_ceiling_more_seeds"])
         if pd.isna(r_need):
             parts.append(
                 f"More seeds alone cannot reach {target:.0%} (at most {ceiling:.0%} with "
-                f"{int(n)} benchmarks), because the pair's difference varies across benchmarks "
+                f"{int(n)} {units}), because the pair's difference varies across benchmarks "
                 f"(sd {row['sd_benchmark']:.3g}), which no number of seeds averages away.")
         else:
             now = f" (now {_fmt_seeds(r)})" if r_known else ""
-            parts.append(f"More seeds: {int(r_need)} per cell at {int(n)} benchmarks{now}.")
+            parts.append(f"More seeds: {int(r_need)} per cell at {int(n)} {units}{now}.")
     if lever in ("benchmarks", "seeds") and pd.notna(n_need) and pd.notna(r_need):
-        by_benchmarks, by_seeds = int(n_need) * float(r), int(n) * int(r_need)
+        by_benchmarks, by_seeds = (int(n_need) * float(r) * size,
+                                   int(n) * int(r_need) * size)
         cheaper, costly = sorted([by_benchmarks, by_seeds])
-        parts.append(f"Fewer runs by more {lever}: {cheaper:,.0f} rather than {costly:,.0f} "
-                     f"per algorithm.")
+        parts.append(f"Fewer runs by more {units if lever == 'benchmarks' else lever}: "
+                     f"{cheaper:,.0f} rather than {costly:,.0f} per algorithm.")
     return " ".join(parts)
 
 
@@ -900,7 +953,8 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
          alpha: float = 0.05, pairs: int | None = None,
          algorithms: Sequence[str] | None = None, budget: float | None = None,
          test: Literal["t", "wilcoxon"] = "t", n_resamples: int = 2000,
-         seed: int | None = 0, standardize: bool | None = None) -> Plan:
+         seed: int | None = 0, standardize: bool | None = None,
+         replicates: BenchmarkReplicates | None = None) -> Plan:
     """Plan the runs that would settle every pair: from a pilot, or from stated variances.
 
     With a pilot, every pair's parameters come from
@@ -949,6 +1003,10 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
         Whether to z-score the pilot per benchmark (default: where the scales
         differ across benchmarks, :func:`estimate_components`, or where the
         stated values are in SDs). :attr:`Plan.unit` says which.
+    replicates : BenchmarkReplicates, optional
+        With a pilot: which benchmarks are one replicate of a pair (default:
+        the pilot's copied runs; :func:`benchverdict.replicates.pair_replicates`
+        adds declared groups). The plan then counts replicates, as the tests do.
 
     Returns
     -------
@@ -1016,12 +1074,13 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
         if n_benchmarks is None and seeds is None:
             raise ValueError("without a pilot, state the current design: n_benchmarks= (for the "
                              "seeds lever), seeds= (for the benchmarks lever), or both.")
-        components = pd.DataFrame([{"a": "A", "b": "B", **stated}])
+        components = pd.DataFrame([{"a": "A", "b": "B", **stated,
+                                    "benchmarks_per_replicate": 1.0}])
         k = 1 if pairs is None else _check_pairs(pairs)
         source = "stated"
     else:
         components = estimate_components(pilot, algorithms=algorithms, budget=budget,
-                                         standardize=standardize)
+                                         standardize=standardize, replicates=replicates)
         for name, value in stated.items():
             if value is not None:
                 components[name] = float(value) if name != "n_benchmarks" else value

@@ -47,23 +47,28 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchverdict.replicates import BenchmarkReplicates, replicate_means
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
 #: The columns of :func:`paired_contrasts`.
-PAIRED_COLUMNS = ("a", "b", "estimate", "se", "sd", "df", "n_benchmarks", "statistic",
-                  "p_value", "p_value_adjusted", "lower", "upper")
+PAIRED_COLUMNS = ("a", "b", "estimate", "se", "sd", "df", "n_benchmarks", "n_replicates",
+                  "statistic", "p_value", "p_value_adjusted", "lower", "upper")
 
 
 def paired_contrasts(data: Results, *, alpha: float = 0.05,
-                     pairs: list[tuple[str, str]] | None = None) -> pd.DataFrame:
+                     pairs: list[tuple[str, str]] | None = None,
+                     copies: BenchmarkReplicates | None = None) -> pd.DataFrame:
     """Paired t tests of every algorithm pair on its cell means across benchmarks.
 
     Each algorithm x benchmark cell is reduced to its mean score; for a pair
     ``(a, b)`` the differences ``d_j = mean_a,j - mean_b,j`` on the benchmarks
     where both have a cell give ``estimate = mean(d)``, ``se = sd(d) /
     sqrt(n)``, a t test on ``n - 1`` df, and its Bonferroni adjustment over the
-    pairs with the matching simultaneous ``1 - alpha`` interval. A pair with
+    pairs with the matching simultaneous ``1 - alpha`` interval. Where ``a``'s
+    or ``b``'s runs are identical on several benchmarks, those benchmarks are
+    one replicate: the test runs on the mean difference per replicate, ``n``
+    is the number of replicates (:mod:`benchverdict.replicates`). A pair with
     fewer than two shared benchmarks cannot be tested across benchmarks
     (``p = 1``, infinite interval); differences that are all equal give ``se =
     0`` and ``p = 0`` unless they are all zero (``p = 1``).
@@ -78,12 +83,18 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
     pairs : list of (str, str), optional
         The pairs, in the orientation ``a - b``; all pairs of ``data.algorithms``
         by default. Bonferroni counts the pairs given.
+    copies : BenchmarkReplicates, optional
+        The groups of benchmarks with copied runs; by default
+        ``data.copied_benchmarks()`` where ``data`` has it. Pass the original
+        data's when ``data`` is rescaled per benchmark (a rescaling can make
+        copies differ).
 
     Returns
     -------
     pandas.DataFrame
         One row per pair: ``a, b, estimate (a - b), se, sd (of the differences),
-        df, n_benchmarks, statistic, p_value, p_value_adjusted, lower, upper``.
+        df, n_benchmarks, n_replicates, statistic, p_value, p_value_adjusted,
+        lower, upper``.
 
     Examples
     --------
@@ -106,6 +117,10 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
         pairs = list(itertools.combinations(map(str, data.algorithms), 2))
     index = {str(name): i for i, name in enumerate(cells.index)}
     values = cells.to_numpy(dtype=float)
+    if copies is None:
+        found = getattr(data, "copied_benchmarks", None)
+        copies = found() if callable(found) else BenchmarkReplicates()
+    benchmarks = [str(x) for x in cells.columns]
     m = max(len(pairs), 1)
     rows = []
     for a, b in pairs:
@@ -114,10 +129,24 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
             raise ValueError(f"algorithm(s) {missing} have no rows in the data; the pairs "
                              f"must name algorithms of the data ({sorted(index)}).")
         d = values[index[a]] - values[index[b]]
-        d = d[np.isfinite(d)]
-        rows.append(_paired_row(a, b, d, len(d)))
+        n_benchmarks = int(np.isfinite(d).sum())
+        if copies.affects(a, b):
+            d = replicate_means(d, copies.replicates(a, b, benchmarks))
+        else:
+            d = d[np.isfinite(d)]
+        rows.append(_paired_row(a, b, d, len(d)) | {"n_benchmarks": n_benchmarks,
+                                                    "n_replicates": len(d)})
     _t_tests(rows, alpha, m)
     return pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
+
+
+def _optional_int(get, key: str, default: int) -> int:
+    """``get(key)`` as an int, ``default`` where the row lacks it (rows built by hand)."""
+    try:
+        value = get(key)
+    except (AttributeError, KeyError):
+        return default
+    return default if value is None or value != value else int(value)
 
 
 def _paired_row(a: str, b: str, d: np.ndarray, n: int) -> dict:
@@ -209,7 +238,11 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
         effect = dataclasses.replace(effect, lower=min(effect.lower, lo_p),
                                      upper=max(effect.upper, hi_p))
     n = int(get("n_benchmarks"))
-    text = (f"; the pair's own paired t test on its differences across {n} benchmarks "
+    replicates = _optional_int(get, "n_replicates", n)
+    across = f"{n} benchmarks" + (
+        f" ({replicates} independent replicates: benchmarks on which either algorithm's "
+        f"runs are identical count once)" if replicates < n else "")
+    text = (f"; the pair's own paired t test on its differences across {across} "
             f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
             f"pairs): adjusted p = {p_paired:.3g}")
     if verdict.outcome in ("a", "b") and outcome == "inconclusive":
@@ -219,12 +252,14 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     explanation = verdict.explanation.rstrip(".") + text + "."
     details = {**verdict.details, "p_value_model": p_model, "p_value_paired": p_paired,
                "paired_sd": float(get("sd")), "paired_df": float(get("df")),
-               "paired_n_benchmarks": n}
+               "paired_n_benchmarks": n, "paired_n_replicates": replicates}
     # The unadjusted p-value too: the report adjusts it over its own family (Holm), and
     # Holm is monotone, so the larger raw p keeps both tests' guarantees there as well.
     raw = verdict.p_value
     if raw is not None:
         raw = max(float(raw), float(get("p_value")))
+    # The verdict rests on the pair's independent replicates where copies joined benchmarks.
+    units = verdict.n if verdict.n is None or replicates >= n else min(verdict.n, replicates)
     return dataclasses.replace(
         verdict, outcome=outcome, effect=effect, explanation=explanation, details=details,
-        evidence=dataclasses.replace(verdict.evidence, value=p), p_value=raw)
+        evidence=dataclasses.replace(verdict.evidence, value=p), p_value=raw, n=units)

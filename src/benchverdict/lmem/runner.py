@@ -41,6 +41,7 @@ from benchverdict.lmem.paired import paired_contrasts, with_paired_test
 from benchverdict.lmem.per_benchmark import _per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
+from benchverdict.replicates import BenchmarkReplicates, pair_replicates
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
 from benchverdict.verdict import Scope, replaced
@@ -249,8 +250,10 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     if estimand == "benchmarks" and n_benchmarks >= 2:
         # The model gives every algorithm one interaction variance; a pair is settled
         # across benchmarks only if its own paired test agrees (lmem.paired explains).
+        # Copies found on the runs as given: standardising per benchmark can make them differ.
         paired = paired_contrasts(modelled, alpha=options.alpha,
-                                  pairs=[(v.a, v.b) for v in model_verdicts])
+                                  pairs=[(v.a, v.b) for v in model_verdicts],
+                                  copies=pair_replicates(results, options.replicate_by))
         model_verdicts = [with_paired_test(v, row, alpha=options.alpha)
                           for v, row in zip(model_verdicts, paired.itertuples(index=False))]
         run.tables["pairwise contrasts (paired across benchmarks)"] = paired
@@ -268,7 +271,10 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
         if unit == "benchmark":
             # The contrast is judged against the benchmark-to-benchmark variation: the
             # benchmarks, not the rows, are its independent units.
-            changes.update(n=n_benchmarks,
+            # Where copied runs (or a declared task) joined benchmarks, the paired test
+            # counted the pair's independent replicates (with_paired_test set n to them).
+            replicates = v.details.get("paired_n_replicates", n_benchmarks)
+            changes.update(n=min(n_benchmarks, int(replicates)),
                            unit="benchmark (the algorithm x benchmark variation is the error)")
         if standardised and v.effect is not None:
             changes["effect"] = dataclasses.replace(
@@ -315,7 +321,8 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             # when their scales differ): the widest benchmarks must not dominate a level.
             run.attempt(f"LMEM per level of {name}", _lmem_by_level, run, modelled, options,
                         scope, name, levels, estimand=estimand, one_per_cell=one_per_cell,
-                        standardised=standardised)
+                        standardised=standardised,
+                        copies=pair_replicates(results, options.replicate_by))
     table = run.attempt("estimated marginal means", model.emmeans, df=df)
     if table is not None:
         run.tables["estimated marginal means"] = table
@@ -336,7 +343,8 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
 
 def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
                    scope: Scope, name: str, levels: list[str], *, estimand: str = "benchmarks",
-                   one_per_cell: bool = False, standardised: bool = False) -> None:
+                   one_per_cell: bool = False, standardised: bool = False,
+                   copies: BenchmarkReplicates | None = None) -> None:
     """Tukey pairs within each level of a benchmark metafeature, under the report's estimand.
 
     ``"benchmarks"`` (claims about benchmarks like these of each level):
@@ -369,7 +377,8 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         # As across all benchmarks: the model gives every algorithm one interaction
         # variance, so a pair is settled within a level only if its own paired test on the
         # level's benchmarks agrees (lmem.paired).
-        found = _with_level_paired_tests(found, data, name, alpha=options.alpha)
+        found = _with_level_paired_tests(found, data, name, alpha=options.alpha,
+                                         copies=copies)
     verdicts = []
     for v in found:
         level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
@@ -391,7 +400,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
 
 
 def _with_level_paired_tests(verdicts: list, data: Results, name: str, *,
-                             alpha: float) -> list:
+                             alpha: float, copies: BenchmarkReplicates | None = None) -> list:
     """Each level's verdicts settled only where the pair's paired test on that level agrees."""
     out = []
     levels: dict[str, list] = {}
@@ -400,7 +409,7 @@ def _with_level_paired_tests(verdicts: list, data: Results, name: str, *,
     for value, found in levels.items():
         benches = benchmarks_at(data, name, str(value))
         paired = paired_contrasts(data.subset(benchmarks=benches), alpha=alpha,
-                                  pairs=[(v.a, v.b) for v in found])
+                                  pairs=[(v.a, v.b) for v in found], copies=copies)
         out += [with_paired_test(v, row, alpha=alpha)
                 for v, row in zip(found, paired.itertuples(index=False))]
     return out

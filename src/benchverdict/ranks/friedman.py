@@ -51,6 +51,7 @@ from benchverdict._bulk import paused_gc
 from benchverdict._cli_common import stderr_is_terminal
 from benchverdict._repr import ResultText
 from benchverdict.ranks import _stats
+from benchverdict.replicates import BenchmarkReplicates, replicate_means
 from benchverdict.results import BlockMatrix, Results
 from benchverdict.stats.multiple_testing import adjust_p_values
 from benchverdict.stats.symmetry import canonical_block_order
@@ -124,6 +125,10 @@ class FriedmanResult(ResultText):
     objective : str
     notes : tuple of str
         Caveats found in these data (few blocks, pseudo-replication, ...).
+    copies : BenchmarkReplicates
+        Benchmarks on which an algorithm's runs are identical; Wilcoxon's test
+        of a pair counts each group of them as one replicate (the pairwise
+        table's ``n_replicates``).
     """
 
     statistic: float
@@ -145,6 +150,7 @@ class FriedmanResult(ResultText):
     objective: str
     confidence: float
     notes: tuple[str, ...] = field(default=())
+    copies: BenchmarkReplicates = field(default_factory=BenchmarkReplicates)
 
     # ------------------------------------------------------------------ views
     def _summary_lines(self) -> list[str]:
@@ -187,7 +193,8 @@ class FriedmanResult(ResultText):
         2  PB  RS         True
         """
         return friedman(self.blocks, alpha=self.alpha, posthoc=posthoc, adjust=adjust,
-                        n_resamples=n_resamples, confidence=self.confidence)
+                        n_resamples=n_resamples, confidence=self.confidence,
+                        copies=self.copies)
 
     def not_different(self) -> pd.DataFrame:
         """Square boolean matrix: ``True`` where a pair is not significantly different.
@@ -274,14 +281,14 @@ class FriedmanResult(ResultText):
         columns = [t[c].tolist() for c in (
             "a", "b", "rank_a", "rank_b", "significant", "better", "p_value",
             "p_value_adjusted", "cliffs_delta", "cliffs_delta_lower", "cliffs_delta_upper",
-            "akinshin_gamma")]
+            "akinshin_gamma", "n_replicates")]
         with paused_gc():
             return self._verdicts(columns, scope, method, n_blocks, blocked, invariance)
 
     def _verdicts(self, columns, scope, method, n_blocks, blocked, invariance) -> list[Verdict]:
         out = []
         for (a, b, rank_a, rank_b, significant, better, p_raw, p_adj, delta, delta_low,
-             delta_high, gamma) in zip(*columns):
+             delta_high, gamma, n_rep) in zip(*columns):
             significant = bool(significant)
             outcome = ("a" if better == a else "b") if significant else "inconclusive"
             if blocked:
@@ -292,6 +299,10 @@ class FriedmanResult(ResultText):
                        f"{'>' if significant else '<='} CD {self.critical_difference:.3f}")
             else:
                 why = f"{self.adjust}-adjusted p = {_p(p_adj)}"
+                if n_rep < n_blocks:
+                    why = (f"Wilcoxon's test on the pair's {n_rep} independent replicates "
+                           f"(blocks on which either algorithm's runs are identical count "
+                           f"once), {why}")
             out.append(
                 Verdict(
                     a=a, b=b, outcome=outcome, method=method, scope=scope,
@@ -301,7 +312,8 @@ class FriedmanResult(ResultText):
                                  f"{n_blocks} blocks; {why}"),
                     effect=Effect("Cliff's delta", float(delta), _none(delta_low),
                                   _none(delta_high), self.confidence),
-                    unit=self.unit, n=n_blocks, p_value=float(p_raw),
+                    unit=self.unit, n=int(n_rep) if self.posthoc == "wilcoxon" else n_blocks,
+                    p_value=float(p_raw),
                     details={
                         "omnibus": "friedman",
                         "omnibus_p_value": self.p_value,
@@ -314,6 +326,9 @@ class FriedmanResult(ResultText):
                         "akinshin_gamma": float(gamma),
                         "aggregate": self.blocks.aggregate,
                         "invariant_under": invariance,
+                        # Wilcoxon's test of the pair counts blocks its copies join once.
+                        **({"n_replicates": int(n_rep), "n_blocks": n_blocks}
+                           if self.posthoc == "wilcoxon" and n_rep < n_blocks else {}),
                     },
                 )
             )
@@ -360,6 +375,7 @@ def friedman(
     confidence: float = 0.95,
     seed: int | None = 0,
     bootstrap_budget: float | None = BOOTSTRAP_BUDGET,
+    copies: BenchmarkReplicates | None = None,
 ) -> FriedmanResult:
     """Friedman's test on a block x algorithm matrix, with a post-hoc family and verdicts.
 
@@ -405,6 +421,15 @@ def friedman(
         beyond it they are NaN and a note says so (1000 algorithms have half
         a million pairs). ``None``: always compute them (with a progress bar
         when long).
+    copies : BenchmarkReplicates, optional
+        Benchmarks on which an algorithm's runs are identical (by default
+        ``results.copied_benchmarks()`` for Results, none for a BlockMatrix).
+        Wilcoxon's test of a pair ``(a, b)`` takes the blocks joined by
+        ``a``'s or ``b``'s copies as one replicate (the mean of their
+        differences; :mod:`benchverdict.replicates`): a copy is one
+        observation, and counted twice it overstates the evidence. Friedman's
+        omnibus, Nemenyi's and Conover's tests rank all algorithms in a block
+        jointly and count every block; a note says so.
 
     Returns
     -------
@@ -441,6 +466,9 @@ def friedman(
             f"over seeds."
         )
     posthoc, notes = _design_notes(blocks, posthoc)
+    if copies is None:
+        copies = results.copied_benchmarks() if isinstance(results, Results) else (
+            BenchmarkReplicates())
 
     names = [str(c) for c in matrix.columns]
     sign = 1.0 if blocks.objective == "maximize" else -1.0
@@ -453,6 +481,14 @@ def friedman(
 
     first, second = np.triu_indices(k, 1)
     posthoc_test = _posthoc_tests(posthoc, adjust, oriented, ranks, first, second)
+    replicates = np.full(first.size, n, dtype=np.int64)
+    if copies:
+        names_first = [names[i] for i in first]
+        names_second = [names[j] for j in second]
+        if any(copies.affects(a, b) for a, b in zip(names_first, names_second)):
+            replicates = _copied_blocks(posthoc_test, posthoc, adjust, oriented, first, second,
+                                        names, blocks, copies)
+            notes.append(_copies_note(posthoc, copies))
     intervals, skipped = _effect_intervals(oriented, first, second, n_resamples,
                                            bootstrap_budget, confidence, seed)
     if skipped:
@@ -464,6 +500,7 @@ def friedman(
         notes.append(_stats.GAMMA_INTERVAL_NOTE)
     pairwise = _pairwise_table(names, oriented, mean_ranks, first, second, posthoc_test,
                                intervals, omnibus_ok=fs.p_value < alpha, alpha=alpha)
+    pairwise["n_replicates"] = replicates
     pairwise.attrs["unit"] = unit_text
     order = cdd.order_positions(pd.Series(mean_ranks, index=names))
     average_ranks = pd.Series(mean_ranks, index=names, name="average_rank").loc[order]
@@ -489,6 +526,7 @@ def friedman(
         objective=blocks.objective,
         confidence=confidence,
         notes=tuple(notes),
+        copies=copies,
     )
 
 
@@ -576,6 +614,74 @@ def _posthoc_tests(posthoc: str, adjust: str, oriented: np.ndarray, ranks: np.nd
         adjusted[first, second] = adjusted[second, first] = flat
     return _PosthocTests(raw, adjusted, statistic, direction, adjust,
                          gated=posthoc == "conover")
+
+
+def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates, a: str, b: str
+                      ) -> np.ndarray:
+    """The replicate of each block for the pair: its benchmark's (and its seed, per run)."""
+    index = blocks.matrix.index
+    if isinstance(index, pd.MultiIndex):
+        bench = index.get_level_values(0).astype(str)
+        seed = index.get_level_values(1).astype(str)
+    else:
+        bench, seed = index.astype(str), None
+    names = list(dict.fromkeys(bench))
+    of_bench = dict(zip(names, copies.replicates(a, b, names)))
+    labels = np.array([of_bench[x] for x in bench], dtype=np.int64)
+    if seed is None:
+        return labels
+    return pd.factorize(pd.Series(list(zip(labels, seed))))[0].astype(np.int64)
+
+
+def _copied_blocks(tests: _PosthocTests, posthoc: str, adjust: str, oriented: np.ndarray,
+                   first: np.ndarray, second: np.ndarray, names: list[str],
+                   blocks: BlockMatrix, copies: BenchmarkReplicates) -> np.ndarray:
+    """Wilcoxon's tests of pairs with copied runs, redone on their replicates (in place).
+
+    Returns the number of replicates per pair. Only Wilcoxon's test is a test
+    of the pair alone; the others rank every algorithm in a block jointly.
+    """
+    n = oriented.shape[0]
+    replicates = np.full(first.size, n, dtype=np.int64)
+    for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
+        a, b = names[i], names[j]
+        if not copies.affects(a, b):
+            continue
+        labels = _block_replicates(blocks, copies, a, b)
+        r = int(labels.max()) + 1 if labels.size else 0
+        replicates[p] = r
+        if posthoc != "wilcoxon" or r == n:
+            continue
+        pair = np.column_stack([replicate_means(oriented[:, i], labels),
+                                replicate_means(oriented[:, j], labels)])
+        raw, statistic, direction = _stats.wilcoxon_p_values(pair)
+        tests.raw[i, j] = tests.raw[j, i] = raw[0, 1]
+        tests.statistic[i, j] = tests.statistic[j, i] = statistic[0, 1]
+        if tests.direction is not None:
+            tests.direction[i, j], tests.direction[j, i] = direction[0, 1], direction[1, 0]
+    if posthoc == "wilcoxon" and first.size:
+        flat = adjust_p_values(tests.raw[first, second], adjust)
+        tests.adjusted[first, second] = tests.adjusted[second, first] = flat
+    return replicates
+
+
+def _copies_note(posthoc: str, replicates: BenchmarkReplicates) -> str:
+    """What the rank tests do with benchmarks that are not independent replicates."""
+    parts = []
+    if replicates.copies:
+        parts.append(f"runs of {', '.join(sorted(replicates.copies))} are identical on some "
+                     f"benchmarks")
+    if replicates.shared:
+        parts.append(f"benchmarks with the same {replicates.by} are one replicate "
+                     f"({len(replicates.shared)} group(s) of several)")
+    what = " and ".join(parts)
+    if posthoc == "wilcoxon":
+        return (f"{what}: Wilcoxon's test of a pair counts the blocks so joined once (the "
+                f"mean of their differences; the table's n_replicates); Friedman's omnibus "
+                f"test counts every block")
+    return (f"{what}: {posthoc}'s test ranks all algorithms in a block jointly and counts "
+            f"every block, so its evidence about those pairs is overstated; Wilcoxon-Holm "
+            f"counts each joined group once")
 
 
 def _pairwise_table(names: list[str], oriented: np.ndarray, mean_ranks: np.ndarray,

@@ -32,6 +32,7 @@ from benchverdict.ranks.anytime import anytime_ranks
 from benchverdict.ranks.autorank_path import autorank
 from benchverdict.ranks.friedman import friedman
 from benchverdict.ranks.win_tie_loss import win_tie_loss
+from benchverdict.replicates import pair_replicates
 from benchverdict.results import BlockMatrix, Results
 from benchverdict.verdict import Scope, Verdict
 
@@ -120,13 +121,15 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             f"exclusions); rank tests need at least 2")
         return run
     run.guide = RankUnitsGuide(results)
+    # A pair's Wilcoxon test counts the benchmarks its algorithms' copied runs join once.
+    copies = pair_replicates(results, options.replicate_by)
     n_algorithms = blocks.matrix.shape[1]
     n_pairs = n_algorithms * (n_algorithms - 1) // 2
     nemenyi_result = None
     for posthoc in ("nemenyi", "wilcoxon"):
         label = "Friedman + Nemenyi" if posthoc == "nemenyi" else "Friedman + Wilcoxon-Holm"
         got = run.attempt(label, with_verdicts, lambda posthoc=posthoc: friedman(
-            blocks, alpha=options.alpha, posthoc=posthoc))
+            blocks, alpha=options.alpha, posthoc=posthoc, copies=copies))
         if got is None:
             continue
         res, verdicts = got
@@ -210,7 +213,8 @@ def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
     scope = dataclasses.replace(budget_scope(options.budget), metafeature=((name, level),))
     verdicts = []
     for posthoc in ("nemenyi", "wilcoxon"):
-        res = friedman(sub, alpha=options.alpha, posthoc=posthoc, n_resamples=200)
+        res = friedman(sub, alpha=options.alpha, posthoc=posthoc, n_resamples=200,
+                       copies=pair_replicates(results, options.replicate_by))
         verdicts += _with_scope(res.verdicts(), scope)
     run.verdicts += verdicts
     run.notes.append(

@@ -107,6 +107,12 @@ def register(subparsers, parents) -> None:
                         help="what a claim across benchmarks is about: 'benchmarks' (default) "
                              "generalises to benchmarks like these, 'these' covers exactly the "
                              "observed benchmarks and says so")
+    parser.add_argument("--replicate-by", dest="replicate_by", default=None, metavar="COLUMN",
+                        help="a benchmark metafeature whose levels are the independent units "
+                             "across benchmarks, e.g. 'task' when each task runs under several "
+                             "variants (PriorBand's priors): the tests that settle pairs "
+                             "across benchmarks count each level once. Runs copied between "
+                             "benchmarks count once either way")
     parser.add_argument("--margin", type=margin_type, default=None, metavar="M",
                         help="margin of practical equivalence: a pair no family separates "
                              "whose difference is shown to lie within +-M is 'equivalent' "
@@ -174,6 +180,7 @@ def _report(args: argparse.Namespace, out: Path) -> int:
         estimand=args.estimand,
         margin=args.margin,
         draws=args.draws,
+        replicate_by=args.replicate_by,
     )
     json_path = write_report(comparison, out, progress=progress, inputs=input_paths(args))
     if args.json:

@@ -18,13 +18,14 @@ final budget, or at ``Options.budget``; the scale decision) and returns the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from benchverdict.analysis import Options, benchmarks_at
 from benchverdict.effects.pairwise import PairwiseEffects, effects_from_frame
+from benchverdict.replicates import BenchmarkReplicates, pair_replicates
 from benchverdict.report.reconcile import EffectsSource
 from benchverdict.report.relations import GroupKey
 from benchverdict.results import NoIncumbentsError, Results
@@ -51,6 +52,8 @@ class ComparedScores:
     single_draws: bool = False
     #: Standardised by each benchmark's run-to-run SD (a margin in SDs), not its scores' SD.
     runs_sd: bool = False
+    #: Benchmarks on which an algorithm's runs are identical (found on the runs as given).
+    copies: BenchmarkReplicates = field(default_factory=BenchmarkReplicates)
 
 
 def compared_scores(results: Results, options: Options) -> ComparedScores | None:
@@ -90,7 +93,8 @@ def compared_scores(results: Results, options: Options) -> ComparedScores | None
     pooled = (standardise_per_benchmark(data, sd="runs" if runs_sd else "scores")
               if standardize else data)
     single = results.kind == "trials" and not results.has_budget
-    return ComparedScores(data, pooled, bool(standardize), single, runs_sd)
+    return ComparedScores(data, pooled, bool(standardize), single, runs_sd,
+                          pair_replicates(results, options.replicate_by))
 
 
 def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSource | None:
@@ -171,7 +175,7 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
             out = effects_from_frame(frame, algorithms=algorithms, estimand=estimand,
                                      objective=data.objective, alpha=options.alpha,
                                      unit=pooled_unit, standardized=standardize,
-                                     margin=margin)
+                                     margin=margin, copies=scores.copies)
             if scores.single_draws and estimand == "these":
                 # About these benchmarks the tuning curves vote ("better on every
                 # benchmark" at each one's k): "by how much" is their curves' difference.

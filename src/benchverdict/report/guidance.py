@@ -110,10 +110,12 @@ def plan_guide(scores: ComparedScores | None, options: Options) -> PlanGuide | N
             or n * (n - 1) // 2 > MAX_PLAN_PAIRS):
         return None
     try:
-        planned = plan(pilot, alpha=options.alpha, standardize=False)
+        # The replicates the tests count (copies found on the runs as given).
+        planned = plan(pilot, alpha=options.alpha, standardize=False,
+                       replicates=scores.copies)
     except ValueError:  # too few shared benchmarks or seeds to estimate: no plan
         return None
-    return PlanGuide(planned, pilot, options.alpha)
+    return PlanGuide(planned, pilot, options.alpha, scores.copies)
 
 
 def sample_size_guidance(runs: Sequence[AnalysisRun]) -> CombinedGuidance | None:

@@ -21,8 +21,9 @@ class PlanGuide:
 
     scope = "across benchmarks"
 
-    def __init__(self, plan, pilot=None, alpha: float | None = None) -> None:
-        self._pilot, self._alpha = pilot, alpha
+    def __init__(self, plan, pilot=None, alpha: float | None = None,
+                 replicates=None) -> None:
+        self._pilot, self._alpha, self._replicates = pilot, alpha, replicates
         self._use(plan)
 
     def _use(self, plan) -> None:
@@ -41,7 +42,8 @@ class PlanGuide:
 
         if self._pilot is None or tests < 1 or tests == self.plan.pairs:
             return
-        self._use(plan(self._pilot, alpha=self._alpha, pairs=int(tests), standardize=False))
+        self._use(plan(self._pilot, alpha=self._alpha, pairs=int(tests), standardize=False,
+                       replicates=self._replicates))
 
     @property
     def correction(self) -> str:
@@ -71,9 +73,12 @@ class PlanGuide:
         if row["lever"] == "enough":
             return None
         n_need, r, r_need = row["benchmarks_needed"], row["seeds"], row["seeds_needed"]
-        by_benchmarks = (f"{int(n_need):,} benchmarks" + (f" at {r:.3g} seeds" if pd.notna(r)
-                                                          else "")
-                         if pd.notna(n_need) else f"more than {MAX_BENCHMARKS:,} benchmarks")
+        size = float(row.get("benchmarks_per_replicate", 1.0) or 1.0)
+        units = ("benchmarks" if size <= 1.0 else
+                 f"independent replicates (of about {size:.2g} benchmarks each)")
+        by_benchmarks = (f"{int(n_need):,} {units}" + (f" at {r:.3g} seeds" if pd.notna(r)
+                                                       else "")
+                         if pd.notna(n_need) else f"more than {MAX_BENCHMARKS:,} {units}")
         by_seeds = ("more seeds alone cannot" if pd.isna(r_need)
                     else f"or {int(r_need)} seeds per cell")
         now = f"; {row['power_now']:.0%} power now" if pd.notna(row["power_now"]) else ""

@@ -30,20 +30,24 @@ NO_POWER_GAPS = ("No pair is a power gap, and no family misses a relation anothe
 NO_UNCONFIRMED = "No family misses a relation another family settles."
 
 
-def copied_runs_caveat(warning: str) -> str | None:
+def copied_runs_caveat(warning: str, estimand: str = "benchmarks") -> str | None:
     """The caveat for claims across benchmarks when runs are copied between benchmarks.
 
-    ``warning`` is :meth:`benchverdict.results.Results.copied_runs`'s text: it said that
-    claims across benchmarks overstate their evidence when an algorithm's runs repeat
-    on several benchmarks (PriorBand's HB and RS ignore the prior: 24 benchmarks hold
-    12 independent differences), while the headline, the results paragraph and Methods
-    said "24 benchmarks" without it. None when there are no copies.
+    ``warning`` is :meth:`benchverdict.results.Results.copied_runs`'s text. An
+    algorithm's runs that repeat on several benchmarks are one observation
+    (PriorBand's HB and RS ignore the prior: 24 benchmarks hold 12 independent
+    HB - RS differences). The tests that settle pairs across benchmarks
+    (Wilcoxon-Holm, the LMEM's paired test) and the effect sizes count each
+    group of copies once (:mod:`benchverdict.replicates`); the caveat says so
+    beside "24 benchmarks". With ``estimand="these"`` the LMEM's replicates are
+    the runs, and a copied run counts twice there: the caveat says its claims
+    overstate their evidence. None when there are no copies.
 
     Examples
     --------
     >>> copied_runs_caveat("algorithm HB has identical runs on one group of benchmarks "
     ...                    "(e.g. a and b); algorithm RS has identical runs on one group")[:55]
-    'HB and RS have identical runs on several benchmarks, so'
+    'HB and RS have identical runs on several benchmarks; th'
     """
     if not warning:
         return None
@@ -55,8 +59,13 @@ def copied_runs_caveat(warning: str) -> str | None:
         names.append(f"{int(more.group(1))} more")
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "has" if len(names) == 1 else "have"
-    return (f"{who} {verb} identical runs on several benchmarks, so claims about "
-            f"{'it' if len(names) == 1 else 'them'} overstate their evidence")
+    them = "it" if len(names) == 1 else "them"
+    if estimand == "these":
+        return (f"{who} {verb} identical runs on several benchmarks, which the LMEM on these "
+                f"benchmarks counts as independent runs, so its claims about {them} overstate "
+                f"their evidence")
+    return (f"{who} {verb} identical runs on several benchmarks; the tests that settle "
+            f"{'its' if len(names) == 1 else 'their'} pairs count each group of copies once")
 
 
 def power_gap_pairs(n_pairs: int, n_scopes: int, where: str) -> str:

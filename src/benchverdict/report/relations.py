@@ -174,6 +174,25 @@ def vote_estimand(v: Verdict, family: str) -> str:
 
 def _units(v: Verdict, family: str) -> tuple[int | None, str]:
     """How many independent units a family's vote rests on, and what they are."""
+    n, what = _stated_units(v, family)
+    return n, _replicate_words(v, n, what)
+
+
+def _replicate_words(v: Verdict, n: int | None, what: str) -> str:
+    """``what``, or "independent replicates of N benchmarks" where copies joined some (display).
+
+    A test that counted runs copied between benchmarks (or a declared task's
+    variants) once has ``n`` replicates (the verdict's typed ``n``); its details
+    keep how many benchmarks or blocks they came from, for these words only.
+    """
+    total = v.details.get("n_blocks", v.details.get("paired_n_benchmarks"))
+    if total is not None and n is not None and int(total) > n:
+        return f"independent replicates of {int(total)} {what}"
+    return what
+
+
+def _stated_units(v: Verdict, family: str) -> tuple[int | None, str]:
+    """The units a verdict states (its ``n`` and what it counts)."""
     if family == "tuning":
         if v.sizes is not None:
             return min(v.sizes), "draws per algorithm"

@@ -56,6 +56,7 @@ from benchverdict.exclusions import (
     summarise_steps,
 )
 from benchverdict.families import families, family_names, get_family
+from benchverdict.replicates import declared_groups
 from benchverdict.report import figures as report_figures
 from benchverdict.report import html, json_format, latex, markdown, render, summary, terminal
 from benchverdict.report.effect_sizes import compared_scores, scope_effects
@@ -735,6 +736,7 @@ def compare(
     draws: str = "auto",
     margin: Margin | float | str | None = None,
     per_benchmark: bool = True,
+    replicate_by: str | None = None,
 ) -> Comparison:
     """Run every analysis that applies to ``results`` and reconcile their verdicts.
 
@@ -789,6 +791,11 @@ def compare(
         Also make the LMEM's per-benchmark verdicts (default). ``False``
         leaves the per-benchmark scopes to the other families (a leaderboard,
         which ranks across benchmarks only); see :class:`Options`.
+    replicate_by : str, optional
+        A benchmark metafeature whose levels are the independent units
+        across benchmarks (e.g. ``"task"`` for a task run under several
+        variants); the tests that settle pairs across benchmarks count each
+        level once. See :class:`Options` and :mod:`benchverdict.replicates`.
 
     Returns
     -------
@@ -823,7 +830,7 @@ def compare(
     options = Options(confidence=confidence, alpha=alpha, budget=budget, formula=formula,
                       cvar_levels=tuple(cvar_levels), sanity_checks=bool(sanity_checks),
                       estimand=estimand, draws=draws, figures=bool(figures), margin=margin,
-                      per_benchmark=bool(per_benchmark))
+                      per_benchmark=bool(per_benchmark), replicate_by=replicate_by)
     requested = [] if analyses is None else [str(a).strip().lower() for a in analyses]
     known = family_names()
     unknown = [a for a in requested if a not in known]
@@ -831,6 +838,8 @@ def compare(
         raise ValueError(f"unknown analysis {unknown}; choose from {list(known)}.")
     if budget is not None and not results.has_budget:
         raise ValueError("budget= needs results with a budget column.")
+    if replicate_by is not None:
+        declared_groups(results, replicate_by)  # an unknown or ill-formed column fails here
     budget = options.budget
     names = [a for a in known if not requested or a in requested]
     runners = dict(_default_runners() if runners is None else runners)
@@ -903,7 +912,7 @@ def compare(
                 estimand=options.estimand,
                 scope_caveat=(_stopped_early_caveat(results, short, short_cells)
                               if short or len(short_cells) else None),
-                pooled_caveat=copied_runs_caveat(results.copied_runs()),
+                pooled_caveat=_replicates_caveat(results, options),
                 effects=effects,
                 plans=planned,
             )
@@ -1009,6 +1018,16 @@ def _runs_per_cell(scores) -> tuple[int, int] | None:
         return None
     sizes = scores.data.table.groupby(["algorithm", "benchmark"], observed=True).size()
     return int(sizes.min()), int(sizes.max())
+
+
+def _replicates_caveat(results: Results, options: Options) -> str | None:
+    """The headline's caveat on what a replicate across benchmarks is (None: a benchmark)."""
+    parts = [copied_runs_caveat(results.copied_runs(), options.estimand)]
+    by = options.replicate_by
+    if by is not None:
+        levels = int(results.table[by].astype(str).nunique())
+        parts.append(f"the tests that settle pairs count each {by} once ({levels} of them)")
+    return "; ".join(p for p in parts if p) or None
 
 
 def _stopped_early_caveat(results: Results, short: dict[str, float],

@@ -21,6 +21,7 @@ import pandas as pd
 from benchverdict._validation import ValidationError
 from benchverdict.describe import Description, describe_results
 from benchverdict.exclusions import concat_exclusions
+from benchverdict.replicates import BenchmarkReplicates
 from benchverdict.results import views
 from benchverdict.results.blocks import BlockMatrix, block_matrix, check_block_options
 from benchverdict.results.engine import IN_MEMORY, Engine
@@ -1049,9 +1050,9 @@ class Results:
         """A warning naming algorithms whose runs are identical on several benchmarks ("" if none).
 
         Claims across benchmarks take each benchmark as an independent
-        replicate; a copy counts one observation twice
-        (:func:`benchverdict.describe.duplicated_cells_warning`). The report
-        and ``validate`` print it.
+        replicate; a copy counts one observation twice. The groups are
+        :meth:`copied_benchmarks`'; the report and ``validate`` print this text
+        (:func:`benchverdict.describe.copied_runs_text`).
 
         Examples
         --------
@@ -1059,18 +1060,37 @@ class Results:
         >>> _example_small().copied_runs()
         ''
         """
+        from benchverdict.describe import copied_runs_text
+
+        return copied_runs_text(self.copied_benchmarks().copies)
+
+    def copied_benchmarks(self) -> BenchmarkReplicates:
+        """Per algorithm, the groups of benchmarks on which its runs are identical.
+
+        The pair tests across benchmarks count each group as one replicate of
+        the pairs of its algorithm (:mod:`benchverdict.replicates`).
+
+        Examples
+        --------
+        >>> from benchverdict.results import _example_small
+        >>> bool(_example_small().copied_benchmarks())
+        False
+        """
         from benchverdict.describe import (
             cell_fingerprints,
             collision_probabilities,
-            duplicated_cells_warning,
+            copied_cell_groups,
             score_counts,
         )
 
-        if "copied_runs" not in self._cache:
-            self._cache["copied_runs"] = duplicated_cells_warning(
+        if "copied_benchmarks" not in self._cache:
+            groups = copied_cell_groups(
                 cell_fingerprints(self._frame), self.algorithms, self.benchmarks,
-                lambda codes: collision_probabilities(score_counts(self._frame, codes)))
-        return self._cache["copied_runs"]
+                lambda codes, skip: collision_probabilities(
+                    score_counts(self._frame, codes, skip)))
+            self._cache["copied_benchmarks"] = BenchmarkReplicates(
+                {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
+        return self._cache["copied_benchmarks"]
 
     def describe(self) -> Description:
         """Summarise the data: counts, design balance, budgets, metafeatures.
