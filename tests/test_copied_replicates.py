@@ -244,7 +244,7 @@ def test_the_report_counts_each_declared_task_once():
     comp = compare(data, analyses=["ranks", "lmem"], progress=False, figures=False,
                    sanity_checks=False, replicate_by="task")
     sentence = comp.reconciliation.scopes["all benchmarks"].sentence
-    assert "the tests that settle pairs count each task once (10 of them)" in sentence
+    assert "(the tests that settle pairs count each task (10 of them) once)" in sentence
     votes = comp.votes[comp.votes["benchmark"].isna() & comp.votes["metafeature"].isna()]
     assert len(votes) and (votes["n"] == 10).all()
     assert votes["n_units"].str.contains("independent replicates of 20").all()

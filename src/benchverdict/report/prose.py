@@ -30,7 +30,8 @@ NO_POWER_GAPS = ("No pair is a power gap, and no family misses a relation anothe
 NO_UNCONFIRMED = "No family misses a relation another family settles."
 
 
-def copied_runs_caveat(warning: str, estimand: str = "benchmarks") -> str | None:
+def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
+                       declared: tuple[str, int] | None = None) -> str | None:
     """The caveat for claims across benchmarks when runs are copied between benchmarks.
 
     ``warning`` is :meth:`benchverdict.results.Results.copied_runs`'s text. An
@@ -41,7 +42,9 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks") -> str | None
     group of copies once (:mod:`benchverdict.replicates`); the caveat says so
     beside "24 benchmarks". With ``estimand="these"`` the LMEM's replicates are
     the runs, and a copied run counts twice there: the caveat says its claims
-    overstate their evidence. None when there are no copies.
+    overstate their evidence. ``declared`` is ``(column, levels)`` of
+    ``replicate_by``: its levels count once too. None when there is nothing
+    to say.
 
     Examples
     --------
@@ -49,9 +52,13 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks") -> str | None
     ...                    "(e.g. a and b); algorithm RS has identical runs on one group")[:55]
     'HB and RS have identical runs on several benchmarks; th'
     """
-    if not warning:
-        return None
-    names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", warning)
+    names = re.findall(r"(?:^|; )algorithm (.+?) has identical runs on ", warning or "")
+    if declared is not None:
+        by, levels = declared
+        each = f"each {by} ({levels} of them)" + (" and each group of copies" if names else "")
+        tail = f"the tests that settle pairs count {each} once"
+        if not names:
+            return tail
     if not names:
         return None
     more = re.search(r"; and (\d+) more algorithm\(s\)", warning)
@@ -60,6 +67,8 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks") -> str | None
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "has" if len(names) == 1 else "have"
     them = "it" if len(names) == 1 else "them"
+    if declared is not None and estimand != "these":
+        return f"{who} {verb} identical runs on several benchmarks; {tail}"
     if estimand == "these":
         return (f"{who} {verb} identical runs on several benchmarks, which the LMEM on these "
                 f"benchmarks counts as independent runs, so its claims about {them} overstate "

@@ -709,7 +709,7 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
                       "benchmark, so their p-values about those pairs overstate the evidence."
                       if o.estimand == "benchmarks" else "."))
     by = getattr(o, "replicate_by", None)
-    if by is not None and results is not None:
+    if by is not None and results is not None and o.estimand == "benchmarks":
         levels = int(results.table[by].astype(str).nunique())
         out.append(f"Benchmarks with the same {by} were taken as one replicate ({levels} of "
                    f"them) in the tests that settle pairs across benchmarks (the LMEM's paired "
