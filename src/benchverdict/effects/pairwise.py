@@ -27,7 +27,10 @@ seed). What is a replicate depends on the claim's population, the
     beats ``b``'s (ties count half), with a Clopper-Pearson interval. It is a
     share of *observed* means, so it depends on the runs per benchmark: with
     few runs the seeds' noise pulls it toward 0.5 (20 benchmarks where A's
-    true mean wins on 98%: 0.62 at 2 seeds, 0.80 at 20).
+    true mean wins on 98%: 0.62 at 2 seeds, 0.80 at 20). Benchmarks joined
+    into one replicate (copied runs, a declared task:
+    :mod:`benchverdict.replicates`) count once, with the mean of their
+    differences, in ``delta``, its interval and the share.
 ``"these"`` (across exactly these benchmarks)
     ``delta`` is the same mean of ``d_b``, but only the seeds are random:
     its variance is ``sum_b (s2_a,b / r_a,b + s2_b,b / r_b,b) / n^2``
@@ -605,14 +608,15 @@ def _over_replicates(copies: BenchmarkReplicates, pairs: Sequence[tuple[str, str
                      first: np.ndarray, second: np.ndarray, sign: float, diff: np.ndarray,
                      se: np.ndarray, df: np.ndarray, share: np.ndarray, n_won: np.ndarray,
                      n_tied: np.ndarray, n_rep: np.ndarray) -> None:
-    """Redo the pairs with copied runs on their replicates' mean differences (in place)."""
-    for p, (a, b) in enumerate(pairs):
-        if not copies.affects(a, b):
-            continue
+    """Redo every pair on its replicates' mean differences (in place)."""
+    labels = copies.labels(benches)
+    if labels.size == 0 or int(labels.max()) + 1 == labels.size:
+        return  # no benchmark is joined to another here
+    for p in range(len(pairs)):
         i, j = first[p], second[p]
         both = (count[:, i] > 0) & (count[:, j] > 0)
         d = np.where(both, mean[:, i] - mean[:, j], np.nan)
-        r = replicate_means(d, copies.replicates(a, b, benches))
+        r = replicate_means(d, labels)
         n = r.size
         n_rep[p] = n
         diff[p] = float(r.mean()) if n else np.nan

@@ -652,9 +652,9 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
                              f"one out (algorithms=).")
         d = (mean[a] - mean[b])[both].to_numpy()
         shrink_a = shrink_b = 1.0
-        if replicates.affects(a, b):
-            names_both = [str(x) for x in mean.index[both]]
-            labels = replicates.replicates(a, b, names_both)
+        names_both = [str(x) for x in mean.index[both]]
+        labels = replicates.labels(names_both)
+        if labels.size and int(labels.max()) + 1 < labels.size:
             d = replicate_means(d, labels)
             shrink_a = _noise_share(replicates, a, names_both, labels)
             shrink_b = _noise_share(replicates, b, names_both, labels)
@@ -697,8 +697,7 @@ def _noise_share(replicates: BenchmarkReplicates, alg: str, names: list[str],
     mean's variance is ``sum_c (n_c / |S|)^2`` times one cell's: 1 for copies
     alone, ``1 / |S|`` for distinct cells.
     """
-    own = BenchmarkReplicates({alg: replicates.copies.get(alg, ())}).replicates(
-        alg, alg, names)
+    own = BenchmarkReplicates({alg: replicates.copies.get(alg, ())}).labels(names)
     shares = []
     for rep_id in np.unique(labels):
         classes = own[labels == rep_id]

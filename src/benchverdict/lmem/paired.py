@@ -120,7 +120,8 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
     if copies is None:
         found = getattr(data, "copied_benchmarks", None)
         copies = found() if callable(found) else BenchmarkReplicates()
-    benchmarks = [str(x) for x in cells.columns]
+    labels = copies.labels([str(x) for x in cells.columns])
+    joined = labels.size > 0 and int(labels.max()) + 1 < labels.size
     m = max(len(pairs), 1)
     rows = []
     for a, b in pairs:
@@ -130,8 +131,8 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
                              f"must name algorithms of the data ({sorted(index)}).")
         d = values[index[a]] - values[index[b]]
         n_benchmarks = int(np.isfinite(d).sum())
-        if copies.affects(a, b):
-            d = replicate_means(d, copies.replicates(a, b, benchmarks))
+        if joined:
+            d = replicate_means(d, labels)
         else:
             d = d[np.isfinite(d)]
         rows.append(_paired_row(a, b, d, len(d)) | {"n_benchmarks": n_benchmarks,

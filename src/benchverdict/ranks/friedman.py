@@ -483,11 +483,10 @@ def friedman(
     posthoc_test = _posthoc_tests(posthoc, adjust, oriented, ranks, first, second)
     replicates = np.full(first.size, n, dtype=np.int64)
     if copies:
-        names_first = [names[i] for i in first]
-        names_second = [names[j] for j in second]
-        if any(copies.affects(a, b) for a, b in zip(names_first, names_second)):
-            replicates = _copied_blocks(posthoc_test, posthoc, adjust, oriented, first, second,
-                                        names, blocks, copies)
+        r = _copied_blocks(posthoc_test, posthoc, adjust, oriented, first, second, blocks,
+                           copies)
+        if r < n:
+            replicates[:] = r
             notes.append(_copies_note(posthoc, copies))
     intervals, skipped = _effect_intervals(oriented, first, second, n_resamples,
                                            bootstrap_budget, confidence, seed)
@@ -616,9 +615,8 @@ def _posthoc_tests(posthoc: str, adjust: str, oriented: np.ndarray, ranks: np.nd
                          gated=posthoc == "conover")
 
 
-def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates, a: str, b: str
-                      ) -> np.ndarray:
-    """The replicate of each block for the pair: its benchmark's (and its seed, per run)."""
+def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates) -> np.ndarray:
+    """The replicate of each block: its benchmark's (with its seed, for blocks of runs)."""
     index = blocks.matrix.index
     if isinstance(index, pd.MultiIndex):
         bench = index.get_level_values(0).astype(str)
@@ -626,7 +624,7 @@ def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates, a: str, 
     else:
         bench, seed = index.astype(str), None
     names = list(dict.fromkeys(bench))
-    of_bench = dict(zip(names, copies.replicates(a, b, names)))
+    of_bench = dict(zip(names, copies.labels(names)))
     labels = np.array([of_bench[x] for x in bench], dtype=np.int64)
     if seed is None:
         return labels
@@ -634,35 +632,27 @@ def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates, a: str, 
 
 
 def _copied_blocks(tests: _PosthocTests, posthoc: str, adjust: str, oriented: np.ndarray,
-                   first: np.ndarray, second: np.ndarray, names: list[str],
-                   blocks: BlockMatrix, copies: BenchmarkReplicates) -> np.ndarray:
-    """Wilcoxon's tests of pairs with copied runs, redone on their replicates (in place).
+                   first: np.ndarray, second: np.ndarray, blocks: BlockMatrix,
+                   copies: BenchmarkReplicates) -> int:
+    """Wilcoxon's tests redone on the replicates' mean blocks (in place); their number.
 
-    Returns the number of replicates per pair. Only Wilcoxon's test is a test
-    of the pair alone; the others rank every algorithm in a block jointly.
+    The replicates are the same for every pair, so one matrix of replicate means
+    serves all pairs at once. Only Wilcoxon's test is a test of the pair alone;
+    the others rank every algorithm in a block jointly and keep every block.
     """
-    n = oriented.shape[0]
-    replicates = np.full(first.size, n, dtype=np.int64)
-    for p, (i, j) in enumerate(zip(first.tolist(), second.tolist())):
-        a, b = names[i], names[j]
-        if not copies.affects(a, b):
-            continue
-        labels = _block_replicates(blocks, copies, a, b)
-        r = int(labels.max()) + 1 if labels.size else 0
-        replicates[p] = r
-        if posthoc != "wilcoxon" or r == n:
-            continue
-        pair = np.column_stack([replicate_means(oriented[:, i], labels),
-                                replicate_means(oriented[:, j], labels)])
-        raw, statistic, direction = _stats.wilcoxon_p_values(pair)
-        tests.raw[i, j] = tests.raw[j, i] = raw[0, 1]
-        tests.statistic[i, j] = tests.statistic[j, i] = statistic[0, 1]
-        if tests.direction is not None:
-            tests.direction[i, j], tests.direction[j, i] = direction[0, 1], direction[1, 0]
-    if posthoc == "wilcoxon" and first.size:
-        flat = adjust_p_values(tests.raw[first, second], adjust)
-        tests.adjusted[first, second] = tests.adjusted[second, first] = flat
-    return replicates
+    labels = _block_replicates(blocks, copies)
+    r = int(labels.max()) + 1 if labels.size else 0
+    if posthoc != "wilcoxon" or r == oriented.shape[0] or not first.size:
+        return r
+    means = np.column_stack([replicate_means(oriented[:, i], labels)
+                             for i in range(oriented.shape[1])])
+    raw, statistic, direction = _stats.wilcoxon_p_values(means)
+    tests.raw[:], tests.statistic[:] = raw, statistic
+    if tests.direction is not None:
+        tests.direction[:] = direction
+    flat = adjust_p_values(tests.raw[first, second], adjust)
+    tests.adjusted[first, second] = tests.adjusted[second, first] = flat
+    return r
 
 
 def _copies_note(posthoc: str, replicates: BenchmarkReplicates) -> str:

@@ -155,12 +155,16 @@ GLOSSARY: tuple[Term, ...] = tuple(sorted((
        "adjustment over all tests: more data would likely settle it.", "power gaps"),
     _t("probability of superiority", "How often one algorithm beats the other: across "
        "benchmarks, on what share of benchmarks its mean over the runs is ahead (few runs "
-       "pull it toward 50%); within a benchmark, how often one run beats another.",
+       "pull it toward 50%; benchmarks joined into one replicate, by copied runs or a "
+       "declared task, count once, with the mean of their differences); within a "
+       "benchmark, how often one run beats another.",
        "superiority"),
     _t("REML", "Restricted maximum likelihood: the usual way to fit a mixed model's variance "
        "components without the bias plain maximum likelihood has.", "maximum likelihood"),
     _t("replicate", "An independent repetition a test counts as one observation: a benchmark "
-       "across benchmarks, a run (seed) within one benchmark.", "replicates",
+       "across benchmarks (benchmarks on which an algorithm's runs are identical, or that "
+       "share a declared task, count once), a run (seed) within one benchmark.",
+       "replicates",
        "unit of replication", "replication unit"),
     _t("Satterthwaite", "A way to compute degrees of freedom for a mixed model's t-tests from "
        "its variance components (lmerTest's default).", "Satterthwaite df",

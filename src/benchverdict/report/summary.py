@@ -778,8 +778,14 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
             "rejects after the adjustment and no family decides the other way; relations "
             "that follow from settled ones by transitivity are reported as implied, pairs a "
             "family decides only before the adjustment as power gaps.")
+    joined = results is not None and (bool(results.copied_runs())
+                                      or getattr(o, "replicate_by", None) is not None)
     claims = ("benchmarks like these: the observed benchmarks are treated as a sample, and a "
-              "benchmark is the replicate" if o.estimand == "benchmarks" else
+              "benchmark is the replicate" + (" (benchmarks joined by copied runs"
+                                              + (f" or a shared {o.replicate_by}"
+                                                 if o.replicate_by is not None else "")
+                                              + " count once)" if joined else "")
+              if o.estimand == "benchmarks" else
               "exactly these benchmarks (no claim beyond them): only the seeds are random")
     out.append(f"Claims across benchmarks are about {claims}; on a single benchmark its runs "
                f"(seeds) are the replicates.")
