@@ -319,3 +319,29 @@ def test_pairs_of_algorithms_without_copies_count_the_copied_tasks_once_too():
         assert found[test] / reps <= ceiling, (test, found[test] / reps)
     share = alpha / 6
     assert found["pb_pibo"] / reps <= share + 3 * np.sqrt(share * (1 - share) / reps)
+
+
+def test_copies_are_found_up_to_a_rescaling_of_each_benchmark():
+    """Review of 2026-11-28: on PriorBand's normalized_regret (its value, rescaled per
+    benchmark) the detector found 1 of 12 copy groups per algorithm, and the tests counted
+    23 replicates. Cells are now compared with their scores rescaled to their range."""
+    frame = priorband_shaped(np.random.default_rng(12), tasks=6)
+    scale = {b: (np.exp(i % 3), 10.0 * i) for i, b in enumerate(sorted(frame["bench"].unique()))}
+    frame["loss"] = [scale[b][0] * y + scale[b][1] for b, y in zip(frame["bench"], frame["loss"])]
+    found = as_results(frame).copied_benchmarks()
+    assert {a: len(g) for a, g in found.copies.items()} == {"HB": 6, "RS": 6}
+    # Two distinct scores per cell: any two cells of the same seeds have that shape; only
+    # exact rows count as a copy there.
+    two = pd.DataFrame({"alg": ["A"] * 4 + ["B"] * 4, "bench": ["p", "p", "q", "q"] * 2,
+                        "seed": [0, 1] * 4, "loss": [1.0, 2.0, 5.0, 9.0, 3.0, 4.0, 3.0, 4.0]})
+    assert as_results(two).copied_benchmarks().copies == {"B": (("p", "q"),)}
+
+
+def test_priorband_copies_are_found_on_every_score_column(shared_data):
+    from benchverdict.io.adapters import read_priorband
+
+    for score in ("value", "normalized_regret"):
+        data = read_priorband(shared_data / "priorband" / "priorband_data.parquet", score=score)
+        found = data.copied_benchmarks()
+        assert {a: len(g) for a, g in found.copies.items()} == {"HB": 12, "RS": 12}, score
+        assert found.labels([str(b) for b in data.benchmarks]).max() + 1 == 12

@@ -391,6 +391,66 @@ def cell_fingerprints(frame: pd.DataFrame) -> pd.DataFrame:
     return combine_fingerprints([parts])
 
 
+#: Scores rescaled to a cell's range are compared to this many decimals: an affine map per
+#: benchmark (a regret normalised per benchmark) leaves round-off near 1e-15.
+SHAPE_DECIMALS = 9
+
+
+def cell_shape_fingerprints(frame: pd.DataFrame, prints: pd.DataFrame) -> pd.DataFrame:
+    """Per cell, the fingerprint of its rows with scores rescaled to its range ``[0, 1]``.
+
+    ``prints`` are the cells' :func:`cell_fingerprints` (their ``min`` and
+    ``max``, over every partition). Two cells whose scores differ by an
+    increasing affine map (a score normalised per benchmark: PriorBand's
+    ``normalized_regret`` beside its ``value``) have the same shape
+    fingerprint. ``interior`` counts the rows strictly inside the range: a
+    cell without any (two distinct scores at most) has a shape every such
+    cell of the same seeds shares, so it is matched by its exact rows only.
+    Sums per cell, as :func:`cell_fingerprints`: partitions add.
+    """
+    nb = len(frame["benchmark"].cat.categories)
+    cell = (frame["algorithm"].cat.codes.to_numpy().astype(np.int64) * nb
+            + frame["benchmark"].cat.codes.to_numpy().astype(np.int64))
+    bounds = prints.set_index("cell")[["min", "max"]]
+    lo = bounds["min"].reindex(cell).to_numpy(dtype=float)
+    hi = bounds["max"].reindex(cell).to_numpy(dtype=float)
+    score = frame["score"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shape = np.where(hi > lo, (score - lo) / (hi - lo), 0.0)
+    shape = np.round(shape, SHAPE_DECIMALS) + 0.0
+    columns = {"seed": frame["seed"].cat.codes.to_numpy().astype(np.int64), "score": shape}
+    if "budget" in frame.columns:
+        columns["budget"] = frame["budget"].to_numpy(dtype=float)
+    hashes = _row_hashes(columns) if len(frame) else np.zeros(0, dtype=np.uint64)
+    parts = pd.DataFrame({"cell": cell,
+                          "low": (hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+                          "high": (hashes >> np.uint64(32)).astype(np.int64),
+                          "interior": ((score > lo) & (score < hi)).astype(np.int64)})
+    return combine_shape_fingerprints([parts])
+
+
+def combine_shape_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """:func:`cell_shape_fingerprints` of several partitions, as one (sums per cell)."""
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["cell", "low", "high", "interior"])
+    return frame.groupby("cell", sort=True).agg(
+        low=("low", "sum"), high=("high", "sum"), interior=("interior", "sum")).reset_index()
+
+
+def with_shapes(prints: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
+    """``prints`` whose cells with interior rows are fingerprinted by their shape.
+
+    Copies are then found up to an increasing affine map of each cell's
+    scores; cells with two distinct scores at most keep their exact rows.
+    """
+    out = prints.copy()
+    merged = out[["cell"]].merge(shapes, on="cell", how="left")
+    use = merged["interior"].fillna(0).to_numpy() > 0
+    out.loc[use, "low"] = merged.loc[use, "low"].to_numpy()
+    out.loc[use, "high"] = merged.loc[use, "high"].to_numpy()
+    return out
+
+
 def combine_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """:func:`cell_fingerprints` of several partitions, as one (sums, extremes per cell)."""
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
@@ -447,7 +507,8 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
     score, in any order) are one observation of it counted twice. ``prints``
-    are the cells' :func:`cell_fingerprints`; a cell whose scores are all
+    are the cells' :func:`cell_fingerprints` (with :func:`with_shapes`, their
+    rows up to a rescaling of each cell's scores); a cell whose scores are all
     equal (a ceiling reached from the start) is no copy. Few distinct scores
     (0/1, accuracies on small test sets) make equal cells likely by chance:
     ``collision(codes, skip_cells)`` gives each candidate algorithm's chance

@@ -543,10 +543,13 @@ class DaskResults(Results):
         """Per algorithm, the groups of benchmarks with identical runs (see Results)."""
         from benchverdict.describe import (
             cell_fingerprints,
+            cell_shape_fingerprints,
             collision_probabilities,
             combine_fingerprints,
+            combine_shape_fingerprints,
             copied_cell_groups,
             score_counts,
+            with_shapes,
         )
         from benchverdict.replicates import BenchmarkReplicates
 
@@ -555,8 +558,12 @@ class DaskResults(Results):
             return collision_probabilities(pd.concat(counts, ignore_index=True))
 
         if "copied_benchmarks" not in self._cache:
-            parts = self._map(cell_fingerprints, desc="copied runs")
-            groups = copied_cell_groups(combine_fingerprints(parts), self.algorithms,
+            prints = combine_fingerprints(self._map(cell_fingerprints, desc="copied runs"))
+            # Copies up to a rescaling of each benchmark's scores: a second pass, since a
+            # cell's range spans partitions.
+            shapes = combine_shape_fingerprints(
+                self._map(cell_shape_fingerprints, prints, desc="copied runs: shapes"))
+            groups = copied_cell_groups(with_shapes(prints, shapes), self.algorithms,
                                         self.benchmarks, collision)
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})

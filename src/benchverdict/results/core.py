@@ -1078,14 +1078,19 @@ class Results:
         """
         from benchverdict.describe import (
             cell_fingerprints,
+            cell_shape_fingerprints,
             collision_probabilities,
             copied_cell_groups,
             score_counts,
+            with_shapes,
         )
 
         if "copied_benchmarks" not in self._cache:
+            prints = cell_fingerprints(self._frame)
+            # Copies up to a rescaling of each benchmark's scores are copies too.
+            prints = with_shapes(prints, cell_shape_fingerprints(self._frame, prints))
             groups = copied_cell_groups(
-                cell_fingerprints(self._frame), self.algorithms, self.benchmarks,
+                prints, self.algorithms, self.benchmarks,
                 lambda codes, skip: collision_probabilities(
                     score_counts(self._frame, codes, skip)))
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
