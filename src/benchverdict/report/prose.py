@@ -71,8 +71,8 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
         return f"{who} {verb} identical runs on several benchmarks; {tail}"
     if estimand == "these":
         return (f"{who} {verb} identical runs on several benchmarks, which the LMEM on these "
-                f"benchmarks counts as independent runs, so its claims about {them} overstate "
-                f"their evidence")
+                f"benchmarks and its effect intervals count as independent runs, so their "
+                f"claims about {them} overstate the evidence")
     return (f"{who} {verb} identical runs on several benchmarks; the tests that settle "
             f"{'its' if len(names) == 1 else 'their'} pairs count each group of copies once")
 
