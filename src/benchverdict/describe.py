@@ -376,19 +376,23 @@ def cell_fingerprints(frame: pd.DataFrame) -> pd.DataFrame:
     partitioned description agree. Two cells with the same multiset of rows
     have the same fingerprint; others collide with probability about 2^-64.
     """
+    score = frame["score"].to_numpy(dtype=float)
+    parts = _hashed_rows(frame, score).assign(n=1, min=score, max=score)
+    return combine_fingerprints([parts])
+
+
+def _hashed_rows(frame: pd.DataFrame, score: np.ndarray) -> pd.DataFrame:
+    """Each row's cell and the two 32-bit halves of its (seed, budget, ``score``) hash."""
     nb = len(frame["benchmark"].cat.categories)
     cell = (frame["algorithm"].cat.codes.to_numpy().astype(np.int64) * nb
             + frame["benchmark"].cat.codes.to_numpy().astype(np.int64))
-    columns = {"seed": frame["seed"].cat.codes.to_numpy().astype(np.int64),
-               "score": frame["score"].to_numpy(dtype=float)}
+    columns = {"seed": frame["seed"].cat.codes.to_numpy().astype(np.int64), "score": score}
     if "budget" in frame.columns:
         columns["budget"] = frame["budget"].to_numpy(dtype=float)
     hashes = _row_hashes(columns) if len(frame) else np.zeros(0, dtype=np.uint64)
-    parts = pd.DataFrame({"cell": cell,
-                          "low": (hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
-                          "high": (hashes >> np.uint64(32)).astype(np.int64),
-                          "n": 1, "min": columns["score"], "max": columns["score"]})
-    return combine_fingerprints([parts])
+    return pd.DataFrame({"cell": cell,
+                         "low": (hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+                         "high": (hashes >> np.uint64(32)).astype(np.int64)})
 
 
 #: Scores rescaled to a cell's range are compared to this many decimals: an affine map per
@@ -417,15 +421,8 @@ def cell_shape_fingerprints(frame: pd.DataFrame, prints: pd.DataFrame) -> pd.Dat
     score = frame["score"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         shape = np.where(hi > lo, (score - lo) / (hi - lo), 0.0)
-    shape = np.round(shape, SHAPE_DECIMALS) + 0.0
-    columns = {"seed": frame["seed"].cat.codes.to_numpy().astype(np.int64), "score": shape}
-    if "budget" in frame.columns:
-        columns["budget"] = frame["budget"].to_numpy(dtype=float)
-    hashes = _row_hashes(columns) if len(frame) else np.zeros(0, dtype=np.uint64)
-    parts = pd.DataFrame({"cell": cell,
-                          "low": (hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
-                          "high": (hashes >> np.uint64(32)).astype(np.int64),
-                          "interior": ((score > lo) & (score < hi)).astype(np.int64)})
+    parts = _hashed_rows(frame, np.round(shape, SHAPE_DECIMALS) + 0.0)
+    parts["interior"] = ((score > lo) & (score < hi)).astype(np.int64)
     return combine_shape_fingerprints([parts])
 
 
@@ -554,27 +551,6 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
         found.setdefault(int(a), []).append(sorted(int(b) for b in benches))
     return {str(algorithms[a]): [[str(benchmarks[b]) for b in group]
                                  for group in sorted(found[a])] for a in sorted(found)}
-
-
-def duplicated_cells_warning(prints: pd.DataFrame, algorithms: Sequence[str],
-                             benchmarks: Sequence[str],
-                             collision: Callable[[list[int], list[int]], Mapping[int, float]]
-                             | None = None) -> str:
-    """A warning when an algorithm's runs are identical on two or more benchmarks, else "".
-
-    The groups are :func:`copied_cell_groups`'s; :func:`copied_runs_text` words them.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"algorithm": pd.Categorical(["a"] * 4 + ["b"] * 4),
-    ...                       "benchmark": pd.Categorical(["p", "p", "q", "q"] * 2),
-    ...                       "seed": pd.Categorical([0, 1] * 4),
-    ...                       "score": [0.1, 0.2, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
-    >>> text = duplicated_cells_warning(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
-    >>> text[:66]
-    'algorithm a has identical runs on one group of benchmarks (e.g. p '
-    """
-    return copied_runs_text(copied_cell_groups(prints, algorithms, benchmarks, collision))
 
 
 def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:
