@@ -345,3 +345,32 @@ def test_priorband_copies_are_found_on_every_score_column(shared_data):
         found = data.copied_benchmarks()
         assert {a: len(g) for a, g in found.copies.items()} == {"HB": 12, "RS": 12}, score
         assert found.labels([str(b) for b in data.benchmarks]).max() + 1 == 12
+
+
+def test_the_commands_and_functions_take_the_declared_column_as_the_report_does(tmp_path):
+    """``ranks``, ``plan`` and ``pairwise_effects`` count a declared task once, as the
+    report's tests do (a user reproducing the report's numbers needs the same units)."""
+    import subprocess
+    import sys
+
+    frame = priorband_shaped(np.random.default_rng(13), tasks=8, copies=False,
+                             shift={"PB": -0.5})
+    frame["task"] = frame["bench"].str.split("-").str[0]
+    path = tmp_path / "runs.csv"
+    frame.to_csv(path, index=False)
+    data = Results.from_frame(frame, algorithm="alg", benchmark="bench", seed="seed",
+                              score="loss", objective="minimize", kind="runs",
+                              metafeatures=["task"])
+    eff = pairwise_effects(data, scale="raw", replicate_by="task")
+    assert all(e.n == 8 for e in eff.effects)
+    assert all(e.n == 16 for e in pairwise_effects(data, scale="raw").effects)
+    roles = ["--algorithm", "alg", "--benchmark", "bench", "--seed", "seed", "--score",
+             "loss", "--objective", "minimize", "--kind", "runs", "--metafeature", "task"]
+    for command, extra, expected in (
+            ("ranks", ["--posthoc", "wilcoxon"], "8 independent replicates"),
+            ("plan", [], "independent replicates of about 2 benchmarks")):
+        out = subprocess.run([sys.executable, "-m", "benchverdict.cli", command, str(path),
+                              *roles, *extra, "--replicate-by", "task"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert expected in out.stdout, (command, out.stdout[-2000:])

@@ -29,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--at-budget", type=float, metavar="B",
                    help="plan on the incumbents at budget B (default: each run's final one)")
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
+    p.add_argument("--replicate-by", dest="replicate_by", default=None, metavar="COLUMN",
+                   help="with a pilot: a benchmark metafeature whose levels are the "
+                        "independent units (e.g. 'task'); the plan counts each level once, "
+                        "as the report's tests do. Copied runs count once either way")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="family-wise significance level (0.05), Bonferroni over the pairs")
     p.add_argument("--difference", metavar="D",
@@ -116,11 +120,16 @@ def run(args: argparse.Namespace) -> int:
                              "seeds lever), --seeds R (for the benchmarks lever), or both.")
         if args.at_budget is not None:
             raise UsageError("--at-budget chooses a pilot's incumbents; give FILE or drop it.")
+        if args.replicate_by is not None:
+            raise UsageError("--replicate-by names a column of a pilot; give FILE or drop it.")
         result = plan(**stated, **common)
     else:
+        from benchverdict.replicates import pair_replicates
+
         results = load_results(args)
         print(f"data: {results!r}")
-        result = plan(results, budget=args.at_budget, **stated, **common)
+        result = plan(results, budget=args.at_budget, **stated, **common,
+                      replicates=pair_replicates(results, args.replicate_by))
     pd.set_option("display.width", 160)
     pd.set_option("display.max_columns", 30)
     z_scored = (" (stated in SDs)" if result.source == "stated" else

@@ -68,7 +68,7 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.effects.equivalence import Margin, tost_p_value
-from benchverdict.replicates import BenchmarkReplicates, replicate_means
+from benchverdict.replicates import BenchmarkReplicates, pair_replicates, replicate_means
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -637,6 +637,7 @@ def pairwise_effects(
     budget: float | None = None,
     scale: str = "auto",
     margin: Margin | float | str | None = None,
+    replicate_by: str | None = None,
 ) -> PairwiseEffects:
     """Every pair's mean difference and probability of superiority, with intervals.
 
@@ -664,6 +665,11 @@ def pairwise_effects(
         Margin of practical equivalence (``0.01`` score units, ``"0.2sd"``);
         the effects then carry TOST p-values
         (:mod:`benchverdict.effects.equivalence`).
+    replicate_by : str, optional
+        Across benchmarks: a benchmark metafeature whose levels are the
+        independent units (each counts once, as in the report's tests);
+        runs copied between benchmarks count once either way
+        (:mod:`benchverdict.replicates`).
 
     Returns
     -------
@@ -732,7 +738,7 @@ def pairwise_effects(
     return effects_from_frame(frame, algorithms=names, estimand=estimand,
                               objective=data.objective, alpha=alpha, unit=unit,
                               standardized=standardize, margin=margin,
-                              copies=results.copied_benchmarks())
+                              copies=pair_replicates(results, replicate_by))
 
 
 __all__ = [

@@ -39,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--adjust", choices=["holm", "bonferroni"], default="holm",
                    help="multiplicity adjustment for wilcoxon/conover (default holm)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--replicate-by", dest="replicate_by", default=None, metavar="COLUMN",
+                   help="a benchmark metafeature whose levels are the independent units "
+                        "(e.g. 'task' for a task under several variants): Wilcoxon's test "
+                        "counts each level once; copied runs count once either way")
     p.add_argument("--autorank", action="store_true",
                    help="also run autorank's decision path and explain it")
     p.add_argument("--win-tie-loss", action="store_true",
@@ -68,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     from benchverdict.plotting import save_figure
     from benchverdict.ranks import anytime_ranks, autorank, friedman, win_tie_loss
+    from benchverdict.replicates import pair_replicates
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
 
     results = load_results(args)
@@ -80,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         results, budget=args.at_budget, unit=args.unit, aggregate=args.aggregate,
         missing=args.missing, alpha=args.alpha, posthoc=args.posthoc, adjust=args.adjust,
         n_resamples=args.n_resamples, confidence=args.confidence, seed=args.random_seed,
+        copies=pair_replicates(results, args.replicate_by),
     )
     print()
     print(res.summary())
