@@ -458,7 +458,7 @@ def effects_from_frame(
     ``margin_value`` is the margin in the scores' unit (default
     ``margin.value``); the TOST p-values use it. With ``estimand="benchmarks"``,
     ``copies`` (:meth:`Results.copied_benchmarks`) joins the benchmarks on
-    which either algorithm of a pair has identical runs into one replicate:
+    which some algorithm has identical runs into one replicate:
     the pair's difference, interval, superiority and ``n`` are over its
     replicates' mean differences (:mod:`benchverdict.replicates`).
 

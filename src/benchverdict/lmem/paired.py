@@ -241,8 +241,8 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     n = int(get("n_benchmarks"))
     replicates = _optional_int(get, "n_replicates", n)
     across = f"{n} benchmarks" + (
-        f" ({replicates} independent replicates: benchmarks on which either algorithm's "
-        f"runs are identical count once)" if replicates < n else "")
+        f" ({replicates} independent replicates: benchmarks joined by copied runs or a "
+        f"declared group count once)" if replicates < n else "")
     text = (f"; the pair's own paired t test on its differences across {across} "
             f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
             f"pairs): adjusted p = {p_paired:.3g}")

@@ -301,7 +301,7 @@ class FriedmanResult(ResultText):
                 why = f"{self.adjust}-adjusted p = {_p(p_adj)}"
                 if n_rep < n_blocks:
                     why = (f"Wilcoxon's test on the pair's {n_rep} independent replicates "
-                           f"(blocks on which either algorithm's runs are identical count "
+                           f"(blocks joined by copied runs or a declared group count "
                            f"once), {why}")
             out.append(
                 Verdict(
