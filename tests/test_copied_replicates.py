@@ -374,3 +374,32 @@ def test_the_commands_and_functions_take_the_declared_column_as_the_report_does(
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         assert expected in out.stdout, (command, out.stdout[-2000:])
+
+
+@pytest.mark.parametrize("kind", ["cvar", "dominance", "single_draw"])
+def test_dse_pooled_sign_flips_count_copied_benchmarks_once(kind):
+    """Review of 2026-11-28: DSE's pooled sign-flip test took each benchmark as a replicate,
+    so copied benchmarks were "decided" in 0.17-0.22 of null data sets (8 tasks x 2). With
+    every benchmark copied, its test is the test on the tasks alone."""
+    from benchverdict.dse.distribution import distribution
+
+    rng = np.random.default_rng(14)
+    rows = []
+    for t in range(7):
+        for a, mu in (("A", rng.normal()), ("B", rng.normal())):
+            draws = mu + rng.normal(size=12)
+            for variant in ("x", "y"):
+                rows += [(a, f"t{t}-{variant}", s, v * (1 + t)) for s, v in enumerate(draws)]
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "score"])
+
+    def pooled(data: pd.DataFrame):
+        res = Results.from_frame(data, algorithm="alg", benchmark="bench", seed="seed",
+                                 score="score", objective="maximize", kind="trials")
+        return distribution(res, pooled=True, normalize="minmax", n_permutations=199)
+
+    copied = pooled(frame)
+    assert sorted(copied.copied.copies) == ["A", "B"]
+    one = pooled(frame[frame["bench"].str.endswith("-x")])
+    both, alone = copied.across_benchmarks("A", "B", kind), one.across_benchmarks("A", "B", kind)
+    assert both.n_benchmarks == alone.n_benchmarks == 7
+    assert (both.estimate, both.p_value) == pytest.approx((alone.estimate, alone.p_value))

@@ -45,6 +45,7 @@ from benchverdict.dse.intervals import (
     step_band,
 )
 from benchverdict.dse.statistics import cvar, statistic
+from benchverdict.replicates import BenchmarkReplicates
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, SingleDraw, Verdict, register_method
@@ -208,6 +209,8 @@ class DistributionResult(ResultText):
     subsampled: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["algorithm", "benchmark", "n_available", "n_used"]), repr=False)
     replicates: dict = field(default_factory=dict, repr=False)
+    #: Benchmarks joined by copied runs: one replicate of the sign-flip test over benchmarks.
+    copied: BenchmarkReplicates = field(default_factory=BenchmarkReplicates, repr=False)
     #: ``(scope, algorithm) ->`` integer run codes, filled on first use (every test of a
     #: pair needs them; labels are text, slow to encode again for each).
     _codes: dict = field(default_factory=dict, repr=False, compare=False)
@@ -361,6 +364,16 @@ class DistributionResult(ResultText):
                           for _, x, y in pairs])
         else:
             raise ValueError(f"kind must be 'dominance', 'cvar' or 'single_draw', got {kind!r}.")
+        # Benchmarks on which some algorithm's runs are copies are one replicate: their
+        # statistics are averaged, as the rank tests and the LMEM's paired test do.
+        labels = self.copied.labels([name for name, _, _ in pairs])
+        if labels.size and int(labels.max()) + 1 < labels.size:
+            rows = np.asarray(d, dtype=float).reshape(labels.size, -1)
+            total = np.zeros((int(labels.max()) + 1, rows.shape[1]))
+            np.add.at(total, labels, rows)
+            d = total / np.bincount(labels)[:, None]
+            if np.ndim(d) == 2 and kind != "dominance":
+                d = d[:, 0]
         return sign_flip_test(d, n_resamples=self.n_permutations, seed=self.seed)
 
     def dominance_test(self, bench: str, a: str, b: str, *, alpha: float = 0.05):
@@ -1051,6 +1064,7 @@ def distribution(
         excluded=results.exclusions, n_resamples=n_resamples, seed=seed,
         pooled=bool(pooled), n_permutations=int(n_permutations), strata=strata,
         clusters=clusters, sample_rate=float(sample_rate), replicates=replicates,
+        copied=results.copied_benchmarks() if pooled else BenchmarkReplicates(),
         _codes=dict(runs),
         **({} if subsampled is None else {"subsampled": subsampled}),
     )
