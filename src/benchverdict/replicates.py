@@ -74,7 +74,7 @@ class BenchmarkReplicates:
     Examples
     --------
     >>> reps = BenchmarkReplicates({"HB": (("t1-at25", "t1-bad"),)})
-    >>> reps.affects("PB", "BO"), BenchmarkReplicates().affects("PB", "BO")
+    >>> bool(reps), bool(BenchmarkReplicates())
     (True, False)
     >>> reps.labels(["t1-at25", "t1-bad", "t2-at25"]).tolist()
     [0, 0, 1]
@@ -93,10 +93,6 @@ class BenchmarkReplicates:
 
     def __bool__(self) -> bool:
         return bool(self.copies or self.shared)
-
-    def affects(self, a: str, b: str) -> bool:
-        """Whether some benchmarks may be joined into one replicate for the pair (any are)."""
-        return bool(self)
 
     def with_shared(self, groups: Sequence[Sequence[str]], by: str) -> BenchmarkReplicates:
         """These copies, with ``groups`` (from metafeature ``by``) joined for every pair."""
@@ -194,16 +190,37 @@ def _components(n: int, names: list[str], groups: Sequence[Sequence[str]]) -> np
                     dtype=np.int64)
 
 
+def joins(labels: np.ndarray) -> bool:
+    """Whether :meth:`BenchmarkReplicates.labels` joined any two benchmarks.
+
+    Examples
+    --------
+    >>> joins(np.array([0, 0, 1])), joins(np.array([0, 1, 2]))
+    (True, False)
+    """
+    return bool(labels.size) and int(labels.max()) + 1 < labels.size
+
+
 def replicate_means(d: np.ndarray, replicates: np.ndarray) -> np.ndarray:
     """The mean of the finite entries of ``d`` per replicate (replicates without any dropped).
+
+    ``d`` is one value per benchmark, or a matrix with one row per benchmark
+    (then every entry must be finite; one row of means per replicate).
 
     Examples
     --------
     >>> replicate_means(np.array([1.0, 1.0, 3.0, np.nan]), np.array([0, 0, 1, 2])).tolist()
     [1.0, 3.0]
+    >>> replicate_means(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+    ...                 np.array([0, 0, 1])).tolist()
+    [[2.0, 3.0], [5.0, 6.0]]
     """
     d = np.asarray(d, dtype=float)
     replicates = np.asarray(replicates, dtype=np.int64)
+    if d.ndim == 2:
+        total = np.zeros((int(replicates.max()) + 1 if replicates.size else 0, d.shape[1]))
+        np.add.at(total, replicates, d)
+        return total / np.bincount(replicates)[:, None]
     ok = np.isfinite(d)
     size = int(replicates.max()) + 1 if replicates.size else 0
     total = np.bincount(replicates[ok], d[ok], minlength=size)

@@ -45,7 +45,7 @@ from benchverdict.dse.intervals import (
     step_band,
 )
 from benchverdict.dse.statistics import cvar, statistic
-from benchverdict.replicates import BenchmarkReplicates
+from benchverdict.replicates import BenchmarkReplicates, joins, replicate_means
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import sample_key
 from benchverdict.verdict import Effect, Evidence, Scope, SingleDraw, Verdict, register_method
@@ -367,13 +367,8 @@ class DistributionResult(ResultText):
         # Benchmarks on which some algorithm's runs are copies are one replicate: their
         # statistics are averaged, as the rank tests and the LMEM's paired test do.
         labels = self.copied.labels([name for name, _, _ in pairs])
-        if labels.size and int(labels.max()) + 1 < labels.size:
-            rows = np.asarray(d, dtype=float).reshape(labels.size, -1)
-            total = np.zeros((int(labels.max()) + 1, rows.shape[1]))
-            np.add.at(total, labels, rows)
-            d = total / np.bincount(labels)[:, None]
-            if np.ndim(d) == 2 and kind != "dominance":
-                d = d[:, 0]
+        if joins(labels):
+            d = replicate_means(d, labels)
         return sign_flip_test(d, n_resamples=self.n_permutations, seed=self.seed)
 
     def dominance_test(self, bench: str, a: str, b: str, *, alpha: float = 0.05):

@@ -68,7 +68,12 @@ from scipy import stats
 
 from benchverdict._repr import ResultText
 from benchverdict.effects.equivalence import Margin, tost_p_value
-from benchverdict.replicates import BenchmarkReplicates, pair_replicates, replicate_means
+from benchverdict.replicates import (
+    BenchmarkReplicates,
+    joins,
+    pair_replicates,
+    replicate_means,
+)
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -610,7 +615,7 @@ def _over_replicates(copies: BenchmarkReplicates, pairs: Sequence[tuple[str, str
                      n_tied: np.ndarray, n_rep: np.ndarray) -> None:
     """Redo every pair on its replicates' mean differences (in place)."""
     labels = copies.labels(benches)
-    if labels.size == 0 or int(labels.max()) + 1 == labels.size:
+    if not joins(labels):
         return  # no benchmark is joined to another here
     for p in range(len(pairs)):
         i, j = first[p], second[p]

@@ -95,7 +95,7 @@ import pandas as pd
 from scipy import special, stats
 
 from benchverdict._repr import ResultText
-from benchverdict.replicates import BenchmarkReplicates, replicate_means
+from benchverdict.replicates import BenchmarkReplicates, joins, replicate_means
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -654,7 +654,7 @@ def estimate_components(results: Results, *, algorithms: Sequence[str] | None = 
         shrink_a = shrink_b = 1.0
         names_both = [str(x) for x in mean.index[both]]
         labels = replicates.labels(names_both)
-        if labels.size and int(labels.max()) + 1 < labels.size:
+        if joins(labels):
             d = replicate_means(d, labels)
             shrink_a = _noise_share(replicates, a, names_both, labels)
             shrink_b = _noise_share(replicates, b, names_both, labels)

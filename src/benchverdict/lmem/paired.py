@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchverdict.replicates import BenchmarkReplicates, replicate_means
+from benchverdict.replicates import BenchmarkReplicates, joins, replicate_means
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -65,12 +65,13 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
     ``(a, b)`` the differences ``d_j = mean_a,j - mean_b,j`` on the benchmarks
     where both have a cell give ``estimate = mean(d)``, ``se = sd(d) /
     sqrt(n)``, a t test on ``n - 1`` df, and its Bonferroni adjustment over the
-    pairs with the matching simultaneous ``1 - alpha`` interval. Where ``a``'s
-    or ``b``'s runs are identical on several benchmarks, those benchmarks are
-    one replicate: the test runs on the mean difference per replicate, ``n``
-    is the number of replicates (:mod:`benchverdict.replicates`). A pair with
-    fewer than two shared benchmarks cannot be tested across benchmarks
-    (``p = 1``, infinite interval); differences that are all equal give ``se =
+    pairs with the matching simultaneous ``1 - alpha`` interval. Where some
+    algorithm's runs are identical on several benchmarks (or ``copies``
+    declares groups), those benchmarks are one replicate: the test runs on
+    the mean difference per replicate, ``n`` is the number of replicates
+    (:mod:`benchverdict.replicates`). A pair with fewer than two shared
+    benchmarks cannot be tested across benchmarks (``p = 1``, infinite
+    interval); differences that are all equal give ``se =
     0`` and ``p = 0`` unless they are all zero (``p = 1``).
 
     Parameters
@@ -121,7 +122,7 @@ def paired_contrasts(data: Results, *, alpha: float = 0.05,
         found = getattr(data, "copied_benchmarks", None)
         copies = found() if callable(found) else BenchmarkReplicates()
     labels = copies.labels([str(x) for x in cells.columns])
-    joined = labels.size > 0 and int(labels.max()) + 1 < labels.size
+    joined = joins(labels)
     m = max(len(pairs), 1)
     rows = []
     for a, b in pairs:

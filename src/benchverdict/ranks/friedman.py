@@ -424,8 +424,8 @@ def friedman(
     copies : BenchmarkReplicates, optional
         Benchmarks on which an algorithm's runs are identical (by default
         ``results.copied_benchmarks()`` for Results, none for a BlockMatrix).
-        Wilcoxon's test of a pair ``(a, b)`` takes the blocks joined by
-        ``a``'s or ``b``'s copies as one replicate (the mean of their
+        Wilcoxon's test of every pair takes the blocks joined by any
+        algorithm's copies as one replicate (the mean of their
         differences; :mod:`benchverdict.replicates`): a copy is one
         observation, and counted twice it overstates the evidence. Friedman's
         omnibus, Nemenyi's and Conover's tests rank all algorithms in a block
@@ -644,9 +644,7 @@ def _copied_blocks(tests: _PosthocTests, posthoc: str, adjust: str, oriented: np
     r = int(labels.max()) + 1 if labels.size else 0
     if posthoc != "wilcoxon" or r == oriented.shape[0] or not first.size:
         return r
-    means = np.column_stack([replicate_means(oriented[:, i], labels)
-                             for i in range(oriented.shape[1])])
-    raw, statistic, direction = _stats.wilcoxon_p_values(means)
+    raw, statistic, direction = _stats.wilcoxon_p_values(replicate_means(oriented, labels))
     tests.raw[:], tests.statistic[:] = raw, statistic
     if tests.direction is not None:
         tests.direction[:] = direction
