@@ -51,10 +51,26 @@ def test_sanity_command(tmp_path, capsys):
     assert (out / "sanity_summary.csv").exists() and (out / "sanity.pdf").exists()
 
 
-def test_lmem_on_priorband(shared_data, capsys):
+def test_lmem_on_priorband(shared_data, capsys, tmp_path):
+    """The command answers as the report's LMEM does: scores standardised per benchmark
+    (their spreads differ 129-fold), each pair's paired test over the 12 tasks."""
+    from benchverdict.analysis import Options
+    from benchverdict.io.adapters import read_priorband
+    from benchverdict.lmem.runner import run_lmem
+
     path = shared_data / "priorband" / "priorband_data.parquet"
-    assert main(["lmem", str(path), "--adapter", "priorband"]) == 0
-    assert "PB beats RS" in capsys.readouterr().out
+    assert main(["lmem", str(path), "--adapter", "priorband", "-o", str(tmp_path / "o")]) == 0
+    text = capsys.readouterr().out
+    assert "PB beats RS" in text and "note: scores are on different scales" in text
+    cli = _settled(tmp_path / "o")
+    run = run_lmem(read_priorband(path), Options(figures=False, sanity_checks=False,
+                                                 per_benchmark=False))
+    report = {(v.a, v.b): v for v in run.verdicts
+              if v.scope.benchmark is None and not v.scope.metafeature}
+    assert cli.keys() == report.keys()
+    for pair, v in cli.items():
+        assert (v.outcome, v.n) == (report[pair].outcome, report[pair].n) == (v.outcome, 12)
+        assert v.evidence.value == pytest.approx(report[pair].evidence.value, rel=1e-9)
 
 
 def test_lmem_command_estimand_sets_the_default_model(tmp_path, capsys):
@@ -87,3 +103,109 @@ def test_lmem_on_trials_compares_run_incumbents(capsys):
     assert worst == "LR"
     assert main(["lmem", "--example", "--at-budget", "5"]) == 0
     assert "1,000 rows: the incumbent of every run at budget 5" in capsys.readouterr().out
+
+
+# ------------------------------------------------- the report's rule across benchmarks
+def _settled(out_dir) -> dict:
+    verdicts = verdicts_from_json((out_dir / "lmem_verdicts.json").read_text())
+    return {(v.a, v.b): v for v in verdicts if v.scope.benchmark is None}
+
+
+def test_lmem_command_settles_pairs_as_the_report_does(tmp_path, capsys):
+    """Issue 25: `lmem --example` called MLP, RF, SVM and kNN better than LR across
+    benchmarks, where the report (whose LMEM vote also asks each pair's own paired test)
+    settles none of them. The command now applies the same rule: same outcomes, p-values
+    and counts as the report's LMEM verdicts."""
+    from benchverdict.analysis import Options
+    from benchverdict.examples import load_example
+    from benchverdict.lmem.runner import run_lmem
+
+    assert main(["lmem", "--example", "-o", str(tmp_path / "o")]) == 0
+    text = capsys.readouterr().out
+    assert "each pair's own paired t test across benchmarks" in text
+    cli = _settled(tmp_path / "o")
+    run = run_lmem(load_example(), Options(figures=False, sanity_checks=False,
+                                           per_benchmark=False))
+    report = {(v.a, v.b): v for v in run.verdicts
+              if v.scope.benchmark is None and not v.scope.metafeature}
+    assert cli.keys() == report.keys() and len(cli) == 10
+    for pair, v in cli.items():
+        assert v.outcome == report[pair].outcome, pair
+        assert v.evidence.value == pytest.approx(report[pair].evidence.value, rel=1e-9)
+        assert v.n == report[pair].n == 20
+        assert v.details["unit_of_replication"] == "benchmark"
+        assert "across benchmarks like these 20" in v.explanation
+    # The model alone still decides LR's four pairs; the paired tests do not confirm them.
+    assert sum(v.details["p_value_model"] < 0.05 for v in cli.values()) == 4
+    assert all(v.outcome == "inconclusive" for v in cli.values())
+    assert (tmp_path / "o" / "lmem_pairwise_paired.csv").exists()
+
+
+def test_lmem_command_with_one_brittle_algorithm_settles_nothing_false(tmp_path, capsys):
+    """A null where one algorithm varies across benchmarks far more than the others: the
+    model alone settled a false relation in most data sets (the command's verdicts before
+    this change); the command's verdicts now hold the family-wise level."""
+    from scipy import stats
+
+    from test_lmem_paired import study
+
+    n, hits, model_alone = 16, 0, 0
+    for seed in range(n):
+        path = tmp_path / f"s{seed}.csv"
+        study(seed).table.to_csv(path, index=False)
+        out = tmp_path / f"o{seed}"
+        assert main(["lmem", str(path), "--algorithm", "algorithm", "--benchmark",
+                     "benchmark", "--seed", "seed", "--score", "score", "--objective",
+                     "maximize", "--kind", "runs", "-o", str(out)]) == 0
+        verdicts = _settled(out).values()
+        hits += any(v.outcome in ("a", "b") for v in verdicts)
+        model_alone += any(v.details["p_value_model"] < 0.05 for v in verdicts)
+    capsys.readouterr()
+    assert stats.binomtest(hits, n, 0.05, alternative="greater").pvalue > 0.001, hits
+    # The simulation produces the failure it guards against (9 of 25 in test_lmem_paired).
+    assert stats.binomtest(model_alone, n, 0.05, alternative="greater").pvalue < 0.01, \
+        model_alone
+
+
+def test_lmem_command_counts_copied_and_declared_tasks_once(tmp_path, capsys):
+    import numpy as np
+
+    from test_copied_replicates import priorband_shaped
+
+    roles = ["--algorithm", "alg", "--benchmark", "bench", "--seed", "seed",
+             "--score", "loss", "--objective", "minimize", "--kind", "runs"]
+    # Copied runs are found in the data: each task counts once in every pair.
+    path = tmp_path / "pb.csv"
+    priorband_shaped(np.random.default_rng(3), tasks=6).to_csv(path, index=False)
+    assert main(["lmem", str(path), *roles, "-o", str(tmp_path / "o")]) == 0
+    capsys.readouterr()
+    found = _settled(tmp_path / "o")
+    assert {v.n for v in found.values()} == {6}
+    assert {v.details["paired_n_benchmarks"] for v in found.values()} == {12}
+    # Variants without copies count once only when the task is declared.
+    frame = priorband_shaped(np.random.default_rng(4), tasks=6, copies=False)
+    frame["task"] = frame["bench"].str.split("-").str[0]
+    path = tmp_path / "variants.csv"
+    frame.to_csv(path, index=False)
+    with_task = [*roles, "--metafeature", "task"]
+    assert main(["lmem", str(path), *with_task, "-o", str(tmp_path / "v")]) == 0
+    assert {v.n for v in _settled(tmp_path / "v").values()} == {12}
+    assert main(["lmem", str(path), *with_task, "--replicate-by", "task",
+                 "-o", str(tmp_path / "t")]) == 0
+    capsys.readouterr()
+    assert {v.n for v in _settled(tmp_path / "t").values()} == {6}
+    # One declared group for all: no spread to test against, and the verdicts say so.
+    frame["suite"] = "one"
+    frame.to_csv(path, index=False)
+    assert main(["lmem", str(path), *with_task, "--metafeature", "suite", "--replicate-by",
+                 "suite", "-o", str(tmp_path / "s")]) == 0
+    capsys.readouterr()
+    one = _settled(tmp_path / "s").values()
+    assert all(v.outcome == "inconclusive" and v.n == 1 for v in one)
+    assert all("(1 independent replicate:" in v.explanation
+               and "needs at least 2 independent replicates" in v.explanation for v in one)
+    # A column that varies within a benchmark, or none at all, is refused with its name.
+    assert main(["lmem", str(path), *with_task, "--replicate-by", "seed"]) == 1
+    assert "seed" in capsys.readouterr().err
+    assert main(["lmem", str(path), *with_task, "--replicate-by", "nope"]) == 1
+    assert "nope" in capsys.readouterr().err

@@ -183,4 +183,9 @@ def test_priorband_relations_survive_the_paired_test(shared_data):
     assert all(o in ("a", "b") for o in settled.values()), settled
     table = run.tables["pairwise contrasts (paired across benchmarks)"]
     assert (table["p_value_adjusted"] < ALPHA).all()
+    # Within each prior level, too, a verdict's units are that level's benchmarks (12, one
+    # per task), not the model's 3,600 rows.
+    levels = [v for v in run.verdicts if v.method == "lmem.tukey" and v.scope.metafeature]
+    assert len(levels) == 6
+    assert {(v.n, v.unit.split(" ")[0]) for v in levels} == {(12, "benchmark")}
     assert set(table["n_benchmarks"]) == {len(res.benchmarks)}

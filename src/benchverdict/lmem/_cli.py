@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "seed, budget) and metafeature columns, test the algorithm effect with a GLRT "
             "against the model without it, and print marginal means, Tukey-adjusted pairwise "
             "contrasts, a compact letter display and the verdicts; -o writes CSV, JSON and the "
-            "LMEM critical-difference diagram."
+            "LMEM critical-difference diagram. With the default estimand (benchmarks like "
+            "these) a pair is settled only when its own paired t test across benchmarks "
+            "agrees with the model, as in `benchverdict report`."
         ),
     )
     _common(p, all_rows_help="use every row (e.g. to model the budget in --formula)")
@@ -49,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
                         "over 3000 rows and every random grouping factor has at least 200 "
                         "levels and is not crossed with a fixed factor; then asymptotic)")
     p.add_argument("--by", help="also compare within each level of this fixed factor")
+    p.add_argument("--replicate-by", metavar="COLUMN",
+                   help="a benchmark metafeature whose levels are the independent units "
+                        "(e.g. the task of benchmarks that are variants of one task): its "
+                        "benchmarks count once in each pair's paired test across benchmarks, "
+                        "as benchmarks with copied runs do")
     p.add_argument("--confidence", type=_confidence, default=0.95,
                    help="level of the marginal means' intervals (default 0.95)")
     p.set_defaults(handler=run_lmem)
@@ -149,12 +156,14 @@ def run_lmem(args: argparse.Namespace) -> int:
     from benchverdict.verdict import verdicts_to_frame, verdicts_to_json
 
     rows = _rows_option(args.rows)
-    results = load_results(args)
+    results = original = load_results(args)
     # Random-search trials compare as runs too: a run's incumbent is its best trial so far
     # (as the report's LMEM vote reads them), not every draw as a replicate.
     if rows != "all" and results.has_budget:
         results = results.incumbents(None if rows == "final" else rows)
     what, left_out = results.rows_used(), exclusions_of(results)
+    results, scale_note = _on_one_scale(results)
+    standardised = scale_note is not None
     reml = args.reml
     if args.formula:
         formula = args.formula
@@ -165,6 +174,8 @@ def run_lmem(args: argparse.Namespace) -> int:
         formula = "score ~ algorithm + (1|seed)"
     pd.set_option("display.width", 160)
     print(f"LMEM analysis: {results!r}\nrows used: {what}; objective: {results.objective}")
+    if scale_note is not None:
+        print(f"note: {scale_note}")
     if not args.formula and len(results.benchmarks) > 1:
         print(f"estimand: {args.estimand} ("
               + ("a difference on benchmarks like these; the benchmark is the unit of "
@@ -204,9 +215,16 @@ def run_lmem(args: argparse.Namespace) -> int:
     print("\npairwise contrasts (Tukey HSD):")
     print(pairs.to_string(index=False))
     letters = m1.letters(alpha=args.alpha, df=args.df)
-    print("\ncompact letter display (shared letter = not significantly different):")
+    print("\ncompact letter display (shared letter = not significantly different by the "
+          "model's Tukey tests alone):")
     print(letters.to_string())
     verdicts = m1.verdicts(alpha=args.alpha, df=args.df, by=args.by)
+    verdicts, paired = _settled_across_benchmarks(verdicts, results, original, formula, args,
+                                                  standardised=standardised)
+    if paired is not None:
+        print("\npairwise contrasts (each pair's own paired t test across benchmarks, "
+              "Bonferroni):")
+        print(paired.to_string(index=False))
     print("\nverdicts:")
     for v in verdicts:
         print(f"  {v}")
@@ -217,11 +235,82 @@ def run_lmem(args: argparse.Namespace) -> int:
             write_csv(m1.varcomp, out / "lmem_varcomp.csv")
             write_csv(emm, out / "lmem_emmeans.csv")
             write_csv(pairs, out / "lmem_pairwise.csv")
+            if paired is not None:
+                write_csv(paired, out / "lmem_pairwise_paired.csv")
             write_csv(verdicts_to_frame(verdicts), out / "lmem_verdicts.csv")
             (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
             save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
         print(f"\nwrote tables, verdicts and the CD diagram to {args.out}/")
     return 0
+
+
+def _on_one_scale(results):
+    """``(results, note)``: scores divided by each benchmark's SD where scales differ.
+
+    As the report's LMEM does (:func:`benchverdict.lmem.runner.run_lmem`): pooled on
+    the raw scale, the widest benchmarks would dominate the contrasts and the
+    variance components. ``note`` says so (``None`` when the scores are left as
+    they are).
+    """
+    from benchverdict.scales import scale_check, standardise_per_benchmark
+
+    if len(results.benchmarks) < 2:
+        return results, None
+    scales = scale_check(results)
+    if not scales.heterogeneous:
+        return results, None
+    note = (f"scores are on different scales across benchmarks ({scales.reason}): the model "
+            f"fits each benchmark's scores divided by their standard deviation (not "
+            f"centred), as the report's LMEM does, so differences are in standard deviations "
+            f"of a benchmark's scores.")
+    return standardise_per_benchmark(results, center=False), note
+
+
+def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
+                               args: argparse.Namespace, *, standardised: bool = False):
+    """The model's verdicts with the report's rule across benchmarks, and the paired table.
+
+    As in the report's LMEM vote (:func:`benchverdict.lmem.runner.run_lmem`): a
+    model whose algorithm contrast generalises over benchmarks settles a pair
+    only when the pair's own paired t test on its per-benchmark differences
+    agrees (:mod:`benchverdict.lmem.paired`), counting benchmarks joined by
+    copied runs or by ``--replicate-by`` once; every verdict says what it
+    claims and what its unit of replication is. ``None`` for the table where
+    no paired test applies (one benchmark, benchmarks held fixed, or ``--by`` a
+    factor that varies within a benchmark, which is said).
+    """
+    from benchverdict.lmem.paired import settle_with_paired_tests
+    from benchverdict.lmem.runner import (
+        claim_and_unit,
+        formula_estimand,
+        with_claim,
+        with_level_paired_tests,
+    )
+    from benchverdict.replicates import pair_replicates
+
+    n_benchmarks = len(results.benchmarks)
+    estimand = formula_estimand(formula) if args.formula else args.estimand
+    claim, unit = claim_and_unit(estimand, n_benchmarks, formula)
+    paired = None
+    if estimand == "benchmarks" and n_benchmarks >= 2 and args.by != "benchmark":
+        # Copies found on the data as given (the incumbents are read from it).
+        copies = pair_replicates(original, args.replicate_by)
+        if args.by is None:
+            verdicts, paired = settle_with_paired_tests(verdicts, results, alpha=args.alpha,
+                                                        copies=copies)
+        elif int(results.table.groupby("benchmark", observed=True)[args.by]
+                 .nunique(dropna=False).max()) <= 1:
+            verdicts = with_level_paired_tests(verdicts, results, args.by, alpha=args.alpha,
+                                               copies=copies)
+        else:
+            print(f"\nnote: --by {args.by} varies within a benchmark, so its verdicts rest "
+                  f"on the model alone: no pair's own paired test across benchmarks backs "
+                  f"them (the model gives every algorithm the same variation across "
+                  f"benchmarks).")
+    if args.by == "benchmark":
+        return verdicts, None
+    return [with_claim(v, claim, unit, estimand=estimand, n_benchmarks=n_benchmarks,
+                       standardised=standardised) for v in verdicts], paired
 
 
 def run_sanity(args: argparse.Namespace) -> int:

@@ -242,12 +242,19 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     n = int(get("n_benchmarks"))
     replicates = _optional_int(get, "n_replicates", n)
     across = f"{n} benchmarks" + (
-        f" ({replicates} independent replicates: benchmarks joined by copied runs or a "
+        f" ({replicates} independent replicate{'' if replicates == 1 else 's'}: benchmarks "
+        f"joined by copied runs or a "
         f"declared group count once)" if replicates < n else "")
-    text = (f"; the pair's own paired t test on its differences across {across} "
-            f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
-            f"pairs): adjusted p = {p_paired:.3g}")
-    if verdict.outcome in ("a", "b") and outcome == "inconclusive":
+    if replicates < 2:
+        # No spread to judge the difference against: the pair cannot be settled.
+        text = (f"; the pair's own paired t test across {across} cannot be made: it needs "
+                f"at least 2 independent replicates, so the pair is not settled across "
+                f"benchmarks")
+    else:
+        text = (f"; the pair's own paired t test on its differences across {across} "
+                f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
+                f"pairs): adjusted p = {p_paired:.3g}")
+    if verdict.outcome in ("a", "b") and outcome == "inconclusive" and replicates >= 2:
         text += (", which does not confirm the model: the pair's difference varies across "
                  "benchmarks more than the interaction variance the model shares among all "
                  "algorithms implies, so the pair is not settled")
@@ -265,3 +272,48 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     return dataclasses.replace(
         verdict, outcome=outcome, effect=effect, explanation=explanation, details=details,
         evidence=dataclasses.replace(verdict.evidence, value=p), p_value=raw, n=units)
+
+
+def settle_with_paired_tests(verdicts: list[Verdict], data: Results, *, alpha: float,
+                             copies: BenchmarkReplicates | None = None
+                             ) -> tuple[list[Verdict], pd.DataFrame]:
+    """The model's verdicts across benchmarks, each settled only where its paired test agrees.
+
+    Runs :func:`paired_contrasts` on ``data`` for the verdicts' pairs (in their
+    orientation, Bonferroni over them) and passes every verdict through
+    :func:`with_paired_test`. The one place the rule is applied, for the
+    report's LMEM vote and for ``benchverdict lmem``.
+
+    Parameters
+    ----------
+    verdicts : list of Verdict
+        The model's verdicts across benchmarks (one per pair, e.g. Tukey's).
+    data : Results
+        The rows the model was fitted on (one per run).
+    alpha : float
+        Family-wise level of the paired tests.
+    copies : BenchmarkReplicates, optional
+        Groups of benchmarks that count once (see :func:`paired_contrasts`).
+
+    Returns
+    -------
+    (list of Verdict, pandas.DataFrame)
+        The settled verdicts and the paired tests' table.
+
+    Examples
+    --------
+    >>> from benchverdict.lmem import fit
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=6, n_seeds=3, algorithm_effect={"A": -2.0},
+    ...                        seed=0)
+    >>> model = fit(res, "score ~ algorithm + (1|benchmark) + (1|benchmark:algorithm)",
+    ...             reml=True)
+    >>> settled, table = settle_with_paired_tests(model.verdicts(), res, alpha=0.05)
+    >>> len(settled) == len(table) == 3
+    True
+    """
+    paired = paired_contrasts(data, alpha=alpha, pairs=[(v.a, v.b) for v in verdicts],
+                              copies=copies)
+    settled = [with_paired_test(v, row, alpha=alpha)
+               for v, row in zip(verdicts, paired.itertuples(index=False))]
+    return settled, paired

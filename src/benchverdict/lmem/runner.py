@@ -32,19 +32,22 @@ from benchverdict.analysis import (
     runs_without_incumbent,
     view_left_out,
 )
-from benchverdict.lmem.estimand import FIXED_BENCHMARKS_FORMULA, default_formula
+from benchverdict.lmem.estimand import (
+    FIXED_BENCHMARKS_FORMULA,
+    default_formula,
+)
 from benchverdict.lmem.exclusions import counts, exclusions_of
 from benchverdict.lmem.fitting import fit
 from benchverdict.lmem.formula import parse_formula
 from benchverdict.lmem.model import DegenerateFitError
-from benchverdict.lmem.paired import paired_contrasts, with_paired_test
+from benchverdict.lmem.paired import settle_with_paired_tests
 from benchverdict.lmem.per_benchmark import _per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
 from benchverdict.plotting import theme
 from benchverdict.replicates import BenchmarkReplicates, pair_replicates
 from benchverdict.results import NoIncumbentsError, Results
 from benchverdict.scales import scale_check, standardise_per_benchmark
-from benchverdict.verdict import Scope, replaced
+from benchverdict.verdict import Scope, Verdict, replaced
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -236,51 +239,23 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
             + (f" ({model.message})" if model.message else "") + ".")
     scope = budget_scope(options.budget)
     n_benchmarks = len(data.benchmarks)
-    if n_benchmarks < 2:
-        claim, unit = "on this one benchmark", "run"
-    elif estimand == "benchmarks":
-        claim, unit = (f"across benchmarks like these {n_benchmarks} (the benchmark is the unit "
-                       "of replication)"), "benchmark"
-        if formula == FIXED_BENCHMARKS_FORMULA:
-            claim += "; one row per algorithm x benchmark, so the residual is the interaction"
-    else:
-        claim, unit = (f"on these {n_benchmarks} benchmarks only (the run is the unit of "
-                       "replication)"), "run"
+    claim, unit = claim_and_unit(estimand, n_benchmarks, formula)
     model_verdicts = model.verdicts(alpha=options.alpha, scope=scope, df=df)
     if estimand == "benchmarks" and n_benchmarks >= 2:
         # The model gives every algorithm one interaction variance; a pair is settled
         # across benchmarks only if its own paired test agrees (lmem.paired explains).
         # Copies found on the runs as given: standardising per benchmark can make them differ.
-        paired = paired_contrasts(modelled, alpha=options.alpha,
-                                  pairs=[(v.a, v.b) for v in model_verdicts],
-                                  copies=pair_replicates(results, options.replicate_by))
-        model_verdicts = [with_paired_test(v, row, alpha=options.alpha)
-                          for v, row in zip(model_verdicts, paired.itertuples(index=False))]
+        model_verdicts, paired = settle_with_paired_tests(
+            model_verdicts, modelled, alpha=options.alpha,
+            copies=pair_replicates(results, options.replicate_by))
         run.tables["pairwise contrasts (paired across benchmarks)"] = paired
         run.notes.append(
             "Across benchmarks, a pair is settled only when the model's Tukey test and the "
             "pair's own paired t test on its per-benchmark differences (Bonferroni over the "
             "pairs) both reject: the model assumes every algorithm varies equally across "
             "benchmarks, the paired test does not.")
-    for v in model_verdicts:
-        # Every change in one replace: each replace re-validates the whole verdict.
-        changes: dict[str, object] = {
-            "explanation": _claimed(v.explanation, claim), "estimand": estimand,
-            "details": {**v.details, "unit_of_replication": unit,
-                        "n_benchmarks": n_benchmarks, "standardised": standardised}}
-        if unit == "benchmark":
-            # The contrast is judged against the benchmark-to-benchmark variation: the
-            # benchmarks, not the rows, are its independent units.
-            # Where copied runs (or a declared task) joined benchmarks, the paired test
-            # counted the pair's independent replicates (with_paired_test set n to them).
-            replicates = v.details.get("paired_n_replicates", n_benchmarks)
-            changes.update(n=min(n_benchmarks, int(replicates)),
-                           unit="benchmark (the algorithm x benchmark variation is the error)")
-        if standardised and v.effect is not None:
-            changes["effect"] = dataclasses.replace(
-                v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
-                                               "deviations of a benchmark's scores)")
-        run.verdicts.append(replaced(v, **changes))
+    run.verdicts += [with_claim(v, claim, unit, estimand=estimand, n_benchmarks=n_benchmarks,
+                                standardised=standardised) for v in model_verdicts]
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
     if table is not None:
         run.tables["pairwise contrasts (Tukey)"] = table
@@ -377,7 +352,7 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         # As across all benchmarks: the model gives every algorithm one interaction
         # variance, so a pair is settled within a level only if its own paired test on the
         # level's benchmarks agrees (lmem.paired).
-        found = _with_level_paired_tests(found, data, name, alpha=options.alpha,
+        found = with_level_paired_tests(found, data, name, alpha=options.alpha,
                                          copies=copies)
     verdicts = []
     for v in found:
@@ -385,6 +360,11 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         changes: dict[str, object] = {"scope": level_scope, "estimand": estimand, "details": {
             **v.details, "unit_of_replication": unit, "formula": by_formula,
             "standardised": standardised}}
+        if unit == "benchmark":
+            # As across all benchmarks: the level's benchmarks (its independent replicates,
+            # from the pair's paired test), not the model's rows, are the units.
+            changes.update(n=int(v.details["paired_n_replicates"]),
+                           unit="benchmark (the algorithm x benchmark variation is the error)")
         if standardised and v.effect is not None:
             changes["effect"] = dataclasses.replace(
                 v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
@@ -399,19 +379,40 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
            if estimand == "benchmarks" else "these benchmarks of the level only."))
 
 
-def _with_level_paired_tests(verdicts: list, data: Results, name: str, *,
+def with_level_paired_tests(verdicts: list, data: Results, name: str, *,
                              alpha: float, copies: BenchmarkReplicates | None = None) -> list:
-    """Each level's verdicts settled only where the pair's paired test on that level agrees."""
+    """Each level's verdicts settled only where the pair's paired test on that level agrees.
+
+    ``name`` is a benchmark metafeature (constant within a benchmark); each
+    verdict's scope names its level, and the paired tests of a level run on
+    that level's benchmarks (:func:`~benchverdict.lmem.paired.settle_with_paired_tests`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from benchverdict.lmem import fit
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=6, n_seeds=3, seed=0)
+    >>> t = res.table.assign(size=np.where(res.table["benchmark"].astype(str) < "bench03",
+    ...                                    "small", "large"))
+    >>> from benchverdict import Results
+    >>> res = Results.from_frame(t, algorithm="algorithm", benchmark="benchmark", seed="seed",
+    ...                          score="score", objective=res.objective, metafeatures=["size"],
+    ...                          kind="runs")
+    >>> model = fit(res, "score ~ algorithm * size + (1|benchmark) + (1|benchmark:algorithm)",
+    ...             reml=True)
+    >>> out = with_level_paired_tests(model.verdicts(by="size"), res, "size", alpha=0.05)
+    >>> sorted({dict(v.scope.metafeature)["size"] for v in out})
+    ['large', 'small']
+    """
     out = []
     levels: dict[str, list] = {}
     for v in verdicts:
         levels.setdefault(dict(v.scope.metafeature)[name], []).append(v)
     for value, found in levels.items():
         benches = benchmarks_at(data, name, str(value))
-        paired = paired_contrasts(data.subset(benchmarks=benches), alpha=alpha,
-                                  pairs=[(v.a, v.b) for v in found], copies=copies)
-        out += [with_paired_test(v, row, alpha=alpha)
-                for v, row in zip(found, paired.itertuples(index=False))]
+        out += settle_with_paired_tests(found, data.subset(benchmarks=benches),
+                                        alpha=alpha, copies=copies)[0]
     return out
 
 
@@ -489,6 +490,66 @@ def _sanity_figure(report: SanityReport, ran: list[SanityCheck]) -> Any:
     for ax, check in zip(np.atleast_1d(axes), ran):
         check.plot(ax=ax)
     return fig
+
+
+def claim_and_unit(estimand: str, n_benchmarks: int, formula: str) -> tuple[str, str]:
+    """What a verdict of the model across benchmarks claims, and its unit of replication.
+
+    Examples
+    --------
+    >>> from benchverdict.lmem.estimand import GENERALISING_FORMULA
+    >>> claim_and_unit("benchmarks", 12, GENERALISING_FORMULA)[1]
+    'benchmark'
+    >>> claim_and_unit("these", 12, FIXED_BENCHMARKS_FORMULA)
+    ('on these 12 benchmarks only (the run is the unit of replication)', 'run')
+    """
+    if n_benchmarks < 2:
+        return "on this one benchmark", "run"
+    if estimand == "benchmarks":
+        claim = (f"across benchmarks like these {n_benchmarks} (the benchmark is the unit "
+                 "of replication)")
+        if formula == FIXED_BENCHMARKS_FORMULA:
+            claim += "; one row per algorithm x benchmark, so the residual is the interaction"
+        return claim, "benchmark"
+    return (f"on these {n_benchmarks} benchmarks only (the run is the unit of replication)",
+            "run")
+
+
+def with_claim(verdict: Verdict, claim: str, unit: str, *, estimand: str, n_benchmarks: int,
+               standardised: bool = False) -> Verdict:
+    """The model's verdict with its claim, estimand, unit and count of independent units.
+
+    Examples
+    --------
+    >>> from benchverdict.lmem import fit
+    >>> from benchverdict.lmem.estimand import GENERALISING_FORMULA
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=4, n_seeds=3, seed=0)
+    >>> v = fit(res, GENERALISING_FORMULA, reml=True).verdicts()[0]
+    >>> out = with_claim(v, *claim_and_unit("benchmarks", 4, GENERALISING_FORMULA),
+    ...                  estimand="benchmarks", n_benchmarks=4)
+    >>> out.n, out.details["unit_of_replication"]
+    (4, 'benchmark')
+    """
+    # Every change in one replace: each replace re-validates the whole verdict.
+    changes: dict[str, object] = {
+        "explanation": _claimed(verdict.explanation, claim), "estimand": estimand,
+        "details": {**verdict.details, "unit_of_replication": unit,
+                    "n_benchmarks": n_benchmarks, "standardised": standardised}}
+    if unit == "benchmark":
+        # The contrast is judged against the benchmark-to-benchmark variation: the
+        # benchmarks, not the rows, are its independent units.
+        # Where copied runs (or a declared task) joined benchmarks, the paired test
+        # counted the pair's independent replicates (with_paired_test set n to them).
+        replicates = verdict.details.get("paired_n_replicates", n_benchmarks)
+        changes.update(n=min(n_benchmarks, int(replicates)),
+                       unit="benchmark (the algorithm x benchmark variation is the error)")
+    if standardised and verdict.effect is not None:
+        changes["effect"] = dataclasses.replace(
+            verdict.effect, name=verdict.effect.name + " (standardised per benchmark: in "
+                                                       "standard deviations of a "
+                                                       "benchmark's scores)")
+    return replaced(verdict, **changes)
 
 
 def _claimed(explanation: str, claim: str) -> str:
