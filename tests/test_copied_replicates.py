@@ -403,3 +403,42 @@ def test_dse_pooled_sign_flips_count_copied_benchmarks_once(kind):
     both, alone = copied.across_benchmarks("A", "B", kind), one.across_benchmarks("A", "B", kind)
     assert both.n_benchmarks == alone.n_benchmarks == 7
     assert (both.estimate, both.p_value) == pytest.approx((alone.estimate, alone.p_value))
+
+
+def test_the_budget_check_counts_copied_runs_slopes_once():
+    """Geburek's budget check asks each pair's paired t test on its cell mean slopes; runs
+    copied between a task's variants have copied slopes, so each task counts once: the
+    check's paired row equals scipy's test on the slopes averaged per task."""
+    from benchverdict.lmem.sanity import budget_relevance
+
+    rng = np.random.default_rng(11)
+    rows = []
+    budgets = (1.0, 2.0, 3.0, 4.0)
+    for t in range(7):
+        own = {a: rng.normal(0.0, 0.5) for a in ("HB", "RS", "PB")}
+        once = {a: rng.normal(0.0, 0.2, size=(3, len(budgets))) for a in ("HB", "RS")}
+        for variant in ("at25", "bad"):
+            for a in ("HB", "RS", "PB"):
+                noise = once[a] if a in once else rng.normal(0.0, 0.2, (3, len(budgets)))
+                for s in range(3):
+                    for i, b in enumerate(budgets):
+                        rows.append((a, f"t{t}-{variant}", s, b,
+                                     own[a] * b + (0.3 if a == "PB" else 0.0) * b
+                                     + noise[s, i]))
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "budget", "loss"])
+    res = Results.from_frame(frame, algorithm="alg", benchmark="bench", seed="seed",
+                             budget="budget", score="loss", objective="minimize", kind="runs")
+    check = budget_relevance(res)
+    row = check.table[check.table["test"].str.startswith("algorithm:budget, the pairs'")]
+    # Closed form: each run's slope is the least-squares slope of its scores in the budget.
+    x = np.asarray(budgets) - np.mean(budgets)
+    runs = frame.pivot_table(index=["alg", "bench", "seed"], columns="budget", values="loss")
+    slopes = pd.Series(runs.to_numpy() @ x / (x @ x), index=runs.index)
+    cells = slopes.groupby(["alg", "bench"]).mean().unstack("bench")
+    task = cells.columns.str.split("-").str[0]
+    p = []
+    for a, b in (("HB", "PB"), ("HB", "RS"), ("PB", "RS")):
+        d = (cells.loc[a] - cells.loc[b]).groupby(task).mean().to_numpy()
+        assert len(d) == 7
+        p.append(min(1.0, 3 * stats.ttest_1samp(d, 0.0).pvalue))
+    assert float(row["p_value"].iloc[0]) == pytest.approx(min(p), rel=1e-9)

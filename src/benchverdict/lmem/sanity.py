@@ -858,7 +858,11 @@ def budget_relevance(results: Results | pd.DataFrame, *, alpha: float = 0.05,
         from benchverdict.lmem.paired import paired_contrasts
 
         cells = SimpleNamespace(table=frame, algorithms=[str(a) for a in algs])
-        pair_p = float(paired_contrasts(cells, alpha=alpha)["p_value_adjusted"].min())
+        # Benchmarks with copied runs have copied slopes: each group counts once, as in the
+        # contrasts across benchmarks (benchverdict.replicates).
+        copies = results.copied_benchmarks() if isinstance(results, Results) else None
+        pair_p = float(paired_contrasts(cells, alpha=alpha, copies=copies)
+                       ["p_value_adjusted"].min())
     interaction = inter.p_value < alpha and not (pair_p >= alpha)
     if interaction:
         verdict = "interaction"
