@@ -442,3 +442,41 @@ def test_the_budget_check_counts_copied_runs_slopes_once():
         assert len(d) == 7
         p.append(min(1.0, 3 * stats.ttest_1samp(d, 0.0).pvalue))
     assert float(row["p_value"].iloc[0]) == pytest.approx(min(p), rel=1e-9)
+
+
+def test_the_sign_test_counts_each_copied_task_once():
+    """Win/tie/loss: a copied pair's decisions repeat on a task's two variants, so the
+    sign test counted each task twice. A group of benchmarks is now one replicate, its
+    majority decision; the counts per benchmark are still shown."""
+    from benchverdict.ranks.win_tie_loss import win_tie_loss
+
+    frame = priorband_shaped(np.random.default_rng(5), tasks=8, seeds=6)
+    wtl = win_tie_loss(as_results(frame))
+    table = wtl.table.set_index(["a", "b"])
+    assert set(table["n_benchmarks"]) == {16} and set(table["n_replicates"]) == {8}
+    per = wtl.per_benchmark.assign(
+        task=wtl.per_benchmark["benchmark"].astype(str).str.split("-").str[0],
+        net=wtl.per_benchmark["outcome"].map({"win": 1, "tie": 0, "loss": -1}).astype(int))
+    for (a, b), row in table.iterrows():
+        net = per[(per["a"] == a) & (per["b"] == b)].groupby("task")["net"].sum()
+        wins, losses = int((net > 0).sum()), int((net < 0).sum())
+        assert (row["replicate_wins"], row["replicate_losses"]) == (wins, losses)
+        expected = stats.binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
+        assert row["sign_test_p_value"] == pytest.approx(expected, rel=1e-12)
+    verdict = {(v.a, v.b): v for v in wtl.verdicts()}[("HB", "RS")]
+    assert verdict.n == 8 and "8 independent replicates" in verdict.explanation
+
+
+def test_the_sign_test_holds_its_level_on_copied_tasks():
+    from benchverdict.ranks.win_tie_loss import win_tie_loss
+
+    n = 100
+    old = new = 0
+    for i in range(n):
+        res = as_results(priorband_shaped(np.random.default_rng([7, i]), tasks=10, seeds=6))
+        new += int((win_tie_loss(res).table["sign_test_p_value"] < 0.05).sum())
+        old += int((win_tie_loss(res, copies=BenchmarkReplicates()).table[
+            "sign_test_p_value"] < 0.05).sum())
+    # Per pair (3 pairs per data set); measured 0.137 before, 0.023 after.
+    assert stats.binomtest(new, 3 * n, 0.05, alternative="greater").pvalue > 0.001, new
+    assert stats.binomtest(old, 3 * n, 0.05, alternative="greater").pvalue < 0.001, old

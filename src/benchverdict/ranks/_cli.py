@@ -81,11 +81,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"data: {results!r}")
     if len(results.exclusions):
         print(f"excluded rows: {len(results.exclusions)} (see `benchverdict validate`)")
+    copies = pair_replicates(results, args.replicate_by)
     res = friedman(
         results, budget=args.at_budget, unit=args.unit, aggregate=args.aggregate,
         missing=args.missing, alpha=args.alpha, posthoc=args.posthoc, adjust=args.adjust,
         n_resamples=args.n_resamples, confidence=args.confidence, seed=args.random_seed,
-        copies=pair_replicates(results, args.replicate_by),
+        copies=copies,
     )
     print()
     print(res.summary())
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         tables["autorank"] = ar.table
     if args.win_tie_loss:
         wtl = win_tie_loss(results, budget=args.at_budget, alpha=args.alpha,
-                           confidence=args.confidence, seed=args.random_seed)
+                           confidence=args.confidence, seed=args.random_seed, copies=copies)
         print()
         print(wtl.summary())
         verdicts += wtl.verdicts()

@@ -154,7 +154,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.attempt(f"rank tests at {name} = {level}", _ranks_at_level, run,
                         results, blocks, options, name, level)
     got = run.attempt("win/tie/loss", with_verdicts, lambda: win_tie_loss(
-        results, budget=options.budget, alpha=options.alpha))
+        results, budget=options.budget, alpha=options.alpha, copies=copies))
     if got is not None:
         wtl, verdicts = got
         run.verdicts += verdicts

@@ -11,7 +11,13 @@ better, each benchmark that is decided is a win for ``a`` with probability
 Assumptions: seeds within a benchmark are independent replicates; the
 per-benchmark tests only classify benchmarks (they are not adjusted for
 multiplicity, and their errors make the counts noisier, not the sign test
-invalid); benchmarks are independent of each other.
+invalid); benchmarks are independent of each other. Where they are not
+(runs copied between benchmarks, or a declared group:
+:mod:`benchverdict.replicates`), each group is one replicate: it counts as a
+win when the pair's wins outnumber its losses on the group's benchmarks, a
+loss when the losses do, else a tie. Under the null each independent group's
+decisions are symmetric in ``a`` and ``b``, so its majority is a win or a
+loss with equal probability and the sign test holds on the replicates.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from benchverdict.plotting import (
     shorten,
     theme,
 )
+from benchverdict.replicates import BenchmarkReplicates, joins, replicate_means
 from benchverdict.results import Results
 from benchverdict.stats.symmetry import compare_samples
 from benchverdict.verdict import Effect, Evidence, Scope, Verdict, register_method
@@ -66,8 +73,11 @@ class WinTieLossResult(ResultText):
         ``"loss"`` or ``"tie"``.
     table : pandas.DataFrame
         One row per pair: ``a, b, wins, ties, losses, n_benchmarks,
-        sign_test_p_value, net_win_share`` (``(wins - losses) / decided``,
-        positive favours ``a``) with its Clopper–Pearson interval.
+        n_replicates, replicate_wins, replicate_losses, sign_test_p_value,
+        net_win_share`` (``(wins - losses) / decided`` over the replicates,
+        positive favours ``a``) with its Clopper–Pearson interval. Without
+        copies or declared groups every benchmark is a replicate and the
+        replicate counts equal the benchmark counts.
     test : str
     alpha : float
     unit : str
@@ -121,23 +131,29 @@ class WinTieLossResult(ResultText):
                  if self.budget is not None else Scope())
         columns = [self.table[c].tolist() for c in (
             "a", "b", "wins", "ties", "losses", "n_benchmarks", "sign_test_p_value",
-            "net_win_share", "net_win_share_lower", "net_win_share_upper")]
+            "net_win_share", "net_win_share_lower", "net_win_share_upper", "n_replicates",
+            "replicate_wins", "replicate_losses")]
         invariance = ("increasing transforms" if self.test == "mannwhitney"
                       else "increasing affine transforms")
         left_out = len(self.excluded)
         out = []
         with paused_gc():
-            for a, b, wins, ties, losses, n_b, p, share, low, high in zip(*columns):
-                significant = p < self.alpha and wins != losses
-                outcome = ("a" if wins > losses else "b") if significant else "inconclusive"
+            for (a, b, wins, ties, losses, n_b, p, share, low, high, n_rep, r_wins,
+                 r_losses) in zip(*columns):
+                significant = p < self.alpha and r_wins != r_losses
+                outcome = ("a" if r_wins > r_losses else "b") if significant else "inconclusive"
+                tested = (f"sign test on the {wins + losses} decided benchmarks" if n_rep == n_b
+                          else f"sign test on its {n_rep} independent replicates (benchmarks "
+                               f"joined by copied runs or a declared group count once, by "
+                               f"the majority of their decisions): {r_wins} won, "
+                               f"{r_losses} lost")
                 out.append(
                     Verdict(
                         a=a, b=b, outcome=outcome, method="ranks.sign_test", scope=scope,
                         evidence=Evidence("p_value", float(p), self.alpha),
-                        objective=self.objective, unit=self.unit, n=int(n_b),
+                        objective=self.objective, unit=self.unit, n=int(n_rep),
                         explanation=(f"{a} won {wins}, tied {ties}, lost {losses} of {n_b} "
-                                     f"benchmarks ({self.test} over seeds); sign test on the "
-                                     f"{wins + losses} decided benchmarks"),
+                                     f"benchmarks ({self.test} over seeds); {tested}"),
                         effect=Effect("net win share", float(share), _none(low), _none(high),
                                       self.confidence),
                         details={"wins": int(wins), "ties": int(ties), "losses": int(losses),
@@ -192,6 +208,7 @@ def win_tie_loss(
     confidence: float = 0.95,
     n_resamples: int = 9999,
     seed: int | None = 0,
+    copies: BenchmarkReplicates | None = None,
 ) -> WinTieLossResult:
     """Count wins, ties and losses per pair over benchmarks, and sign-test them.
 
@@ -209,6 +226,10 @@ def win_tie_loss(
         Confidence level of the net-win-share interval.
     n_resamples, seed
         For the permutation test.
+    copies : BenchmarkReplicates, optional
+        Groups of benchmarks that count once in the sign test (by default the
+        data's copied runs, :meth:`Results.copied_benchmarks`; add declared
+        groups with :func:`~benchverdict.replicates.pair_replicates`).
 
     Returns
     -------
@@ -283,15 +304,33 @@ def win_tie_loss(
     wins = (outcome_code == 0).sum(axis=1)
     ties = (outcome_code == 1).sum(axis=1)
     losses = (outcome_code == 2).sum(axis=1)
-    sign_p, share, low, high = _sign_tests(wins, losses, confidence)
+    if copies is None:
+        copies = results.copied_benchmarks()
+    labels = copies.labels(benchmarks)
+    if joins(labels):
+        # A group of benchmarks is one replicate: its majority decision (the same rule
+        # for every pair, so the replicates are the same for all of them).
+        net = replicate_means((outcome_code == 0).astype(float).T
+                              - (outcome_code == 2).astype(float).T, labels).T
+        n_replicates = net.shape[1]
+        replicate_wins, replicate_losses = (net > 0).sum(axis=1), (net < 0).sum(axis=1)
+    else:
+        n_replicates, replicate_wins, replicate_losses = m, wins, losses
+    sign_p, share, low, high = _sign_tests(replicate_wins, replicate_losses, confidence)
     table = pd.DataFrame({
         "a": names[first], "b": names[second], "wins": wins, "ties": ties, "losses": losses,
-        "n_benchmarks": np.full(n_pairs, m), "sign_test_p_value": sign_p,
-        "net_win_share": share, "net_win_share_lower": low, "net_win_share_upper": high,
+        "n_benchmarks": np.full(n_pairs, m), "n_replicates": np.full(n_pairs, n_replicates),
+        "replicate_wins": replicate_wins, "replicate_losses": replicate_losses,
+        "sign_test_p_value": sign_p, "net_win_share": share, "net_win_share_lower": low,
+        "net_win_share_upper": high,
     })
     at = "final budget" if budget is None else f"budget {float(budget):g}"
     unit = (f"{len(benchmarks)} benchmarks (unit: benchmark; each decided by a {test} test "
             f"over seeds; {at})")
+    if n_replicates < m:
+        unit = (f"{n_replicates} independent replicates of {m} benchmarks (unit: a benchmark "
+                f"or a group joined by copied runs or a declared group, decided by the "
+                f"majority of its benchmarks' {test} tests over seeds; {at})")
     table.attrs["unit"] = unit
     per_benchmark.attrs["unit"] = unit
     return WinTieLossResult(per_benchmark, table, test, alpha, unit, results.objective,
