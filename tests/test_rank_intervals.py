@@ -220,6 +220,56 @@ def test_public_function_is_the_tested_interval_and_refuses_too_few_benchmarks()
         mean_rank_interval(frame.drop(columns="score"), "minimize")
 
 
+
+def test_copied_benchmarks_count_once_in_the_mean_rank_interval():
+    """Closed form: every algorithm's runs copied onto a second benchmark give the interval of
+    the benchmarks without their copies; counted twice they had narrowed it."""
+    from benchverdict.replicates import BenchmarkReplicates
+
+    rng = np.random.default_rng(12)
+    ranks = rank_tables(rng, 1, 7, offsets_for(4, "close"), False)[0]
+    frame = pd.DataFrame({"algorithm": np.tile(list("abcd"), 7),
+                          "benchmark": np.repeat([f"t{i}" for i in range(7)], 4),
+                          "score": ranks.ravel()})
+    doubled = pd.concat([frame, frame.assign(benchmark=frame["benchmark"] + "-copy")])
+    groups = [[f"t{i}", f"t{i}-copy"] for i in range(7)]
+    copies = BenchmarkReplicates(copies={a: groups for a in "abcd"})
+    once = mean_rank_interval(frame, "minimize")
+    got = mean_rank_interval(doubled, "minimize", replicates=copies)
+    bounds = ["mean_rank", "lower", "upper", "simultaneous_lower", "simultaneous_upper"]
+    np.testing.assert_allclose(got[bounds].to_numpy(), once[bounds].to_numpy(), atol=1e-12)
+    assert (got["n_benchmarks"] == 14).all() and (got["n_replicates"] == 7).all()
+    naive = mean_rank_interval(doubled, "minimize")
+    assert ((naive["upper"] - naive["lower"]) < (once["upper"] - once["lower"])).all()
+    # Too few replicates: no interval, and the note counts replicates, not benchmarks.
+    few = doubled[doubled["benchmark"].str[1].astype(int) < MIN_BENCHMARKS - 1]
+    refused = mean_rank_interval(few, "minimize", replicates=copies)
+    assert refused["lower"].isna().all()
+    assert "4 independent replicate(s) of 8 benchmarks" in refused["note"].iloc[0]
+
+
+def test_copied_benchmarks_counted_twice_break_the_simultaneous_coverage():
+    """Eight tasks, each copied onto 4 benchmarks: counted as 32 benchmarks the simultaneous
+    intervals covered 0.88 (nominal 0.95); counted once they hold their level (1.0: the
+    distribution-free interval is conservative at 8 benchmarks)."""
+    from benchverdict.leaderboard.board import _with_anderson as interval
+    from benchverdict.replicates import replicate_means
+
+    k, tasks, reps = 4, 8, 600
+    offsets = offsets_for(k, "close")
+    truth = population_mean_rank(offsets, False)
+    tables = rank_tables(np.random.default_rng(77), reps, tasks, offsets, False)
+    labels = np.repeat(np.arange(tasks), 4)
+    hit_once = hit_naive = 0
+    for ranks in tables:
+        copied = np.repeat(ranks, 4, axis=0)
+        low, high = interval(replicate_means(copied, labels), 0.05 / k)
+        hit_once += bool(((low <= truth) & (truth <= high)).all())
+        low, high = interval(copied, 0.05 / k)
+        hit_naive += bool(((low <= truth) & (truth <= high)).all())
+    assert hit_once / reps >= floor(reps), hit_once
+    assert hit_naive / reps < floor(reps), hit_naive
+
 # ------------------------------------------------------------------ Cliff's delta
 def stacked_pairs(rng: np.random.Generator, reps: int, n: int, block_sd: float, shift: float,
                   ties: bool) -> np.ndarray:
@@ -356,9 +406,13 @@ def test_priorband_mean_ranks_at_budget_24_follow_the_positions(shared_data):
     entries = board.entries.set_index("algorithm")
     mean = entries["mean_rank"]
     assert mean["PB"] < mean["HB"] < mean["RS"]
-    direct = mean_rank_interval(results.at_budget(24).table, "minimize")
+    # HB's and RS's runs are copied between each task's two prior variants: 12 replicates.
+    direct = mean_rank_interval(results.at_budget(24).table, "minimize",
+                                replicates=results.copied_benchmarks())
+    assert set(direct["n_replicates"]) == {12} and set(direct["n_benchmarks"]) == {24}
     np.testing.assert_allclose(mean[direct.index], direct["mean_rank"], atol=1e-12)
     np.testing.assert_allclose(entries.loc[direct.index, "mean_rank_lower"],
                                direct["simultaneous_lower"], atol=1e-12)
+    assert "12 independent replicates of 24 benchmarks" in " ".join(board.notes)
     assert board.entries["algorithm"].tolist() == ["PB", "HB", "RS"]
     assert (entries["mean_rank_lower"] <= entries["mean_rank_marginal_lower"]).all()

@@ -122,6 +122,7 @@ from benchverdict.leaderboard.metrics import (
     pareto_front,
     run_values,
 )
+from benchverdict.replicates import BenchmarkReplicates, joins, replicate_means
 from benchverdict.results import Results
 from benchverdict.verdict import Verdict
 
@@ -159,12 +160,13 @@ PSEUDO_BENCHMARKS = 0.5
 #: The methods of :func:`mean_rank_interval`.
 MEAN_RANK_METHODS = ("distribution_free", "adjusted_t", "percentile")
 MEAN_RANK_COLUMNS = ["mean_rank", "lower", "upper", "simultaneous_lower", "simultaneous_upper",
-                     "n_benchmarks", "method", "note"]
+                     "n_benchmarks", "n_replicates", "method", "note"]
 
 
 def mean_rank_interval(
     table: pd.DataFrame, objective: str, *, confidence: float = 0.95,
     method: str = "distribution_free", n_resamples: int = 2000, seed: int = 0,
+    replicates: BenchmarkReplicates | None = None,
 ) -> pd.DataFrame:
     r"""Mean rank over benchmarks, with a marginal and a simultaneous interval per algorithm.
 
@@ -229,7 +231,14 @@ def mean_rank_interval(
     interval uses the Bonferroni quantiles) covers only about 0.9 per
     algorithm at 6 benchmarks, and less together.
 
-    With fewer than :data:`MIN_BENCHMARKS` complete benchmarks the bounds are
+    **Benchmarks that are not independent.** Where ``replicates`` joins
+    benchmarks (runs copied between them, :mod:`benchverdict.replicates`),
+    each group is one replicate: its benchmarks' rank rows are averaged
+    (still in :math:`[1, k]`, so every bound above holds), and the mean rank
+    and the intervals are over the ``n_replicates`` replicate rows. A copied
+    benchmark counted twice narrows the interval without new information.
+
+    With fewer than :data:`MIN_BENCHMARKS` complete replicates the bounds are
     NaN and ``note`` says why: an interval there spans nearly every rank,
     and its level would rest on the pseudo-benchmarks more than on the data.
 
@@ -246,13 +255,18 @@ def mean_rank_interval(
         clumps; ``"percentile"`` does not hold its level with few benchmarks.
     n_resamples, seed : int
         Bootstrap resamples and their seed (``method="percentile"`` only).
+    replicates : BenchmarkReplicates, optional
+        Groups of benchmarks that count once (e.g.
+        :meth:`Results.copied_benchmarks`); by default every benchmark is a
+        replicate.
 
     Returns
     -------
     pandas.DataFrame
         Indexed by algorithm: ``mean_rank``, ``lower``, ``upper``,
         ``simultaneous_lower``, ``simultaneous_upper``, ``n_benchmarks``,
-        ``method`` and ``note`` (empty, or why there are no bounds).
+        ``n_replicates``, ``method`` and ``note`` (empty, or why there are no
+        bounds).
 
     Raises
     ------
@@ -290,11 +304,20 @@ def mean_rank_interval(
     n_bench, k = values.shape
     ranks = (stats.rankdata(values, axis=1, method="average") if n_bench
              else np.empty((0, k)))
-    mean = ranks.mean(axis=0) if n_bench else np.full(k, np.nan)
+    if replicates is not None and n_bench:
+        labels = replicates.labels([str(b) for b in cells.index])
+        if joins(labels):
+            # One row per independent replicate: the mean rank row of its benchmarks.
+            ranks = replicate_means(ranks, labels)
+    n_rep = ranks.shape[0]
+    mean = ranks.mean(axis=0) if n_rep else np.full(k, np.nan)
     alpha = 1.0 - confidence
     nan = np.full(k, np.nan)
-    if n_bench < MIN_BENCHMARKS:
-        note = (f"no interval: {n_bench} benchmark(s) with every algorithm scored, fewer "
+    if n_rep < MIN_BENCHMARKS:
+        units = (f"{n_bench} benchmark(s)" if n_rep == n_bench else
+                 f"{n_rep} independent replicate(s) of {n_bench} benchmarks (benchmarks "
+                 f"joined by copied runs count once)")
+        note = (f"no interval: {units} with every algorithm scored, fewer "
                 f"than {MIN_BENCHMARKS}; an interval would span nearly every rank and rest "
                 f"on assumptions more than on data. Fix: add benchmarks.")
         bounds = (nan, nan, nan, nan)
@@ -313,13 +336,14 @@ def mean_rank_interval(
         note = ("percentile bootstrap over benchmarks: below nominal coverage with few "
                 "benchmarks (about 0.9 at 6)")
         rng = np.random.default_rng(seed)
-        weights = rng.multinomial(n_bench, np.full(n_bench, 1.0 / n_bench), size=n_resamples)
-        boot = weights @ ranks / n_bench
+        weights = rng.multinomial(n_rep, np.full(n_rep, 1.0 / n_rep), size=n_resamples)
+        boot = weights @ ranks / n_rep
         tails = [alpha / 2, 1 - alpha / 2, alpha / (2 * k), 1 - alpha / (2 * k)]
         bounds = tuple(np.quantile(boot, tails, axis=0))
     return pd.DataFrame({"mean_rank": mean, "lower": bounds[0], "upper": bounds[1],
                          "simultaneous_lower": bounds[2], "simultaneous_upper": bounds[3],
-                         "n_benchmarks": n_bench, "method": method, "note": note},
+                         "n_benchmarks": n_bench, "n_replicates": n_rep, "method": method,
+                         "note": note},
                         index=index)
 
 
@@ -1394,6 +1418,12 @@ def build_leaderboard(
                                    n_resamples=n_resamples, seed=seed)
     notes += [f"Mean-rank intervals: {note}" for note in
               sorted(set(ranked["note"][ranked["note"] != ""]))]
+    joined = ranked[ranked["n_replicates"] < ranked["n_benchmarks"]]
+    if len(joined):
+        notes.append(f"Mean-rank intervals: {int(joined['n_replicates'].iloc[0])} independent "
+                     f"replicates of {int(joined['n_benchmarks'].iloc[0])} benchmarks (runs "
+                     f"copied between benchmarks make them one replicate, whose rank is the "
+                     f"mean of theirs).")
     rated = None
     if arena and len(complete) >= 2:
         rated = _arena_at_budget(inside, results, design, confidence=confidence,
@@ -1517,10 +1547,13 @@ def _mean_ranks_at_budget(
     if not len(table):
         return pd.DataFrame(columns=MEAN_RANK_COLUMNS)
     # One algorithm ranks first everywhere at every budget; a Results needs two to be built.
-    runs = (_results_of(table, like).incumbents(design.final_budget).table
-            if table["algorithm"].nunique() >= 2 else table)
+    runs, copies = table, None
+    if table["algorithm"].nunique() >= 2:
+        data = _results_of(table, like)
+        # Runs copied between benchmarks make one replicate (as in the report's tests).
+        runs, copies = data.incumbents(design.final_budget).table, data.copied_benchmarks()
     return mean_rank_interval(runs, design.objective, confidence=confidence,
-                              n_resamples=n_resamples, seed=seed)
+                              n_resamples=n_resamples, seed=seed, replicates=copies)
 
 
 def family_names(text: object) -> list[str]:
