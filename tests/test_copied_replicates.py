@@ -480,3 +480,74 @@ def test_the_sign_test_holds_its_level_on_copied_tasks():
     # Per pair (3 pairs per data set); measured 0.137 before, 0.023 after.
     assert stats.binomtest(new, 3 * n, 0.05, alternative="greater").pvalue > 0.001, new
     assert stats.binomtest(old, 3 * n, 0.05, alternative="greater").pvalue < 0.001, old
+
+
+def test_effects_across_these_benchmarks_count_a_copied_cells_noise_once():
+    """Across exactly these benchmarks the runs are the random part. Copies of HB's and RS's
+    runs on a task's two variants are one draw of their noise: the HB - RS interval on the
+    24 benchmarks equals Welch's on one variant of each of the 12 tasks (the same cells,
+    counted once); counted twice it was narrower by sqrt(2)."""
+    from benchverdict.replicates import BenchmarkReplicates
+
+    frame = priorband_shaped(np.random.default_rng(21), tasks=12, seeds=4)
+    res = as_results(frame)
+    both = pairwise_effects(res, estimand="these").effect("HB", "RS")
+    one = frame[frame["bench"].str.endswith("-at25")]
+    single = pairwise_effects(as_results(one), estimand="these").effect("HB", "RS")
+    assert both.difference == pytest.approx(single.difference, rel=1e-12)
+    assert (both.lower, both.upper, both.df) == pytest.approx(
+        (single.lower, single.upper, single.df), rel=1e-9)
+    # Closed form on the 12 tasks: Welch-Satterthwaite over the tasks' cells.
+    cells = one.groupby(["alg", "bench"])["loss"].agg(["mean", "var", "size"])
+    q = (cells.loc["HB", "var"] / cells.loc["HB", "size"]).to_numpy()
+    q_rs = (cells.loc["RS", "var"] / cells.loc["RS", "size"]).to_numpy()
+    se = np.sqrt(q.sum() + q_rs.sum()) / 12
+    df = (q.sum() + q_rs.sum()) ** 2 / ((q ** 2).sum() / 3 + (q_rs ** 2).sum() / 3)
+    assert single.df == pytest.approx(df, rel=1e-9)
+    half = stats.t.ppf(1 - 0.05 / 3 / 2, df) * se
+    assert both.upper - both.lower == pytest.approx(2 * half, rel=1e-9)
+    # Counted as independent the SE was smaller by sqrt(2) (and its df larger).
+    naive = effects_from_frame_without_copies(res)
+    assert both.se / naive.se == pytest.approx(np.sqrt(2), rel=1e-9)
+    assert naive.df > both.df
+    # PB's cells are not copies: a PB pair's interval has HB's copies counted once and
+    # PB's 24 independent cells.
+    assert res.copied_benchmarks() != BenchmarkReplicates()
+
+
+def effects_from_frame_without_copies(res: Results):
+    from benchverdict.effects.pairwise import effects_from_frame
+    from benchverdict.replicates import BenchmarkReplicates
+
+    return effects_from_frame(res.final().table, algorithms=res.algorithms, estimand="these",
+                              objective=res.objective,
+                              copies=BenchmarkReplicates()).effect("HB", "RS")
+
+
+def test_effects_across_these_benchmarks_cover_with_copied_runs():
+    """Coverage of the mean difference over exactly these benchmarks (the cells' true means
+    fixed, only the seeds redrawn): HB - RS covered below its level with copies counted as
+    independent; with each copy's noise counted once it holds its level."""
+    rng = np.random.default_rng(31)
+    tasks, seeds, reps = 10, 4, 300
+    true = {a: rng.normal(0.0, 0.5, tasks) for a in ALGORITHMS}
+    hit = naive_hit = 0
+    for _ in range(reps):
+        rows = []
+        noise = {a: rng.normal(0.0, 0.3, (tasks, seeds)) for a in ("HB", "RS")}
+        for t in range(tasks):
+            for variant in ("at25", "bad"):
+                for a in ALGORITHMS:
+                    e = noise[a][t] if a in noise else rng.normal(0.0, 0.3, seeds)
+                    rows += [(a, f"t{t}-{variant}", s, true[a][t] + e[s]) for s in range(seeds)]
+        res = as_results(pd.DataFrame(rows, columns=["alg", "bench", "seed", "loss"]))
+        truth = float(np.mean(true["HB"] - true["RS"]))  # raw HB - RS, as `difference`
+        e = pairwise_effects(res, estimand="these", alpha=0.05).effect("HB", "RS")
+        hit += e.lower <= truth <= e.upper
+        n = effects_from_frame_without_copies(res)
+        naive_hit += n.lower <= truth <= n.upper
+    # Bonferroni over the 3 pairs: each interval is at 1 - 0.05 / 3.
+    level = 1 - 0.05 / 3
+    floor = level - 3 * np.sqrt(level * (1 - level) / reps)
+    assert hit / reps >= floor, hit
+    assert naive_hit / reps < floor, naive_hit

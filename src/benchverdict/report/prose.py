@@ -41,8 +41,9 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
     (Wilcoxon-Holm, the LMEM's paired test) and the effect sizes count each
     group of copies once (:mod:`benchverdict.replicates`); the caveat says so
     beside "24 benchmarks". With ``estimand="these"`` the LMEM's replicates are
-    the runs, and a copied run counts twice there: the caveat says its claims
-    overstate their evidence. ``declared`` is ``(column, levels)`` of
+    the runs, and a copied run counts twice in the LMEM there: the caveat says
+    its claims overstate their evidence (the effect intervals count each copy's
+    noise once). ``declared`` is ``(column, levels)`` of
     ``replicate_by``: its levels count once too. None when there is nothing
     to say.
 
@@ -71,8 +72,8 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
         return f"{who} {verb} identical runs on several benchmarks; {tail}"
     if estimand == "these":
         return (f"{who} {verb} identical runs on several benchmarks, which the LMEM on these "
-                f"benchmarks and its effect intervals count as independent runs, so their "
-                f"claims about {them} overstate the evidence")
+                f"benchmarks counts as independent runs, so its claims about {them} "
+                f"overstate the evidence; the effect intervals count each copy's noise once")
     return (f"{who} {verb} identical runs on several benchmarks; the tests that settle "
             f"{'its' if len(names) == 1 else 'their'} pairs count each group of copies once")
 
