@@ -551,3 +551,49 @@ def test_effects_across_these_benchmarks_cover_with_copied_runs():
     floor = level - 3 * np.sqrt(level * (1 - level) / reps)
     assert hit / reps >= floor, hit
     assert naive_hit / reps < floor, naive_hit
+
+
+def test_a_copy_that_lacks_a_run_is_still_a_copy():
+    """A crashed seed on one variant: HB's and RS's cells there lack a run their copies on
+    the other variant have. Every run they share is identical, so they are copies: each task
+    counts once, as without the missing run (it counted 20 benchmarks before)."""
+    frame = priorband_shaped(np.random.default_rng(41), tasks=10, seeds=5)
+    crashed = (frame["alg"].isin(["HB", "RS"]) & frame["bench"].str.endswith("-bad")
+               & (frame["seed"] == 0))
+    res = as_results(frame[~crashed])
+    found = res.copied_benchmarks().copies
+    assert set(found) == {"HB", "RS"}
+    assert all(len(groups) == 10 and all(len(g) == 2 for g in groups)
+               for groups in found.values())
+    paired = paired_contrasts(res).set_index(["a", "b"])
+    assert set(paired["n_replicates"]) == {10} and set(paired["n_benchmarks"]) == {20}
+    # The test on the 10 task means (each variant's cell mean, then their mean).
+    cells = frame[~crashed].groupby(["alg", "bench"])["loss"].mean().unstack("bench")
+    d = cells.loc["HB"] - cells.loc["RS"]
+    task_d = d.groupby(d.index.str.split("-").str[0]).mean().to_numpy()
+    p = min(1.0, 3 * stats.ttest_1samp(task_d, 0.0).pvalue)
+    assert paired.loc[("HB", "RS"), "p_value_adjusted"] == pytest.approx(p, rel=1e-9)
+
+
+def test_cells_that_share_runs_but_differ_elsewhere_are_not_copies():
+    """Two cells with two identical runs and a third seed that differs are two observations
+    (a cache reused for some seeds): no copy. Nor is a cell that holds half of another's runs
+    or fewer."""
+    frame = priorband_shaped(np.random.default_rng(42), tasks=6, seeds=5, copies=False)
+    hb = frame["alg"] == "HB"
+    source = frame[hb & (frame["bench"] == "t0-at25")]
+    # t0-bad: seeds 0 and 1 copied from t0-at25, seeds 2-4 its own: shared 2 of 5.
+    reused = source[source["seed"] < 2].assign(bench="t0-bad")
+    frame = pd.concat([frame[~(hb & (frame["bench"] == "t0-bad") & (frame["seed"] < 2))],
+                       reused], ignore_index=True)
+    assert not as_results(frame).copied_benchmarks()
+    hb = frame["alg"] == "HB"
+    # Three runs of five, the other two missing, are a copy; with the two present and
+    # different they are not.
+    subset = source[source["seed"] < 3].assign(bench="t1-bad")
+    lacking = pd.concat([frame[~(hb & (frame["bench"] == "t1-bad"))], subset],
+                        ignore_index=True)
+    assert as_results(lacking).copied_benchmarks().copies == {"HB": (("t0-at25", "t1-bad"),)}
+    differing = pd.concat([frame[~(hb & (frame["bench"] == "t1-bad") & (frame["seed"] < 3))],
+                           subset], ignore_index=True)
+    assert not as_results(differing).copied_benchmarks()

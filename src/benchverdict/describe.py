@@ -395,6 +395,78 @@ def _hashed_rows(frame: pd.DataFrame, score: np.ndarray) -> pd.DataFrame:
                          "high": (hashes >> np.uint64(32)).astype(np.int64)})
 
 
+#: The columns of :func:`run_fingerprints`.
+RUN_FINGERPRINT_COLUMNS = ["cell", "seed", "low", "high", "n"]
+
+
+def run_fingerprints(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per run (cell and seed code): an order-free fingerprint of its rows.
+
+    As :func:`cell_fingerprints`, per (algorithm, benchmark, seed): ``low`` and
+    ``high`` sum the 32-bit halves of its rows' hashes, ``n`` counts them.
+    Partitions add (:func:`combine_run_fingerprints`). They let a copy that
+    lacks some runs be found (:func:`copied_cell_groups`).
+    """
+    score = frame["score"].to_numpy(dtype=float)
+    parts = _hashed_rows(frame, score).assign(
+        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64), n=1)
+    return combine_run_fingerprints([parts])
+
+
+def combine_run_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """:func:`run_fingerprints` of several partitions, as one (sums per run)."""
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=RUN_FINGERPRINT_COLUMNS)
+    out = frame.groupby(["cell", "seed"], sort=True).agg(
+        low=("low", "sum"), high=("high", "sum"), n=("n", "sum")).reset_index()
+    return out[RUN_FINGERPRINT_COLUMNS]
+
+
+#: Copies that lack runs: cells sharing at least this many identical runs (and nothing
+#: else in common, at least half of each cell's runs) are one observation.
+MIN_SHARED_RUNS = 2
+#: A run repeated on more benchmarks than this is not enumerated pair by pair (a value
+#: every benchmark reaches by chance, e.g. a 0/1 score of one row).
+MAX_RUN_COPIES = 64
+
+
+def partial_copies(runs: pd.DataFrame, nb: int) -> pd.DataFrame:
+    """Pairs of one algorithm's cells whose common runs are all identical (one lacks some).
+
+    ``runs`` are :func:`run_fingerprints`. Two cells of an algorithm are a
+    copy with runs missing when every seed both have holds the same rows on
+    both, they share at least :data:`MIN_SHARED_RUNS` runs and at least half
+    of each cell's runs. Returns ``algorithm, first, second, shared_rows``
+    (benchmark codes, ``first < second``); the chance rule is the caller's
+    (:func:`copied_cell_groups`).
+    """
+    columns = ["algorithm", "first", "second", "shared_rows"]
+    if not len(runs):
+        return pd.DataFrame(columns=columns)
+    table = runs.assign(low=runs["low"] % 2**32, high=runs["high"] % 2**32,
+                        algorithm=runs["cell"] // nb, benchmark=runs["cell"] % nb)
+    same = table.groupby(["algorithm", "seed", "low", "high", "n"])["benchmark"].agg(list)
+    same = same[same.map(len).between(2, MAX_RUN_COPIES)]
+    if not len(same):
+        return pd.DataFrame(columns=columns)
+    pairs = [(a, x, y, n) for (a, _, _, _, n), benches in same.items()
+             for i, x in enumerate(sorted(benches)) for y in sorted(benches)[i + 1:]]
+    shared = (pd.DataFrame(pairs, columns=["algorithm", "first", "second", "rows"])
+              .groupby(["algorithm", "first", "second"])
+              .agg(shared=("rows", "size"), shared_rows=("rows", "sum")).reset_index())
+    shared = shared[shared["shared"] >= MIN_SHARED_RUNS]
+    if not len(shared):
+        return pd.DataFrame(columns=columns)
+    seeds = table.groupby("cell")["seed"].agg(frozenset)
+    keep = []
+    for a, x, y, n_shared in shared[["algorithm", "first", "second", "shared"]].itertuples(
+            index=False):
+        sx, sy = seeds.loc[a * nb + x], seeds.loc[a * nb + y]
+        keep.append(len(sx & sy) == n_shared  # every common seed identical
+                    and 2 * n_shared >= max(len(sx), len(sy)))
+    return shared.loc[keep, columns].reset_index(drop=True)
+
+
 #: Scores rescaled to a cell's range are compared to this many decimals: an affine map per
 #: benchmark (a regret normalised per benchmark) leaves round-off near 1e-15.
 SHAPE_DECIMALS = 9
@@ -499,7 +571,8 @@ def collision_probabilities(counts: pd.DataFrame) -> dict[int, float]:
 def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
                        benchmarks: Sequence[str],
                        collision: Callable[[list[int], list[int]], Mapping[int, float]]
-                       | None = None) -> dict[str, list[list[str]]]:
+                       | None = None,
+                       runs: pd.DataFrame | None = None) -> dict[str, list[list[str]]]:
     """Per algorithm, the groups of benchmarks on which its runs are identical.
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
@@ -514,7 +587,11 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
     own scores look like ties, and at 10 cells of 3 runs hide itself), and a
     group of cells with ``n`` rows counts only when ``C(m, 2) c^n`` (the
     coincidences to expect among its ``m`` cells) is below
-    :data:`CHANCE_COPIES`. Algorithms and groups are in the order of their
+    :data:`CHANCE_COPIES`. With ``runs`` (:func:`run_fingerprints`) a copy
+    that lacks some runs (a crashed seed) is found too (:func:`partial_copies`;
+    raw scores only, since a missing run can move a cell's range), by the same
+    rule on the rows of the runs the two cells share; groups that share a
+    benchmark are joined. Algorithms and groups are in the order of their
     codes; benchmarks within a group too.
 
     Examples
@@ -536,21 +613,50 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
     table["algorithm"], table["benchmark"] = table["cell"] // nb, table["cell"] % nb
     groups = table.groupby(["algorithm", "low", "high", "n"])["benchmark"].agg(list)
     groups = groups[groups.map(len) > 1]
-    if not len(groups):
+    # Candidates: (algorithm, benchmarks, rows that coincide).
+    candidates = [(int(a), sorted(int(b) for b in benches), int(n))
+                  for (a, _, _, n), benches in groups.items()]
+    if runs is not None and len(runs):
+        varied = set(table["cell"].astype(int))  # a constant cell is no copy
+        partial = partial_copies(runs[runs["cell"].isin(varied)], nb)
+        exact = {(a, b): g for g, (a, benches, _) in enumerate(candidates) for b in benches}
+        candidates += [(int(a), [int(x), int(y)], int(n))
+                       for a, x, y, n in partial.itertuples(index=False)
+                       if exact.get((a, x), -1) != exact.get((a, y), -2)]
+    if not candidates:
         return {}
-    copies = sorted(int(a) * nb + int(b) for (a, *_), benches in groups.items()
-                    for b in benches[1:])
-    chance = (dict(collision(sorted({int(a) for a, *_ in groups.index}), copies))
+    copies = sorted({a * nb + b for a, benches, _ in candidates for b in benches[1:]})
+    chance = (dict(collision(sorted({a for a, *_ in candidates}), copies))
               if collision else {})
     cells = table.groupby("algorithm").size()
-    found: dict[int, list[list[int]]] = {}
-    for (a, _, _, n), benches in groups.items():
+    edges: dict[int, list[list[int]]] = {}
+    for a, benches, n in candidates:
         m = int(cells.loc[a])
-        if m * (m - 1) / 2 * chance.get(int(a), 0.0) ** int(n) >= CHANCE_COPIES:
+        if m * (m - 1) / 2 * chance.get(a, 0.0) ** n >= CHANCE_COPIES:
             continue  # as likely by chance as by a copy
-        found.setdefault(int(a), []).append(sorted(int(b) for b in benches))
+        edges.setdefault(a, []).append(benches)
+    found = {a: _joined(groups) for a, groups in edges.items()}
     return {str(algorithms[a]): [[str(benchmarks[b]) for b in group]
                                  for group in sorted(found[a])] for a in sorted(found)}
+
+
+def _joined(groups: list[list[int]]) -> list[list[int]]:
+    """Groups that share a member, joined (connected components), each sorted."""
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for group in groups:
+        for other in group[1:]:
+            parent[root(other)] = root(group[0])
+    members: dict[int, list[int]] = {}
+    for x in sorted({x for group in groups for x in group}):
+        members.setdefault(root(x), []).append(x)
+    return sorted(members.values())
 
 
 def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:

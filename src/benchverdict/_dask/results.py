@@ -546,8 +546,10 @@ class DaskResults(Results):
             cell_shape_fingerprints,
             collision_probabilities,
             combine_fingerprints,
+            combine_run_fingerprints,
             combine_shape_fingerprints,
             copied_cell_groups,
+            run_fingerprints,
             score_counts,
             with_shapes,
         )
@@ -563,8 +565,10 @@ class DaskResults(Results):
             # cell's range spans partitions.
             shapes = combine_shape_fingerprints(
                 self._map(cell_shape_fingerprints, prints, desc="copied runs: shapes"))
+            runs = combine_run_fingerprints(
+                self._map(run_fingerprints, desc="copied runs: runs"))
             groups = copied_cell_groups(with_shapes(prints, shapes), self.algorithms,
-                                        self.benchmarks, collision)
+                                        self.benchmarks, collision, runs=runs)
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]

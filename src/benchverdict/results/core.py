@@ -1081,6 +1081,7 @@ class Results:
             cell_shape_fingerprints,
             collision_probabilities,
             copied_cell_groups,
+            run_fingerprints,
             score_counts,
             with_shapes,
         )
@@ -1092,7 +1093,8 @@ class Results:
             groups = copied_cell_groups(
                 prints, self.algorithms, self.benchmarks,
                 lambda codes, skip: collision_probabilities(
-                    score_counts(self._frame, codes, skip)))
+                    score_counts(self._frame, codes, skip)),
+                runs=run_fingerprints(self._frame))
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]
