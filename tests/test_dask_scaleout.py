@@ -360,6 +360,25 @@ def test_cli_report_engine_dask_equals_pandas(cluster_client, tmp_path):
         assert (tmp_path / "dk" / name).read_text() == (tmp_path / "mem" / name).read_text()
 
 
+def test_a_copy_that_lacks_a_run_is_found_on_both_engines(cluster_client):
+    """Run fingerprints add across partitions: a copy missing a seed is found on Dask as in
+    memory, with the rows of one run split between partitions."""
+    rng = np.random.default_rng(8)
+    rows = [(a, f"t{t}-{v}", s, b, float(x))
+            for t in range(5) for a in ("A", "B") for s in range(4)
+            for x_run in [np.minimum.accumulate(rng.normal(size=3))]
+            for v in ("at25", "bad") for b, x in zip((1.0, 2.0, 3.0), x_run
+                                                       if a == "A" else rng.normal(size=3))]
+    df = pd.DataFrame(rows, columns=["alg", "bench", "seed", "t", "y"])
+    df = df[~((df["alg"] == "A") & df["bench"].str.endswith("-bad") & (df["seed"] == 0))]
+    df = df.sample(frac=1, random_state=2).reset_index(drop=True)
+    roles = dict(algorithm="alg", benchmark="bench", seed="seed", budget="t", score="y",
+                 objective="minimize")
+    mem, dk = _both(df, 5, **roles)
+    assert len(mem.copied_benchmarks().copies["A"]) == 5
+    assert dk.copied_benchmarks() == mem.copied_benchmarks()
+
+
 # ------------------------------------------------------------------------ shared data
 @pytest.mark.shared_data
 @pytest.mark.parametrize("layout", ["contiguous", "shuffled"])
