@@ -292,6 +292,14 @@ def test_a_plan_counts_replicates_as_its_tests_do():
     assert both.loc[("HB", "PB"), "sd_benchmark"] == pytest.approx(tau, rel=1e-9)
     sentence = plan(data, standardize=False).sentences()[0]
     assert "independent replicates of about 2 benchmarks each" in sentence
+    # A stated number of benchmarks is read in replicates too: 20 benchmarks are 10 tasks,
+    # and 40 benchmarks 20 tasks (read as 40 replicates, the power was overstated).
+    now = plan(data, standardize=False).table.set_index(["a", "b"])
+    stated = plan(data, standardize=False, n_benchmarks=20).table.set_index(["a", "b"])
+    assert stated["power_now"].to_numpy() == pytest.approx(now["power_now"].to_numpy())
+    assert set(stated["n_benchmarks"]) == {10}
+    doubled = plan(data, standardize=False, n_benchmarks=40).table.set_index(["a", "b"])
+    assert set(doubled["n_benchmarks"]) == {20}
 
 
 def test_pairs_of_algorithms_without_copies_count_the_copied_tasks_once_too():

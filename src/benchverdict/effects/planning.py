@@ -978,7 +978,10 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
     sd_benchmark, sd_seed : float or str, optional
         ``τ`` and ``σ`` (module docstring), in the same unit as ``difference``.
     n_benchmarks : int, optional
-        Current number of benchmarks.
+        Current number of benchmarks. With a pilot whose benchmarks are
+        joined into replicates (copied runs, declared groups), it is divided
+        by each pair's ``benchmarks_per_replicate`` (rounded down, at least
+        2): the plan counts independent replicates, as the tests do.
     seeds : float, optional
         Current seeds per cell.
     power : float
@@ -1083,6 +1086,13 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
         for name, value in stated.items():
             if value is not None:
                 components[name] = float(value) if name != "n_benchmarks" else value
+        if n_benchmarks is not None:
+            # The plan counts independent replicates, as the tests do: a stated number of
+            # benchmarks holds n / (benchmarks per replicate) of them (floor: no more
+            # evidence than the benchmarks hold), at least 2.
+            per = components["benchmarks_per_replicate"].astype(float).to_numpy()
+            components["n_benchmarks"] = np.maximum(
+                2, np.floor(stated["n_benchmarks"] / per + 1e-9)).astype(int)
         k = len(components) if pairs is None else _check_pairs(pairs)
         source = "pilot"
         unknown = components["sd_seed"].isna() | components["sd_benchmark"].isna()
