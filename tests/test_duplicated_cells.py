@@ -122,3 +122,33 @@ def test_few_distinct_scores_that_coincide_by_chance_are_not_called_copies(level
     # The same few values, copied to a second benchmark with many rows: still a copy.
     long = runs({"b1": "b0"})
     assert len(copies(long)) == 1
+
+
+def _incumbent_curves(seeds: int, copy: bool = False) -> Results:
+    """40 independent benchmarks, 0/1 scores: each run's incumbent is 0 until its first
+    success, then 1, over 10 budgets (success chance 0.3 per step); ``copy`` copies A's
+    runs on task0 onto task1."""
+    rng = np.random.default_rng(9)
+    rows = []
+    for b in range(40):
+        for a in "AB":
+            for s in range(seeds):
+                first = rng.geometric(0.3)
+                rows += [(a, f"task{b}", s, t, float(t >= first)) for t in range(1, 11)]
+    frame = pd.DataFrame(rows, columns=["alg", "bench", "seed", "t", "y"])
+    if copy:
+        source = frame[(frame["alg"] == "A") & (frame["bench"] == "task0")]
+        frame = pd.concat([frame[~((frame["alg"] == "A") & (frame["bench"] == "task1"))],
+                           source.assign(bench="task1")], ignore_index=True)
+    return Results.from_frame(frame, algorithm="alg", benchmark="bench", seed="seed",
+                              budget="t", score="y", objective="maximize", kind="runs")
+
+
+def test_incumbent_curves_of_few_values_are_not_copies_by_chance():
+    """The chance rule counted rows: a cell of three 0/1 incumbent curves has 30 rows, and
+    two cells whose curves step at the same budgets were taken for copies, although such
+    runs are equal by chance about one time in ten. Counted by runs, nothing is flagged;
+    a real copy of ten runs is still found."""
+    assert not _incumbent_curves(3).copied_benchmarks()
+    found = _incumbent_curves(10, copy=True).copied_benchmarks().copies
+    assert found == {"A": (("task0", "task1"),)}

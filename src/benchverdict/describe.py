@@ -10,7 +10,7 @@ takes the canonical frame and the facts ``Results.describe`` passes, never a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -396,20 +396,29 @@ def _hashed_rows(frame: pd.DataFrame, score: np.ndarray) -> pd.DataFrame:
 
 
 #: The columns of :func:`run_fingerprints`.
-RUN_FINGERPRINT_COLUMNS = ["cell", "seed", "low", "high", "n"]
+RUN_FINGERPRINT_COLUMNS = ["cell", "seed", "low", "high", "n", "content_low", "content_high"]
 
 
 def run_fingerprints(frame: pd.DataFrame) -> pd.DataFrame:
     """Per run (cell and seed code): an order-free fingerprint of its rows.
 
     As :func:`cell_fingerprints`, per (algorithm, benchmark, seed): ``low`` and
-    ``high`` sum the 32-bit halves of its rows' hashes, ``n`` counts them.
-    Partitions add (:func:`combine_run_fingerprints`). They let a copy that
-    lacks some runs be found (:func:`copied_cell_groups`).
+    ``high`` sum the 32-bit halves of its rows' hashes, ``n`` counts them;
+    ``content_low`` and ``content_high`` do the same without the seed (equal
+    for two runs of any seeds with the same rows). Partitions add
+    (:func:`combine_run_fingerprints`). They let a copy that lacks some runs
+    be found, and tell how often two runs are equal by chance
+    (:func:`run_collision_probabilities`).
     """
     score = frame["score"].to_numpy(dtype=float)
+    content = {"score": score + 0.0}
+    if "budget" in frame.columns:
+        content["budget"] = frame["budget"].to_numpy(dtype=float)
+    hashes = _row_hashes(content) if len(frame) else np.zeros(0, dtype=np.uint64)
     parts = _hashed_rows(frame, score).assign(
-        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64), n=1)
+        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64), n=1,
+        content_low=(hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+        content_high=(hashes >> np.uint64(32)).astype(np.int64))
     return combine_run_fingerprints([parts])
 
 
@@ -418,8 +427,34 @@ def combine_run_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=RUN_FINGERPRINT_COLUMNS)
     out = frame.groupby(["cell", "seed"], sort=True).agg(
-        low=("low", "sum"), high=("high", "sum"), n=("n", "sum")).reset_index()
+        low=("low", "sum"), high=("high", "sum"), n=("n", "sum"),
+        content_low=("content_low", "sum"), content_high=("content_high", "sum")
+    ).reset_index()
     return out[RUN_FINGERPRINT_COLUMNS]
+
+
+def run_collision_probabilities(runs: pd.DataFrame, nb: int, algorithms: Sequence[int],
+                                skip_cells: Sequence[int] = ()) -> dict[int, float]:
+    """Per algorithm code, the chance that two of its runs, two different ones, are equal.
+
+    ``sum n_v (n_v - 1) / (N (N - 1))`` over the distinct run contents ``v``
+    (its rows without the seed, :func:`run_fingerprints`) of the algorithm's
+    ``N`` runs outside ``skip_cells``. The run, not the row, is the unit: the
+    rows of one run (its incumbent along the budget) repeat each other, and
+    0/1 incumbent curves that step at the same budget are equal far more
+    often than the rows' chance to the power of their number says.
+    """
+    table = runs[(runs["cell"] // nb).isin(list(algorithms))
+                 & ~runs["cell"].isin(list(skip_cells))]
+    key = pd.DataFrame({"algorithm": table["cell"] // nb,
+                        "low": table["content_low"] % 2**32,
+                        "high": table["content_high"] % 2**32, "n": table["n"]})
+    total = key.groupby(["algorithm", "low", "high", "n"]).size().astype(float)
+    n = total.groupby(level="algorithm").sum()
+    pairs = (total * (total - 1.0)).groupby(level="algorithm").sum()
+    out = {int(a): float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))) if n.loc[a] > 1
+           else 1.0 for a in n.index}
+    return {int(a): out.get(int(a), 1.0) for a in algorithms}
 
 
 #: Copies that lack runs: cells sharing at least this many identical runs (and nothing
@@ -436,11 +471,11 @@ def partial_copies(runs: pd.DataFrame, nb: int) -> pd.DataFrame:
     ``runs`` are :func:`run_fingerprints`. Two cells of an algorithm are a
     copy with runs missing when every seed both have holds the same rows on
     both, they share at least :data:`MIN_SHARED_RUNS` runs and at least half
-    of each cell's runs. Returns ``algorithm, first, second, shared_rows``
-    (benchmark codes, ``first < second``); the chance rule is the caller's
+    of each cell's runs. Returns ``algorithm, first, second, shared`` (runs;
+    benchmark codes, ``first < second``); the chance rule is the caller's
     (:func:`copied_cell_groups`).
     """
-    columns = ["algorithm", "first", "second", "shared_rows"]
+    columns = ["algorithm", "first", "second", "shared"]
     if not len(runs):
         return pd.DataFrame(columns=columns)
     table = runs.assign(low=runs["low"] % 2**32, high=runs["high"] % 2**32,
@@ -449,11 +484,11 @@ def partial_copies(runs: pd.DataFrame, nb: int) -> pd.DataFrame:
     same = same[same.map(len).between(2, MAX_RUN_COPIES)]
     if not len(same):
         return pd.DataFrame(columns=columns)
-    pairs = [(a, x, y, n) for (a, _, _, _, n), benches in same.items()
+    pairs = [(a, x, y) for (a, *_), benches in same.items()
              for i, x in enumerate(sorted(benches)) for y in sorted(benches)[i + 1:]]
-    shared = (pd.DataFrame(pairs, columns=["algorithm", "first", "second", "rows"])
-              .groupby(["algorithm", "first", "second"])
-              .agg(shared=("rows", "size"), shared_rows=("rows", "sum")).reset_index())
+    shared = (pd.DataFrame(pairs, columns=["algorithm", "first", "second"])
+              .groupby(["algorithm", "first", "second"]).size().rename("shared")
+              .reset_index())
     shared = shared[shared["shared"] >= MIN_SHARED_RUNS]
     if not len(shared):
         return pd.DataFrame(columns=columns)
@@ -535,63 +570,30 @@ def combine_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 CHANCE_COPIES = 0.01
 
 
-def score_counts(frame: pd.DataFrame, algorithms: Sequence[int],
-                 skip_cells: Sequence[int] = ()) -> pd.DataFrame:
-    """How often each score occurs, per algorithm code in ``algorithms`` (partitions add).
-
-    Rows of the cells in ``skip_cells`` (:func:`cell_fingerprints`' numbering)
-    are not counted.
-    """
-    codes = frame["algorithm"].cat.codes.to_numpy()
-    keep = np.isin(codes, np.asarray(list(algorithms), dtype=codes.dtype))
-    if len(skip_cells):
-        nb = len(frame["benchmark"].cat.categories)
-        cell = (codes.astype(np.int64) * nb
-                + frame["benchmark"].cat.codes.to_numpy().astype(np.int64))
-        keep &= ~np.isin(cell, np.asarray(list(skip_cells), dtype=np.int64))
-    part = pd.DataFrame({"algorithm": codes[keep].astype(np.int64),
-                         "score": frame["score"].to_numpy(dtype=float)[keep] + 0.0})
-    return part.groupby(["algorithm", "score"]).size().rename("n").reset_index()
-
-
-def collision_probabilities(counts: pd.DataFrame) -> dict[int, float]:
-    """Per algorithm, the chance that two of its scores, two different rows, are equal.
-
-    ``sum n_v (n_v - 1) / (N (N - 1))`` over its distinct scores ``v``: the
-    unbiased estimate (the sum of squared shares counts a row paired with
-    itself, and put a floor of ``1 / N`` under scores that never tie).
-    """
-    total = counts.groupby(["algorithm", "score"])["n"].sum().astype(float)
-    n = total.groupby(level="algorithm").sum()
-    pairs = (total * (total - 1.0)).groupby(level="algorithm").sum()
-    return {int(a): float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))) if n.loc[a] > 1
-            else 1.0 for a in n.index}
-
-
-def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
-                       benchmarks: Sequence[str],
-                       collision: Callable[[list[int], list[int]], Mapping[int, float]]
-                       | None = None,
-                       runs: pd.DataFrame | None = None) -> dict[str, list[list[str]]]:
+def copied_cell_groups(prints: pd.DataFrame, runs: pd.DataFrame, algorithms: Sequence[str],
+                       benchmarks: Sequence[str]) -> dict[str, list[list[str]]]:
     """Per algorithm, the groups of benchmarks on which its runs are identical.
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
     score, in any order) are one observation of it counted twice. ``prints``
     are the cells' :func:`cell_fingerprints` (with :func:`with_shapes`, their
-    rows up to a rescaling of each cell's scores); a cell whose scores are all
-    equal (a ceiling reached from the start) is no copy. Few distinct scores
-    (0/1, accuracies on small test sets) make equal cells likely by chance:
-    ``collision(codes, skip_cells)`` gives each candidate algorithm's chance
-    ``c`` that two of its scores are equal, counted without the cells in
-    ``skip_cells`` (each group's copies but its first: a copy would make its
-    own scores look like ties, and at 10 cells of 3 runs hide itself), and a
-    group of cells with ``n`` rows counts only when ``C(m, 2) c^n`` (the
-    coincidences to expect among its ``m`` cells) is below
-    :data:`CHANCE_COPIES`. With ``runs`` (:func:`run_fingerprints`) a copy
-    that lacks some runs (a crashed seed) is found too (:func:`partial_copies`;
-    raw scores only, since a missing run can move a cell's range), by the same
-    rule on the rows of the runs the two cells share; groups that share a
-    benchmark are joined. Algorithms and groups are in the order of their
+    rows up to a rescaling of each cell's scores), ``runs`` their
+    :func:`run_fingerprints`; a cell whose scores are all equal (a ceiling
+    reached from the start) is no copy. A copy that lacks some runs (a
+    crashed seed) is found run by run (:func:`partial_copies`; raw scores
+    only, since a missing run can move a cell's range). Groups that share a
+    benchmark are joined.
+
+    Few distinct scores (0/1, accuracies on small test sets) make equal cells
+    likely by chance. With ``c`` the chance that two of the algorithm's runs
+    are equal (:func:`run_collision_probabilities`, counted without each
+    group's copies but its first: a copy would make its own runs look like
+    ties, and at 10 cells of 3 runs hide itself), a group whose cells share
+    ``n`` runs counts only when ``C(m, 2) c^n`` (the coincidences to expect
+    among the algorithm's ``m`` cells) is below :data:`CHANCE_COPIES`. The
+    run, not the row, is the unit: the rows of one run (its incumbent along
+    the budget) repeat each other, and 0/1 incumbent curves counted by rows
+    were taken for copies. Algorithms and groups are in the order of their
     codes; benchmarks within a group too.
 
     Examples
@@ -600,7 +602,8 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
     ...                       "benchmark": pd.Categorical(["p", "p", "q", "q"] * 2),
     ...                       "seed": pd.Categorical([0, 1] * 4),
     ...                       "score": [0.1, 0.2, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]})
-    >>> copied_cell_groups(cell_fingerprints(frame), ["a", "b"], ["p", "q"])
+    >>> copied_cell_groups(cell_fingerprints(frame), run_fingerprints(frame), ["a", "b"],
+    ...                    ["p", "q"])
     {'a': [['p', 'q']]}
     """
     nb = len(benchmarks)
@@ -613,21 +616,21 @@ def copied_cell_groups(prints: pd.DataFrame, algorithms: Sequence[str],
     table["algorithm"], table["benchmark"] = table["cell"] // nb, table["cell"] % nb
     groups = table.groupby(["algorithm", "low", "high", "n"])["benchmark"].agg(list)
     groups = groups[groups.map(len) > 1]
-    # Candidates: (algorithm, benchmarks, rows that coincide).
-    candidates = [(int(a), sorted(int(b) for b in benches), int(n))
-                  for (a, _, _, n), benches in groups.items()]
-    if runs is not None and len(runs):
-        varied = set(table["cell"].astype(int))  # a constant cell is no copy
-        partial = partial_copies(runs[runs["cell"].isin(varied)], nb)
-        exact = {(a, b): g for g, (a, benches, _) in enumerate(candidates) for b in benches}
-        candidates += [(int(a), [int(x), int(y)], int(n))
-                       for a, x, y, n in partial.itertuples(index=False)
-                       if exact.get((a, x), -1) != exact.get((a, y), -2)]
+    # Candidates: (algorithm, benchmarks, runs that coincide).
+    runs_of = runs.groupby("cell").size()
+    candidates = [(int(a), sorted(int(b) for b in benches),
+                   int(runs_of.get(int(a) * nb + int(benches[0]), 1)))
+                  for (a, _, _, _), benches in groups.items()]
+    varied = set(table["cell"].astype(int))  # a constant cell is no copy
+    partial = partial_copies(runs[runs["cell"].isin(varied)], nb)
+    exact = {(a, b): g for g, (a, benches, _) in enumerate(candidates) for b in benches}
+    candidates += [(int(a), [int(x), int(y)], int(n))
+                   for a, x, y, n in partial.itertuples(index=False)
+                   if exact.get((a, x), -1) != exact.get((a, y), -2)]
     if not candidates:
         return {}
     copies = sorted({a * nb + b for a, benches, _ in candidates for b in benches[1:]})
-    chance = (dict(collision(sorted({a for a, *_ in candidates}), copies))
-              if collision else {})
+    chance = run_collision_probabilities(runs, nb, sorted({a for a, *_ in candidates}), copies)
     cells = table.groupby("algorithm").size()
     edges: dict[int, list[list[int]]] = {}
     for a, benches, n in candidates:

@@ -544,20 +544,14 @@ class DaskResults(Results):
         from benchverdict.describe import (
             cell_fingerprints,
             cell_shape_fingerprints,
-            collision_probabilities,
             combine_fingerprints,
             combine_run_fingerprints,
             combine_shape_fingerprints,
             copied_cell_groups,
             run_fingerprints,
-            score_counts,
             with_shapes,
         )
         from benchverdict.replicates import BenchmarkReplicates
-
-        def collision(codes: list[int], skip: list[int]) -> dict[int, float]:
-            counts = self._map(score_counts, codes, skip, desc="copied runs: score counts")
-            return collision_probabilities(pd.concat(counts, ignore_index=True))
 
         if "copied_benchmarks" not in self._cache:
             prints = combine_fingerprints(self._map(cell_fingerprints, desc="copied runs"))
@@ -567,8 +561,8 @@ class DaskResults(Results):
                 self._map(cell_shape_fingerprints, prints, desc="copied runs: shapes"))
             runs = combine_run_fingerprints(
                 self._map(run_fingerprints, desc="copied runs: runs"))
-            groups = copied_cell_groups(with_shapes(prints, shapes), self.algorithms,
-                                        self.benchmarks, collision, runs=runs)
+            groups = copied_cell_groups(with_shapes(prints, shapes), runs, self.algorithms,
+                                        self.benchmarks)
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]

@@ -1079,10 +1079,8 @@ class Results:
         from benchverdict.describe import (
             cell_fingerprints,
             cell_shape_fingerprints,
-            collision_probabilities,
             copied_cell_groups,
             run_fingerprints,
-            score_counts,
             with_shapes,
         )
 
@@ -1090,11 +1088,8 @@ class Results:
             prints = cell_fingerprints(self._frame)
             # Copies up to a rescaling of each benchmark's scores are copies too.
             prints = with_shapes(prints, cell_shape_fingerprints(self._frame, prints))
-            groups = copied_cell_groups(
-                prints, self.algorithms, self.benchmarks,
-                lambda codes, skip: collision_probabilities(
-                    score_counts(self._frame, codes, skip)),
-                runs=run_fingerprints(self._frame))
+            groups = copied_cell_groups(prints, run_fingerprints(self._frame),
+                                        self.algorithms, self.benchmarks)
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]
