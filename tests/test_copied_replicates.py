@@ -126,10 +126,20 @@ def test_wilcoxon_is_scipys_on_the_task_means(pair):
     verdict = next(v for v in res.verdicts() if {v.a, v.b} == set(pair))
     assert verdict.details["n_replicates"] == 10
     assert "10 independent replicates" in verdict.explanation
-    assert any("counts the blocks so joined once" in n for n in res.notes)
-    # The other post-hoc families rank all algorithms jointly and say what they count.
+    assert any("the 20 blocks are 10 independent replicates" in n for n in res.notes)
+    # Friedman and Nemenyi rank each task by its variants' mean ranks: scipy's Friedman on
+    # the 10 re-ranked task rows, and Nemenyi's CD for 10 blocks.
     nemenyi = res.with_posthoc("nemenyi")
-    assert any("overstated" in n for n in nemenyi.notes)
+    cells = frame.groupby(["alg", "bench"])["loss"].mean().unstack("alg")
+    ranks = cells.rank(axis=1)  # minimize: the smallest loss ranks 1
+    per_task = ranks.groupby(ranks.index.str.split("-").str[0]).mean().rank(axis=1)
+    ref = stats.friedmanchisquare(*per_task.to_numpy().T)
+    assert nemenyi.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert nemenyi.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    q = stats.studentized_range.ppf(0.95, 3, np.inf) / np.sqrt(2)
+    assert nemenyi.critical_difference == pytest.approx(q * np.sqrt(3 * 4 / (6 * 10)),
+                                                        rel=1e-6)
+    assert {v.n for v in nemenyi.verdicts()} == {10}
 
 
 def test_effects_across_benchmarks_are_over_the_replicates():
@@ -605,3 +615,22 @@ def test_cells_that_share_runs_but_differ_elsewhere_are_not_copies():
     differing = pd.concat([frame[~(hb & (frame["bench"] == "t1-bad") & (frame["seed"] < 3))],
                            subset], ignore_index=True)
     assert not as_results(differing).copied_benchmarks()
+
+
+def test_friedman_and_nemenyi_hold_their_level_on_copied_tasks():
+    """PriorBand-shaped nulls: counting the 20 benchmarks, Friedman rejected in 0.19 of data
+    sets and Nemenyi settled a false pair in 0.18; counting the 10 tasks, 0.03 and 0.02."""
+    n = 150
+    old = new = old_pairs = new_pairs = 0
+    for i in range(n):
+        res = as_results(priorband_shaped(np.random.default_rng([9, i]), tasks=10, seeds=3))
+        joined = friedman(res, n_resamples=0)
+        apart = friedman(res, n_resamples=0, copies=BenchmarkReplicates())
+        new += joined.p_value < 0.05
+        old += apart.p_value < 0.05
+        new_pairs += any(v.outcome != "inconclusive" for v in joined.verdicts())
+        old_pairs += any(v.outcome != "inconclusive" for v in apart.verdicts())
+    for hits in (new, new_pairs):
+        assert stats.binomtest(int(hits), n, 0.05, alternative="greater").pvalue > 0.001, hits
+    for hits in (old, old_pairs):
+        assert stats.binomtest(int(hits), n, 0.05, alternative="greater").pvalue < 0.001, hits

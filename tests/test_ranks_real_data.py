@@ -34,24 +34,45 @@ def hpob(shared_data):
 
 
 def test_priorband_friedman_matches_scipy_at_budgets(priorband, shared_data):
+    """HB's and RS's runs are copied between a task's two prior variants: each task is one
+    replicate, ranked by the mean of its variants' ranks (re-ranked). Without the copies
+    joined, the statistic is scipy's on the 24 benchmarks."""
+    from benchverdict.replicates import BenchmarkReplicates
+
     df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
     for budget in (5.0, 10.0, 15.0):
         res = friedman(priorband, budget=budget, n_resamples=0)
         wide = (df[df["used_fidelity"] == budget]
                 .groupby(["bench_prior", "algorithm"])["value"].mean().unstack())
-        ref = stats.friedmanchisquare(*wide.to_numpy().T)
+        ranks = wide.rank(axis=1)
+        task = ranks.index.str.rsplit("_", n=1).str[0]
+        per_task = ranks.groupby(task).mean().rank(axis=1)
+        ref = stats.friedmanchisquare(*per_task.to_numpy().T)
         assert res.statistic == pytest.approx(ref.statistic)
-        assert res.n_blocks == 24
+        assert (res.n_blocks, res.n_units) == (24, 12)
+        assert res.average_ranks.sort_index().to_numpy() == pytest.approx(
+            per_task.mean().sort_index().to_numpy())
+        alone = friedman(priorband, budget=budget, n_resamples=0, copies=BenchmarkReplicates())
+        assert alone.statistic == pytest.approx(
+            stats.friedmanchisquare(*wide.to_numpy().T).statistic)
+        assert alone.n_units == 24
         # the data's own rel_rank column ranks algorithms per (bench_prior, seed, budget)
         assert set(res.average_ranks.index) == {"PB", "HB", "RS"}
 
 
 def test_priorband_rel_rank_column_matches_benchmark_seed_blocks(priorband, shared_data):
     df = pd.read_parquet(shared_data / "priorband" / "priorband_data.parquet")
-    res = friedman(priorband, budget=24, unit="benchmark_seed", n_resamples=0)
+    from benchverdict.replicates import BenchmarkReplicates
+
+    # Every (benchmark, seed) a block, as the column ranks them (copies not joined).
+    res = friedman(priorband, budget=24, unit="benchmark_seed", n_resamples=0,
+                   copies=BenchmarkReplicates())
     at = df[df["used_fidelity"] == 24]
     expected = at.groupby("algorithm")["rel_rank"].mean()
     assert np.allclose(res.average_ranks.sort_index(), expected.sort_index())
+    # With the copies joined, each (task, seed) is one replicate: 12 tasks x 50 seeds.
+    joined = friedman(priorband, budget=24, unit="benchmark_seed", n_resamples=0)
+    assert (joined.n_blocks, joined.n_units) == (1200, 600)
 
 
 def test_priorband_anytime_per_seed_ranks_equal_the_rel_rank_column(priorband, shared_data):

@@ -666,8 +666,8 @@ def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:
     """The warning for :func:`copied_cell_groups`' groups ("" when there are none).
 
     Claims across benchmarks take benchmarks as independent replicates; the
-    pair tests across benchmarks count each group of copies as one replicate
-    (:mod:`benchverdict.replicates`), the other methods do not. PriorBand's HB
+    tests across benchmarks count each group of copies as one replicate
+    (:mod:`benchverdict.replicates`), the LMEM's model does not. PriorBand's HB
     and RS ignore the prior, so their runs on a benchmark's ``at25`` and
     ``bad`` variants are identical: 24 benchmarks hold 12 independent HB-RS
     differences.
@@ -691,10 +691,9 @@ def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:
     one = len(found) == 1
     return ("; ".join(parts) + more + ": on those benchmarks "
             + ("its runs are" if one else "each one's runs are") + " one observation counted "
-            "more than once. The pair tests across benchmarks (the LMEM's paired test, "
-            "Wilcoxon-Holm) and the effect sizes count each such group as one replicate of "
-            + ("its" if one else "each one's") + " pairs; Friedman, Nemenyi and the LMEM's "
-            "model count every benchmark, so their evidence about "
+            "more than once. The tests across benchmarks (the rank tests, the LMEM's "
+            "paired test) and the effect sizes count each such group as one replicate; the "
+            "LMEM's model counts every benchmark, so its own evidence about "
             + ("it" if one else "them") + " is overstated (if the benchmarks are variants "
             "an algorithm ignores, e.g. a prior it does not use, compare on one variant, or "
             "treat the variants as one benchmark).")

@@ -10,7 +10,14 @@ setting); with ``unit="benchmark_seed"`` every run counts as a block, which
 treats seeds of one benchmark as independent benchmarks.
 
 Assumptions: blocks are independent; within a block, only the order of the
-algorithms matters (magnitudes are discarded). Friedman's p-value uses the
+algorithms matters (magnitudes are discarded). Blocks that are not
+independent (an algorithm's runs copied between benchmarks, or a declared
+group: :mod:`benchverdict.replicates`) are one replicate: Friedman's,
+Nemenyi's and Conover's tests rank the algorithms by their mean rank over
+the replicate's blocks (re-ranked, so each replicate is one ranked block),
+Wilcoxon's test and the effect sizes take the mean of its oriented scores.
+Under the null the algorithms are exchangeable within each independent
+replicate, so the tests keep their level on the replicates. Friedman's p-value uses the
 chi-square approximation (rough for fewer than about 10 blocks; Iman–Davenport's
 F is then preferable). Nemenyi's test is a test on average ranks, so its
 verdict on a pair depends on which other algorithms are compared (Benavoli
@@ -126,9 +133,11 @@ class FriedmanResult(ResultText):
     notes : tuple of str
         Caveats found in these data (few blocks, pseudo-replication, ...).
     copies : BenchmarkReplicates
-        Benchmarks on which an algorithm's runs are identical; Wilcoxon's test
-        of a pair counts each group of them as one replicate (the pairwise
-        table's ``n_replicates``).
+        Benchmarks on which an algorithm's runs are identical (or declared
+        groups); every test counts each group of them as one replicate.
+    n_replicates : int or None
+        The independent replicates the tests ranked (``None``: every block is
+        one; the pairwise table's ``n_replicates``).
     """
 
     statistic: float
@@ -151,6 +160,7 @@ class FriedmanResult(ResultText):
     confidence: float
     notes: tuple[str, ...] = field(default=())
     copies: BenchmarkReplicates = field(default_factory=BenchmarkReplicates)
+    n_replicates: int | None = None
 
     # ------------------------------------------------------------------ views
     def _summary_lines(self) -> list[str]:
@@ -165,8 +175,13 @@ class FriedmanResult(ResultText):
 
     @property
     def n_blocks(self) -> int:
-        """How many blocks (independent units) were ranked."""
+        """How many blocks were ranked (see :attr:`n_units` for the independent ones)."""
         return int(self.blocks.matrix.shape[0])
+
+    @property
+    def n_units(self) -> int:
+        """How many independent units the tests counted: replicates, else blocks."""
+        return self.n_blocks if self.n_replicates is None else int(self.n_replicates)
 
     @property
     def algorithms(self) -> list[str]:
@@ -299,20 +314,19 @@ class FriedmanResult(ResultText):
                        f"{'>' if significant else '<='} CD {self.critical_difference:.3f}")
             else:
                 why = f"{self.adjust}-adjusted p = {_p(p_adj)}"
-                if n_rep < n_blocks:
-                    why = (f"Wilcoxon's test on the pair's {n_rep} independent replicates "
-                           f"(blocks joined by copied runs or a declared group count "
-                           f"once), {why}")
+            over = (f"{n_blocks} blocks" if n_rep >= n_blocks else
+                    f"{n_rep} independent replicates of {n_blocks} blocks (blocks joined by "
+                    f"copied runs or a declared group count once)")
             out.append(
                 Verdict(
                     a=a, b=b, outcome=outcome, method=method, scope=scope,
                     evidence=Evidence("p_value", float(p_adj), self.alpha),
                     objective=self.objective,
                     explanation=(f"average rank {a} {rank_a:.3f} vs {b} {rank_b:.3f} over "
-                                 f"{n_blocks} blocks; {why}"),
+                                 f"{over}; {why}"),
                     effect=Effect("Cliff's delta", float(delta), _none(delta_low),
                                   _none(delta_high), self.confidence),
-                    unit=self.unit, n=int(n_rep) if self.posthoc == "wilcoxon" else n_blocks,
+                    unit=self.unit, n=int(n_rep),
                     p_value=float(p_raw),
                     details={
                         "omnibus": "friedman",
@@ -326,9 +340,9 @@ class FriedmanResult(ResultText):
                         "akinshin_gamma": float(gamma),
                         "aggregate": self.blocks.aggregate,
                         "invariant_under": invariance,
-                        # Wilcoxon's test of the pair counts blocks its copies join once.
+                        # The tests count blocks that copies (or a group) join once.
                         **({"n_replicates": int(n_rep), "n_blocks": n_blocks}
-                           if self.posthoc == "wilcoxon" and n_rep < n_blocks else {}),
+                           if n_rep < n_blocks else {}),
                     },
                 )
             )
@@ -424,12 +438,10 @@ def friedman(
     copies : BenchmarkReplicates, optional
         Benchmarks on which an algorithm's runs are identical (by default
         ``results.copied_benchmarks()`` for Results, none for a BlockMatrix).
-        Wilcoxon's test of every pair takes the blocks joined by any
-        algorithm's copies as one replicate (the mean of their
-        differences; :mod:`benchverdict.replicates`): a copy is one
-        observation, and counted twice it overstates the evidence. Friedman's
-        omnibus, Nemenyi's and Conover's tests rank all algorithms in a block
-        jointly and count every block; a note says so.
+        The blocks joined by any algorithm's copies (or a declared group) are
+        one replicate of every test (:mod:`benchverdict.replicates`; module
+        docstring): a copy is one observation, and counted twice it overstates
+        the evidence.
 
     Returns
     -------
@@ -474,6 +486,23 @@ def friedman(
     sign = 1.0 if blocks.objective == "maximize" else -1.0
     oriented = matrix.to_numpy(dtype=float) * sign
     ranks = _stats.block_ranks(oriented)
+    n_replicates = None
+    if copies:
+        labels = _block_replicates(blocks, copies)
+        r = int(labels.max()) + 1 if labels.size else 0
+        if r < n:
+            # One ranked block per independent replicate: its blocks' mean ranks, re-ranked
+            # (scale-free, as the ranks are); the mean of its scores for Wilcoxon's test and
+            # the effect sizes.
+            ranks = _stats.block_ranks(-replicate_means(ranks, labels))
+            oriented = replicate_means(oriented, labels)
+            n_replicates = r
+            notes.append(_copies_note(copies, r, n))
+            if r < 2:
+                raise ValueError(
+                    f"a rank test needs at least 2 independent blocks, but the {n} blocks "
+                    f"are {r} replicate ({_copies_note(copies, r, n).split(':')[0]}). Fix: "
+                    f"add benchmarks that are not copies of each other.")
     fs = _stats.friedman_statistic(ranks)
     notes += _tie_notes(ranks, fs, posthoc)
     notes += _scale_notes(blocks, posthoc)
@@ -481,13 +510,8 @@ def friedman(
 
     first, second = np.triu_indices(k, 1)
     posthoc_test = _posthoc_tests(posthoc, adjust, oriented, ranks, first, second)
-    replicates = np.full(first.size, n, dtype=np.int64)
-    if copies:
-        r = _copied_blocks(posthoc_test, posthoc, adjust, oriented, first, second, blocks,
-                           copies)
-        if r < n:
-            replicates[:] = r
-            notes.append(_copies_note(posthoc, copies))
+    replicates = np.full(first.size, n if n_replicates is None else n_replicates,
+                         dtype=np.int64)
     intervals, skipped = _effect_intervals(oriented, first, second, n_resamples,
                                            bootstrap_budget, confidence, seed)
     if skipped:
@@ -514,7 +538,8 @@ def friedman(
         iman_davenport_df=fs.iman_davenport_df,
         iman_davenport_p_value=fs.iman_davenport_p_value,
         average_ranks=average_ranks,
-        critical_difference=_stats.nemenyi_critical_difference(k, n, alpha),
+        critical_difference=_stats.nemenyi_critical_difference(
+            k, n if n_replicates is None else n_replicates, alpha),
         posthoc=posthoc,
         adjust=posthoc_test.adjust_text,
         pairwise=pairwise,
@@ -526,6 +551,7 @@ def friedman(
         confidence=confidence,
         notes=tuple(notes),
         copies=copies,
+        n_replicates=n_replicates,
     )
 
 
@@ -631,30 +657,8 @@ def _block_replicates(blocks: BlockMatrix, copies: BenchmarkReplicates) -> np.nd
     return pd.factorize(pd.Series(list(zip(labels, seed))))[0].astype(np.int64)
 
 
-def _copied_blocks(tests: _PosthocTests, posthoc: str, adjust: str, oriented: np.ndarray,
-                   first: np.ndarray, second: np.ndarray, blocks: BlockMatrix,
-                   copies: BenchmarkReplicates) -> int:
-    """Wilcoxon's tests redone on the replicates' mean blocks (in place); their number.
-
-    The replicates are the same for every pair, so one matrix of replicate means
-    serves all pairs at once. Only Wilcoxon's test is a test of the pair alone;
-    the others rank every algorithm in a block jointly and keep every block.
-    """
-    labels = _block_replicates(blocks, copies)
-    r = int(labels.max()) + 1 if labels.size else 0
-    if posthoc != "wilcoxon" or r == oriented.shape[0] or not first.size:
-        return r
-    raw, statistic, direction = _stats.wilcoxon_p_values(replicate_means(oriented, labels))
-    tests.raw[:], tests.statistic[:] = raw, statistic
-    if tests.direction is not None:
-        tests.direction[:] = direction
-    flat = adjust_p_values(tests.raw[first, second], adjust)
-    tests.adjusted[first, second] = tests.adjusted[second, first] = flat
-    return r
-
-
-def _copies_note(posthoc: str, replicates: BenchmarkReplicates) -> str:
-    """What the rank tests do with benchmarks that are not independent replicates."""
+def _copies_note(replicates: BenchmarkReplicates, r: int, n: int) -> str:
+    """What the rank tests do with blocks that are not independent replicates."""
     parts = []
     if replicates.copies:
         parts.append(f"runs of {', '.join(sorted(replicates.copies))} are identical on some "
@@ -662,14 +666,10 @@ def _copies_note(posthoc: str, replicates: BenchmarkReplicates) -> str:
     if replicates.shared:
         parts.append(f"benchmarks with the same {replicates.by} are one replicate "
                      f"({len(replicates.shared)} group(s) of several)")
-    what = " and ".join(parts)
-    if posthoc == "wilcoxon":
-        return (f"{what}: Wilcoxon's test of a pair counts the blocks so joined once (the "
-                f"mean of their differences; the table's n_replicates); Friedman's omnibus "
-                f"test counts every block")
-    return (f"{what}: {posthoc}'s test ranks all algorithms in a block jointly and counts "
-            f"every block, so its evidence about those pairs is overstated; Wilcoxon-Holm "
-            f"counts each joined group once")
+    return (f"{' and '.join(parts)}: the {n} blocks are {r} independent replicates, and every "
+            f"test counts each once (Friedman's, Nemenyi's and Conover's tests rank each "
+            f"replicate by its blocks' mean ranks, Wilcoxon's test and the effect sizes take "
+            f"the mean of its scores; the table's n_replicates)")
 
 
 def _pairwise_table(names: list[str], oriented: np.ndarray, mean_ranks: np.ndarray,

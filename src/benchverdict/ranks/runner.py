@@ -144,7 +144,7 @@ def run_ranks(results: Results, options: Options) -> AnalysisRun:
             run.tables["average ranks and pairwise tests (Nemenyi)"] = res.table
             add_figure(
                 run, options, "ranks-cd-nemenyi", "Critical-difference diagram (Nemenyi)", res.plot,
-                f"Average ranks over {res.n_blocks} blocks (1 = best); algorithms joined by a "
+                f"Average ranks over {_blocks_text(res)} (1 = best); algorithms joined by a "
                 f"bar are not significantly different at alpha = {options.alpha:g}.",
                 n_algorithms=n_algorithms)
         else:
@@ -218,7 +218,7 @@ def _ranks_at_level(run: AnalysisRun, results: Results, blocks: BlockMatrix,
         verdicts += _with_scope(res.verdicts(), scope)
     run.verdicts += verdicts
     run.notes.append(
-        f"{name} = {level}: Friedman on the {res.n_blocks} benchmarks at this level, "
+        f"{name} = {level}: Friedman on the {_blocks_text(res, 'benchmarks')} at this level, "
         f"p = {res.p_value:.3g}.")
 
 
@@ -262,3 +262,10 @@ class RankUnitsGuide:
                 f"the rank tests had {n_units} benchmark(s){scope} as independent units; more "
                 f"benchmarks (not more seeds per benchmark) would add power to them.")
         return self._units[meta]
+
+
+def _blocks_text(res, what: str = "blocks") -> str:
+    """``"24 blocks"``, or ``"12 independent replicates of 24 blocks"`` where copies join them."""
+    if res.n_units < res.n_blocks:
+        return f"{res.n_units} independent replicates of {res.n_blocks} {what}"
+    return f"{res.n_blocks} {what}"
