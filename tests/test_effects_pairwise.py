@@ -355,7 +355,7 @@ def test_a_margin_in_sds_does_not_depend_on_a_third_algorithm():
         return eff, eff.effect("A", "B")
 
     (with_c, e_with), (_, e_without) = effect(frame), effect(frame[frame.algorithm != "C"])
-    assert with_c.unit.startswith("run-to-run SD of a benchmark")
+    assert with_c.unit.startswith("the pair's run-to-run SD of a benchmark")
     assert e_with.difference == pytest.approx(e_without.difference, rel=0.05)
     assert e_with.upper < 0 and e_with.p_equivalence > 0.5
     # Within one benchmark the margin's SD is that benchmark's runs' SD as well.
@@ -365,6 +365,52 @@ def test_a_margin_in_sds_does_not_depend_on_a_third_algorithm():
     from benchverdict.scales import run_sd_per_benchmark
 
     assert one.margin_value == pytest.approx(0.2 * run_sd_per_benchmark(res)["b0"])
+
+
+def test_a_margin_in_sds_is_the_pairs_own_run_sd_not_a_noisier_thirds():
+    """A and B with run SD 1, 0.58 apart; C with run SD 10. Pooled over the three, the unit
+    was about 5.8 and A - B read about -0.1 SD: TOST at 0.3sd declared them equivalent. In
+    the pair's own run SD (Cohen's d) the effect is the same with or without C, and equals
+    the paired t on each benchmark's difference over the pair's pooled SD."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for b in range(12):
+        shift = rng.normal(0, 3)
+        for s in range(6):
+            rows += [("A", f"b{b}", s, shift + rng.normal()),
+                     ("B", f"b{b}", s, shift + 0.58 + rng.normal()),
+                     ("C", f"b{b}", s, shift + rng.normal(0, 10))]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+    def effects(part: pd.DataFrame, estimand: str = "benchmarks", algorithms=None):
+        res = Results.from_frame(part, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", score="score", objective="maximize",
+                                 kind="runs")
+        return pairwise_effects(res, margin="0.3sd", estimand=estimand,
+                                algorithms=algorithms)
+
+    # The same pair alone (Bonferroni over one pair) with and without C in the data.
+    with_c = effects(frame, algorithms=["A", "B"]).effect("A", "B")
+    without = effects(frame[frame["algorithm"] != "C"]).effect("A", "B")
+    for field in ("difference", "lower", "upper", "p_equivalence"):
+        assert getattr(with_c, field) == pytest.approx(getattr(without, field), rel=1e-9)
+    assert with_c.difference < -0.3 and with_c.p_equivalence > 0.05
+    with_c = effects(frame).effect("A", "B")  # Bonferroni over the three pairs
+    # Closed form: d_b / s_AB,b, a paired t with Bonferroni over the 3 pairs.
+    cells = frame.groupby(["benchmark", "algorithm"])["score"].agg(["mean", "var"])
+    m, v = cells["mean"].unstack(), cells["var"].unstack()
+    d = ((m["A"] - m["B"]) / np.sqrt((v["A"] + v["B"]) / 2)).to_numpy()
+    half = stats.t.ppf(1 - 0.05 / 3 / 2, 11) * d.std(ddof=1) / np.sqrt(12)
+    assert (with_c.difference, with_c.lower, with_c.upper) == pytest.approx(
+        (d.mean(), d.mean() - half, d.mean() + half), rel=1e-9)
+    # Across these benchmarks too: the Welch variance in the pair's SDs.
+    these = effects(frame, "these").effect("A", "B")
+    q = ((v["A"] + v["B"]) / 6 / ((v["A"] + v["B"]) / 2)).to_numpy()
+    assert these.difference == pytest.approx(d.mean(), rel=1e-9)
+    assert these.se == pytest.approx(np.sqrt(q.sum()) / 12, rel=1e-9)
+    alone = effects(frame[frame["algorithm"] != "C"], "these").effect("A", "B")
+    assert (these.difference, these.se, these.df) == pytest.approx(
+        (alone.difference, alone.se, alone.df), rel=1e-9)
 
 
 def test_run_sd_per_benchmark_is_the_pooled_within_cell_sd():

@@ -125,7 +125,7 @@ def test_a_margin_in_score_units_on_mixed_scales_fails_before_any_analysis():
     comp = compare(_results(f), analyses=["ranks"], progress=False, figures=False,
                    margin="0.5sd")
     rel = _across(comp)
-    assert rel["difference_unit"].str.startswith("run-to-run SD of a benchmark").all()
+    assert rel["difference_unit"].str.startswith("the pair's run-to-run SD of a benchmark").all()
 
 
 def test_unsettled_pairs_get_a_plan_for_more_runs():

@@ -1571,11 +1571,14 @@ def short_unit(unit: str) -> str:
     '6 blocks (unit: benchmark; final budget)'
     >>> short_unit("12 runs")
     '12 runs'
+    >>> short_unit("12 independent replicates of 24 blocks (unit: benchmark; a; budget 10)")
+    '12 independent replicates of 24 blocks (unit: benchmark; budget 10)'
     """
     import re
 
     text = str(unit)
-    match = re.match(r"^(\d[\d,]* blocks) \(unit: ([A-Za-z_]+);", text)
+    match = re.match(r"^((?:\d[\d,]* independent replicates of )?\d[\d,]* blocks) "
+                     r"\(unit: ([A-Za-z_]+);", text)
     if match is None:
         return text if len(text) <= 60 else text[:59] + "…"
     budget = re.search(r"; ((?:final budget)|(?:budget [^;)]+))\)", text)

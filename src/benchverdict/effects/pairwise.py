@@ -457,8 +457,9 @@ def effects_from_frame(
     margin: Margin | None = None,
     margin_value: float | None = None,
     copies: BenchmarkReplicates | None = None,
+    pair_run_sd: bool = False,
 ) -> PairwiseEffects:
-    """The effects of every pair from incumbents (columns algorithm, benchmark, seed, score).
+    r"""The effects of every pair from incumbents (columns algorithm, benchmark, seed, score).
 
     The engine of :func:`pairwise_effects`, for callers that prepared the
     scores (subset, standardised) themselves, as the report does per scope.
@@ -468,6 +469,17 @@ def effects_from_frame(
     which some algorithm has identical runs into one replicate:
     the pair's difference, interval, superiority and ``n`` are over its
     replicates' mean differences (:mod:`benchverdict.replicates`).
+
+    With ``pair_run_sd`` (a margin in run-to-run SDs: Cohen's d) each pair's
+    difference on a benchmark is divided by the pair's own pooled run-to-run
+    SD there, :math:`\sqrt{((r_a - 1) s_a^2 + (r_b - 1) s_b^2) / (r_a + r_b - 2)}`
+    (:func:`_pair_sd`), so a third, noisier algorithm does not widen the unit
+    (pooled over every algorithm, two algorithms with run SD 1 beside one
+    with 10 read their 0.58 SD apart as 0.13). Where the pair's cells hold
+    no spread, the scores keep the unit they come in (those of
+    :func:`~benchverdict.scales.standardise_per_benchmark`). Across
+    benchmarks only: on one benchmark the effects stay in the scores' unit,
+    with the caller's margin.
 
     Examples
     --------
@@ -556,7 +568,9 @@ def effects_from_frame(
             n = both.sum(axis=0)
             n_rep[s0:s0 + step] = n
             with np.errstate(invalid="ignore", divide="ignore"):
-                d = np.where(both, mean[:, i] - mean[:, j], 0.0)
+                unit_of = (_pair_sd(var, count, i, j, 1.0 / unit_scale) if pair_run_sd
+                           else 1.0)
+                d = np.where(both, (mean[:, i] - mean[:, j]) / unit_of, 0.0)
                 d_mean = d.sum(axis=0) / n
                 diff[s0:s0 + step] = np.where(n > 0, d_mean, np.nan)
                 if estimand == "benchmarks":
@@ -567,8 +581,8 @@ def effects_from_frame(
                 else:
                     r_a, r_b = count[:, i], count[:, j]
                     welch = (n > 0) & np.all(~both | ((r_a >= 2) & (r_b >= 2)), axis=0)
-                    q_a = np.where(both, var[:, i] / r_a, 0.0)
-                    q_b = np.where(both, var[:, j] / r_b, 0.0)
+                    q_a = np.where(both, var[:, i] / r_a / unit_of ** 2, 0.0)
+                    q_b = np.where(both, var[:, j] / r_b / unit_of ** 2, 0.0)
                     t = (q_a + q_b).sum(axis=0)
                     t_safe = np.where(t > 0, t, 1.0)
                     den = np.where(both, (q_a / t_safe) ** 2 / (r_a - 1)
@@ -583,16 +597,18 @@ def effects_from_frame(
                 tied = (both & (wins == 0)).sum(axis=0)
                 n_won[s0:s0 + step], n_tied[s0:s0 + step] = won, tied
                 share[s0:s0 + step] = np.where(n > 0, won / n + 0.5 * tied / n, np.nan)
+        fallback = 1.0 / unit_scale if pair_run_sd else None
         if estimand == "these" and copies is not None and copies.copies:
             _these_with_copies(copies, column, [str(b) for b in benches], var, count, first,
-                               second, se, df)
+                               second, se, df, fallback)
         if estimand == "benchmarks" and copies:
             _over_replicates(copies, pairs, [str(b) for b in benches], mean, count, first,
-                             second, sign, diff, se, df, share, n_won, n_tied, n_rep)
+                             second, sign, diff, se, df, share, n_won, n_tied, n_rep,
+                             var, fallback)
         if estimand == "benchmarks":
             s_lo, s_hi = _clopper_pearson(n_won, n_tied, n_rep.astype(float), level)
     pooled_sd = math.nan
-    if estimand != "benchmark":
+    if estimand != "benchmark" and not pair_run_sd:  # a unit shared by all pairs only
         full = np.all(count > 0, axis=1)
         cells = mean[full]
         if cells.shape[0] >= 2 and n_alg >= 2:
@@ -601,9 +617,11 @@ def effects_from_frame(
             ms = float(np.sum(resid ** 2)) / ((cells.shape[0] - 1) * (n_alg - 1))
             pooled_sd = math.sqrt(2.0 * ms)
     low, high, p_two = _t_intervals(diff, se, df, level)
-    p_eq = (tost_p_value(diff, se, df, m / unit_scale) if math.isfinite(m)
+    # In the pair's run SDs the differences are unit-free already (the margin too).
+    out_scale = 1.0 if pair_run_sd and estimand != "benchmark" else unit_scale
+    p_eq = (tost_p_value(diff, se, df, m / out_scale) if math.isfinite(m)
             else np.full(k, np.nan))
-    diff, se, low, high = (unit_scale * x for x in (diff, se, low, high))
+    diff, se, low, high = (out_scale * x for x in (diff, se, low, high))
     pooled_sd *= unit_scale
     out = [PairEffect(a, b, float(diff[p]), float(low[p]), float(high[p]), float(se[p]),
                       float(df[p]), float(p_two[p]), float(share[p]), float(s_lo[p]),
@@ -613,10 +631,32 @@ def effects_from_frame(
                            margin, m, n_benchmarks, pooled_sd)
 
 
+def _pair_sd(var: np.ndarray, count: np.ndarray, i: np.ndarray, j: np.ndarray,
+             fallback: float) -> np.ndarray:
+    """Each pair's pooled run-to-run SD on each benchmark (benchmarks x pairs).
+
+    ``sqrt(((r_a - 1) s_a^2 + (r_b - 1) s_b^2) / (r_a + r_b - 2))`` over the
+    two cells' runs; ``fallback`` where they hold no spread (fewer than two
+    runs in each, or every run alike).
+
+    Examples
+    --------
+    >>> var, count = np.array([[1.0, 4.0, 100.0]]), np.array([[3.0, 3.0, 3.0]])
+    >>> _pair_sd(var, count, np.array([0, 0]), np.array([1, 2]), 1.0).round(3).tolist()
+    [[1.581, 7.106]]
+    """
+    r_a, r_b = count[:, i], count[:, j]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ss = (np.where(r_a > 1, (r_a - 1) * var[:, i], 0.0)
+              + np.where(r_b > 1, (r_b - 1) * var[:, j], 0.0))
+        sd = np.sqrt(ss / (r_a + r_b - 2))
+    return np.where(np.isfinite(sd) & (sd > 0), sd, fallback)
+
+
 def _these_with_copies(copies: BenchmarkReplicates, column: dict[str, int],
                        benches: list[str], var: np.ndarray, count: np.ndarray,
                        first: np.ndarray, second: np.ndarray, se: np.ndarray,
-                       df: np.ndarray) -> None:
+                       df: np.ndarray, pair_sd_fallback: float | None = None) -> None:
     r"""Welch's SE and df across these benchmarks with copied cells as one noise (in place).
 
     Across exactly these benchmarks only the runs are random, and an
@@ -628,7 +668,9 @@ def _these_with_copies(copies: BenchmarkReplicates, column: dict[str, int],
     group's ``r - 1`` degrees of freedom once in Welch-Satterthwaite's sum.
     Counted as independent, HB - RS on PriorBand-shaped data covered 0.81 for
     0.95 (``tests/test_copied_replicates.py``). Declared groups
-    (``replicate_by``) do not enter: their runs are independent draws.
+    (``replicate_by``) do not enter: their runs are independent draws. With
+    ``pair_sd_fallback`` the differences are in each pair's run SD
+    (:func:`_pair_sd`): every ``q_b`` is divided by its square.
     """
     index = {b: k for k, b in enumerate(benches)}
     nb = len(benches)
@@ -651,13 +693,17 @@ def _these_with_copies(copies: BenchmarkReplicates, column: dict[str, int],
             continue  # no copies in the pair, or no Welch interval to correct
         both = (count[:, i] > 0) & (count[:, j] > 0)
         n = int(both.sum())
+        unit_of = (np.ones(int(both.sum())) if pair_sd_fallback is None else
+                   _pair_sd(var, count, np.array([i]), np.array([j]),
+                            pair_sd_fallback)[both, 0])
         parts, dfs = [], []
         for col in (i, j):
             label = groups_of.get(col, np.arange(nb))[both]
             size = int(label.max()) + 1
             cells = np.bincount(label, minlength=size)
             used = cells > 0
-            root = np.bincount(label, np.sqrt(var[both, col] / count[both, col]), minlength=size)
+            root = np.bincount(label, np.sqrt(var[both, col] / count[both, col]) / unit_of,
+                               minlength=size)
             runs = np.bincount(label, count[both, col], minlength=size)
             parts.append(root[used] ** 2)
             dfs.append(runs[used] / cells[used] - 1.0)
@@ -672,15 +718,23 @@ def _over_replicates(copies: BenchmarkReplicates, pairs: Sequence[tuple[str, str
                      benches: list[str], mean: np.ndarray, count: np.ndarray,
                      first: np.ndarray, second: np.ndarray, sign: float, diff: np.ndarray,
                      se: np.ndarray, df: np.ndarray, share: np.ndarray, n_won: np.ndarray,
-                     n_tied: np.ndarray, n_rep: np.ndarray) -> None:
-    """Redo every pair on its replicates' mean differences (in place)."""
+                     n_tied: np.ndarray, n_rep: np.ndarray, var: np.ndarray | None = None,
+                     pair_sd_fallback: float | None = None) -> None:
+    """Redo every pair on its replicates' mean differences (in place).
+
+    With ``pair_sd_fallback`` (and ``var``) each difference is in the pair's
+    run SD first (:func:`_pair_sd`).
+    """
     labels = copies.labels(benches)
     if not joins(labels):
         return  # no benchmark is joined to another here
     for p in range(len(pairs)):
         i, j = first[p], second[p]
         both = (count[:, i] > 0) & (count[:, j] > 0)
-        d = np.where(both, mean[:, i] - mean[:, j], np.nan)
+        unit_of = (1.0 if pair_sd_fallback is None or var is None else
+                   _pair_sd(var, count, np.array([i]), np.array([j]), pair_sd_fallback)[:, 0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = np.where(both, (mean[:, i] - mean[:, j]) / unit_of, np.nan)
         r = replicate_means(d, labels)
         n = r.size
         n_rep[p] = n
@@ -792,18 +846,20 @@ def pairwise_effects(
             f"margin={margin.value:g} is in score units, but the effects are in standard "
             f"deviations of a benchmark (the scales differ across benchmarks or "
             f"scale='standardized'); give the margin in SDs, e.g. margin='0.2sd'.")
+    runs_sd = standardize and margin is not None and margin.standardized
     if standardize:
         # A margin in SDs is in run-to-run SDs (Cohen's d), which another algorithm's
-        # distance does not inflate.
-        runs_sd = margin is not None and margin.standardized
+        # distance does not inflate; each pair's own (effects_from_frame), which another
+        # algorithm's noise does not inflate either.
         data = standardise_per_benchmark(data, sd="runs" if runs_sd else "scores")
-        unit = (f"run-to-run SD of a benchmark's {unit}" if runs_sd
+        unit = (f"the pair's run-to-run SD of a benchmark's {unit}" if runs_sd
                 else f"SD of a benchmark's {unit}")
     frame = data.table[data.table["algorithm"].astype(str).isin(names)]
     return effects_from_frame(frame, algorithms=names, estimand=estimand,
                               objective=data.objective, alpha=alpha, unit=unit,
                               standardized=standardize, margin=margin,
-                              copies=pair_replicates(results, replicate_by))
+                              copies=pair_replicates(results, replicate_by),
+                              pair_run_sd=runs_sd)
 
 
 __all__ = [

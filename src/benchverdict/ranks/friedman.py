@@ -498,6 +498,7 @@ def friedman(
             oriented = replicate_means(oriented, labels)
             n_replicates = r
             notes.append(_copies_note(copies, r, n))
+            unit_text = f"{r} independent replicates of {unit_text}"
             if r < 2:
                 raise ValueError(
                     f"a rank test needs at least 2 independent blocks, but the {n} blocks "

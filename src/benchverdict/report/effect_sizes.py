@@ -135,7 +135,7 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
         return known_budgets
     raw = data.table
     pooled = scores.pooled.table
-    pooled_unit = ((f"run-to-run SD of a benchmark's {unit}" if scores.runs_sd
+    pooled_unit = ((f"the pair's run-to-run SD of a benchmark's {unit}" if scores.runs_sd
                     else f"SD of a benchmark's {unit}") if standardize else unit)
     run_sd = run_sd_per_benchmark(data) if scores.runs_sd else None
     estimand = options.estimand
@@ -175,7 +175,8 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
             out = effects_from_frame(frame, algorithms=algorithms, estimand=estimand,
                                      objective=data.objective, alpha=options.alpha,
                                      unit=pooled_unit, standardized=standardize,
-                                     margin=margin, copies=scores.copies)
+                                     margin=margin, copies=scores.copies,
+                                     pair_run_sd=scores.runs_sd and standardize)
             if scores.single_draws and estimand == "these":
                 # About these benchmarks the tuning curves vote ("better on every
                 # benchmark" at each one's k): "by how much" is their curves' difference.
