@@ -433,13 +433,38 @@ def combine_run_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return out[RUN_FINGERPRINT_COLUMNS]
 
 
+def cell_collision_probabilities(runs: pd.DataFrame) -> pd.Series:
+    """Per cell, the share of its pairs of runs (different seeds) whose contents are equal.
+
+    A benchmark near its ceiling has many equal runs ({1, 1, 1, 0.95, 1}:
+    0.6), which the rate pooled over all of an algorithm's benchmarks
+    understates; a copy is across benchmarks, so it does not raise it. 0
+    for a cell with fewer than two runs.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"cell": [0] * 5, "content_low": [1, 1, 1, 2, 1],
+    ...                      "content_high": [0] * 5, "n": [1] * 5})
+    >>> float(cell_collision_probabilities(runs).loc[0])
+    0.6
+    """
+    key = pd.DataFrame({"cell": runs["cell"], "low": runs["content_low"] % 2**32,
+                        "high": runs["content_high"] % 2**32, "n": runs["n"]})
+    same = key.groupby(["cell", "low", "high", "n"]).size().astype(float)
+    total = same.groupby(level="cell").sum()
+    pairs = (same * (same - 1.0)).groupby(level="cell").sum()
+    return (pairs / (total * (total - 1.0))).where(total > 1, 0.0)
+
+
 def run_collision_probabilities(runs: pd.DataFrame, nb: int, algorithms: Sequence[int],
-                                skip_cells: Sequence[int] = ()) -> dict[int, float]:
+                                skip_cells: Sequence[int] = (), *,
+                                resolution: bool = False) -> dict[int, float]:
     """Per algorithm code, the chance that two of its runs, two different ones, are equal.
 
     ``sum n_v (n_v - 1) / (N (N - 1))`` over the distinct run contents ``v``
     (its rows without the seed, :func:`run_fingerprints`) of the algorithm's
-    ``N`` runs outside ``skip_cells``. The run, not the row, is the unit: the
+    ``N`` runs outside ``skip_cells``; with ``resolution``, at least ``1 / N``
+    (the smallest rate ``N`` runs can show). The run, not the row, is the unit: the
     rows of one run (its incumbent along the budget) repeat each other, and
     0/1 incumbent curves that step at the same budget are equal far more
     often than the rows' chance to the power of their number says.
@@ -452,8 +477,12 @@ def run_collision_probabilities(runs: pd.DataFrame, nb: int, algorithms: Sequenc
     total = key.groupby(["algorithm", "low", "high", "n"]).size().astype(float)
     n = total.groupby(level="algorithm").sum()
     pairs = (total * (total - 1.0)).groupby(level="algorithm").sum()
-    out = {int(a): float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))) if n.loc[a] > 1
-           else 1.0 for a in n.index}
+    # With the copies skipped a coincidence by chance is a value seen once, and N runs
+    # cannot show a rate below about 1 / N: two cells of discrete accuracies that rescale
+    # alike (one interior run each) were "copies" in most data sets without the floor.
+    floor = (1.0 / n) if resolution else 0.0 * n
+    out = {int(a): max(float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))),
+                       float(floor.loc[a])) if n.loc[a] > 1 else 1.0 for a in n.index}
     return {int(a): out.get(int(a), 1.0) for a in algorithms}
 
 
@@ -508,16 +537,20 @@ SHAPE_DECIMALS = 9
 
 
 def cell_shape_fingerprints(frame: pd.DataFrame, prints: pd.DataFrame) -> pd.DataFrame:
-    """Per cell, the fingerprint of its rows with scores rescaled to its range ``[0, 1]``.
+    """Per run, the fingerprint of its rows with scores rescaled to its cell's range.
 
     ``prints`` are the cells' :func:`cell_fingerprints` (their ``min`` and
     ``max``, over every partition). Two cells whose scores differ by an
     increasing affine map (a score normalised per benchmark: PriorBand's
     ``normalized_regret`` beside its ``value``) have the same shape
-    fingerprint. ``interior`` counts the rows strictly inside the range: a
-    cell without any (two distinct scores at most) has a shape every such
-    cell of the same seeds shares, so it is matched by its exact rows only.
-    Sums per cell, as :func:`cell_fingerprints`: partitions add.
+    fingerprint (:func:`with_shapes` sums the runs' per cell). ``interior``
+    counts the rows strictly inside the range: a cell without any (two
+    distinct scores at most) has a shape every such cell of the same seeds
+    shares, so it is matched by its exact rows only. ``content_low`` and
+    ``content_high`` fingerprint each run's rescaled rows without its seed:
+    how often two runs' shapes coincide by chance
+    (:func:`run_collision_probabilities`). Sums per (cell, seed), as
+    :func:`run_fingerprints`: partitions add.
     """
     nb = len(frame["benchmark"].cat.categories)
     cell = (frame["algorithm"].cat.codes.to_numpy().astype(np.int64) * nb
@@ -528,27 +561,41 @@ def cell_shape_fingerprints(frame: pd.DataFrame, prints: pd.DataFrame) -> pd.Dat
     score = frame["score"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         shape = np.where(hi > lo, (score - lo) / (hi - lo), 0.0)
-    parts = _hashed_rows(frame, np.round(shape, SHAPE_DECIMALS) + 0.0)
-    parts["interior"] = ((score > lo) & (score < hi)).astype(np.int64)
+    rounded = np.round(shape, SHAPE_DECIMALS) + 0.0
+    content = {"score": rounded}
+    if "budget" in frame.columns:
+        content["budget"] = frame["budget"].to_numpy(dtype=float)
+    hashes = _row_hashes(content) if len(frame) else np.zeros(0, dtype=np.uint64)
+    parts = _hashed_rows(frame, rounded).assign(
+        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64),
+        interior=((score > lo) & (score < hi)).astype(np.int64), n=1,
+        content_low=(hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+        content_high=(hashes >> np.uint64(32)).astype(np.int64))
     return combine_shape_fingerprints([parts])
 
 
 def combine_shape_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """:func:`cell_shape_fingerprints` of several partitions, as one (sums per cell)."""
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["cell", "low", "high", "interior"])
-    return frame.groupby("cell", sort=True).agg(
-        low=("low", "sum"), high=("high", "sum"), interior=("interior", "sum")).reset_index()
+    """:func:`cell_shape_fingerprints` of several partitions, as one (sums per run)."""
+    columns = ["cell", "seed", "low", "high", "n", "interior", "content_low", "content_high"]
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    return frame.groupby(["cell", "seed"], sort=True).agg(
+        low=("low", "sum"), high=("high", "sum"), n=("n", "sum"),
+        interior=("interior", "sum"), content_low=("content_low", "sum"),
+        content_high=("content_high", "sum")).reset_index()[columns]
 
 
 def with_shapes(prints: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
     """``prints`` whose cells with interior rows are fingerprinted by their shape.
 
-    Copies are then found up to an increasing affine map of each cell's
-    scores; cells with two distinct scores at most keep their exact rows.
+    ``shapes`` are :func:`cell_shape_fingerprints` (per run; summed per cell
+    here). Copies are then found up to an increasing affine map of each
+    cell's scores; cells with two distinct scores at most keep their exact
+    rows.
     """
     out = prints.copy()
-    merged = out[["cell"]].merge(shapes, on="cell", how="left")
+    per_cell = shapes.groupby("cell", sort=True).agg(
+        low=("low", "sum"), high=("high", "sum"), interior=("interior", "sum")).reset_index()
+    merged = out[["cell"]].merge(per_cell, on="cell", how="left")
     use = merged["interior"].fillna(0).to_numpy() > 0
     out.loc[use, "low"] = merged.loc[use, "low"].to_numpy()
     out.loc[use, "high"] = merged.loc[use, "high"].to_numpy()
@@ -571,30 +618,39 @@ CHANCE_COPIES = 0.01
 
 
 def copied_cell_groups(prints: pd.DataFrame, runs: pd.DataFrame, algorithms: Sequence[str],
-                       benchmarks: Sequence[str]) -> dict[str, list[list[str]]]:
+                       benchmarks: Sequence[str],
+                       shapes: pd.DataFrame | None = None) -> dict[str, list[list[str]]]:
     """Per algorithm, the groups of benchmarks on which its runs are identical.
 
     Two benchmarks on which an algorithm has the same rows (seed, budget and
     score, in any order) are one observation of it counted twice. ``prints``
-    are the cells' :func:`cell_fingerprints` (with :func:`with_shapes`, their
-    rows up to a rescaling of each cell's scores), ``runs`` their
-    :func:`run_fingerprints`; a cell whose scores are all equal (a ceiling
-    reached from the start) is no copy. A copy that lacks some runs (a
-    crashed seed) is found run by run (:func:`partial_copies`; raw scores
-    only, since a missing run can move a cell's range). Groups that share a
-    benchmark are joined.
+    are the cells' :func:`cell_fingerprints`, ``runs`` their
+    :func:`run_fingerprints`; with ``shapes`` (:func:`cell_shape_fingerprints`)
+    cells are compared up to a rescaling of each cell's scores too. A cell
+    whose scores are all equal (a ceiling reached from the start) is no copy.
+    A copy that lacks some runs (a crashed seed) is found run by run
+    (:func:`partial_copies`; raw scores only, since a missing run can move a
+    cell's range). Groups that share a benchmark are joined.
 
     Few distinct scores (0/1, accuracies on small test sets) make equal cells
-    likely by chance. With ``c`` the chance that two of the algorithm's runs
-    are equal (:func:`run_collision_probabilities`, counted without each
-    group's copies but its first: a copy would make its own runs look like
-    ties, and at 10 cells of 3 runs hide itself), a group whose cells share
-    ``n`` runs counts only when ``C(m, 2) c^n`` (the coincidences to expect
-    among the algorithm's ``m`` cells) is below :data:`CHANCE_COPIES`. The
-    run, not the row, is the unit: the rows of one run (its incumbent along
-    the budget) repeat each other, and 0/1 incumbent curves counted by rows
-    were taken for copies. Algorithms and groups are in the order of their
-    codes; benchmarks within a group too.
+    likely by chance. A group whose cells share ``n`` runs counts only when
+    ``C(m, 2) c^n`` (the coincidences to expect among the algorithm's ``m``
+    cells) is below :data:`CHANCE_COPIES`, where ``c`` is the chance that two
+    runs are equal: the larger of the algorithm's rate over all its runs
+    (:func:`run_collision_probabilities`, counted without each group's copies
+    but its first: a copy would make its own runs look like ties, and at 10
+    cells of 3 runs hide itself) and the rate within each of the group's
+    cells (:func:`cell_collision_probabilities`: a benchmark near its
+    ceiling repeats its runs). For cells equal only up to a rescaling, the
+    evidence is in the runs with a row strictly inside the cell's range (the
+    runs at its minimum or maximum rescale to 0 or 1 in every cell): ``n``
+    counts those, both rates are of their rescaled contents (three runs of
+    discrete accuracies rescale to 0, t and 1, and t repeats often), and the
+    pooled rate is at least ``1 / N`` for its ``N`` runs.
+    The run, not the row, is the unit: the rows of one run (its incumbent
+    along the budget) repeat each other, and 0/1 incumbent curves counted by
+    rows were taken for copies. Algorithms and groups are in the order of
+    their codes; benchmarks within a group too.
 
     Examples
     --------
@@ -609,33 +665,50 @@ def copied_cell_groups(prints: pd.DataFrame, runs: pd.DataFrame, algorithms: Seq
     nb = len(benchmarks)
     if nb < 2 or not len(prints):
         return {}
-    table = prints[prints["max"] > prints["min"]].copy()
+    varied_prints = prints[prints["max"] > prints["min"]]
+    raw_key = {int(c): (int(lo) % 2**32, int(hi) % 2**32, int(n)) for c, lo, hi, n in
+               varied_prints[["cell", "low", "high", "n"]].itertuples(index=False)}
+    table = (with_shapes(varied_prints, shapes) if shapes is not None
+             else varied_prints).copy()
     # Sums of 32-bit halves: equal multisets of rows give equal sums modulo 2^32.
     table["low"] %= 2**32
     table["high"] %= 2**32
     table["algorithm"], table["benchmark"] = table["cell"] // nb, table["cell"] % nb
     groups = table.groupby(["algorithm", "low", "high", "n"])["benchmark"].agg(list)
     groups = groups[groups.map(len) > 1]
-    # Candidates: (algorithm, benchmarks, runs that coincide).
+    # Candidates: (algorithm, benchmarks, runs that coincide, equal only up to a rescaling).
     runs_of = runs.groupby("cell").size()
-    candidates = [(int(a), sorted(int(b) for b in benches),
-                   int(runs_of.get(int(a) * nb + int(benches[0]), 1)))
-                  for (a, _, _, _), benches in groups.items()]
+    inner = None if shapes is None else shapes[shapes["interior"] > 0]
+    inner_of = None if inner is None else inner.groupby("cell").size()
+    candidates = []
+    for (a, *_), benches in groups.items():
+        a, benches = int(a), sorted(int(b) for b in benches)
+        exact = len({raw_key[a * nb + b] for b in benches}) == 1
+        units = (runs_of if exact else inner_of).get(a * nb + benches[0], 1)
+        candidates.append((a, benches, int(units), not exact))
     varied = set(table["cell"].astype(int))  # a constant cell is no copy
     partial = partial_copies(runs[runs["cell"].isin(varied)], nb)
-    exact = {(a, b): g for g, (a, benches, _) in enumerate(candidates) for b in benches}
-    candidates += [(int(a), [int(x), int(y)], int(n))
+    grouped = {(a, b): g for g, (a, benches, *_) in enumerate(candidates) for b in benches}
+    candidates += [(int(a), [int(x), int(y)], int(n), False)
                    for a, x, y, n in partial.itertuples(index=False)
-                   if exact.get((a, x), -1) != exact.get((a, y), -2)]
+                   if grouped.get((a, x), -1) != grouped.get((a, y), -2)]
     if not candidates:
         return {}
-    copies = sorted({a * nb + b for a, benches, _ in candidates for b in benches[1:]})
-    chance = run_collision_probabilities(runs, nb, sorted({a for a, *_ in candidates}), copies)
+    copies = sorted({a * nb + b for a, benches, *_ in candidates for b in benches[1:]})
+    codes = sorted({a for a, *_ in candidates})
+    chance = {False: run_collision_probabilities(runs, nb, codes, copies)}
+    within = {False: cell_collision_probabilities(runs)}
+    if inner is not None and any(shaped for *_, shaped in candidates):
+        chance[True] = run_collision_probabilities(inner, nb, codes, copies,
+                                                   resolution=True)
+        within[True] = cell_collision_probabilities(inner)
     cells = table.groupby("algorithm").size()
     edges: dict[int, list[list[int]]] = {}
-    for a, benches, n in candidates:
+    for a, benches, n, shaped in candidates:
         m = int(cells.loc[a])
-        if m * (m - 1) / 2 * chance.get(a, 0.0) ** n >= CHANCE_COPIES:
+        c = max([chance[shaped].get(a, 0.0)]
+                + [float(within[shaped].get(a * nb + b, 0.0)) for b in benches])
+        if m * (m - 1) / 2 * c ** n >= CHANCE_COPIES:
             continue  # as likely by chance as by a copy
         edges.setdefault(a, []).append(benches)
     found = {a: _joined(groups) for a, groups in edges.items()}

@@ -549,7 +549,6 @@ class DaskResults(Results):
             combine_shape_fingerprints,
             copied_cell_groups,
             run_fingerprints,
-            with_shapes,
         )
         from benchverdict.replicates import BenchmarkReplicates
 
@@ -561,8 +560,8 @@ class DaskResults(Results):
                 self._map(cell_shape_fingerprints, prints, desc="copied runs: shapes"))
             runs = combine_run_fingerprints(
                 self._map(run_fingerprints, desc="copied runs: runs"))
-            groups = copied_cell_groups(with_shapes(prints, shapes), runs, self.algorithms,
-                                        self.benchmarks)
+            groups = copied_cell_groups(prints, runs, self.algorithms, self.benchmarks,
+                                        shapes=shapes)
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]

@@ -1081,15 +1081,14 @@ class Results:
             cell_shape_fingerprints,
             copied_cell_groups,
             run_fingerprints,
-            with_shapes,
         )
 
         if "copied_benchmarks" not in self._cache:
             prints = cell_fingerprints(self._frame)
             # Copies up to a rescaling of each benchmark's scores are copies too.
-            prints = with_shapes(prints, cell_shape_fingerprints(self._frame, prints))
             groups = copied_cell_groups(prints, run_fingerprints(self._frame),
-                                        self.algorithms, self.benchmarks)
+                                        self.algorithms, self.benchmarks,
+                                        shapes=cell_shape_fingerprints(self._frame, prints))
             self._cache["copied_benchmarks"] = BenchmarkReplicates(
                 {a: tuple(map(tuple, gs)) for a, gs in groups.items()})
         return self._cache["copied_benchmarks"]
