@@ -310,6 +310,9 @@ def test_a_plan_counts_replicates_as_its_tests_do():
     assert set(stated["n_benchmarks"]) == {10}
     doubled = plan(data, standardize=False, n_benchmarks=40).table.set_index(["a", "b"])
     assert set(doubled["n_benchmarks"]) == {20}
+    # Three benchmarks hold one replicate of 2: refused, not read as 2 (review 2026-11-29).
+    with pytest.raises(ValueError, match="fewer than 2 independent replicates"):
+        plan(data, standardize=False, n_benchmarks=3)
 
 
 def test_pairs_of_algorithms_without_copies_count_the_copied_tasks_once_too():

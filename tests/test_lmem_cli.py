@@ -209,3 +209,36 @@ def test_lmem_command_counts_copied_and_declared_tasks_once(tmp_path, capsys):
     assert "seed" in capsys.readouterr().err
     assert main(["lmem", str(path), *with_task, "--replicate-by", "nope"]) == 1
     assert "nope" in capsys.readouterr().err
+
+
+def test_lmem_command_claims_per_level_and_at_a_budget_as_the_report_does(tmp_path, capsys):
+    """Review of 2026-11-29: with --by a benchmark metafeature the verdicts of a level said
+    "across benchmarks like these <all of them>"; at --at-budget they had no budget scope;
+    --replicate-by was silently unused with --estimand these."""
+    import numpy as np
+
+    from test_copied_replicates import priorband_shaped
+
+    frame = priorband_shaped(np.random.default_rng(6), tasks=6)
+    frame["half"] = np.where(frame["bench"].str[1].astype(int) < 3, "low", "high")
+    path = tmp_path / "pb.csv"
+    frame.to_csv(path, index=False)
+    roles = ["--algorithm", "alg", "--benchmark", "bench", "--seed", "seed", "--score", "loss",
+             "--objective", "minimize", "--kind", "runs", "--metafeature", "half"]
+    assert main(["lmem", str(path), *roles, "--by", "half", "--reml", "--formula",
+                 "score ~ algorithm * half + (1|benchmark) + (1|benchmark:algorithm)",
+                 "-o", str(tmp_path / "o")]) == 0
+    capsys.readouterr()
+    verdicts = verdicts_from_json((tmp_path / "o" / "lmem_verdicts.json").read_text())
+    levels = [v for v in verdicts if v.scope.metafeature]
+    assert len(levels) == 6
+    # 6 benchmarks per level, 3 tasks: HB and RS copies join each task's two variants.
+    assert {v.n for v in levels} == {3}
+    assert not any("like these 12" in v.explanation for v in levels)
+    assert {v.details["unit_of_replication"] for v in levels} == {"benchmark"}
+    assert main(["lmem", "--example", "--at-budget", "5", "-o", str(tmp_path / "b")]) == 0
+    at = verdicts_from_json((tmp_path / "b" / "lmem_verdicts.json").read_text())
+    assert {(v.scope.budget_low, v.scope.budget_high) for v in at} == {(5.0, 5.0)}
+    assert main(["lmem", str(path), *roles, "--estimand", "these", "--replicate-by",
+                 "half"]) == 0
+    assert "--replicate-by half is not used" in capsys.readouterr().out

@@ -766,7 +766,8 @@ def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:
             + ("its runs are" if one else "each one's runs are") + " one observation counted "
             "more than once. The tests across benchmarks (the rank tests, the LMEM's "
             "paired test) and the effect sizes count each such group as one replicate; the "
-            "LMEM's model counts every benchmark, so its own evidence about "
+            "LMEM's model and Autorank's decision path (reproduced as Autorank runs it) "
+            "count every benchmark, so their own evidence about "
             + ("it" if one else "them") + " is overstated (if the benchmarks are variants "
             "an algorithm ignores, e.g. a prior it does not use, compare on one variant, or "
             "treat the variants as one benchmark).")

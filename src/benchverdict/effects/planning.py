@@ -980,8 +980,8 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
     n_benchmarks : int, optional
         Current number of benchmarks. With a pilot whose benchmarks are
         joined into replicates (copied runs, declared groups), it is divided
-        by each pair's ``benchmarks_per_replicate`` (rounded down, at least
-        2): the plan counts independent replicates, as the tests do.
+        by each pair's ``benchmarks_per_replicate`` (rounded down; fewer than
+        2 is refused): the plan counts independent replicates, as the tests do.
     seeds : float, optional
         Current seeds per cell.
     power : float
@@ -1091,8 +1091,16 @@ def plan(pilot: Results | None = None, *, difference: float | str | None = None,
             # benchmarks holds n / (benchmarks per replicate) of them (floor: no more
             # evidence than the benchmarks hold), at least 2.
             per = components["benchmarks_per_replicate"].astype(float).to_numpy()
-            components["n_benchmarks"] = np.maximum(
-                2, np.floor(stated["n_benchmarks"] / per + 1e-9)).astype(int)
+            held = np.floor(stated["n_benchmarks"] / per + 1e-9).astype(int)
+            if (held < 2).any():
+                first = components[held < 2].iloc[0]
+                raise ValueError(
+                    f"n_benchmarks={stated['n_benchmarks']} holds fewer than 2 independent "
+                    f"replicates of {first['a']} vs {first['b']} (the pilot's copies join "
+                    f"about {float(first['benchmarks_per_replicate']):.3g} benchmarks into "
+                    f"one), and a test across benchmarks needs 2. Fix: state at least "
+                    f"{int(np.ceil(2 * float(per.max())))} benchmarks.")
+            components["n_benchmarks"] = held
         k = len(components) if pairs is None else _check_pairs(pairs)
         source = "pilot"
         unknown = components["sd_seed"].isna() | components["sd_benchmark"].isna()

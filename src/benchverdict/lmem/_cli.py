@@ -218,7 +218,12 @@ def run_lmem(args: argparse.Namespace) -> int:
     print("\ncompact letter display (shared letter = not significantly different by the "
           "model's Tukey tests alone):")
     print(letters.to_string())
-    verdicts = m1.verdicts(alpha=args.alpha, df=args.df, by=args.by)
+    from benchverdict.analysis import budget_scope
+
+    # At a budget the verdicts say so, as the report's do.
+    verdicts = m1.verdicts(alpha=args.alpha, df=args.df, by=args.by,
+                           scope=None if args.by else budget_scope(
+                               rows if isinstance(rows, float) else None))
     verdicts, paired = _settled_across_benchmarks(verdicts, results, original, formula, args,
                                                   standardised=standardised)
     if paired is not None:
@@ -284,6 +289,7 @@ def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
         claim_and_unit,
         formula_estimand,
         with_claim,
+        with_level_claim,
         with_level_paired_tests,
     )
     from benchverdict.replicates import pair_replicates
@@ -292,6 +298,10 @@ def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
     estimand = formula_estimand(formula) if args.formula else args.estimand
     claim, unit = claim_and_unit(estimand, n_benchmarks, formula)
     paired = None
+    if args.replicate_by is not None and estimand != "benchmarks":
+        print(f"\nnote: --replicate-by {args.replicate_by} is not used: the model speaks of "
+              f"these benchmarks only (estimand 'these'), so its replicates are the runs; "
+              f"groups of benchmarks count once in claims about benchmarks like these.")
     if estimand == "benchmarks" and n_benchmarks >= 2 and args.by != "benchmark":
         # Copies found on the data as given (the incumbents are read from it).
         copies = pair_replicates(original, args.replicate_by)
@@ -302,6 +312,10 @@ def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
                  .nunique(dropna=False).max()) <= 1:
             verdicts = with_level_paired_tests(verdicts, results, args.by, alpha=args.alpha,
                                                copies=copies)
+            # Each level's claim is about its own benchmarks (their replicates), as the
+            # report's verdicts per level are.
+            return [with_level_claim(v, estimand=estimand, standardised=standardised)
+                    for v in verdicts], None
         else:
             print(f"\nnote: --by {args.by} varies within a benchmark, so its verdicts rest "
                   f"on the model alone: no pair's own paired test across benchmarks backs "

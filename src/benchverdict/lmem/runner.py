@@ -345,7 +345,6 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     by_formula = f"score ~ algorithm * {name} + (1|benchmark)" + (
         " + (1|benchmark:algorithm)" if generalising else "")
     by_model = fit(data, by_formula, reml=generalising)
-    unit = "benchmark" if estimand == "benchmarks" else "run"
     found = by_model.verdicts(alpha=options.alpha, by=name,
                               df="satterthwaite" if generalising else "auto")
     if estimand == "benchmarks":
@@ -354,22 +353,10 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
         # level's benchmarks agrees (lmem.paired).
         found = with_level_paired_tests(found, data, name, alpha=options.alpha,
                                          copies=copies)
-    verdicts = []
-    for v in found:
-        level_scope = dataclasses.replace(scope, metafeature=v.scope.metafeature)
-        changes: dict[str, object] = {"scope": level_scope, "estimand": estimand, "details": {
-            **v.details, "unit_of_replication": unit, "formula": by_formula,
-            "standardised": standardised}}
-        if unit == "benchmark":
-            # As across all benchmarks: the level's benchmarks (its independent replicates,
-            # from the pair's paired test), not the model's rows, are the units.
-            changes.update(n=int(v.details["paired_n_replicates"]),
-                           unit="benchmark (the algorithm x benchmark variation is the error)")
-        if standardised and v.effect is not None:
-            changes["effect"] = dataclasses.replace(
-                v.effect, name=v.effect.name + " (standardised per benchmark: in standard "
-                                               "deviations of a benchmark's scores)")
-        verdicts.append(replaced(v, **changes))
+    verdicts = [with_level_claim(v, estimand=estimand, standardised=standardised,
+                                 scope=dataclasses.replace(scope,
+                                                           metafeature=v.scope.metafeature),
+                                 formula=by_formula) for v in found]
     run.verdicts += verdicts
     run.notes.append(
         f"Per level of {name} ({', '.join(levels)}): {by_formula}"
@@ -543,6 +530,41 @@ def with_claim(verdict: Verdict, claim: str, unit: str, *, estimand: str, n_benc
         # counted the pair's independent replicates (with_paired_test set n to them).
         replicates = verdict.details.get("paired_n_replicates", n_benchmarks)
         changes.update(n=min(n_benchmarks, int(replicates)),
+                       unit="benchmark (the algorithm x benchmark variation is the error)")
+    if standardised and verdict.effect is not None:
+        changes["effect"] = dataclasses.replace(
+            verdict.effect, name=verdict.effect.name + " (standardised per benchmark: in "
+                                                       "standard deviations of a "
+                                                       "benchmark's scores)")
+    return replaced(verdict, **changes)
+
+
+def with_level_claim(verdict: Verdict, *, estimand: str, standardised: bool = False,
+                     scope: Scope | None = None, formula: str | None = None) -> Verdict:
+    """A verdict within one level of a benchmark metafeature, with its estimand and units.
+
+    Generalising (``estimand="benchmarks"``): the level's benchmarks are the
+    units, its independent replicates as the pair's paired test counted them
+    (``paired_n_replicates``), not the model's rows; else the runs.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> v = Verdict(a="A", b="B", outcome="a", method="lmem.tukey",
+    ...             scope=Scope(metafeature=(("size", "small"),)), explanation="A - B = +1.",
+    ...             evidence=Evidence("p_value", 0.01, 0.05), objective="maximize",
+    ...             details={"paired_n_replicates": 3})
+    >>> with_level_claim(v, estimand="benchmarks").n
+    3
+    """
+    unit = "benchmark" if estimand == "benchmarks" else "run"
+    changes: dict[str, object] = {"estimand": estimand, "details": {
+        **verdict.details, "unit_of_replication": unit, "standardised": standardised,
+        **({"formula": formula} if formula is not None else {})}}
+    if scope is not None:
+        changes["scope"] = scope
+    if unit == "benchmark" and "paired_n_replicates" in verdict.details:
+        changes.update(n=int(verdict.details["paired_n_replicates"]),
                        unit="benchmark (the algorithm x benchmark variation is the error)")
     if standardised and verdict.effect is not None:
         changes["effect"] = dataclasses.replace(

@@ -705,9 +705,10 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
     if copied:
         out.append(f"Caveat: {copied}, since a benchmark where an algorithm's runs repeat "
                    f"another's is not an independent replicate"
-                   + ("; the LMEM's model counts every benchmark, so its own p-values "
-                      "about those pairs overstate the evidence (its verdicts also need the "
-                      "pair's paired test, which counts each group once)."
+                   + ("; the LMEM's model and Autorank's decision path count every "
+                      "benchmark, so their own p-values about those pairs overstate the "
+                      "evidence (the LMEM's verdicts also need the pair's paired test, which "
+                      "counts each group once; Autorank's do not vote)."
                       if o.estimand == "benchmarks" else "."))
     by = getattr(o, "replicate_by", None)
     if by is not None and results is not None and o.estimand == "benchmarks":
@@ -715,7 +716,8 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
         out.append(f"Benchmarks with the same {by} were taken as one replicate ({levels} of "
                    f"them) in the tests across benchmarks (the rank tests, the LMEM's paired "
                    f"test) and in the effect sizes, which use the mean of a pair's differences "
-                   f"(or ranks) on its benchmarks; the LMEM's model counts every benchmark.")
+                   f"(or ranks) on its benchmarks; the LMEM's model and Autorank's decision "
+                   f"path count every benchmark.")
     short = _stopped_early(c)
     if short:
         # The rank tests and LMEMs compared the others only (the headline says so too).
