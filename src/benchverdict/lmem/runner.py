@@ -529,14 +529,8 @@ def with_claim(verdict: Verdict, claim: str, unit: str, *, estimand: str, n_benc
         # Where copied runs (or a declared task) joined benchmarks, the paired test
         # counted the pair's independent replicates (with_paired_test set n to them).
         replicates = verdict.details.get("paired_n_replicates", n_benchmarks)
-        changes.update(n=min(n_benchmarks, int(replicates)),
-                       unit="benchmark (the algorithm x benchmark variation is the error)")
-    if standardised and verdict.effect is not None:
-        changes["effect"] = dataclasses.replace(
-            verdict.effect, name=verdict.effect.name + " (standardised per benchmark: in "
-                                                       "standard deviations of a "
-                                                       "benchmark's scores)")
-    return replaced(verdict, **changes)
+        changes.update(n=min(n_benchmarks, int(replicates)), unit=BENCHMARK_UNIT)
+    return replaced(verdict, **changes, **_standardised_effect(verdict, standardised))
 
 
 def with_level_claim(verdict: Verdict, *, estimand: str, standardised: bool = False,
@@ -564,14 +558,21 @@ def with_level_claim(verdict: Verdict, *, estimand: str, standardised: bool = Fa
     if scope is not None:
         changes["scope"] = scope
     if unit == "benchmark" and "paired_n_replicates" in verdict.details:
-        changes.update(n=int(verdict.details["paired_n_replicates"]),
-                       unit="benchmark (the algorithm x benchmark variation is the error)")
-    if standardised and verdict.effect is not None:
-        changes["effect"] = dataclasses.replace(
-            verdict.effect, name=verdict.effect.name + " (standardised per benchmark: in "
-                                                       "standard deviations of a "
-                                                       "benchmark's scores)")
-    return replaced(verdict, **changes)
+        changes.update(n=int(verdict.details["paired_n_replicates"]), unit=BENCHMARK_UNIT)
+    return replaced(verdict, **changes, **_standardised_effect(verdict, standardised))
+
+
+#: A verdict's unit where the algorithm x benchmark variation is the error.
+BENCHMARK_UNIT = "benchmark (the algorithm x benchmark variation is the error)"
+
+
+def _standardised_effect(verdict: Verdict, standardised: bool) -> dict[str, object]:
+    """``{"effect": ...}`` naming the standardised unit, or nothing."""
+    if not standardised or verdict.effect is None:
+        return {}
+    return {"effect": dataclasses.replace(
+        verdict.effect, name=verdict.effect.name + " (standardised per benchmark: in standard "
+                                                   "deviations of a benchmark's scores)")}
 
 
 def _claimed(explanation: str, claim: str) -> str:
