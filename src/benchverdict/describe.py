@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchverdict.exclusions import empty_exclusions, rows_by_reason
+from benchverdict.replicates import connected_components
 
 #: At most this many missing (algorithm, benchmark, seed) cells are listed.
 MAX_LISTED_MISSING = 1000
@@ -411,15 +412,19 @@ def run_fingerprints(frame: pd.DataFrame) -> pd.DataFrame:
     (:func:`run_collision_probabilities`).
     """
     score = frame["score"].to_numpy(dtype=float)
+    parts = _hashed_rows(frame, score).assign(n=1, **_run_contents(frame, score))
+    return combine_run_fingerprints([parts])
+
+
+def _run_contents(frame: pd.DataFrame, score: np.ndarray) -> dict[str, np.ndarray]:
+    """Each row's seed code and the two 32-bit halves of its (budget, ``score``) hash."""
     content = {"score": score + 0.0}
     if "budget" in frame.columns:
         content["budget"] = frame["budget"].to_numpy(dtype=float)
     hashes = _row_hashes(content) if len(frame) else np.zeros(0, dtype=np.uint64)
-    parts = _hashed_rows(frame, score).assign(
-        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64), n=1,
-        content_low=(hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
-        content_high=(hashes >> np.uint64(32)).astype(np.int64))
-    return combine_run_fingerprints([parts])
+    return {"seed": frame["seed"].cat.codes.to_numpy().astype(np.int64),
+            "content_low": (hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
+            "content_high": (hashes >> np.uint64(32)).astype(np.int64)}
 
 
 def combine_run_fingerprints(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -448,12 +453,18 @@ def cell_collision_probabilities(runs: pd.DataFrame) -> pd.Series:
     >>> float(cell_collision_probabilities(runs).loc[0])
     0.6
     """
-    key = pd.DataFrame({"cell": runs["cell"], "low": runs["content_low"] % 2**32,
+    rate, total = _equal_run_rate(runs, runs["cell"])
+    return rate.where(total > 1, 0.0)
+
+
+def _equal_run_rate(runs: pd.DataFrame, by: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Per level of ``by``: ``sum n_v (n_v - 1) / (N (N - 1))`` over run contents, and ``N``."""
+    key = pd.DataFrame({"by": by, "low": runs["content_low"] % 2**32,
                         "high": runs["content_high"] % 2**32, "n": runs["n"]})
-    same = key.groupby(["cell", "low", "high", "n"]).size().astype(float)
-    total = same.groupby(level="cell").sum()
-    pairs = (same * (same - 1.0)).groupby(level="cell").sum()
-    return (pairs / (total * (total - 1.0))).where(total > 1, 0.0)
+    same = key.groupby(["by", "low", "high", "n"]).size().astype(float)
+    total = same.groupby(level="by").sum()
+    pairs = (same * (same - 1.0)).groupby(level="by").sum()
+    return pairs / (total * (total - 1.0)), total
 
 
 def run_collision_probabilities(runs: pd.DataFrame, nb: int, algorithms: Sequence[int],
@@ -471,19 +482,14 @@ def run_collision_probabilities(runs: pd.DataFrame, nb: int, algorithms: Sequenc
     """
     table = runs[(runs["cell"] // nb).isin(list(algorithms))
                  & ~runs["cell"].isin(list(skip_cells))]
-    key = pd.DataFrame({"algorithm": table["cell"] // nb,
-                        "low": table["content_low"] % 2**32,
-                        "high": table["content_high"] % 2**32, "n": table["n"]})
-    total = key.groupby(["algorithm", "low", "high", "n"]).size().astype(float)
-    n = total.groupby(level="algorithm").sum()
-    pairs = (total * (total - 1.0)).groupby(level="algorithm").sum()
+    rate, n = _equal_run_rate(table, table["cell"] // nb)
     # With the copies skipped a coincidence by chance is a value seen once, and N runs
     # cannot show a rate below about 1 / N: two cells of discrete accuracies that rescale
     # alike (one interior run each) were "copies" in most data sets without the floor.
-    floor = (1.0 / n) if resolution else 0.0 * n
-    out = {int(a): max(float(pairs.loc[a] / (n.loc[a] * (n.loc[a] - 1.0))),
-                       float(floor.loc[a])) if n.loc[a] > 1 else 1.0 for a in n.index}
-    return {int(a): out.get(int(a), 1.0) for a in algorithms}
+    if resolution:
+        rate = np.maximum(rate, 1.0 / n)
+    rate = rate.where(n > 1, 1.0)
+    return {int(a): float(rate.get(a, 1.0)) for a in algorithms}
 
 
 #: Copies that lack runs: cells sharing at least this many identical runs (and nothing
@@ -562,15 +568,9 @@ def cell_shape_fingerprints(frame: pd.DataFrame, prints: pd.DataFrame) -> pd.Dat
     with np.errstate(invalid="ignore", divide="ignore"):
         shape = np.where(hi > lo, (score - lo) / (hi - lo), 0.0)
     rounded = np.round(shape, SHAPE_DECIMALS) + 0.0
-    content = {"score": rounded}
-    if "budget" in frame.columns:
-        content["budget"] = frame["budget"].to_numpy(dtype=float)
-    hashes = _row_hashes(content) if len(frame) else np.zeros(0, dtype=np.uint64)
     parts = _hashed_rows(frame, rounded).assign(
-        seed=frame["seed"].cat.codes.to_numpy().astype(np.int64),
         interior=((score > lo) & (score < hi)).astype(np.int64), n=1,
-        content_low=(hashes & np.uint64(0xFFFFFFFF)).astype(np.int64),
-        content_high=(hashes >> np.uint64(32)).astype(np.int64))
+        **_run_contents(frame, rounded))
     return combine_shape_fingerprints([parts])
 
 
@@ -718,21 +718,13 @@ def copied_cell_groups(prints: pd.DataFrame, runs: pd.DataFrame, algorithms: Seq
 
 def _joined(groups: list[list[int]]) -> list[list[int]]:
     """Groups that share a member, joined (connected components), each sorted."""
-    parent: dict[int, int] = {}
-
-    def root(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for group in groups:
-        for other in group[1:]:
-            parent[root(other)] = root(group[0])
-    members: dict[int, list[int]] = {}
-    for x in sorted({x for group in groups for x in group}):
-        members.setdefault(root(x), []).append(x)
-    return sorted(members.values())
+    members = sorted({x for group in groups for x in group})
+    labels = connected_components(len(members), [str(x) for x in members],
+                                  [[str(x) for x in group] for group in groups])
+    out: dict[int, list[int]] = {}
+    for x, label in zip(members, labels):
+        out.setdefault(int(label), []).append(x)
+    return sorted(out.values())
 
 
 def copied_runs_text(found: Mapping[str, Sequence[Sequence[str]]]) -> str:

@@ -106,7 +106,7 @@ class BenchmarkReplicates:
         (transitively) share one. Benchmarks a group names but ``benchmarks``
         does not are ignored.
         """
-        return _components(len(benchmarks), [str(x) for x in benchmarks],
+        return connected_components(len(benchmarks), [str(x) for x in benchmarks],
                            [*self.shared, *(g for gs in self.copies.values() for g in gs)])
 
     def table(self) -> pd.DataFrame:
@@ -168,8 +168,15 @@ def declared_groups(results, by: str) -> list[list[str]]:
             for _, part in sorted(table.groupby("level"), key=lambda kv: str(kv[0]))]
 
 
-def _components(n: int, names: list[str], groups: Sequence[Sequence[str]]) -> np.ndarray:
-    """Connected components of ``names`` joined by ``groups``, numbered by first appearance."""
+def connected_components(n: int, names: list[str],
+                         groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """Connected components of ``names`` joined by ``groups``, numbered by first appearance.
+
+    Examples
+    --------
+    >>> connected_components(4, ["a", "b", "c", "d"], [["a", "c"], ["c", "d"]]).tolist()
+    [0, 1, 0, 0]
+    """
     parent = list(range(n))
     where = {name: i for i, name in enumerate(names)}
 

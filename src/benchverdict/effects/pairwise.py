@@ -475,7 +475,8 @@ def effects_from_frame(
     SD there, :math:`\sqrt{((r_a - 1) s_a^2 + (r_b - 1) s_b^2) / (r_a + r_b - 2)}`
     (:func:`_pair_sd`), so a third, noisier algorithm does not widen the unit
     (pooled over every algorithm, two algorithms with run SD 1 beside one
-    with 10 read their 0.58 SD apart as 0.13). Where the pair's cells hold
+    with 10 read their -0.53 SD difference as -0.10;
+    ``tests/test_effects_pairwise.py``). Where the pair's cells hold
     no spread, the scores keep the unit they come in (those of
     :func:`~benchverdict.scales.standardise_per_benchmark`). Across
     benchmarks only: on one benchmark the effects stay in the scores' unit,
@@ -666,8 +667,8 @@ def _these_with_copies(copies: BenchmarkReplicates, column: dict[str, int],
     :math:`q_b = s^2_b / r_b` (exact also for copies rescaled per benchmark,
     whose noise is perfectly correlated), not :math:`\sum_b q_b`; it has the
     group's ``r - 1`` degrees of freedom once in Welch-Satterthwaite's sum.
-    Counted as independent, HB - RS on PriorBand-shaped data covered 0.81 for
-    0.95 (``tests/test_copied_replicates.py``). Declared groups
+    Counted as independent, HB - RS on PriorBand-shaped data covered 0.903
+    for 0.983 (``tests/test_copied_replicates.py``; now 0.98). Declared groups
     (``replicate_by``) do not enter: their runs are independent draws. With
     ``pair_sd_fallback`` the differences are in each pair's run SD
     (:func:`_pair_sd`): every ``q_b`` is divided by its square.

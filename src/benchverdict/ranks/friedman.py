@@ -20,10 +20,11 @@ Where every algorithm's runs are copied alike, the algorithms are
 exchangeable within each independent replicate under the null, and the
 tests are exact on the replicates. Where only some are (PriorBand: HB and
 RS copied, PB not), a copied algorithm's mean rank varies less than the
-others', so exchangeability holds only approximately: in seeded nulls (groups
-of 2, unequal groups of 1-8, one algorithm copied, a task-level effect) the
-omnibus rejected in 0.043-0.057 and some pair was declared different in
-0.020-0.056 at alpha 0.05, the errors falling mostly on the copied pair. Friedman's p-value uses the
+others', so exchangeability holds only approximately: in PriorBand-shaped
+nulls (HB and RS copied, PB not, a task-level effect;
+``tests/test_copied_replicates.py``) the omnibus rejected in 0.03 of data
+sets and Nemenyi declared some pair different in 0.02 at alpha 0.05 (0.19
+and 0.18 with every benchmark counted). Friedman's p-value uses the
 chi-square approximation (rough for fewer than about 10 blocks; Iman–Davenport's
 F is then preferable). Nemenyi's test is a test on average ranks, so its
 verdict on a pair depends on which other algorithms are compared (Benavoli
