@@ -331,21 +331,28 @@ def test_vectorised_superiority_equals_the_pairwise_definition():
         assert np.allclose([lo[p], hi[p]], [lo1, hi1], equal_nan=True)
 
 
+def _three_algorithms(seed: int, *, n_bench: int, seeds: int, b_mean: float, c_mean: float,
+                      c_sd: float) -> pd.DataFrame:
+    """Runs of A (mean 0), B (``b_mean``) with run SD 1 and C (``c_mean``, run SD ``c_sd``),
+    each benchmark shifted by N(0, 3^2)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for b in range(n_bench):
+        shift = rng.normal(0, 3)
+        for s in range(seeds):
+            rows += [("A", f"b{b}", s, shift + rng.normal()),
+                     ("B", f"b{b}", s, shift + b_mean + rng.normal()),
+                     ("C", f"b{b}", s, shift + c_mean + c_sd * rng.normal())]
+    return pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+
 def test_a_margin_in_sds_does_not_depend_on_a_third_algorithm():
     # Review of 2026-11-28: the SD of a benchmark's scores grows with the distance between
     # the algorithms. A and B 0.5 run-to-run SD apart, C 20 SD worse: with C the pair's
     # difference read -0.054 SD and TOST at 0.2sd declared them equivalent (adjusted
     # p = 1.6e-4); without C, -0.52 SD and p = 0.95. The unit is now the runs' SD
     # within cells (Cohen's d), whatever else was run.
-    rng = np.random.default_rng(0)
-    rows = []
-    for b in range(10):
-        shift = rng.normal(0, 3)
-        for s in range(5):
-            rows += [("A", f"b{b}", s, shift + rng.normal()),
-                     ("B", f"b{b}", s, shift + 0.5 + rng.normal()),
-                     ("C", f"b{b}", s, shift - 20 + rng.normal())]
-    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    frame = _three_algorithms(0, n_bench=10, seeds=5, b_mean=0.5, c_mean=-20.0, c_sd=1.0)
 
     def effect(part: pd.DataFrame):
         res = Results.from_frame(part, algorithm="algorithm", benchmark="benchmark",
@@ -372,15 +379,7 @@ def test_a_margin_in_sds_is_the_pairs_own_run_sd_not_a_noisier_thirds():
     was about 5.8 and A - B read about -0.1 SD: TOST at 0.3sd declared them equivalent. In
     the pair's own run SD (Cohen's d) the effect is the same with or without C, and equals
     the paired t on each benchmark's difference over the pair's pooled SD."""
-    rng = np.random.default_rng(3)
-    rows = []
-    for b in range(12):
-        shift = rng.normal(0, 3)
-        for s in range(6):
-            rows += [("A", f"b{b}", s, shift + rng.normal()),
-                     ("B", f"b{b}", s, shift + 0.58 + rng.normal()),
-                     ("C", f"b{b}", s, shift + rng.normal(0, 10))]
-    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    frame = _three_algorithms(3, n_bench=12, seeds=6, b_mean=0.58, c_mean=0.0, c_sd=10.0)
 
     def effects(part: pd.DataFrame, estimand: str = "benchmarks", algorithms=None):
         res = Results.from_frame(part, algorithm="algorithm", benchmark="benchmark",
