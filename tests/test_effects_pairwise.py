@@ -456,3 +456,87 @@ def test_run_sd_of_final_incumbents_ignores_where_each_run_ended():
     cells = final.table.groupby("algorithm", observed=True)["score"]
     pooled = np.sqrt((cells.var(ddof=1) * (cells.size() - 1)).sum() / (cells.size() - 1).sum())
     assert got == pytest.approx(pooled)
+
+
+def _one_benchmark(seed: int, *, seeds: int, b_mean: float, c_sd: float) -> pd.DataFrame:
+    """One benchmark: A (mean 0) and B (``b_mean``) with run SD 1; C (mean 0, ``c_sd``)."""
+    rng = np.random.default_rng(seed)
+    rows = [(alg, "b0", s, mu + sd * rng.normal())
+            for alg, mu, sd in (("A", 0.0, 1.0), ("B", b_mean, 1.0), ("C", 0.0, c_sd))
+            for s in range(seeds)]
+    return pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+
+
+def test_on_one_benchmark_a_margin_in_sds_is_the_pairs_own_run_sd():
+    """Review of 2026-11-29: on one benchmark a margin in SDs was that benchmark's run SD
+    pooled over every algorithm. A and B 2 run SDs apart, C with run SD 10: the margin 0.5sd
+    became 0.5 x 5.8 = 2.9 and TOST declared A and B equivalent (p = 1e-3). In the pair's own
+    pooled run SD the margin is about 0.5, the same with or without C, and A - B = -2 is far
+    outside it; the pair A - C gets its own (wider) margin."""
+    frame = _one_benchmark(0, seeds=30, b_mean=2.0, c_sd=10.0)
+
+    def effects(part: pd.DataFrame):
+        res = Results.from_frame(part, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", score="score", objective="maximize",
+                                 kind="runs")
+        return pairwise_effects(res, algorithms=["A", "B"], benchmark="b0", margin="0.5sd")
+
+    with_c, without = effects(frame).effect("A", "B"), effects(
+        frame[frame["algorithm"] != "C"]).effect("A", "B")
+    cells = frame.groupby("algorithm")["score"]
+    sd_ab = float(np.sqrt((cells.var()["A"] + cells.var()["B"]) / 2))
+    assert with_c.margin_value == pytest.approx(0.5 * sd_ab, rel=1e-12)
+    for field in ("difference", "lower", "upper", "p_equivalence", "margin_value"):
+        assert getattr(with_c, field) == pytest.approx(getattr(without, field), rel=1e-12)
+    assert with_c.p_equivalence > 0.5
+    # The closed form: the two one-sided t tests with Welch's SE at the pair's margin.
+    a, b = (frame.loc[frame.algorithm == x, "score"].to_numpy() for x in "AB")
+    d, se = a.mean() - b.mean(), np.sqrt(a.var(ddof=1) / 30 + b.var(ddof=1) / 30)
+    assert (with_c.difference, with_c.se) == pytest.approx((d, se), rel=1e-12)
+    m = 0.5 * sd_ab
+    p = max(stats.t.sf((d + m) / se, with_c.df), stats.t.cdf((d - m) / se, with_c.df))
+    assert with_c.p_equivalence == pytest.approx(p, rel=1e-12)
+    # And where the test can pass: B 0.1 run SDs from A, 200 runs each.
+    close = _one_benchmark(1, seeds=200, b_mean=0.1, c_sd=10.0)
+    near = effects(close).effect("A", "B")
+    a, b = (close.loc[close.algorithm == x, "score"].to_numpy() for x in "AB")
+    d, se = a.mean() - b.mean(), np.sqrt(a.var(ddof=1) / 200 + b.var(ddof=1) / 200)
+    m = 0.5 * np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
+    p = max(stats.t.sf((d + m) / se, near.df), stats.t.cdf((d - m) / se, near.df))
+    assert near.p_equivalence == pytest.approx(p, rel=1e-12) and p < 1e-4
+    # Each pair its own margin; the scope's margin_value is the benchmark's (kept for callers
+    # that draw one band), and a pair's flipped reading keeps its margin.
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark", seed="seed",
+                             score="score", objective="maximize", kind="runs")
+    every = pairwise_effects(res, benchmark="b0", margin="0.5sd")
+    a_c = every.effect("C", "A")
+    sd_ac = float(np.sqrt((cells.var()["A"] + cells.var()["C"]) / 2))
+    assert a_c.margin_value == pytest.approx(0.5 * sd_ac, rel=1e-12)
+    assert every.effect("A", "B").margin_value == pytest.approx(0.5 * sd_ab, rel=1e-12)
+    assert "margin_value" in every.table.columns
+    # A margin in score units is every pair's.
+    raw = pairwise_effects(res, benchmark="b0", margin=0.3)
+    assert {e.margin_value for e in raw.effects} == {0.3}
+
+
+def test_on_one_benchmark_tost_in_the_pairs_sd_holds_its_level_beside_a_noisy_third():
+    """At the boundary (A and B 0.5 run SDs apart, margin 0.5sd) the TOST declares them
+    equivalent at most ~alpha of the time, whatever C's noise (0.034 over 1,000 data sets).
+    Pooled over A, B and C (run SD 10) the margin was 2.9 run SDs of the pair: equivalence
+    in every data set. The report's engine (effects_from_frame), as the report calls it."""
+    from benchverdict.effects.equivalence import Margin
+
+    reps, alpha = 600, 0.05
+    hits = 0
+    for seed in range(reps):
+        frame = _one_benchmark(100 + seed, seeds=30, b_mean=0.5, c_sd=10.0)
+        # The report passes the benchmark's run SD (pooled over all three) as the margin
+        # where a pair's runs hold no spread; before the fix it was every pair's margin.
+        fallback = 0.5 * np.sqrt(frame.groupby("algorithm")["score"].var().mean())
+        e = effects_from_frame(frame, algorithms=["A", "B", "C"], estimand="benchmark",
+                               objective="maximize", margin=Margin.parse("0.5sd"),
+                               margin_value=fallback, pair_run_sd=True).effect("A", "B")
+        hits += e.p_equivalence <= alpha
+    # The margin is estimated from the same runs, so the level is approximate: 3 binomial
+    # SEs above alpha bound what a working test gives.
+    assert hits / reps <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)

@@ -236,3 +236,29 @@ def test_round_off_widths_do_not_set_the_digits():
     assert effect_text(flat, "A") == "+0.0102 [+0.0102, +0.0102]"
     assert effect_decimals(5.4e-16, 0.00024, values=[0.0102, 0.0101]) == 5
     assert effect_decimals(5.4e-16) == 8  # no values to judge by: a width as before
+
+
+def test_per_benchmark_equivalence_uses_the_pairs_run_sd_not_a_noisier_thirds():
+    """On one benchmark, A and B 2 run SDs apart and C with run SD 10 (margin 0.5sd): the
+    benchmark's run SD pooled over all three made the margin 2.9 and the report called A and B
+    practically equivalent there. In the pair's own run SD they are 4 margins apart."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for b in range(4):
+        shift = rng.normal(0, 3)
+        for alg, mu, sd in (("A", 0.0, 1.0), ("B", 2.0, 1.0), ("C", 0.0, 10.0)):
+            rows += [(alg, f"t{b}", s, shift + mu + sd * rng.normal()) for s in range(30)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    # The LMEM speaks per benchmark (each benchmark's runs); the rank tests across them.
+    comp = compare(_results(frame), analyses=["ranks", "lmem"], progress=False,
+                   figures=False, sanity_checks=False, margin="0.5sd")
+    rel = comp.reconciliation.relations
+    per = rel[(rel["scope_type"] == "per benchmark") & (rel["a"].isin(["A", "B"]))
+              & (rel["b"].isin(["A", "B"]))]
+    assert len(per) == 4
+    assert not (per["status"] == "equivalent").any()
+    cells = frame.groupby(["benchmark", "algorithm"])["score"].var().unstack()
+    want = 0.5 * np.sqrt((cells["A"] + cells["B"]) / 2)
+    got = per.set_index("benchmark")["margin"]
+    assert got.index.tolist() == ["t0", "t1", "t2", "t3"]
+    assert got.to_numpy() == pytest.approx(want[got.index].to_numpy(), rel=1e-9)

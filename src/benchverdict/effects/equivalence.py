@@ -107,7 +107,7 @@ class Margin:
 
 
 def tost_p_value(estimate: np.ndarray | float, se: np.ndarray | float,
-                 df: np.ndarray | float, margin: float) -> np.ndarray:
+                 df: np.ndarray | float, margin: np.ndarray | float) -> np.ndarray:
     r"""Two one-sided tests of ``|delta| >= margin``: the larger one-sided p-value.
 
     Parameters
@@ -116,8 +116,8 @@ def tost_p_value(estimate: np.ndarray | float, se: np.ndarray | float,
         The contrast, its standard error and degrees of freedom (``inf``:
         normal). Where ``se`` is 0 the p-value is 0 if ``|estimate| <
         margin`` and 1 otherwise; where it is not finite, NaN.
-    margin : float
-        Positive.
+    margin : array_like
+        Positive (one, or one per estimate; NaN gives NaN).
 
     Returns
     -------
@@ -134,16 +134,18 @@ def tost_p_value(estimate: np.ndarray | float, se: np.ndarray | float,
     >>> bool(np.isclose(p, ttost_paired(d, np.zeros(6), -0.05, 0.05)[0]))
     True
     """
-    est, s, nu = np.broadcast_arrays(np.asarray(estimate, dtype=float),
-                                     np.asarray(se, dtype=float), np.asarray(df, dtype=float))
+    est, s, nu, m = np.broadcast_arrays(
+        np.asarray(estimate, dtype=float), np.asarray(se, dtype=float),
+        np.asarray(df, dtype=float), np.asarray(margin, dtype=float))
     out = np.full(est.shape, np.nan)
-    ok = np.isfinite(est) & np.isfinite(s) & (s > 0) & ~np.isnan(nu) & (nu > 0)
+    known = np.isfinite(est) & np.isfinite(s) & np.isfinite(m)
+    ok = known & (s > 0) & ~np.isnan(nu) & (nu > 0)
     if ok.any():
-        lower = stats.t.sf((est[ok] + margin) / s[ok], nu[ok])  # H0: delta <= -m
-        upper = stats.t.cdf((est[ok] - margin) / s[ok], nu[ok])  # H0: delta >= m
+        lower = stats.t.sf((est[ok] + m[ok]) / s[ok], nu[ok])  # H0: delta <= -m
+        upper = stats.t.cdf((est[ok] - m[ok]) / s[ok], nu[ok])  # H0: delta >= m
         out[ok] = np.maximum(lower, upper)
-    exact = np.isfinite(est) & np.isfinite(s) & (s == 0)
-    out[exact] = np.where(np.abs(est[exact]) < margin, 0.0, 1.0)
+    exact = known & (s == 0)
+    out[exact] = np.where(np.abs(est[exact]) < m[exact], 0.0, 1.0)
     return out
 
 

@@ -244,7 +244,8 @@ def pairwise_matrix(
             own = e if x == e.a else e.flipped()
             advantage = e.advantage(x)
             sup = (own.superiority, own.superiority_lower, own.superiority_upper)
-            relation = given.get((x, y)) or _own_relation(advantage, effects.margin_value)
+            margin = e.margin_value if math.isfinite(e.margin_value) else effects.margin_value
+            relation = given.get((x, y)) or _own_relation(advantage, margin)
             rows.append([x, y, *advantage, *sup, relation])
     table = pd.DataFrame(rows, columns=_COLUMNS)
     if order is None:

@@ -87,7 +87,7 @@ EFFECT_ESTIMANDS = ("benchmarks", "these", "benchmark")
 #: Columns of :attr:`PairwiseEffects.table`.
 EFFECT_COLUMNS = [
     "a", "b", "difference", "lower", "upper", "se", "df", "p_value", "superiority",
-    "superiority_lower", "superiority_upper", "n", "unit", "p_equivalence",
+    "superiority_lower", "superiority_upper", "n", "unit", "p_equivalence", "margin_value",
 ]
 #: Score scales of an effect.
 EFFECT_SCALES = ("auto", "raw", "standardized")
@@ -123,6 +123,11 @@ class PairEffect:
         ``+1`` when larger scores are better, ``-1`` otherwise.
     p_equivalence : float
         The raw TOST p-value of ``|difference| >= margin`` (NaN without a margin).
+    margin_value : float
+        The margin that TOST used, in the difference's unit (NaN without one).
+        A margin in SDs on one benchmark is the pair's own: the margin times
+        the two algorithms' pooled run-to-run SD there, so another
+        algorithm's noise does not widen it.
     """
 
     a: str
@@ -139,6 +144,7 @@ class PairEffect:
     n: int
     sign: float = 1.0
     p_equivalence: float = math.nan
+    margin_value: float = math.nan
 
     def flipped(self) -> PairEffect:
         """The same effect read as ``b`` against ``a``."""
@@ -192,7 +198,10 @@ class PairwiseEffects(ResultText):
         The equivalence margin the TOST p-values test, in ``unit``'s terms.
     margin_value : float
         The margin in the effect's unit (NaN without one; per benchmark a
-        standardised margin times the benchmark's SD).
+        standardised margin times the benchmark's run-to-run SD). Each
+        pair's TOST used its own, :attr:`PairEffect.margin_value`: per
+        benchmark with a margin in SDs, the margin times the pair's pooled
+        run SD.
     n_benchmarks : int
     measure : str
         What ``difference`` is, in words: "mean difference" (default), or
@@ -278,9 +287,20 @@ class PairwiseEffects(ResultText):
         ax = new_axes(ax, width=5.5, height=max(1.6, 0.32 * len(rows) + 0.9))
         with theme():
             y = np.arange(len(rows))[::-1]
-            if math.isfinite(self.margin_value):
-                ax.axvspan(-self.margin_value, self.margin_value, color="#009E73", alpha=0.15,
-                           linewidth=0, label=f"margin ±{self.margin_value:.3g}")
+            margins = {e.margin_value for e in rows if math.isfinite(e.margin_value)}
+            if len(margins) > 1:
+                # Each pair its own margin (in SDs on one benchmark: the pair's run SD).
+                for yi, e in zip(y, rows):
+                    if math.isfinite(e.margin_value):
+                        ax.fill_betweenx([yi - 0.4, yi + 0.4], -e.margin_value,
+                                         e.margin_value, color="#009E73", alpha=0.15,
+                                         linewidth=0)
+                ax.fill_between([], [], color="#009E73", alpha=0.15,
+                                label="each pair's margin")
+            elif margins or math.isfinite(self.margin_value):
+                m = margins.pop() if margins else self.margin_value
+                ax.axvspan(-m, m, color="#009E73", alpha=0.15, linewidth=0,
+                           label=f"margin ±{m:.3g}")
             ax.axvline(0.0, color="#1d1d1f", linewidth=0.8)
             for yi, e in zip(y, rows):
                 colour = "#0072B2" if e.excludes_zero else "#7f7f7f"
@@ -290,7 +310,7 @@ class PairwiseEffects(ResultText):
             ax.set_yticks(y, [f"{e.a} - {e.b}" for e in rows])
             ax.set_xlabel(f"difference (a - b), {self.unit}")
             ax.set_title(f"{self.confidence:.0%} simultaneous intervals", fontsize=10)
-            if math.isfinite(self.margin_value):
+            if margins or math.isfinite(self.margin_value):
                 ax.legend(loc="best", fontsize=8, frameon=False)
         return ax
 
@@ -478,9 +498,13 @@ def effects_from_frame(
     with 10 read their -0.53 SD difference as -0.10;
     ``tests/test_effects_pairwise.py``). Where the pair's cells hold
     no spread, the scores keep the unit they come in (those of
-    :func:`~benchverdict.scales.standardise_per_benchmark`). Across
-    benchmarks only: on one benchmark the effects stay in the scores' unit,
-    with the caller's margin.
+    :func:`~benchverdict.scales.standardise_per_benchmark`). On one benchmark
+    (``estimand="benchmark"``) the effects stay in the scores' unit and a
+    margin in SDs becomes each pair's own, ``margin.value`` times the pair's
+    pooled run SD (the caller's ``margin_value`` where the pair's runs hold no
+    spread): pooled over every algorithm, C with run SD 10 beside A and B
+    with 1 made 0.5sd a margin of 2.9, and A and B, 2 run SDs apart, read as
+    equivalent (``tests/test_effects_pairwise.py``).
 
     Examples
     --------
@@ -535,6 +559,7 @@ def effects_from_frame(
     first = np.array([column[a] for a, _ in pairs])
     second = np.array([column[b] for _, b in pairs])
     k = len(pairs)
+    margins = np.full(k, m)  # each pair's margin in the scores' unit (divided: unit_scale)
     diff, se, df = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
     share, s_lo, s_hi = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
     n_rep = np.zeros(k, dtype=int)
@@ -552,6 +577,10 @@ def effects_from_frame(
         n_rep = np.minimum(na, nb).astype(int)
         diff = np.where((na > 0) & (nb > 0), m_a[first] - m_a[second], np.nan)
         se, df = _welch_arrays(v_a[first], na, v_a[second], nb)
+        if pair_run_sd and margin is not None and margin.standardized:
+            # The pair's own run SD (Cohen's d): another algorithm's noise does not widen it.
+            own = _pair_sd(v_a[None, :], n_a[None, :], first, second, np.nan)[0]
+            margins = np.where(np.isfinite(own), margin.value * own * unit_scale, m)
         # Two cells whose runs all score the same (a ceiling, a deterministic algorithm):
         # Welch's SE is 0, and a zero-width interval (or TOST p = 0 for equivalence) would
         # claim certainty from as few as 2 runs each. No interval, and no equivalence test.
@@ -620,13 +649,13 @@ def effects_from_frame(
     low, high, p_two = _t_intervals(diff, se, df, level)
     # In the pair's run SDs the differences are unit-free already (the margin too).
     out_scale = 1.0 if pair_run_sd and estimand != "benchmark" else unit_scale
-    p_eq = (tost_p_value(diff, se, df, m / out_scale) if math.isfinite(m)
-            else np.full(k, np.nan))
+    p_eq = (tost_p_value(diff, se, df, margins / out_scale)
+            if np.isfinite(margins).any() else np.full(k, np.nan))
     diff, se, low, high = (out_scale * x for x in (diff, se, low, high))
     pooled_sd *= unit_scale
     out = [PairEffect(a, b, float(diff[p]), float(low[p]), float(high[p]), float(se[p]),
                       float(df[p]), float(p_two[p]), float(share[p]), float(s_lo[p]),
-                      float(s_hi[p]), int(n_rep[p]), sign, float(p_eq[p]))
+                      float(s_hi[p]), int(n_rep[p]), sign, float(p_eq[p]), float(margins[p]))
            for p, (a, b) in enumerate(pairs)]
     return PairwiseEffects(tuple(out), estimand, 1.0 - alpha, unit, standardized, objective,
                            margin, m, n_benchmarks, pooled_sd)
@@ -837,7 +866,8 @@ def pairwise_effects(
                                  else float(frame["score"].std(ddof=1)))
         return effects_from_frame(frame, algorithms=names, estimand="benchmark",
                                   objective=data.objective, alpha=alpha, unit=unit,
-                                  margin=margin, margin_value=mv)
+                                  margin=margin, margin_value=mv,
+                                  pair_run_sd=margin is not None and margin.standardized)
     standardize = scale == "standardized" or (margin is not None and margin.standardized)
     heterogeneous = len(data.benchmarks) > 1 and scale_check(data).heterogeneous
     if scale == "auto" and heterogeneous:

@@ -162,9 +162,12 @@ def scope_effects(scores: ComparedScores | None, options: Options) -> EffectsSou
             margin_value = None
             if margin is not None and margin.standardized:
                 margin_value = margin.value * _benchmark_sd(run_sd, bench, frame)
+            # A margin in SDs is each pair's own run SD there (the benchmark's where the
+            # pair's runs hold no spread).
             out = effects_from_frame(frame, algorithms=algorithms, estimand="benchmark",
                                      objective=data.objective, alpha=options.alpha,
-                                     unit=unit, margin=margin, margin_value=margin_value)
+                                     unit=unit, margin=margin, margin_value=margin_value,
+                                     pair_run_sd=scores.runs_sd)
             if scores.single_draws:
                 out = _curve_effects(out, frame, budgets().get(str(bench)), data.objective)
         else:
@@ -228,8 +231,8 @@ def _curve_effects(effects: PairwiseEffects, frame: pd.DataFrame, k: int | None,
     out = []
     # Simultaneous over the scope's pairs (Bonferroni), as every effect interval is.
     level = 1.0 - (1.0 - effects.confidence) / len(effects.effects)
-    margin = effects.margin_value
     for e in effects.effects:
+        margin = e.margin_value if math.isfinite(e.margin_value) else effects.margin_value
         point, low, high = curve_difference(draws[e.a], draws[e.b], k, confidence=level,
                                             objective=objective)
         # Equivalence by inclusion of the curves' interval (curve_equivalence_p): the

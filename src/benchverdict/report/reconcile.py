@@ -1036,11 +1036,15 @@ def _relation_tables(scoped: dict, votes: list) -> dict[str, pd.DataFrame]:
             eff = rel.effects
             sized = ({"difference_unit": eff.unit, "confidence": eff.confidence,
                       # In the difference's unit (a margin in SDs, per benchmark, in its
-                      # units).
+                      # units: the pair's own run SD, below).
                       "margin": None if eff.margin is None else eff.margin_value}
                      if eff is not None else {})
             for r in rel.relations:
-                yield {**where, **r.row(), **sized}
+                row = {**where, **r.row(), **sized}
+                if (eff is not None and eff.margin is not None and r.effect is not None
+                        and math.isfinite(r.effect.margin_value)):
+                    row["margin"] = r.effect.margin_value
+                yield row
 
     for rel, where in located:
         gaps += [{**where, **g.row()} for g in rel.power_gaps]
