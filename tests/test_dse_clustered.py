@@ -672,3 +672,36 @@ def test_failures_are_reported_in_the_order_of_the_steps(monkeypatch):
     assert names[:2] == ["figure 'Performance distributions, per benchmark'",
                          "distributions per benchmark, CVaR_0.95"], names
     assert any("pooled" in n for n in names[2:])
+
+
+def test_refined_single_draw_p_values_keep_their_level_below_the_first_floor():
+    # A p-value at the floor of the first 19 splits (0.05) is refined on 199 in all. Under
+    # the clustered null P(p <= t) <= t still holds below the floor and at it: the
+    # refinement only splits the floor's mass.
+    rng = np.random.default_rng(25)
+    reps = 1500
+    p = np.array([single_draw_test(_clustered(rng, runs=6, draws=5),
+                                   _clustered(rng, runs=6, draws=5),
+                                   clusters=(np.repeat(np.arange(6), 5),) * 2,
+                                   n_resamples=19, max_resamples=199, seed=r).p_value
+                  for r in range(reps)])
+    for t in (0.01, 0.025, 0.05):
+        assert (p <= t).mean() <= _level_bound(t, reps), (t, (p <= t).mean())
+    # Some refined values lie below the floor of 19 splits.
+    assert (p < 0.05).any()
+
+
+def test_a_clear_single_draw_difference_reaches_the_refined_floor():
+    rng = np.random.default_rng(26)
+    a, b = _clustered(rng, 3.0), _clustered(rng)
+    plain = single_draw_test(a, b, clusters=(LABELS, LABELS), n_resamples=99, seed=0)
+    fine = single_draw_test(a, b, clusters=(LABELS, LABELS), n_resamples=99, seed=0,
+                            max_resamples=999)
+    assert plain.p_value == pytest.approx(1 / 100) and plain.n_resamples == 99
+    assert fine.p_value == pytest.approx(1 / 1000) and fine.n_resamples == 999
+    assert fine.min_p == pytest.approx(1 / 1000) and plain.min_p == pytest.approx(1 / 100)
+    # A p-value above the floor is not refined.
+    close = single_draw_test(_clustered(rng, 0.1), _clustered(rng),
+                             clusters=(LABELS, LABELS), n_resamples=99, seed=0,
+                             max_resamples=999)
+    assert close.n_resamples <= 99

@@ -519,3 +519,34 @@ def test_tuning_verdicts_on_draws_that_share_a_run_decide_nothing():
         assert "do not vote" in notes
         assert "its p-value is the tuning curves' vote where the draws are independent" in notes
     assert leaned  # the failure mode occurs in these data: a band that would have decided
+
+
+def _single_draw_study(seeds: int) -> Results:
+    """10 algorithms (45 pairs) on 2 benchmarks, runs of 30 draws; alg i's draws N(0.3 i, 1)."""
+    rng = np.random.default_rng(0)
+    rows = [(f"alg{i}", f"task{b}", s, t + 1, 0.3 * i + rng.normal())
+            for b in range(2) for i in range(10) for s in range(seeds) for t in range(30)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "trial", "score"])
+    return Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                              seed="seed", budget="trial", score="score",
+                              objective="maximize", kind="trials")
+
+
+def test_single_draw_line_can_name_winners_over_45_pairs():
+    """Review of 2026-11-29: with 499 run splits the single-draw p-values stopped at 0.002,
+    above Holm's first threshold over 45 pairs (0.05 / 45 = 0.0011): no pair could ever be
+    named, and the line read as if single draws won equally often (alg9's beat alg0's 97% of
+    the time, on 8 + 8 runs). A p-value at the floor is now refined on 2 m / alpha splits.
+    With 6 + 6 runs the data's own floor (2 / C(12, 6) = 0.0022) is too coarse: the line
+    says so."""
+    enough = compare(_single_draw_study(8), analyses=["dse"], progress=False, figures=False,
+                     sanity_checks=False).reconciliation.headlines.set_index("scope")
+    line = enough.loc["benchmark task0", "single_draws"]
+    assert "a single draw of alg9 beats one of alg0" in line
+    assert "Holm-adjusted p = 0.025" in line
+    few = compare(_single_draw_study(6), analyses=["dse"], progress=False, figures=False,
+                  sanity_checks=False).reconciliation.headlines.set_index("scope")
+    line = few.loc["benchmark task0", "single_draws"]
+    assert "a single draw of" not in line
+    assert "smallest p-value these data allow a pair, 0.0022" in line
+    assert "alpha / 45 = 0.0011" in line

@@ -312,8 +312,8 @@ def comparison_rng(seed: int | np.random.Generator | None, sorted_draws: np.ndar
 
 
 def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
-                seed: int | np.random.Generator | None, *, symmetric: bool
-                ) -> tuple[np.ndarray, int, bool, float]:
+                seed: int | np.random.Generator | None, *, symmetric: bool,
+                max_resamples: int | None = None) -> tuple[np.ndarray, int, bool, float]:
     """P-values of a test that gives whole runs to A or B at random (within strata).
 
     ``stat_rows(members)`` maps a boolean (B, m) mask of the runs given to A
@@ -328,6 +328,17 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     runs. Returns the p-values, the splits drawn, whether they were
     enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
     ``2 / #splits`` when ``symmetric`` and every split has a mirror).
+
+    ``max_resamples`` (above ``n_resamples``): a statistic that no random
+    split reached among the first ``n_resamples`` (p at its floor, ``1 / (1 +
+    n_resamples)``) is tested on ``max_resamples`` splits in all, the first
+    ones included, for a finer p-value (on every split, exactly, when there
+    are at most ``max_resamples``). The others keep theirs. Still ``P(p
+    <= t) <= t`` for every t: a p-value below the floor comes only from the
+    longer sequence (valid for its fixed length), and one at or above it is
+    reached exactly when the first ``n_resamples`` splits alone would give a
+    p-value at most as large. A caller that adjusts over m tests at alpha
+    needs ``1 / (1 + B) <= alpha / m`` for Holm's first step to be reachable.
 
     Only whether a split's statistic reaches the observed one counts, so a
     rows function may carry ``screened(members, threshold)``: the same rows,
@@ -384,6 +395,21 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     p = (1 + extreme) / (1 + int(n_resamples))
     if stop_after is not None:
         p = np.where(stopped_at > 0, stop_after / np.maximum(stopped_at, 1), p)
+    floor = (extreme == 0) & (stopped_at == 0)
+    if max_resamples is not None and int(max_resamples) > n_resamples and floor.any():
+        # Only the statistics at the floor are refined; the others need not be told apart.
+        threshold[~floor] = np.inf
+        if count <= max_resamples:  # every split: the exact p-value, the data's own floor
+            t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
+            hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
+            return np.where(floor, hits / count, p), count, False, smallest
+        more = np.zeros(observed.size, dtype=np.int64)
+        for members in splits(rng, int(max_resamples) - int(n_resamples), runs.strata,
+                              runs.first):
+            t = np.asarray(stat_rows(members)).reshape(members.shape[0], -1)
+            more += (t >= observed - tol).sum(axis=0)
+        p = np.where(floor, (1 + more) / (1 + int(max_resamples)), p)
+        return p, int(max_resamples), False, max(smallest, 1.0 / (1 + int(max_resamples)))
     return p, int(n_resamples), False, max(smallest, 1.0 / (1 + int(n_resamples)))
 
 
@@ -1527,6 +1553,7 @@ def single_draw_test(
     n_resamples: int = 999,
     stop_after: int | None = 20,
     seed: int | np.random.Generator | None = 0,
+    max_resamples: int | None = None,
 ) -> SingleDrawTest:
     """How often a single draw of A beats one of B, with an interval and a test of 1/2.
 
@@ -1555,6 +1582,10 @@ def single_draw_test(
     n_resamples : int
     stop_after : int or None
     seed : int, Generator or None
+    max_resamples : int, optional
+        Where no random split reaches the observed statistic among the first
+        ``n_resamples``, test it on this many splits in all (a finer p-value
+        for a caller that adjusts over many pairs; still exact).
 
     Examples
     --------
@@ -1587,7 +1618,7 @@ def single_draw_test(
 
     theta, se = (float(v[0]) for v in rows(runs.first[None, :]))
     p, used, exact, smallest = _split_test(studentized, runs, int(n_resamples), stop_after,
-                                           seed, symmetric=True)
+                                           seed, symmetric=True, max_resamples=max_resamples)
     m_a, m_b = runs.m_a, runs.m_b
     if swap:
         theta, m_a, m_b = 1.0 - theta, m_b, m_a

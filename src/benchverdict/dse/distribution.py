@@ -9,6 +9,7 @@ per-benchmark normalisation, and summarises, compares and plots them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -56,6 +57,11 @@ _IID = ("random-search draws independent between runs (a seed's search is one ru
         "between algorithms")
 # DSE describes single draws (k = 1 trial): its verdicts are shown but do not vote on the
 # ranking at the final budget.
+#: The most splits a single-draw test is refined on where its p-value sits at the floor of
+#: the first ones (:meth:`DistributionResult.single_draw_test`): Holm over up to
+#: 1,000 pairs (45 algorithms) at alpha = 0.05.
+SINGLE_DRAW_MAX_SPLITS = 20_000
+
 register_method("dse.dominance", "dse", "first-order stochastic dominance (two one-sided KS)",
                 paired=False, unit=_DRAW, aspect="whole distribution", assumptions=_IID,
                 error_control="per comparison", iid_draws=True)
@@ -385,17 +391,29 @@ class DistributionResult(ResultText):
             clusters=clusters, strata=None if clusters is None else self._strata(bench, a, b),
             n_permutations=self.n_permutations, seed=self.seed)
 
-    def single_draw_test(self, bench: str, a: str, b: str):
+    def single_draw_test(self, bench: str, a: str, b: str, *, alpha: float | None = None):
         """``P(a single draw of a beats one of b)``: interval at ``confidence`` and test of 1/2.
 
         See :func:`~benchverdict.dse.compare.single_draw_test`; runs are the
         unit when they hold several draws (permuted within benchmarks when
-        pooled).
+        pooled). The report names single-draw winners after Holm over a
+        scope's m pairs, whose first step needs ``p <= alpha / m``: with
+        ``alpha``, a p-value at the floor of :attr:`n_permutations` splits is
+        refined on up to ``2 m / alpha`` splits (at most
+        :data:`SINGLE_DRAW_MAX_SPLITS`). With 499 splits and 45 pairs the
+        floor, 0.002, was above 0.05 / 45: no pair could ever be named.
         """
+        most = None
+        if alpha is not None:
+            k = len(self.algorithms)
+            # Twice Holm's first step: a floor p-value passes it with room for a few hits.
+            most = min(SINGLE_DRAW_MAX_SPLITS,
+                       math.ceil(2 * max(k * (k - 1) // 2, 1) / alpha))
         return single_draw_test(
             self.draws[bench, a], self.draws[bench, b], objective=self.objective,
             clusters=self._clusters(bench, a, b), strata=self._strata(bench, a, b),
-            confidence=self.confidence, n_resamples=self.n_permutations, seed=self.seed)
+            confidence=self.confidence, n_resamples=self.n_permutations, seed=self.seed,
+            max_resamples=most)
 
     def _pairs(self):
         algs = self.algorithms
@@ -522,13 +540,15 @@ class DistributionResult(ResultText):
         if clustered:
             text += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
             text += _UNEQUAL if "draws each" not in unit else ""
-        single = self.single_draw_test(bench, a, b)
+        single = self.single_draw_test(bench, a, b, alpha=alpha)
         single_across = self.across_benchmarks(a, b, "single_draw")
         p_single = single.p_value
+        single_floor = single.min_p  # the smallest p-value these runs allow
         single_how = "unadjusted"
         if single_across is not None:
             # Pooled: "single draws win equally often" must fail on benchmarks like these too.
             p_single = max(p_single, single_across.p_value)
+            single_floor = max(single_floor, min(1.0, 2.0 * single_across.min_p))
             single_how = (f"unadjusted; the larger of the within-benchmark test's "
                           f"{single.p_value:.3g} and the sign-flip test's "
                           f"{single_across.p_value:.3g} over the "
@@ -556,7 +576,7 @@ class DistributionResult(ResultText):
                      else "one-sided two-sample KS x2",
                      "unit": "draw" if not clustered else unit.removeprefix("random-search "),
                      "n_permutations": t.n_permutations, "min_p": t.min_p,
-                     "normalize": self.normalize,
+                     "single_draw_min_p": single_floor, "normalize": self.normalize,
                      "single_draw_test": (
                          "studentized run permutation (cluster-robust DeLong SE) of "
                          "P(a beats b) = 1/2" if clustered else

@@ -1181,7 +1181,10 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     p-values of the row's pairs are Holm-adjusted together, like the scope
     they stand in, and only pairs whose adjusted p-value is at most
     ``alpha`` are named: on data where no single draw wins more often, the
-    row names a winner with probability at most ``alpha``.
+    row names a winner with probability at most ``alpha``. Where none is
+    named and no pair's test could reach Holm's first threshold ``alpha /
+    m`` (the verdicts' ``details["single_draw_min_p"]``: too few runs, or
+    benchmarks when pooled), the row says so instead of reading as evidence.
 
     Examples
     --------
@@ -1197,6 +1200,7 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     over 2 pair(s).
     """
     rows = []
+    floors = []
     for v in verdicts:
         single = v.single_draw
         if v.method != "dse.dominance" or single is None:
@@ -1210,6 +1214,9 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
               and single.upper is not None and math.isfinite(single.lower)
               and math.isfinite(single.upper) else None)
         rows.append((float(p), float(share), v.a, v.b, iv))
+        floor = (v.details or {}).get("single_draw_min_p")
+        if isinstance(floor, (int, float)) and math.isfinite(floor):
+            floors.append(float(floor))
     if not rows:
         return ""
     adjusted = holm([r[0] for r in rows])
@@ -1222,6 +1229,12 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
             decided.append((won, w, lo, float(p_adj), iv))
     head = "Single draws (k = 1 trial; score distributions, no vote): "
     if not decided:
+        first = alpha / len(rows)
+        if len(floors) == len(rows) and min(floors) > first:
+            return (head + f"no pair can be decided: the smallest p-value these data allow a "
+                           f"pair, {min(floors):.2g}, is above Holm's first threshold over "
+                           f"{len(rows)} pair(s), alpha / {len(rows)} = {first:.2g} (more "
+                           f"runs, or benchmarks when pooled, would lower it).")
         return (head + f"no pair's single draws win more often than the other's after the "
                        f"Holm adjustment over {len(rows)} pair(s).")
     decided.sort(key=lambda t: (-t[0], t[1], t[2]))
