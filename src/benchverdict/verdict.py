@@ -279,23 +279,30 @@ class SingleDraw:
     p_value : float or None
         The raw p-value of "single draws of the two win equally often"
         (computed on whole runs when draws share a run).
+    min_p : float or None
+        The smallest p-value the data allow that test (its runs' splits, or
+        benchmarks' sign flips when pooled): where it is above a threshold, no
+        data like these can pass it.
 
     Examples
     --------
-    >>> SingleDraw(0.7, 0.6, 0.8, 0.001).swapped()
-    SingleDraw(probability=0.30000000000000004, lower=0.19999999999999996, upper=0.4, p_value=0.001)
+    >>> SingleDraw(0.7, 0.6, 0.8, 0.001).swapped()  # doctest: +NORMALIZE_WHITESPACE
+    SingleDraw(probability=0.30000000000000004, lower=0.19999999999999996, upper=0.4,
+               p_value=0.001, min_p=None)
     """
 
     probability: float
     lower: float | None = None
     upper: float | None = None
     p_value: float | None = None
+    min_p: float | None = None
 
     def swapped(self) -> SingleDraw:
         """The same comparison seen from ``b``'s side."""
         return SingleDraw(1.0 - self.probability,
                           None if self.upper is None else 1.0 - self.upper,
-                          None if self.lower is None else 1.0 - self.lower, self.p_value)
+                          None if self.lower is None else 1.0 - self.lower, self.p_value,
+                          self.min_p)
 
 
 @dataclass(frozen=True)
@@ -734,7 +741,8 @@ def _encode_verdict(v: Verdict) -> dict[str, Any]:
         "pooling": _leaf(v.pooling),
         "single_draw": None if sd is None else {
             "probability": _leaf(sd.probability), "lower": _leaf(sd.lower),
-            "upper": _leaf(sd.upper), "p_value": _leaf(sd.p_value)},
+            "upper": _leaf(sd.upper), "p_value": _leaf(sd.p_value),
+            "min_p": _leaf(sd.min_p)},
     }
 
 
@@ -749,7 +757,7 @@ _FLAT_FIELDS = {
               "trials_high"),
     "Evidence": ("kind", "value", "level", "strength"),
     "Effect": ("name", "estimate", "lower", "upper", "confidence"),
-    "SingleDraw": ("probability", "lower", "upper", "p_value"),
+    "SingleDraw": ("probability", "lower", "upper", "p_value", "min_p"),
 }
 
 

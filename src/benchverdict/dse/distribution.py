@@ -575,13 +575,14 @@ class DistributionResult(ResultText):
                           single_draw_advantage(xa, xb, objective=self.objective)),
             unit=unit, n=(t.runs_a + t.runs_b) if clustered else t.n_a + t.n_b,
             p_value=p_evidence, p_one_sided=(t.p_a_better, t.p_b_better), lean=lean,
-            single_draw=SingleDraw(single.estimate, single.lower, single.upper, p_single),
+            single_draw=SingleDraw(single.estimate, single.lower, single.upper, p_single,
+                                   single_floor),
             details={"d_a_better": t.d_a_better, "d_b_better": t.d_b_better,
                      "crossings": t.crossings, "test": t.test if clustered
                      else "one-sided two-sample KS x2",
                      "unit": "draw" if not clustered else unit.removeprefix("random-search "),
                      "n_permutations": t.n_permutations, "min_p": t.min_p,
-                     "single_draw_min_p": single_floor, "normalize": self.normalize,
+                     "normalize": self.normalize,
                      "single_draw_test": (
                          "studentized run permutation (cluster-robust DeLong SE) of "
                          "P(a beats b) = 1/2" if clustered else

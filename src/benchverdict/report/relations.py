@@ -1183,7 +1183,7 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
     ``alpha`` are named: on data where no single draw wins more often, the
     row names a winner with probability at most ``alpha``. Where none is
     named and no pair's test could reach Holm's first threshold ``alpha /
-    m`` (the verdicts' ``details["single_draw_min_p"]``: too few runs, or
+    m`` (:attr:`~benchverdict.verdict.SingleDraw.min_p`: too few runs, or
     benchmarks when pooled), the row says so instead of reading as evidence.
 
     Examples
@@ -1214,9 +1214,8 @@ def single_draw_sentence(verdicts: Sequence[Verdict], alpha: float = 0.05) -> st
               and single.upper is not None and math.isfinite(single.lower)
               and math.isfinite(single.upper) else None)
         rows.append((float(p), float(share), v.a, v.b, iv))
-        floor = (v.details or {}).get("single_draw_min_p")
-        if isinstance(floor, (int, float)) and math.isfinite(floor):
-            floors.append(float(floor))
+        if single.min_p is not None and math.isfinite(single.min_p):
+            floors.append(float(single.min_p))
     if not rows:
         return ""
     adjusted = holm([r[0] for r in rows])
