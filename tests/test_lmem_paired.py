@@ -131,7 +131,7 @@ def test_with_paired_test_keeps_a_verdict_only_when_both_tests_agree():
     assert blocked.outcome == "inconclusive"
     assert blocked.evidence.value == 1.0 and blocked.p_value == 0.9
     assert "does not confirm the model" in blocked.explanation
-    with pytest.raises(ValueError, match="the paired row is for"):
+    with pytest.raises(ValueError, match=r"the pair.s test row is for"):
         with_paired_test(v, {**row, "a": "zz"}, alpha=ALPHA)
 
 

@@ -27,9 +27,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list) -> None:
             "seed, budget) and metafeature columns, test the algorithm effect with a GLRT "
             "against the model without it, and print marginal means, Tukey-adjusted pairwise "
             "contrasts, a compact letter display and the verdicts; -o writes CSV, JSON and the "
-            "LMEM critical-difference diagram. With the default estimand (benchmarks like "
-            "these) a pair is settled only when its own paired t test across benchmarks "
-            "agrees with the model, as in `benchverdict report`."
+            "LMEM critical-difference diagram. A pair is settled only when its own test "
+            "agrees with the model, as in `benchverdict report`: with the default estimand "
+            "(benchmarks like these) its paired t test across benchmarks, with 'these' its "
+            "Welch t test over the runs of these benchmarks (copied runs counted once)."
         ),
     )
     _common(p, all_rows_help="use every row (e.g. to model the budget in --formula)")
@@ -227,8 +228,9 @@ def run_lmem(args: argparse.Namespace) -> int:
     verdicts, paired = _settled_across_benchmarks(verdicts, results, original, formula, args,
                                                   standardised=standardised)
     if paired is not None:
-        print("\npairwise contrasts (each pair's own paired t test across benchmarks, "
-              "Bonferroni):")
+        own = ("paired t test across benchmarks" if "sd" in paired.columns else
+               "Welch t test over the runs of these benchmarks, copied runs counted once")
+        print(f"\npairwise contrasts (each pair's own {own}, Bonferroni):")
         print(paired.to_string(index=False))
     print("\nverdicts:")
     for v in verdicts:
@@ -241,7 +243,8 @@ def run_lmem(args: argparse.Namespace) -> int:
             write_csv(emm, out / "lmem_emmeans.csv")
             write_csv(pairs, out / "lmem_pairwise.csv")
             if paired is not None:
-                write_csv(paired, out / "lmem_pairwise_paired.csv")
+                name = "paired" if "sd" in paired.columns else "welch"
+                write_csv(paired, out / f"lmem_pairwise_{name}.csv")
             write_csv(verdicts_to_frame(verdicts), out / "lmem_verdicts.csv")
             (out / "lmem_verdicts.json").write_text(verdicts_to_json(verdicts))
             save_figure(m1.plot(alpha=args.alpha, df=args.df).figure, out / "lmem_cd")
@@ -273,21 +276,23 @@ def _on_one_scale(results):
 
 def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
                                args: argparse.Namespace, *, standardised: bool = False):
-    """The model's verdicts with the report's rule across benchmarks, and the paired table.
+    """The model's verdicts with the report's rule across benchmarks, and the pairs' table.
 
-    As in the report's LMEM vote (:func:`benchverdict.lmem.runner.run_lmem`): a
+    As in the report's LMEM vote (:func:`benchverdict.lmem.runner.settle_pairs`): a
     model whose algorithm contrast generalises over benchmarks settles a pair
     only when the pair's own paired t test on its per-benchmark differences
     agrees (:mod:`benchverdict.lmem.paired`), counting benchmarks joined by
-    copied runs or by ``--replicate-by`` once; every verdict says what it
+    copied runs or by ``--replicate-by`` once; one about these benchmarks only
+    when the pair's Welch t test over their runs agrees, copied runs counted
+    once (:mod:`benchverdict.lmem.these_gate`). Every verdict says what it
     claims and what its unit of replication is. ``None`` for the table where
-    no paired test applies (one benchmark, benchmarks held fixed, or ``--by`` a
-    factor that varies within a benchmark, which is said).
+    no such test applies (one benchmark, or ``--by`` a factor that varies
+    within a benchmark, which is said).
     """
-    from benchverdict.lmem.paired import settle_with_paired_tests
     from benchverdict.lmem.runner import (
         claim_and_unit,
         formula_estimand,
+        settle_pairs,
         with_claim,
         with_level_claim,
         with_level_paired_tests,
@@ -302,16 +307,16 @@ def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
         print(f"\nnote: --replicate-by {args.replicate_by} is not used: the model speaks of "
               f"these benchmarks only (estimand 'these'), so its replicates are the runs; "
               f"groups of benchmarks count once in claims about benchmarks like these.")
-    if estimand == "benchmarks" and n_benchmarks >= 2 and args.by != "benchmark":
+    if n_benchmarks >= 2 and args.by != "benchmark":
         # Copies found on the data as given (the incumbents are read from it).
         copies = pair_replicates(original, args.replicate_by)
         if args.by is None:
-            verdicts, paired = settle_with_paired_tests(verdicts, results, alpha=args.alpha,
-                                                        copies=copies)
+            verdicts, paired = settle_pairs(verdicts, results, estimand=estimand,
+                                            alpha=args.alpha, copies=copies)
         elif int(results.table.groupby("benchmark", observed=True)[args.by]
                  .nunique(dropna=False).max()) <= 1:
             verdicts = with_level_paired_tests(verdicts, results, args.by, alpha=args.alpha,
-                                               copies=copies)
+                                               copies=copies, estimand=estimand)
             # Each level's claim is about its own benchmarks (their replicates), as the
             # report's verdicts per level are.
             return [with_level_claim(v, estimand=estimand, standardised=standardised)

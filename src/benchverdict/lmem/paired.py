@@ -223,12 +223,68 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     """
     get = (paired.get if isinstance(paired, (dict, pd.Series))
            else lambda key: getattr(paired, key))
-    if (str(get("a")), str(get("b"))) != (verdict.a, verdict.b):
-        raise ValueError(f"the paired row is for {get('a')} - {get('b')}, the verdict for "
-                         f"{verdict.a} vs {verdict.b}.")
-    p_model = float(verdict.evidence.value) if verdict.evidence.value is not None else 1.0
+    n = int(get("n_benchmarks"))
+    replicates = _optional_int(get, "n_replicates", n)
+    across = f"{n} benchmarks" + (
+        f" ({replicates} independent replicate{'' if replicates == 1 else 's'}: benchmarks "
+        f"joined by copied runs or a "
+        f"declared group count once)" if replicates < n else "")
     p_paired = float(get("p_value_adjusted"))
-    p = max(p_model, p_paired)
+    if replicates < 2:
+        # No spread to judge the difference against: the pair cannot be settled.
+        text = (f"; the pair's own paired t test across {across} cannot be made: it needs "
+                f"at least 2 independent replicates, so the pair is not settled across "
+                f"benchmarks")
+    else:
+        text = (f"; the pair's own paired t test on its differences across {across} "
+                f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
+                f"pairs): adjusted p = {p_paired:.3g}")
+    refused = ("" if replicates < 2 else
+               ", which does not confirm the model: the pair's difference varies across "
+               "benchmarks more than the interaction variance the model shares among all "
+               "algorithms implies, so the pair is not settled")
+    details = {"p_value_paired": p_paired, "paired_sd": float(get("sd")),
+               "paired_df": float(get("df")), "paired_n_benchmarks": n,
+               "paired_n_replicates": replicates}
+    # The verdict rests on the pair's independent replicates where copies joined benchmarks.
+    units = (verdict.n if verdict.n is None or replicates >= n
+             else min(verdict.n, replicates))
+    return gate_verdict(verdict, get, alpha=alpha, text=text, refused=refused,
+                        details=details, n=units)
+
+
+def gate_verdict(verdict: Verdict, get, *, alpha: float, text: str, refused: str,
+                 details: dict, n: int | None) -> Verdict:
+    """The model's verdict kept decided only where the pair's own test agrees (both reject).
+
+    The intersection-union rule of :func:`with_paired_test`, for any per-pair
+    test: ``get(key)`` reads the test's row (``a``, ``b``, ``estimate``,
+    ``p_value``, ``p_value_adjusted``, ``lower``, ``upper``: ``a - b``, its
+    simultaneous interval). The p-value becomes the larger of the two, the
+    interval the union of both; it stays decided only when both reject at
+    ``alpha`` in the same direction. The explanation gains ``text`` (and
+    ``refused`` where the test undoes the model's decision), ``details`` are
+    added, and ``n`` becomes the verdict's count of units.
+
+    Examples
+    --------
+    >>> from benchverdict.verdict import Evidence, Scope, Verdict
+    >>> v = Verdict(a="A", b="B", outcome="a", method="lmem.tukey", scope=Scope(),
+    ...             explanation="A - B = +1.", evidence=Evidence("p_value", 0.001, 0.05),
+    ...             objective="maximize")
+    >>> row = {"a": "A", "b": "B", "estimate": 1.0, "p_value": 0.02,
+    ...        "p_value_adjusted": 0.06, "lower": -0.1, "upper": 2.1}
+    >>> out = gate_verdict(v, row.get, alpha=0.05, text="; its own test: p = 0.06",
+    ...                    refused=", no", details={}, n=None)
+    >>> out.outcome, out.evidence.value, out.explanation
+    ('inconclusive', 0.06, 'A - B = +1; its own test: p = 0.06, no.')
+    """
+    if (str(get("a")), str(get("b"))) != (verdict.a, verdict.b):
+        raise ValueError(f"the pair's test row is for {get('a')} - {get('b')}, the verdict "
+                         f"for {verdict.a} vs {verdict.b}.")
+    p_model = float(verdict.evidence.value) if verdict.evidence.value is not None else 1.0
+    p_own = float(get("p_value_adjusted"))
+    p = max(p_model, p_own)
     sign = 1.0 if verdict.objective != "minimize" else -1.0
     lo_p, hi_p = sorted((sign * float(get("lower")), sign * float(get("upper"))))
     favours_a = sign * float(get("estimate")) > 0
@@ -239,39 +295,18 @@ def with_paired_test(verdict: Verdict, paired, *, alpha: float) -> Verdict:
     if effect is not None and effect.lower is not None and effect.upper is not None:
         effect = dataclasses.replace(effect, lower=min(effect.lower, lo_p),
                                      upper=max(effect.upper, hi_p))
-    n = int(get("n_benchmarks"))
-    replicates = _optional_int(get, "n_replicates", n)
-    across = f"{n} benchmarks" + (
-        f" ({replicates} independent replicate{'' if replicates == 1 else 's'}: benchmarks "
-        f"joined by copied runs or a "
-        f"declared group count once)" if replicates < n else "")
-    if replicates < 2:
-        # No spread to judge the difference against: the pair cannot be settled.
-        text = (f"; the pair's own paired t test across {across} cannot be made: it needs "
-                f"at least 2 independent replicates, so the pair is not settled across "
-                f"benchmarks")
-    else:
-        text = (f"; the pair's own paired t test on its differences across {across} "
-                f"(SD {float(get('sd')):.3g}, {float(get('df')):g} df, Bonferroni over the "
-                f"pairs): adjusted p = {p_paired:.3g}")
-    if verdict.outcome in ("a", "b") and outcome == "inconclusive" and replicates >= 2:
-        text += (", which does not confirm the model: the pair's difference varies across "
-                 "benchmarks more than the interaction variance the model shares among all "
-                 "algorithms implies, so the pair is not settled")
+    if verdict.outcome in ("a", "b") and outcome == "inconclusive":
+        text += refused
     explanation = verdict.explanation.rstrip(".") + text + "."
-    details = {**verdict.details, "p_value_model": p_model, "p_value_paired": p_paired,
-               "paired_sd": float(get("sd")), "paired_df": float(get("df")),
-               "paired_n_benchmarks": n, "paired_n_replicates": replicates}
     # The unadjusted p-value too: the report adjusts it over its own family (Holm), and
     # Holm is monotone, so the larger raw p keeps both tests' guarantees there as well.
     raw = verdict.p_value
     if raw is not None:
         raw = max(float(raw), float(get("p_value")))
-    # The verdict rests on the pair's independent replicates where copies joined benchmarks.
-    units = verdict.n if verdict.n is None or replicates >= n else min(verdict.n, replicates)
     return dataclasses.replace(
-        verdict, outcome=outcome, effect=effect, explanation=explanation, details=details,
-        evidence=dataclasses.replace(verdict.evidence, value=p), p_value=raw, n=units)
+        verdict, outcome=outcome, effect=effect, explanation=explanation,
+        details={**verdict.details, "p_value_model": p_model, **details},
+        evidence=dataclasses.replace(verdict.evidence, value=p), p_value=raw, n=n)
 
 
 def settle_with_paired_tests(verdicts: list[Verdict], data: Results, *, alpha: float,

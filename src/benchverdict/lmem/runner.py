@@ -20,6 +20,7 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from benchverdict.analysis import (
     AnalysisRun,
@@ -43,6 +44,7 @@ from benchverdict.lmem.model import DegenerateFitError
 from benchverdict.lmem.paired import settle_with_paired_tests
 from benchverdict.lmem.per_benchmark import _per_benchmark_verdicts
 from benchverdict.lmem.sanity import SanityCheck, SanityReport, sanity_checks
+from benchverdict.lmem.these_gate import settle_with_these_tests
 from benchverdict.plotting import theme
 from benchverdict.replicates import BenchmarkReplicates, pair_replicates
 from benchverdict.results import NoIncumbentsError, Results
@@ -241,19 +243,16 @@ def run_lmem(results: Results, options: Options, *, df: str | None = None) -> An
     n_benchmarks = len(data.benchmarks)
     claim, unit = claim_and_unit(estimand, n_benchmarks, formula)
     model_verdicts = model.verdicts(alpha=options.alpha, scope=scope, df=df)
-    if estimand == "benchmarks" and n_benchmarks >= 2:
-        # The model gives every algorithm one interaction variance; a pair is settled
-        # across benchmarks only if its own paired test agrees (lmem.paired explains).
+    if n_benchmarks >= 2:
+        # The model gives every algorithm one interaction (or residual) variance and
+        # counts copied runs as independent; a pair is settled across benchmarks only if
+        # its own test agrees (lmem.paired, lmem.these_gate explain).
         # Copies found on the runs as given: standardising per benchmark can make them differ.
-        model_verdicts, paired = settle_with_paired_tests(
-            model_verdicts, modelled, alpha=options.alpha,
+        model_verdicts, own = settle_pairs(
+            model_verdicts, modelled, estimand=estimand, alpha=options.alpha,
             copies=pair_replicates(results, options.replicate_by))
-        run.tables["pairwise contrasts (paired across benchmarks)"] = paired
-        run.notes.append(
-            "Across benchmarks, a pair is settled only when the model's Tukey test and the "
-            "pair's own paired t test on its per-benchmark differences (Bonferroni over the "
-            "pairs) both reject: the model assumes every algorithm varies equally across "
-            "benchmarks, the paired test does not.")
+        run.tables[OWN_TEST_TABLE[estimand]] = own
+        run.notes.append(OWN_TEST_NOTE[estimand])
     run.verdicts += [with_claim(v, claim, unit, estimand=estimand, n_benchmarks=n_benchmarks,
                                 standardised=standardised) for v in model_verdicts]
     table = run.attempt("pairwise contrasts (Tukey)", model.pairwise, df=df)
@@ -347,12 +346,10 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
     by_model = fit(data, by_formula, reml=generalising)
     found = by_model.verdicts(alpha=options.alpha, by=name,
                               df="satterthwaite" if generalising else "auto")
-    if estimand == "benchmarks":
-        # As across all benchmarks: the model gives every algorithm one interaction
-        # variance, so a pair is settled within a level only if its own paired test on the
-        # level's benchmarks agrees (lmem.paired).
-        found = with_level_paired_tests(found, data, name, alpha=options.alpha,
-                                         copies=copies)
+    # As across all benchmarks: a pair is settled within a level only if its own test on
+    # the level's benchmarks agrees (lmem.paired, lmem.these_gate).
+    found = with_level_paired_tests(found, data, name, alpha=options.alpha, copies=copies,
+                                    estimand=estimand)
     verdicts = [with_level_claim(v, estimand=estimand, standardised=standardised,
                                  scope=dataclasses.replace(scope,
                                                            metafeature=v.scope.metafeature),
@@ -367,12 +364,14 @@ def _lmem_by_level(run: AnalysisRun, data: Results, options: Options,
 
 
 def with_level_paired_tests(verdicts: list, data: Results, name: str, *,
-                             alpha: float, copies: BenchmarkReplicates | None = None) -> list:
-    """Each level's verdicts settled only where the pair's paired test on that level agrees.
+                             alpha: float, copies: BenchmarkReplicates | None = None,
+                             estimand: str = "benchmarks") -> list:
+    """Each level's verdicts settled only where the pair's own test on that level agrees.
 
     ``name`` is a benchmark metafeature (constant within a benchmark); each
-    verdict's scope names its level, and the paired tests of a level run on
-    that level's benchmarks (:func:`~benchverdict.lmem.paired.settle_with_paired_tests`).
+    verdict's scope names its level, and the pair's tests of a level run on
+    that level's benchmarks (:func:`settle_pairs`: paired over benchmarks, or
+    Welch over these benchmarks' runs for ``estimand="these"``).
 
     Examples
     --------
@@ -398,9 +397,57 @@ def with_level_paired_tests(verdicts: list, data: Results, name: str, *,
         levels.setdefault(dict(v.scope.metafeature)[name], []).append(v)
     for value, found in levels.items():
         benches = benchmarks_at(data, name, str(value))
-        out += settle_with_paired_tests(found, data.subset(benchmarks=benches),
-                                        alpha=alpha, copies=copies)[0]
+        sub = data.subset(benchmarks=benches)
+        if len(benches) < 2 and estimand == "these":
+            out += found  # one benchmark: the model's runs are the pair's own
+            continue
+        out += settle_pairs(found, sub, estimand=estimand, alpha=alpha, copies=copies)[0]
     return out
+
+
+#: The table of each estimand's own per-pair tests (:func:`settle_pairs`).
+OWN_TEST_TABLE = {"benchmarks": "pairwise contrasts (paired across benchmarks)",
+                  "these": "pairwise contrasts (Welch over these benchmarks' runs)"}
+#: What the report says about them.
+OWN_TEST_NOTE = {
+    "benchmarks": "Across benchmarks, a pair is settled only when the model's Tukey test and "
+                  "the pair's own paired t test on its per-benchmark differences (Bonferroni "
+                  "over the pairs) both reject: the model assumes every algorithm varies "
+                  "equally across benchmarks, the paired test does not.",
+    "these": "Across these benchmarks, a pair is settled only when the model's Tukey test and "
+             "the pair's own Welch t test over the runs of these benchmarks (each "
+             "algorithm's own spread, copied runs counted once; Bonferroni over the pairs) "
+             "both reject: the model gives every algorithm one residual variance and counts "
+             "a run copied onto several benchmarks once per benchmark.",
+}
+
+
+def settle_pairs(verdicts: list, data: Results, *, estimand: str, alpha: float,
+                 copies: BenchmarkReplicates | None = None) -> tuple[list, pd.DataFrame]:
+    """The model's verdicts across benchmarks, each kept only where the pair's own test agrees.
+
+    The one place the report's LMEM and ``benchverdict lmem`` apply the rule:
+    ``estimand="benchmarks"``: the pair's paired t test over benchmarks
+    (:func:`~benchverdict.lmem.paired.settle_with_paired_tests`);
+    ``"these"``: its Welch t test over these benchmarks' runs, copied runs
+    counted once (:func:`~benchverdict.lmem.these_gate.settle_with_these_tests`).
+
+    Examples
+    --------
+    >>> from benchverdict.lmem import fit
+    >>> from benchverdict.lmem.simulate import simulate_results
+    >>> res = simulate_results(n_benchmarks=4, n_seeds=3, algorithm_effect={"A": -2.0},
+    ...                        seed=0)
+    >>> model = fit(res, "score ~ algorithm + (1|benchmark)")
+    >>> out, table = settle_pairs(model.verdicts(), res, estimand="these", alpha=0.05)
+    >>> list(table.columns[:3]), len(out)
+    (['a', 'b', 'estimate'], 3)
+    """
+    if estimand == "benchmarks":
+        return settle_with_paired_tests(verdicts, data, alpha=alpha, copies=copies)
+    if estimand == "these":
+        return settle_with_these_tests(verdicts, data, alpha=alpha, copies=copies)
+    raise ValueError(f"estimand must be 'benchmarks' or 'these', got {estimand!r}.")
 
 
 def _lmem_sanity(results: Results, options: Options, run: AnalysisRun, formula: str) -> None:
