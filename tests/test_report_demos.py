@@ -137,9 +137,10 @@ def test_priorband_early_budget_estimands_and_scales(priorband):
                     sanity_checks=False, figures=False, estimand="these").reconciliation
     assert these.headline.message.startswith(
         "On these 24 benchmarks (no claim beyond them) (HB and RS have identical runs on "
-        "several benchmarks, which the LMEM on these benchmarks counts as independent runs, "
-        "so its claims about them overstate the evidence; the effect intervals count each "
-        "copy's noise once): HB > PB > RS")
+        "several benchmarks, which the LMEM's model on these benchmarks counts as "
+        "independent runs, so its pairs with them are settled only where their own Welch "
+        "test over the runs agrees; that test and the effect intervals count each copy's "
+        "noise once): HB > PB > RS")
     gaps = these.power_gaps[these.power_gaps["metafeature"].isna()]
     assert gaps["family"].tolist() == ["ranks"]
     assert "a different estimand, not a lack of power" in gaps.iloc[0]["reason"]

@@ -41,9 +41,10 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
     (Wilcoxon-Holm, the LMEM's paired test) and the effect sizes count each
     group of copies once (:mod:`benchverdict.replicates`); the caveat says so
     beside "24 benchmarks". With ``estimand="these"`` the LMEM's replicates are
-    the runs, and a copied run counts twice in the LMEM there: the caveat says
-    its claims overstate their evidence (the effect intervals count each copy's
-    noise once). ``declared`` is ``(column, levels)`` of
+    the runs, and its model counts a copied run once per benchmark: the caveat
+    says that its pairs are settled only where their own Welch test over the
+    runs, which counts each copy's noise once, agrees
+    (:mod:`benchverdict.lmem.these_gate`), as the effect intervals do. ``declared`` is ``(column, levels)`` of
     ``replicate_by``: its levels count once too. None when there is nothing
     to say.
 
@@ -71,9 +72,10 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
     if declared is not None and estimand != "these":
         return f"{who} {verb} identical runs on several benchmarks; {tail}"
     if estimand == "these":
-        return (f"{who} {verb} identical runs on several benchmarks, which the LMEM on these "
-                f"benchmarks counts as independent runs, so its claims about {them} "
-                f"overstate the evidence; the effect intervals count each copy's noise once")
+        return (f"{who} {verb} identical runs on several benchmarks, which the LMEM's model "
+                f"on these benchmarks counts as independent runs, so its pairs with {them} "
+                f"are settled only where their own Welch test over the runs agrees; that "
+                f"test and the effect intervals count each copy's noise once")
     return (f"{who} {verb} identical runs on several benchmarks; the tests that settle "
             f"{'its' if len(names) == 1 else 'their'} pairs count each group of copies once")
 

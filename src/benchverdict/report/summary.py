@@ -709,7 +709,9 @@ def methods_paragraph(comparison: Any, style: str = "text") -> str:
                       "benchmark, so their own p-values about those pairs overstate the "
                       "evidence (the LMEM's verdicts also need the pair's paired test, which "
                       "counts each group once; Autorank's do not vote)."
-                      if o.estimand == "benchmarks" else "."))
+                      if o.estimand == "benchmarks" else
+                      " (the LMEM's verdicts also need the pair's own Welch test over the "
+                      "runs, which counts each copy's noise once)."))
     by = getattr(o, "replicate_by", None)
     if by is not None and results is not None and o.estimand == "benchmarks":
         levels = int(results.table[by].astype(str).nunique())
