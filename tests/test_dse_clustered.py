@@ -705,3 +705,27 @@ def test_a_clear_single_draw_difference_reaches_the_refined_floor():
                              clusters=(LABELS, LABELS), n_resamples=99, seed=0,
                              max_resamples=999)
     assert close.n_resamples <= 99
+
+
+def test_min_p_is_the_floor_the_test_could_reach_whichever_way_it_went():
+    """Review of 2026-11-29: ``min_p`` depended on the path (an early-stopped test gave the
+    runs' own floor, a full one 1 / (1 + B), a refined one 1 / (1 + M)), so the single-draw
+    line could blame the data where the evidence was weak. It is now the smallest p-value
+    the test could give on these runs: max(runs' floor, 1 / (1 + M))."""
+    rng = np.random.default_rng(27)
+    null = single_draw_test(_clustered(rng), _clustered(rng), clusters=(LABELS, LABELS),
+                            n_resamples=99, seed=0, max_resamples=999)
+    assert null.p_value > 0.2 and null.n_resamples < 99  # stopped early, not refined
+    assert null.min_p == pytest.approx(1 / 1000)
+    plain = single_draw_test(_clustered(rng), _clustered(rng), clusters=(LABELS, LABELS),
+                             n_resamples=99, seed=0)
+    assert plain.min_p == pytest.approx(1 / 100)
+    a, b = _clustered(rng, 3.0), _clustered(rng)
+    kept = single_draw_test(a, b, clusters=(LABELS, LABELS), n_resamples=99, seed=0,
+                            max_resamples=999, refine=False)
+    assert kept.p_value == pytest.approx(1 / 100) and kept.min_p == pytest.approx(1 / 1000)
+    # Few runs: the runs' own floor, 2 / C(6, 3), whatever the resamples.
+    few = np.repeat(np.arange(3), DRAWS)
+    small = single_draw_test(_clustered(rng, runs=3), _clustered(rng, runs=3),
+                             clusters=(few, few), n_resamples=9, seed=0, max_resamples=999)
+    assert small.min_p == pytest.approx(2 / 20)

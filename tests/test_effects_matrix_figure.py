@@ -103,3 +103,30 @@ def test_comparison_matrix_uses_the_reports_relations_and_effects():
     assert (row["advantage"], row["lower"], row["upper"]) == pytest.approx(eff.advantage("a"))
     with pytest.raises(ValueError, match="no scope 'moons'"):
         comparison_matrix(comp, scope="moons")
+
+
+def test_each_pair_is_judged_by_its_own_margin_and_the_forest_plot_draws_each():
+    """On one benchmark a margin in SDs is each pair's own (PairEffect.margin_value): A ~ B
+    within its margin 0.05, B vs C's difference 0.2 [-0.05, 0.45] not within its 0.3. With
+    the scope's one margin (0.5, the benchmark's over every algorithm) B ~ C read as
+    equivalent."""
+    from dataclasses import replace
+
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+
+    own = {("A", "B"): 0.05, ("A", "C"): 0.3, ("B", "C"): 0.3}
+    base = _effects(margin=0.5)
+    eff = replace(base, effects=tuple(replace(e, margin_value=own[(e.a, e.b)])
+                                      for e in base.effects))
+    t = pairwise_matrix(eff).table.set_index(["row", "column"])
+    assert t.loc[("A", "B"), "relation"] == "equivalent"
+    assert t.loc[("B", "C"), "relation"] == "unsettled"
+    assert pairwise_matrix(base).table.set_index(["row", "column"]).loc[
+        ("B", "C"), "relation"] == "equivalent"
+    ax = eff.plot()
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection) and c.get_paths()
+             and len(c.get_paths()[0].vertices)]  # not the legend's empty proxy
+    widths = sorted(round(float(b.get_paths()[0].vertices[:, 0].max()), 6) for b in bands)
+    assert widths == [0.05, 0.3, 0.3]
+    plt.close(ax.figure)

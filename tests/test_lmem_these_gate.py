@@ -162,3 +162,34 @@ def test_lmem_command_with_estimand_these_answers_as_the_report_does(tmp_path, c
         v = report[(row.a, row.b)]
         assert row.outcome == v.outcome
         assert row.evidence_value == pytest.approx(v.evidence.value, rel=1e-9)
+
+
+def test_levels_of_a_metafeature_are_gated_too_also_a_level_of_one_benchmark():
+    """Review of 2026-11-29: per level of a metafeature the "these" verdicts were not gated
+    where the level has one benchmark (the model's residual variance is pooled over every
+    algorithm and benchmark). Noisy 2-run N beside quiet 10-run Q1, Q2, no difference: the
+    model alone decides a false pair on the one-benchmark level in about 0.4 of data sets."""
+    from benchverdict.lmem.runner import with_level_paired_tests
+
+    reps = 40
+    model_hits = gated_hits = 0
+    for r in range(reps):
+        rng = np.random.default_rng(5000 + r)
+        rows = [(alg, f"b{b}", s, mu + sd * rng.normal(), "x" if b == 0 else "y")
+                for b, mu in enumerate(rng.normal(0, 1, 4))
+                for alg, sd, k in (("N", 3.0, 2), ("Q1", 0.3, 10), ("Q2", 0.3, 10))
+                for s in range(k)]
+        frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score", "size"])
+        res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", score="score", objective="maximize",
+                                 metafeatures=["size"], kind="runs")
+        found = fit(res, "score ~ algorithm * size + (1|benchmark)").verdicts(
+            alpha=ALPHA, by="size", df="auto")
+        gated = with_level_paired_tests(found, res, "size", alpha=ALPHA, estimand="these")
+        on_x = [v for v in gated if dict(v.scope.metafeature)["size"] == "x"]
+        assert len(on_x) == 3 and all("own Welch t test" in v.explanation for v in on_x)
+        model_hits += any(v.outcome in ("a", "b") for v in found
+                          if dict(v.scope.metafeature)["size"] == "x")
+        gated_hits += any(v.outcome in ("a", "b") for v in on_x)
+    assert model_hits / reps > _bound(ALPHA, reps)  # the failure the gate guards against
+    assert gated_hits / reps <= _bound(ALPHA, reps), gated_hits / reps

@@ -262,3 +262,23 @@ def test_per_benchmark_equivalence_uses_the_pairs_run_sd_not_a_noisier_thirds():
     got = per.set_index("benchmark")["margin"]
     assert got.index.tolist() == ["t0", "t1", "t2", "t3"]
     assert got.to_numpy() == pytest.approx(want[got.index].to_numpy(), rel=1e-9)
+
+
+def test_single_draws_on_one_benchmark_use_each_pairs_own_margin():
+    """Draws without a trial order: per benchmark the tuning curves' difference is the
+    effect and its equivalence is tested at the margin (curve_equivalence_p); a margin in
+    SDs is the pair's own SD there too (A and B with SD 1: 0.5; was 3.6 beside C's 10)."""
+    rng = np.random.default_rng(0)
+    rows = [(alg, "b0", i, mu + sd * rng.normal())
+            for alg, mu, sd in (("A", 0.0, 1.0), ("B", 0.3, 1.0), ("C", 0.0, 10.0))
+            for i in range(200)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "benchmark", "seed", "score"])
+    res = Results.from_frame(frame, algorithm="algorithm", benchmark="benchmark",
+                             seed="seed", score="score", objective="maximize", kind="trials")
+    comp = compare(res, analyses=["tuning"], progress=False, figures=False,
+                   sanity_checks=False, margin="0.5sd")
+    rel = comp.reconciliation.relations.set_index(["a", "b"])
+    var = frame.groupby("algorithm")["score"].var()
+    for a, b in [("A", "B"), ("A", "C"), ("B", "C")]:
+        assert rel.loc[(a, b), "margin"] == pytest.approx(
+            0.5 * np.sqrt((var[a] + var[b]) / 2), rel=1e-9)

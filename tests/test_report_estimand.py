@@ -544,6 +544,10 @@ def test_single_draw_line_can_name_winners_over_45_pairs():
     line = enough.loc["benchmark task0", "single_draws"]
     assert "a single draw of alg9 beats one of alg0" in line
     assert "Holm-adjusted p = 0.025" in line
+    # Pooled, a pair's p-value is also the sign-flip test's over the 2 benchmarks, whose
+    # smallest two-sided value is 2 / 2^2 = 0.5: the data cannot decide any pair there.
+    pooled = enough.loc["all benchmarks", "single_draws"]
+    assert "smallest p-value these data allow a pair, 0.5" in pooled
     few = compare(_single_draw_study(6), analyses=["dse"], progress=False, figures=False,
                   sanity_checks=False).reconciliation.headlines.set_index("scope")
     line = few.loc["benchmark task0", "single_draws"]

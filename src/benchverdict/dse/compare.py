@@ -313,7 +313,8 @@ def comparison_rng(seed: int | np.random.Generator | None, sorted_draws: np.ndar
 
 def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
                 seed: int | np.random.Generator | None, *, symmetric: bool,
-                max_resamples: int | None = None) -> tuple[np.ndarray, int, bool, float]:
+                max_resamples: int | None = None, refine: bool = True
+                ) -> tuple[np.ndarray, int, bool, float]:
     """P-values of a test that gives whole runs to A or B at random (within strata).
 
     ``stat_rows(members)`` maps a boolean (B, m) mask of the runs given to A
@@ -326,8 +327,11 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     n_resamples`` (drawing stops once every statistic has stopped). Either
     way ``P(p <= alpha) <= alpha`` for each statistic under exchangeable
     runs. Returns the p-values, the splits drawn, whether they were
-    enumerated, and the smallest p-value the runs allow (``1 / #splits``, or
-    ``2 / #splits`` when ``symmetric`` and every split has a mirror).
+    enumerated, and the smallest p-value the test can give on these runs,
+    whichever way it went: the runs' own floor (``1 / #splits``, or ``2 /
+    #splits`` when ``symmetric`` and every split has a mirror), or ``1 / (1
+    + B)`` for B random splits when that is larger (B is ``max_resamples``
+    where given, else ``n_resamples``).
 
     ``max_resamples`` (above ``n_resamples``): a statistic that no random
     split reached among the first ``n_resamples`` (p at its floor, ``1 / (1 +
@@ -339,6 +343,9 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     reached exactly when the first ``n_resamples`` splits alone would give a
     p-value at most as large. A caller that adjusts over m tests at alpha
     needs ``1 / (1 + B) <= alpha / m`` for Holm's first step to be reachable.
+    ``refine=False`` skips the refinement (the smallest p-value returned is
+    still the one it could reach): for a caller whose decision it cannot
+    improve.
 
     Only whether a split's statistic reaches the observed one counts, so a
     rows function may carry ``screened(members, threshold)``: the same rows,
@@ -369,10 +376,13 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
     count = split_count(runs.strata, runs.first)
     factor = 2 if symmetric and runs.symmetric() else 1
     smallest = min(1.0, factor / count)  # int / int: exact even for astronomically many
+    reach = (int(max_resamples) if max_resamples is not None
+             and int(max_resamples) > n_resamples else int(n_resamples))
+    floor_p = smallest if count <= reach else max(smallest, 1.0 / (1 + reach))
     if count <= n_resamples:
         t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
         hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
-        return hits / count, count, True, smallest
+        return hits / count, count, True, smallest  # exact: the runs' own floor
     rng = comparison_rng(seed, runs.z, runs.first[runs.codes])
     extreme = np.zeros(observed.size, dtype=np.int64)
     # Besag-Clifford per statistic: the split at which its h-th extreme one came (0: not yet).
@@ -389,28 +399,29 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
                 stopped_at[j] = done + int(at) + 1
                 threshold[j] = np.inf  # its later splits need not be told apart
             if stopped_at.all():
-                return stop_after / stopped_at, int(stopped_at.max()), False, smallest
+                return stop_after / stopped_at, int(stopped_at.max()), False, floor_p
         extreme += hits.sum(axis=0)
         done += members.shape[0]
     p = (1 + extreme) / (1 + int(n_resamples))
     if stop_after is not None:
         p = np.where(stopped_at > 0, stop_after / np.maximum(stopped_at, 1), p)
     floor = (extreme == 0) & (stopped_at == 0)
-    if max_resamples is not None and int(max_resamples) > n_resamples and floor.any():
+    if refine and reach > n_resamples and floor.any():
         # Only the statistics at the floor are refined; the others need not be told apart.
         threshold[~floor] = np.inf
         if count <= max_resamples:  # every split: the exact p-value, the data's own floor
             t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
             hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
-            return np.where(floor, hits / count, p), count, False, smallest
+            # Exact for the refined statistics (all of them, for a test of one).
+            return np.where(floor, hits / count, p), count, bool(floor.all()), floor_p
         more = np.zeros(observed.size, dtype=np.int64)
         for members in splits(rng, int(max_resamples) - int(n_resamples), runs.strata,
                               runs.first):
             t = np.asarray(stat_rows(members)).reshape(members.shape[0], -1)
             more += (t >= observed - tol).sum(axis=0)
         p = np.where(floor, (1 + more) / (1 + int(max_resamples)), p)
-        return p, int(max_resamples), False, max(smallest, 1.0 / (1 + int(max_resamples)))
-    return p, int(n_resamples), False, max(smallest, 1.0 / (1 + int(n_resamples)))
+        return p, int(max_resamples), False, floor_p
+    return p, int(n_resamples), False, floor_p
 
 
 def _ks_rows(runs: _Runs):
@@ -1554,6 +1565,7 @@ def single_draw_test(
     stop_after: int | None = 20,
     seed: int | np.random.Generator | None = 0,
     max_resamples: int | None = None,
+    refine: bool = True,
 ) -> SingleDrawTest:
     """How often a single draw of A beats one of B, with an interval and a test of 1/2.
 
@@ -1586,6 +1598,10 @@ def single_draw_test(
         Where no random split reaches the observed statistic among the first
         ``n_resamples``, test it on this many splits in all (a finer p-value
         for a caller that adjusts over many pairs; still exact).
+    refine : bool
+        ``False``: do not refine, but still report as ``min_p`` the smallest
+        p-value the refinement could reach (for a caller whose decision it
+        cannot improve).
 
     Examples
     --------
@@ -1618,7 +1634,8 @@ def single_draw_test(
 
     theta, se = (float(v[0]) for v in rows(runs.first[None, :]))
     p, used, exact, smallest = _split_test(studentized, runs, int(n_resamples), stop_after,
-                                           seed, symmetric=True, max_resamples=max_resamples)
+                                           seed, symmetric=True, max_resamples=max_resamples,
+                                           refine=refine)
     m_a, m_b = runs.m_a, runs.m_b
     if swap:
         theta, m_a, m_b = 1.0 - theta, m_b, m_a

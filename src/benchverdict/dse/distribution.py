@@ -391,7 +391,8 @@ class DistributionResult(ResultText):
             clusters=clusters, strata=None if clusters is None else self._strata(bench, a, b),
             n_permutations=self.n_permutations, seed=self.seed)
 
-    def single_draw_test(self, bench: str, a: str, b: str, *, alpha: float | None = None):
+    def single_draw_test(self, bench: str, a: str, b: str, *, alpha: float | None = None,
+                         refine: bool = True):
         """``P(a single draw of a beats one of b)``: interval at ``confidence`` and test of 1/2.
 
         See :func:`~benchverdict.dse.compare.single_draw_test`; runs are the
@@ -400,8 +401,10 @@ class DistributionResult(ResultText):
         scope's m pairs, whose first step needs ``p <= alpha / m``: with
         ``alpha``, a p-value at the floor of :attr:`n_permutations` splits is
         refined on up to ``2 m / alpha`` splits (at most
-        :data:`SINGLE_DRAW_MAX_SPLITS`). With 499 splits and 45 pairs the
-        floor, 0.002, was above 0.05 / 45: no pair could ever be named.
+        :data:`SINGLE_DRAW_MAX_SPLITS`; m counts every pair of
+        :attr:`algorithms`). With 499 splits and 45 pairs the floor, 0.002,
+        was above 0.05 / 45: no pair could ever be named. ``refine=False``
+        skips that work but reports the floor it would reach (``min_p``).
         """
         most = None
         if alpha is not None:
@@ -413,7 +416,7 @@ class DistributionResult(ResultText):
             self.draws[bench, a], self.draws[bench, b], objective=self.objective,
             clusters=self._clusters(bench, a, b), strata=self._strata(bench, a, b),
             confidence=self.confidence, n_resamples=self.n_permutations, seed=self.seed,
-            max_resamples=most)
+            max_resamples=most, refine=refine)
 
     def _pairs(self):
         algs = self.algorithms
@@ -541,12 +544,13 @@ class DistributionResult(ResultText):
             text += f"; unit: {unit.removeprefix('random-search ')}, whole runs permuted"
             text += _UNEQUAL if "draws each" not in unit else ""
         single_across = self.across_benchmarks(a, b, "single_draw")
-        # Pooled, the pair's p-value is the larger of the two tests': refining the
-        # within-benchmark one below its floor changes it only if the sign-flip test's is
-        # below that floor too.
+        # Pooled, the pair's p-value is the larger of the two tests'. Where the sign-flip
+        # test's is at or above the within-benchmark floor, a refined within-benchmark
+        # p-value could not lower the pair's (it could only raise it, above the floor): the
+        # refinement is skipped. Both ways are valid; min_p is the floor it would reach.
         refine = single_across is None or single_across.p_value < 1.0 / (
             1 + self.n_permutations)
-        single = self.single_draw_test(bench, a, b, alpha=alpha if refine else None)
+        single = self.single_draw_test(bench, a, b, alpha=alpha, refine=refine)
         p_single = single.p_value
         single_floor = single.min_p  # the smallest p-value these runs allow
         single_how = "unadjusted"

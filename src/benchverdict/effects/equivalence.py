@@ -47,10 +47,12 @@ class Margin:
     value : float
         Positive and finite.
     standardized : bool
-        ``True``: in run-to-run standard deviations of a benchmark (the pooled
-        SD of the runs within each cell, :func:`benchverdict.scales.run_sd_per_benchmark`:
-        Cohen's d's unit, which the distance to another algorithm does not
-        inflate); ``False``: in the score's own units.
+        ``True``: in run-to-run standard deviations of a benchmark, each
+        pair's own (the pooled SD of the two algorithms' runs within their
+        cells: Cohen's d's unit, which neither the distance to another
+        algorithm nor its noise inflates; the benchmark's SD over every cell,
+        :func:`benchverdict.scales.run_sd_per_benchmark`, only where the
+        pair's runs hold no spread); ``False``: in the score's own units.
 
     Examples
     --------

@@ -322,10 +322,11 @@ def _settled_across_benchmarks(verdicts: list, results, original, formula: str,
             return [with_level_claim(v, estimand=estimand, standardised=standardised)
                     for v in verdicts], None
         else:
+            own = ("paired test across benchmarks" if estimand == "benchmarks" else
+                   "Welch test over the runs")
             print(f"\nnote: --by {args.by} varies within a benchmark, so its verdicts rest "
-                  f"on the model alone: no pair's own paired test across benchmarks backs "
-                  f"them (the model gives every algorithm the same variation across "
-                  f"benchmarks).")
+                  f"on the model alone: no pair's own {own} backs them (the model gives "
+                  f"every algorithm the same variation).")
     if args.by == "benchmark":
         return verdicts, None
     return [with_claim(v, claim, unit, estimand=estimand, n_benchmarks=n_benchmarks,

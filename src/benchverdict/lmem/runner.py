@@ -397,11 +397,10 @@ def with_level_paired_tests(verdicts: list, data: Results, name: str, *,
         levels.setdefault(dict(v.scope.metafeature)[name], []).append(v)
     for value, found in levels.items():
         benches = benchmarks_at(data, name, str(value))
-        sub = data.subset(benchmarks=benches)
-        if len(benches) < 2 and estimand == "these":
-            out += found  # one benchmark: the model's runs are the pair's own
-            continue
-        out += settle_pairs(found, sub, estimand=estimand, alpha=alpha, copies=copies)[0]
+        # Also a level of one benchmark: the model's residual variance is pooled over every
+        # algorithm and benchmark, the pair's own test is not.
+        out += settle_pairs(found, data.subset(benchmarks=benches), estimand=estimand,
+                            alpha=alpha, copies=copies)[0]
     return out
 
 

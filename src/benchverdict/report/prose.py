@@ -44,9 +44,9 @@ def copied_runs_caveat(warning: str, estimand: str = "benchmarks",
     the runs, and its model counts a copied run once per benchmark: the caveat
     says that its pairs are settled only where their own Welch test over the
     runs, which counts each copy's noise once, agrees
-    (:mod:`benchverdict.lmem.these_gate`), as the effect intervals do. ``declared`` is ``(column, levels)`` of
-    ``replicate_by``: its levels count once too. None when there is nothing
-    to say.
+    (:mod:`benchverdict.lmem.these_gate`), as the effect intervals do.
+    ``declared`` is ``(column, levels)`` of ``replicate_by``: its levels
+    count once too. None when there is nothing to say.
 
     Examples
     --------
