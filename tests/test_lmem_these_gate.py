@@ -193,3 +193,24 @@ def test_levels_of_a_metafeature_are_gated_too_also_a_level_of_one_benchmark():
         gated_hits += any(v.outcome in ("a", "b") for v in on_x)
     assert model_hits / reps > _bound(ALPHA, reps)  # the failure the gate guards against
     assert gated_hits / reps <= _bound(ALPHA, reps), gated_hits / reps
+
+
+def test_the_methods_paragraph_says_what_the_lmem_did():
+    """The paper kit's methods: the Welch gate about these benchmarks, and the per-benchmark
+    standardisation as the model uses it (divided by the SD, not centred; it said "minus the
+    benchmark's mean")."""
+    from benchverdict.report import summary
+
+    comp = compare(copied_study(0), analyses=["lmem"], progress=False, figures=False,
+                   sanity_checks=False, estimand="these")
+    text = summary.methods_paragraph(comp)
+    assert "own Welch t test over the runs of these benchmarks" in text
+    assert "copied onto several benchmarks counted once" in text
+    rescaled = copied_study(1).table.copy()
+    far = rescaled["benchmark"].astype(str).str.startswith("t0")
+    rescaled.loc[far, "score"] *= 1000.0
+    comp = compare(_results(rescaled), analyses=["lmem"], progress=False, figures=False,
+                   sanity_checks=False)
+    text = summary.methods_paragraph(comp)
+    assert "divided by the benchmark's standard deviation, not centred" in text
+    assert "minus the benchmark's mean" not in text

@@ -509,9 +509,10 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
     text += "."
     if _note_matching(run, "Scores are on different scales across benchmarks"):
         text += (" Since the benchmarks' scores are on different scales, the model across "
-                 "benchmarks was fitted to scores standardised per benchmark (minus the "
-                 "benchmark's mean, divided by its standard deviation); the models per "
-                 "benchmark to the raw scores.")
+                 "benchmarks was fitted to scores standardised per benchmark (divided by the "
+                 "benchmark's standard deviation, not centred, so that the benchmark "
+                 "intercept stays in the model); the models per benchmark to the raw "
+                 "scores.")
     if votes:
         text += f" The LMEM family voted through {_labels(votes)}"
         if any(v != "lmem.tukey" for v in votes):
@@ -527,7 +528,13 @@ def _lmem_sentence(run: Any, votes: list[str], estimand: str) -> str:
                     "own paired t test on its per-benchmark differences (Bonferroni over the "
                     "pairs) rejects too, since the model assumes that every algorithm varies "
                     "equally across benchmarks (an intersection-union rule)."
-                    if estimand == "benchmarks" else "exactly these benchmarks."))
+                    if estimand == "benchmarks" else
+                    "exactly these benchmarks: the runs are the replicates, and a pair counts "
+                    "only when the pair's own Welch t test over the runs of these benchmarks "
+                    "{cite:welch1947} (each algorithm's own spread, runs copied onto several "
+                    "benchmarks counted once; Bonferroni over the pairs) rejects too, since "
+                    "the model gives every algorithm one residual variance (an "
+                    "intersection-union rule)."))
     return text
 
 
