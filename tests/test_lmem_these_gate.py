@@ -214,3 +214,19 @@ def test_the_methods_paragraph_says_what_the_lmem_did():
     text = summary.methods_paragraph(comp)
     assert "divided by the benchmark's standard deviation, not centred" in text
     assert "minus the benchmark's mean" not in text
+
+
+def test_a_run_with_several_rows_counts_once_in_the_welch_test():
+    """``lmem --rows all`` models every budget's row; the Welch test takes each run once (the
+    mean of its rows), not each row as a run."""
+    res = copied_study(2, shift=0.5, copies=1)
+    rows = res.table.copy()
+    many = pd.concat([rows.assign(budget=b, score=rows["score"] + d)
+                      for b, d in ((1, -0.3), (2, 0.0), (3, 0.3))], ignore_index=True)
+    anytime = Results.from_frame(many, algorithm="algorithm", benchmark="benchmark",
+                                 seed="seed", budget="budget", score="score",
+                                 objective="maximize", kind="runs")
+    got, want = these_contrasts(anytime), these_contrasts(res)
+    assert len(anytime.table) == 3 * len(res.table)
+    assert got[["estimate", "se", "df", "p_value"]].to_numpy() == pytest.approx(
+        want[["estimate", "se", "df", "p_value"]].to_numpy(), rel=1e-9)

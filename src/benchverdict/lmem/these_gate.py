@@ -52,7 +52,8 @@ def these_contrasts(data: Results, *, alpha: float = 0.05,
     Parameters
     ----------
     data : Results
-        Runs (one score per algorithm x benchmark x seed).
+        Runs (one score per algorithm x benchmark x seed; where a run has
+        several rows, e.g. one per budget, it enters by their mean).
     alpha : float
         Family-wise level: p-values are Bonferroni-adjusted over the pairs and
         the intervals simultaneous at ``1 - alpha``.
@@ -96,7 +97,13 @@ def these_contrasts(data: Results, *, alpha: float = 0.05,
         raise ValueError(f"algorithm(s) {missing} have no rows in the data; the pairs must "
                          f"name algorithms of the data ({sorted(known)}).")
     algorithms = list(dict.fromkeys(x for pair in pairs for x in pair))
-    effects = effects_from_frame(data.table, algorithms=algorithms, estimand="these",
+    table = data.table
+    keys = ["algorithm", "benchmark", "seed"]
+    if "seed" in table.columns and table.duplicated(keys).any():
+        # Several rows per run (a model of every budget's row): the run is the unit, so each
+        # run enters by the mean of its rows, as the model's algorithm contrast weighs them.
+        table = table.groupby(keys, observed=True, sort=False)["score"].mean().reset_index()
+    effects = effects_from_frame(table, algorithms=algorithms, estimand="these",
                                  objective=data.objective, alpha=alpha, copies=copies)
     m = max(len(pairs), 1)
     rows = []
