@@ -234,39 +234,63 @@ def test_a_full_disk_at_every_write_leaves_the_board_intact(board, monkeypatch, 
 def test_sigkill_at_random_moments_keeps_the_board(board, monkeypatch, fast_builds, tmp_path):
     """A forked child updates with slowed file operations; it is killed at seeded random
     moments. After each kill every published version reads, no published submission is
-    gone, and an update of the folder as the kill left it works."""
+    gone, and an update of the folder as the kill left it works.
+
+    The moment is counted in the child's file operations, not in seconds: the child reports
+    each one through a pipe, and the parent kills it after a seeded number of them (up to a
+    quarter more than an update makes, so some kills come after its end). Timed by the
+    clock, a loaded machine slowed the child until every kill came before its commit."""
     rng = random.Random(25)
-    def slowed(real):
+    names = ("write", "fsync", "rename", "replace", "unlink", "mkdir")
+    real = {name: getattr(os, name) for name in names}
+
+    def counted(name, tick):
         def op(*args, **kwargs):
-            time.sleep(0.004)
-            return real(*args, **kwargs)
+            tick()
+            return real[name](*args, **kwargs)
         return op
 
-    slow = {name: slowed(getattr(os, name))
-            for name in ("write", "fsync", "rename", "replace", "unlink", "mkdir")}
     shown, killed, kept = published(board)[1], 0, 0
     for round_ in range(14):
         name = f"k{round_}"
         # The folder as it is now (what the last kill left) takes an update: this also
-        # builds the board the child will publish, so the child spends its time writing.
+        # builds the board the child will publish, and counts an update's file operations.
         scratch = tmp_path / f"scratch{round_}"
         shutil.copytree(board, scratch)
-        update_leaderboard(scratch, submission(name))
+        n_ops = [0]
+
+        def count(ops: list[int] = n_ops) -> None:
+            ops[0] += 1
+
+        with monkeypatch.context() as patch:
+            for op_name in names:
+                patch.setattr(os, op_name, counted(op_name, count))
+            update_leaderboard(scratch, submission(name))
+        assert n_ops[0] > 20
         assert_consistent(scratch, shown | {name})
         assert_clean(scratch)
+        read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             try:
-                for op_name, op in slow.items():
-                    setattr(os, op_name, op)
+                os.close(read_end)
+
+                def tick(fd: int = write_end) -> None:
+                    real["write"](fd, b".")
+                    time.sleep(0.002)  # time for the parent's kill to land here
+
+                for op_name in names:
+                    setattr(os, op_name, counted(op_name, tick))
                 update_leaderboard(board, submission(name))
             finally:
                 os._exit(0)
-        # An update writes its version's site too (about twice the files it wrote before the
-        # site): its commit comes at about 0.35 s with the slowed operations, its end at 0.7.
-        time.sleep(rng.uniform(0.0, 0.9))
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+        os.close(write_end)
+        target, seen = rng.randint(0, n_ops[0] + n_ops[0] // 4), 0
+        with os.fdopen(read_end, "rb", buffering=0) as reports:
+            while seen < target and reports.read(1):
+                seen += 1
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         status = os.waitpid(pid, 0)[1]
         killed += os.WIFSIGNALED(status)
         assert_consistent(board, shown)
