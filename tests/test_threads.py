@@ -51,3 +51,58 @@ def test_small_problem_threads_pins_only_small_problems():
             assert _blas_threads() == {1}
         with small_problem_threads(10_000):
             assert _blas_threads() == {2}
+
+
+def test_a_large_problem_gets_the_callers_threads_inside_a_pinned_block():
+    with threadpool_limits(limits=2, user_api="blas"):
+        with one_blas_thread():
+            with small_problem_threads(10_000):
+                assert _blas_threads() == {2}
+            assert _blas_threads() == {1}  # pinned again after the large problem
+            with small_problem_threads(10):
+                assert _blas_threads() == {1}
+        assert _blas_threads() == {2}
+
+
+def test_a_block_in_another_thread_neither_unpins_nor_wedges_this_one():
+    """Each thread restores what it set (OpenBLAS ignores a restore from another thread)."""
+    import threading
+
+    seen = []
+
+    def worker():
+        with one_blas_thread():
+            with one_blas_thread():
+                seen.append(_blas_threads())
+        seen.append(_blas_threads())  # the main thread's block is still open
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        with one_blas_thread():
+            t = threading.Thread(target=worker)
+            t.start()
+            t.join(10)
+            inside = _blas_threads()
+        after = _blas_threads()
+    assert seen == [{1}, {1}]
+    assert inside == {1}
+    assert after == {2}
+
+
+def test_compare_runs_on_one_blas_thread_and_restores_the_callers():
+    """The whole report's small linear algebra runs pinned (10% less CPU; see _threads)."""
+    import benchverdict as bv
+    from benchverdict.analysis import AnalysisRun
+    from benchverdict.results import _example_small
+
+    seen = []
+
+    def runner(results, options):
+        seen.append(_blas_threads())
+        return AnalysisRun("ranks", "ok")
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        bv.compare(_example_small(), analyses=["ranks"], runners={"ranks": runner},
+                   progress=False, figures=False)
+        after = _blas_threads()
+    assert seen == [{1}]
+    assert after == {2}

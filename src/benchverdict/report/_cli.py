@@ -248,6 +248,7 @@ def write_report(comparison, out: Path, *, progress: bool = False,
     from benchverdict._gc import fewer_collections
     from benchverdict._output_dir import staged_directory
     from benchverdict._safe_output import CSV_CHUNK_ROWS, write_csv, write_csv_parts
+    from benchverdict._threads import one_blas_thread
     from benchverdict.report.json_format import write_json
     from benchverdict.verdict import verdict_frames
 
@@ -280,8 +281,10 @@ def write_report(comparison, out: Path, *, progress: bool = False,
         ]
 
     # Writing walks the report's millions of long-lived objects: full garbage collections
-    # in between freed nothing (see fewer_collections).
-    with staged_directory(out, inputs) as stage, fewer_collections():
+    # in between freed nothing (see fewer_collections). What it computes on the way (lazy
+    # tables, figures) is small linear algebra, on one BLAS thread as compare's (_threads).
+    with staged_directory(out, inputs) as stage, fewer_collections(), \
+            one_blas_thread(refresh=True):
         todo = steps(stage)
         with tqdm(total=len(todo), desc="writing the report", unit="file", leave=False,
                   disable=not progress, file=sys.stderr) as bar:
