@@ -253,7 +253,8 @@ def _crossings_loop(a, b, objective="maximize"):
     """The reference: the leader tracked draw by draw along the pooled grid."""
     sign = 1.0 if objective == "maximize" else -1.0
     za, zb = sign * np.asarray(a, float), sign * np.asarray(b, float)
-    grid, diff = compare._ecdf_difference(za, zb)
+    grid, fa, fb = compare._ecdfs(za, zb)
+    diff = fb - fa
     out, leader = [], None
     for i in np.flatnonzero(diff != 0):
         now = "a" if diff[i] > 0 else "b"
@@ -276,6 +277,23 @@ def _small_integer_samples(a: tuple[int, int], b: tuple[int, int], max_size: int
 def test_crossings_match_the_loop(a, b, objective):
     a, b = np.array(a) / 3.0, np.array(b) / 2.0
     assert compare.crossings(a, b, objective=objective) == _crossings_loop(a, b, objective)
+
+
+@settings(max_examples=300, deadline=None)
+@_small_integer_samples((-6, 6), (-4, 4), 50)
+def test_crossings_from_the_pooled_runs_are_crossings(a, b, objective):
+    """The run-permutation dominance test reads its crossings off the pooled, sorted runs."""
+    a, b = np.array(a) / 3.0, np.array(b) / 2.0
+    sign = 1.0 if objective == "maximize" else -1.0
+    rng = np.random.default_rng(a.size * 100 + b.size)
+    clusters = (rng.integers(0, 3, a.size), rng.integers(0, 3, b.size))
+    expected = compare.crossings(a, b, objective=objective)
+    for swap in (False, True):
+        runs = compare._runs(sign * a, sign * b, clusters, None, swap=swap)
+        assert compare._pooled_crossings(runs, swap, sign) == expected
+    test = compare.dominance_test(a, b, objective=objective, clusters=clusters,
+                                  n_permutations=19)
+    assert test.crossings == expected
 
 
 @pytest.mark.parametrize("equal", [True, False])

@@ -120,12 +120,12 @@ def _sample_order(za: np.ndarray, zb: np.ndarray) -> int:
     return 0 if sa.size == sb.size else (-1 if sa.size < sb.size else 1)
 
 
-def _ecdf_difference(za: np.ndarray, zb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pooled sorted distinct values and ``F_B - F_A`` just after each (positive: A better)."""
+def _ecdfs(za: np.ndarray, zb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pooled sorted distinct values and ``F_A``, ``F_B`` just after each."""
     grid = np.unique(np.concatenate([za, zb]))
     fa = np.searchsorted(np.sort(za), grid, side="right") / za.size
     fb = np.searchsorted(np.sort(zb), grid, side="right") / zb.size
-    return grid, fb - fa
+    return grid, fa, fb
 
 
 # ----------------------------------------------------------------------------- run splits
@@ -162,6 +162,11 @@ class _Runs:
     def tabulable(self) -> bool:
         """Whether the per-run count tables fit (``RUN_COUNT_CELLS`` cells at most)."""
         return self.first.size * self.distinct <= RUN_COUNT_CELLS
+
+    @cached_property
+    def rank_digest(self) -> int:
+        """:func:`comparison_rng`'s digest of these runs' rank pattern (A's runs first)."""
+        return _rank_digest(self.z, self.first[self.codes])
 
     @cached_property
     def counts(self) -> RunCounts:
@@ -300,6 +305,11 @@ def comparison_rng(seed: int | np.random.Generator | None, sorted_draws: np.ndar
     """
     if seed is None or isinstance(seed, np.random.Generator):
         return np.random.default_rng(seed)
+    return np.random.default_rng([int(seed), _rank_digest(sorted_draws, in_a)])
+
+
+def _rank_digest(sorted_draws: np.ndarray, in_a: np.ndarray) -> int:
+    """The digest of the rank pattern that :func:`comparison_rng` mixes into its seed."""
     ties = np.diff(np.asarray(sorted_draws, dtype=float)) == 0
     in_a = np.asarray(in_a, dtype=bool)
     # Within a run of equal values, A's draws first: how ties are ordered is no pattern.
@@ -308,7 +318,7 @@ def comparison_rng(seed: int | np.random.Generator | None, sorted_draws: np.ndar
     digest = hashlib.blake2b(digest_size=16)
     digest.update(np.packbits(in_a).tobytes())
     digest.update(b"|" + np.packbits(ties).tobytes())
-    return np.random.default_rng([int(seed), int.from_bytes(digest.digest(), "little")])
+    return int.from_bytes(digest.digest(), "little")
 
 
 def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None,
@@ -383,7 +393,9 @@ def _split_test(stat_rows, runs: _Runs, n_resamples: int, stop_after: int | None
         t = np.asarray(stat_rows(all_splits(runs.strata, runs.first)))
         hits = (t.reshape(count, -1) >= observed - tol).sum(axis=0)
         return hits / count, count, True, smallest  # exact: the runs' own floor
-    rng = comparison_rng(seed, runs.z, runs.first[runs.codes])
+    # comparison_rng's generator, its digest computed once per pooled pair (4 tests use it).
+    rng = (np.random.default_rng(seed) if seed is None or isinstance(seed, np.random.Generator)
+           else np.random.default_rng([int(seed), runs.rank_digest]))
     extreme = np.zeros(observed.size, dtype=np.int64)
     # Besag-Clifford per statistic: the split at which its h-th extreme one came (0: not yet).
     # Each p-value depends only on its own statistic's hits, so each is exactly valid.
@@ -811,7 +823,13 @@ def crossings(
     """
     sign = 1.0 if check_objective(objective) == "maximize" else -1.0
     za, zb = sign * as_sample(a, "a"), sign * as_sample(b, "b")
-    grid, diff = _ecdf_difference(za, zb)
+    return _crossings_of(*_ecdfs(za, zb), sign)
+
+
+def _crossings_of(grid: np.ndarray, fa: np.ndarray, fb: np.ndarray, sign: float
+                  ) -> list[dict[str, float | str]]:
+    """:func:`crossings` from the pooled distinct values and both ECDFs just after each."""
+    diff = fb - fa
     # Below every draw both CDFs are 0: no leader; the first nonzero sign opens the first run.
     nz = np.flatnonzero(diff != 0)
     # Before the first nonzero difference A is "ahead" only trivially; start from the
@@ -821,10 +839,27 @@ def crossings(
     a_leads = diff[nz] > 0
     at = nz[1:][a_leads[1:] != a_leads[:-1]]
     # F_A at the crossing: the share of A's draws at or below it.
-    level_a = np.searchsorted(np.sort(za), grid[at], side="right") / za.size
     return [{"score": float(sign * grid[i]), "level_a": float(level),
              "before": "b" if lead else "a", "after": "a" if lead else "b"}
-            for i, level, lead in zip(at, level_a, diff[at] > 0)]
+            for i, level, lead in zip(at, fa[at], diff[at] > 0)]
+
+
+def _pooled_crossings(runs: _Runs, swap: bool, sign: float) -> list[dict[str, float | str]]:
+    """:func:`crossings` of a pair from its pooled runs (sorted once, by :func:`_runs`).
+
+    Each ECDF at a distinct value is its sample's draws at or below it (a
+    cumulative count over the sorted pool) over the sample's size: the same
+    integers over the same sizes as :func:`_ecdfs`, so the same doubles.
+    """
+    z = runs.z
+    ends = np.append(np.flatnonzero(np.diff(z) != 0), z.size - 1)
+    in_first = runs.first[runs.codes]
+    first_le = np.cumsum(in_first)[ends]
+    second_le = ends + 1 - first_le
+    n_first = int(in_first.sum())
+    a_le, n_a, b_le, n_b = ((second_le, z.size - n_first, first_le, n_first) if swap
+                            else (first_le, n_first, second_le, z.size - n_first))
+    return _crossings_of(z[ends], a_le / n_a, b_le / n_b, sign)
 
 
 @dataclass(repr=False, frozen=True)
@@ -1015,7 +1050,7 @@ def dominance_test(
         return DominanceTest(
             outcome=outcome, p_a_better=float(p[0]), p_b_better=float(p[1]),
             d_a_better=float(d[0]), d_b_better=float(d[1]), alpha=alpha, n_a=za.size,
-            n_b=zb.size, crossings=crossings(a, b, objective=objective), unit=runs.unit,
+            n_b=zb.size, crossings=_pooled_crossings(runs, swap, sign), unit=runs.unit,
             test=f"one-sided two-sample KS x2, run permutation ({how}"
                  f"{', within strata' if strata is not None else ''})",
             n_permutations=used, runs_a=runs.m_b if swap else runs.m_a,
