@@ -396,3 +396,12 @@ def test_incumbent_cube_equals_at_budget(seed, kind, objective):
         s_i = pd.Categorical(at["seed"], categories=res.seeds).codes
         want[a_i, b_i, s_i] = at["score"].to_numpy()
         np.testing.assert_array_equal(cube[t], want)
+
+
+def test_budgets_are_the_sorted_distinct_budgets_and_a_callers_own_copy():
+    """Computed once per Results (a report asks eight times), handed out as a copy."""
+    res = build(make_frame(n_budget=4))
+    first = res.budgets
+    np.testing.assert_array_equal(first, np.unique(res.table["budget"].to_numpy()))
+    first[:] = -1.0  # the caller's array: writing it changes nothing for the next caller
+    np.testing.assert_array_equal(res.budgets, np.unique(res.table["budget"].to_numpy()))
