@@ -591,17 +591,22 @@ def module_canonical(module: str, fn, table: Table, t: Transformed | None = None
     return _run(module, fn, t.table, t.alg_back, t.bench_back)
 
 
-def report_canonical(table: Table, t: Transformed | None = None) -> Canonical:
-    """The report's verdicts, statuses, pair consensus and rankings, in original names."""
+def report_canonical(table: Table, t: Transformed | None = None,
+                     options: dict | None = None) -> Canonical:
+    """The report's verdicts, statuses, pair consensus and rankings, in original names.
+
+    ``options``: keyword arguments of :func:`benchverdict.compare` (default: none).
+    """
+    options = dict(options or {})
     if t is None:
-        key = ("report", table.digest())
+        key = ("report", table.digest(), tuple(sorted(options.items())))
         if key in _CACHE:
             return _CACHE[key]
         alg_back, bench_back = _identity_maps(table)
         source = table
     else:
         alg_back, bench_back, source = t.alg_back, t.bench_back, t.table
-    comparison = bv.compare(source.results(), progress=False)
+    comparison = bv.compare(source.results(), progress=False, **options)
     out = comparison_canonical(comparison, comparison.verdicts(), alg_back, bench_back)
     if t is None:
         _CACHE[key] = out
@@ -632,6 +637,14 @@ def comparison_canonical(comparison, verdicts: list[Verdict], alg_back: dict[str
         settled = frozenset((_map(w, alg_back), _map(lo, alg_back)) for w, lo in r.settled)
         rankings.add((_map(r.benchmark, bench_back), r.metafeature, r.status, tiers, settled))
     out.report["rankings"] = frozenset(rankings)
+    # Each pair's relation (settled, implied, equivalent, power gap, ...) and its winner.
+    relations = set()
+    for row in comparison.relations.itertuples(index=False):
+        bench = None if row.benchmark is None or row.benchmark != row.benchmark else row.benchmark
+        winner = None if not isinstance(row.winner, str) else _map(row.winner, alg_back)
+        relations.add((pair(row.a, row.b), _map(bench, bench_back), row.metafeature or None,
+                       str(row.status), winner))
+    out.report["relations"] = frozenset(relations)
     return out
 
 
@@ -646,10 +659,10 @@ def check_module(module: str, table: Table, t: Transformed) -> None:
     compare_canonical(base, other, t, data_scale=data_scale(table) + abs(t.shift), what=module)
 
 
-def check_report(table: Table, t: Transformed) -> None:
+def check_report(table: Table, t: Transformed, options: dict | None = None) -> None:
     assert t.modules == "all", f"the report is checked under exact transforms only, not {t}"
-    base = report_canonical(table)
-    other = report_canonical(table, t)
+    base = report_canonical(table, options=options)
+    other = report_canonical(table, t, options)
     errors = [s for s in base.report["status"] if s[1] == "error"]
     assert not errors, f"report: analyses failed on the untransformed data: {errors}"
     compare_canonical(base, other, t, data_scale=data_scale(table) + abs(t.shift),
@@ -824,6 +837,21 @@ def test_example_data_report_is_invariant(kind, data):
     check_report(table, data.draw(transforms(table, kind), label="transform"))
 
 
+#: Report options whose answers must be invariant too: a margin in run SDs (unit-free, so
+#: rescaling keeps it) and claims about exactly these benchmarks (Welch over the runs). At
+#: 1 SD the example's table has pairs declared equivalent (a guard test checks it).
+MARGIN_ABOUT_THESE = {"margin": "1sd", "estimand": "these"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=1, **SETTINGS)
+@given(data=st.data())
+def test_example_data_report_with_a_margin_about_these_benchmarks_is_invariant(kind, data):
+    table = example_table()
+    check_report(table, data.draw(transforms(table, kind), label="transform"),
+                 MARGIN_ABOUT_THESE)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=3, **SETTINGS)
 @given(data=st.data())
@@ -845,6 +873,14 @@ def test_generated_designs_make_every_module_decide(module):
 
     find(designs(), decides, settings=settings(max_examples=300, **SETTINGS))
 
+
+
+def test_the_margin_options_make_the_example_declare_equivalence_and_settle_pairs():
+    """Guard for the test itself: the options' invariance check must compare something."""
+    relations = bv.compare(example_table().results(), progress=False, figures=False,
+                           **MARGIN_ABOUT_THESE).relations
+    statuses = set(relations["status"].astype(str))
+    assert {"equivalent", "settled"} <= statuses
 
 
 def test_canonical_form_detects_a_flipped_winner():
