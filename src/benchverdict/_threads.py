@@ -10,12 +10,13 @@ one. :func:`one_blas_thread` pins BLAS to one thread inside its block and
 restores the caller's setting on the way out (threadpoolctl).
 
 The whole report runs inside one such block (:func:`benchverdict.compare`
-and every command of the command line): its linear algebra is small
-products and solves throughout (tuning curves, rank-test bootstraps,
-effect sizes, mixed models of cell sums), and spinning workers cost CPU
-even between them. On 2 cores, pinned, ``report --example`` took 13.3-13.5 s
-CPU instead of 14.6-16.2 s, and the report on 10^6 trials 40.6-43.4 s
-instead of 45.7-48.4 s, in the same wall-clock time. Blocks nest at no
+and the writing of its files, ``report._cli.write_report``): its linear
+algebra is small products and solves throughout (tuning curves, rank-test
+bootstraps, effect sizes, mixed models of cell sums), and spinning workers
+cost CPU even between them. On 2 cores with BLAS pinned to one thread,
+``report --example`` took 13.8-14.0 s CPU (user + system) instead of
+15.1-16.8 s, and the report on 10^6 trials 42.3-45.9 s instead of
+47.3-50.3 s, in the same wall-clock time. Blocks nest at no
 cost (only a thread's outermost one talks to threadpoolctl), and
 :func:`caller_blas_threads` hands a large dense problem the caller's
 threads back inside a pinned block.
